@@ -1,0 +1,41 @@
+// Package comm is the collective-communication interface that the exchange
+// and the training loop use. It keeps those packages free of cgo: the MPI
+// implementation lives in comm/mpicomm (cgo, system MPI); Single is the
+// one-process implementation and NewGroup runs P ranks as goroutines for
+// tests.
+//
+// Counts and displacements are in elements, one entry per peer. Every rank
+// must call every collective in the same order (MPI semantics).
+package comm
+
+// Request is an outstanding non-blocking operation.
+type Request interface {
+	// Wait blocks until the operation completes; buffers may be reused after.
+	Wait() error
+}
+
+// Comm is a communicator over Size() ranks.
+type Comm interface {
+	Rank() int
+	Size() int
+	Barrier() error
+	// Abort ends every rank of the job with the given exit code.
+	Abort(code int)
+	// Wtime is a wall-clock time in seconds (MPI_Wtime for MPI).
+	Wtime() float64
+
+	BcastBytes(buf []byte, root int) error
+	AllreduceSumF32(buf []float32) error // in place
+	AllreduceSumF64(buf []float64) error // in place
+	AllreduceSumI64(buf []int64) error   // in place
+	AllreduceMaxF64(buf []float64) error // in place
+	// AllgatherI64: recv has Size()*len(send) elements, rank r's block at r*len(send).
+	AllgatherI64(send, recv []int64) error
+
+	AlltoallvI64(send []int64, sendCounts, sendDispls []int, recv []int64, recvCounts, recvDispls []int) error
+	AlltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) error
+	AlltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) error
+	// Non-blocking forms: the buffers must not be touched until Wait returns.
+	IalltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) (Request, error)
+	IalltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) (Request, error)
+}

@@ -1,0 +1,41 @@
+package graph
+
+// Split membership bits, one byte per node (Dataset.Split, partition files).
+const (
+	InTrain uint8 = 1 << iota
+	InValid
+	InTest
+)
+
+// Dataset is a graph with node features, labels and a train/valid/test split,
+// as every loader returns it. Structure-only inputs have FeatDim == 0 and
+// Labels == nil until synthetic features are attached.
+type Dataset struct {
+	Name       string
+	Graph      *CSR      // square adjacency, row v = in-neighbours of v
+	FeatDim    int       // features per node
+	X          []float32 // NumNodes×FeatDim row-major
+	Labels     []int32   // len NumNodes; -1 = unlabelled
+	NumClasses int
+	Train      []int32 // node ids, ascending
+	Valid      []int32
+	Test       []int32
+}
+
+// NumNodes is the number of nodes.
+func (d *Dataset) NumNodes() int { return d.Graph.NumRows }
+
+// SplitMask returns one byte per node with the InTrain/InValid/InTest bits.
+func (d *Dataset) SplitMask() []uint8 {
+	m := make([]uint8, d.NumNodes())
+	for _, v := range d.Train {
+		m[v] |= InTrain
+	}
+	for _, v := range d.Valid {
+		m[v] |= InValid
+	}
+	for _, v := range d.Test {
+		m[v] |= InTest
+	}
+	return m
+}

@@ -1,0 +1,51 @@
+package nn
+
+import "github.com/supergcn/supergcn/dense"
+
+// Pass describes one application of a layer's graph operator.
+type Pass struct {
+	Train bool // false for evaluation passes (fp32 exchange, no dropout)
+	Layer int  // index of the graph layer, for per-layer state (RNG streams, buffers)
+	Epoch int
+}
+
+// Propagator applies a layer's graph operator Â to node-feature rows. It is
+// the seam between the dense model and the graph: in one process Â is the
+// whole normalised adjacency applied with the aggr kernels; in a distributed
+// run (package exchange) it also brings in the contributions of remote
+// neighbours over the network. Layers never know which one they hold.
+//
+// x and out have one row per owned node (Rows()); any width.
+type Propagator interface {
+	Rows() int
+	// Forward sets out = Â·x (out is overwritten).
+	Forward(p Pass, x, out *dense.Matrix) error
+	// Backward sets gx = Âᵀ·gout (gx is overwritten).
+	Backward(p Pass, gout, gx *dense.Matrix) error
+}
+
+// Operator kinds a Propagator implements.
+type OpKind int
+
+const (
+	// OpGCN is D^-1/2 (A+I) D^-1/2 with D the in-degree counting the self-loop
+	// (Kipf & Welling; PyG gcn_norm semantics).
+	OpGCN OpKind = iota
+	// OpMean is the mean over in-neighbours, D^-1 A (PyG SAGEConv aggr="mean");
+	// a node without in-neighbours aggregates to 0.
+	OpMean
+	// OpSum is the plain sum A (used in tests and GIN-style layers).
+	OpSum
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case OpGCN:
+		return "gcn"
+	case OpMean:
+		return "mean"
+	case OpSum:
+		return "sum"
+	}
+	return "unknown"
+}
