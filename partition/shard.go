@@ -1,0 +1,34 @@
+// Package partition splits a graph into parts (METIS, ParMETIS, random), keeps
+// them on disk, and hands each MPI rank its Shard.
+package partition
+
+import "github.com/supergcn/supergcn/graph"
+
+// Shard is everything one rank holds of a partitioned dataset: its owned
+// nodes with their features, labels and split, the edges among them, and the
+// in-edges that arrive from nodes owned by other ranks (cut edges).
+type Shard struct {
+	Rank, Ranks    int
+	NumGlobalNodes int64
+	Global         []int64 // global ids of owned nodes, ascending; local id = index
+
+	FeatDim    int
+	X          []float32 // len(Global)×FeatDim
+	Labels     []int32   // -1 = unlabelled
+	NumClasses int
+	Split      []uint8 // graph.InTrain|InValid|InTest bits
+
+	// Local: square CSR over local ids; row v = in-neighbours of v owned here.
+	Local *graph.CSR
+	// Remote: in-edges of owned nodes whose source lives on another rank.
+	Remote RemoteEdges
+}
+
+// RemoteEdges lists cut in-edges u→v grouped by destination v (local id):
+// edges of v are k in [Ptr[v], Ptr[v+1]), with source global id Src[k] owned
+// by rank Owner[k] (never the shard's own rank).
+type RemoteEdges struct {
+	Ptr   []int64
+	Src   []int64
+	Owner []int32
+}
