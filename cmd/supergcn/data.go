@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// dataFlags are the flags that say where a rank's data comes from.
+type dataFlags struct {
+	data, format, split, features, labels string
+	synthetic                             string
+	partitions                            string
+	synthFeat, synthClasses               int
+	undirected, dedup                     bool
+	featNorm                              string
+	partMethod, partWeights               string
+	seed                                  uint64
+}
+
+func (d *dataFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.data, "data", "", "dataset: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (format detected)")
+	fs.StringVar(&d.format, "format", "auto", "force the --data format: auto|ogb|edgelist|metis|bin")
+	fs.StringVar(&d.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
+	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
+	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
+	fs.StringVar(&d.synthetic, "synthetic", "", "train on a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (see `supergcn gen --help`); 'default' = the built-in dataset")
+	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by `supergcn partition` (each rank reads only its parts)")
+	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")
+	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
+	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
+	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
+	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
+	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis|parmetis|random")
+	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
+}
+
+func (d *dataFlags) validate() error {
+	n := 0
+	for _, s := range []string{d.data, d.synthetic, d.partitions} {
+		if s != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageError{"use only one of --data, --synthetic and --partitions"}
+	}
+	switch d.featNorm {
+	case "none", "row":
+	default:
+		return usageError{fmt.Sprintf("--feat-norm: %q is not none or row", d.featNorm)}
+	}
+	switch d.partMethod {
+	case "metis", "parmetis", "random":
+	default:
+		return usageError{fmt.Sprintf("--partition-method: %q is not metis, parmetis or random", d.partMethod)}
+	}
+	return nil
+}
+
+// loadDataset reads or generates the whole dataset and preprocesses it.
+func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
+	t0 := time.Now()
+	var ds *graph.Dataset
+	var err error
+	switch {
+	case d.data != "":
+		ds, err = graph.Load(d.data, graph.LoadOptions{Format: d.format, Split: d.split, Features: d.features, Labels: d.labels})
+	default:
+		spec := graph.DefaultSpec
+		if d.synthetic != "" && d.synthetic != "default" {
+			spec, err = graph.ParseGenSpec(d.synthetic)
+			if err != nil {
+				return nil, fmt.Errorf("--synthetic: %w", err)
+			}
+		}
+		if d.seed != 0 && d.synthetic == "" {
+			spec.Seed = d.seed
+		}
+		ds, err = graph.Generate(spec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d.dedup {
+		ds.Graph = graph.Dedup(graph.RemoveSelfLoops(ds.Graph))
+	}
+	if d.undirected {
+		ds.Graph = graph.Symmetrize(ds.Graph)
+	}
+	if d.synthFeat > 0 {
+		if err := graph.AttachSyntheticFeatures(ds, d.synthFeat, d.synthClasses, d.seed+1); err != nil {
+			return nil, err
+		}
+	}
+	if d.featNorm == "row" && ds.FeatDim > 0 {
+		graph.RowNormalize(ds.X, ds.FeatDim)
+	}
+	if log != nil {
+		fmt.Fprintf(log, "data: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (%.2fs)\n",
+			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
+	}
+	return ds, nil
+}
+
+// loadShard returns this rank's shard: from a partition directory, or the
+// whole dataset partitioned in memory (METIS on rank 0, broadcast; ParMETIS
+// across the ranks; or random).
+func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
+	if d.partitions != "" {
+		t0 := time.Now()
+		s, err := partition.Load(d.partitions, c.Rank(), c.Size())
+		if err != nil {
+			return nil, err
+		}
+		if s.FeatDim > 0 && d.featNorm == "row" {
+			graph.RowNormalize(s.X, s.FeatDim)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "data: partitions %s on %d rank(s) (%.2fs)\n", d.partitions, c.Size(), time.Since(t0).Seconds())
+		}
+		return s, nil
+	}
+	ds, err := d.loadDataset(log)
+	if err != nil {
+		return nil, err
+	}
+	p := c.Size()
+	owner := make([]int32, ds.NumNodes())
+	if p > 1 {
+		t0 := time.Now()
+		if owner, err = d.partitionInMemory(ds, c, w); err != nil {
+			return nil, err
+		}
+		if log != nil {
+			fmt.Fprintf(log, "partition: %s into %d parts (%.2fs)\n", d.partMethod, p, time.Since(t0).Seconds())
+		}
+	}
+	return partition.Split(ds, owner, c.Rank(), p), nil
+}
+
+func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) ([]int32, error) {
+	p := c.Size()
+	opts := partition.Options{Weights: d.partWeights, Seed: int(d.seed), TrainMask: ds.SplitMask()}
+	switch d.partMethod {
+	case "random":
+		return partition.Random(ds.NumNodes(), p, d.seed), nil
+	case "parmetis":
+		return partition.ParMetis(w.fortranComm(), c.Rank(), p, ds.Graph, p, opts)
+	}
+	// METIS on rank 0, then broadcast: every rank gets the same owners.
+	buf := make([]byte, 4*ds.NumNodes()+1)
+	if c.Rank() == 0 {
+		owner, err := partition.Metis(ds.Graph, p, opts)
+		if err != nil {
+			buf[len(buf)-1] = 1 // tell the others, then fail everywhere
+			copy(buf, err.Error())
+		} else {
+			for v, o := range owner {
+				binary.LittleEndian.PutUint32(buf[4*v:], uint32(o))
+			}
+		}
+	}
+	if err := c.BcastBytes(buf, 0); err != nil {
+		return nil, err
+	}
+	if buf[len(buf)-1] != 0 {
+		return nil, fmt.Errorf("METIS on rank 0 failed")
+	}
+	owner := make([]int32, ds.NumNodes())
+	for v := range owner {
+		owner[v] = int32(binary.LittleEndian.Uint32(buf[4*v:]))
+	}
+	return owner, nil
+}
+
+// defaultThreads is the aggregation thread count when --threads is 0: the
+// cores this process may use, shared among the ranks of this node.
+func defaultThreads() int {
+	local := 1
+	for _, k := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"} {
+		if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
+			local = v
+			break
+		}
+	}
+	n := runtime.NumCPU()
+	if local > 1 && n >= local { // not bound to fewer cores already
+		n /= local
+	}
+	return max(1, n)
+}

@@ -1,0 +1,117 @@
+// Package labelprop implements SuperGCN's label propagation: a learned label
+// embedding W (classes × input features) added to the input features of a
+// random part of the training nodes, which then leave the loss.
+//
+// Each epoch a fraction R of the training nodes is drawn; each drawn node v
+// gets x[v] += W[label(v)] and is not supervised, the other training nodes
+// are. Evaluation passes embed the labels of all training nodes and nothing
+// else: validation and test labels are never read. In a distributed run each
+// rank draws among its own training nodes, from a stream seeded by (seed,
+// rank, epoch), so runs are reproducible.
+package labelprop
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/nn"
+)
+
+// Embedding is the learned label embedding and the per-epoch draw.
+type Embedding struct {
+	rate      float64
+	classes   int
+	dim       int
+	seed      uint64
+	rank      int
+	labels    []int32
+	trainRows []int32
+	param     *nn.Param
+
+	in      *dense.Matrix // x with embedded rows (reused)
+	lpRows  []int32       // this epoch's embedded rows
+	supRows []int32       // this epoch's supervised rows
+}
+
+// New returns an embedding for a rank's training rows (local ids) and labels.
+// rate must be in (0, 1).
+func New(rate float64, classes, dim int, labels, trainRows []int32, seed uint64, rank int) (*Embedding, error) {
+	if !(rate > 0 && rate < 1) {
+		return nil, fmt.Errorf("--label-prop: rate must be in (0,1), got %g", rate)
+	}
+	if classes <= 0 || dim <= 0 {
+		return nil, fmt.Errorf("labelprop: need classes > 0 and features > 0 (got %d, %d)", classes, dim)
+	}
+	for _, v := range trainRows {
+		if l := labels[v]; l < 0 || int(l) >= classes {
+			return nil, fmt.Errorf("labelprop: training node %d has label %d outside [0,%d)", v, l, classes)
+		}
+	}
+	w := make([]float32, classes*dim)
+	return &Embedding{
+		rate: rate, classes: classes, dim: dim, seed: seed, rank: rank,
+		labels: labels, trainRows: trainRows,
+		param: &nn.Param{Name: "label_embedding", W: w, G: make([]float32, len(w))},
+	}, nil
+}
+
+// Param returns the learned parameter, for the optimizer and the all-reduce.
+func (e *Embedding) Param() *nn.Param { return e.param }
+
+// Draw splits the training rows for an epoch: embedded rows (a fraction rate,
+// at least one row left supervised when there are two or more) and supervised rows.
+func (e *Embedding) Draw(epoch int) (embedded, supervised []int32) {
+	r := rand.New(rand.NewPCG(e.seed^0x6c62272e07bb0142, uint64(e.rank)<<32|uint64(uint32(epoch))))
+	e.lpRows, e.supRows = e.lpRows[:0], e.supRows[:0]
+	for _, v := range e.trainRows {
+		if r.Float64() < e.rate {
+			e.lpRows = append(e.lpRows, v)
+		} else {
+			e.supRows = append(e.supRows, v)
+		}
+	}
+	return e.lpRows, e.supRows
+}
+
+// TrainInput draws the epoch's rows and returns x with the label embedding
+// added to the embedded rows, and the rows that supervise.
+func (e *Embedding) TrainInput(x *dense.Matrix, epoch int) (*dense.Matrix, []int32) {
+	emb, sup := e.Draw(epoch)
+	return e.embed(x, emb), sup
+}
+
+// EvalInput returns x with the embedding added to every training row.
+func (e *Embedding) EvalInput(x *dense.Matrix) *dense.Matrix {
+	e.lpRows = append(e.lpRows[:0], e.trainRows...)
+	return e.embed(x, e.lpRows)
+}
+
+func (e *Embedding) embed(x *dense.Matrix, rows []int32) *dense.Matrix {
+	if x.Cols != e.dim {
+		panic("labelprop: feature width mismatch")
+	}
+	e.in = dense.Reshape(e.in, x.Rows, x.Cols)
+	copy(e.in.Data, x.Data)
+	for _, v := range rows {
+		dst := e.in.Row(int(v))
+		src := e.param.W[int(e.labels[v])*e.dim : (int(e.labels[v])+1)*e.dim]
+		for j, w := range src {
+			dst[j] += w
+		}
+	}
+	return e.in
+}
+
+// Backward sets the embedding's gradient from dL/dx of the last TrainInput:
+// G[label(v)] = Σ over embedded rows v of gx[v].
+func (e *Embedding) Backward(gx *dense.Matrix) {
+	clear(e.param.G)
+	for _, v := range e.lpRows {
+		g := gx.Row(int(v))
+		dst := e.param.G[int(e.labels[v])*e.dim : (int(e.labels[v])+1)*e.dim]
+		for j, x := range g {
+			dst[j] += x
+		}
+	}
+}

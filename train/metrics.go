@@ -1,0 +1,91 @@
+package train
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// EpochMetrics is one line of the --metrics JSON-lines file. The first keys
+// are stable (epoch, loss, train_acc, val_acc, test_acc, epoch_s); later
+// issues add keys, never rename them.
+type EpochMetrics struct {
+	Epoch    int     `json:"epoch"`
+	Loss     float64 `json:"loss"`
+	TrainAcc float64 `json:"train_acc"`
+	ValAcc   float64 `json:"val_acc"`
+	TestAcc  float64 `json:"test_acc"`
+	EpochS   float64 `json:"epoch_s"`
+
+	Ranks          int     `json:"ranks"`
+	AggrS          float64 `json:"aggr_s"`  // local + halo aggregation (max over ranks)
+	CommS          float64 `json:"comm_s"`  // waiting on boundary exchange + gradient all-reduce (max over ranks)
+	DenseS         float64 `json:"dense_s"` // dense NN part: GEMMs, activations, loss (max over ranks)
+	SyncS          float64 `json:"sync_s"`  // waiting for the slowest rank before the all-reduce (max over ranks)
+	OtherS         float64 `json:"other_s"` // the rest of the epoch: optimizer, evaluation bookkeeping (max over ranks)
+	CommBytes      int64   `json:"comm_bytes"`       // boundary-exchange bytes sent by all ranks (data + params)
+	CommDataBytes  int64   `json:"comm_data_bytes"`  // of which row payload
+	CommParamBytes int64   `json:"comm_param_bytes"` // of which per-row quantisation parameters
+}
+
+// FinalMetrics is the last line of the metrics file.
+type FinalMetrics struct {
+	Final      bool    `json:"final"`
+	BestValAcc float64 `json:"best_val_acc"`
+	BestEpoch  int     `json:"best_epoch"`
+	TestAcc    float64 `json:"test_acc"` // test accuracy at the best validation epoch
+	LastTest   float64 `json:"last_test_acc"`
+	Epochs     int     `json:"epochs"`
+	TotalS     float64 `json:"total_s"`
+	Ranks      int     `json:"ranks"`
+	PlanS      float64 `json:"plan_s"` // exchange plan build time (max over ranks)
+}
+
+// metricsWriter writes JSON lines to a temporary file renamed into place on
+// Close, so an interrupted run leaves no half-written metrics file.
+type metricsWriter struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	enc  *json.Encoder
+}
+
+func newMetricsWriter(path string) (*metricsWriter, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	return &metricsWriter{path: path, f: f, w: w, enc: json.NewEncoder(w)}, nil
+}
+
+func (m *metricsWriter) write(v any) error {
+	if m == nil {
+		return nil
+	}
+	return m.enc.Encode(v)
+}
+
+// close flushes and renames into place when ok, removes the temp file otherwise.
+func (m *metricsWriter) close(ok bool) error {
+	if m == nil {
+		return nil
+	}
+	ferr := m.w.Flush()
+	cerr := m.f.Close()
+	if !ok {
+		os.Remove(m.path + ".tmp")
+		return nil
+	}
+	if ferr != nil {
+		return fmt.Errorf("--metrics %s: %w", m.path, ferr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("--metrics %s: %w", m.path, cerr)
+	}
+	return os.Rename(m.path+".tmp", m.path)
+}

@@ -1,0 +1,359 @@
+// Package train runs full-batch GNN training on one rank's shard of a graph:
+// the epoch loop, global loss and accuracy, gradient all-reduce, the time
+// breakdown, metrics and checkpoints. With one rank (comm.Single) it is the
+// single-process trainer; under MPI every rank runs the same loop.
+package train
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/labelprop"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// Config is everything the training loop needs besides the data.
+type Config struct {
+	Model        nn.Config // In and Out are filled from the data when zero
+	LR           float64
+	WeightDecay  float64
+	DecayAll     bool // weight decay on every weight matrix (default: first layer only, as Kipf & Welling)
+	Decoupled    bool // AdamW instead of Adam with L2
+	Epochs       int
+	Seed         uint64
+	Threads      int
+	Kernel       string // aggr kernel ("" = best available)
+	AggrMode     string // post|pre|hybrid
+	Bits         int    // boundary-row bits forward (32 = fp32)
+	BitsBackward int    // bits for gradients sent back (0 = same as Bits)
+	ParamsHalf   bool   // quantisation params in fp16 instead of fp32
+	LabelProp    float64
+	MetricsPath  string
+	SavePath     string
+	Log          io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet        bool      // no per-epoch lines, only the summary
+}
+
+// Result summarises a finished run (identical on every rank).
+type Result struct {
+	Final  FinalMetrics
+	Epochs []EpochMetrics
+}
+
+// Run trains on shard s over communicator c and returns the global result.
+// Every rank must call Run with the same Config.
+func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
+	t, err := newTrainer(cfg, s, c)
+	if err != nil {
+		return nil, err
+	}
+	return t.run()
+}
+
+type trainer struct {
+	cfg   Config
+	shard *partition.Shard
+	c     comm.Comm
+	prop  *exchange.Propagator
+	model *nn.Model
+	opt   *nn.Adam
+	x     *dense.Matrix
+	lp    *labelprop.Embedding
+
+	trainRows, validRows, testRows []int32
+	nTrain, nValid, nTest          int64 // global counts
+	params                         []*nn.Param
+	gradBuf                        []float32
+	planS                          float64
+	lastLoss                       float64 // global loss sum of the last step
+}
+
+func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
+	if cfg.Epochs < 0 {
+		return nil, fmt.Errorf("--epochs: must be ≥ 0, got %d", cfg.Epochs)
+	}
+	if s.FeatDim == 0 || s.Labels == nil {
+		return nil, fmt.Errorf("dataset has no features or labels (structure-only input): use --synthetic-features DIM")
+	}
+	t := &trainer{cfg: cfg, shard: s, c: c}
+	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	for v, b := range s.Split {
+		if s.Labels[v] < 0 {
+			continue
+		}
+		if b&graph.InTrain != 0 {
+			t.trainRows = append(t.trainRows, int32(v))
+		}
+		if b&graph.InValid != 0 {
+			t.validRows = append(t.validRows, int32(v))
+		}
+		if b&graph.InTest != 0 {
+			t.testRows = append(t.testRows, int32(v))
+		}
+	}
+	counts := []int64{int64(len(t.trainRows)), int64(len(t.validRows)), int64(len(t.testRows)), int64(s.NumClasses)}
+	if err := c.AllreduceSumI64(counts[:3]); err != nil {
+		return nil, err
+	}
+	t.nTrain, t.nValid, t.nTest = counts[0], counts[1], counts[2]
+	if t.nTrain == 0 {
+		return nil, fmt.Errorf("no labelled training nodes in the split")
+	}
+
+	mc := cfg.Model
+	if mc.In == 0 {
+		mc.In = s.FeatDim
+	}
+	if mc.Out == 0 {
+		mc.Out = s.NumClasses
+	}
+	if mc.In != s.FeatDim {
+		return nil, fmt.Errorf("model expects %d input features, data has %d", mc.In, s.FeatDim)
+	}
+	if mc.Seed == 0 {
+		mc.Seed = cfg.Seed
+	}
+	kind := nn.OpGCN
+	if mc.Model == "sage" {
+		kind = nn.OpMean
+	}
+	eng, err := aggr.NewWithKernel(cfg.Threads, cfg.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	t0 := c.Wtime()
+	t.prop, err = exchange.New(s, c, eng, kind, exchangeOptions(cfg))
+	if err != nil {
+		return nil, err
+	}
+	t.planS = c.Wtime() - t0
+	t.model, err = nn.NewModel(mc, t.prop)
+	if err != nil {
+		return nil, err
+	}
+	// Weights start identical on every rank (same seed); dropout masks are per rank.
+	t.model.SetDropoutSeed(cfg.Seed*0x9E3779B97F4A7C15 + uint64(c.Rank()) + 1)
+	t.model.SetDecayAll(cfg.DecayAll)
+	params := t.model.Params()
+	if cfg.LabelProp > 0 {
+		t.lp, err = labelprop.New(cfg.LabelProp, s.NumClasses, s.FeatDim, s.Labels, t.trainRows, cfg.Seed, c.Rank())
+		if err != nil {
+			return nil, err
+		}
+		params = append(params, t.lp.Param())
+	}
+	t.opt = nn.NewAdam(params, nn.AdamConfig{LR: cfg.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
+		WeightDecay: cfg.WeightDecay, Decoupled: cfg.Decoupled})
+	t.params = params
+	n := 0
+	for _, p := range params {
+		n += len(p.G)
+	}
+	t.gradBuf = make([]float32, n)
+	return t, nil
+}
+
+func exchangeOptions(cfg Config) exchange.Options {
+	bb := cfg.BitsBackward
+	if bb == 0 {
+		bb = cfg.Bits
+	}
+	return exchange.Options{Mode: cfg.AggrMode, Bits: cfg.Bits, BitsBackward: bb, HalfParams: cfg.ParamsHalf, Seed: cfg.Seed}
+}
+
+func (t *trainer) run() (*Result, error) {
+	cfg := t.cfg
+	rank0 := t.c.Rank() == 0
+	mw, err := newMetricsWriter(map[bool]string{true: cfg.MetricsPath}[rank0])
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() { mw.close(ok) }()
+
+	res := &Result{}
+	best := FinalMetrics{BestValAcc: -1}
+	start := time.Now()
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		m, err := t.epoch(epoch)
+		if err != nil {
+			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
+		}
+		res.Epochs = append(res.Epochs, m)
+		if m.ValAcc > best.BestValAcc {
+			best.BestValAcc, best.BestEpoch, best.TestAcc = m.ValAcc, epoch, m.TestAcc
+		}
+		if rank0 {
+			if cfg.Log != nil && !cfg.Quiet {
+				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %.4f  val %.4f  test %.4f  %.3fs (aggr %.3f comm %.3f dense %.3f sync %.3f)\n",
+					epoch, m.Loss, m.TrainAcc, m.ValAcc, m.TestAcc, m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS)
+			}
+			if err := mw.write(m); err != nil {
+				return nil, fmt.Errorf("--metrics: %w", err)
+			}
+		}
+	}
+	best.Final = true
+	best.Epochs = cfg.Epochs
+	best.TotalS = time.Since(start).Seconds()
+	best.Ranks = t.c.Size()
+	if best.BestValAcc < 0 {
+		best.BestValAcc = 0
+	}
+	if len(res.Epochs) > 0 {
+		best.LastTest = res.Epochs[len(res.Epochs)-1].TestAcc
+	}
+	pl := []float64{t.planS}
+	if err := t.c.AllreduceMaxF64(pl); err != nil {
+		return nil, err
+	}
+	best.PlanS = pl[0]
+	res.Final = best
+	if rank0 {
+		if err := mw.write(best); err != nil {
+			return nil, fmt.Errorf("--metrics: %w", err)
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "final: best val %.4f at epoch %d, test %.4f (last epoch test %.4f), %d epochs in %.2fs on %d rank(s)\n",
+				best.BestValAcc, best.BestEpoch, best.TestAcc, best.LastTest, best.Epochs, best.TotalS, best.Ranks)
+		}
+	}
+	if cfg.SavePath != "" {
+		if err := t.save(cfg.SavePath); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return res, nil
+}
+
+// epoch runs one training step and one evaluation pass.
+func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
+	m := EpochMetrics{Epoch: epoch, Ranks: t.c.Size()}
+	t.prop.ResetStats()
+	t0 := time.Now()
+
+	// Training step.
+	x, supervised := t.x, t.trainRows
+	if t.lp != nil {
+		x, supervised = t.lp.TrainInput(t.x, epoch)
+	}
+	nSup := []int64{int64(len(supervised))}
+	if t.lp != nil {
+		if err := t.c.AllreduceSumI64(nSup); err != nil {
+			return m, err
+		}
+	} else {
+		nSup[0] = t.nTrain
+	}
+	pass := nn.Pass{Train: true, Epoch: epoch}
+	logits, err := t.model.Forward(pass, x)
+	if err != nil {
+		return m, err
+	}
+	lossSum, grad := nn.SoftmaxCrossEntropy(logits, t.shard.Labels, supervised, float64(max(nSup[0], 1)))
+	gx, err := t.model.Backward(pass, grad, t.lp != nil)
+	if err != nil {
+		return m, err
+	}
+	if t.lp != nil {
+		t.lp.Backward(gx)
+	}
+	tCompute := time.Since(t0).Seconds()
+
+	// Gradient all-reduce: first wait for the slowest rank (sync), then sum.
+	t1 := time.Now()
+	if err := t.c.Barrier(); err != nil {
+		return m, err
+	}
+	syncS := time.Since(t1).Seconds()
+	t2 := time.Now()
+	if err := t.allreduceGrads(lossSum); err != nil {
+		return m, err
+	}
+	reduceS := time.Since(t2).Seconds()
+	t.opt.Step()
+	st := t.prop.Stats()
+
+	// Evaluation pass (fp32 exchange, no dropout, all training labels embedded).
+	ex := t.x
+	if t.lp != nil {
+		ex = t.lp.EvalInput(t.x)
+	}
+	evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
+	if err != nil {
+		return m, err
+	}
+	cnt := []int64{
+		nn.CountCorrect(evalLogits, t.shard.Labels, t.trainRows),
+		nn.CountCorrect(evalLogits, t.shard.Labels, t.validRows),
+		nn.CountCorrect(evalLogits, t.shard.Labels, t.testRows),
+	}
+	if err := t.c.AllreduceSumI64(cnt); err != nil {
+		return m, err
+	}
+	epochS := time.Since(t0).Seconds()
+
+	m.Loss = t.lastLoss / float64(max(nSup[0], 1))
+	m.TrainAcc = ratio(cnt[0], t.nTrain)
+	m.ValAcc = ratio(cnt[1], t.nValid)
+	m.TestAcc = ratio(cnt[2], t.nTest)
+
+	// Time breakdown of the training step, max over ranks. Evaluation and the
+	// optimizer count as "other".
+	commS := st.CommSeconds + reduceS
+	dense := tCompute - st.AggrSeconds - st.CommSeconds
+	times := []float64{epochS, st.AggrSeconds, commS, math.Max(dense, 0), syncS, epochS - tCompute - syncS - reduceS}
+	if err := t.c.AllreduceMaxF64(times); err != nil {
+		return m, err
+	}
+	m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS, m.OtherS = times[0], times[1], times[2], times[3], times[4], times[5]
+	bytes := []int64{st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes}
+	if err := t.c.AllreduceSumI64(bytes); err != nil {
+		return m, err
+	}
+	m.CommBytes, m.CommDataBytes, m.CommParamBytes = bytes[0], bytes[1], bytes[2]
+	return m, nil
+}
+
+// allreduceGrads sums every parameter gradient (and the loss) over ranks in
+// one call.
+func (t *trainer) allreduceGrads(lossSum float64) error {
+	params := t.params
+	off := 0
+	for _, p := range params {
+		copy(t.gradBuf[off:], p.G)
+		off += len(p.G)
+	}
+	if t.c.Size() > 1 {
+		if err := t.c.AllreduceSumF32(t.gradBuf); err != nil {
+			return err
+		}
+	}
+	off = 0
+	for _, p := range params {
+		copy(p.G, t.gradBuf[off:off+len(p.G)])
+		off += len(p.G)
+	}
+	l := []float64{lossSum}
+	if err := t.c.AllreduceSumF64(l); err != nil {
+		return err
+	}
+	t.lastLoss = l[0]
+	return nil
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
