@@ -1,0 +1,100 @@
+//go:build openblas && cgo
+
+package dense
+
+/*
+#cgo pkg-config: openblas
+#include <cblas.h>
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// openBLAS is gonum's pure-Go blas.Float32 with the hot routine, Sgemm,
+// replaced by OpenBLAS's cblas_sgemm. Every other routine stays gonum's.
+type openBLAS struct {
+	gonum.Implementation
+}
+
+// init installs OpenBLAS as the process-wide blas32 implementation. This is
+// the one piece of global state in the package, accepted by design: blas32
+// keeps its implementation in a package variable and has no other seam.
+func init() { blas32.Use(openBLAS{}) }
+
+// Backend describes the BLAS implementation behind Gemm.
+func Backend() string {
+	return fmt.Sprintf("openblas (cblas_sgemm, %d threads)", Threads())
+}
+
+// SetThreads sets OpenBLAS's thread count (openblas_set_num_threads); n ≤ 0
+// is ignored.
+func SetThreads(n int) {
+	if n > 0 {
+		C.openblas_set_num_threads(C.int(n))
+	}
+}
+
+// Threads reports OpenBLAS's thread count.
+func Threads() int { return int(C.openblas_get_num_threads()) }
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with
+// cblas_sgemm, after the same argument checks gonum performs (so misuse
+// panics instead of reaching C).
+func (openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkSgemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		// a and b may be empty: let gonum scale C instead of handing C
+		// pointers to zero-length slices.
+		gonum.Implementation{}.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	C.cblas_sgemm(C.CblasRowMajor, cblasTrans(tA), cblasTrans(tB),
+		C.blasint(m), C.blasint(n), C.blasint(k),
+		C.float(alpha), (*C.float)(&a[0]), C.blasint(lda),
+		(*C.float)(&b[0]), C.blasint(ldb),
+		C.float(beta), (*C.float)(&c[0]), C.blasint(ldc))
+}
+
+func cblasTrans(t blas.Transpose) C.enum_CBLAS_TRANSPOSE {
+	if t == blas.NoTrans {
+		return C.CblasNoTrans
+	}
+	return C.CblasTrans
+}
+
+// checkSgemm panics, like gonum, when the Sgemm arguments are inconsistent.
+func checkSgemm(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) {
+	if tA != blas.NoTrans && tA != blas.Trans && tA != blas.ConjTrans ||
+		tB != blas.NoTrans && tB != blas.Trans && tB != blas.ConjTrans {
+		panic("blas: illegal transpose")
+	}
+	if m < 0 || n < 0 || k < 0 {
+		panic("blas: negative dimension")
+	}
+	ar, ac := m, k // rows and columns of A as stored
+	if tA != blas.NoTrans {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if tB != blas.NoTrans {
+		br, bc = n, k
+	}
+	if lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) {
+		panic("blas: bad leading dimension")
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if ar > 0 && la < (ar-1)*lda+ac || br > 0 && lb < (br-1)*ldb+bc || lc < (m-1)*ldc+n {
+		panic("blas: insufficient matrix slice length")
+	}
+}

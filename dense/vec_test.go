@@ -1,0 +1,73 @@
+package dense
+
+import (
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+func TestAddBiasAndColSums(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	// Enough rows to take the parallel path when GOMAXPROCS > 1.
+	m := randMatrix(r, 5000, 13)
+	orig := append([]float32(nil), m.Data...)
+	b := make([]float32, 13)
+	for j := range b {
+		b[j] = float32(j) - 6
+	}
+	AddBias(m, b)
+	for i := range m.Rows {
+		for j := range m.Cols {
+			if got, want := m.Data[i*13+j], orig[i*13+j]+b[j]; got != want {
+				t.Fatalf("AddBias[%d,%d] = %g, want %g", i, j, got, want)
+			}
+		}
+	}
+	sums := make([]float32, 13)
+	ColSums(m, sums)
+	for j := range sums {
+		var want float64
+		for i := range m.Rows {
+			want += float64(m.Data[i*13+j])
+		}
+		if d := float64(sums[j]) - want; d > 1e-3 || d < -1e-3 {
+			t.Fatalf("ColSums[%d] = %g, want %g", j, sums[j], want)
+		}
+	}
+}
+
+func TestAxpyScaleAddCopy(t *testing.T) {
+	x := []float32{1, 2, 3}
+	y := []float32{10, 20, 30}
+	Axpy(2, x, y)
+	Scale(0.5, y)
+	if y[0] != 6 || y[1] != 12 || y[2] != 18 {
+		t.Fatalf("Axpy/Scale: %v", y)
+	}
+	a := &Matrix{Rows: 1, Cols: 3, Data: []float32{1, 1, 1}}
+	bm := &Matrix{Rows: 1, Cols: 3, Data: []float32{1, 2, 3}}
+	Add(a, bm)
+	if a.Data[2] != 4 {
+		t.Fatalf("Add: %v", a.Data)
+	}
+	Copy(a, bm)
+	if a.Data[0] != 1 || a.Data[2] != 3 {
+		t.Fatalf("Copy: %v", a.Data)
+	}
+}
+
+func TestParallelForCoversEveryIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 1000, 100003} {
+		hits := make([]int32, n)
+		ParallelFor(n, 10, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&hits[i], 1)
+			}
+		})
+		for i, h := range hits {
+			if h != 1 {
+				t.Fatalf("n=%d: index %d visited %d times", n, i, h)
+			}
+		}
+	}
+}
