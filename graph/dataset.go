@@ -20,6 +20,10 @@ type Dataset struct {
 	Train      []int32 // node ids, ascending
 	Valid      []int32
 	Test       []int32
+
+	// release unmaps the file that the slices above alias when the Dataset
+	// was loaded by LoadBinary (nil otherwise); see Release.
+	release func() error
 }
 
 // NumNodes is the number of nodes.

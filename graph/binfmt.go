@@ -1,0 +1,672 @@
+package graph
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"unsafe"
+)
+
+// Binary dataset format ("SGCNBIN", version 1), little-endian throughout:
+//
+//	offset  size  field
+//	0       8     magic "SGCNBIN\x00"
+//	8       4     format version (uint32, 1)
+//	12      4     header size in bytes, table and header CRC included (uint32)
+//	16      8     flags (uint64): 1 = edge weights, 2 = labels, 4 = features
+//	24      8     nodes (int64)
+//	32      8     nnz, stored adjacency entries (int64)
+//	40      8     feature dimension (int64)
+//	48      8     classes (int64)
+//	56      24    train, valid, test sizes (3 × int64)
+//	80      8     name length in bytes (int64)
+//	88      4     number of sections (uint32, 9 in version 1)
+//	92      4     reserved, zero
+//	96      24·S  section table: id uint32, CRC32-C uint32, offset uint64, length uint64 (bytes)
+//	96+24·S 4     CRC32-C of bytes [0, 96+24·S)
+//
+// The sections follow in the order ptr ([]int64, nodes+1), idx ([]int32, nnz),
+// val ([]float32, nnz or empty), x ([]float32, nodes·featdim), labels
+// ([]int32, nodes or empty), train, valid, test ([]int32) and name (bytes),
+// each starting at a multiple of 64 bytes (zero padding in between), so a
+// mapped file can be viewed as typed slices without copying. Every section
+// carries the CRC32-C (Castagnoli) of its bytes; padding is not covered.
+const (
+	binMagic      = "SGCNBIN\x00"
+	binVersion    = 1
+	binFixedSize  = 96
+	binEntrySize  = 24
+	binNumSection = 9
+	binAlign      = 64
+
+	binFlagWeights  = 1
+	binFlagLabels   = 2
+	binFlagFeatures = 4
+)
+
+// binSectionName names section i (file order; its id is i+1).
+func binSectionName(i int) string {
+	return [binNumSection]string{"ptr", "idx", "val", "x", "labels", "train", "valid", "test", "name"}[i]
+}
+
+const (
+	secPtr = iota
+	secIdx
+	secVal
+	secX
+	secLabels
+	secTrain
+	secValid
+	secTest
+	secName
+)
+
+func binCRC() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
+
+// binHeader is the decoded fixed header and section table.
+type binHeader struct {
+	version               uint32
+	headerSize            uint32
+	flags                 uint64
+	nodes, nnz, featDim   int64
+	classes               int64
+	nTrain, nValid, nTest int64
+	nameLen               int64
+	sections              [binNumSection]binSection
+}
+
+// binSection is one row of the section table.
+type binSection struct {
+	crc    uint32
+	offset uint64
+	length uint64
+}
+
+func binHeaderSize() int { return binFixedSize + binEntrySize*binNumSection + 4 }
+
+func binAlignUp(x uint64) uint64 { return (x + binAlign - 1) &^ (binAlign - 1) }
+
+// encode writes the header, table and header CRC into a fresh buffer.
+func (h *binHeader) encode() []byte {
+	b := make([]byte, binHeaderSize())
+	le := binary.LittleEndian
+	copy(b, binMagic)
+	le.PutUint32(b[8:], h.version)
+	le.PutUint32(b[12:], h.headerSize)
+	le.PutUint64(b[16:], h.flags)
+	for i, v := range []int64{h.nodes, h.nnz, h.featDim, h.classes, h.nTrain, h.nValid, h.nTest, h.nameLen} {
+		le.PutUint64(b[24+8*i:], uint64(v))
+	}
+	le.PutUint32(b[88:], binNumSection)
+	for i, s := range h.sections {
+		e := b[binFixedSize+binEntrySize*i:]
+		le.PutUint32(e, uint32(i+1))
+		le.PutUint32(e[4:], s.crc)
+		le.PutUint64(e[8:], s.offset)
+		le.PutUint64(e[16:], s.length)
+	}
+	end := binFixedSize + binEntrySize*binNumSection
+	le.PutUint32(b[end:], crc32.Checksum(b[:end], binCRC()))
+	return b
+}
+
+// binError is the one-line error of the binary reader and writer.
+func binError(path, format string, args ...any) error {
+	return &ParseError{File: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// binDecodeHeader checks magic, version, header CRC and section table of the
+// file image b (at least the header; size is the whole file's size).
+func binDecodeHeader(path string, b []byte, size int64) (*binHeader, error) {
+	le := binary.LittleEndian
+	if len(b) < 8 && string(b) == binMagic[:len(b)] && len(b) > 0 {
+		return nil, binError(path, "truncated: %d bytes, header needs %d", size, binHeaderSize())
+	}
+	if len(b) < 8 || string(b[:8]) != binMagic {
+		return nil, binError(path, "not a supergcn binary dataset (bad magic)")
+	}
+	if len(b) < 16 {
+		return nil, binError(path, "truncated: %d bytes, header needs %d", size, binHeaderSize())
+	}
+	h := &binHeader{version: le.Uint32(b[8:]), headerSize: le.Uint32(b[12:])}
+	if h.version != binVersion {
+		return nil, binError(path, "unsupported format version %d (this build reads version %d)", h.version, binVersion)
+	}
+	if h.headerSize != uint32(binHeaderSize()) {
+		return nil, binError(path, "header: size %d, want %d for version %d", h.headerSize, binHeaderSize(), binVersion)
+	}
+	if int64(len(b)) < int64(h.headerSize) {
+		return nil, binError(path, "truncated: %d bytes, header needs %d", size, h.headerSize)
+	}
+	end := binFixedSize + binEntrySize*binNumSection
+	if got, want := crc32.Checksum(b[:end], binCRC()), le.Uint32(b[end:]); got != want {
+		return nil, binError(path, "header: checksum mismatch (stored %08x, computed %08x)", want, got)
+	}
+	h.flags = le.Uint64(b[16:])
+	fields := []*int64{&h.nodes, &h.nnz, &h.featDim, &h.classes, &h.nTrain, &h.nValid, &h.nTest, &h.nameLen}
+	for i, p := range fields {
+		*p = int64(le.Uint64(b[24+8*i:]))
+	}
+	if n := le.Uint32(b[88:]); n != binNumSection {
+		return nil, binError(path, "header: %d sections, want %d", n, binNumSection)
+	}
+	for i := range h.sections {
+		e := b[binFixedSize+binEntrySize*i:]
+		if id := le.Uint32(e); id != uint32(i+1) {
+			return nil, binError(path, "header: section %d has id %d", i+1, id)
+		}
+		h.sections[i] = binSection{crc: le.Uint32(e[4:]), offset: le.Uint64(e[8:]), length: le.Uint64(e[16:])}
+	}
+	if err := h.check(path, size); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// wantLengths returns the byte length every section must have given the
+// counts and flags of the header, or an error for impossible counts.
+func (h *binHeader) wantLengths(path string) ([binNumSection]uint64, error) {
+	var w [binNumSection]uint64
+	if h.nodes < 0 || h.nodes >= math.MaxInt32 || h.nnz < 0 || h.featDim < 0 || h.classes < 0 ||
+		h.nTrain < 0 || h.nValid < 0 || h.nTest < 0 || h.nameLen < 0 ||
+		h.nTrain > h.nodes || h.nValid > h.nodes || h.nTest > h.nodes {
+		return w, binError(path, "header: impossible counts (nodes %d, nnz %d, featdim %d, classes %d, splits %d/%d/%d)",
+			h.nodes, h.nnz, h.featDim, h.classes, h.nTrain, h.nValid, h.nTest)
+	}
+	if h.flags&^(binFlagWeights|binFlagLabels|binFlagFeatures) != 0 {
+		return w, binError(path, "header: unknown flags %#x", h.flags)
+	}
+	w[secPtr] = uint64(h.nodes+1) * 8
+	w[secIdx] = uint64(h.nnz) * 4
+	if h.flags&binFlagWeights != 0 {
+		w[secVal] = uint64(h.nnz) * 4
+	}
+	if h.featDim > 0 && h.nodes > 0 && h.featDim > math.MaxInt64/4/h.nodes {
+		return w, binError(path, "header: feature matrix %d×%d too large", h.nodes, h.featDim)
+	}
+	w[secX] = uint64(h.nodes*h.featDim) * 4
+	if h.flags&binFlagLabels != 0 {
+		w[secLabels] = uint64(h.nodes) * 4
+	}
+	w[secTrain], w[secValid], w[secTest] = uint64(h.nTrain)*4, uint64(h.nValid)*4, uint64(h.nTest)*4
+	w[secName] = uint64(h.nameLen)
+	return w, nil
+}
+
+// check verifies section lengths against the counts, alignment, order and
+// that every section lies inside a file of size bytes.
+func (h *binHeader) check(path string, size int64) error {
+	want, err := h.wantLengths(path)
+	if err != nil {
+		return err
+	}
+	prevEnd := uint64(h.headerSize)
+	for i, s := range h.sections {
+		name := binSectionName(i)
+		if s.length != want[i] {
+			return binError(path, "section %s: length %d bytes, header counts need %d", name, s.length, want[i])
+		}
+		if s.offset%binAlign != 0 || s.offset < prevEnd {
+			return binError(path, "section %s: bad offset %d", name, s.offset)
+		}
+		end := s.offset + s.length
+		if end < s.offset || end > uint64(size) {
+			return binError(path, "section %s: truncated file: section ends at byte %d, file has %d", name, end, size)
+		}
+		prevEnd = end
+	}
+	return nil
+}
+
+// isBinaryFile reports whether path is a regular file starting with the
+// binary dataset magic.
+func isBinaryFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [len(binMagic)]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return string(b[:]) == binMagic
+}
+
+// WriteBinary writes ds to path in the binary dataset format (see LoadBinary).
+// It writes path+".tmp" and renames it over path when complete, so a crash
+// or error never leaves a half-written path behind.
+func WriteBinary(path string, ds *Dataset) error {
+	h, err := binNewHeader(ds)
+	if err != nil {
+		return binError(path, "%v", err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := binWriteBody(f, h, ds); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// binNewHeader checks ds for consistency and lays out the sections.
+func binNewHeader(ds *Dataset) (*binHeader, error) {
+	if ds == nil || ds.Graph == nil {
+		return nil, fmt.Errorf("dataset has no graph")
+	}
+	g := ds.Graph
+	n := g.NumRows
+	switch {
+	case g.NumCols != n:
+		return nil, fmt.Errorf("adjacency is %d×%d, not square", n, g.NumCols)
+	case len(g.Ptr) != n+1 || int64(len(g.Idx)) != g.NNZ():
+		return nil, fmt.Errorf("inconsistent CSR (len Ptr %d, len Idx %d, nodes %d)", len(g.Ptr), len(g.Idx), n)
+	case g.Val != nil && len(g.Val) != len(g.Idx):
+		return nil, fmt.Errorf("len(Val)=%d, want %d", len(g.Val), len(g.Idx))
+	case ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim:
+		return nil, fmt.Errorf("len(X)=%d, want nodes·featdim=%d·%d", len(ds.X), n, ds.FeatDim)
+	case ds.Labels != nil && len(ds.Labels) != n:
+		return nil, fmt.Errorf("len(Labels)=%d, want %d", len(ds.Labels), n)
+	}
+	h := &binHeader{
+		version: binVersion, headerSize: uint32(binHeaderSize()),
+		nodes: int64(n), nnz: int64(len(g.Idx)), featDim: int64(ds.FeatDim), classes: int64(ds.NumClasses),
+		nTrain: int64(len(ds.Train)), nValid: int64(len(ds.Valid)), nTest: int64(len(ds.Test)),
+		nameLen: int64(len(ds.Name)),
+	}
+	if g.Val != nil {
+		h.flags |= binFlagWeights
+	}
+	if ds.Labels != nil {
+		h.flags |= binFlagLabels
+	}
+	if ds.X != nil {
+		h.flags |= binFlagFeatures
+	}
+	want, err := h.wantLengths("")
+	if err != nil {
+		return nil, err
+	}
+	off := binAlignUp(uint64(h.headerSize))
+	for i := range h.sections {
+		h.sections[i] = binSection{offset: off, length: want[i]}
+		off = binAlignUp(off + want[i])
+	}
+	return h, nil
+}
+
+// binSectionBytes returns the little-endian bytes of section i of ds through
+// emit, in one or more pieces (one, without copying, on little-endian hosts).
+func binSectionBytes(ds *Dataset, i int, emit func([]byte) error) error {
+	g := ds.Graph
+	switch i {
+	case secPtr:
+		return binEmitInt64s(g.Ptr, emit)
+	case secIdx:
+		return binEmitInt32s(g.Idx, emit)
+	case secVal:
+		return binEmitFloat32s(g.Val, emit)
+	case secX:
+		return binEmitFloat32s(ds.X, emit)
+	case secLabels:
+		return binEmitInt32s(ds.Labels, emit)
+	case secTrain:
+		return binEmitInt32s(ds.Train, emit)
+	case secValid:
+		return binEmitInt32s(ds.Valid, emit)
+	case secTest:
+		return binEmitInt32s(ds.Test, emit)
+	default:
+		return emit([]byte(ds.Name))
+	}
+}
+
+// binWriteBody writes the header and all sections to f, computing the
+// section checksums on the way, then rewrites the header with them and
+// syncs the file.
+func binWriteBody(f *os.File, h *binHeader, ds *Dataset) error {
+	w := bufio.NewWriterSize(f, 1<<20)
+	pos := uint64(0)
+	pad := func(to uint64) error {
+		var zero [binAlign]byte
+		for pos < to {
+			k := min(to-pos, binAlign)
+			if _, err := w.Write(zero[:k]); err != nil {
+				return err
+			}
+			pos += k
+		}
+		return nil
+	}
+	tab := binCRC()
+	for i := range h.sections {
+		if err := pad(h.sections[i].offset); err != nil {
+			return err
+		}
+		crc := uint32(0)
+		err := binSectionBytes(ds, i, func(b []byte) error {
+			crc = crc32.Update(crc, tab, b)
+			_, err := w.Write(b)
+			pos += uint64(len(b))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		h.sections[i].crc = crc
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(h.encode(), 0); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// BinaryOptions tunes LoadBinaryWith.
+type BinaryOptions struct {
+	// SkipChecksums skips the per-section CRC32-C verification (the header
+	// checksum and all structural checks still run). Verification reads
+	// every byte once; skipping it makes loading a mapped file nearly
+	// instant, paging data in only as it is touched.
+	SkipChecksums bool
+}
+
+// LoadBinary reads a dataset written by WriteBinary, verifying every
+// checksum. See LoadBinaryWith.
+func LoadBinary(path string) (*Dataset, error) {
+	return LoadBinaryWith(path, BinaryOptions{})
+}
+
+// LoadBinaryWith reads a dataset written by WriteBinary.
+//
+// On Unix systems the file is memory-mapped privately (copy-on-write) and the
+// Dataset's slices (Graph.Ptr, Graph.Idx, Graph.Val, X, Labels, Train, Valid,
+// Test) point into the mapping without copying: loading costs the checksum
+// pass only, and pages not touched stay on disk. Writes through the slices
+// are allowed but stay private to the process; they never reach the file.
+// The mapping lives until (*Dataset).Release is called (or the process
+// exits); it is not tied to the garbage collector, because slices taken from
+// the Dataset may outlive it. Where mmap is unavailable the file is read
+// into memory instead, with the same result.
+//
+// Errors (bad magic, unsupported version, truncated file, checksum mismatch,
+// inconsistent contents) are one-line *ParseError values naming the file
+// and, where it applies, the section.
+func LoadBinaryWith(path string, o BinaryOptions) (*Dataset, error) {
+	img, err := binOpenImage(path)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := binDecodeImage(path, img.data, int64(len(img.data)), o)
+	if err != nil {
+		img.close()
+		return nil, err
+	}
+	if img.release != nil {
+		ds.release = img.close
+	}
+	return ds, nil
+}
+
+// Release unmaps the file backing a Dataset loaded by LoadBinary and clears
+// the Dataset's fields that pointed into it. Every slice taken from the
+// Dataset before must no longer be used: touching one afterwards crashes
+// the process. Release is a no-op returning nil for a Dataset that is not
+// file-backed, and safe to call twice.
+func (d *Dataset) Release() error {
+	if d.release == nil {
+		return nil
+	}
+	rel := d.release
+	d.release = nil
+	d.Graph, d.X, d.Labels, d.Train, d.Valid, d.Test = nil, nil, nil, nil, nil, nil
+	return rel()
+}
+
+// binImage is the whole file in memory: a private mapping (release non-nil)
+// or a heap copy.
+type binImage struct {
+	data    []byte
+	release func() error
+}
+
+func (m *binImage) close() error {
+	if m.release == nil {
+		return nil
+	}
+	r := m.release
+	m.release = nil
+	return r()
+}
+
+// binReadImage reads the whole file into 8-byte aligned heap memory: the
+// portable fallback of binOpenImage.
+func binReadImage(path string) (*binImage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size > math.MaxInt-8 {
+		return nil, binError(path, "file of %d bytes too large for this platform", size)
+	}
+	words := make([]uint64, (size+7)/8)
+	var data []byte
+	if len(words) > 0 {
+		data = unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), int(size))
+	}
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, binError(path, "reading: %v", err)
+	}
+	return &binImage{data: data}, nil
+}
+
+// binDecodeImage verifies the file image b and builds the Dataset whose
+// slices alias b (or decoded copies on big-endian hosts).
+func binDecodeImage(path string, b []byte, size int64, o BinaryOptions) (*Dataset, error) {
+	h, err := binDecodeHeader(path, b, size)
+	if err != nil {
+		return nil, err
+	}
+	sec := func(i int) []byte {
+		s := h.sections[i]
+		return b[s.offset : s.offset+s.length]
+	}
+	if !o.SkipChecksums {
+		if err := binVerifySections(path, h, sec); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < secName; i++ {
+		if s := sec(i); len(s) > 0 && uintptr(unsafe.Pointer(&s[0]))%8 != 0 {
+			return nil, binError(path, "section %s: misaligned in memory", binSectionName(i))
+		}
+	}
+	n := int(h.nodes)
+	g := &CSR{NumRows: n, NumCols: n, Ptr: binViewInt64s(sec(secPtr)), Idx: binViewInt32s(sec(secIdx))}
+	if h.flags&binFlagWeights != 0 {
+		g.Val = binViewFloat32s(sec(secVal))
+	}
+	ds := &Dataset{
+		Name: string(sec(secName)), Graph: g, FeatDim: int(h.featDim), NumClasses: int(h.classes),
+		Train: binViewInt32s(sec(secTrain)), Valid: binViewInt32s(sec(secValid)), Test: binViewInt32s(sec(secTest)),
+	}
+	if h.flags&binFlagFeatures != 0 {
+		ds.X = binViewFloat32s(sec(secX))
+	}
+	if h.flags&binFlagLabels != 0 {
+		ds.Labels = binViewInt32s(sec(secLabels))
+	}
+	if err := binCheckContents(path, ds); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// binVerifySections checks every section's CRC32-C, sections in parallel.
+func binVerifySections(path string, h *binHeader, sec func(int) []byte) error {
+	var errs [binNumSection]error
+	var wg sync.WaitGroup
+	tab := binCRC()
+	for i := range h.sections {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got := crc32.Checksum(sec(i), tab); got != h.sections[i].crc {
+				errs[i] = binError(path, "section %s: checksum mismatch (stored %08x, computed %08x)",
+					binSectionName(i), h.sections[i].crc, got)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// binCheckContents validates what checksums cannot: a file written from an
+// inconsistent Dataset, or one whose checksums were skipped.
+func binCheckContents(path string, ds *Dataset) error {
+	if err := ds.Graph.Validate(); err != nil {
+		return binError(path, "section ptr/idx: %v", err)
+	}
+	n := int32(ds.NumNodes())
+	for v, y := range ds.Labels {
+		if y < -1 || (ds.NumClasses > 0 && y >= int32(ds.NumClasses)) {
+			return binError(path, "section labels: node %d has label %d outside [-1,%d)", v, y, ds.NumClasses)
+		}
+	}
+	for i, ids := range [][]int32{ds.Train, ds.Valid, ds.Test} {
+		for k, v := range ids {
+			if v < 0 || v >= n || (k > 0 && v <= ids[k-1]) {
+				return binError(path, "section %s: entry %d (node %d) out of range or not ascending",
+					binSectionName(secTrain+i), k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// binHostLE reports whether the host stores integers little-endian,
+// so file sections can be used in place.
+func binHostLE() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}
+
+func binViewInt64s(b []byte) []int64 {
+	if len(b) == 0 {
+		return []int64{}
+	}
+	if binHostLE() {
+		return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	out := make([]int64, len(b)/8)
+	for i := range out {
+		out[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+func binViewInt32s(b []byte) []int32 {
+	if len(b) == 0 {
+		return []int32{}
+	}
+	if binHostLE() {
+		return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]int32, len(b)/4)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func binViewFloat32s(b []byte) []float32 {
+	if len(b) == 0 {
+		return []float32{}
+	}
+	if binHostLE() {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// binEmitWords passes the little-endian bytes of n words of width bytes,
+// produced by put, through emit in chunks (the big-endian path).
+func binEmitWords(n, width int, put func(dst []byte, i int), emit func([]byte) error) error {
+	const chunk = 1 << 16
+	buf := make([]byte, chunk*width)
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		for i := lo; i < hi; i++ {
+			put(buf[(i-lo)*width:], i)
+		}
+		if err := emit(buf[:(hi-lo)*width]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func binEmitInt64s(s []int64, emit func([]byte) error) error {
+	if len(s) == 0 {
+		return nil
+	}
+	if binHostLE() {
+		return emit(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 8*len(s)))
+	}
+	return binEmitWords(len(s), 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, uint64(s[i])) }, emit)
+}
+
+func binEmitInt32s(s []int32, emit func([]byte) error) error {
+	if len(s) == 0 {
+		return nil
+	}
+	if binHostLE() {
+		return emit(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s)))
+	}
+	return binEmitWords(len(s), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, uint32(s[i])) }, emit)
+}
+
+func binEmitFloat32s(s []float32, emit func([]byte) error) error {
+	if len(s) == 0 {
+		return nil
+	}
+	if binHostLE() {
+		return emit(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s)))
+	}
+	return binEmitWords(len(s), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, math.Float32bits(s[i])) }, emit)
+}

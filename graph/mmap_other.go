@@ -1,0 +1,7 @@
+//go:build !(linux || darwin || dragonfly || freebsd || netbsd || openbsd)
+
+package graph
+
+// binOpenImage reads the whole file into memory: the portable fallback for
+// systems where package syscall has no Mmap.
+func binOpenImage(path string) (*binImage, error) { return binReadImage(path) }

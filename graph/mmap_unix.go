@@ -1,0 +1,38 @@
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+
+package graph
+
+import (
+	"math"
+	"os"
+	"syscall"
+)
+
+// The mapping uses package syscall rather than golang.org/x/sys/unix: the
+// x/sys version in go.mod needs a newer go directive than the module
+// declares, and syscall.Mmap covers every system built here.
+
+// binOpenImage maps the whole file privately (copy-on-write: writes through
+// the mapping never reach the file). Empty files, files too large for the
+// address space and file systems that refuse mmap fall back to reading the
+// file into memory.
+func binOpenImage(path string) (*binImage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size == 0 || size > math.MaxInt || !st.Mode().IsRegular() {
+		return binReadImage(path)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return binReadImage(path)
+	}
+	return &binImage{data: data, release: func() error { return syscall.Munmap(data) }}, nil
+}
