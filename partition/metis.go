@@ -1,0 +1,98 @@
+package partition
+
+/*
+#cgo LDFLAGS: -lmetis
+#include <metis.h>
+
+// idx_t must be 32 bits: the Go side passes []int32.
+typedef char sgcn_idx_t_is_int32[(sizeof(idx_t) == 4) ? 1 : -1];
+typedef char sgcn_real_t_is_float[(sizeof(real_t) == 4) ? 1 : -1];
+
+static int sgcn_metis_kway(idx_t nvtxs, idx_t ncon, idx_t *xadj, idx_t *adjncy,
+		idx_t *vwgt, idx_t nparts, real_t *ubvec, idx_t seed, idx_t *objval, idx_t *part) {
+	idx_t options[METIS_NOPTIONS];
+	METIS_SetDefaultOptions(options);
+	options[METIS_OPTION_SEED] = seed;
+	options[METIS_OPTION_NUMBERING] = 0;
+	return METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, NULL,
+		&nparts, NULL, ubvec, options, objval, part);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/supergcn/supergcn/graph"
+)
+
+// Metis partitions g into parts with METIS_PartGraphKway (libmetis,
+// 32-bit idx_t) and returns owner[v] in [0, parts). The adjacency is made
+// undirected, loop-free and duplicate-free first, as METIS requires; vertex
+// weights follow o.Weights (see Options). parts == 1 needs no METIS call.
+// Errors: a non-square graph, parts < 1, a graph beyond METIS's int32
+// indices, bad options, and any METIS return code other than METIS_OK.
+func Metis(g *graph.CSR, parts int, o Options) ([]int32, error) {
+	if err := checkSquare(g); err != nil {
+		return nil, err
+	}
+	n := g.NumRows
+	if parts < 1 || parts > math.MaxInt32 {
+		return nil, fmt.Errorf("partition: metis: %d parts, want >= 1", parts)
+	}
+	ub, err := o.ubfactor()
+	if err != nil {
+		return nil, err
+	}
+	ncon, vwgt, err := vertexWeights(g, 0, n, o)
+	if err != nil {
+		return nil, err
+	}
+	owner := make([]int32, n)
+	if parts == 1 || n == 0 {
+		return owner, nil
+	}
+	xadj, adj, err := symAdjacency(g, g.Transpose(), 0, n)
+	if err != nil {
+		return nil, err
+	}
+	if len(adj) == 0 {
+		// No edges: METIS has nothing to cut; a balanced assignment is optimal.
+		return Random(n, parts, uint64(o.Seed)), nil
+	}
+	ubvec := make([]C.real_t, ncon)
+	for i := range ubvec {
+		ubvec[i] = C.real_t(ub)
+	}
+	var vw *C.idx_t
+	if vwgt != nil {
+		vw = (*C.idx_t)(&vwgt[0])
+	}
+	var objval C.idx_t
+	rc := C.sgcn_metis_kway(C.idx_t(n), C.idx_t(ncon), (*C.idx_t)(&xadj[0]), (*C.idx_t)(&adj[0]),
+		vw, C.idx_t(parts), &ubvec[0], C.idx_t(int32(o.Seed)), &objval, (*C.idx_t)(&owner[0]))
+	if rc != C.METIS_OK {
+		return nil, fmt.Errorf("partition: METIS_PartGraphKway(%d nodes, %d edges, %d parts, ncon %d): %s",
+			n, len(adj)/2, parts, ncon, metisStatus(int(rc)))
+	}
+	for v, p := range owner {
+		if p < 0 || int(p) >= parts {
+			return nil, fmt.Errorf("partition: METIS returned part %d for node %d, outside [0,%d)", p, v, parts)
+		}
+	}
+	return owner, nil
+}
+
+// metisStatus names a METIS return code.
+func metisStatus(rc int) string {
+	switch rc {
+	case C.METIS_ERROR_INPUT:
+		return "METIS_ERROR_INPUT (erroneous input or options)"
+	case C.METIS_ERROR_MEMORY:
+		return "METIS_ERROR_MEMORY (out of memory)"
+	case C.METIS_ERROR:
+		return "METIS_ERROR"
+	}
+	return fmt.Sprintf("unknown METIS status %d", rc)
+}
