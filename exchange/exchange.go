@@ -1,0 +1,394 @@
+// Package exchange is the distributed graph operator: an nn.Propagator over
+// the rows a rank owns that aggregates local edges with the aggr kernels and
+// brings in the contributions of cut edges from other ranks with one
+// all-to-all per layer and direction.
+//
+// The operator is Â = diag(L)·A·diag(R) with A the unweighted adjacency
+// (row v = in-neighbours of v, parallel edges counted):
+//
+//	OpGCN:  A gets a self-loop on every node, d(v) = global in-degree + 1, L = R = d^-1/2
+//	OpMean: L = 1/d_in(v) (0 without in-neighbours), R = 1
+//	OpSum:  L = R = 1
+//
+// Every rank knows the full in-degree of its nodes (local plus remote
+// in-edges) and scales on the owner, so the wire carries unweighted rows and
+// partial sums only. Weighted graphs (Shard.Local.Val set) are rejected:
+// cut edges carry no weights yet.
+//
+// The plan (built once in New) decides per ordered pair of ranks which cut
+// edges are post-aggregated (the sender sends the source row once, the
+// receiver adds it into every destination) and which pre-aggregated (the
+// sender sums into one partial row per destination); see Mode and SplitCut.
+// Per rank it becomes a send CSR S (send-buffer rows × local nodes) and a halo
+// CSR H (local nodes × receive-buffer rows):
+//
+//	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = A_loc·xs; wait; out += H·recv; out = L∘out
+//	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
+//
+// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured for
+// training passes; evaluation passes always use float32.
+package exchange
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// Options configures a Propagator.
+type Options struct {
+	// Mode is "hybrid" (default when empty), "post" or "pre".
+	Mode string
+	// Bits and BitsBackward select the wire format of training passes
+	// (forward rows, backward gradients): 0 or 32 is float32. Quantized
+	// formats come as RowCodecs; until one is registered for a bit width,
+	// other values are an error unless Codec/BackwardCodec is given.
+	Bits, BitsBackward int
+	// Codec and BackwardCodec, when set, encode the rows of training passes
+	// (forward, backward) and override Bits/BitsBackward.
+	Codec, BackwardCodec RowCodec
+	// Logf, when set, receives one line about the plan (build time, rows).
+	Logf func(format string, args ...any)
+}
+
+// Stats are the counters of a Propagator since New or the last ResetStats.
+type Stats struct {
+	AggrSeconds float64 `json:"aggr_s"`     // local aggregation, S and H products, scaling
+	CommSeconds float64 `json:"comm_s"`     // starting and waiting on all-to-alls, codecs
+	CommBytes   int64   `json:"comm_bytes"` // bytes this rank sent to other ranks: DataBytes+ParamBytes
+	DataBytes   int64   `json:"data_bytes"` // ... of which encoded values
+	ParamBytes  int64   `json:"param_bytes"`
+	Forwards    int     `json:"forwards"`
+	Backwards   int     `json:"backwards"`
+	PlanSeconds float64 `json:"plan_s"` // plan build time (kept by ResetStats)
+}
+
+// Propagator is the graph operator of one rank. It is not safe for
+// concurrent use; every rank must call Forward/Backward in the same order.
+type Propagator struct {
+	c       comm.Comm
+	kind    nn.OpKind
+	mode    Mode
+	n       int
+	local   *aggr.Op
+	send    *aggr.Op
+	halo    *aggr.Op
+	left    []float32 // nil = all ones
+	right   []float32 // nil = all ones
+	sendOff []int
+	recvOff []int
+	fwd     RowCodec // nil = float32 rows
+	bwd     RowCodec
+	plan    PlanStats
+	stats   Stats
+
+	xs, g, sbuf, rbuf *dense.Matrix // reused buffers
+	byteSend, byteRec []byte
+}
+
+// New builds the exchange plan of shard s (collective: every rank of c calls
+// it) and returns its operator. s.Rank/s.Ranks must match c.
+func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Options) (*Propagator, error) {
+	if err := checkShard(s, c); err != nil {
+		return nil, err
+	}
+	mode, err := ParseMode(o.Mode)
+	if err != nil {
+		return nil, err
+	}
+	fwd, err := codecFor(o.Codec, o.Bits, "bits")
+	if err != nil {
+		return nil, err
+	}
+	bwd, err := codecFor(o.BackwardCodec, o.BitsBackward, "bits-backward")
+	if err != nil {
+		return nil, err
+	}
+	pl, err := buildPlan(s, c, mode)
+	if err != nil {
+		return nil, err
+	}
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: fwd, bwd: bwd,
+		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats}
+	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
+	p.local = e.Prepare(localCSR(kind, s.Local))
+	p.send = e.Prepare(pl.send)
+	p.halo = e.Prepare(pl.halo)
+	p.stats.PlanSeconds = pl.stats.Seconds
+	if o.Logf != nil {
+		t := pl.stats.TotalSent()
+		o.Logf("exchange: rank %d: %s plan built in %.3fs: sends %d rows/layer (pre %d, post %d, hybrid %d)",
+			c.Rank(), mode, pl.stats.Seconds, t.Of(mode), t.Pre, t.Post, t.Hybrid)
+	}
+	return p, nil
+}
+
+// checkShard validates what New relies on.
+func checkShard(s *partition.Shard, c comm.Comm) error {
+	if s.Rank != c.Rank() || s.Ranks != c.Size() {
+		return fmt.Errorf("exchange: shard is rank %d of %d, communicator rank %d of %d", s.Rank, s.Ranks, c.Rank(), c.Size())
+	}
+	if s.Local == nil {
+		return fmt.Errorf("exchange: rank %d: shard has no local graph", s.Rank)
+	}
+	if s.Local.NumRows != len(s.Global) || s.Local.NumCols != len(s.Global) {
+		return fmt.Errorf("exchange: rank %d: local graph is %d×%d for %d nodes", s.Rank, s.Local.NumRows, s.Local.NumCols, len(s.Global))
+	}
+	if s.Local.Val != nil {
+		return fmt.Errorf("exchange: rank %d: weighted graphs are not supported (cut edges carry no weights)", s.Rank)
+	}
+	for i := 1; i < len(s.Global); i++ {
+		if s.Global[i] <= s.Global[i-1] {
+			return fmt.Errorf("exchange: rank %d: global ids not ascending at local %d", s.Rank, i)
+		}
+	}
+	return nil
+}
+
+// codecFor picks the codec of one direction: the explicit one, or float32.
+func codecFor(c RowCodec, bits int, flag string) (RowCodec, error) {
+	if c != nil {
+		return c, nil
+	}
+	if bits == 0 || bits == 32 {
+		return nil, nil
+	}
+	return nil, fmt.Errorf("exchange: --%s %d: no quantized codec for %d bits yet", flag, bits, bits)
+}
+
+// scalings returns L and R of the operator kind (nil = ones).
+func scalings(kind nn.OpKind, local *graph.CSR, remDeg []int64) (left, right []float32) {
+	n := local.NumRows
+	switch kind {
+	case nn.OpGCN:
+		s := make([]float32, n)
+		for v := range s {
+			s[v] = float32(1 / math.Sqrt(float64(local.Degree(v)+remDeg[v]+1)))
+		}
+		return s, s
+	case nn.OpMean:
+		l := make([]float32, n)
+		for v := range l {
+			if d := local.Degree(v) + remDeg[v]; d > 0 {
+				l[v] = float32(1 / float64(d))
+			}
+		}
+		return l, nil
+	}
+	return nil, nil
+}
+
+// localCSR returns the local adjacency the kind aggregates: with a
+// self-loop appended to every row for GCN, as given otherwise.
+func localCSR(kind nn.OpKind, a *graph.CSR) *graph.CSR {
+	if kind != nn.OpGCN {
+		return a
+	}
+	n := a.NumRows
+	b := &graph.CSR{NumRows: n, NumCols: n, Ptr: make([]int64, n+1), Idx: make([]int32, 0, a.NNZ()+int64(n))}
+	for v := 0; v < n; v++ {
+		b.Idx = append(b.Idx, a.Idx[a.Ptr[v]:a.Ptr[v+1]]...)
+		b.Idx = append(b.Idx, int32(v))
+		b.Ptr[v+1] = int64(len(b.Idx))
+	}
+	return b
+}
+
+// Rows returns the number of owned nodes.
+func (p *Propagator) Rows() int { return p.n }
+
+// Kind returns the operator kind.
+func (p *Propagator) Kind() nn.OpKind { return p.kind }
+
+// Mode returns the aggregation mode of the cut edges.
+func (p *Propagator) Mode() Mode { return p.mode }
+
+// Stats returns the counters since New or the last ResetStats.
+func (p *Propagator) Stats() Stats { return p.stats }
+
+// ResetStats zeroes the counters (the plan build time is kept).
+func (p *Propagator) ResetStats() { p.stats = Stats{PlanSeconds: p.stats.PlanSeconds} }
+
+// PlanStats returns the rows per peer under every mode and the build time.
+func (p *Propagator) PlanStats() PlanStats { return p.plan }
+
+// Forward sets out = Â·x. x and out have Rows() rows, equal widths, and must
+// not alias.
+func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
+	if err := p.checkShapes("Forward", x, out); err != nil {
+		return err
+	}
+	w := x.Cols
+	t := p.c.Wtime()
+	xs := scaleRows(&p.xs, x, p.right)
+	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
+	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
+	p.send.Apply(xs, p.sbuf, false)
+	t = p.lap(t, &p.stats.AggrSeconds)
+
+	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff}
+	req, err := p.start(tr, ps, p.fwd, 0)
+	if err != nil {
+		return err
+	}
+	t = p.lap(t, &p.stats.CommSeconds)
+
+	p.local.Apply(xs, out, false)
+	t = p.lap(t, &p.stats.AggrSeconds)
+
+	if err := req.Wait(); err != nil {
+		return fmt.Errorf("exchange: forward: %w", err)
+	}
+	t = p.lap(t, &p.stats.CommSeconds)
+
+	p.halo.Apply(p.rbuf, out, true)
+	scaleInPlace(out, p.left)
+	p.lap(t, &p.stats.AggrSeconds)
+	p.stats.Forwards++
+	return nil
+}
+
+// Backward sets gx = Âᵀ·gout. gout and gx have Rows() rows, equal widths,
+// and must not alias.
+func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
+	if err := p.checkShapes("Backward", gout, gx); err != nil {
+		return err
+	}
+	w := gout.Cols
+	t := p.c.Wtime()
+	g := scaleRows(&p.g, gout, p.left)
+	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
+	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
+	p.halo.ApplyT(g, p.rbuf, false)
+	t = p.lap(t, &p.stats.AggrSeconds)
+
+	// Rows go back the way they came: receive-buffer rows to their senders.
+	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff}
+	req, err := p.start(tr, ps, p.bwd, 1)
+	if err != nil {
+		return err
+	}
+	t = p.lap(t, &p.stats.CommSeconds)
+
+	p.local.ApplyT(g, gx, false)
+	t = p.lap(t, &p.stats.AggrSeconds)
+
+	if err := req.Wait(); err != nil {
+		return fmt.Errorf("exchange: backward: %w", err)
+	}
+	t = p.lap(t, &p.stats.CommSeconds)
+
+	p.send.ApplyT(p.sbuf, gx, true)
+	scaleInPlace(gx, p.right)
+	p.lap(t, &p.stats.AggrSeconds)
+	p.stats.Backwards++
+	return nil
+}
+
+// start begins a transfer: float32 rows, or the codec on training passes.
+func (p *Propagator) start(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64) (comm.Request, error) {
+	var (
+		req  comm.Request
+		sent sentBytes
+		err  error
+	)
+	if codec == nil || !ps.Train {
+		req, sent, err = tr.startF32()
+	} else {
+		seed := func(peer int) uint64 {
+			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), dir)
+		}
+		req, sent, err = tr.startCodec(codec, seed, &p.byteSend, &p.byteRec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("exchange: all-to-all: %w", err)
+	}
+	p.stats.DataBytes += sent.data
+	p.stats.ParamBytes += sent.param
+	p.stats.CommBytes += sent.data + sent.param
+	return req, nil
+}
+
+// passSeed mixes pass, rank, peer and direction into one stream seed
+// (splitmix64 finalizer over a running hash).
+func passSeed(ps nn.Pass, rank, peer, dir uint64) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, v := range []uint64{uint64(ps.Epoch), uint64(ps.Layer), rank, peer, dir} {
+		h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
+		h = (h ^ (h >> 27)) * 0x94d049bb133111eb
+		h ^= h >> 31
+	}
+	return h
+}
+
+// lap adds the time since t to *acc and returns the current time.
+func (p *Propagator) lap(t float64, acc *float64) float64 {
+	now := p.c.Wtime()
+	*acc += now - t
+	return now
+}
+
+func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
+	if in.Rows != p.n || out.Rows != p.n || in.Cols != out.Cols {
+		return fmt.Errorf("exchange: %s: shapes %d×%d → %d×%d, want %d rows and equal widths", op, in.Rows, in.Cols, out.Rows, out.Cols, p.n)
+	}
+	if len(in.Data) != in.Rows*in.Cols || len(out.Data) != out.Rows*out.Cols {
+		return fmt.Errorf("exchange: %s: matrix data length does not match its shape", op)
+	}
+	return nil
+}
+
+// scaleRows returns s∘x (row i times s[i]) in *buf, or x itself when s is nil.
+func scaleRows(buf **dense.Matrix, x *dense.Matrix, s []float32) *dense.Matrix {
+	if s == nil {
+		return x
+	}
+	*buf = dense.Reshape(*buf, x.Rows, x.Cols)
+	w := x.Cols
+	for i, f := range s {
+		src, dst := x.Data[i*w:(i+1)*w], (*buf).Data[i*w:(i+1)*w]
+		for j, v := range src {
+			dst[j] = f * v
+		}
+	}
+	return *buf
+}
+
+// scaleInPlace multiplies row i of m by s[i] (nothing when s is nil).
+func scaleInPlace(m *dense.Matrix, s []float32) {
+	if s == nil {
+		return
+	}
+	w := m.Cols
+	for i, f := range s {
+		row := m.Data[i*w : (i+1)*w]
+		for j := range row {
+			row[j] *= f
+		}
+	}
+}
+
+// ShardFromDataset returns the one-rank shard of ds: every node owned, the
+// whole graph local, no remote edges. It shares ds's slices (no copy).
+func ShardFromDataset(ds *graph.Dataset) *partition.Shard {
+	n := ds.NumNodes()
+	global := make([]int64, n)
+	for i := range global {
+		global[i] = int64(i)
+	}
+	return &partition.Shard{
+		Rank: 0, Ranks: 1, NumGlobalNodes: int64(n), Global: global,
+		FeatDim: ds.FeatDim, X: ds.X, Labels: ds.Labels, NumClasses: ds.NumClasses, Split: ds.SplitMask(),
+		Local:  ds.Graph,
+		Remote: partition.RemoteEdges{Ptr: make([]int64, n+1)},
+	}
+}
+
+var _ nn.Propagator = (*Propagator)(nil)

@@ -1,0 +1,248 @@
+package exchange
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// PlanStats describes the exchange plan of one rank: rows per peer and
+// layer in one direction under every mode (whatever mode runs), and the
+// plan's build time.
+type PlanStats struct {
+	Mode    string      `json:"mode"`
+	Sent    []RowCounts `json:"sent"` // rows this rank sends to each peer
+	Recv    []RowCounts `json:"recv"` // rows this rank receives from each peer
+	Seconds float64     `json:"plan_s"`
+}
+
+// TotalSent sums Sent over peers.
+func (p PlanStats) TotalSent() RowCounts { return sumCounts(p.Sent) }
+
+// TotalRecv sums Recv over peers.
+func (p PlanStats) TotalRecv() RowCounts { return sumCounts(p.Recv) }
+
+func sumCounts(a []RowCounts) RowCounts {
+	var t RowCounts
+	for _, c := range a {
+		t = t.Add(c)
+	}
+	return t
+}
+
+// plan is the built exchange of one rank.
+type plan struct {
+	send    *graph.CSR // rows = send-buffer rows (peers in order), cols = local nodes
+	halo    *graph.CSR // rows = local nodes, cols = receive-buffer rows (peers in order)
+	sendOff []int      // send rows of peer q: [sendOff[q], sendOff[q+1])
+	recvOff []int      // receive rows of peer q: [recvOff[q], recvOff[q+1])
+	remDeg  []int64    // remote in-degree of every local node
+	stats   PlanStats
+}
+
+// Header of the plan message a receiver sends each sender:
+// [nPost, nPre, rows pre, rows post, rows hybrid], then the nPost source ids,
+// the nPre partial-row lengths, and the partial rows' source ids.
+const msgHeader = 5
+
+// buildPlan splits this rank's incoming cut edges per sender, tells every
+// sender what to send (one AlltoallvI64 of global ids) and builds S and H.
+// Every rank of c must call it together.
+func buildPlan(s *partition.Shard, c comm.Comm, mode Mode) (*plan, error) {
+	t0 := c.Wtime()
+	splits, err := SplitShard(s, mode)
+	if err != nil {
+		return nil, err
+	}
+	pl := &plan{remDeg: remoteDegrees(s)}
+	pl.recvOff = rowOffsets(len(splits), func(q int) int { return splits[q].Rows() })
+	pl.halo = haloCSR(s, splits, pl.recvOff)
+
+	msgs, err := exchangeRequests(c, splits)
+	if err != nil {
+		return nil, err
+	}
+	pl.stats = PlanStats{Mode: mode.String(), Sent: make([]RowCounts, s.Ranks), Recv: make([]RowCounts, s.Ranks)}
+	for q := range splits {
+		pl.stats.Recv[q] = splits[q].Counts
+	}
+	if pl.send, pl.sendOff, err = sendCSR(s, msgs, pl.stats.Sent); err != nil {
+		return nil, err
+	}
+	pl.stats.Seconds = c.Wtime() - t0
+	return pl, nil
+}
+
+// remoteDegrees counts every local node's cut in-edges.
+func remoteDegrees(s *partition.Shard) []int64 {
+	d := make([]int64, len(s.Global))
+	if len(s.Remote.Ptr) == 0 {
+		return d
+	}
+	for v := range d {
+		d[v] = s.Remote.Ptr[v+1] - s.Remote.Ptr[v]
+	}
+	return d
+}
+
+// rowOffsets returns the prefix sums of rows(q) for q < p.
+func rowOffsets(p int, rows func(q int) int) []int {
+	off := make([]int, p+1)
+	for q := 0; q < p; q++ {
+		off[q+1] = off[q] + rows(q)
+	}
+	return off
+}
+
+// haloCSR builds H: row v (a local node) lists the receive-buffer rows that
+// feed it: a post row once per cut edge from its source, a pre row once, in
+// the row of its destination. Columns are in edge order of s.Remote.
+func haloCSR(s *partition.Shard, splits []PairSplit, recvOff []int) *graph.CSR {
+	n := len(s.Global)
+	h := &graph.CSR{NumRows: n, NumCols: recvOff[len(recvOff)-1], Ptr: make([]int64, n+1)}
+	r := &s.Remote
+	if len(r.Ptr) == 0 {
+		return h
+	}
+	lastPre := make([]int, s.Ranks) // local node whose pre row of peer q was last added, +1
+	for v := 0; v < n; v++ {
+		for k := r.Ptr[v]; k < r.Ptr[v+1]; k++ {
+			q := int(r.Owner[k])
+			sp := &splits[q]
+			if i, ok := slices.BinarySearch(sp.Post, r.Src[k]); ok {
+				h.Idx = append(h.Idx, int32(recvOff[q]+i))
+				continue
+			}
+			if lastPre[q] == v+1 {
+				continue
+			}
+			lastPre[q] = v + 1
+			i, _ := slices.BinarySearch(sp.Pre, int32(v))
+			h.Idx = append(h.Idx, int32(recvOff[q]+len(sp.Post)+i))
+		}
+		h.Ptr[v+1] = int64(len(h.Idx))
+	}
+	return h
+}
+
+// exchangeRequests sends every sender the plan message of its pair and
+// returns the messages this rank receives as a sender, one per receiver.
+func exchangeRequests(c comm.Comm, splits []PairSplit) ([][]int64, error) {
+	p := c.Size()
+	var send []int64
+	sc, sd := make([]int, p), make([]int, p)
+	for q := range splits {
+		sd[q] = len(send)
+		send = appendMessage(send, &splits[q])
+		sc[q] = len(send) - sd[q]
+	}
+	lens := make([]int64, p)
+	one, idx := make([]int, p), make([]int, p)
+	sizes := make([]int64, p)
+	for q := 0; q < p; q++ {
+		one[q], idx[q], sizes[q] = 1, q, int64(sc[q])
+	}
+	if err := c.AlltoallvI64(sizes, one, idx, lens, one, idx); err != nil {
+		return nil, fmt.Errorf("exchange: plan sizes: %w", err)
+	}
+	rc, rd := make([]int, p), make([]int, p)
+	total := 0
+	for q := 0; q < p; q++ {
+		rc[q], rd[q] = int(lens[q]), total
+		total += rc[q]
+	}
+	recv := make([]int64, total)
+	if err := c.AlltoallvI64(send, sc, sd, recv, rc, rd); err != nil {
+		return nil, fmt.Errorf("exchange: plan: %w", err)
+	}
+	msgs := make([][]int64, p)
+	for q := 0; q < p; q++ {
+		msgs[q] = recv[rd[q] : rd[q]+rc[q]]
+	}
+	return msgs, nil
+}
+
+// appendMessage encodes the plan message of one pair (empty for no edges).
+func appendMessage(dst []int64, sp *PairSplit) []int64 {
+	if sp.Rows() == 0 {
+		return dst
+	}
+	dst = append(dst, int64(len(sp.Post)), int64(len(sp.Pre)), sp.Counts.Pre, sp.Counts.Post, sp.Counts.Hybrid)
+	dst = append(dst, sp.Post...)
+	for i := range sp.Pre {
+		dst = append(dst, sp.PrePtr[i+1]-sp.PrePtr[i])
+	}
+	return append(dst, sp.PreSrc...)
+}
+
+// sendCSR decodes the plan messages (msgs[q] from receiver q) into S, rows
+// of peer q at [off[q], off[q+1]): post rows (one source each), then partial
+// rows (the sources they sum), sources mapped to local ids. It records the
+// row counts of each pair in sent.
+func sendCSR(s *partition.Shard, msgs [][]int64, sent []RowCounts) (*graph.CSR, []int, error) {
+	p := len(msgs)
+	S := &graph.CSR{NumCols: len(s.Global), Ptr: []int64{0}}
+	off := make([]int, p+1)
+	for q, m := range msgs {
+		off[q] = S.NumRows
+		if len(m) == 0 {
+			continue
+		}
+		if err := appendPeerRows(S, s.Global, m, &sent[q]); err != nil {
+			return nil, nil, fmt.Errorf("exchange: rank %d: plan from rank %d: %w", s.Rank, q, err)
+		}
+	}
+	off[p] = S.NumRows
+	return S, off, nil
+}
+
+// appendPeerRows appends the rows one plan message asks for to S.
+func appendPeerRows(S *graph.CSR, global []int64, m []int64, counts *RowCounts) error {
+	if len(m) < msgHeader {
+		return fmt.Errorf("short message (%d words)", len(m))
+	}
+	nPost, nPre := int(m[0]), int(m[1])
+	*counts = RowCounts{Pre: m[2], Post: m[3], Hybrid: m[4]}
+	body := m[msgHeader:]
+	if nPost < 0 || nPre < 0 || len(body) < nPost+nPre {
+		return fmt.Errorf("bad message header %v", m[:msgHeader])
+	}
+	post, lens, srcs := body[:nPost], body[nPost:nPost+nPre], body[nPost+nPre:]
+	for _, u := range post {
+		if err := appendSource(S, global, u); err != nil {
+			return err
+		}
+		S.NumRows++
+		S.Ptr = append(S.Ptr, int64(len(S.Idx)))
+	}
+	for _, l := range lens {
+		if l <= 0 || l > int64(len(srcs)) {
+			return fmt.Errorf("bad partial row length %d", l)
+		}
+		for _, u := range srcs[:l] {
+			if err := appendSource(S, global, u); err != nil {
+				return err
+			}
+		}
+		srcs = srcs[l:]
+		S.NumRows++
+		S.Ptr = append(S.Ptr, int64(len(S.Idx)))
+	}
+	if len(srcs) != 0 {
+		return fmt.Errorf("%d trailing words", len(srcs))
+	}
+	return nil
+}
+
+// appendSource adds the local id of global node u to S's current row.
+func appendSource(S *graph.CSR, global []int64, u int64) error {
+	i, ok := slices.BinarySearch(global, u)
+	if !ok {
+		return fmt.Errorf("asked for node %d, which this rank does not own", u)
+	}
+	S.Idx = append(S.Idx, int32(i))
+	return nil
+}
