@@ -1,0 +1,131 @@
+package nn
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/supergcn/supergcn/dense"
+)
+
+// GCNLayer is the graph convolution of Kipf & Welling (PyG GCNConv):
+//
+//	out = Â·(X·W) + b
+//
+// with Â the layer's Propagator (normally OpGCN). W is In×Out, Glorot-uniform
+// initialised; b is zero-initialised.
+//
+// The product is evaluated in the cheaper order: when Out ≤ In the features
+// are transformed first and Â aggregates Out columns, otherwise Â aggregates
+// the In columns of X first. Both orders are the same operator.
+//
+// Forward keeps a reference to its input x (and its own buffers) for
+// Backward: x must stay unmodified until Backward returns. Buffers are reused
+// across calls; returned matrices are owned by the layer and valid until its
+// next Forward/Backward.
+type GCNLayer struct {
+	In, Out int
+	W, B    *Param
+
+	x       *dense.Matrix // input of the last Forward
+	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first)
+	out, gx *dense.Matrix
+	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·Wᵀ (propagate-first)
+}
+
+// NewGCNLayer returns a GCN layer whose parameters are named name+".lin.weight"
+// and name+".bias" (PyG's names), initialised from r.
+func NewGCNLayer(name string, in, out int, r *rand.Rand) *GCNLayer {
+	l := &GCNLayer{In: in, Out: out,
+		W: newParam(name+".lin.weight", in, out),
+		B: newParam(name+".bias", 1, out)}
+	uniform(l.W.W, glorotBound(in, out), r)
+	return l
+}
+
+// Params returns W and b.
+func (l *GCNLayer) Params() []*Param { return []*Param{l.W, l.B} }
+
+// transformFirst reports whether X·W is computed before propagation.
+func (l *GCNLayer) transformFirst() bool { return l.Out <= l.In }
+
+// Forward computes Â·(X·W) + b for x (Rows = prop.Rows(), Cols = In).
+func (l *GCNLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
+	if err := checkInput("GCN", prop, x, l.In); err != nil {
+		return nil, err
+	}
+	n := x.Rows
+	l.x = x
+	l.out = dense.Reshape(l.out, n, l.Out)
+	if l.transformFirst() {
+		l.xw = dense.Reshape(l.xw, n, l.Out)
+		dense.Gemm(false, false, 1, x, l.W.values(), 0, l.xw)
+		if err := prop.Forward(p, l.xw, l.out); err != nil {
+			return nil, err
+		}
+	} else {
+		l.xw = dense.Reshape(l.xw, n, l.In)
+		if err := prop.Forward(p, x, l.xw); err != nil {
+			return nil, err
+		}
+		dense.Gemm(false, false, 1, l.xw, l.W.values(), 0, l.out)
+	}
+	dense.AddBias(l.out, l.B.W)
+	return l.out, nil
+}
+
+// Backward sets W.G and B.G from gout = dL/d(out) of the last Forward and,
+// when wantInputGrad is set, returns dL/dX (nil otherwise; propagate-first
+// layers then skip their Âᵀ product entirely).
+func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+	if err := checkGrad("GCN", l.x, gout, l.Out); err != nil {
+		return nil, err
+	}
+	n := gout.Rows
+	dense.ColSums(gout, l.B.G)
+	if l.transformFirst() {
+		// H = X·W, out = Â·H: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ.
+		l.gtmp = dense.Reshape(l.gtmp, n, l.Out)
+		if err := prop.Backward(p, gout, l.gtmp); err != nil {
+			return nil, err
+		}
+		dense.Gemm(true, false, 1, l.x, l.gtmp, 0, l.W.grad())
+		if !wantInputGrad {
+			return nil, nil
+		}
+		l.gx = dense.Reshape(l.gx, n, l.In)
+		dense.Gemm(false, true, 1, l.gtmp, l.W.values(), 0, l.gx)
+		return l.gx, nil
+	}
+	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
+	dense.Gemm(true, false, 1, l.xw, gout, 0, l.W.grad())
+	if !wantInputGrad {
+		return nil, nil
+	}
+	l.gtmp = dense.Reshape(l.gtmp, n, l.In)
+	dense.Gemm(false, true, 1, gout, l.W.values(), 0, l.gtmp)
+	l.gx = dense.Reshape(l.gx, n, l.In)
+	if err := prop.Backward(p, l.gtmp, l.gx); err != nil {
+		return nil, err
+	}
+	return l.gx, nil
+}
+
+// checkInput validates a layer input against the propagator and layer width.
+func checkInput(layer string, prop Propagator, x *dense.Matrix, in int) error {
+	if x.Rows != prop.Rows() || x.Cols != in {
+		return fmt.Errorf("nn: %s forward: input is %d×%d, want %d×%d (propagator rows × layer input width)",
+			layer, x.Rows, x.Cols, prop.Rows(), in)
+	}
+	return nil
+}
+
+// checkGrad validates an output gradient against the last Forward.
+func checkGrad(layer string, x, gout *dense.Matrix, out int) error {
+	if x == nil {
+		return fmt.Errorf("nn: %s backward before forward", layer)
+	}
+	if gout.Rows != x.Rows || gout.Cols != out {
+		return fmt.Errorf("nn: %s backward: gradient is %d×%d, want %d×%d", layer, gout.Rows, gout.Cols, x.Rows, out)
+	}
+	return nil
+}

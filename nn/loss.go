@@ -1,0 +1,114 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/supergcn/supergcn/dense"
+)
+
+// SoftmaxCrossEntropy is SoftmaxCrossEntropyInto with a fresh gradient
+// matrix. Invalid arguments are programmer errors here (the dataset's labels
+// are validated against its class count when it is loaded) and panic; use
+// SoftmaxCrossEntropyInto to get them as errors and to reuse the gradient
+// buffer across epochs.
+func SoftmaxCrossEntropy(logits *dense.Matrix, labels []int32, rows []int32, denom float64) (lossSum float64, grad *dense.Matrix) {
+	loss, grad, err := SoftmaxCrossEntropyInto(nil, logits, labels, rows, denom)
+	if err != nil {
+		panic(err)
+	}
+	return loss, grad
+}
+
+// SoftmaxCrossEntropyInto computes the softmax cross-entropy of logits
+// (one row per node, one column per class) against labels (indexed by row)
+// over the rows listed in rows:
+//
+//	lossSum = Σ_{r in rows} (logsumexp(logits[r]) - logits[r][labels[r]])
+//
+// with a max-shifted log-sum-exp accumulated in float64. Rows whose label is
+// negative (unlabelled) are skipped. The returned gradient has the shape of
+// logits, is zero outside the listed rows, and is d(lossSum/denom)/d(logits):
+// (softmax - onehot)/denom. The caller passes as denom the global number of
+// supervised nodes so that per-rank gradients sum to the gradient of the
+// global mean loss. A row listed twice contributes twice.
+//
+// grad is reused when its storage suffices (pass nil to allocate). Errors:
+// a row or label out of range, denom ≤ 0, labels shorter than logits.
+func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []int32, denom float64) (float64, *dense.Matrix, error) {
+	if !(denom > 0) {
+		return 0, nil, fmt.Errorf("nn: SoftmaxCrossEntropy: denom %g must be > 0", denom)
+	}
+	if err := checkRows("SoftmaxCrossEntropy", logits, labels, rows); err != nil {
+		return 0, nil, err
+	}
+	grad = dense.Reshape(grad, logits.Rows, logits.Cols)
+	grad.Zero()
+	inv := 1 / denom
+	var loss float64
+	for _, r := range rows {
+		y := labels[r]
+		if y < 0 {
+			continue
+		}
+		row, g := logits.Row(int(r)), grad.Row(int(r))
+		mx := math.Inf(-1)
+		for _, v := range row {
+			mx = math.Max(mx, float64(v))
+		}
+		var s float64
+		for _, v := range row {
+			s += math.Exp(float64(v) - mx)
+		}
+		lse := mx + math.Log(s)
+		loss += lse - float64(row[y])
+		for j, v := range row {
+			g[j] += float32(math.Exp(float64(v)-lse) * inv)
+		}
+		g[y] -= float32(inv)
+	}
+	return loss, grad, nil
+}
+
+// CountCorrect counts the listed rows with a non-negative label whose argmax
+// logit (ties go to the lowest class index) equals the label. Invalid
+// arguments panic, as in SoftmaxCrossEntropy.
+func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
+	if err := checkRows("CountCorrect", logits, labels, rows); err != nil {
+		panic(err)
+	}
+	var n int64
+	for _, r := range rows {
+		y := labels[r]
+		if y < 0 {
+			continue
+		}
+		row := logits.Row(int(r))
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		if int32(best) == y {
+			n++
+		}
+	}
+	return n
+}
+
+// checkRows validates rows and their labels against logits.
+func checkRows(fn string, logits *dense.Matrix, labels []int32, rows []int32) error {
+	if len(labels) < logits.Rows {
+		return fmt.Errorf("nn: %s: %d labels for %d rows", fn, len(labels), logits.Rows)
+	}
+	for _, r := range rows {
+		if r < 0 || int(r) >= logits.Rows {
+			return fmt.Errorf("nn: %s: row %d out of range [0, %d)", fn, r, logits.Rows)
+		}
+		if y := labels[r]; int(y) >= logits.Cols {
+			return fmt.Errorf("nn: %s: row %d has label %d, only %d classes", fn, r, y, logits.Cols)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/supergcn/supergcn/dense"
+)
+
+// Config describes a model.
+type Config struct {
+	Model           string  // "gcn" or "sage"
+	Layers          int     // number of graph convolutions, ≥ 1
+	In, Hidden, Out int     // input features, hidden width (Layers > 1), classes
+	Dropout         float64 // dropout rate in [0, 1), on the input and after every hidden layer
+	Norm            string  // "none" (or "") or "layer"
+	Seed            uint64  // weight initialisation (and default dropout) seed
+}
+
+// Validate reports the first invalid field, naming it.
+func (c Config) Validate() error {
+	switch {
+	case c.Model != "gcn" && c.Model != "sage":
+		return fmt.Errorf("nn: Config.Model: %q is not gcn or sage", c.Model)
+	case c.Layers < 1:
+		return fmt.Errorf("nn: Config.Layers: %d, need at least 1", c.Layers)
+	case c.In < 1:
+		return fmt.Errorf("nn: Config.In: %d, need at least 1", c.In)
+	case c.Layers > 1 && c.Hidden < 1:
+		return fmt.Errorf("nn: Config.Hidden: %d, need at least 1 with %d layers", c.Hidden, c.Layers)
+	case c.Out < 1:
+		return fmt.Errorf("nn: Config.Out: %d, need at least 1", c.Out)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("nn: Config.Dropout: %g is outside [0, 1)", c.Dropout)
+	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
+		return fmt.Errorf("nn: Config.Norm: %q is not none or layer", c.Norm)
+	}
+	return nil
+}
+
+// Conv is a graph convolution layer (GCNLayer, SAGELayer).
+type Conv interface {
+	Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error)
+	Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error)
+	Params() []*Param
+}
+
+// Model is the PyG-example architecture:
+//
+//	x → dropout → for i < Layers-1: conv_i → [LayerNorm] → ReLU → dropout
+//	  → conv_{Layers-1} → logits
+//
+// Dropout is active only when Pass.Train is set. Backward sets every Param's
+// G (overwriting it); in a distributed run the caller sums the G over ranks
+// before the optimiser step. All buffers are owned by the model and reused
+// across epochs; matrices it returns stay valid until the next call of the
+// same method.
+type Model struct {
+	cfg    Config
+	prop   Propagator
+	convs  []Conv
+	norms  []*LayerNorm // nil entries without normalisation
+	drops  []*Dropout   // drops[0] on the input, drops[i+1] after hidden layer i
+	acts   []*dense.Matrix
+	params []*Param
+
+	dropSeed uint64
+	step     uint64 // training forwards since the dropout seed was set
+	forward  bool   // a Forward has run (Backward is legal)
+	decayAll bool
+}
+
+// NewModel validates cfg and builds the model over the graph operator prop
+// (OpGCN for "gcn", OpMean for "sage"). Weights are drawn from
+// PCG(cfg.Seed, ·) in parameter order, so every process given the same
+// Config gets identical weights. The dropout stream starts at cfg.Seed; give
+// each rank its own with SetDropoutSeed.
+func NewModel(cfg Config, prop Propagator) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if prop == nil {
+		return nil, errors.New("nn: NewModel: nil Propagator")
+	}
+	m := &Model{cfg: cfg, prop: prop, dropSeed: cfg.Seed}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
+	m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
+	for i := range cfg.Layers {
+		in, out := cfg.Hidden, cfg.Hidden
+		if i == 0 {
+			in = cfg.In
+		}
+		if i == cfg.Layers-1 {
+			out = cfg.Out
+		}
+		name := fmt.Sprintf("conv%d", i)
+		var c Conv
+		if cfg.Model == "gcn" {
+			c = NewGCNLayer(name, in, out, r)
+		} else {
+			c = NewSAGELayer(name, in, out, r)
+		}
+		m.convs = append(m.convs, c)
+		m.params = append(m.params, c.Params()...)
+		if i == cfg.Layers-1 {
+			break
+		}
+		var ln *LayerNorm
+		if cfg.Norm == "layer" {
+			ln = NewLayerNorm(fmt.Sprintf("norm%d", i), out)
+			m.params = append(m.params, ln.Params()...)
+		}
+		m.norms = append(m.norms, ln)
+		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
+	}
+	m.acts = make([]*dense.Matrix, cfg.Layers-1)
+	m.SetDecayAll(false)
+	return m, nil
+}
+
+// Config returns the model's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Params returns the learnable parameters in a fixed order: per layer i the
+// conv's (conv{i}.lin.weight, conv{i}.bias for GCN; conv{i}.lin_l.weight,
+// conv{i}.lin_l.bias, conv{i}.lin_r.weight for SAGE), then norm{i}.weight and
+// norm{i}.bias with LayerNorm.
+func (m *Model) Params() []*Param { return m.params }
+
+// NumParams is the total number of scalars in Params.
+func (m *Model) NumParams() int {
+	n := 0
+	for _, p := range m.params {
+		n += len(p.W)
+	}
+	return n
+}
+
+// SetDecayAll selects which parameters carry weight decay: every parameter
+// (true, like torch's weight_decay on model.parameters()), or only the
+// weight matrices of the first convolution (false, the default: Kipf &
+// Welling's regularisation of the first layer; PyG's GCN example also decays
+// conv1's bias, which starts at zero).
+func (m *Model) SetDecayAll(all bool) {
+	m.decayAll = all
+	first := map[*Param]bool{}
+	switch c := m.convs[0].(type) {
+	case *GCNLayer:
+		first[c.W] = true
+	case *SAGELayer:
+		first[c.WL], first[c.WR] = true, true
+	}
+	for _, p := range m.params {
+		p.Decay = all || first[p]
+	}
+}
+
+// SetDropoutSeed restarts the dropout stream: the masks of the k-th training
+// Forward after this call are a function of (seed, k) only. Give each MPI
+// rank a different seed so that ranks drop independent elements.
+func (m *Model) SetDropoutSeed(seed uint64) {
+	m.dropSeed = seed
+	m.step = 0
+}
+
+// dropSeedFor is the seed of dropout site s in the current training step.
+func (m *Model) dropSeedFor(site int) uint64 {
+	return mix64(m.dropSeed ^ mix64(m.step<<8|uint64(site)))
+}
+
+// Forward computes the logits (prop.Rows() × Out) for the input features x
+// (prop.Rows() × In). x is read, never written, and must stay unmodified
+// until Backward.
+func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
+	if x.Rows != m.prop.Rows() || x.Cols != m.cfg.In {
+		return nil, fmt.Errorf("nn: Model.Forward: input is %d×%d, want %d×%d", x.Rows, x.Cols, m.prop.Rows(), m.cfg.In)
+	}
+	m.forward = false
+	if p.Train && m.cfg.Dropout > 0 {
+		m.step++
+	}
+	h := m.drops[0].Forward(x, p.Train, false, m.dropSeedFor(0))
+	last := len(m.convs) - 1
+	for i, c := range m.convs {
+		p.Layer = i
+		out, err := c.Forward(p, m.prop, h)
+		if err != nil {
+			return nil, err
+		}
+		if i == last {
+			m.forward = true
+			return out, nil
+		}
+		if m.norms[i] != nil {
+			out = m.norms[i].Forward(out)
+		}
+		ReLU(out)
+		h = m.drops[i+1].Forward(out, p.Train, true, m.dropSeedFor(i+1))
+		m.acts[i] = h
+	}
+	panic("unreachable")
+}
+
+// Backward back-propagates dlogits = dL/d(logits) of the last Forward (same
+// p.Train), setting every Param's G. With wantInputGrad it returns dL/dx for
+// the model input x (owned by the model); otherwise it returns nil and skips
+// the first layer's input-gradient work. dlogits is not modified.
+func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+	if !m.forward {
+		return nil, errors.New("nn: Model.Backward without a completed Forward")
+	}
+	if dlogits.Rows != m.prop.Rows() || dlogits.Cols != m.cfg.Out {
+		return nil, fmt.Errorf("nn: Model.Backward: gradient is %d×%d, want %d×%d",
+			dlogits.Rows, dlogits.Cols, m.prop.Rows(), m.cfg.Out)
+	}
+	g := dlogits
+	for i := len(m.convs) - 1; i >= 0; i-- {
+		p.Layer = i
+		gx, err := m.convs[i].Backward(p, m.prop, g, i > 0 || wantInputGrad)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			if !wantInputGrad {
+				return nil, nil
+			}
+			return m.drops[0].Backward(gx), nil
+		}
+		// gx is owned by conv i; the hidden-layer steps work on it in place.
+		g = m.drops[i].Backward(gx)
+		ReLUBackward(g, m.acts[i-1])
+		if m.norms[i-1] != nil {
+			g = m.norms[i-1].Backward(g)
+		}
+	}
+	panic("unreachable")
+}

@@ -1,0 +1,119 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	"github.com/supergcn/supergcn/dense"
+)
+
+// SAGELayer is GraphSAGE with mean aggregation and a root weight (PyG
+// SAGEConv, aggr="mean", root_weight=True, normalize=False):
+//
+//	out = mean_agg(X)·W_l + X·W_r + b
+//
+// with mean_agg the layer's Propagator (normally OpMean) and b the bias of
+// lin_l, as in PyG. Weights and bias are initialised like torch.nn.Linear:
+// uniform in ±1/sqrt(In).
+//
+// Because mean_agg(X)·W_l == mean_agg(X·W_l), the neighbour term aggregates
+// the narrower width: Out columns when Out ≤ In, else In.
+//
+// Forward keeps a reference to its input x for Backward (x must stay
+// unmodified until then). Returned matrices are owned by the layer and valid
+// until its next Forward/Backward.
+type SAGELayer struct {
+	In, Out int
+	WL, WR  *Param // In×Out: neighbour (lin_l) and root (lin_r) weights
+	B       *Param // bias of lin_l
+
+	x       *dense.Matrix // input of the last Forward
+	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first)
+	out, gx *dense.Matrix
+	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·W_lᵀ (propagate-first)
+}
+
+// NewSAGELayer returns a SAGE layer with parameters name+".lin_l.weight",
+// name+".lin_l.bias" and name+".lin_r.weight" (PyG's names), initialised
+// from r in that order.
+func NewSAGELayer(name string, in, out int, r *rand.Rand) *SAGELayer {
+	l := &SAGELayer{In: in, Out: out,
+		WL: newParam(name+".lin_l.weight", in, out),
+		B:  newParam(name+".lin_l.bias", 1, out),
+		WR: newParam(name+".lin_r.weight", in, out)}
+	bound := linearBound(in)
+	uniform(l.WL.W, bound, r)
+	uniform(l.B.W, bound, r)
+	uniform(l.WR.W, bound, r)
+	return l
+}
+
+// Params returns W_l, b, W_r.
+func (l *SAGELayer) Params() []*Param { return []*Param{l.WL, l.B, l.WR} }
+
+func (l *SAGELayer) transformFirst() bool { return l.Out <= l.In }
+
+// Forward computes mean_agg(X)·W_l + X·W_r + b.
+func (l *SAGELayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
+	if err := checkInput("SAGE", prop, x, l.In); err != nil {
+		return nil, err
+	}
+	n := x.Rows
+	l.x = x
+	l.out = dense.Reshape(l.out, n, l.Out)
+	if l.transformFirst() {
+		l.ax = dense.Reshape(l.ax, n, l.Out)
+		dense.Gemm(false, false, 1, x, l.WL.values(), 0, l.ax)
+		if err := prop.Forward(p, l.ax, l.out); err != nil {
+			return nil, err
+		}
+	} else {
+		l.ax = dense.Reshape(l.ax, n, l.In)
+		if err := prop.Forward(p, x, l.ax); err != nil {
+			return nil, err
+		}
+		dense.Gemm(false, false, 1, l.ax, l.WL.values(), 0, l.out)
+	}
+	dense.Gemm(false, false, 1, x, l.WR.values(), 1, l.out)
+	dense.AddBias(l.out, l.B.W)
+	return l.out, nil
+}
+
+// Backward sets the parameter gradients from gout = dL/d(out) and, when
+// wantInputGrad is set, returns dL/dX (nil otherwise).
+func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+	if err := checkGrad("SAGE", l.x, gout, l.Out); err != nil {
+		return nil, err
+	}
+	n := gout.Rows
+	dense.ColSums(gout, l.B.G)
+	dense.Gemm(true, false, 1, l.x, gout, 0, l.WR.grad())
+	if l.transformFirst() {
+		// H = X·W_l, out = Â·H + ...: dH = Âᵀ·G, dW_l = Xᵀ·dH,
+		// dX = dH·W_lᵀ + G·W_rᵀ.
+		l.gtmp = dense.Reshape(l.gtmp, n, l.Out)
+		if err := prop.Backward(p, gout, l.gtmp); err != nil {
+			return nil, err
+		}
+		dense.Gemm(true, false, 1, l.x, l.gtmp, 0, l.WL.grad())
+		if !wantInputGrad {
+			return nil, nil
+		}
+		l.gx = dense.Reshape(l.gx, n, l.In)
+		dense.Gemm(false, true, 1, l.gtmp, l.WL.values(), 0, l.gx)
+		dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
+		return l.gx, nil
+	}
+	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
+	dense.Gemm(true, false, 1, l.ax, gout, 0, l.WL.grad())
+	if !wantInputGrad {
+		return nil, nil
+	}
+	l.gtmp = dense.Reshape(l.gtmp, n, l.In)
+	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, l.gtmp)
+	l.gx = dense.Reshape(l.gx, n, l.In)
+	if err := prop.Backward(p, l.gtmp, l.gx); err != nil {
+		return nil, err
+	}
+	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
+	return l.gx, nil
+}
