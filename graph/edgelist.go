@@ -1,0 +1,122 @@
+package graph
+
+import (
+	"math"
+)
+
+// maxNodeID is the largest node id a loader accepts: ids are int32 and the
+// node count (max id + 1) must fit too.
+const maxNodeID = math.MaxInt32 - 1
+
+// LoadEdgeList reads a SNAP-style edge list (plain, .gz or .bz2): one edge
+// "src dst" or "src dst weight" a line, fields separated by spaces, tabs or
+// commas; lines starting with '#' or '%' and blank lines are skipped. Ids
+// are 0-based and the node count is the largest id + 1. Edges are returned
+// as given (no symmetrisation, duplicates kept) as a CSR whose row v lists
+// the sources u of the edges u→v. Weights, when the first edge has one,
+// must be present on every line and go to CSR.Val. The dataset has
+// structure only: FeatDim 0, no labels, no split.
+func LoadEdgeList(path string) (*Dataset, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	g, err := readEdgeList(lr)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{Name: baseName(path), Graph: g}, nil
+}
+
+// edgeListBuilder accumulates the edges of an edge list.
+type edgeListBuilder struct {
+	src, dst  []int32
+	val       []float32
+	cols      int   // 2 or 3, fixed by the first edge
+	firstLine int64 // line of the first edge
+	maxID     int32
+}
+
+// readEdgeList parses an edge list from lr.
+func readEdgeList(lr *lineReader) (*CSR, error) {
+	b := edgeListBuilder{maxID: -1}
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if err := b.addLine(lr.name, lr.line, line); err != nil {
+			return nil, err
+		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	if len(b.src) == 0 {
+		return nil, errorf(lr.name, 0, "no edges found")
+	}
+	n := int(b.maxID) + 1
+	return FromCOO(n, n, b.src, b.dst, b.val), nil
+}
+
+// addLine parses one line: a comment, a blank line or an edge.
+func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
+	f1, i := nextField(line, 0)
+	if len(f1) == 0 || f1[0] == '#' || f1[0] == '%' {
+		return nil
+	}
+	f2, i := nextField(line, i)
+	f3, i := nextField(line, i)
+	cols := 1
+	switch {
+	case len(f2) == 0:
+	case len(f3) == 0:
+		cols = 2
+	default:
+		cols = 3
+		if f4, _ := nextField(line, i); len(f4) != 0 {
+			cols = 4
+		}
+	}
+	if cols < 2 || cols > 3 {
+		return errorf(file, ln, "expected 2 or 3 fields (src dst [weight]), found %d", cols)
+	}
+	if b.cols == 0 {
+		b.cols, b.firstLine = cols, ln
+	} else if cols != b.cols {
+		return errorf(file, ln, "%d fields but line %d has %d: weights must be given on every edge or on none",
+			cols, b.firstLine, b.cols)
+	}
+	u, err := parseNodeID(file, ln, 1, f1)
+	if err != nil {
+		return err
+	}
+	v, err := parseNodeID(file, ln, 2, f2)
+	if err != nil {
+		return err
+	}
+	if cols == 3 {
+		w, ok := parseFloat32(f3)
+		if !ok {
+			return errorf(file, ln, "field 3: bad edge weight %s", quote(f3))
+		}
+		b.val = append(b.val, w)
+	}
+	b.src = append(b.src, u)
+	b.dst = append(b.dst, v)
+	b.maxID = max(b.maxID, u, v)
+	return nil
+}
+
+// parseNodeID parses a 0-based node id in field col (1-based) of a line.
+func parseNodeID(file string, ln int64, col int, f []byte) (int32, error) {
+	x, ok := parseInt(f)
+	if !ok {
+		return 0, errorf(file, ln, "field %d: bad node id %s", col, quote(f))
+	}
+	if x < 0 || x > maxNodeID {
+		return 0, errorf(file, ln, "field %d: node id %d outside [0,%d]", col, x, maxNodeID)
+	}
+	return int32(x), nil
+}

@@ -1,0 +1,433 @@
+package graph
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// LoadOGB reads a node-property dataset in the OGB raw layout from dir:
+//
+//	raw/edge.csv[.gz|.bz2]          "src,dst" a line, 0-based (required)
+//	raw/num-node-list.csv[...]      node count (else max id + 1 / feature or label rows)
+//	raw/num-edge-list.csv[...]      edge count, checked when present
+//	raw/node-feat.npy or .csv[...]  N×F features (optional)
+//	raw/node-label.npy or .csv[...] one class a line; "nan" or empty = -1 (optional)
+//	split/<name>/{train,valid,test}.csv[...]  one node id a line
+//
+// split names the split directory; "" picks "public" when present, else
+// the only directory under split/ (an error lists them when there are
+// several). Edges are returned as given, as a CSR whose row v lists the
+// sources u of the edges u→v: OGB lists each undirected edge of
+// ogbn-arxiv/products once, so callers that want an undirected graph
+// apply Symmetrize. NumClasses is the largest label + 1.
+func LoadOGB(dir, split string) (*Dataset, error) {
+	return loadOGB(dir, LoadOptions{Split: split})
+}
+
+// loadOGB is LoadOGB; features and labels are not read from dir when o
+// overrides them.
+func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
+	raw := filepath.Join(dir, "raw")
+	edgePath := findData(raw, "edge", false)
+	if edgePath == "" {
+		return nil, errorf(dir, 0, "no raw/edge.csv[.gz] (heterogeneous OGB datasets such as ogbn-mag are not supported)")
+	}
+	n := -1
+	if p := findData(raw, "num-node-list", false); p != "" {
+		v, err := readCount(p)
+		if err != nil {
+			return nil, err
+		}
+		if v > maxNodeID+1 {
+			return nil, errorf(p, 1, "%d nodes exceed the int32 node id limit", v)
+		}
+		n = v
+	}
+	src, dst, err := readEdgeCSV(edgePath, n)
+	if err != nil {
+		return nil, err
+	}
+	if p := findData(raw, "num-edge-list", false); p != "" {
+		m, err := readCount(p)
+		if err != nil {
+			return nil, err
+		}
+		if m != len(src) {
+			return nil, errorf(p, 1, "says %d edges but %s has %d", m, edgePath, len(src))
+		}
+	}
+	ds := &Dataset{Name: baseName(dir)}
+	featPath, labelPath := "", ""
+	if o.Features == "" {
+		featPath = findData(raw, "node-feat", true)
+	}
+	if o.Labels == "" {
+		labelPath = findData(raw, "node-label", true)
+	}
+	if err := readOGBNodeData(ds, featPath, labelPath); err != nil {
+		return nil, err
+	}
+	if n, err = ogbNodeCount(n, src, dst, ds, featPath, labelPath); err != nil {
+		return nil, err
+	}
+	ds.Graph = FromCOO(n, n, src, dst, nil)
+	if err := loadOGBSplit(ds, dir, o.Split); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// findData returns the path of raw/<base>.npy (when npy is true), or
+// raw/<base>.csv, .csv.gz or .csv.bz2, whichever exists first; "" if none.
+func findData(raw, base string, npy bool) string {
+	cands := []string{base + ".csv", base + ".csv.gz", base + ".csv.bz2"}
+	if npy {
+		cands = append([]string{base + ".npy"}, cands...)
+	}
+	for _, c := range cands {
+		p := filepath.Join(raw, c)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// readOGBNodeData reads features and labels (either path may be "").
+func readOGBNodeData(ds *Dataset, featPath, labelPath string) error {
+	var err error
+	switch {
+	case strings.HasSuffix(featPath, ".npy"):
+		ds.X, ds.FeatDim, err = readNpyFeatures(featPath, -1)
+	case featPath != "":
+		ds.X, ds.FeatDim, err = readFeatureCSV(featPath)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.HasSuffix(labelPath, ".npy"):
+		ds.Labels, err = readNpyLabels(labelPath, -1)
+	case labelPath != "":
+		ds.Labels, err = readLabelCSV(labelPath)
+	}
+	if err != nil {
+		return err
+	}
+	ds.NumClasses = numClasses(ds.Labels)
+	return nil
+}
+
+// ogbNodeCount checks (or, when n < 0, infers) the node count against the
+// edges, feature rows and labels.
+func ogbNodeCount(n int, src, dst []int32, ds *Dataset, featPath, labelPath string) (int, error) {
+	rows := -1
+	if ds.FeatDim > 0 {
+		rows = len(ds.X) / ds.FeatDim
+	}
+	if n < 0 {
+		n = max(rows, len(ds.Labels))
+		for k := range src {
+			n = max(n, int(src[k])+1, int(dst[k])+1)
+		}
+	}
+	if featPath != "" && rows != n {
+		return 0, errorf(featPath, 0, "has %d feature rows but the graph has %d nodes", rows, n)
+	}
+	if labelPath != "" && len(ds.Labels) != n {
+		return 0, errorf(labelPath, 0, "has %d labels but the graph has %d nodes", len(ds.Labels), n)
+	}
+	return n, nil
+}
+
+// readCount reads the single non-negative integer of num-node-list.csv or
+// num-edge-list.csv (a node-property dataset has one graph).
+func readCount(path string) (int, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return 0, err
+	}
+	defer lr.Close()
+	count, lines := int64(-1), 0
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if lines++; lines > 1 {
+			return 0, errorf(path, lr.line, "expected one count (one graph), found more lines")
+		}
+		f := trimSpace(line)
+		x, ok := parseInt(f)
+		if !ok || x < 0 || x > 1<<50 {
+			return 0, errorf(path, lr.line, "bad count %s", quote(f))
+		}
+		count = x
+	}
+	if err := lr.Err(); err != nil {
+		return 0, err
+	}
+	if count < 0 {
+		return 0, errorf(path, 0, "empty: expected one count")
+	}
+	return int(count), nil
+}
+
+// readEdgeCSV reads "src,dst" lines. When n >= 0, ids must lie in [0,n).
+func readEdgeCSV(path string, n int) (src, dst []int32, err error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lr.Close()
+	return parseEdgeCSV(lr, n)
+}
+
+func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
+	limit := int64(maxNodeID)
+	if n >= 0 {
+		limit = int64(n) - 1
+	}
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		c := bytes.IndexByte(line, ',')
+		if c < 0 || bytes.IndexByte(line[c+1:], ',') >= 0 {
+			return nil, nil, errorf(lr.name, lr.line, "expected 2 comma-separated fields \"src,dst\", found %d",
+				bytes.Count(line, []byte{','})+1)
+		}
+		var ids [2]int32
+		for k, f := range [2][]byte{trimSpace(line[:c]), trimSpace(line[c+1:])} {
+			x, ok := parseInt(f)
+			if !ok {
+				return nil, nil, errorf(lr.name, lr.line, "field %d: bad node id %s", k+1, quote(f))
+			}
+			if x < 0 || x > limit {
+				return nil, nil, errorf(lr.name, lr.line, "field %d: node id %d outside [0,%d]", k+1, x, limit)
+			}
+			ids[k] = int32(x)
+		}
+		src = append(src, ids[0])
+		dst = append(dst, ids[1])
+	}
+	return src, dst, lr.Err()
+}
+
+// readFeatureCSV reads a table of comma-separated floats with the same
+// number of columns on every line.
+func readFeatureCSV(path string) (x []float32, dim int, err error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer lr.Close()
+	return parseFloatTable(lr)
+}
+
+func parseFloatTable(lr *lineReader) (x []float32, dim int, err error) {
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		col := 0
+		for rest, more := line, true; more; col++ {
+			var f []byte
+			if c := bytes.IndexByte(rest, ','); c >= 0 {
+				f, rest = rest[:c], rest[c+1:]
+			} else {
+				f, more = rest, false
+			}
+			if dim > 0 && col >= dim {
+				return nil, 0, errorf(lr.name, lr.line, "more than %d fields (line 1 has %d)", dim, dim)
+			}
+			v, ok := parseFloat32(trimSpace(f))
+			if !ok {
+				return nil, 0, errorf(lr.name, lr.line, "field %d: bad number %s", col+1, quote(f))
+			}
+			x = append(x, v)
+		}
+		if dim == 0 {
+			dim = col
+		} else if col != dim {
+			return nil, 0, errorf(lr.name, lr.line, "%d fields but line 1 has %d", col, dim)
+		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, 0, err
+	}
+	return x, dim, nil
+}
+
+// readLabelCSV reads one label a line: an integer >= -1, an integral
+// float ("3.0"), or "nan"/empty for an unlabelled node (-1).
+func readLabelCSV(path string) ([]int32, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	return parseLabels(lr)
+}
+
+func parseLabels(lr *lineReader) ([]int32, error) {
+	var labels []int32
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		f := trimSpace(line)
+		if bytes.IndexByte(f, ',') >= 0 {
+			return nil, errorf(lr.name, lr.line, "expected one label, found %d fields (multi-label datasets are not supported)",
+				bytes.Count(f, []byte{','})+1)
+		}
+		y, ok := parseLabel(f)
+		if !ok {
+			return nil, errorf(lr.name, lr.line, "bad label %s (want an integer >= 0, or nan/empty/-1 for none)", quote(f))
+		}
+		labels = append(labels, y)
+	}
+	return labels, lr.Err()
+}
+
+// parseLabel parses one label field.
+func parseLabel(f []byte) (int32, bool) {
+	if len(f) == 0 || strings.EqualFold(unsafeString(f), "nan") {
+		return -1, true
+	}
+	x, ok := parseInt(f)
+	if !ok {
+		v, okf := parseFloat32(f)
+		if !okf || v != float32(int64(v)) {
+			return 0, false
+		}
+		x = int64(v)
+	}
+	if x < -1 || x > maxNodeID {
+		return 0, false
+	}
+	return int32(x), true
+}
+
+// numClasses returns the largest label + 1 (0 without labels).
+func numClasses(labels []int32) int {
+	m := int32(-1)
+	for _, y := range labels {
+		m = max(m, y)
+	}
+	return int(m) + 1
+}
+
+// loadOGBSplit fills ds.Train/Valid/Test from split/<name>/.
+func loadOGBSplit(ds *Dataset, dir, name string) error {
+	splitDir := filepath.Join(dir, "split")
+	names, err := subdirs(splitDir)
+	if err != nil {
+		if name != "" {
+			return fmt.Errorf("--split %q: %s has no split directory", name, dir)
+		}
+		return nil // no split: structure, features and labels only
+	}
+	name, err = chooseSplit(splitDir, name, names)
+	if err != nil {
+		return err
+	}
+	sd := filepath.Join(splitDir, name)
+	n := ds.NumNodes()
+	seen := make([]uint8, n)
+	for i, part := range []*[]int32{&ds.Train, &ds.Valid, &ds.Test} {
+		base := []string{"train", "valid", "test"}[i]
+		p := findData(sd, base, false)
+		if p == "" {
+			return errorf(sd, 0, "no %s.csv[.gz]", base)
+		}
+		ids, err := readSplitFile(p, ds.Labels, seen, uint8(1)<<i)
+		if err != nil {
+			return err
+		}
+		*part = ids
+	}
+	return nil
+}
+
+// readSplitFile reads the node ids of one split part, checking range,
+// duplicates and (when labels are known) that the nodes are labelled; the
+// result is sorted ascending.
+func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int32, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	var ids []int32
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		f := trimSpace(line)
+		x, ok := parseInt(f)
+		switch {
+		case !ok:
+			return nil, errorf(path, lr.line, "bad node id %s", quote(f))
+		case x < 0 || x >= int64(len(seen)):
+			return nil, errorf(path, lr.line, "node id %d outside [0,%d)", x, len(seen))
+		case seen[x]&bit != 0:
+			return nil, errorf(path, lr.line, "node %d listed twice", x)
+		case labels != nil && labels[x] < 0:
+			return nil, errorf(path, lr.line, "node %d has no label", x)
+		}
+		seen[x] |= bit
+		ids = append(ids, int32(x))
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	if !sort.SliceIsSorted(ids, func(i, j int) bool { return ids[i] < ids[j] }) {
+		slices.Sort(ids)
+	}
+	return ids, nil
+}
+
+// subdirs lists the directories under dir, sorted.
+func subdirs(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// chooseSplit resolves the split name: the requested one, else "public",
+// else the only one.
+func chooseSplit(splitDir, want string, names []string) (string, error) {
+	list := strings.Join(names, ", ")
+	switch {
+	case want != "":
+		if !slices.Contains(names, want) {
+			return "", fmt.Errorf("--split %q: no such split under %s (available: %s)", want, splitDir, list)
+		}
+		return want, nil
+	case slices.Contains(names, "public"):
+		return "public", nil
+	case len(names) == 1:
+		return names[0], nil
+	case len(names) == 0:
+		return "", errorf(splitDir, 0, "no split directories")
+	}
+	return "", fmt.Errorf("%s: several splits (%s): choose one with --split", splitDir, list)
+}
