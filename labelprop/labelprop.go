@@ -52,7 +52,7 @@ func New(rate float64, classes, dim int, labels, trainRows []int32, seed uint64,
 	return &Embedding{
 		rate: rate, classes: classes, dim: dim, seed: seed, rank: rank,
 		labels: labels, trainRows: trainRows,
-		param: &nn.Param{Name: "label_embedding", W: w, G: make([]float32, len(w))},
+		param: &nn.Param{Name: "label_embedding", W: w, G: make([]float32, len(w)), Rows: classes, Cols: dim},
 	}, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/supergcn/supergcn/labelprop"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Config is everything the training loop needs besides the data.
@@ -74,6 +75,7 @@ type trainer struct {
 	gradBuf                        []float32
 	planS                          float64
 	lastLoss                       float64 // global loss sum of the last step
+	codecs                         []*quant.Codec
 }
 
 func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
@@ -130,7 +132,11 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t0 := c.Wtime()
-	t.prop, err = exchange.New(s, c, eng, kind, exchangeOptions(cfg))
+	opts, err := t.exchangeOptions()
+	if err != nil {
+		return nil, err
+	}
+	t.prop, err = exchange.New(s, c, eng, kind, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +156,11 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		}
 		params = append(params, t.lp.Param())
 	}
-	t.opt = nn.NewAdam(params, nn.AdamConfig{LR: cfg.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
+	t.opt, err = nn.NewAdam(params, nn.AdamConfig{LR: cfg.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
 		WeightDecay: cfg.WeightDecay, Decoupled: cfg.Decoupled})
+	if err != nil {
+		return nil, err
+	}
 	t.params = params
 	n := 0
 	for _, p := range params {
@@ -161,12 +170,54 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	return t, nil
 }
 
-func exchangeOptions(cfg Config) exchange.Options {
+// exchangeOptions builds the exchange's wire formats: fp32, or a quant codec
+// per direction.
+func (t *trainer) exchangeOptions() (exchange.Options, error) {
+	cfg := t.cfg
+	o := exchange.Options{Mode: cfg.AggrMode}
 	bb := cfg.BitsBackward
 	if bb == 0 {
 		bb = cfg.Bits
 	}
-	return exchange.Options{Mode: cfg.AggrMode, Bits: cfg.Bits, BitsBackward: bb, HalfParams: cfg.ParamsHalf, Seed: cfg.Seed}
+	var err error
+	if o.Codec, err = t.codec(cfg.Bits); err != nil {
+		return o, fmt.Errorf("--bits: %w", err)
+	}
+	if o.BackwardCodec, err = t.codec(bb); err != nil {
+		return o, fmt.Errorf("--bits-backward: %w", err)
+	}
+	return o, nil
+}
+
+// codec returns the quantiser for bits (nil for fp32), remembering it so the
+// trainer can check for non-finite values.
+func (t *trainer) codec(bits int) (exchange.RowCodec, error) {
+	if bits == 0 || bits == 32 {
+		return nil, nil
+	}
+	q, err := quant.NewCodec(quant.Format{Bits: bits, HalfParams: t.cfg.ParamsHalf}, t.cfg.Threads, t.cfg.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	t.codecs = append(t.codecs, q)
+	return q, nil
+}
+
+// checkFinite fails when a quantiser met NaN or Inf in the rows it sent:
+// the model has diverged, and int2 codes cannot carry those values.
+func (t *trainer) checkFinite() error {
+	var n int64
+	for _, q := range t.codecs {
+		n += q.NonFinite()
+	}
+	v := []int64{n}
+	if err := t.c.AllreduceSumI64(v); err != nil {
+		return err
+	}
+	if v[0] > 0 {
+		return fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower --lr?)", v[0])
+	}
+	return nil
 }
 
 func (t *trainer) run() (*Result, error) {
@@ -282,6 +333,11 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	reduceS := time.Since(t2).Seconds()
 	t.opt.Step()
 	st := t.prop.Stats()
+	if len(t.codecs) > 0 {
+		if err := t.checkFinite(); err != nil {
+			return m, err
+		}
+	}
 
 	// Evaluation pass (fp32 exchange, no dropout, all training labels embedded).
 	ex := t.x

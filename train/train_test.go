@@ -1,0 +1,203 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+var (
+	coraOnce sync.Once
+	coraDS   *graph.Dataset
+	coraErr  error
+)
+
+// cora loads the shared Cora dataset once, row-normalised as Kipf & Welling.
+func cora(t testing.TB) *graph.Dataset {
+	t.Helper()
+	dir := testdata.Dataset(t, "cora")
+	coraOnce.Do(func() {
+		coraDS, coraErr = graph.Load(dir, graph.LoadOptions{})
+		if coraErr == nil {
+			coraDS.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(coraDS.Graph)))
+			graph.RowNormalize(coraDS.X, coraDS.FeatDim)
+		}
+	})
+	if coraErr != nil {
+		t.Fatal(coraErr)
+	}
+	return coraDS
+}
+
+func kipfConfig(model string, seed uint64, epochs int, dropout float64) Config {
+	return Config{
+		Model:       nn.Config{Model: model, Layers: 2, Hidden: 16, Dropout: dropout, Norm: "none", Seed: seed},
+		LR:          0.01,
+		WeightDecay: 5e-4,
+		Epochs:      epochs,
+		Seed:        seed,
+		Threads:     2,
+		AggrMode:    "hybrid",
+		Bits:        32,
+	}
+}
+
+func single(t testing.TB, ds *graph.Dataset, cfg Config) *Result {
+	t.Helper()
+	owner := make([]int32, ds.NumNodes())
+	res, err := Run(cfg, partition.Split(ds, owner, 0, 1), comm.Single())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// distributed trains on p in-process ranks (goroutines over comm.NewGroup)
+// and returns rank 0's result.
+func distributed(t testing.TB, ds *graph.Dataset, owner []int32, p int, cfg Config) *Result {
+	t.Helper()
+	results := make([]*Result, p)
+	err := comm.RunGroup(p, func(c comm.Comm) error {
+		r, err := Run(cfg, partition.Split(ds, owner, c.Rank(), p), c)
+		results[c.Rank()] = r
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return results[0]
+}
+
+func TestCoraGCNLearns(t *testing.T) {
+	ds := cora(t)
+	res := single(t, ds, kipfConfig("gcn", 1, 200, 0.5))
+	t.Logf("Cora GCN seed 1: best val %.4f, test at best val %.4f, last test %.4f",
+		res.Final.BestValAcc, res.Final.TestAcc, res.Final.LastTest)
+	if res.Final.LastTest < 0.78 {
+		t.Fatalf("Cora GCN test accuracy %.4f < 0.78 (Kipf & Welling: 0.815)", res.Final.LastTest)
+	}
+	first, last := res.Epochs[0].Loss, res.Epochs[len(res.Epochs)-1].Loss
+	if !(last < first/2) {
+		t.Fatalf("loss went from %.4f to %.4f", first, last)
+	}
+}
+
+// Distributed training is the same computation: with dropout 0 the
+// per-epoch loss at P ranks equals the single-process loss (relative 1e-4),
+// for GCN and SAGE, METIS and random partitions, every aggregation mode.
+func TestDistributedEqualsSingle(t *testing.T) {
+	ds := cora(t)
+	epochs := 50
+	if testing.Short() {
+		epochs = 10
+	}
+	for _, model := range []string{"gcn", "sage"} {
+		cfg := kipfConfig(model, 3, epochs, 0)
+		ref := single(t, ds, cfg)
+		for _, p := range []int{2, 4, 8} {
+			for _, method := range []string{"metis", "random"} {
+				owner := partitionFor(t, ds, method, p)
+				for _, mode := range []string{"hybrid", "pre", "post"} {
+					t.Run(fmt.Sprintf("%s/P%d/%s/%s", model, p, method, mode), func(t *testing.T) {
+						c := cfg
+						c.AggrMode = mode
+						got := distributed(t, ds, owner, p, c)
+						for e := range ref.Epochs {
+							a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
+							if math.Abs(a-b) > 1e-4*math.Abs(a) {
+								t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
+							}
+						}
+						if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
+							t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func partitionFor(t testing.TB, ds *graph.Dataset, method string, p int) []int32 {
+	t.Helper()
+	if method == "random" {
+		return partition.Random(ds.NumNodes(), p, 7)
+	}
+	owner, err := partition.Metis(ds.Graph, p, partition.Options{Weights: "degree+train", TrainMask: ds.SplitMask(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return owner
+}
+
+// int2 exchange still learns, and sends ≥ 12× fewer bytes than fp32.
+func TestQuantizedExchangeLearns(t *testing.T) {
+	ds := cora(t)
+	owner := partitionFor(t, ds, "metis", 4)
+	cfg := kipfConfig("gcn", 1, 100, 0.5)
+	fp := distributed(t, ds, owner, 4, cfg)
+	cfg.Bits, cfg.BitsBackward = 2, 2
+	q := distributed(t, ds, owner, 4, cfg)
+	t.Logf("P=4 fp32 test %.4f, int2 test %.4f; bytes/epoch fp32 %d, int2 %d (data %d + params %d)",
+		fp.Final.TestAcc, q.Final.TestAcc, fp.Epochs[0].CommBytes, q.Epochs[0].CommBytes, q.Epochs[0].CommDataBytes, q.Epochs[0].CommParamBytes)
+	if q.Final.TestAcc < 0.70 {
+		t.Fatalf("int2 training reached only %.4f test accuracy", q.Final.TestAcc)
+	}
+	if q.Epochs[0].CommDataBytes+q.Epochs[0].CommParamBytes != q.Epochs[0].CommBytes || q.Epochs[0].CommParamBytes == 0 {
+		t.Fatalf("bytes do not add up: %+v", q.Epochs[0])
+	}
+}
+
+func TestLabelPropTrains(t *testing.T) {
+	ds := cora(t)
+	cfg := kipfConfig("gcn", 2, 100, 0.5)
+	cfg.LabelProp = 0.5
+	res := single(t, ds, cfg)
+	t.Logf("Cora GCN + label propagation 0.5: test %.4f", res.Final.TestAcc)
+	if res.Final.TestAcc < 0.70 {
+		t.Fatalf("with label propagation test accuracy %.4f", res.Final.TestAcc)
+	}
+}
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	ds := cora(t)
+	dir := t.TempDir()
+	cfg := kipfConfig("sage", 4, 30, 0.5)
+	cfg.SavePath = filepath.Join(dir, "m.ckpt")
+	cfg.MetricsPath = filepath.Join(dir, "m.jsonl")
+	res := single(t, ds, cfg)
+	ck, err := LoadCheckpoint(cfg.SavePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := make([]int32, ds.NumNodes())
+	sc, err := Evaluate(ck, partition.Split(ds, owner, 0, 1), comm.Single(), 2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := res.Epochs[len(res.Epochs)-1]
+	if sc.TestAcc != last.TestAcc || sc.ValAcc != last.ValAcc {
+		t.Fatalf("eval of the saved model: val %.4f test %.4f; training's last epoch: val %.4f test %.4f", sc.ValAcc, sc.TestAcc, last.ValAcc, last.TestAcc)
+	}
+	// A damaged checkpoint is refused, naming the file.
+	b, _ := os.ReadFile(cfg.SavePath)
+	b[len(b)/2] ^= 0xFF
+	bad := filepath.Join(dir, "bad.ckpt")
+	os.WriteFile(bad, b, 0o644)
+	if _, err := LoadCheckpoint(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("damaged checkpoint: err = %v", err)
+	}
+	if _, err := os.Stat(cfg.MetricsPath); err != nil {
+		t.Fatalf("metrics file: %v", err)
+	}
+}
