@@ -1,0 +1,78 @@
+package aggr
+
+import "sync"
+
+// pool is an Engine's set of persistent worker goroutines. run hands a
+// function to every worker and runs it on the calling goroutine too (as
+// worker 0), returning when all have finished; one run at a time (concurrent
+// callers wait on mu). Workers start on the first parallel run, so engines
+// that only ever see small products cost nothing.
+type pool struct {
+	helpers int // worker goroutines besides the caller
+
+	mu      sync.Mutex // serialises runs, guards started/closed/work
+	started bool
+	closed  bool
+	work    []chan *poolJob
+}
+
+type poolJob struct {
+	fn func(worker int)
+	wg sync.WaitGroup
+}
+
+func newPool(threads int) *pool { return &pool{helpers: threads - 1} }
+
+// run calls fn(w) for w = 0..threads-1 concurrently and waits for all. After
+// close it calls fn(0) alone on the caller; fn must therefore not depend on
+// every worker index being used (the dynamic schedulers in this package
+// never do).
+func (p *pool) run(fn func(worker int)) {
+	if p.helpers == 0 {
+		fn(0)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		fn(0)
+		return
+	}
+	if !p.started {
+		p.started = true
+		p.work = make([]chan *poolJob, p.helpers)
+		for i := range p.work {
+			ch := make(chan *poolJob)
+			p.work[i] = ch
+			go worker(ch, i+1)
+		}
+	}
+	j := &poolJob{fn: fn}
+	j.wg.Add(p.helpers)
+	for _, ch := range p.work {
+		ch <- j
+	}
+	fn(0)
+	j.wg.Wait()
+}
+
+func worker(ch chan *poolJob, id int) {
+	for j := range ch {
+		j.fn(id)
+		j.wg.Done()
+	}
+}
+
+// close stops the workers; later runs execute on the caller alone.
+func (p *pool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	for _, ch := range p.work {
+		close(ch)
+	}
+	p.work = nil
+}
