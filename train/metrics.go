@@ -19,11 +19,11 @@ type EpochMetrics struct {
 	EpochS   float64 `json:"epoch_s"`
 
 	Ranks          int     `json:"ranks"`
-	AggrS          float64 `json:"aggr_s"`  // local + halo aggregation (max over ranks)
-	CommS          float64 `json:"comm_s"`  // waiting on boundary exchange + gradient all-reduce (max over ranks)
-	DenseS         float64 `json:"dense_s"` // dense NN part: GEMMs, activations, loss (max over ranks)
-	SyncS          float64 `json:"sync_s"`  // waiting for the slowest rank before the all-reduce (max over ranks)
-	OtherS         float64 `json:"other_s"` // the rest of the epoch: optimizer, evaluation bookkeeping (max over ranks)
+	AggrS          float64 `json:"aggr_s"`           // local + halo aggregation (max over ranks)
+	CommS          float64 `json:"comm_s"`           // waiting on boundary exchange + gradient all-reduce (max over ranks)
+	DenseS         float64 `json:"dense_s"`          // dense NN part: GEMMs, activations, loss (max over ranks)
+	SyncS          float64 `json:"sync_s"`           // waiting for the slowest rank before the all-reduce (max over ranks)
+	OtherS         float64 `json:"other_s"`          // the rest of the epoch: optimizer, evaluation bookkeeping (max over ranks)
 	CommBytes      int64   `json:"comm_bytes"`       // boundary-exchange bytes sent by all ranks (data + params)
 	CommDataBytes  int64   `json:"comm_data_bytes"`  // of which row payload
 	CommParamBytes int64   `json:"comm_param_bytes"` // of which per-row quantisation parameters
