@@ -1,0 +1,100 @@
+package nn
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/supergcn/supergcn/dense"
+)
+
+func TestDropoutMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	x := randMat(r, 300, 200) // several RNG blocks
+	d := &Dropout{P: 0.3}
+	y := slices.Clone(d.Forward(x, true, false, 42).Data)
+	mask := slices.Clone(d.mask)
+
+	kept := 0
+	for i, v := range y {
+		switch {
+		case mask[i]:
+			kept++
+			if v != x.Data[i]*float32(1/0.7) {
+				t.Fatalf("kept element %d = %g, want %g/0.7", i, v, x.Data[i])
+			}
+		case v != 0:
+			t.Fatalf("dropped element %d = %g", i, v)
+		}
+	}
+	if frac := float64(kept) / float64(len(y)); frac < 0.68 || frac > 0.72 {
+		t.Fatalf("kept fraction %.4f, want about 0.7", frac)
+	}
+
+	// Same seed: same mask, whatever the thread count.
+	old := runtime.GOMAXPROCS(1)
+	d.Forward(x, true, false, 42)
+	runtime.GOMAXPROCS(old)
+	if !slices.Equal(d.mask, mask) {
+		t.Fatal("same seed gave a different mask with GOMAXPROCS=1")
+	}
+	d.Forward(x, true, false, 43)
+	if slices.Equal(d.mask, mask) {
+		t.Fatal("different seeds gave the same mask")
+	}
+
+	// Inactive: identity, no copy.
+	if got := d.Forward(x, false, false, 42); got != x {
+		t.Fatal("eval-mode dropout did not return its input")
+	}
+	g := randMat(r, 300, 200)
+	if got := d.Backward(g); got != g {
+		t.Fatal("inactive dropout backward did not return its input")
+	}
+	z := &Dropout{P: 0}
+	if got := z.Forward(x, true, false, 42); got != x || z.mask != nil {
+		t.Fatal("p=0 dropout is not the identity or drew a mask")
+	}
+}
+
+func TestDropoutInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	x := randMat(r, 10, 10)
+	want := slices.Clone((&Dropout{P: 0.5}).Forward(x, true, false, 9).Data)
+	d := &Dropout{P: 0.5}
+	if got := d.Forward(x, true, true, 9); got != x || !slices.Equal(x.Data, want) {
+		t.Fatal("in-place dropout differs from out-of-place")
+	}
+}
+
+func TestDropoutGradientFixedMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	x := randMat(r, 5, 4)
+	c := randF64(r, 20)
+	d := &Dropout{P: 0.4}
+	d.Forward(x, true, false, 5)
+	gx := d.Backward(f32(c, 5, 4))
+	loss := func() float64 { return dot(c, d.Forward(x, true, false, 5)) }
+	checkFD(t, "dropout input", x.Data, gx.Data, loss, 1e-2, 1e-3)
+	zeros := 0
+	for _, v := range gx.Data {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 || zeros == len(gx.Data) {
+		t.Fatalf("%d of %d gradient entries dropped; the mask is degenerate", zeros, len(gx.Data))
+	}
+}
+
+func TestDropoutBackwardShapePanics(t *testing.T) {
+	d := &Dropout{P: 0.5}
+	d.Forward(dense.New(2, 2), true, false, 1)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("mismatched gradient did not panic")
+		}
+	}()
+	d.Backward(dense.New(3, 2))
+}

@@ -1,0 +1,100 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/supergcn/supergcn/dense"
+)
+
+func TestSoftmaxCrossEntropyValue(t *testing.T) {
+	logits := &dense.Matrix{Rows: 3, Cols: 3, Data: []float32{
+		1, 2, 3,
+		0, 0, 0,
+		1000, 0, -1000, // stability: no overflow
+	}}
+	labels := []int32{2, 1, 0}
+	loss, grad := SoftmaxCrossEntropy(logits, labels, []int32{0, 1, 2}, 2)
+	want := (math.Log(math.Exp(-2)+math.Exp(-1)+1) - 0) + math.Log(3) + 0
+	if math.Abs(loss-want) > 1e-9 {
+		t.Fatalf("loss %g, want %g", loss, want)
+	}
+	// Row 1: (1/3 - onehot)/2.
+	if g := grad.Row(1); math.Abs(float64(g[1])-(1.0/3-1)/2) > 1e-7 || math.Abs(float64(g[0])-1.0/6) > 1e-7 {
+		t.Fatalf("grad row 1 = %v", g)
+	}
+	if g := grad.Row(2); g[0] != 0 || g[1] != 0 || g[2] != 0 {
+		t.Fatalf("grad row 2 = %v, want zeros (confident and right)", g)
+	}
+}
+
+func TestSoftmaxCrossEntropyRowsAndSkips(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	logits := randMat(r, 6, 4)
+	labels := []int32{0, 3, -1, 2, 1, 1}
+	rows := []int32{1, 2, 4}
+	loss, grad := SoftmaxCrossEntropy(logits, labels, rows, 5)
+	for _, i := range []int{0, 2, 3, 5} { // not listed, or unlabelled
+		for _, v := range grad.Row(i) {
+			if v != 0 {
+				t.Fatalf("grad row %d non-zero: %v", i, grad.Row(i))
+			}
+		}
+	}
+	only, _ := SoftmaxCrossEntropy(logits, labels, []int32{1, 4}, 5)
+	if loss != only {
+		t.Fatalf("unlabelled row changed the loss: %g vs %g", loss, only)
+	}
+	lossFn := func() float64 {
+		l, _ := SoftmaxCrossEntropy(logits, labels, rows, 5)
+		return l / 5
+	}
+	checkFD(t, "logits", logits.Data, grad.Data, lossFn, 1e-2, 1e-3)
+
+	// Buffer reuse: the same storage comes back, fully overwritten.
+	_, g2, err := SoftmaxCrossEntropyInto(grad, logits, labels, []int32{0}, 1)
+	if err != nil || &g2.Data[0] != &grad.Data[0] {
+		t.Fatalf("Into did not reuse the buffer (err %v)", err)
+	}
+	if g2.Row(1)[0] != 0 {
+		t.Fatal("reused buffer kept stale gradient rows")
+	}
+}
+
+func TestSoftmaxCrossEntropyErrors(t *testing.T) {
+	logits := dense.New(2, 3)
+	cases := []struct {
+		name   string
+		labels []int32
+		rows   []int32
+		denom  float64
+	}{
+		{"label too large", []int32{0, 3}, []int32{1}, 1},
+		{"row out of range", []int32{0, 1}, []int32{2}, 1},
+		{"negative row", []int32{0, 1}, []int32{-1}, 1},
+		{"zero denom", []int32{0, 1}, []int32{0}, 0},
+		{"short labels", []int32{0}, []int32{0}, 1},
+	}
+	for _, c := range cases {
+		if _, _, err := SoftmaxCrossEntropyInto(nil, logits, c.labels, c.rows, c.denom); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+func TestCountCorrect(t *testing.T) {
+	logits := &dense.Matrix{Rows: 4, Cols: 3, Data: []float32{
+		1, 5, 2, // argmax 1
+		3, 3, 1, // tie → 0
+		0, 0, 9, // argmax 2
+		7, 0, 0, // unlabelled
+	}}
+	labels := []int32{1, 1, 2, -1}
+	if got := CountCorrect(logits, labels, []int32{0, 1, 2, 3}); got != 2 {
+		t.Fatalf("CountCorrect = %d, want 2 (tie resolved to the lowest index)", got)
+	}
+	if got := CountCorrect(logits, labels, []int32{1}); got != 0 {
+		t.Fatalf("CountCorrect on the tie row = %d, want 0", got)
+	}
+}
