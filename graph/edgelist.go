@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"math"
 )
 
@@ -14,7 +15,9 @@ const maxNodeID = math.MaxInt32 - 1
 // are 0-based and the node count is the largest id + 1. Edges are returned
 // as given (no symmetrisation, duplicates kept) as a CSR whose row v lists
 // the sources u of the edges u→v. Weights, when the first edge has one,
-// must be present on every line and go to CSR.Val. The dataset has
+// must be present on every line and go to CSR.Val. A node count stated in a
+// leading comment ("# Nodes: 4039 ...", "# ... 326186 nodes") keeps isolated
+// nodes above the largest id when it exceeds it. The dataset has
 // structure only: FeatDim 0, no labels, no split.
 func LoadEdgeList(path string) (*Dataset, error) {
 	lr, err := openLines(path)
@@ -36,15 +39,20 @@ type edgeListBuilder struct {
 	cols      int   // 2 or 3, fixed by the first edge
 	firstLine int64 // line of the first edge
 	maxID     int32
+	hint      int64 // node count stated in a leading comment, -1 if none
+	est       int   // estimated number of lines
 }
 
 // readEdgeList parses an edge list from lr.
 func readEdgeList(lr *lineReader) (*CSR, error) {
-	b := edgeListBuilder{maxID: -1}
+	b := edgeListBuilder{maxID: -1, hint: -1}
 	for {
 		line, ok := lr.Next()
 		if !ok {
 			break
+		}
+		if b.src == nil {
+			b.est = lr.estimateLines()
 		}
 		if err := b.addLine(lr.name, lr.line, line); err != nil {
 			return nil, err
@@ -57,6 +65,9 @@ func readEdgeList(lr *lineReader) (*CSR, error) {
 		return nil, errorf(lr.name, 0, "no edges found")
 	}
 	n := int(b.maxID) + 1
+	if b.hint > int64(n) && b.hint <= maxNodeID+1 {
+		n = int(b.hint) // isolated nodes after the largest id
+	}
 	return FromCOO(n, n, b.src, b.dst, b.val), nil
 }
 
@@ -64,6 +75,9 @@ func readEdgeList(lr *lineReader) (*CSR, error) {
 func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 	f1, i := nextField(line, 0)
 	if len(f1) == 0 || f1[0] == '#' || f1[0] == '%' {
+		if len(f1) != 0 && len(b.src) == 0 && b.hint < 0 {
+			b.hint = nodeCountInComment(line)
+		}
 		return nil
 	}
 	f2, i := nextField(line, i)
@@ -96,6 +110,12 @@ func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 	if err != nil {
 		return err
 	}
+	if b.src == nil {
+		b.src, b.dst = make([]int32, 0, b.est), make([]int32, 0, b.est)
+		if cols == 3 {
+			b.val = make([]float32, 0, b.est)
+		}
+	}
 	if cols == 3 {
 		w, ok := parseFloat32(f3)
 		if !ok {
@@ -107,6 +127,31 @@ func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 	b.dst = append(b.dst, v)
 	b.maxID = max(b.maxID, u, v)
 	return nil
+}
+
+// nodeCountInComment finds a node count in a comment line written before
+// the first edge: SNAP's "# Nodes: 4039 Edges: 88234" or "... 326186
+// nodes ...". It returns -1 when there is none.
+func nodeCountInComment(line []byte) int64 {
+	var prev []byte
+	for i := 0; ; {
+		var f []byte
+		if f, i = nextField(line, i); len(f) == 0 {
+			return -1
+		}
+		lower := bytes.ToLower(f)
+		if bytes.Equal(bytes.TrimRight(prev, ":"), []byte("nodes")) && bytes.HasSuffix(prev, []byte(":")) {
+			if x, ok := parseInt(f); ok && x >= 0 {
+				return x
+			}
+		}
+		if bytes.HasPrefix(lower, []byte("nodes")) && len(prev) > 0 {
+			if x, ok := parseInt(prev); ok && x >= 0 {
+				return x
+			}
+		}
+		prev = lower
+	}
 }
 
 // parseNodeID parses a 0-based node id in field col (1-based) of a line.

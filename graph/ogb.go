@@ -214,6 +214,10 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 			}
 			ids[k] = int32(x)
 		}
+		if src == nil {
+			est := lr.estimateLines()
+			src, dst = make([]int32, 0, est), make([]int32, 0, est)
+		}
 		src = append(src, ids[0])
 		dst = append(dst, ids[1])
 	}

@@ -38,6 +38,7 @@ type lineReader struct {
 	scanned int   // buf[start:start+scanned] is known to hold no '\n'
 	line    int64 // number of the line last returned by Next
 	err     error // sticky error of r (io.EOF at a clean end)
+	size    int64 // size of an uncompressed input file, -1 if unknown
 }
 
 // openLines opens path for line reading, decompressing it when its name
@@ -48,7 +49,7 @@ func openLines(path string) (*lineReader, error) {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(f, rawBufSize)
-	lr := &lineReader{name: path, closers: []io.Closer{f}}
+	lr := &lineReader{name: path, closers: []io.Closer{f}, size: -1}
 	magic, _ := br.Peek(3)
 	switch {
 	case strings.HasSuffix(path, ".bz2"):
@@ -67,13 +68,31 @@ func openLines(path string) (*lineReader, error) {
 		lr.closers = append(lr.closers, zr)
 	default:
 		lr.r = br
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			lr.size = st.Size()
+		}
 	}
 	return lr, nil
 }
 
 // newLineReader reads lines from r (uncompressed); name is used in errors.
 func newLineReader(r io.Reader, name string) *lineReader {
-	return &lineReader{name: name, r: r}
+	return &lineReader{name: name, r: r, size: -1}
+}
+
+// estimateLines guesses the number of lines of an uncompressed file from
+// the lines in the buffer, so callers can size their slices once; it
+// returns 0 when it cannot tell (compressed input, nothing read yet).
+func (lr *lineReader) estimateLines() int {
+	if lr.size <= 0 || lr.end == 0 {
+		return 0
+	}
+	nl := bytes.Count(lr.buf[:lr.end], []byte{'\n'})
+	if nl == 0 {
+		return 0
+	}
+	est := float64(lr.size) * float64(nl) / float64(lr.end)
+	return int(min(est*1.02+16, float64(maxPrealloc*64)))
 }
 
 // Close releases the file and decompressor.
