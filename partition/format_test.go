@@ -1,0 +1,178 @@
+package partition
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/supergcn/supergcn/graph"
+)
+
+func writeRandom(t *testing.T, ds *graph.Dataset, parts int) (string, []int32) {
+	t.Helper()
+	owner := Random(ds.NumNodes(), parts, 9)
+	dir := filepath.Join(t.TempDir(), "parts")
+	mustNoErr(t, Write(dir, ds, owner, parts, MetaInfo{Method: "random", Weights: "none", Seed: 9}))
+	return dir, owner
+}
+
+// TestWriteLoadRoundTrip: Load at ranks = parts, parts/2, parts/4, 1 equals
+// Split with owner/k, exactly for sorted rows and as row sets otherwise.
+func TestWriteLoadRoundTrip(t *testing.T) {
+	for _, sorted := range []bool{true, false} {
+		ds := randomDataset(400, 6, 4, 11, sorted)
+		const parts = 8
+		dir, owner := writeRandom(t, ds, parts)
+		for _, ranks := range []int{8, 4, 2, 1} {
+			k := int32(parts / ranks)
+			for r := 0; r < ranks; r++ {
+				got, err := Load(dir, r, ranks)
+				mustNoErr(t, err)
+				want := Split(ds, divide(owner, k), r, ranks)
+				if err := shardEqual(got, want, !sorted); err != nil {
+					t.Fatalf("sorted=%v ranks=%d rank=%d: %v", sorted, ranks, r, err)
+				}
+			}
+		}
+	}
+}
+
+// TestWriteLoadNoLabelsNoFeatures: structure-only datasets round-trip too.
+func TestWriteLoadNoLabelsNoFeatures(t *testing.T) {
+	ds := randomDataset(120, 3, 0, 2, true)
+	ds.Labels, ds.NumClasses, ds.Train, ds.Valid, ds.Test = nil, 0, nil, nil, nil
+	dir, owner := writeRandom(t, ds, 4)
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	if m.HasLabels || m.FeatDim != 0 || m.NumNodes != 120 || m.Parts != 4 || m.Method != "random" {
+		t.Fatalf("meta %+v", m)
+	}
+	for r := 0; r < 2; r++ {
+		got, err := Load(dir, r, 2)
+		mustNoErr(t, err)
+		if got.Labels != nil || got.X != nil {
+			t.Fatal("labels/features appeared")
+		}
+		mustNoErr(t, shardEqual(got, Split(ds, divide(owner, 2), r, 2), false))
+	}
+}
+
+// TestMetaStats: meta.json carries the statistics of ComputeStats and file checksums.
+func TestMetaStats(t *testing.T) {
+	ds := randomDataset(300, 4, 2, 5, true)
+	dir, owner := writeRandom(t, ds, 4)
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	st, err := ComputeStats(ds.Graph, owner, 4, ds.SplitMask())
+	mustNoErr(t, err)
+	if m.EdgeCut != st.EdgeCut || m.NodeImbalance != st.NodeImbalance || m.NumEdges != ds.Graph.NNZ() ||
+		m.NumTrain != int64(len(ds.Train)) || m.Dataset != ds.Name {
+		t.Fatalf("meta %+v vs stats %+v", m, st)
+	}
+	for p, ps := range m.Stats.Parts {
+		fi, err := os.Stat(filepath.Join(dir, ps.File))
+		mustNoErr(t, err)
+		if fi.Size() != ps.Bytes || ps.CRC32C == 0 || ps.Nodes != st.Parts[p].Nodes || ps.HaloRows != st.Parts[p].HaloRows {
+			t.Fatalf("part %d: %+v (file %d bytes)", p, ps, fi.Size())
+		}
+	}
+	ents, err := os.ReadDir(filepath.Dir(dir))
+	mustNoErr(t, err)
+	if len(ents) != 1 {
+		t.Fatalf("leftovers beside the partition: %v", ents)
+	}
+}
+
+// TestLoadIndivisible: parts % ranks != 0 is refused before any part is read.
+func TestLoadIndivisible(t *testing.T) {
+	ds := randomDataset(100, 3, 2, 1, true)
+	dir, _ := writeRandom(t, ds, 8)
+	for p := 0; p < 8; p++ {
+		mustNoErr(t, os.Remove(filepath.Join(dir, PartFile(p))))
+	}
+	_, err := Load(dir, 0, 3)
+	if err == nil {
+		t.Fatal("8 parts on 3 ranks accepted")
+	}
+	for _, s := range []string{dir, "8 parts", "3 ranks"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %q", err, s)
+		}
+	}
+	if _, err := Load(dir, 3, 2); err == nil {
+		t.Error("rank 3 of 2 accepted")
+	}
+}
+
+// TestLoadCorrupt: a flipped byte anywhere or a truncation is an error that
+// names the file (and the section, where one is hit).
+func TestLoadCorrupt(t *testing.T) {
+	ds := randomDataset(200, 5, 3, 4, true)
+	dir, _ := writeRandom(t, ds, 2)
+	path := filepath.Join(dir, PartFile(1))
+	orig, err := os.ReadFile(path)
+	mustNoErr(t, err)
+	restore := func() { mustNoErr(t, os.WriteFile(path, orig, 0o644)) }
+	// Offsets: header, the global-id section payload, the middle and the last byte.
+	for _, c := range []struct {
+		off     int
+		section string
+	}{{20, "header"}, {partHeaderSize + 16 + 3, "global ids"}, {len(orig) / 2, ""}, {len(orig) - 1, "remote owner"}} {
+		b := append([]byte(nil), orig...)
+		b[c.off] ^= 0x10
+		mustNoErr(t, os.WriteFile(path, b, 0o644))
+		_, err := Load(dir, 1, 2)
+		if err == nil {
+			t.Fatalf("flip at %d accepted", c.off)
+		}
+		if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.section) {
+			t.Errorf("flip at %d: error %q does not name %s / section %q", c.off, err, path, c.section)
+		}
+		if _, err := Load(dir, 0, 2); err != nil {
+			t.Errorf("rank 0 should not read part 1: %v", err)
+		}
+	}
+	for _, n := range []int{0, 50, len(orig) - 3} {
+		mustNoErr(t, os.WriteFile(path, orig[:n], 0o644))
+		if _, err := Load(dir, 0, 1); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("truncation to %d: error %v does not name %s", n, err, path)
+		}
+	}
+	// Truncated and meta.json adjusted to the new size: the section reader reports it.
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	m.Stats.Parts[1].Bytes = int64(len(orig) - 3)
+	mustNoErr(t, os.WriteFile(path, orig[:len(orig)-3], 0o644))
+	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), "remote owner") || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated last section: %v", err)
+	}
+	restore()
+	_, err = Load(dir, 1, 2)
+	mustNoErr(t, err)
+}
+
+// TestWriteReplace: a partition directory is replaced, anything else is not touched.
+func TestWriteReplace(t *testing.T) {
+	ds := randomDataset(60, 3, 1, 3, true)
+	dir, _ := writeRandom(t, ds, 4)
+	owner := Random(60, 2, 1)
+	mustNoErr(t, Write(dir, ds, owner, 2, MetaInfo{Method: "random"}))
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	if m.Parts != 2 {
+		t.Fatalf("not replaced: %d parts", m.Parts)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PartFile(3))); err == nil {
+		t.Fatal("old part file survived")
+	}
+	other := filepath.Join(t.TempDir(), "data")
+	mustNoErr(t, os.MkdirAll(other, 0o755))
+	mustNoErr(t, os.WriteFile(filepath.Join(other, "keep.txt"), []byte("x"), 0o644))
+	if err := Write(other, ds, owner, 2, MetaInfo{}); err == nil {
+		t.Fatal("wrote over a non-partition directory")
+	}
+	if err := Write(filepath.Join(t.TempDir(), "p"), ds, owner[:10], 2, MetaInfo{}); err == nil {
+		t.Fatal("short owner accepted")
+	}
+}
