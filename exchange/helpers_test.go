@@ -12,16 +12,21 @@ import (
 
 // randomDataset builds a directed multigraph of n nodes with about deg
 // in-edges per node (self-loops and parallel edges possible, some nodes
-// without in-edges) and featDim random features.
-func randomDataset(rng *rand.Rand, n, deg, featDim int) *graph.Dataset {
+// without in-edges) and featDim random features. The last iso nodes have no
+// edges at all.
+func randomDataset(rng *rand.Rand, n, deg, featDim int, iso ...int) *graph.Dataset {
+	m := n
+	if len(iso) > 0 {
+		m = n - iso[0]
+	}
 	var src, dst []int32
-	for v := 0; v < n; v++ {
+	for v := 0; v < m; v++ {
 		if rng.IntN(5) == 0 {
-			continue // isolated in-side
+			continue // no in-edges
 		}
 		k := rng.IntN(2*deg + 1)
 		for i := 0; i < k; i++ {
-			src = append(src, int32(rng.IntN(n)))
+			src = append(src, int32(rng.IntN(m)))
 			dst = append(dst, int32(v))
 		}
 	}
