@@ -17,7 +17,8 @@ const maxNodeID = math.MaxInt32 - 1
 // the sources u of the edges u→v. Weights, when the first edge has one,
 // must be present on every line and go to CSR.Val. A node count stated in a
 // leading comment ("# Nodes: 4039 ...", "# ... 326186 nodes") keeps isolated
-// nodes above the largest id when it exceeds it. The dataset has
+// nodes above the largest id when it exceeds it (by at most a factor of
+// two, so a wrong comment cannot blow up memory). The dataset has
 // structure only: FeatDim 0, no labels, no split.
 func LoadEdgeList(path string) (*Dataset, error) {
 	lr, err := openLines(path)
@@ -65,7 +66,7 @@ func readEdgeList(lr *lineReader) (*CSR, error) {
 		return nil, errorf(lr.name, 0, "no edges found")
 	}
 	n := int(b.maxID) + 1
-	if b.hint > int64(n) && b.hint <= maxNodeID+1 {
+	if b.hint > int64(n) && b.hint <= 2*int64(n) {
 		n = int(b.hint) // isolated nodes after the largest id
 	}
 	return FromCOO(n, n, b.src, b.dst, b.val), nil
