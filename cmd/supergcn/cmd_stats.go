@@ -1,0 +1,208 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/partition"
+)
+
+func init() {
+	register("stats", "rows and bytes each rank would exchange per layer under pre, post and hybrid aggregation",
+		func(args []string) error { return cmdStats(args, os.Stdout) })
+}
+
+const statsSynopsis = "PDIR [--ranks N] [--width F] [--json]"
+
+// statsReport is the result of `supergcn stats`: one layer, one direction
+// (the backward pass moves the same rows the other way).
+type statsReport struct {
+	Dir         string                   `json:"dir"`
+	Parts       int                      `json:"parts"`
+	Ranks       int                      `json:"ranks"`
+	Width       int                      `json:"width"`
+	BytesPerRow int64                    `json:"bytes_per_row"`
+	Pairs       int                      `json:"pairs"` // ordered rank pairs with cut edges
+	Rows        exchange.RowCounts       `json:"rows"`  // totals over all ordered pairs
+	Bytes       exchange.RowCounts       `json:"bytes"`
+	PerRank     map[string]perRankCounts `json:"per_rank"` // "sent", "recv"
+	Seconds     float64                  `json:"seconds"`
+}
+
+// perRankCounts are min/avg/max over ranks of rows, per mode.
+type perRankCounts struct {
+	Pre    spread `json:"pre"`
+	Post   spread `json:"post"`
+	Hybrid spread `json:"hybrid"`
+}
+
+type spread struct {
+	Min int64   `json:"min"`
+	Avg float64 `json:"avg"`
+	Max int64   `json:"max"`
+}
+
+func cmdStats(args []string, stdout io.Writer) error {
+	fs := newFlagSet("stats", statsSynopsis)
+	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
+	width := fs.Int("width", 0, "feature width of a row (default: the dataset's feature dimension, or 128 when structure-only)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	dir, err := parseStatsArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	meta, err := partition.ReadMeta(dir)
+	if err != nil {
+		return err
+	}
+	if *ranks == 0 {
+		*ranks = meta.Parts
+	}
+	if *ranks < 1 {
+		return usageError{fmt.Sprintf("--ranks: %d, want >= 1", *ranks)}
+	}
+	if *width == 0 {
+		*width = meta.FeatDim
+		if *width == 0 {
+			*width = 128
+		}
+	}
+	if *width < 0 {
+		return usageError{fmt.Sprintf("--width: %d, want >= 1", *width)}
+	}
+	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printStats(stdout, rep)
+	return nil
+}
+
+// parseStatsArgs accepts the partition directory before or after the flags.
+func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
+	var dir string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		dir, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return "", err
+		}
+		return "", usageError{err.Error()}
+	}
+	rest := fs.Args()
+	if dir == "" && len(rest) > 0 {
+		dir, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		return "", usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	if dir == "" {
+		return "", usageError{"missing partition directory (usage: supergcn stats " + statsSynopsis + ")"}
+	}
+	return dir, nil
+}
+
+// exchangeStats loads each rank's shard in turn and plans every pair that
+// sends to it with the exchange's own planner (exchange.SplitShard).
+func exchangeStats(dir string, parts, ranks, width int) (*statsReport, error) {
+	t0 := time.Now()
+	sent := make([]exchange.RowCounts, ranks)
+	recv := make([]exchange.RowCounts, ranks)
+	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, BytesPerRow: 4 * int64(width)}
+	for r := 0; r < ranks; r++ {
+		sh, err := partition.Load(dir, r, ranks)
+		if err != nil {
+			return nil, err
+		}
+		splits, err := exchange.SplitShard(sh, exchange.ModeHybrid)
+		if err != nil {
+			return nil, err
+		}
+		for q, sp := range splits {
+			if sp.Counts == (exchange.RowCounts{}) {
+				continue
+			}
+			rep.Pairs++
+			sent[q] = sent[q].Add(sp.Counts)
+			recv[r] = recv[r].Add(sp.Counts)
+			rep.Rows = rep.Rows.Add(sp.Counts)
+		}
+	}
+	b := rep.BytesPerRow
+	rep.Bytes = exchange.RowCounts{Pre: rep.Rows.Pre * b, Post: rep.Rows.Post * b, Hybrid: rep.Rows.Hybrid * b}
+	rep.PerRank = map[string]perRankCounts{"sent": spreads(sent), "recv": spreads(recv)}
+	rep.Seconds = time.Since(t0).Seconds()
+	return rep, nil
+}
+
+// spreads returns min/avg/max over ranks for each mode.
+func spreads(c []exchange.RowCounts) perRankCounts {
+	of := func(m exchange.Mode) spread {
+		s := spread{Min: c[0].Of(m), Max: c[0].Of(m)}
+		sum := int64(0)
+		for _, x := range c {
+			v := x.Of(m)
+			s.Min, s.Max = min(s.Min, v), max(s.Max, v)
+			sum += v
+		}
+		s.Avg = float64(sum) / float64(len(c))
+		return s
+	}
+	return perRankCounts{Pre: of(exchange.ModePre), Post: of(exchange.ModePost), Hybrid: of(exchange.ModeHybrid)}
+}
+
+func printStats(w io.Writer, r *statsReport) {
+	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
+	fmt.Fprintf(w, "rows per layer, one direction; bytes at fp32, width %d (%d bytes/row); planned in %.2fs\n\n",
+		r.Width, r.BytesPerRow, r.Seconds)
+	fmt.Fprintf(w, "%-7s %14s %12s   %-34s %s\n", "mode", "rows", "bytes", "sent per rank min/avg/max", "received per rank min/avg/max")
+	sent, recv := r.PerRank["sent"], r.PerRank["recv"]
+	for _, m := range []exchange.Mode{exchange.ModePre, exchange.ModePost, exchange.ModeHybrid} {
+		fmt.Fprintf(w, "%-7s %14d %12s   %-34s %s\n", m, r.Rows.Of(m), humanBytes(r.Bytes.Of(m)),
+			sent.of(m).format(r.BytesPerRow), recv.of(m).format(r.BytesPerRow))
+	}
+	if r.Rows.Pre > 0 && r.Rows.Post > 0 {
+		fmt.Fprintf(w, "\nhybrid moves %.1f%% of pre's rows and %.1f%% of post's\n",
+			100*float64(r.Rows.Hybrid)/float64(r.Rows.Pre), 100*float64(r.Rows.Hybrid)/float64(r.Rows.Post))
+	}
+}
+
+func (p perRankCounts) of(m exchange.Mode) spread {
+	switch m {
+	case exchange.ModePre:
+		return p.Pre
+	case exchange.ModePost:
+		return p.Post
+	}
+	return p.Hybrid
+}
+
+// format prints rows min/avg/max and the max in bytes.
+func (s spread) format(bytesPerRow int64) string {
+	return fmt.Sprintf("%d/%.0f/%d (max %s)", s.Min, s.Avg, s.Max, humanBytes(s.Max*bytesPerRow))
+}
+
+func humanBytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	f, i := float64(b), -1
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGTP"[i])
+}
