@@ -163,6 +163,10 @@ func (op *Op) ApplyTScaled(x, out *dense.Matrix, rowScale []float32, accumulate 
 	op.apply(true, x, out, rowScale, accumulate)
 }
 
+// PrepareT builds the transpose that ApplyT and ApplyTScaled use now rather
+// than on their first call.
+func (op *Op) PrepareT() { op.transposed() }
+
 // transposed returns Aᵀ, building it on first use.
 func (op *Op) transposed() *graph.CSR {
 	op.atOnce.Do(func() { op.at = op.a.Transpose() })
