@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/supergcn/supergcn/mpi"
+	"github.com/supergcn/supergcn/partition"
+)
+
+func init() {
+	register("partition", "partition a dataset (METIS, ParMETIS under mpirun, or random) into a partition directory", cmdPartition)
+}
+
+// partitionFlags are the flags of `supergcn partition`.
+type partitionFlags struct {
+	d         dataFlags
+	parts     int
+	method    string
+	weights   string
+	imbalance float64
+	out       string
+}
+
+func cmdPartition(args []string) error {
+	var f partitionFlags
+	fs := newFlagSet("partition", "(--data PATH | --synthetic SPEC) --parts N --method metis|parmetis|random --out PDIR [flags]")
+	d := &f.d
+	fs.StringVar(&d.data, "data", "", "dataset: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (format detected)")
+	fs.StringVar(&d.format, "format", "auto", "force the --data format: auto|ogb|edgelist|metis|bin")
+	fs.StringVar(&d.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
+	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
+	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
+	fs.StringVar(&d.synthetic, "synthetic", "", "partition a generated graph: a spec like nodes=100000,degree=16 (see supergcn gen --help); 'default' = the built-in dataset")
+	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")
+	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
+	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge), as train does")
+	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops, as train does")
+	fs.Uint64Var(&d.seed, "seed", 1, "random seed (partitioner, synthetic data)")
+	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
+	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | random")
+	fs.StringVar(&f.weights, "weights", partition.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
+	fs.Float64Var(&f.imbalance, "imbalance", partition.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
+	fs.StringVar(&f.out, "out", "", "partition directory to write (replaced if it holds a partition)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if f.method != "parmetis" {
+		return f.run(nil, os.Stdout)
+	}
+	// ParMETIS: every rank loads the graph and partitions its node range;
+	// rank 0 writes the directory.
+	w, err := startWorld("on")
+	if err != nil {
+		return err
+	}
+	var log io.Writer = io.Discard
+	if w.comm.Rank() == 0 {
+		log = os.Stdout
+	}
+	return w.finish(f.run(w, log))
+}
+
+func (f *partitionFlags) validate() error {
+	d := &f.d
+	switch {
+	case (d.data == "") == (d.synthetic == ""):
+		return usageError{"give exactly one of --data and --synthetic"}
+	case f.out == "":
+		return usageError{"--out: the partition directory is required"}
+	case f.parts < 1:
+		return usageError{fmt.Sprintf("--parts: %d, want a positive number of parts", f.parts)}
+	case f.imbalance < 0 || f.imbalance > 10:
+		return usageError{fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance)}
+	}
+	switch f.method {
+	case "metis", "parmetis", "random":
+	default:
+		return usageError{fmt.Sprintf("--method: %q is not metis, parmetis or random", f.method)}
+	}
+	switch f.weights {
+	case partition.WeightsNone, partition.WeightsDegree, partition.WeightsDegreeTrain:
+	default:
+		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
+	}
+	d.featNorm = "none" // features are stored raw; train normalises on load
+	return nil
+}
+
+// run loads, partitions and (on rank 0, or alone) writes. w is nil outside MPI.
+func (f *partitionFlags) run(w *world, log io.Writer) error {
+	rank, size := 0, 1
+	if w != nil {
+		rank, size = w.comm.Rank(), w.comm.Size()
+	}
+	ds, err := f.d.loadDataset(log)
+	if err != nil {
+		return err
+	}
+	mask := ds.SplitMask()
+	weights := f.weights
+	if weights == partition.WeightsDegreeTrain && len(ds.Train) == 0 {
+		fmt.Fprintf(log, "partition: %s has no training nodes: weights degree+train act as degree\n", ds.Name)
+		weights = partition.WeightsDegree
+	}
+	opts := partition.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance, TrainMask: mask}
+	t0 := time.Now()
+	var owner []int32
+	switch f.method {
+	case "metis":
+		owner, err = partition.Metis(ds.Graph, f.parts, opts)
+	case "random":
+		weights = partition.WeightsNone
+		owner = partition.Random(ds.NumNodes(), f.parts, f.d.seed)
+	case "parmetis":
+		err = mpi.Serialize(func() (err error) {
+			owner, err = partition.ParMetis(w.fortranComm(), rank, size, ds.Graph, f.parts, opts)
+			return err
+		})
+	}
+	if err != nil {
+		return err
+	}
+	secs := time.Since(t0).Seconds()
+	if rank != 0 {
+		return nil
+	}
+	method := f.method
+	if method == "parmetis" {
+		method = fmt.Sprintf("parmetis (%d ranks)", size)
+	}
+	fmt.Fprintf(log, "partition: %s into %d parts, weights %s: %.3fs\n", method, f.parts, weights, secs)
+	t1 := time.Now()
+	info := partition.MetaInfo{Method: method, Weights: weights, Seed: int(f.d.seed), Source: f.source(), Seconds: secs}
+	if err := partition.Write(f.out, ds, owner, f.parts, info); err != nil {
+		return err
+	}
+	m, err := partition.ReadMeta(f.out)
+	if err != nil {
+		return err
+	}
+	printPartitionSummary(log, m)
+	var bytes int64
+	for _, p := range m.Stats.Parts {
+		bytes += p.Bytes
+	}
+	fmt.Fprintf(log, "wrote %s: %d part files, %.1f MB (%.2fs)\n", f.out, m.Parts, float64(bytes)/1e6, time.Since(t1).Seconds())
+	return nil
+}
+
+func (f *partitionFlags) source() string {
+	if f.d.data != "" {
+		return f.d.data
+	}
+	return "synthetic:" + f.d.synthetic
+}
+
+// printPartitionSummary prints the edge cut, the imbalances and, for up to
+// 16 parts, one line per part.
+func printPartitionSummary(w io.Writer, m *partition.Meta) {
+	fmt.Fprintf(w, "edge cut: %d of %d arcs (%.2f%%), halo rows %d\n", m.EdgeCut, m.NumEdges, 100*m.CutFraction, m.TotalHaloRows)
+	fmt.Fprintf(w, "imbalance (max/avg): nodes %.3f, edges %.3f, halo rows %.3f\n", m.NodeImbalance, m.EdgeImbalance, m.HaloImbalance)
+	if m.Parts > 16 {
+		return
+	}
+	fmt.Fprintf(w, "%5s %10s %10s %10s %10s %10s %10s %8s\n", "part", "nodes", "local", "cut", "inner", "boundary", "halo", "train")
+	for _, p := range m.Stats.Parts {
+		fmt.Fprintf(w, "%5d %10d %10d %10d %10d %10d %10d %8d\n", p.Part, p.Nodes, p.LocalEdges, p.CutEdges,
+			p.InnerNodes, p.BoundaryNodes, p.HaloRows, p.TrainNodes)
+	}
+}
