@@ -41,7 +41,13 @@ type GenSpec struct {
 // classifier on X: ~25% test accuracy, chance 12.5%); two rounds of GCN
 // aggregation lift that to ~84% (nearest centroid on Â²X), so a 2-layer
 // GCN learns well above chance without reaching 100%.
-func DefaultSpec() GenSpec {
+//
+// DefaultSpec is a value to copy, never to modify: the package itself
+// never reads it (ParseGenSpec starts from a fresh copy).
+var DefaultSpec = defaultSpec()
+
+// defaultSpec returns the literal behind DefaultSpec.
+func defaultSpec() GenSpec {
 	return GenSpec{
 		Nodes: 32768, Degree: 12, Classes: 8, Feat: 64, Homophily: 0.8, PowerLaw: 2.5,
 		Noise: 12, Train: 0.1, Valid: 0.1, Test: 0.8, Seed: 1,
@@ -66,7 +72,7 @@ func genPreset(name string) (string, bool) {
 // "products,seed=7". Unknown keys, malformed values and inconsistent
 // specs are errors naming the key.
 func ParseGenSpec(s string) (GenSpec, error) {
-	spec := DefaultSpec()
+	spec := defaultSpec()
 	for _, tok := range strings.Split(s, ",") {
 		tok = strings.TrimSpace(tok)
 		if tok == "" {

@@ -9,7 +9,7 @@ import (
 
 func TestParseGenSpec(t *testing.T) {
 	s, err := ParseGenSpec("")
-	if err != nil || s != DefaultSpec() {
+	if err != nil || s != DefaultSpec {
 		t.Fatalf("empty spec = %+v, %v; want DefaultSpec", s, err)
 	}
 	s, err = ParseGenSpec(" nodes=100000, degree=20,classes=8,feat=64,communities=16,homophily=0.7," +
@@ -23,7 +23,7 @@ func TestParseGenSpec(t *testing.T) {
 		t.Fatalf("parsed %+v\nwant   %+v", s, want)
 	}
 	back, err := ParseGenSpec(s.String())
-	want.Threads = DefaultSpec().Threads // String leaves out threads
+	want.Threads = DefaultSpec.Threads // String leaves out threads
 	if err != nil || back != want {
 		t.Fatalf("String round trip: %+v, %v", back, err)
 	}
@@ -54,7 +54,7 @@ func TestParseGenSpec(t *testing.T) {
 
 // genSmall is a spec of a few blocks, quick to generate.
 func genSmall() GenSpec {
-	s := DefaultSpec()
+	s := DefaultSpec
 	s.Nodes, s.Degree, s.Feat = 20000, 10, 16
 	return s
 }
@@ -229,7 +229,7 @@ func TestGenerateTiny(t *testing.T) {
 }
 
 func TestGenerateRejectsBadSpec(t *testing.T) {
-	s := DefaultSpec()
+	s := DefaultSpec
 	s.Homophily = math.NaN()
 	if _, err := Generate(s); err == nil || !strings.Contains(err.Error(), "homophily") {
 		t.Fatalf("NaN homophily: %v", err)

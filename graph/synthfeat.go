@@ -25,7 +25,7 @@ const (
 //     Regions are connected, so most edges join nodes of the same class.
 //   - Features are class-mean plus noise, as Generate's: x = (μ_y + σ·N(0,1))
 //     / √(1+σ²) per entry with class means μ ~ N(0,1) and σ =
-//     DefaultSpec().Noise, so features alone predict labels poorly and
+//     DefaultSpec.Noise, so features alone predict labels poorly and
 //     aggregation over neighbours helps.
 //   - The split is random: 10% train, 10% valid, 80% test.
 //
@@ -49,7 +49,7 @@ func AttachSyntheticFeatures(ds *Dataset, dim, classes int, seed uint64) error {
 	ds.Labels = labels
 	ds.NumClasses = classes
 	ds.FeatDim = dim
-	ds.X = genFeatures(labels, classes, dim, DefaultSpec().Noise, seed, 0)
+	ds.X = genFeatures(labels, classes, dim, defaultSpec().Noise, seed, 0)
 	ds.Train, ds.Valid, ds.Test = genSplit(n, synthTrain, synthValid, synthTest, seed)
 	return nil
 }
