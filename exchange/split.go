@@ -91,11 +91,10 @@ type PairSplit struct {
 func (p *PairSplit) Rows() int { return len(p.Post) + len(p.Pre) }
 
 // SplitCut plans one ordered pair from its cut edges src[k]→dst[k] (global
-// source ids owned by the sender, receiver-local destinations). It computes
-// all three row counts whatever mode it plans for. The result depends only
-// on the multiset of edges' order-independent structure plus their order
-// within a destination, so both the exchange and the stats command get the
-// same plan from the same edges.
+// source ids owned by the sender, receiver-local destinations); parallel
+// edges count with multiplicity. It computes all three row counts whatever
+// mode it plans for. It is a pure, deterministic function of the edge list,
+// shared by the exchange (on the receiver) and `supergcn stats`.
 func SplitCut(src []int64, dst []int32, mode Mode) PairSplit {
 	us := sortedUnique(src)
 	vs := sortedUnique(dst)
