@@ -57,7 +57,9 @@ func inPieces[T Elem](buf []T, l limits, f func(piece []T) error) error {
 
 // Allgather is MPI_Allgather: recv has Size()*len(send) elements, rank r's
 // send at r*len(send). len(send) must be the same on every rank.
-func Allgather[T Elem](c Comm, send, recv []T) error { return allgather(c, send, recv, defaultLimits()) }
+func Allgather[T Elem](c Comm, send, recv []T) error {
+	return allgather(c, send, recv, defaultLimits())
+}
 
 func allgather[T Elem](c Comm, send, recv []T, l limits) error {
 	n, p := len(send), c.size
