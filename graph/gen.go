@@ -97,6 +97,37 @@ func ParseGenSpec(s string) (GenSpec, error) {
 	return spec, spec.Validate()
 }
 
+// GenSpecHelp describes every key of the text form with its default, one
+// per line, for command-line help.
+func GenSpecHelp() string {
+	d := defaultSpec()
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	lines := [][2]string{
+		{"nodes", fmt.Sprintf("number of nodes (default %d)", d.Nodes)},
+		{"degree", fmt.Sprintf("target mean degree, directed entries per node before merging duplicates (default %s)", g(d.Degree))},
+		{"classes", fmt.Sprintf("number of classes (default %d)", d.Classes)},
+		{"communities", "SBM blocks, a multiple of classes; block b has class b mod classes (default = classes)"},
+		{"feat", fmt.Sprintf("feature dimension (default %d)", d.Feat)},
+		{"homophily", fmt.Sprintf("fraction of edges joining same-class nodes (default %s)", g(d.Homophily))},
+		{"powerlaw", fmt.Sprintf("exponent > 2 of the power law of expected degrees, 0 = no skew (default %s)", g(d.PowerLaw))},
+		{"maxdeg", "cap on a node's expected degree (default min(nodes-1, degree·√nodes/4))"},
+		{"noise", fmt.Sprintf("feature noise σ: x = (class mean + σ·N(0,1))/√(1+σ²) (default %s)", g(d.Noise))},
+		{"train", fmt.Sprintf("fraction of nodes for training (default %s)", g(d.Train))},
+		{"valid", fmt.Sprintf("fraction of nodes for validation (default %s)", g(d.Valid))},
+		{"test", fmt.Sprintf("fraction of nodes for testing (default %s)", g(d.Test))},
+		{"seed", fmt.Sprintf("random seed (default %d)", d.Seed)},
+		{"threads", "goroutines, 0 = all CPUs; never changes the output (default 0)"},
+		{"name", "dataset name (default derived from the spec)"},
+		{"default", "preset: the built-in dataset (a bare word; later keys override)"},
+		{"products", "preset: ogbn-products' size, 2449029 nodes, degree 50.5, 47 classes, 100 features"},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-12s %s\n", l[0], l[1])
+	}
+	return b.String()
+}
+
 // set assigns one key of the text form.
 func (s *GenSpec) set(key, val string) error {
 	var err error
