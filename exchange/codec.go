@@ -107,16 +107,31 @@ func (t *transfer) startCodec(codec RowCodec, seed func(peer int) uint64, sendBu
 	}
 	*sendBuf = grow(*sendBuf, sd[p-1]+sc[p-1])
 	*recvBuf = grow(*recvBuf, rd[p-1]+rc[p-1])
+	nf, counts := codec.(nonFiniteCounter)
+	var nf0 int64
+	if counts {
+		nf0 = nf.NonFinite()
+	}
 	for q := 0; q < p; q++ {
 		rows := t.send.Data[t.sendOff[q]*w : t.sendOff[q+1]*w]
 		codec.Encode((*sendBuf)[sd[q]:sd[q]+sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
+	}
+	var encErr error
+	if counts {
+		if n := nf.NonFinite() - nf0; n > 0 {
+			encErr = fmt.Errorf("exchange: %d non-finite values in the rows rank %d sends (%s)", n, t.c.Rank(), codec.Name())
+		}
 	}
 	req, err := t.c.IalltoallvBytes(*sendBuf, sc, sd, *recvBuf, rc, rd)
 	if err != nil {
 		return nil, sent, err
 	}
-	return &decodeRequest{req: req, t: t, codec: codec, buf: *recvBuf, counts: rc, displs: rd}, sent, nil
+	return &decodeRequest{req: req, t: t, codec: codec, buf: *recvBuf, counts: rc, displs: rd, encErr: encErr}, sent, nil
 }
+
+// nonFiniteCounter is implemented by codecs that count the NaN/Inf values
+// they encode (quant.Codec); the exchange turns new ones into an error.
+type nonFiniteCounter interface{ NonFinite() int64 }
 
 // remoteRows counts the rows this rank sends to other ranks.
 func (t *transfer) remoteRows() int64 {
@@ -131,11 +146,15 @@ type decodeRequest struct {
 	codec          RowCodec
 	buf            []byte
 	counts, displs []int
+	encErr         error // reported once the collective has completed
 }
 
 func (d *decodeRequest) Wait() error {
 	if err := d.req.Wait(); err != nil {
 		return err
+	}
+	if d.encErr != nil {
+		return d.encErr
 	}
 	w := d.t.recv.Cols
 	for q := range d.counts {

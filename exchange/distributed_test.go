@@ -363,3 +363,60 @@ func kuhn(adj map[int32]map[int32]bool) int {
 	}
 	return size
 }
+
+// TestQuantizedExchange: with 8-bit quantization of training passes, the
+// result stays within the quantization error of the float32 result but is
+// not identical, evaluation passes stay exact, and the byte counters report
+// one byte per value plus 8 parameter bytes per row.
+func TestQuantizedExchange(t *testing.T) {
+	const n, p, w = 200, 3, 16
+	rng := rand.New(rand.NewPCG(15, 16))
+	ds := randomDataset(rng, n, 4, 0)
+	owner := ownerKinds(rng, n, 0, p)["random"]
+	x := randomMatrix(rng, n, w)
+	o := Options{Mode: "hybrid", Bits: 8, BitsBackward: 8}
+	wantF, wantB, err := gathered(ds, owner, p, nn.OpMean, Options{}, nn.Pass{}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotF, gotB, err := gathered(ds, owner, p, nn.OpMean, o, nn.Pass{Train: true}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A received value is off by less than one step, 1/255 of its row's
+	// range, so outputs stay within a few percent of the output scale.
+	assertClose(t, "int8 forward", gotF, wantF, 0.05)
+	assertClose(t, "int8 backward", gotB, wantB, 0.05)
+	if dense.SameShape(gotF, wantF) && slicesEqual(gotF.Data, wantF.Data) {
+		t.Fatal("int8 exchange gave the exact float32 result: codec not used")
+	}
+	evalF, _, err := gathered(ds, owner, p, nn.OpMean, o, nn.Pass{}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, "eval forward", evalF, wantF, 0)
+
+	err = runRanks(ds, owner, p, nn.OpMean, o, func(s *partition.Shard, c comm.Comm, prop *Propagator) error {
+		xl, out := rowsOf(x, s.Global), dense.New(len(s.Global), w)
+		if err := prop.Forward(nn.Pass{Train: true}, xl, out); err != nil {
+			return err
+		}
+		rows := prop.PlanStats().TotalSent().Hybrid
+		if st := prop.Stats(); st.DataBytes != rows*w || st.ParamBytes != rows*8 || st.CommBytes != rows*(w+8) {
+			return fmt.Errorf("sent %+v for %d rows of %d values", st, rows, w)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func slicesEqual(a, b []float32) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

@@ -25,13 +25,17 @@
 //	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = A_loc·xs; wait; out += H·recv; out = L∘out
 //	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
 //
-// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured for
-// training passes; evaluation passes always use float32.
+// Rows travel as float32 (IalltoallvF32) unless a RowCodec (Options.Codec,
+// or Bits: the quant package's stochastic quantizer) is configured for
+// training passes; evaluation passes always use float32. A codec that counts
+// non-finite inputs (quant.Codec) makes Forward/Backward return an error
+// once the all-to-all has completed; the caller should then abort the job.
 package exchange
 
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -39,6 +43,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Options configures a Propagator.
@@ -46,10 +51,11 @@ type Options struct {
 	// Mode is "hybrid" (default when empty), "post" or "pre".
 	Mode string
 	// Bits and BitsBackward select the wire format of training passes
-	// (forward rows, backward gradients): 0 or 32 is float32. Quantized
-	// formats come as RowCodecs; until one is registered for a bit width,
-	// other values are an error unless Codec/BackwardCodec is given.
+	// (forward rows, backward gradients): 0 or 32 is float32, 2, 4 or 8 is
+	// per-row stochastic quantization (quant.Codec, on the engine's
+	// threads), with bf16 instead of fp32 row parameters when HalfParams.
 	Bits, BitsBackward int
+	HalfParams         bool
 	// Codec and BackwardCodec, when set, encode the rows of training passes
 	// (forward, backward) and override Bits/BitsBackward.
 	Codec, BackwardCodec RowCodec
@@ -102,11 +108,11 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err != nil {
 		return nil, err
 	}
-	fwd, err := codecFor(o.Codec, o.Bits, "bits")
+	fwd, err := codecFor(o.Codec, quant.Format{Bits: o.Bits, HalfParams: o.HalfParams}, e, "bits")
 	if err != nil {
 		return nil, err
 	}
-	bwd, err := codecFor(o.BackwardCodec, o.BitsBackward, "bits-backward")
+	bwd, err := codecFor(o.BackwardCodec, quant.Format{Bits: o.BitsBackward, HalfParams: o.HalfParams}, e, "bits-backward")
 	if err != nil {
 		return nil, err
 	}
@@ -151,15 +157,24 @@ func checkShard(s *partition.Shard, c comm.Comm) error {
 	return nil
 }
 
-// codecFor picks the codec of one direction: the explicit one, or float32.
-func codecFor(c RowCodec, bits int, flag string) (RowCodec, error) {
+// codecFor picks the codec of one direction: the explicit one, float32
+// (nil), or a quantizer of f.Bits bits.
+func codecFor(c RowCodec, f quant.Format, e *aggr.Engine, flag string) (RowCodec, error) {
 	if c != nil {
 		return c, nil
 	}
-	if bits == 0 || bits == 32 {
+	if f.Bits == 0 || f.Bits == 32 {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("exchange: --%s %d: no quantized codec for %d bits yet", flag, bits, bits)
+	threads := e.Threads()
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	q, err := quant.NewCodec(f, threads, "")
+	if err != nil {
+		return nil, fmt.Errorf("exchange: --%s: %w", flag, err)
+	}
+	return q, nil
 }
 
 // scalings returns L and R of the operator kind (nil = ones).
