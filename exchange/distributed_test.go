@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -419,4 +420,32 @@ func slicesEqual(a, b []float32) bool {
 		}
 	}
 	return len(a) == len(b)
+}
+
+// TestNewFailsOnEveryRank: one rank with a bad shard makes New fail on all
+// ranks instead of leaving the others in a collective.
+func TestNewFailsOnEveryRank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	ds := randomDataset(rng, 60, 3, 0)
+	owner := ownerKinds(rng, 60, 0, 3)["random"]
+	for _, breakIt := range []func(s *partition.Shard){
+		func(s *partition.Shard) { s.Local.Val = make([]float32, s.Local.NNZ()) },
+		func(s *partition.Shard) { s.Remote.Owner[0] = int32(s.Rank) },
+		func(s *partition.Shard) { s.Global[0] = -5 }, // senders ask rank 1 for ids it does not have
+	} {
+		err := comm.RunGroup(3, func(c comm.Comm) error {
+			s := partition.Split(ds, owner, c.Rank(), 3)
+			if c.Rank() == 1 {
+				breakIt(s)
+			}
+			_, err := New(s, c, aggr.New(1), nn.OpGCN, Options{})
+			if err == nil {
+				return fmt.Errorf("no error")
+			}
+			return err
+		})
+		if err == nil || strings.Contains(err.Error(), "no error") || strings.Count(err.Error(), "rank") < 3 {
+			t.Errorf("err = %v", err)
+		}
+	}
 }

@@ -33,6 +33,7 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -99,21 +100,14 @@ type Propagator struct {
 }
 
 // New builds the exchange plan of shard s (collective: every rank of c calls
-// it) and returns its operator. s.Rank/s.Ranks must match c.
+// it) and returns its operator. s.Rank/s.Ranks must match c. When any rank
+// fails, every rank returns an error (none is left waiting in a collective).
 func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Options) (*Propagator, error) {
-	if err := checkShard(s, c); err != nil {
-		return nil, err
+	mode, fwd, bwd, err := checkOptions(o, e)
+	if err == nil {
+		err = checkShard(s, c)
 	}
-	mode, err := ParseMode(o.Mode)
-	if err != nil {
-		return nil, err
-	}
-	fwd, err := codecFor(o.Codec, quant.Format{Bits: o.Bits, HalfParams: o.HalfParams}, e, "bits")
-	if err != nil {
-		return nil, err
-	}
-	bwd, err := codecFor(o.BackwardCodec, quant.Format{Bits: o.BitsBackward, HalfParams: o.HalfParams}, e, "bits-backward")
-	if err != nil {
+	if err := agree(c, err); err != nil {
 		return nil, err
 	}
 	pl, err := buildPlan(s, c, mode)
@@ -133,6 +127,34 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 			c.Rank(), mode, pl.stats.Seconds, t.Of(mode), t.Pre, t.Post, t.Hybrid)
 	}
 	return p, nil
+}
+
+// checkOptions parses the mode and picks the codecs.
+func checkOptions(o Options, e *aggr.Engine) (mode Mode, fwd, bwd RowCodec, err error) {
+	if mode, err = ParseMode(o.Mode); err != nil {
+		return
+	}
+	if fwd, err = codecFor(o.Codec, quant.Format{Bits: o.Bits, HalfParams: o.HalfParams}, e, "bits"); err != nil {
+		return
+	}
+	bwd, err = codecFor(o.BackwardCodec, quant.Format{Bits: o.BitsBackward, HalfParams: o.HalfParams}, e, "bits-backward")
+	return
+}
+
+// agree makes a local failure collective: every rank learns whether any
+// rank failed, and those that did not return an error naming the count.
+func agree(c comm.Comm, err error) error {
+	failed := []int64{0}
+	if err != nil {
+		failed[0] = 1
+	}
+	if cerr := c.AllreduceSumI64(failed); cerr != nil {
+		return errors.Join(err, fmt.Errorf("exchange: %w", cerr))
+	}
+	if err == nil && failed[0] > 0 {
+		return fmt.Errorf("exchange: rank %d: plan failed on %d other rank(s)", c.Rank(), failed[0])
+	}
+	return err
 }
 
 // checkShard validates what New relies on.

@@ -54,7 +54,7 @@ const msgHeader = 5
 func buildPlan(s *partition.Shard, c comm.Comm, mode Mode) (*plan, error) {
 	t0 := c.Wtime()
 	splits, err := SplitShard(s, mode)
-	if err != nil {
+	if err := agree(c, err); err != nil {
 		return nil, err
 	}
 	pl := &plan{remDeg: remoteDegrees(s)}
@@ -69,7 +69,8 @@ func buildPlan(s *partition.Shard, c comm.Comm, mode Mode) (*plan, error) {
 	for q := range splits {
 		pl.stats.Recv[q] = splits[q].Counts
 	}
-	if pl.send, pl.sendOff, err = sendCSR(s, msgs, pl.stats.Sent); err != nil {
+	pl.send, pl.sendOff, err = sendCSR(s, msgs, pl.stats.Sent)
+	if err := agree(c, err); err != nil {
 		return nil, err
 	}
 	pl.stats.Seconds = c.Wtime() - t0
