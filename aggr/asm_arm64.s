@@ -32,6 +32,8 @@
 //	R9  idx cursor, R10 w cursor, R11 source row address, R12 prefetch address
 //	R13 scratch pointer (NEON) / 8·VL in floats (SVE)
 //	R15 &idx[len(idx)] (loop end)
+// SVE only: R14 = VL in floats (CNTW), R19-R22 = 2, 3, 4, 16 times that,
+// R23/R24 = out/row block + 8·VL bytes, p0 all true, p1-p4 tail predicates.
 // Go reserves R18, R26-R29; R16/R17 are left alone too.
 
 // Edges ahead to prefetch: ROWADDR reads idx[k+PFDIST] (clamped to the last
@@ -317,8 +319,101 @@ TEXT ·accumRowsSVE(SB), NOSPLIT, $0-80
 	LSL	$1, R14, R19 // R19 = 2·VL
 	ADD	R14, R19, R20 // R20 = 3·VL
 	LSL	$2, R14, R21 // R21 = 4·VL
+	LSL	$4, R14, R22 // R22 = 16·VL
 
-	// Tier A: blocks of 8 full vectors (accumulators z0-z7, row z16-z23).
+	// Tier A16: blocks of 16 full vectors (accumulators z0-z15, row z16-z31;
+	// the weighted kernel broadcasts w[k] into z31 and reuses z16). LD1W
+	// immediates stop at #7, so the upper 8 vectors go through x23 = x0 + 8·VL
+	// and x24 = x11 + 8·VL.
+tA16:
+	CMP	R22, R1
+	BLT	tA
+	WORD	$0x04205117 // addvl x23, x0, #8
+	WORD	$0xa540a000 // ld1w {z0.s}, p0/z, [x0, #0, mul vl]
+	WORD	$0xa541a001 // ld1w {z1.s}, p0/z, [x0, #1, mul vl]
+	WORD	$0xa542a002 // ld1w {z2.s}, p0/z, [x0, #2, mul vl]
+	WORD	$0xa543a003 // ld1w {z3.s}, p0/z, [x0, #3, mul vl]
+	WORD	$0xa544a004 // ld1w {z4.s}, p0/z, [x0, #4, mul vl]
+	WORD	$0xa545a005 // ld1w {z5.s}, p0/z, [x0, #5, mul vl]
+	WORD	$0xa546a006 // ld1w {z6.s}, p0/z, [x0, #6, mul vl]
+	WORD	$0xa547a007 // ld1w {z7.s}, p0/z, [x0, #7, mul vl]
+	WORD	$0xa540a2e8 // ld1w {z8.s}, p0/z, [x23, #0, mul vl]
+	WORD	$0xa541a2e9 // ld1w {z9.s}, p0/z, [x23, #1, mul vl]
+	WORD	$0xa542a2ea // ld1w {z10.s}, p0/z, [x23, #2, mul vl]
+	WORD	$0xa543a2eb // ld1w {z11.s}, p0/z, [x23, #3, mul vl]
+	WORD	$0xa544a2ec // ld1w {z12.s}, p0/z, [x23, #4, mul vl]
+	WORD	$0xa545a2ed // ld1w {z13.s}, p0/z, [x23, #5, mul vl]
+	WORD	$0xa546a2ee // ld1w {z14.s}, p0/z, [x23, #6, mul vl]
+	WORD	$0xa547a2ef // ld1w {z15.s}, p0/z, [x23, #7, mul vl]
+	MOVD	R4, R9
+tA16_edge:
+	ROWADDR
+	WORD	$0x85c00180 // prfb pldl1keep, p0, [x12, #0, mul vl]
+	WORD	$0x85c20180 // prfb pldl1keep, p0, [x12, #2, mul vl]
+	WORD	$0x85c40180 // prfb pldl1keep, p0, [x12, #4, mul vl]
+	WORD	$0x85c60180 // prfb pldl1keep, p0, [x12, #6, mul vl]
+	WORD	$0x85c80180 // prfb pldl1keep, p0, [x12, #8, mul vl]
+	WORD	$0x85ca0180 // prfb pldl1keep, p0, [x12, #10, mul vl]
+	WORD	$0x85cc0180 // prfb pldl1keep, p0, [x12, #12, mul vl]
+	WORD	$0x85ce0180 // prfb pldl1keep, p0, [x12, #14, mul vl]
+	WORD	$0x042b5118 // addvl x24, x11, #8
+	WORD	$0xa540a170 // ld1w {z16.s}, p0/z, [x11, #0, mul vl]
+	WORD	$0xa541a171 // ld1w {z17.s}, p0/z, [x11, #1, mul vl]
+	WORD	$0xa542a172 // ld1w {z18.s}, p0/z, [x11, #2, mul vl]
+	WORD	$0xa543a173 // ld1w {z19.s}, p0/z, [x11, #3, mul vl]
+	WORD	$0xa544a174 // ld1w {z20.s}, p0/z, [x11, #4, mul vl]
+	WORD	$0xa545a175 // ld1w {z21.s}, p0/z, [x11, #5, mul vl]
+	WORD	$0xa546a176 // ld1w {z22.s}, p0/z, [x11, #6, mul vl]
+	WORD	$0xa547a177 // ld1w {z23.s}, p0/z, [x11, #7, mul vl]
+	WORD	$0xa540a318 // ld1w {z24.s}, p0/z, [x24, #0, mul vl]
+	WORD	$0xa541a319 // ld1w {z25.s}, p0/z, [x24, #1, mul vl]
+	WORD	$0xa542a31a // ld1w {z26.s}, p0/z, [x24, #2, mul vl]
+	WORD	$0xa543a31b // ld1w {z27.s}, p0/z, [x24, #3, mul vl]
+	WORD	$0xa544a31c // ld1w {z28.s}, p0/z, [x24, #4, mul vl]
+	WORD	$0xa545a31d // ld1w {z29.s}, p0/z, [x24, #5, mul vl]
+	WORD	$0xa546a31e // ld1w {z30.s}, p0/z, [x24, #6, mul vl]
+	WORD	$0xa547a31f // ld1w {z31.s}, p0/z, [x24, #7, mul vl]
+	WORD	$0x65900000 // fadd z0.s, z0.s, z16.s
+	WORD	$0x65910021 // fadd z1.s, z1.s, z17.s
+	WORD	$0x65920042 // fadd z2.s, z2.s, z18.s
+	WORD	$0x65930063 // fadd z3.s, z3.s, z19.s
+	WORD	$0x65940084 // fadd z4.s, z4.s, z20.s
+	WORD	$0x659500a5 // fadd z5.s, z5.s, z21.s
+	WORD	$0x659600c6 // fadd z6.s, z6.s, z22.s
+	WORD	$0x659700e7 // fadd z7.s, z7.s, z23.s
+	WORD	$0x65980108 // fadd z8.s, z8.s, z24.s
+	WORD	$0x65990129 // fadd z9.s, z9.s, z25.s
+	WORD	$0x659a014a // fadd z10.s, z10.s, z26.s
+	WORD	$0x659b016b // fadd z11.s, z11.s, z27.s
+	WORD	$0x659c018c // fadd z12.s, z12.s, z28.s
+	WORD	$0x659d01ad // fadd z13.s, z13.s, z29.s
+	WORD	$0x659e01ce // fadd z14.s, z14.s, z30.s
+	WORD	$0x659f01ef // fadd z15.s, z15.s, z31.s
+	CMP	R15, R9
+	BNE	tA16_edge
+	WORD	$0xe540e000 // st1w {z0.s}, p0, [x0, #0, mul vl]
+	WORD	$0xe541e001 // st1w {z1.s}, p0, [x0, #1, mul vl]
+	WORD	$0xe542e002 // st1w {z2.s}, p0, [x0, #2, mul vl]
+	WORD	$0xe543e003 // st1w {z3.s}, p0, [x0, #3, mul vl]
+	WORD	$0xe544e004 // st1w {z4.s}, p0, [x0, #4, mul vl]
+	WORD	$0xe545e005 // st1w {z5.s}, p0, [x0, #5, mul vl]
+	WORD	$0xe546e006 // st1w {z6.s}, p0, [x0, #6, mul vl]
+	WORD	$0xe547e007 // st1w {z7.s}, p0, [x0, #7, mul vl]
+	WORD	$0xe540e2e8 // st1w {z8.s}, p0, [x23, #0, mul vl]
+	WORD	$0xe541e2e9 // st1w {z9.s}, p0, [x23, #1, mul vl]
+	WORD	$0xe542e2ea // st1w {z10.s}, p0, [x23, #2, mul vl]
+	WORD	$0xe543e2eb // st1w {z11.s}, p0, [x23, #3, mul vl]
+	WORD	$0xe544e2ec // st1w {z12.s}, p0, [x23, #4, mul vl]
+	WORD	$0xe545e2ed // st1w {z13.s}, p0, [x23, #5, mul vl]
+	WORD	$0xe546e2ee // st1w {z14.s}, p0, [x23, #6, mul vl]
+	WORD	$0xe547e2ef // st1w {z15.s}, p0, [x23, #7, mul vl]
+	WORD	$0x04205200 // addvl x0, x0, #16
+	WORD	$0x04225202 // addvl x2, x2, #16
+	SUB	R22, R1
+	B	tA16
+
+	// Tier A: 8 to 15 vectors left: one block of 8 full vectors
+	// (accumulators z0-z7, row z16-z23).
 tA:
 	CMP	R13, R1
 	BLT	tB
@@ -366,7 +461,6 @@ tA_edge:
 	WORD	$0x04205100 // addvl x0, x0, #8
 	WORD	$0x04225102 // addvl x2, x2, #8
 	SUB	R13, R1
-	B	tA
 
 	// Tier B: fewer than 8 vectors left; blocks of 4 predicated vectors
 	// (p1-p4 from WHILELT), at most two of them.
@@ -440,8 +534,104 @@ TEXT ·accumRowsWSVE(SB), NOSPLIT, $0-104
 	LSL	$1, R14, R19 // R19 = 2·VL
 	ADD	R14, R19, R20 // R20 = 3·VL
 	LSL	$2, R14, R21 // R21 = 4·VL
+	LSL	$4, R14, R22 // R22 = 16·VL
 
-	// Tier A: blocks of 8 full vectors (accumulators z0-z7, row z16-z23).
+	// Tier A16: blocks of 16 full vectors (accumulators z0-z15, row z16-z31;
+	// the weighted kernel broadcasts w[k] into z31 and reuses z16). LD1W
+	// immediates stop at #7, so the upper 8 vectors go through x23 = x0 + 8·VL
+	// and x24 = x11 + 8·VL.
+tA16:
+	CMP	R22, R1
+	BLT	tA
+	WORD	$0x04205117 // addvl x23, x0, #8
+	WORD	$0xa540a000 // ld1w {z0.s}, p0/z, [x0, #0, mul vl]
+	WORD	$0xa541a001 // ld1w {z1.s}, p0/z, [x0, #1, mul vl]
+	WORD	$0xa542a002 // ld1w {z2.s}, p0/z, [x0, #2, mul vl]
+	WORD	$0xa543a003 // ld1w {z3.s}, p0/z, [x0, #3, mul vl]
+	WORD	$0xa544a004 // ld1w {z4.s}, p0/z, [x0, #4, mul vl]
+	WORD	$0xa545a005 // ld1w {z5.s}, p0/z, [x0, #5, mul vl]
+	WORD	$0xa546a006 // ld1w {z6.s}, p0/z, [x0, #6, mul vl]
+	WORD	$0xa547a007 // ld1w {z7.s}, p0/z, [x0, #7, mul vl]
+	WORD	$0xa540a2e8 // ld1w {z8.s}, p0/z, [x23, #0, mul vl]
+	WORD	$0xa541a2e9 // ld1w {z9.s}, p0/z, [x23, #1, mul vl]
+	WORD	$0xa542a2ea // ld1w {z10.s}, p0/z, [x23, #2, mul vl]
+	WORD	$0xa543a2eb // ld1w {z11.s}, p0/z, [x23, #3, mul vl]
+	WORD	$0xa544a2ec // ld1w {z12.s}, p0/z, [x23, #4, mul vl]
+	WORD	$0xa545a2ed // ld1w {z13.s}, p0/z, [x23, #5, mul vl]
+	WORD	$0xa546a2ee // ld1w {z14.s}, p0/z, [x23, #6, mul vl]
+	WORD	$0xa547a2ef // ld1w {z15.s}, p0/z, [x23, #7, mul vl]
+	MOVD	R4, R9
+	MOVD	R6, R10
+tA16_edge:
+	ROWADDR
+	WORD	$0x85c00180 // prfb pldl1keep, p0, [x12, #0, mul vl]
+	WORD	$0x85c20180 // prfb pldl1keep, p0, [x12, #2, mul vl]
+	WORD	$0x85c40180 // prfb pldl1keep, p0, [x12, #4, mul vl]
+	WORD	$0x85c60180 // prfb pldl1keep, p0, [x12, #6, mul vl]
+	WORD	$0x85c80180 // prfb pldl1keep, p0, [x12, #8, mul vl]
+	WORD	$0x85ca0180 // prfb pldl1keep, p0, [x12, #10, mul vl]
+	WORD	$0x85cc0180 // prfb pldl1keep, p0, [x12, #12, mul vl]
+	WORD	$0x85ce0180 // prfb pldl1keep, p0, [x12, #14, mul vl]
+	WORD	$0x8540c15f // ld1rw {z31.s}, p0/z, [x10]
+	ADD	$4, R10
+	WORD	$0x042b5118 // addvl x24, x11, #8
+	WORD	$0xa540a170 // ld1w {z16.s}, p0/z, [x11, #0, mul vl]
+	WORD	$0xa541a171 // ld1w {z17.s}, p0/z, [x11, #1, mul vl]
+	WORD	$0xa542a172 // ld1w {z18.s}, p0/z, [x11, #2, mul vl]
+	WORD	$0xa543a173 // ld1w {z19.s}, p0/z, [x11, #3, mul vl]
+	WORD	$0xa544a174 // ld1w {z20.s}, p0/z, [x11, #4, mul vl]
+	WORD	$0xa545a175 // ld1w {z21.s}, p0/z, [x11, #5, mul vl]
+	WORD	$0xa546a176 // ld1w {z22.s}, p0/z, [x11, #6, mul vl]
+	WORD	$0xa547a177 // ld1w {z23.s}, p0/z, [x11, #7, mul vl]
+	WORD	$0xa540a318 // ld1w {z24.s}, p0/z, [x24, #0, mul vl]
+	WORD	$0xa541a319 // ld1w {z25.s}, p0/z, [x24, #1, mul vl]
+	WORD	$0xa542a31a // ld1w {z26.s}, p0/z, [x24, #2, mul vl]
+	WORD	$0xa543a31b // ld1w {z27.s}, p0/z, [x24, #3, mul vl]
+	WORD	$0xa544a31c // ld1w {z28.s}, p0/z, [x24, #4, mul vl]
+	WORD	$0xa545a31d // ld1w {z29.s}, p0/z, [x24, #5, mul vl]
+	WORD	$0xa546a31e // ld1w {z30.s}, p0/z, [x24, #6, mul vl]
+	WORD	$0x65bf0200 // fmla z0.s, p0/m, z16.s, z31.s
+	WORD	$0x65bf0221 // fmla z1.s, p0/m, z17.s, z31.s
+	WORD	$0x65bf0242 // fmla z2.s, p0/m, z18.s, z31.s
+	WORD	$0x65bf0263 // fmla z3.s, p0/m, z19.s, z31.s
+	WORD	$0x65bf0284 // fmla z4.s, p0/m, z20.s, z31.s
+	WORD	$0x65bf02a5 // fmla z5.s, p0/m, z21.s, z31.s
+	WORD	$0x65bf02c6 // fmla z6.s, p0/m, z22.s, z31.s
+	WORD	$0x65bf02e7 // fmla z7.s, p0/m, z23.s, z31.s
+	WORD	$0xa547a310 // ld1w {z16.s}, p0/z, [x24, #7, mul vl]
+	WORD	$0x65bf0308 // fmla z8.s, p0/m, z24.s, z31.s
+	WORD	$0x65bf0329 // fmla z9.s, p0/m, z25.s, z31.s
+	WORD	$0x65bf034a // fmla z10.s, p0/m, z26.s, z31.s
+	WORD	$0x65bf036b // fmla z11.s, p0/m, z27.s, z31.s
+	WORD	$0x65bf038c // fmla z12.s, p0/m, z28.s, z31.s
+	WORD	$0x65bf03ad // fmla z13.s, p0/m, z29.s, z31.s
+	WORD	$0x65bf03ce // fmla z14.s, p0/m, z30.s, z31.s
+	WORD	$0x65bf020f // fmla z15.s, p0/m, z16.s, z31.s
+	CMP	R15, R9
+	BNE	tA16_edge
+	WORD	$0xe540e000 // st1w {z0.s}, p0, [x0, #0, mul vl]
+	WORD	$0xe541e001 // st1w {z1.s}, p0, [x0, #1, mul vl]
+	WORD	$0xe542e002 // st1w {z2.s}, p0, [x0, #2, mul vl]
+	WORD	$0xe543e003 // st1w {z3.s}, p0, [x0, #3, mul vl]
+	WORD	$0xe544e004 // st1w {z4.s}, p0, [x0, #4, mul vl]
+	WORD	$0xe545e005 // st1w {z5.s}, p0, [x0, #5, mul vl]
+	WORD	$0xe546e006 // st1w {z6.s}, p0, [x0, #6, mul vl]
+	WORD	$0xe547e007 // st1w {z7.s}, p0, [x0, #7, mul vl]
+	WORD	$0xe540e2e8 // st1w {z8.s}, p0, [x23, #0, mul vl]
+	WORD	$0xe541e2e9 // st1w {z9.s}, p0, [x23, #1, mul vl]
+	WORD	$0xe542e2ea // st1w {z10.s}, p0, [x23, #2, mul vl]
+	WORD	$0xe543e2eb // st1w {z11.s}, p0, [x23, #3, mul vl]
+	WORD	$0xe544e2ec // st1w {z12.s}, p0, [x23, #4, mul vl]
+	WORD	$0xe545e2ed // st1w {z13.s}, p0, [x23, #5, mul vl]
+	WORD	$0xe546e2ee // st1w {z14.s}, p0, [x23, #6, mul vl]
+	WORD	$0xe547e2ef // st1w {z15.s}, p0, [x23, #7, mul vl]
+	WORD	$0x04205200 // addvl x0, x0, #16
+	WORD	$0x04225202 // addvl x2, x2, #16
+	SUB	R22, R1
+	B	tA16
+
+	// Tier A: 8 to 15 vectors left: one block of 8 full vectors
+	// (accumulators z0-z7, row z16-z23).
 tA:
 	CMP	R13, R1
 	BLT	tB
@@ -492,7 +682,6 @@ tA_edge:
 	WORD	$0x04205100 // addvl x0, x0, #8
 	WORD	$0x04225102 // addvl x2, x2, #8
 	SUB	R13, R1
-	B	tA
 
 	// Tier B: fewer than 8 vectors left; blocks of 4 predicated vectors
 	// (p1-p4 from WHILELT), at most two of them.

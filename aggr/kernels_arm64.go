@@ -39,11 +39,12 @@ func accumRowsNEON(out, x []float32, stride int, idx []int32)
 //go:noescape
 func accumRowsWNEON(out, x []float32, stride int, idx []int32, w []float32)
 
-// accumRowsSVE is accumRows for any SVE vector length (VL): blocks of 8 full
-// vectors while at least 8·VL columns are left, then at most two blocks of 4
-// WHILELT-predicated vectors (or one predicated vector when ≤ VL are left),
-// so a row of any width takes no scalar code. Call it only when the CPU has
-// SVE (cpu.ARM64.HasSVE).
+// accumRowsSVE is accumRows for any SVE vector length (VL): blocks of 16 full
+// vectors (16 accumulators) while at least 16·VL columns are left, then one
+// block of 8 if 8·VL are, then at most two blocks of 4 WHILELT-predicated
+// vectors (or one predicated vector when ≤ VL are left), so a row of any
+// width takes no scalar code. Call it only when the CPU has SVE
+// (cpu.ARM64.HasSVE).
 //
 //	for k := range idx {
 //		r := x[int(idx[k])*stride:]

@@ -162,7 +162,9 @@ func a64TestWidths() []int {
 	for w := 1; w <= 67; w++ {
 		ws = append(ws, w)
 	}
-	return append(ws, 128, 256, 602, 1031)
+	// 400 and 1000 run the SVE 16-vector blocks and then an 8-vector one at
+	// VL 128 and 512 bits.
+	return append(ws, 128, 256, 400, 602, 1000, 1031)
 }
 
 // TestArm64KernelsMatchGeneric: every width 1…67 and a few wide rows, stride
