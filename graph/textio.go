@@ -39,6 +39,7 @@ type lineReader struct {
 	line    int64 // number of the line last returned by Next
 	err     error // sticky error of r (io.EOF at a clean end)
 	size    int64 // size of an uncompressed input file, -1 if unknown
+	bufSize int   // initial buffer size
 }
 
 // openLines opens path for line reading, decompressing it when its name
@@ -49,7 +50,7 @@ func openLines(path string) (*lineReader, error) {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(f, rawBufSize)
-	lr := &lineReader{name: path, closers: []io.Closer{f}, size: -1}
+	lr := &lineReader{name: path, closers: []io.Closer{f}, size: -1, bufSize: lineBufSize}
 	magic, _ := br.Peek(3)
 	switch {
 	case strings.HasSuffix(path, ".bz2"):
@@ -76,8 +77,9 @@ func openLines(path string) (*lineReader, error) {
 }
 
 // newLineReader reads lines from r (uncompressed); name is used in errors.
+// Its buffer starts small (tests and fuzzing exercise refills and growth).
 func newLineReader(r io.Reader, name string) *lineReader {
-	return &lineReader{name: name, r: r, size: -1}
+	return &lineReader{name: name, r: r, size: -1, bufSize: 16}
 }
 
 // estimateLines guesses the number of lines of an uncompressed file from
@@ -140,7 +142,7 @@ func (lr *lineReader) Next() (line []byte, ok bool) {
 // and growing the buffer when a line does not fit.
 func (lr *lineReader) fill() {
 	if lr.buf == nil {
-		lr.buf = make([]byte, lineBufSize)
+		lr.buf = make([]byte, max(lr.bufSize, 1))
 	}
 	if lr.start > 0 {
 		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])

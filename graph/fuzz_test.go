@@ -1,0 +1,117 @@
+package graph
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"testing"
+)
+
+// bigNumber matches numbers of 7 or more digits: an edge list naming node
+// 10^9 legitimately allocates gigabytes, which the fuzzer must not try.
+var bigNumber = regexp.MustCompile(`[0-9]{7,}`)
+
+// checkParseError fails unless err is nil or a *ParseError.
+func checkParseError(t *testing.T, err error) {
+	t.Helper()
+	var pe *ParseError
+	if err != nil && !errors.As(err, &pe) {
+		t.Fatalf("error %q (%T) is not a *ParseError", err, err)
+	}
+}
+
+func FuzzEdgeList(f *testing.F) {
+	for _, s := range []string{"0 1\n1 2\n", "# c\n0,1,0.5\n1,0,2\n", "0 1 1\n1 2\n", "%x\n\n3\t4\r\n", "0 -1\n", "# Nodes: 9\n0 5\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bigNumber.Match(data) {
+			t.Skip()
+		}
+		g, err := readEdgeList(newLineReader(bytes.NewReader(data), "fuzz"))
+		checkParseError(t, err)
+		if err == nil {
+			if verr := g.Validate(); verr != nil {
+				t.Fatal(verr)
+			}
+		}
+	})
+}
+
+func FuzzMetis(f *testing.F) {
+	for _, s := range []string{"3 2\n2\n1 3\n2\n", "% c\n4 3 11\n1 2 5 3 6\n1 1 5 3 7\n2 1 6 2 7\n4\n", "2 1 10 2\n1 1 2\n1 1 1\n", "3 x\n", "2 5\n2\n1\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := readMetis(newLineReader(bytes.NewReader(data), "fuzz"))
+		checkParseError(t, err)
+		if err == nil {
+			if verr := g.Validate(); verr != nil {
+				t.Fatal(verr)
+			}
+			if g.NNZ()%2 != 0 {
+				t.Fatalf("odd number of adjacency entries %d", g.NNZ())
+			}
+		}
+	})
+}
+
+// FuzzOGBCSV runs every OGB csv parser (edges, feature table, labels) on
+// the same input.
+func FuzzOGBCSV(f *testing.F) {
+	for _, s := range []string{"0,1\n1,2\n", "1,0.5\n-2,3e-1\n", "1\nnan\n\n3.0\n", "1,2\n3\n", "0,x\n", "1e39,1\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lr := func() *lineReader { return newLineReader(bytes.NewReader(data), "fuzz") }
+		src, dst, err := parseEdgeCSV(lr(), 100)
+		checkParseError(t, err)
+		if err == nil && len(src) != len(dst) {
+			t.Fatalf("%d sources, %d destinations", len(src), len(dst))
+		}
+		x, dim, err := parseFloatTable(lr())
+		checkParseError(t, err)
+		if err == nil && dim > 0 && len(x)%dim != 0 {
+			t.Fatalf("%d values in rows of %d", len(x), dim)
+		}
+		y, err := parseLabels(lr())
+		checkParseError(t, err)
+		for _, v := range y {
+			if v < -1 {
+				t.Fatalf("label %d", v)
+			}
+		}
+	})
+}
+
+func FuzzNpyHeader(f *testing.F) {
+	f.Add(npyBytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }", make([]byte, 8)))
+	f.Add(npyBytes(2, "{'descr': '>i8', 'fortran_order': False, 'shape': (1,), }", make([]byte, 8)))
+	f.Add(npyBytes(3, `{"descr": "|b1", "shape": (), "fortran_order": False}`, []byte{1}))
+	f.Add(npyBytes(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", make([]byte, 8)))
+	f.Add([]byte("\x93NUMPY\x01\x00\x05\x00{'a':"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bytes.NewReader(data)
+		h, err := readNpyHeader(r, "fuzz.npy")
+		checkParseError(t, err)
+		if err != nil {
+			return
+		}
+		n := 1
+		for _, d := range h.shape {
+			n *= d
+		}
+		if int64(n)*int64(h.size) != int64(r.Len()) {
+			return // ReadNpy rejects a size mismatch before allocating
+		}
+		v, err := readNpyData(r, &h, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &NpyArray{Shape: h.shape, Descr: h.descr, data: v}
+		if x, err := a.Float32(); err != nil || len(x) != n {
+			t.Fatalf("Float32: %d values, %v", len(x), err)
+		}
+		a.Int64() // may fail on non-integral floats, must not panic
+	})
+}
