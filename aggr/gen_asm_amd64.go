@@ -18,7 +18,7 @@ import (
 	"os"
 )
 
-const dist = 8 // prefetch distance in entries
+const dist = 16 // prefetch distance in entries
 
 type isa struct {
 	name   string // suffix
