@@ -75,3 +75,6 @@ func (w *world) finish(err error) error {
 	}
 	return mpi.Finalize()
 }
+
+// mpiLibraryVersion names the MPI library this binary is linked with.
+func mpiLibraryVersion() string { return mpi.LibraryVersion() }

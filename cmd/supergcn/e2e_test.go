@@ -1,0 +1,233 @@
+package main
+
+// End-to-end tests of the supergcn binary, under mpirun where they need it.
+// They build the binary once (or use $SUPERGCN_BIN) and skip, saying so,
+// when mpirun or the shared datasets are absent.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/supergcn/supergcn/internal/testdata"
+)
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if p := os.Getenv("SUPERGCN_BIN"); p != "" {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			binPath = abs
+			return m.Run()
+		}
+		dir, err := os.MkdirTemp("", "supergcn-e2e")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		binPath = filepath.Join(dir, "supergcn")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "building supergcn: %v\n%s", err, out)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+	elapsed        time.Duration
+}
+
+// run executes the binary (behind an optional launcher) with a time limit.
+func run(t *testing.T, limit time.Duration, launcher []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	argv := append(append(append([]string{}, launcher...), binPath), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_mpi_yield_when_idle=1")
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	t0 := time.Now()
+	err := cmd.Run()
+	r := result{stdout: so.String(), stderr: se.String(), elapsed: time.Since(t0)}
+	if ctx.Err() != nil {
+		t.Fatalf("%v did not end within %v\nstdout:\n%s\nstderr:\n%s", argv, limit, r.stdout, r.stderr)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	return r
+}
+
+func mpirun(t *testing.T, np int) []string {
+	t.Helper()
+	p, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found: skipping MPI end-to-end test")
+	}
+	return []string{p, "--oversubscribe", "-np", fmt.Sprint(np)}
+}
+
+// losses reads the per-epoch losses of a metrics file.
+func losses(t *testing.T, path string) []float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m struct {
+			Final bool    `json:"final"`
+			Loss  float64 `json:"loss"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !m.Final {
+			out = append(out, m.Loss)
+		}
+	}
+	return out
+}
+
+func sameLosses(t *testing.T, what string, ref, got []float64) {
+	t.Helper()
+	if len(ref) != len(got) || len(ref) == 0 {
+		t.Fatalf("%s: %d epochs vs %d", what, len(got), len(ref))
+	}
+	for i := range ref {
+		if math.Abs(ref[i]-got[i]) > 1e-4*math.Abs(ref[i]) {
+			t.Fatalf("%s: epoch %d loss %.8f, one process %.8f", what, i+1, got[i], ref[i])
+		}
+	}
+}
+
+func TestCLIHelpAndBadFlags(t *testing.T) {
+	for _, sub := range []string{"train", "eval", "info", "partition", "stats", "gen", "convert", "bench"} {
+		r := run(t, time.Minute, nil, sub, "--help")
+		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "usage: supergcn "+sub) {
+			t.Errorf("%s --help: exit %d\n%s%s", sub, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := run(t, time.Minute, nil, "train", "--bits", "3")
+	if r.code == 0 || !strings.Contains(r.stderr, "--bits") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("bad --bits: exit %d, stderr %q", r.code, r.stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(bad, []byte("0 1\n1 2\n2 x\n"), 0o644)
+	r = run(t, time.Minute, nil, "train", "--data", bad, "--synthetic-features", "8")
+	if r.code == 0 || !strings.Contains(r.stderr, bad+":3") {
+		t.Errorf("malformed edge list: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// mpirun -np P supergcn train equals the single-process run, in memory
+// (METIS on rank 0) and from an 8-part directory at P = 1, 2, 4, 8.
+func TestMPITrainEqualsSingle(t *testing.T) {
+	coraDir := testdata.Dataset(t, "cora")
+	dir := t.TempDir()
+	common := []string{"--data", coraDir, "--feat-norm", "row", "--dropout", "0", "--epochs", "20", "--seed", "5", "--bits", "32", "--threads", "1"}
+	ref := filepath.Join(dir, "ref.jsonl")
+	if r := run(t, 5*time.Minute, nil, append([]string{"train", "--metrics", ref, "--quiet"}, common...)...); r.code != 0 {
+		t.Fatalf("single process: %s", r.stderr)
+	}
+	refLoss := losses(t, ref)
+	for _, np := range []int{2, 4} {
+		out := filepath.Join(dir, fmt.Sprintf("np%d.jsonl", np))
+		r := run(t, 5*time.Minute, mpirun(t, np), append([]string{"train", "--metrics", out, "--quiet"}, common...)...)
+		if r.code != 0 {
+			t.Fatalf("mpirun -np %d: exit %d\n%s", np, r.code, r.stderr)
+		}
+		sameLosses(t, fmt.Sprintf("in-memory METIS, P=%d", np), refLoss, losses(t, out))
+	}
+
+	pdir := filepath.Join(dir, "cora-8")
+	if r := run(t, 5*time.Minute, nil, "partition", "--data", coraDir, "--parts", "8", "--method", "metis", "--out", pdir); r.code != 0 {
+		t.Fatalf("partition: %s", r.stderr)
+	}
+	for _, np := range []int{1, 2, 4, 8} {
+		out := filepath.Join(dir, fmt.Sprintf("dir%d.jsonl", np))
+		args := []string{"train", "--partitions", pdir, "--metrics", out, "--quiet"}
+		args = append(args, common[2:]...) // same flags but --data
+		r := run(t, 5*time.Minute, mpirun(t, np), args...)
+		if r.code != 0 {
+			t.Fatalf("8 parts on %d ranks: exit %d\n%s", np, r.code, r.stderr)
+		}
+		sameLosses(t, fmt.Sprintf("8-part directory on %d ranks", np), refLoss, losses(t, out))
+	}
+
+	// 8 parts on 3 ranks: a clear error before any work, every rank ends.
+	r := run(t, 2*time.Minute, mpirun(t, 3), "train", "--partitions", pdir, "--epochs", "5")
+	if r.code == 0 || !strings.Contains(r.stderr, "8") || !strings.Contains(r.stderr, "3") {
+		t.Fatalf("8 parts on 3 ranks: exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "epoch ") {
+		t.Fatalf("8 parts on 3 ranks started training:\n%s", r.stdout)
+	}
+}
+
+// A damaged part file is reported with its name, and the error on one rank
+// ends the whole job quickly: no rank is left waiting in a collective.
+func TestMPIDamagedPartAbortsJob(t *testing.T) {
+	coraDir := testdata.Dataset(t, "cora")
+	pdir := filepath.Join(t.TempDir(), "cora-4")
+	if r := run(t, 5*time.Minute, nil, "partition", "--data", coraDir, "--parts", "4", "--method", "metis", "--out", pdir); r.code != 0 {
+		t.Fatalf("partition: %s", r.stderr)
+	}
+	victim := filepath.Join(pdir, "part-00003.bin")
+	b, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []string{"truncated", "flipped"} {
+		d := b
+		if damage == "truncated" {
+			d = b[:len(b)/2]
+		} else {
+			d = append([]byte{}, b...)
+			d[len(d)/2] ^= 0x40
+		}
+		if err := os.WriteFile(victim, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, 2*time.Minute, mpirun(t, 4), "train", "--partitions", pdir, "--epochs", "3")
+		if r.code == 0 || !strings.Contains(r.stderr, "part-00003.bin") {
+			t.Fatalf("%s part file: exit %d\n%s", damage, r.code, r.stderr)
+		}
+		t.Logf("%s part file: job ended in %v with: %s", damage, r.elapsed.Round(time.Millisecond), firstLine(r.stderr, "part-00003"))
+	}
+}
+
+func firstLine(s, containing string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, containing) {
+			return l
+		}
+	}
+	return ""
+}
