@@ -137,7 +137,7 @@ func benchAggr(args []string) error {
 	}
 	ops := strings.Split(*opsArg, ",")
 	for _, o := range ops {
-		if !contains(aggrOps, o) {
+		if !benchContains(aggrOps, o) {
 			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(aggrOps, ","))}
 		}
 	}
@@ -176,7 +176,7 @@ func benchAggr(args []string) error {
 	if a == nil {
 		a = graph.FromCOO(n, n, src, dst, nil)
 	}
-	csrMS := ms(time.Since(t0))
+	csrMS := benchMS(time.Since(t0))
 	f := *width
 	rng := rand.New(rand.NewPCG(*seed, 99))
 	x := dense.New(n, f)
@@ -239,7 +239,7 @@ func benchAggr(args []string) error {
 			op := eng.PrepareIndexAdd(dst, src, n, n)
 			fn = func() { op.Apply(x, out, false) }
 		}
-		prep = ms(time.Since(t0))
+		prep = benchMS(time.Since(t0))
 		med, mn := timeIt(fn, *reps)
 		r := aggrResult{
 			Op: o, MedianMS: med, MinMS: mn, Kernel: eng.KernelName(), Threads: *threads, Graph: name,
@@ -268,7 +268,7 @@ func benchAggr(args []string) error {
 	return nil
 }
 
-func contains(list []string, s string) bool {
+func benchContains(list []string, s string) bool {
 	for _, l := range list {
 		if l == s {
 			return true
@@ -277,7 +277,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // timeIt runs fn once to warm up, then reps times; it returns the median and
 // the minimum in milliseconds.
@@ -287,7 +287,7 @@ func timeIt(fn func(), reps int) (median, minimum float64) {
 	for i := range ts {
 		t := time.Now()
 		fn()
-		ts[i] = ms(time.Since(t))
+		ts[i] = benchMS(time.Since(t))
 	}
 	sort.Float64s(ts)
 	median = ts[reps/2]
