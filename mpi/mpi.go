@@ -17,10 +17,10 @@ type ThreadLevel int
 
 // The MPI thread-support levels.
 const (
-	ThreadSingle     ThreadLevel = C.SG_SINGLE
-	ThreadFunneled   ThreadLevel = C.SG_FUNNELED
-	ThreadSerialized ThreadLevel = C.SG_SERIALIZED
-	ThreadMultiple   ThreadLevel = C.SG_MULTIPLE
+	ThreadSingle ThreadLevel = iota
+	ThreadFunneled
+	ThreadSerialized
+	ThreadMultiple
 )
 
 func (l ThreadLevel) String() string {

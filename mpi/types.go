@@ -53,9 +53,20 @@ type Op int
 
 // The reductions.
 const (
-	Sum Op = C.SG_SUM // MPI_SUM
-	Max Op = C.SG_MAX // MPI_MAX
-	Min Op = C.SG_MIN // MPI_MIN
+	Sum Op = iota // MPI_SUM
+	Max           // MPI_MAX
+	Min           // MPI_MIN
+)
+
+// Compile-time checks that the Go constants equal binding.h's codes.
+var (
+	_ = [1]int{}[Sum-C.SG_SUM]
+	_ = [1]int{}[Max-C.SG_MAX]
+	_ = [1]int{}[Min-C.SG_MIN]
+	_ = [1]int{}[ThreadSingle-C.SG_SINGLE]
+	_ = [1]int{}[ThreadFunneled-C.SG_FUNNELED]
+	_ = [1]int{}[ThreadSerialized-C.SG_SERIALIZED]
+	_ = [1]int{}[ThreadMultiple-C.SG_MULTIPLE]
 )
 
 func (o Op) String() string {
