@@ -2,5 +2,161 @@
 
 package quant
 
-// archKernels returns the SIMD kernel sets this CPU supports, best first.
-func archKernels() []kernels { return nil }
+import (
+	"math"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// archKernels returns the SIMD kernel sets this CPU (and OS: cpuid checks
+// that XCR0 enables the register state) supports, best first. The names are
+// package aggr's, so SUPERGCN_KERNEL steers both packages.
+func archKernels() []kernels {
+	var ks []kernels
+	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX2) {
+		ks = append(ks, kernels{
+			name:   "avx512",
+			pack:   [9]packFn{2: packAVX512Fn(2), 4: packAVX512Fn(4), 8: packAVX512Fn(8)},
+			unpack: [9]unpackFn{2: unpackAVX512Fn(2), 4: unpackAVX512Fn(4), 8: unpackAVX512Fn(8)},
+		})
+	}
+	if cpuid.CPU.Supports(cpuid.AVX2) {
+		ks = append(ks, kernels{
+			name:   "avx2",
+			pack:   [9]packFn{2: packAVX2Fn(2), 4: packAVX2Fn(4), 8: packAVX2Fn(8)},
+			unpack: [9]unpackFn{2: unpackAVX2Fn(2), 4: unpackAVX2Fn(4), 8: unpackAVX2Fn(8)},
+		})
+	}
+	return ks
+}
+
+// packAVX512 is the AVX-512F version of packGeneric(bits) for whole chunks
+// (asm_amd64.s). Reference loop, with n = len(x)&^15:
+//
+//	for c := 0; c < n; c += 16 {
+//		r.step()
+//		for l := 0; l < 16; l++ {
+//			q := code(x[c+l], zero, inv, uniform(r[l]), levels)
+//			dst[(c+l)/per] |= byte(q) << ((c+l)%per*bits)
+//		}
+//	}
+//
+// It overwrites dst[:n*bits/8] (len(dst) must be at least that) and leaves
+// r as the generic loop would; x[n:] is not read. bits is 2, 4 or 8. The 16
+// lanes of r live in one zmm register.
+//
+//go:noescape
+func packAVX512(dst []byte, x []float32, zero, inv float32, r *RNG, bits int)
+
+// unpackAVX512 is the AVX-512F version of unpackGeneric(bits) for whole
+// chunks. Reference loop, with n = len(dst)&^15:
+//
+//	for j := 0; j < n; j++ {
+//		q := src[j/per] >> (j%per*bits) & levels
+//		dst[j] = float32(float32(q)*scale) + zero
+//	}
+//
+// It reads src[:n*bits/8] and writes dst[:n]. bits is 2, 4 or 8.
+//
+//go:noescape
+func unpackAVX512(dst []float32, src []byte, zero, scale float32, bits int)
+
+// packAVX2 is packAVX512 with AVX2: the 16 lanes live in two ymm registers.
+// Reference loop, with n = len(x)&^15:
+//
+//	for c := 0; c < n; c += 16 {
+//		r.step()
+//		for l := 0; l < 16; l++ {
+//			q := code(x[c+l], zero, inv, uniform(r[l]), levels)
+//			dst[(c+l)/per] |= byte(q) << ((c+l)%per*bits)
+//		}
+//	}
+//
+//go:noescape
+func packAVX2(dst []byte, x []float32, zero, inv float32, r *RNG, bits int)
+
+// unpackAVX2 is unpackAVX512 with AVX2. Reference loop, with n = len(dst)&^15:
+//
+//	for j := 0; j < n; j++ {
+//		q := src[j/per] >> (j%per*bits) & levels
+//		dst[j] = float32(float32(q)*scale) + zero
+//	}
+//
+//go:noescape
+func unpackAVX2(dst []float32, src []byte, zero, scale float32, bits int)
+
+// The wrappers below run the whole chunks in assembly and the last partial
+// chunk (len%16 values) through stack buffers: the values padded with NaN,
+// which encodes as code 0 and so leaves the unused bits of the row's last
+// byte 0 as packGeneric does; only the row's own bytes/values are copied
+// out. The assembly functions are called directly (not through a func
+// value) so that, with //go:noescape, the buffers stay on the stack.
+
+// tailIn copies x (fewer than Lanes values) into b and pads it with NaN.
+func tailIn(b *[Lanes]float32, x []float32) {
+	n := copy(b[:], x)
+	nan := math.Float32frombits(0x7fc00000)
+	for i := n; i < Lanes; i++ {
+		b[i] = nan
+	}
+}
+
+func packAVX512Fn(bits int) packFn {
+	return func(dst []byte, x []float32, zero, inv float32, r *RNG) {
+		n := len(x) &^ (Lanes - 1)
+		packAVX512(dst[:n*bits/8], x[:n], zero, inv, r, bits)
+		if n == len(x) {
+			return
+		}
+		var xb [Lanes]float32
+		var db [Lanes]byte
+		tailIn(&xb, x[n:])
+		packAVX512(db[:Lanes*bits/8], xb[:], zero, inv, r, bits)
+		copy(dst[n*bits/8:(len(x)*bits+7)/8], db[:])
+	}
+}
+
+func unpackAVX512Fn(bits int) unpackFn {
+	return func(dst []float32, src []byte, zero, scale float32) {
+		n := len(dst) &^ (Lanes - 1)
+		unpackAVX512(dst[:n], src[:n*bits/8], zero, scale, bits)
+		if n == len(dst) {
+			return
+		}
+		var sb [Lanes]byte
+		var db [Lanes]float32
+		copy(sb[:], src[n*bits/8:(len(dst)*bits+7)/8])
+		unpackAVX512(db[:], sb[:Lanes*bits/8], zero, scale, bits)
+		copy(dst[n:], db[:])
+	}
+}
+
+func packAVX2Fn(bits int) packFn {
+	return func(dst []byte, x []float32, zero, inv float32, r *RNG) {
+		n := len(x) &^ (Lanes - 1)
+		packAVX2(dst[:n*bits/8], x[:n], zero, inv, r, bits)
+		if n == len(x) {
+			return
+		}
+		var xb [Lanes]float32
+		var db [Lanes]byte
+		tailIn(&xb, x[n:])
+		packAVX2(db[:Lanes*bits/8], xb[:], zero, inv, r, bits)
+		copy(dst[n*bits/8:(len(x)*bits+7)/8], db[:])
+	}
+}
+
+func unpackAVX2Fn(bits int) unpackFn {
+	return func(dst []float32, src []byte, zero, scale float32) {
+		n := len(dst) &^ (Lanes - 1)
+		unpackAVX2(dst[:n], src[:n*bits/8], zero, scale, bits)
+		if n == len(dst) {
+			return
+		}
+		var sb [Lanes]byte
+		var db [Lanes]float32
+		copy(sb[:], src[n*bits/8:(len(dst)*bits+7)/8])
+		unpackAVX2(db[:], sb[:Lanes*bits/8], zero, scale, bits)
+		copy(dst[n:], db[:])
+	}
+}
