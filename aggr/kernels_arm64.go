@@ -2,6 +2,9 @@
 
 package aggr
 
+// asm_arm64.s is written by gen_asm_arm64.go (needs binutils-aarch64-linux-gnu).
+//go:generate sh -c "GOARCH= go run gen_asm_arm64.go"
+
 // The arm64 micro-kernels live in asm_arm64.s. Every one follows the contract
 // of the kernel type (dispatch.go); its pure-Go twin is accumRowsGeneric /
 // accumRowsWGeneric. The assembly trusts its caller: stride ≥ len(out), every
