@@ -38,6 +38,7 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 		return nil, errorf(dir, 0, "no raw/edge.csv[.gz] (heterogeneous OGB datasets such as ogbn-mag are not supported)")
 	}
 	n := -1
+	var err error
 	if p := findData(raw, "num-node-list", false); p != "" {
 		v, err := readCount(p)
 		if err != nil {
@@ -48,18 +49,18 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 		}
 		n = v
 	}
-	src, dst, err := readEdgeCSV(edgePath, n)
+	m, edgeCountPath := -1, findData(raw, "num-edge-list", false)
+	if edgeCountPath != "" {
+		if m, err = readCount(edgeCountPath); err != nil {
+			return nil, err
+		}
+	}
+	src, dst, err := readEdgeCSV(edgePath, n, m)
 	if err != nil {
 		return nil, err
 	}
-	if p := findData(raw, "num-edge-list", false); p != "" {
-		m, err := readCount(p)
-		if err != nil {
-			return nil, err
-		}
-		if m != len(src) {
-			return nil, errorf(p, 1, "says %d edges but %s has %d", m, edgePath, len(src))
-		}
+	if m >= 0 && m != len(src) {
+		return nil, errorf(edgeCountPath, 1, "says %d edges but %s has %d", m, edgePath, len(src))
 	}
 	ds := &Dataset{Name: baseName(dir)}
 	featPath, labelPath := "", ""
@@ -69,7 +70,7 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 	if o.Labels == "" {
 		labelPath = findData(raw, "node-label", true)
 	}
-	if err := readOGBNodeData(ds, featPath, labelPath); err != nil {
+	if err := readOGBNodeData(ds, featPath, labelPath, n); err != nil {
 		return nil, err
 	}
 	if n, err = ogbNodeCount(n, src, dst, ds, featPath, labelPath); err != nil {
@@ -98,14 +99,15 @@ func findData(raw, base string, npy bool) string {
 	return ""
 }
 
-// readOGBNodeData reads features and labels (either path may be "").
-func readOGBNodeData(ds *Dataset, featPath, labelPath string) error {
+// readOGBNodeData reads features and labels (either path may be ""); n is
+// the node count when known (-1 otherwise), used to size the tables.
+func readOGBNodeData(ds *Dataset, featPath, labelPath string, n int) error {
 	var err error
 	switch {
 	case strings.HasSuffix(featPath, ".npy"):
 		ds.X, ds.FeatDim, err = readNpyFeatures(featPath, -1)
 	case featPath != "":
-		ds.X, ds.FeatDim, err = readFeatureCSV(featPath)
+		ds.X, ds.FeatDim, err = readFeatureCSV(featPath, n)
 	}
 	if err != nil {
 		return err
@@ -114,7 +116,7 @@ func readOGBNodeData(ds *Dataset, featPath, labelPath string) error {
 	case strings.HasSuffix(labelPath, ".npy"):
 		ds.Labels, err = readNpyLabels(labelPath, -1)
 	case labelPath != "":
-		ds.Labels, err = readLabelCSV(labelPath)
+		ds.Labels, err = readLabelCSV(labelPath, n)
 	}
 	if err != nil {
 		return err
@@ -178,13 +180,15 @@ func readCount(path string) (int, error) {
 	return int(count), nil
 }
 
-// readEdgeCSV reads "src,dst" lines. When n >= 0, ids must lie in [0,n).
-func readEdgeCSV(path string, n int) (src, dst []int32, err error) {
+// readEdgeCSV reads "src,dst" lines. When n >= 0, ids must lie in [0,n);
+// m >= 0 is the expected edge count (sizes the slices).
+func readEdgeCSV(path string, n, m int) (src, dst []int32, err error) {
 	lr, err := openLines(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer lr.Close()
+	lr.hint = m
 	return parseEdgeCSV(lr, n)
 }
 
@@ -225,13 +229,14 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 }
 
 // readFeatureCSV reads a table of comma-separated floats with the same
-// number of columns on every line.
-func readFeatureCSV(path string) (x []float32, dim int, err error) {
+// number of columns on every line; rows >= 0 is the expected row count.
+func readFeatureCSV(path string, rows int) (x []float32, dim int, err error) {
 	lr, err := openLines(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer lr.Close()
+	lr.hint = rows
 	return parseFloatTable(lr)
 }
 
@@ -260,6 +265,9 @@ func parseFloatTable(lr *lineReader) (x []float32, dim int, err error) {
 		}
 		if dim == 0 {
 			dim = col
+			if est := lr.estimateLines(); est > 1 && est <= maxPrealloc*64/dim {
+				x = slices.Grow(x, (est-1)*dim)
+			}
 		} else if col != dim {
 			return nil, 0, errorf(lr.name, lr.line, "%d fields but line 1 has %d", col, dim)
 		}
@@ -272,12 +280,13 @@ func parseFloatTable(lr *lineReader) (x []float32, dim int, err error) {
 
 // readLabelCSV reads one label a line: an integer >= -1, an integral
 // float ("3.0"), or "nan"/empty for an unlabelled node (-1).
-func readLabelCSV(path string) ([]int32, error) {
+func readLabelCSV(path string, rows int) ([]int32, error) {
 	lr, err := openLines(path)
 	if err != nil {
 		return nil, err
 	}
 	defer lr.Close()
+	lr.hint = rows
 	return parseLabels(lr)
 }
 
@@ -296,6 +305,9 @@ func parseLabels(lr *lineReader) ([]int32, error) {
 		y, ok := parseLabel(f)
 		if !ok {
 			return nil, errorf(lr.name, lr.line, "bad label %s (want an integer >= 0, or nan/empty/-1 for none)", quote(f))
+		}
+		if labels == nil {
+			labels = make([]int32, 0, lr.estimateLines())
 		}
 		labels = append(labels, y)
 	}

@@ -40,6 +40,7 @@ type lineReader struct {
 	err     error // sticky error of r (io.EOF at a clean end)
 	size    int64 // size of an uncompressed input file, -1 if unknown
 	bufSize int   // initial buffer size
+	hint    int   // expected number of lines when known (0: unknown)
 }
 
 // openLines opens path for line reading, decompressing it when its name
@@ -82,10 +83,13 @@ func newLineReader(r io.Reader, name string) *lineReader {
 	return &lineReader{name: name, r: r, size: -1, bufSize: 16}
 }
 
-// estimateLines guesses the number of lines of an uncompressed file from
-// the lines in the buffer, so callers can size their slices once; it
-// returns 0 when it cannot tell (compressed input, nothing read yet).
+// estimateLines returns the expected number of lines, so callers can size
+// their slices once: the hint when set (capped at 2^31), else a guess for
+// an uncompressed file from the lines in the buffer, else 0.
 func (lr *lineReader) estimateLines() int {
+	if lr.hint > 0 {
+		return min(lr.hint, 1<<31)
+	}
 	if lr.size <= 0 || lr.end == 0 {
 		return 0
 	}
@@ -269,20 +273,52 @@ func parseInt(b []byte) (int64, bool) {
 
 // parseFloat32 parses a finite decimal (or Go hexadecimal) floating-point
 // number, correctly rounded to float32. "nan", "inf" and values that
-// overflow float32 are rejected.
+// overflow float32 are rejected. Plain decimals "[-]ddd[.ddd]" with a
+// mantissa below 2^24 and at most 10 fraction digits take the exact fast
+// path (one correctly rounded float32 division, as strconv does).
 func parseFloat32(b []byte) (float32, bool) {
-	if len(b) == 0 || len(b) > 7 {
-		return parseFloat32Slow(b)
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, i = b[0] == '-', 1
 	}
-	var n int32
-	for _, c := range b {
+	var m uint32
+	digits, frac, dot := 0, 0, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '.' && !dot {
+			dot = true
+			continue
+		}
 		d := c - '0'
-		if d > 9 {
+		if d > 9 || m >= 1<<24/10 {
 			return parseFloat32Slow(b)
 		}
-		n = n*10 + int32(d)
+		m = m*10 + uint32(d)
+		digits++
+		if dot {
+			frac++
+		}
 	}
-	return float32(n), true // < 10^7 < 2^24: exact
+	if digits == 0 || frac > 10 {
+		return parseFloat32Slow(b)
+	}
+	v := float32(m)
+	if frac > 0 {
+		v /= pow10f32(frac)
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// pow10f32 returns 10^e for 0 <= e <= 10, exact in float32.
+func pow10f32(e int) float32 {
+	p := float32(1)
+	for ; e > 0; e-- {
+		p *= 10
+	}
+	return p
 }
 
 func parseFloat32Slow(b []byte) (float32, bool) {

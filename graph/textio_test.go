@@ -3,6 +3,8 @@ package graph
 import (
 	"compress/bzip2"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,6 +170,23 @@ func TestParseFloat32(t *testing.T) {
 		got, ok := parseFloat32([]byte(c.in))
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("parseFloat32(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestParseFloat32MatchesStrconv: the fast path rounds exactly as
+// strconv.ParseFloat(s, 32) on OGB-style decimals.
+func TestParseFloat32MatchesStrconv(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 200000; i++ {
+		s := strconv.FormatFloat(r.NormFloat64()*math.Pow(10, float64(r.IntN(9)-4)), 'f', r.IntN(11), 64)
+		want, err := strconv.ParseFloat(s, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseFloat32([]byte(s))
+		if !ok || got != float32(want) {
+			t.Fatalf("parseFloat32(%q) = %v, %v; strconv gives %v", s, got, ok, float32(want))
 		}
 	}
 }
