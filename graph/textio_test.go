@@ -4,10 +4,10 @@ import (
 	"compress/bzip2"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
