@@ -190,3 +190,24 @@ func TestParseFloat32MatchesStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedBzip2: a .bz2 cut short is an error naming the line reached.
+func TestTruncatedBzip2(t *testing.T) {
+	bz, err := exec.LookPath("bzip2")
+	if err != nil {
+		t.Skip("bzip2 not installed")
+	}
+	dir := t.TempDir()
+	p := writeFile(t, dir, "t.graph", "3 2\n2\n1 3\n2\n")
+	if err := exec.Command(bz, p).Run(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p + ".bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.graph.bz2")
+	os.WriteFile(cut, b[:len(b)-4], 0o644)
+	_, err = LoadMetis(cut)
+	wantParseError(t, err, cut, 5, "bzip2 stream ends unexpectedly")
+}
