@@ -2,5 +2,100 @@
 
 package quant
 
-// archKernels returns the SIMD kernel sets this CPU supports, best first.
-func archKernels() []kernels { return nil }
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
+
+// archKernels returns the SIMD kernel sets this CPU supports, best first:
+// NEON (Advanced SIMD), which every arm64 Linux CPU has, reported by the
+// kernel's HWCAP through golang.org/x/sys/cpu. SVE CPUs run these too:
+// SUPERGCN_KERNEL=sve falls back to "neon" (see fallback in dispatch.go).
+func archKernels() []kernels {
+	if !cpu.ARM64.HasASIMD {
+		return nil
+	}
+	return []kernels{{
+		name:   "neon",
+		pack:   [9]packFn{2: packNEONFn(2), 4: packNEONFn(4), 8: packNEONFn(8)},
+		unpack: [9]unpackFn{2: unpackNEONFn(2), 4: unpackNEONFn(4), 8: unpackNEONFn(8)},
+	}}
+}
+
+// packNEON is the Advanced SIMD version of packGeneric(bits) for whole
+// chunks (asm_arm64.s). Reference loop, with n = len(x)&^15:
+//
+//	for c := 0; c < n; c += 16 {
+//		r.step()
+//		for l := 0; l < 16; l++ {
+//			q := code(x[c+l], zero, inv, uniform(r[l]), levels)
+//			dst[(c+l)/per] |= byte(q) << ((c+l)%per*bits)
+//		}
+//	}
+//
+// It overwrites dst[:n*bits/8] (len(dst) must be at least that) and leaves
+// r as the generic loop would; x[n:] is not read. bits is 2, 4 or 8. The 16
+// lanes of r live in four 128-bit registers.
+//
+//go:noescape
+func packNEON(dst []byte, x []float32, zero, inv float32, r *RNG, bits int)
+
+// unpackNEON is the Advanced SIMD version of unpackGeneric(bits) for whole
+// chunks. Reference loop, with n = len(dst)&^15:
+//
+//	for j := 0; j < n; j++ {
+//		q := src[j/per] >> (j%per*bits) & levels
+//		dst[j] = float32(float32(q)*scale) + zero
+//	}
+//
+// It reads src[:n*bits/8] and writes dst[:n]. bits is 2, 4 or 8.
+//
+//go:noescape
+func unpackNEON(dst []float32, src []byte, zero, scale float32, bits int)
+
+// The wrappers run the whole chunks in assembly and the last partial chunk
+// (len%16 values) through stack buffers: the values padded with NaN, which
+// encodes as code 0 and so leaves the unused bits of the row's last byte 0
+// as packGeneric does; only the row's own bytes/values are copied out. The
+// assembly functions are called directly (not through a func value) so
+// that, with //go:noescape, the buffers stay on the stack.
+
+// tailIn copies x (fewer than Lanes values) into b and pads it with NaN.
+func tailIn(b *[Lanes]float32, x []float32) {
+	n := copy(b[:], x)
+	nan := math.Float32frombits(0x7fc00000)
+	for i := n; i < Lanes; i++ {
+		b[i] = nan
+	}
+}
+
+func packNEONFn(bits int) packFn {
+	return func(dst []byte, x []float32, zero, inv float32, r *RNG) {
+		n := len(x) &^ (Lanes - 1)
+		packNEON(dst[:n*bits/8], x[:n], zero, inv, r, bits)
+		if n == len(x) {
+			return
+		}
+		var xb [Lanes]float32
+		var db [Lanes]byte
+		tailIn(&xb, x[n:])
+		packNEON(db[:Lanes*bits/8], xb[:], zero, inv, r, bits)
+		copy(dst[n*bits/8:(len(x)*bits+7)/8], db[:])
+	}
+}
+
+func unpackNEONFn(bits int) unpackFn {
+	return func(dst []float32, src []byte, zero, scale float32) {
+		n := len(dst) &^ (Lanes - 1)
+		unpackNEON(dst[:n], src[:n*bits/8], zero, scale, bits)
+		if n == len(dst) {
+			return
+		}
+		var sb [Lanes]byte
+		var db [Lanes]float32
+		copy(sb[:], src[n*bits/8:(len(dst)*bits+7)/8])
+		unpackNEON(db[:], sb[:Lanes*bits/8], zero, scale, bits)
+		copy(dst[n:], db[:])
+	}
+}
