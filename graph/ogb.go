@@ -33,34 +33,9 @@ func LoadOGB(dir, split string) (*Dataset, error) {
 // overrides them.
 func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 	raw := filepath.Join(dir, "raw")
-	edgePath := findData(raw, "edge", false)
-	if edgePath == "" {
-		return nil, errorf(dir, 0, "no raw/edge.csv[.gz] (heterogeneous OGB datasets such as ogbn-mag are not supported)")
-	}
-	n := -1
-	var err error
-	if p := findData(raw, "num-node-list", false); p != "" {
-		v, err := readCount(p)
-		if err != nil {
-			return nil, err
-		}
-		if v > maxNodeID+1 {
-			return nil, errorf(p, 1, "%d nodes exceed the int32 node id limit", v)
-		}
-		n = v
-	}
-	m, edgeCountPath := -1, findData(raw, "num-edge-list", false)
-	if edgeCountPath != "" {
-		if m, err = readCount(edgeCountPath); err != nil {
-			return nil, err
-		}
-	}
-	src, dst, err := readEdgeCSV(edgePath, n, m)
+	n, src, dst, err := readOGBEdges(dir, raw)
 	if err != nil {
 		return nil, err
-	}
-	if m >= 0 && m != len(src) {
-		return nil, errorf(edgeCountPath, 1, "says %d edges but %s has %d", m, edgePath, len(src))
 	}
 	ds := &Dataset{Name: baseName(dir)}
 	featPath, labelPath := "", ""
@@ -81,6 +56,37 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// readOGBEdges reads raw/edge.csv, checked against num-node-list.csv and
+// num-edge-list.csv when present; n is -1 when the node count is not given.
+func readOGBEdges(dir, raw string) (n int, src, dst []int32, err error) {
+	edgePath := findData(raw, "edge", false)
+	if edgePath == "" {
+		return 0, nil, nil, errorf(dir, 0, "no raw/edge.csv[.gz] (heterogeneous OGB datasets such as ogbn-mag are not supported)")
+	}
+	n, m := -1, -1
+	if p := findData(raw, "num-node-list", false); p != "" {
+		if n, err = readCount(p); err != nil {
+			return 0, nil, nil, err
+		}
+		if n > maxNodeID+1 {
+			return 0, nil, nil, errorf(p, 1, "%d nodes exceed the int32 node id limit", n)
+		}
+	}
+	edgeCountPath := findData(raw, "num-edge-list", false)
+	if edgeCountPath != "" {
+		if m, err = readCount(edgeCountPath); err != nil {
+			return 0, nil, nil, err
+		}
+	}
+	if src, dst, err = readEdgeCSV(edgePath, n, m); err != nil {
+		return 0, nil, nil, err
+	}
+	if m >= 0 && m != len(src) {
+		return 0, nil, nil, errorf(edgeCountPath, 1, "says %d edges but %s has %d", m, edgePath, len(src))
+	}
+	return n, src, dst, nil
 }
 
 // findData returns the path of raw/<base>.npy (when npy is true), or
