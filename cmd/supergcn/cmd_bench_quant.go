@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/supergcn/supergcn/quant"
+)
+
+func init() {
+	registerBench("quant", "stochastic quantisation of boundary rows: quantize+pack and unpack+dequantize per kernel and bits", benchQuant)
+}
+
+// quantResult is one line of `bench quant --json`. GB/s count the fp32 data
+// (rows·width·4 bytes), whichever direction.
+type quantResult struct {
+	Kernel     string  `json:"kernel"`
+	Bits       int     `json:"bits"`
+	HalfParams bool    `json:"bf16_params"`
+	Rows       int     `json:"rows"`
+	Width      int     `json:"width"`
+	Threads    int     `json:"threads"`
+	Reps       int     `json:"reps"`
+	EncodeMS   float64 `json:"encode_median_ms"`
+	EncodeGBS  float64 `json:"encode_gbs"`
+	DecodeMS   float64 `json:"decode_median_ms"`
+	DecodeGBS  float64 `json:"decode_gbs"`
+	EncodedMB  float64 `json:"encoded_mb"` // data + parameters
+	Compressed float64 `json:"ratio"`      // fp32 bytes / encoded bytes
+}
+
+func benchQuant(args []string) error {
+	fs := newFlagSet("bench quant", "[flags]")
+	rows := fs.Int("rows", 100_000, "rows per block")
+	width := fs.Int("width", 128, "values per row")
+	bitsArg := fs.String("bits", "2,4,8", "bit widths, comma separated (2, 4, 8)")
+	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "encoding/decoding goroutines")
+	kernelArg := fs.String("kernel", "all", "kernels, comma separated, or all: "+strings.Join(quant.Kernels(), ","))
+	reps := fs.Int("reps", 5, "timed repetitions (after one warm-up); the median is reported")
+	half := fs.Bool("bf16", false, "bf16 (zero point, scale) instead of fp32")
+	asJSON := fs.Bool("json", false, "print one JSON object per kernel and bit width, one a line")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *rows < 1 || *width < 1 || *threads < 1 || *reps < 1 {
+		return usageError{"--rows, --width, --threads and --reps must be ≥ 1"}
+	}
+	var bits []int
+	for _, s := range strings.Split(*bitsArg, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return usageError{fmt.Sprintf("--bits: %q is not a number", s)}
+		}
+		if err := (quant.Format{Bits: b}).Validate(); err != nil {
+			return usageError{"--bits: " + err.Error()}
+		}
+		bits = append(bits, b)
+	}
+	kernels := quant.Kernels()
+	if *kernelArg != "all" {
+		kernels = strings.Split(*kernelArg, ",")
+	}
+
+	n := *rows * *width
+	x := make([]float32, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	out := make([]float32, n)
+	fp32GB := float64(n) * 4 / 1e9
+
+	if !*asJSON {
+		fmt.Printf("bench quant: rows %d, width %d, threads %d, reps %d (median), fp32 %.1f MB\n",
+			*rows, *width, *threads, *reps, fp32GB*1e3)
+		fmt.Printf("%-8s %5s %12s %10s %12s %10s %8s\n", "kernel", "bits", "encode_ms", "enc_GB/s", "decode_ms", "dec_GB/s", "ratio")
+	}
+	for _, kn := range kernels {
+		for _, b := range bits {
+			f := quant.Format{Bits: b, HalfParams: *half}
+			c, err := quant.NewCodec(f, *threads, strings.TrimSpace(kn))
+			if err != nil {
+				return usageError{"--kernel: " + err.Error()}
+			}
+			d, p := c.Size(*rows, *width)
+			buf := make([]byte, d+p)
+			seed := uint64(0)
+			encMS, _ := timeIt(func() {
+				seed++
+				c.Encode(buf, x, *rows, *width, seed)
+			}, *reps)
+			var decErr error
+			decMS, _ := timeIt(func() {
+				if err := c.Decode(out, buf, *rows, *width); err != nil {
+					decErr = err
+				}
+			}, *reps)
+			if decErr != nil {
+				return decErr
+			}
+			res := quantResult{
+				Kernel: c.Kernel(), Bits: b, HalfParams: *half, Rows: *rows, Width: *width,
+				Threads: *threads, Reps: *reps,
+				EncodeMS: encMS, EncodeGBS: fp32GB / (encMS / 1e3),
+				DecodeMS: decMS, DecodeGBS: fp32GB / (decMS / 1e3),
+				EncodedMB: float64(d+p) / 1e6, Compressed: float64(n*4) / float64(d+p),
+			}
+			if *asJSON {
+				j, _ := json.Marshal(res)
+				fmt.Println(string(j))
+			} else {
+				fmt.Printf("%-8s %5d %12.2f %10.2f %12.2f %10.2f %8.1f\n", res.Kernel, b, encMS, res.EncodeGBS, decMS, res.DecodeGBS, res.Compressed)
+			}
+		}
+	}
+	if !*asJSON {
+		fmt.Println("GB/s = rows·width·4 bytes of fp32 data / median time / 1e9 (encode: row range + quantize + pack; decode: unpack + dequantize)")
+	}
+	return nil
+}

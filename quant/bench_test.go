@@ -1,0 +1,114 @@
+package quant
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Benchmarks of every available kernel × bit width; b.SetBytes counts the
+// fp32 data (4 bytes a value), so MB/s compare directly across bits.
+//
+//	go test -run '^$' -bench . -benchtime 5x ./quant/
+//
+// Encode/Decode run a whole 100k × 128 block through a Codec on one thread
+// (row range, quantise, pack / unpack, dequantise); Pack/Unpack run the bare
+// kernels over 64 rows that stay in cache.
+
+const (
+	benchRows  = 100_000
+	benchWidth = 128
+)
+
+func benchName(k string, bits int) string { return fmt.Sprintf("%s/int%d", k, bits) }
+
+func BenchmarkEncode(b *testing.B) {
+	x := randRows(benchRows, benchWidth, 1)
+	for _, kn := range Kernels() {
+		for _, bits := range []int{2, 4, 8} {
+			b.Run(benchName(kn, bits), func(b *testing.B) {
+				c, err := NewCodec(Format{Bits: bits}, 1, kn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d, p := c.Size(benchRows, benchWidth)
+				buf := make([]byte, d+p)
+				b.SetBytes(int64(len(x)) * 4)
+				for i := 0; b.Loop(); i++ {
+					c.Encode(buf, x, benchRows, benchWidth, uint64(i))
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	x := randRows(benchRows, benchWidth, 1)
+	out := make([]float32, len(x))
+	for _, kn := range Kernels() {
+		for _, bits := range []int{2, 4, 8} {
+			b.Run(benchName(kn, bits), func(b *testing.B) {
+				c, err := NewCodec(Format{Bits: bits}, 1, kn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d, p := c.Size(benchRows, benchWidth)
+				buf := make([]byte, d+p)
+				c.Encode(buf, x, benchRows, benchWidth, 1)
+				b.SetBytes(int64(len(x)) * 4)
+				for b.Loop() {
+					if err := c.Decode(out, buf, benchRows, benchWidth); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// cacheRows is the row count of the in-cache kernel benchmarks (one block).
+const cacheRows = BlockRows
+
+func BenchmarkPack(b *testing.B) {
+	x := randRows(cacheRows, benchWidth, 2)
+	for _, k := range available {
+		for _, bits := range []int{2, 4, 8} {
+			b.Run(benchName(k.name, bits), func(b *testing.B) {
+				f := Format{Bits: bits}
+				rb := f.RowBytes(benchWidth)
+				dst := make([]byte, cacheRows*rb)
+				zero, _, inv, _ := rowParams(x, f)
+				var r RNG
+				r.Seed(1)
+				pack := k.pack[bits]
+				b.SetBytes(int64(len(x)) * 4)
+				for b.Loop() {
+					for i := 0; i < cacheRows; i++ {
+						pack(dst[i*rb:(i+1)*rb], x[i*benchWidth:(i+1)*benchWidth], zero, inv, &r)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkUnpack(b *testing.B) {
+	out := make([]float32, cacheRows*benchWidth)
+	for _, k := range available {
+		for _, bits := range []int{2, 4, 8} {
+			b.Run(benchName(k.name, bits), func(b *testing.B) {
+				rb := Format{Bits: bits}.RowBytes(benchWidth)
+				src := make([]byte, cacheRows*rb)
+				for i := range src {
+					src[i] = byte(i * 37)
+				}
+				unpack := k.unpack[bits]
+				b.SetBytes(int64(len(out)) * 4)
+				for b.Loop() {
+					for i := 0; i < cacheRows; i++ {
+						unpack(out[i*benchWidth:(i+1)*benchWidth], src[i*rb:(i+1)*rb], -1, 0.01)
+					}
+				}
+			})
+		}
+	}
+}
