@@ -13,13 +13,18 @@ bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$bad" ]; then echo "gofmt needed:"; echo "$bad"; exit 1; fi
 go vet -tags "$TAGS" ./...
 
-step "unit tests (amd64, every kernel path available here)"
+step "build"
+go build -tags "$TAGS" -o bin/supergcn ./cmd/supergcn
+export SUPERGCN_BIN=$PWD/bin/supergcn
+bin/supergcn info
+
+step "unit and end-to-end tests (amd64, every kernel path available here)"
 go test -tags "$TAGS" -timeout 20m -count=1 ./...
 
 step "pure-Go twins (noasm)"
 go test -tags noasm -timeout 10m -count=1 ./aggr/... ./quant/...
 
-for s in test-mpi.sh test-arm64.sh fuzz-short.sh; do
+for s in test-arm64.sh fuzz-short.sh; do   # (the MPI tests run inside go test, under mpirun)
   if [ -x "scripts/$s" ]; then
     step "$s"
     "scripts/$s"
