@@ -8,10 +8,12 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -33,7 +35,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
 	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
 	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
-	fs.StringVar(&d.synthetic, "synthetic", "", "train on a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (see `supergcn gen --help`); 'default' = the built-in dataset")
+	fs.StringVar(&d.synthetic, "synthetic", "", "train on a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (keys: supergcn gen --help); 'default' = the built-in dataset")
 	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by `supergcn partition` (each rank reads only its parts)")
 	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
@@ -155,15 +157,25 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 	case "random":
 		return partition.Random(ds.NumNodes(), p, d.seed), nil
 	case "parmetis":
-		return partition.ParMetis(w.fortranComm(), c.Rank(), p, ds.Graph, p, opts)
+		if !w.mpi {
+			return nil, usageError{"--partition-method parmetis: needs MPI (run under mpirun)"}
+		}
+		var owner []int32
+		err := mpi.Serialize(func() error {
+			var err error
+			owner, err = partition.ParMetis(w.fortranComm(), c.Rank(), p, ds.Graph, p, opts)
+			return err
+		})
+		return owner, err
 	}
-	// METIS on rank 0, then broadcast: every rank gets the same owners.
-	buf := make([]byte, 4*ds.NumNodes()+1)
+	// METIS on rank 0, then broadcast: every rank gets the same owners, or
+	// rank 0's error message (flagged by the last byte).
+	buf := make([]byte, max(4*ds.NumNodes(), 512)+1)
 	if c.Rank() == 0 {
 		owner, err := partition.Metis(ds.Graph, p, opts)
 		if err != nil {
-			buf[len(buf)-1] = 1 // tell the others, then fail everywhere
-			copy(buf, err.Error())
+			buf[len(buf)-1] = 1
+			copy(buf[:len(buf)-1], err.Error())
 		} else {
 			for v, o := range owner {
 				binary.LittleEndian.PutUint32(buf[4*v:], uint32(o))
@@ -174,7 +186,7 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 		return nil, err
 	}
 	if buf[len(buf)-1] != 0 {
-		return nil, fmt.Errorf("METIS on rank 0 failed")
+		return nil, fmt.Errorf("METIS on rank 0: %s", strings.TrimRight(string(buf[:len(buf)-1]), "\x00"))
 	}
 	owner := make([]int32, ds.NumNodes())
 	for v := range owner {
