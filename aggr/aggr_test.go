@@ -304,3 +304,48 @@ func TestShapeChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentApply runs products of two Ops of one Engine from several
+// goroutines at once (runs on the pool are serialised) and checks each.
+func TestConcurrentApply(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	e := New(3)
+	defer e.Close()
+	a := testGraph(rng, 2000, 2000, 40000, true)
+	ops := []*Op{e.Prepare(a), e.Prepare(a)}
+	x := &dense.Matrix{Rows: 2000, Cols: 24, Data: randVec(rng, 2000*24)}
+	ref, mag := refProduct(a, x, nil, nil, false)
+	refT, magT := refProduct(a.Transpose(), x, nil, nil, false)
+	errs := make(chan string, 8)
+	var done = make(chan struct{})
+	for g := 0; g < 8; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			out := dense.New(2000, 24)
+			for it := 0; it < 5; it++ {
+				op := ops[(g+it)%2]
+				tr := (g+it)%3 == 0
+				r, m := ref, mag
+				if tr {
+					op.ApplyT(x, out, false)
+					r, m = refT, magT
+				} else {
+					op.Apply(x, out, false)
+				}
+				for i, v := range out.Data {
+					if !close32(v, r[i], m[i]) {
+						errs <- fmt.Sprintf("goroutine %d iteration %d transposed %v: out[%d]=%v, reference %v", g, it, tr, i, v, r[i])
+						return
+					}
+				}
+			}
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		<-done
+	}
+	close(errs)
+	for msg := range errs {
+		t.Fatal(msg)
+	}
+}
