@@ -138,7 +138,7 @@ func (r *runner) worker(int) {
 func (r *runner) do(t *task, s *scratch) {
 	a, f := r.a, r.f
 	c0, c1 := int(t.c0), int(t.c1)
-	xs := r.x[c0:]
+	xs := r.x[min(c0, len(r.x)):] // x may be empty (no columns, so no entries)
 	for v := int(t.r0); v < int(t.r1); v++ {
 		o := r.out[v*f+c0 : v*f+c1 : v*f+c1]
 		if !r.acc {
