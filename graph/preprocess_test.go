@@ -226,3 +226,16 @@ func TestRowNormalize(t *testing.T) {
 	}
 	RowNormalize(x, 0) // must not panic
 }
+
+func TestPPTransposeMatchesSerial(t *testing.T) {
+	for i, s := range []struct{ rows, cols, nnz int }{{2000, 2000, 40000}, {500, 3000, 60000}, {3000, 200, 50000}, {10, 10, 0}} {
+		for _, weighted := range []bool{false, true} {
+			c := ppRandom(s.rows, s.cols, s.nnz, weighted, uint64(10+i))
+			got, want := ppTranspose(c), c.Transpose()
+			if got.NumRows != want.NumRows || got.NumCols != want.NumCols || !slices.Equal(got.Ptr, want.Ptr) ||
+				!slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) {
+				t.Fatalf("%+v weighted=%v: parallel transpose differs from CSR.Transpose", s, weighted)
+			}
+		}
+	}
+}
