@@ -39,8 +39,9 @@ type GenSpec struct {
 // edge homophily 0.8 (Cora's is 0.81), 64 noisy features, a 10/10/80
 // split. Features alone separate the classes poorly (a nearest-centroid
 // classifier on X: ~25% test accuracy, chance 12.5%); two rounds of GCN
-// aggregation lift that to ~84% (nearest centroid on Â²X), so a 2-layer
-// GCN learns well above chance without reaching 100%.
+// aggregation lift that to ~84% (nearest centroid on Â²X), and a 2-layer
+// GCN (hidden 64, dropout 0.5, Adam lr 0.01, 100 epochs) reaches ~85% test
+// accuracy: well above chance, not 100%.
 //
 // DefaultSpec is a value to copy, never to modify: the package itself
 // never reads it (ParseGenSpec starts from a fresh copy).
@@ -54,7 +55,7 @@ func defaultSpec() GenSpec {
 	}
 }
 
-// genPresets are the named specs ParseGenSpec accepts as a bare word.
+// genPreset returns the text of a preset ParseGenSpec accepts as a bare word.
 func genPreset(name string) (string, bool) {
 	switch name {
 	case "default":
