@@ -569,7 +569,7 @@ func genFeatures(labels []int32, classes, dim int, noise float64, seed uint64, t
 				mu = means[int(y)*dim : (int(y)+1)*dim]
 			}
 			for j := range row {
-				e := noise * r.NormFloat64()
+				e := float64(noise * r.NormFloat64()) // rounded: no FMA, same bits on every GOARCH
 				if mu != nil {
 					e += mu[j]
 				}
