@@ -8,8 +8,11 @@
 // (largest block first, then halves), and for each block loops over the
 // nnz entries accumulating in R registers (loaded from out, stored back
 // once); entries DIST ahead are prefetched with PREFETCHT0 while they
-// exist. The last < one-vector columns use a mask: k1 for AVX-512 (fault
-// suppression makes the masked loads safe), VMASKMOVPS for AVX2.
+// exist. Blocks of one or two registers take two entries per iteration into
+// two sets of accumulators (summed before the store), so that the add
+// latency does not bound narrow rows. The last < one-vector columns are a
+// one-register block under a mask: k1 for AVX-512 (fault suppression makes
+// the masked loads safe), VMASKMOVPS for AVX2.
 package main
 
 import (
@@ -25,13 +28,16 @@ type isa struct {
 	vw     int    // floats per vector
 	reg    string // "Z" or "Y"
 	blocks []int  // registers per column block, descending
+	set2   int    // first register of the second accumulator set (blocks ≤ 2)
 	wreg   string // broadcast weight
-	tmp    string // temporary vector (AVX2 masked tail)
+	wreg2  string // broadcast weight of the second entry
+	tmp    string // temporary vectors (AVX2 masked loads)
+	tmp2   string
 }
 
 var isas = []isa{
-	{name: "AVX512", vw: 16, reg: "Z", blocks: []int{8, 4, 2, 1}, wreg: "Z31", tmp: "Z30"},
-	{name: "AVX2", vw: 8, reg: "Y", blocks: []int{8, 4, 2, 1}, wreg: "Y14", tmp: "Y13"},
+	{name: "AVX512", vw: 16, reg: "Z", blocks: []int{8, 4, 2, 1}, set2: 8, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
+	{name: "AVX2", vw: 8, reg: "Y", blocks: []int{8, 4, 2, 1}, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11"},
 }
 
 var b bytes.Buffer
@@ -69,7 +75,8 @@ func main() {
 func vreg(is isa, i int) string { return fmt.Sprintf("%s%d", is.reg, i) }
 
 // Registers: DI out (current block), SI x + column offset, DX stride in bytes,
-// R8 idx, R9 nnz, R10 w, R12 nnz-dist, CX columns left, R11 k, AX/BX row offsets.
+// R8 idx, R9 nnz, R10 w, R12 nnz-dist, CX columns left, R11 k, AX/R14 row
+// offsets, BX/R13 prefetch row offsets; K1 or Y15 the tail mask.
 func kernel(is isa, weighted bool) {
 	name := "accumRows" + is.name
 	frame := 80
@@ -107,44 +114,7 @@ func kernel(is isa, weighted bool) {
 		p("%s:", lbl)
 		p("\tCMPQ CX, $%d", f)
 		p("\tJLT %s", next)
-		for r := 0; r < nr; r++ {
-			p("\tVMOVUPS %d(DI), %s", r*is.vw*4, vreg(is, r))
-		}
-		p("\tXORQ R11, R11")
-		// prefetching loop
-		p("%s_pf:", lbl)
-		p("\tCMPQ R11, R12")
-		p("\tJGE %s_np", lbl)
-		p("\tMOVLQSX (R8)(R11*4), AX")
-		p("\tMOVLQSX %d(R8)(R11*4), BX", 4*dist)
-		p("\tIMULQ DX, AX")
-		p("\tIMULQ DX, BX")
-		if weighted {
-			p("\tVBROADCASTSS (R10)(R11*4), %s", is.wreg)
-		}
-		lines := (f*4 + 63) / 64
-		for l := 0; l < lines; l++ {
-			p("\tPREFETCHT0 %d(SI)(BX*1)", 64*l)
-		}
-		accum(is, nr, weighted)
-		p("\tINCQ R11")
-		p("\tJMP %s_pf", lbl)
-		// plain loop for the last dist entries
-		p("%s_np:", lbl)
-		p("\tCMPQ R11, R9")
-		p("\tJGE %s_st", lbl)
-		p("\tMOVLQSX (R8)(R11*4), AX")
-		p("\tIMULQ DX, AX")
-		if weighted {
-			p("\tVBROADCASTSS (R10)(R11*4), %s", is.wreg)
-		}
-		accum(is, nr, weighted)
-		p("\tINCQ R11")
-		p("\tJMP %s_np", lbl)
-		p("%s_st:", lbl)
-		for r := 0; r < nr; r++ {
-			p("\tVMOVUPS %s, %d(DI)", vreg(is, r), r*is.vw*4)
-		}
+		block(is, weighted, lbl, nr, false)
 		p("\tADDQ $%d, DI", f*4)
 		p("\tADDQ $%d, SI", f*4)
 		p("\tSUBQ $%d, CX", f)
@@ -157,61 +127,136 @@ func kernel(is isa, weighted bool) {
 	p("tail:")
 	p("\tTESTQ CX, CX")
 	p("\tJEQ done")
-	acc := vreg(is, 0)
 	if is.reg == "Z" {
 		p("\tMOVQ $1, AX")
 		p("\tSHLQ CX, AX")
 		p("\tDECQ AX")
 		p("\tKMOVW AX, K1")
-		p("\tVMOVUPS.Z (DI), K1, %s", acc)
 	} else {
 		p("\tLEAQ maskTable<>(SB), BX")
 		p("\tMOVQ $8, AX")
 		p("\tSUBQ CX, AX")
 		p("\tVMOVDQU (BX)(AX*4), Y15")
-		p("\tVMASKMOVPS (DI), Y15, %s", acc)
 	}
-	p("\tXORQ R11, R11")
-	p("tail_loop:")
-	p("\tMOVLQSX (R8)(R11*4), AX")
-	p("\tIMULQ DX, AX")
-	if weighted {
-		p("\tVBROADCASTSS (R10)(R11*4), %s", is.wreg)
-	}
-	if is.reg == "Z" {
-		if weighted {
-			p("\tVFMADD231PS (SI)(AX*1), %s, K1, %s", is.wreg, acc)
-		} else {
-			p("\tVADDPS (SI)(AX*1), %s, K1, %s", acc, acc)
-		}
-	} else {
-		p("\tVMASKMOVPS (SI)(AX*1), Y15, %s", is.tmp)
-		if weighted {
-			p("\tVFMADD231PS %s, %s, %s", is.tmp, is.wreg, acc)
-		} else {
-			p("\tVADDPS %s, %s, %s", is.tmp, acc, acc)
-		}
-	}
-	p("\tINCQ R11")
-	p("\tCMPQ R11, R9")
-	p("\tJLT tail_loop")
-	if is.reg == "Z" {
-		p("\tVMOVUPS %s, K1, (DI)", acc)
-	} else {
-		p("\tVMASKMOVPS %s, Y15, (DI)", acc)
-	}
+	block(is, weighted, "t", 1, true)
 	p("")
 	p("done:")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
 
-func accum(is isa, nr int, weighted bool) {
+// block emits the loop over all entries for one column block of nr
+// registers at DI/SI (masked: the one-register tail).
+func block(is isa, weighted bool, lbl string, nr int, masked bool) {
+	two := nr <= 2 // two entries per iteration, second accumulator set
 	for r := 0; r < nr; r++ {
+		load(is, masked, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		if two {
+			p("\tVPXOR%s %s, %s, %s", map[string]string{"Z": "D", "Y": ""}[is.reg], vreg(is, is.set2+r), vreg(is, is.set2+r), vreg(is, is.set2+r))
+		}
+	}
+	p("\tXORQ R11, R11")
+	lines := (nr*is.vw*4 + 63) / 64
+	// prefetching loop
+	p("%s_pf:", lbl)
+	if two {
+		p("\tLEAQ 1(R11), R13")
+		p("\tCMPQ R13, R12")
+	} else {
+		p("\tCMPQ R11, R12")
+	}
+	p("\tJGE %s_np", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tMOVLQSX %d(R8)(R11*4), BX", 4*dist)
+	p("\tIMULQ DX, AX")
+	p("\tIMULQ DX, BX")
+	if two {
+		p("\tMOVLQSX 4(R8)(R11*4), R14")
+		p("\tMOVLQSX %d(R8)(R11*4), R13", 4*dist+4)
+		p("\tIMULQ DX, R14")
+		p("\tIMULQ DX, R13")
+	}
+	if weighted {
+		p("\tVBROADCASTSS (R10)(R11*4), %s", is.wreg)
+		if two {
+			p("\tVBROADCASTSS 4(R10)(R11*4), %s", is.wreg2)
+		}
+	}
+	for l := 0; l < lines; l++ {
+		p("\tPREFETCHT0 %d(SI)(BX*1)", 64*l)
+		if two {
+			p("\tPREFETCHT0 %d(SI)(R13*1)", 64*l)
+		}
+	}
+	accum(is, nr, 0, "AX", is.wreg, is.tmp, weighted, masked)
+	if two {
+		accum(is, nr, is.set2, "R14", is.wreg2, is.tmp2, weighted, masked)
+		p("\tADDQ $2, R11")
+	} else {
+		p("\tINCQ R11")
+	}
+	p("\tJMP %s_pf", lbl)
+	// plain loop for the last entries
+	p("%s_np:", lbl)
+	p("\tCMPQ R11, R9")
+	p("\tJGE %s_st", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tIMULQ DX, AX")
+	if weighted {
+		p("\tVBROADCASTSS (R10)(R11*4), %s", is.wreg)
+	}
+	accum(is, nr, 0, "AX", is.wreg, is.tmp, weighted, masked)
+	p("\tINCQ R11")
+	p("\tJMP %s_np", lbl)
+	p("%s_st:", lbl)
+	for r := 0; r < nr; r++ {
+		a := vreg(is, r)
+		if two {
+			p("\tVADDPS %s, %s, %s", vreg(is, is.set2+r), a, a)
+		}
+		store(is, masked, a, fmt.Sprintf("%d(DI)", r*is.vw*4))
+	}
+}
+
+func load(is isa, masked bool, reg, mem string) {
+	switch {
+	case !masked:
+		p("\tVMOVUPS %s, %s", mem, reg)
+	case is.reg == "Z":
+		p("\tVMOVUPS.Z %s, K1, %s", mem, reg)
+	default:
+		p("\tVMASKMOVPS %s, Y15, %s", mem, reg)
+	}
+}
+
+func store(is isa, masked bool, reg, mem string) {
+	switch {
+	case !masked:
+		p("\tVMOVUPS %s, %s", reg, mem)
+	case is.reg == "Z":
+		p("\tVMOVUPS %s, K1, %s", reg, mem)
+	default:
+		p("\tVMASKMOVPS %s, Y15, %s", reg, mem)
+	}
+}
+
+// accum adds the row at SI+off into nr accumulators from register first.
+func accum(is isa, nr, first int, off, wreg, tmp string, weighted, masked bool) {
+	for r := 0; r < nr; r++ {
+		mem := fmt.Sprintf("%d(SI)(%s*1)", r*is.vw*4, off)
+		acc := vreg(is, first+r)
+		if masked && is.reg == "Y" {
+			p("\tVMASKMOVPS %s, Y15, %s", mem, tmp)
+			mem = tmp
+		}
+		k := ""
+		if masked && is.reg == "Z" {
+			k = "K1, "
+		}
 		if weighted {
-			p("\tVFMADD231PS %d(SI)(AX*1), %s, %s", r*is.vw*4, is.wreg, vreg(is, r))
+			p("\tVFMADD231PS %s, %s, %s%s", mem, wreg, k, acc)
 		} else {
-			p("\tVADDPS %d(SI)(AX*1), %s, %s", r*is.vw*4, vreg(is, r), vreg(is, r))
+			p("\tVADDPS %s, %s, %s%s", mem, acc, k, acc)
 		}
 	}
 }
