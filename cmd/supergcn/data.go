@@ -93,10 +93,11 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.dedup {
+	// Generated graphs are already symmetric, without self-loops or duplicates.
+	if d.dedup && d.data != "" {
 		ds.Graph = graph.Dedup(graph.RemoveSelfLoops(ds.Graph))
 	}
-	if d.undirected {
+	if d.undirected && d.data != "" {
 		ds.Graph = graph.Symmetrize(ds.Graph)
 	}
 	if d.synthFeat > 0 {
