@@ -11,6 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 func init() {
@@ -18,21 +19,56 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--width F] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--width F] [--bits 32|8|4|2] [--half-params] [--json]"
 
 // statsReport is the result of `supergcn stats`: one layer, one direction
 // (the backward pass moves the same rows the other way).
+//
+// Bytes are those of the wire format: Bits 32 sends 4·Width bytes a row;
+// Bits 2, 4 or 8 sends quant.Format{Bits, HalfParams}.Size: ⌈Width·Bits/8⌉
+// data bytes plus 8 (fp32) or 4 (bf16, HalfParams) parameter bytes a row.
 type statsReport struct {
 	Dir         string                   `json:"dir"`
 	Parts       int                      `json:"parts"`
 	Ranks       int                      `json:"ranks"`
 	Width       int                      `json:"width"`
-	BytesPerRow int64                    `json:"bytes_per_row"`
-	Pairs       int                      `json:"pairs"` // ordered rank pairs with cut edges
-	Rows        exchange.RowCounts       `json:"rows"`  // totals over all ordered pairs
-	Bytes       exchange.RowCounts       `json:"bytes"`
-	PerRank     map[string]perRankCounts `json:"per_rank"` // "sent", "recv"
+	Bits        int                      `json:"bits"` // 32 = fp32 rows
+	HalfParams  bool                     `json:"half_params"`
+	BytesPerRow int64                    `json:"bytes_per_row"` // data + params of one row
+	Pairs       int                      `json:"pairs"`         // ordered rank pairs with cut edges
+	Rows        exchange.RowCounts       `json:"rows"`          // totals over all ordered pairs
+	Bytes       exchange.RowCounts       `json:"bytes"`         // data + params, per mode
+	DataBytes   int64                    `json:"data_bytes"`    // hybrid: encoded values
+	ParamBytes  int64                    `json:"param_bytes"`   // hybrid: per-row (zero, scale) pairs
+	FP32Bytes   int64                    `json:"fp32_bytes"`    // hybrid rows at fp32, for comparison
+	PerRank     map[string]perRankCounts `json:"per_rank"`      // "sent", "recv"
 	Seconds     float64                  `json:"seconds"`
+}
+
+// wireFormat is the row encoding stats counts bytes for.
+type wireFormat struct {
+	bits int // 32, 8, 4 or 2
+	half bool
+}
+
+// size returns the data and parameter bytes of rows rows of width values.
+func (f wireFormat) size(rows int64, width int) (data, param int64) {
+	if f.bits == 32 {
+		return rows * 4 * int64(width), 0
+	}
+	d, p := quant.Format{Bits: f.bits, HalfParams: f.half}.Size(int(rows), width)
+	return int64(d), int64(p)
+}
+
+// String names the format as the table prints it.
+func (f wireFormat) String() string {
+	switch {
+	case f.bits == 32:
+		return "fp32"
+	case f.half:
+		return fmt.Sprintf("int%d (bf16 params)", f.bits)
+	}
+	return fmt.Sprintf("int%d (fp32 params)", f.bits)
 }
 
 // perRankCounts are min/avg/max over ranks of rows, per mode.
@@ -52,6 +88,8 @@ func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
 	width := fs.Int("width", 0, "feature width of a row (default: the dataset's feature dimension, or 128 when structure-only)")
+	bits := fs.Int("bits", 32, "bits per value on the wire: 32 (fp32) or 8, 4, 2 (quantised, plus per-row parameters)")
+	half := fs.Bool("half-params", false, "quantised rows carry bf16 (4 bytes) instead of fp32 (8 bytes) parameters")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	dir, err := parseStatsArgs(fs, args)
 	if err != nil {
@@ -76,7 +114,15 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *width < 0 {
 		return usageError{fmt.Sprintf("--width: %d, want >= 1", *width)}
 	}
-	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width)
+	switch *bits {
+	case 32, 8, 4, 2:
+	default:
+		return usageError{fmt.Sprintf("--bits: %d, want 32, 8, 4 or 2", *bits)}
+	}
+	if *half && *bits == 32 {
+		return usageError{"--half-params: only with --bits 8, 4 or 2 (fp32 rows carry no parameters)"}
+	}
+	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wireFormat{bits: *bits, half: *half})
 	if err != nil {
 		return err
 	}
@@ -116,11 +162,12 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 
 // exchangeStats loads each rank's shard in turn and plans every pair that
 // sends to it with the exchange's own planner (exchange.SplitShard).
-func exchangeStats(dir string, parts, ranks, width int) (*statsReport, error) {
+func exchangeStats(dir string, parts, ranks, width int, f wireFormat) (*statsReport, error) {
 	t0 := time.Now()
 	sent := make([]exchange.RowCounts, ranks)
 	recv := make([]exchange.RowCounts, ranks)
-	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, BytesPerRow: 4 * int64(width)}
+	d, p := f.size(1, width)
+	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, Bits: f.bits, HalfParams: f.half, BytesPerRow: d + p}
 	for r := 0; r < ranks; r++ {
 		sh, err := partition.Load(dir, r, ranks)
 		if err != nil {
@@ -140,8 +187,10 @@ func exchangeStats(dir string, parts, ranks, width int) (*statsReport, error) {
 			rep.Rows = rep.Rows.Add(sp.Counts)
 		}
 	}
-	b := rep.BytesPerRow
-	rep.Bytes = exchange.RowCounts{Pre: rep.Rows.Pre * b, Post: rep.Rows.Post * b, Hybrid: rep.Rows.Hybrid * b}
+	total := func(rows int64) int64 { d, p := f.size(rows, width); return d + p }
+	rep.Bytes = exchange.RowCounts{Pre: total(rep.Rows.Pre), Post: total(rep.Rows.Post), Hybrid: total(rep.Rows.Hybrid)}
+	rep.DataBytes, rep.ParamBytes = f.size(rep.Rows.Hybrid, width)
+	rep.FP32Bytes, _ = wireFormat{bits: 32}.size(rep.Rows.Hybrid, width)
 	rep.PerRank = map[string]perRankCounts{"sent": spreads(sent), "recv": spreads(recv)}
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep, nil
@@ -165,8 +214,14 @@ func spreads(c []exchange.RowCounts) perRankCounts {
 
 func printStats(w io.Writer, r *statsReport) {
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
-	fmt.Fprintf(w, "rows per layer, one direction; bytes at fp32, width %d (%d bytes/row); planned in %.2fs\n\n",
-		r.Width, r.BytesPerRow, r.Seconds)
+	f := wireFormat{bits: r.Bits, half: r.HalfParams}
+	d, p := f.size(1, r.Width)
+	perRow := fmt.Sprintf("%d bytes/row", r.BytesPerRow)
+	if p > 0 {
+		perRow = fmt.Sprintf("%d bytes/row: %d data + %d params", r.BytesPerRow, d, p)
+	}
+	fmt.Fprintf(w, "rows per layer, one direction; bytes at %s, width %d (%s); planned in %.2fs\n\n",
+		f, r.Width, perRow, r.Seconds)
 	fmt.Fprintf(w, "%-7s %14s %12s   %-34s %s\n", "mode", "rows", "bytes", "sent per rank min/avg/max", "received per rank min/avg/max")
 	sent, recv := r.PerRank["sent"], r.PerRank["recv"]
 	for _, m := range []exchange.Mode{exchange.ModePre, exchange.ModePost, exchange.ModeHybrid} {
@@ -176,6 +231,11 @@ func printStats(w io.Writer, r *statsReport) {
 	if r.Rows.Pre > 0 && r.Rows.Post > 0 {
 		fmt.Fprintf(w, "\nhybrid moves %.1f%% of pre's rows and %.1f%% of post's\n",
 			100*float64(r.Rows.Hybrid)/float64(r.Rows.Pre), 100*float64(r.Rows.Hybrid)/float64(r.Rows.Post))
+	}
+	if r.Bits != 32 && r.Bytes.Hybrid > 0 {
+		fmt.Fprintf(w, "hybrid at %s: %d data + %d param = %d bytes per layer (%s), fp32 %d bytes (%s): %.2fx fewer\n",
+			f, r.DataBytes, r.ParamBytes, r.Bytes.Hybrid, humanBytes(r.Bytes.Hybrid), r.FP32Bytes, humanBytes(r.FP32Bytes),
+			float64(r.FP32Bytes)/float64(r.Bytes.Hybrid))
 	}
 }
 

@@ -78,8 +78,71 @@ func TestStatsJSON(t *testing.T) {
 		if rep.Width != wantWidth || rep.Bytes.Post != rep.Rows.Post*4*int64(wantWidth) {
 			t.Fatalf("width %d, bytes %+v", rep.Width, rep.Bytes)
 		}
+		if rep.Bits != 32 || rep.DataBytes != rep.Bytes.Hybrid || rep.ParamBytes != 0 || rep.FP32Bytes != rep.Bytes.Hybrid {
+			t.Fatalf("fp32: bits %d, data %d + param %d, fp32 %d, bytes %+v", rep.Bits, rep.DataBytes, rep.ParamBytes, rep.FP32Bytes, rep.Bytes)
+		}
 		if s := rep.PerRank["sent"].Hybrid; s.Min > s.Max || float64(s.Max)*float64(ranks) < float64(rep.Rows.Hybrid) {
 			t.Fatalf("per-rank sent %+v for total %d", s, rep.Rows.Hybrid)
+		}
+	}
+}
+
+// TestStatsBits: quantised byte counts follow the wire format, row by row:
+// ⌈width·bits/8⌉ data bytes and 8 (fp32) or 4 (bf16) parameter bytes, for
+// every mode; the rows do not change with the format.
+func TestStatsBits(t *testing.T) {
+	dir, _, _ := statsDataset(t)
+	const width = 10
+	run := func(args ...string) statsReport {
+		t.Helper()
+		var out bytes.Buffer
+		if err := cmdStats(append([]string{dir, "--json", "--width", "10"}, args...), &out); err != nil {
+			t.Fatal(err)
+		}
+		var rep statsReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		return rep
+	}
+	fp32 := run()
+	for _, c := range []struct {
+		args        []string
+		bits        int
+		half        bool
+		data, param int64 // per row
+	}{
+		{[]string{"--bits", "2"}, 2, false, 3, 8}, // 20 bits → 3 bytes
+		{[]string{"--bits", "2", "--half-params"}, 2, true, 3, 4},
+		{[]string{"--bits", "4"}, 4, false, 5, 8},
+		{[]string{"--bits", "8", "--half-params"}, 8, true, 10, 4},
+		{[]string{"--bits", "32"}, 32, false, 4 * width, 0},
+	} {
+		rep := run(c.args...)
+		h := rep.Rows.Hybrid
+		if rep.Rows != fp32.Rows || h == 0 {
+			t.Fatalf("%q: rows %+v, fp32 rows %+v", c.args, rep.Rows, fp32.Rows)
+		}
+		if rep.Bits != c.bits || rep.HalfParams != c.half || rep.BytesPerRow != c.data+c.param {
+			t.Errorf("%q: bits %d half %v, %d bytes/row; want %d %v %d", c.args, rep.Bits, rep.HalfParams, rep.BytesPerRow, c.bits, c.half, c.data+c.param)
+		}
+		if rep.DataBytes != h*c.data || rep.ParamBytes != h*c.param || rep.Bytes.Hybrid != rep.DataBytes+rep.ParamBytes {
+			t.Errorf("%q: hybrid data %d + param %d = %d for %d rows", c.args, rep.DataBytes, rep.ParamBytes, rep.Bytes.Hybrid, h)
+		}
+		if rep.Bytes.Pre != rep.Rows.Pre*(c.data+c.param) || rep.Bytes.Post != rep.Rows.Post*(c.data+c.param) {
+			t.Errorf("%q: bytes %+v for rows %+v", c.args, rep.Bytes, rep.Rows)
+		}
+		if rep.FP32Bytes != fp32.Bytes.Hybrid || rep.FP32Bytes != h*4*width {
+			t.Errorf("%q: fp32 bytes %d, want %d", c.args, rep.FP32Bytes, h*4*width)
+		}
+	}
+	var out bytes.Buffer
+	if err := cmdStats([]string{dir, "--width", "128", "--bits", "2", "--half-params"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"int2 (bf16 params)", "36 bytes/row: 32 data + 4 params", "14.22x fewer"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
 }
@@ -95,7 +158,8 @@ func TestStatsTableAndErrors(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
-	for _, args := range [][]string{{}, {dir, "extra"}, {dir, "--ranks", "3"}, {dir, "--width", "-1"}, {filepath.Join(dir, "none")}} {
+	for _, args := range [][]string{{}, {dir, "extra"}, {dir, "--ranks", "3"}, {dir, "--width", "-1"},
+		{dir, "--bits", "3"}, {dir, "--bits", "16"}, {dir, "--half-params"}, {dir, "--bits", "32", "--half-params"}, {filepath.Join(dir, "none")}} {
 		if err := cmdStats(args, &out); err == nil {
 			t.Errorf("%q accepted", args)
 		}

@@ -1,0 +1,104 @@
+package exchange
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// planBenchParts is the rank count of BenchmarkPlanDBLP.
+const planBenchParts = 64
+
+// dblpShards caches the 64 METIS shards of dblp-2010 across the benchmark's
+// rounds (loading and partitioning take longer than the plan itself).
+var dblpShards struct {
+	once   sync.Once
+	shards []*partition.Shard
+	nodes  int
+	arcs   int64
+	err    error
+}
+
+// loadDBLPShards loads dblp-2010, makes it undirected without self-loops or
+// duplicates (as `supergcn partition` does), attaches 16 synthetic features,
+// partitions it with METIS (degree weights) and splits it into shards.
+func loadDBLPShards(b *testing.B) []*partition.Shard {
+	path := filepath.Join(testdata.Dataset(b, "dblp-2010"), "edges.txt.gz")
+	d := &dblpShards
+	d.once.Do(func() {
+		ds, err := graph.Load(path, graph.LoadOptions{})
+		if err != nil {
+			d.err = err
+			return
+		}
+		ds.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(ds.Graph)))
+		if d.err = graph.AttachSyntheticFeatures(ds, 16, 8, 1); d.err != nil {
+			return
+		}
+		owner, err := partition.Metis(ds.Graph, planBenchParts, partition.Options{Weights: partition.WeightsDegree})
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.nodes, d.arcs = ds.NumNodes(), ds.Graph.Ptr[ds.Graph.NumRows]
+		for r := 0; r < planBenchParts; r++ {
+			d.shards = append(d.shards, partition.Split(ds, owner, r, planBenchParts))
+		}
+	})
+	if d.err != nil {
+		b.Fatal(d.err)
+	}
+	return d.shards
+}
+
+// BenchmarkPlanDBLP builds the hybrid exchange plan of dblp-2010 (326k
+// nodes, 1.6M arcs) at 64 METIS parts, the 64 ranks running as goroutines
+// of one process (comm.RunGroup). Loading and partitioning are set up once,
+// outside the timing. Metrics: plan_s is the plan build time of the slowest
+// rank (PlanStats().Seconds, which spans the whole collective build, so it
+// is close to the wall time of one op), rows/layer the hybrid rows all ranks
+// send per layer and direction (pre and post for comparison).
+//
+//	go test -run '^$' -bench PlanDBLP -benchtime 3x ./exchange/
+func BenchmarkPlanDBLP(b *testing.B) {
+	shards := loadDBLPShards(b)
+	b.Logf("dblp-2010: %d nodes, %d arcs, %d parts", dblpShards.nodes, dblpShards.arcs, planBenchParts)
+	var maxPlan, sumPlan float64
+	var rows RowCounts
+	rounds := 0
+	for b.Loop() {
+		stats := make([]PlanStats, planBenchParts)
+		err := comm.RunGroup(planBenchParts, func(c comm.Comm) error {
+			p, err := New(shards[c.Rank()], c, aggr.New(1), nn.OpGCN, Options{Mode: "hybrid"})
+			if err != nil {
+				return err
+			}
+			stats[c.Rank()] = p.PlanStats()
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		slowest := 0.0
+		rows = RowCounts{}
+		for _, s := range stats {
+			slowest = max(slowest, s.Seconds)
+			rows = rows.Add(s.TotalSent())
+		}
+		maxPlan = max(maxPlan, slowest)
+		sumPlan += slowest
+		rounds++
+	}
+	b.ReportMetric(sumPlan/float64(rounds), "plan_s")
+	b.ReportMetric(maxPlan, "plan_s_worst")
+	b.ReportMetric(float64(rows.Hybrid), "rows_hybrid")
+	b.ReportMetric(float64(rows.Pre), "rows_pre")
+	b.ReportMetric(float64(rows.Post), "rows_post")
+}
