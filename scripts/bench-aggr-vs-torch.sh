@@ -12,6 +12,7 @@
 #   TORCH_ONLY    methods of the baseline to run (default "i,ii"; "i,i',ii" adds dst-sorted index_add_)
 #   REPS          our timed repetitions (default 5)
 #   KERNEL        force our kernel (default: best for the CPU)
+#   HUGEPAGES=1   back our x/out with transparent huge pages (bench aggr --hugepages)
 #   SKIP_POWERLAW=1 skips the power-law run.
 # The baseline fixes N=200000, E=4000000, F=128; we use the same.
 set -euo pipefail
@@ -39,6 +40,7 @@ fi
 
 kernel_flag=()
 [[ -n "${KERNEL:-}" ]] && kernel_flag=(--kernel "$KERNEL")
+[[ "${HUGEPAGES:-0}" == 1 ]] && kernel_flag+=(--hugepages)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

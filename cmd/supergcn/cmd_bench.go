@@ -129,6 +129,7 @@ func benchAggr(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object per operator and line")
 	stream := fs.Bool("stream", false, "also measure STREAM triad bandwidth and report the fraction reached")
+	huge := fs.Bool("hugepages", false, "back x and out with transparent huge pages (madvise; Linux only)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -179,11 +180,19 @@ func benchAggr(args []string) error {
 	csrMS := benchMS(time.Since(t0))
 	f := *width
 	rng := rand.New(rand.NewPCG(*seed, 99))
-	x := dense.New(n, f)
+	x, out := dense.New(n, f), dense.New(n, f)
+	if *huge {
+		var err error
+		if x.Data, err = hugeFloats(n * f); err != nil {
+			return err
+		}
+		if out.Data, err = hugeFloats(n * f); err != nil {
+			return err
+		}
+	}
 	for i := range x.Data {
 		x.Data[i] = float32(rng.NormFloat64())
 	}
-	out := dense.New(n, f)
 
 	var streamGBS float64
 	if *stream {
