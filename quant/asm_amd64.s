@@ -451,3 +451,187 @@ u2_done:
 
 u2_ret:
 	RET
+
+// ---------------------------------------------------------------- minmax
+
+// minmaxAVX512/minmaxAVX2: min and max of x and whether all of x is finite
+// (len(x) ≥ 16 resp. 8; see kernels_amd64.go). Per vector v of 16/8 values:
+//
+//	lo_i = min(lo_i, v); hi_i = max(hi_i, v)      (VMINPS, VMAXPS)
+//	bad |= bits(v − v)                             (VSUBPS, VPOR)
+//
+// v − v is +0 (all bits 0) for a finite value and NaN (bits ≠ 0) for NaN and
+// ±Inf, so bad = 0 exactly when every value is finite; the NaN handling of
+// VMINPS/VMAXPS (they return the second source) then does not matter, as lo
+// and hi are unspecified when a value is not finite. Four accumulator pairs
+// i = 0..3 take 4 vectors an iteration, then single vectors go to pair 0,
+// and a last partial vector is loaded to end at len(x): it overlaps values
+// already seen, which min, max and bad ignore. All pairs start from the
+// first vector. The pairs are folded, then the lanes by halves.
+
+// MM512(R, LO, HI): fold the 16 values in R into LO, HI and Z8 (bad).
+#define MM512(R, LO, HI) \
+	VMINPS R, LO, LO; \
+	VMAXPS R, HI, HI; \
+	VSUBPS R, R, R; \
+	VPORD  R, Z8, Z8
+
+// func minmaxAVX512(x []float32) (lo, hi float32, finite bool)
+TEXT ·minmaxAVX512(SB), NOSPLIT, $0-33
+	MOVQ    x_base+0(FP), SI
+	MOVQ    x_len+8(FP), CX
+	LEAQ    (SI)(CX*4), DX // end
+	VMOVUPS (SI), Z0
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VSUBPS  Z0, Z0, Z8
+	ADDQ    $64, SI
+	SUBQ    $16, CX
+	CMPQ    CX, $64
+	JB      mm512_one
+
+mm512_four:
+	VMOVUPS (SI), Z12
+	VMOVUPS 64(SI), Z13
+	VMOVUPS 128(SI), Z14
+	VMOVUPS 192(SI), Z15
+	MM512(Z12, Z0, Z4)
+	MM512(Z13, Z1, Z5)
+	MM512(Z14, Z2, Z6)
+	MM512(Z15, Z3, Z7)
+	ADDQ    $256, SI
+	SUBQ    $64, CX
+	CMPQ    CX, $64
+	JAE     mm512_four
+
+mm512_one:
+	CMPQ    CX, $16
+	JB      mm512_tail
+	VMOVUPS (SI), Z12
+	MM512(Z12, Z0, Z4)
+	ADDQ    $64, SI
+	SUBQ    $16, CX
+	JMP     mm512_one
+
+mm512_tail:
+	TESTQ   CX, CX
+	JZ      mm512_fold
+	VMOVUPS -64(DX), Z12
+	MM512(Z12, Z0, Z4)
+
+mm512_fold:
+	VMINPS        Z1, Z0, Z0
+	VMINPS        Z3, Z2, Z2
+	VMINPS        Z2, Z0, Z0
+	VMAXPS        Z5, Z4, Z4
+	VMAXPS        Z7, Z6, Z6
+	VMAXPS        Z6, Z4, Z4
+	VEXTRACTF64X4 $1, Z0, Y1
+	VMINPS        Y1, Y0, Y0
+	VEXTRACTF64X4 $1, Z4, Y5
+	VMAXPS        Y5, Y4, Y4
+	VEXTRACTF128  $1, Y0, X1
+	VMINPS        X1, X0, X0
+	VEXTRACTF128  $1, Y4, X5
+	VMAXPS        X5, X4, X4
+	VPERMILPS     $0x4e, X0, X1
+	VMINPS        X1, X0, X0
+	VPERMILPS     $0x4e, X4, X5
+	VMAXPS        X5, X4, X4
+	VPERMILPS     $0xb1, X0, X1
+	VMINPS        X1, X0, X0
+	VPERMILPS     $0xb1, X4, X5
+	VMAXPS        X5, X4, X4
+	VMOVSS        X0, lo+24(FP)
+	VMOVSS        X4, hi+28(FP)
+	VPTESTMD      Z8, Z8, K1
+	KORTESTW      K1, K1
+	SETEQ         finite+32(FP)
+	VZEROUPPER
+	RET
+
+// MM2(R, LO, HI): fold the 8 values in R into LO, HI and Y8 (bad).
+#define MM2(R, LO, HI) \
+	VMINPS R, LO, LO; \
+	VMAXPS R, HI, HI; \
+	VSUBPS R, R, R; \
+	VPOR   R, Y8, Y8
+
+// func minmaxAVX2(x []float32) (lo, hi float32, finite bool)
+TEXT ·minmaxAVX2(SB), NOSPLIT, $0-33
+	MOVQ    x_base+0(FP), SI
+	MOVQ    x_len+8(FP), CX
+	LEAQ    (SI)(CX*4), DX // end
+	VMOVUPS (SI), Y0
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y0, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y0, Y7
+	VSUBPS  Y0, Y0, Y8
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	CMPQ    CX, $32
+	JB      mm2_one
+
+mm2_four:
+	VMOVUPS (SI), Y12
+	VMOVUPS 32(SI), Y13
+	VMOVUPS 64(SI), Y14
+	VMOVUPS 96(SI), Y15
+	MM2(Y12, Y0, Y4)
+	MM2(Y13, Y1, Y5)
+	MM2(Y14, Y2, Y6)
+	MM2(Y15, Y3, Y7)
+	ADDQ    $128, SI
+	SUBQ    $32, CX
+	CMPQ    CX, $32
+	JAE     mm2_four
+
+mm2_one:
+	CMPQ    CX, $8
+	JB      mm2_tail
+	VMOVUPS (SI), Y12
+	MM2(Y12, Y0, Y4)
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	JMP     mm2_one
+
+mm2_tail:
+	TESTQ   CX, CX
+	JZ      mm2_fold
+	VMOVUPS -32(DX), Y12
+	MM2(Y12, Y0, Y4)
+
+mm2_fold:
+	VMINPS       Y1, Y0, Y0
+	VMINPS       Y3, Y2, Y2
+	VMINPS       Y2, Y0, Y0
+	VMAXPS       Y5, Y4, Y4
+	VMAXPS       Y7, Y6, Y6
+	VMAXPS       Y6, Y4, Y4
+	VEXTRACTF128 $1, Y0, X1
+	VMINPS       X1, X0, X0
+	VEXTRACTF128 $1, Y4, X5
+	VMAXPS       X5, X4, X4
+	VPERMILPS    $0x4e, X0, X1
+	VMINPS       X1, X0, X0
+	VPERMILPS    $0x4e, X4, X5
+	VMAXPS       X5, X4, X4
+	VPERMILPS    $0xb1, X0, X1
+	VMINPS       X1, X0, X0
+	VPERMILPS    $0xb1, X4, X5
+	VMAXPS       X5, X4, X4
+	VMOVSS       X0, lo+24(FP)
+	VMOVSS       X4, hi+28(FP)
+	VPTEST       Y8, Y8
+	SETEQ        finite+32(FP)
+	VZEROUPPER
+	RET

@@ -208,3 +208,68 @@ uwiden:
 	BNE	uloop
 udone:
 	RET
+
+// minmaxNEON: min and max of x, len(x) ≥ 4 (see kernels_arm64.go). Four
+// accumulator pairs V0-V3 (min) and V4-V7 (max), all starting from the
+// first 4 values, take 16 values an iteration (V16-V19), then single
+// vectors go to V0/V4, and a last partial vector is loaded to end at
+// len(x): it overlaps values already seen, which min and max ignore. FMIN
+// and FMAX return NaN when either operand is NaN, so a NaN anywhere in x
+// makes both results NaN and ±Inf shows as a result; the wrapper derives
+// finite from the results. R0 x, R1 values left, R2 end.
+
+// func minmaxNEON(x []float32) (lo, hi float32)
+TEXT ·minmaxNEON(SB), NOSPLIT, $0-32
+	MOVD	x_base+0(FP), R0
+	MOVD	x_len+8(FP), R1
+	ADD	R1<<2, R0, R2
+	VLD1.P	16(R0), [V0.S4]
+	VMOV	V0.B16, V1.B16
+	VMOV	V0.B16, V2.B16
+	VMOV	V0.B16, V3.B16
+	VMOV	V0.B16, V4.B16
+	VMOV	V0.B16, V5.B16
+	VMOV	V0.B16, V6.B16
+	VMOV	V0.B16, V7.B16
+	SUB	$4, R1, R1
+	CMP	$16, R1
+	BLT	mmone
+mmfour:
+	VLD1.P	64(R0), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD	$0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD	$0x4eb1f421 // fmin v1.4s, v1.4s, v17.4s
+	WORD	$0x4eb2f442 // fmin v2.4s, v2.4s, v18.4s
+	WORD	$0x4eb3f463 // fmin v3.4s, v3.4s, v19.4s
+	WORD	$0x4e30f484 // fmax v4.4s, v4.4s, v16.4s
+	WORD	$0x4e31f4a5 // fmax v5.4s, v5.4s, v17.4s
+	WORD	$0x4e32f4c6 // fmax v6.4s, v6.4s, v18.4s
+	WORD	$0x4e33f4e7 // fmax v7.4s, v7.4s, v19.4s
+	SUB	$16, R1, R1
+	CMP	$16, R1
+	BGE	mmfour
+mmone:
+	CMP	$4, R1
+	BLT	mmtail
+	VLD1.P	16(R0), [V16.S4]
+	WORD	$0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD	$0x4e30f484 // fmax v4.4s, v4.4s, v16.4s
+	SUB	$4, R1, R1
+	B	mmone
+mmtail:
+	CBZ	R1, mmfold
+	SUB	$16, R2, R2
+	VLD1	(R2), [V16.S4]
+	WORD	$0x4eb0f400 // fmin v0.4s, v0.4s, v16.4s
+	WORD	$0x4e30f484 // fmax v4.4s, v4.4s, v16.4s
+mmfold:
+	WORD	$0x4ea1f400 // fmin v0.4s, v0.4s, v1.4s
+	WORD	$0x4ea3f442 // fmin v2.4s, v2.4s, v3.4s
+	WORD	$0x4ea2f400 // fmin v0.4s, v0.4s, v2.4s
+	WORD	$0x4e25f484 // fmax v4.4s, v4.4s, v5.4s
+	WORD	$0x4e27f4c6 // fmax v6.4s, v6.4s, v7.4s
+	WORD	$0x4e26f484 // fmax v4.4s, v4.4s, v6.4s
+	WORD	$0x6eb0f800 // fminv s0, v0.4s
+	WORD	$0x6e30f884 // fmaxv s4, v4.4s
+	FMOVS	F0, lo+24(FP)
+	FMOVS	F4, hi+28(FP)
+	RET

@@ -77,7 +77,7 @@ func (c *Codec) Encode(dst []byte, src []float32, rows, width int, seed uint64) 
 }
 
 func (c *Codec) encodeRow(dst []byte, data int, x []float32, i int, r *RNG) int {
-	zero, scale, inv, nf := rowParams(x, c.f)
+	zero, scale, inv, nf := rowParamsWith(c.k.minmax, x, c.f)
 	rb := c.f.RowBytes(len(x))
 	c.k.pack[c.f.Bits](dst[i*rb:(i+1)*rb], x, zero, inv, r)
 	putParams(dst[data+i*c.f.ParamBytes():], zero, scale, c.f.HalfParams)

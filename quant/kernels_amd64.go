@@ -16,6 +16,7 @@ func archKernels() []kernels {
 	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX2) {
 		ks = append(ks, kernels{
 			name:   "avx512",
+			minmax: minmaxAVX512Fn,
 			pack:   [9]packFn{2: packAVX512Fn(2), 4: packAVX512Fn(4), 8: packAVX512Fn(8)},
 			unpack: [9]unpackFn{2: unpackAVX512Fn(2), 4: unpackAVX512Fn(4), 8: unpackAVX512Fn(8)},
 		})
@@ -23,6 +24,7 @@ func archKernels() []kernels {
 	if cpuid.CPU.Supports(cpuid.AVX2) {
 		ks = append(ks, kernels{
 			name:   "avx2",
+			minmax: minmaxAVX2Fn,
 			pack:   [9]packFn{2: packAVX2Fn(2), 4: packAVX2Fn(4), 8: packAVX2Fn(8)},
 			unpack: [9]unpackFn{2: unpackAVX2Fn(2), 4: unpackAVX2Fn(4), 8: unpackAVX2Fn(8)},
 		})
@@ -84,6 +86,43 @@ func packAVX2(dst []byte, x []float32, zero, inv float32, r *RNG, bits int)
 //
 //go:noescape
 func unpackAVX2(dst []float32, src []byte, zero, scale float32, bits int)
+
+// minmaxAVX512 is the AVX-512F version of minmaxGeneric for len(x) ≥ 16
+// (asm_amd64.s): the minimum and maximum of x (a zero of either sign when
+// x holds both), meaningful only when finite, and whether every value of x
+// is finite. It reads exactly x. Reference loop:
+//
+//	lo, hi, bad := x[0], x[0], 0
+//	for _, v := range x {
+//		lo, hi = min(lo, v), max(hi, v)
+//		bad |= bits(v - v) // 0 for finite v, NaN bits otherwise
+//	}
+//	finite = bad == 0
+//
+//go:noescape
+func minmaxAVX512(x []float32) (lo, hi float32, finite bool)
+
+// minmaxAVX2 is minmaxAVX512 with AVX2, for len(x) ≥ 8.
+//
+//go:noescape
+func minmaxAVX2(x []float32) (lo, hi float32, finite bool)
+
+// minmaxAVX512Fn and minmaxAVX2Fn leave rows shorter than one vector to
+// minmaxGeneric; longer rows end with a vector overlapping the previous
+// one, so the assembly never reads outside x.
+func minmaxAVX512Fn(x []float32) (lo, hi float32, finite bool) {
+	if len(x) < 16 {
+		return minmaxGeneric(x)
+	}
+	return minmaxAVX512(x)
+}
+
+func minmaxAVX2Fn(x []float32) (lo, hi float32, finite bool) {
+	if len(x) < 8 {
+		return minmaxGeneric(x)
+	}
+	return minmaxAVX2(x)
+}
 
 // The wrappers below run the whole chunks in assembly and the last partial
 // chunk (len%16 values) through stack buffers: the values padded with NaN,

@@ -18,6 +18,7 @@ func archKernels() []kernels {
 	}
 	return []kernels{{
 		name:   "neon",
+		minmax: minmaxNEONFn,
 		pack:   [9]packFn{2: packNEONFn(2), 4: packNEONFn(4), 8: packNEONFn(8)},
 		unpack: [9]unpackFn{2: unpackNEONFn(2), 4: unpackNEONFn(4), 8: unpackNEONFn(8)},
 	}}
@@ -53,6 +54,31 @@ func packNEON(dst []byte, x []float32, zero, inv float32, r *RNG, bits int)
 //
 //go:noescape
 func unpackNEON(dst []float32, src []byte, zero, scale float32, bits int)
+
+// minmaxNEON is the Advanced SIMD version of the min/max part of
+// minmaxGeneric for len(x) ≥ 4 (asm_arm64.s): the minimum and maximum of
+// x, except that a NaN anywhere in x makes both NaN (FMIN/FMAX propagate
+// NaN). It reads exactly x. Reference loop:
+//
+//	lo, hi := x[0], x[0]
+//	for _, v := range x {
+//		lo, hi = min(lo, v), max(hi, v) // Go's min/max: NaN wins
+//	}
+//
+//go:noescape
+func minmaxNEON(x []float32) (lo, hi float32)
+
+// minmaxNEONFn is the neon minmax kernel: rows shorter than one vector go
+// to minmaxGeneric. With NaN sticky in both results and ±Inf showing as a
+// result, every value is finite exactly when both results are finite
+// (comparisons with NaN are false).
+func minmaxNEONFn(x []float32) (lo, hi float32, finite bool) {
+	if len(x) < 4 {
+		return minmaxGeneric(x)
+	}
+	lo, hi = minmaxNEON(x)
+	return lo, hi, lo >= -math.MaxFloat32 && hi <= math.MaxFloat32
+}
 
 // The wrappers run the whole chunks in assembly and the last partial chunk
 // (len%16 values) through stack buffers: the values padded with NaN, which

@@ -1,11 +1,56 @@
 package quant
 
+import "math"
+
 // packFn quantises the values of x into dst (RowBytes(len(x)) bytes) with the
 // row's zero point and reciprocal scale, drawing one RNG step per 16 values.
 type packFn func(dst []byte, x []float32, zero, inv float32, r *RNG)
 
 // unpackFn writes zero + q·scale for every code of src into dst.
 type unpackFn func(dst []float32, src []byte, zero, scale float32)
+
+// minmaxFn returns the minimum and maximum of x and whether every value of
+// x is finite. lo and hi are meaningful only when finite is true: then lo
+// and hi are the row's minimum and maximum (for an empty x, +Inf and −Inf),
+// where a zero may come back with either sign when x holds both. When
+// finite is false lo and hi are unspecified (rowParams then takes the
+// scalar path that excludes and counts the non-finite values).
+type minmaxFn func(x []float32) (lo, hi float32, finite bool)
+
+// minmaxGeneric is the reference minmax kernel. Two interleaved min/max
+// pairs shorten the dependency chains; bad accumulates v − v, which is +0
+// for a finite v and NaN for NaN and ±Inf (a NaN stays NaN), so bad == 0
+// exactly when every value is finite. A NaN fails both comparisons and so
+// never becomes lo or hi.
+func minmaxGeneric(x []float32) (lo, hi float32, finite bool) {
+	lo0, hi0 := float32(math.Inf(1)), float32(math.Inf(-1))
+	lo1, hi1 := lo0, hi0
+	var bad0, bad1 float32
+	i := 0
+	for ; i+1 < len(x); i += 2 {
+		v0, v1 := x[i], x[i+1]
+		if v0 < lo0 {
+			lo0 = v0
+		}
+		if v0 > hi0 {
+			hi0 = v0
+		}
+		if v1 < lo1 {
+			lo1 = v1
+		}
+		if v1 > hi1 {
+			hi1 = v1
+		}
+		bad0 += v0 - v0
+		bad1 += v1 - v1
+	}
+	if i < len(x) {
+		v := x[i]
+		lo0, hi0 = min(lo0, v), max(hi0, v)
+		bad0 += v - v
+	}
+	return min(lo0, lo1), max(hi0, hi1), bad0+bad1 == 0
+}
 
 // packGeneric is the reference for every pack kernel:
 //
@@ -50,12 +95,13 @@ func unpackGeneric(bits int) unpackFn {
 // kernels is one implementation of the pack/unpack kernels, indexed by bits.
 type kernels struct {
 	name   string
+	minmax minmaxFn
 	pack   [9]packFn
 	unpack [9]unpackFn
 }
 
 func genericKernels() kernels {
-	k := kernels{name: "generic"}
+	k := kernels{name: "generic", minmax: minmaxGeneric}
 	for _, b := range []int{2, 4, 8} {
 		k.pack[b] = packGeneric(b)
 		k.unpack[b] = unpackGeneric(b)

@@ -106,19 +106,39 @@ func (r *RNG) step() {
 func uniform(x uint32) float32 { return float32(x>>8) * (1.0 / (1 << 24)) }
 
 // rowParams computes the zero point and scale of a row (rounded as the
-// format sends them), and the reciprocal scale used to quantise.
+// format sends them), and the reciprocal scale used to quantise, with the
+// generic minmax kernel; see rowParamsWith.
 func rowParams(x []float32, f Format) (zero, scale, inv float32, nonFinite int) {
-	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-	for _, v := range x {
-		if v != v || v > math.MaxFloat32 || v < -math.MaxFloat32 {
-			nonFinite++
-			continue
+	return rowParamsWith(minmaxGeneric, x, f)
+}
+
+// rowParamsWith is rowParams with the row range taken by mm (a kernel set's
+// minmax). Rows with a non-finite value go through the scalar loop that
+// excludes and counts them. Every minmax kernel returns the same min and max
+// up to the sign of a zero (order-dependent for VMINPS/VMAXPS), and a zero
+// minimum is sent as +0, so every kernel writes the same parameter bytes.
+// (The sign of a zero maximum never matters: it only enters hi − lo and
+// comparisons, and a zero range is scale 0 whatever its sign. Nor does the
+// zero point's for the codes and decoded values: v − (±0) and q·S + (±0)
+// differ at most in the sign of a zero.)
+func rowParamsWith(mm minmaxFn, x []float32, f Format) (zero, scale, inv float32, nonFinite int) {
+	lo, hi, ok := mm(x)
+	if !ok {
+		lo, hi = float32(math.Inf(1)), float32(math.Inf(-1))
+		for _, v := range x {
+			if v != v || v > math.MaxFloat32 || v < -math.MaxFloat32 {
+				nonFinite++
+				continue
+			}
+			lo = min(lo, v)
+			hi = max(hi, v)
 		}
-		lo = min(lo, v)
-		hi = max(hi, v)
 	}
-	if lo > hi { // no finite value
+	if lo > hi { // no finite value (or an empty row)
 		return 0, 0, 0, nonFinite
+	}
+	if lo == 0 {
+		lo = 0 // +0, whichever zero the kernel found
 	}
 	levels := float32(f.Levels())
 	if f.HalfParams {

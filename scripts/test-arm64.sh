@@ -13,7 +13,7 @@
 #   ARM64_CPUS       qemu -cpu values, space separated (default above)
 #   ARM64_RUN        go test -run pattern (default: all tests)
 #   ARM64_TESTFLAGS  extra go test flags (default: -short)
-#   ARM64_WORDCHECK  assembly files whose WORDs are checked (default: aggr/asm_arm64.s)
+#   ARM64_WORDCHECK  assembly files whose WORDs are checked (default: aggr/asm_arm64.s quant/asm_arm64.s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,7 +66,7 @@ check_words() {
 }
 
 if command -v aarch64-linux-gnu-as >/dev/null && command -v aarch64-linux-gnu-objdump >/dev/null; then
-	for f in ${ARM64_WORDCHECK:-aggr/asm_arm64.s}; do
+	for f in ${ARM64_WORDCHECK:-aggr/asm_arm64.s quant/asm_arm64.s}; do
 		[ -f "$f" ] && check_words "$f"
 	done
 else
