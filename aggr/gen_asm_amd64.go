@@ -36,7 +36,7 @@ type isa struct {
 }
 
 var isas = []isa{
-	{name: "AVX512", vw: 16, reg: "Z", blocks: []int{8, 4, 2, 1}, set2: 8, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
+	{name: "AVX512", vw: 16, reg: "Z", blocks: []int{16, 8, 4, 2, 1}, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
 	{name: "AVX2", vw: 8, reg: "Y", blocks: []int{8, 4, 2, 1}, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11"},
 }
 

@@ -45,7 +45,7 @@ func accumRowsWAVX2(out, x []float32, stride int, idx []int32, w []float32)
 //		}
 //	}
 //
-// Same preconditions as accumRowsAVX2. Column blocks of 128/64/32/16
+// Same preconditions as accumRowsAVX2. Column blocks of 256/128/64/32/16
 // floats accumulate in zmm registers; the last < 16 columns use a k-mask.
 //
 //go:noescape
