@@ -60,11 +60,12 @@ fi
 
 "$PYTHON" - "$tmp/torch.txt" "$tmp/ours.jsonl" "$tmp/powerlaw.jsonl" <<'PY'
 import json, re, sys
-torch = {}
+torch, torch_min = {}, {}
 for line in open(sys.argv[1]):
-    m = re.match(r"\s*\(([^)]*)\)\s.*?median\s+([0-9.]+) ms", line)
+    m = re.match(r"\s*\(([^)]*)\)\s.*?median\s+([0-9.]+) ms\s+\(runs ([0-9., ]+)\)", line)
     if m:
         torch[m.group(1)] = float(m.group(2))
+        torch_min[m.group(1)] = min(float(t) for t in m.group(3).split(","))
 def load(p):
     return {r["op"]: r for r in map(json.loads, filter(str.strip, open(p)))}
 ours, pl = load(sys.argv[2]), load(sys.argv[3])
@@ -79,14 +80,14 @@ print(f"{'ours':6s}{'op':12s}{'graph':10s}{'median_ms':>10s}{'GUPS':>8s}{'GB/s':
 for g, rs in (("random", ours), ("powerlaw", pl)):
     for op, r in rs.items():
         print(f"{'':6s}{op:12s}{g:10s}{r['median_ms']:10.2f}{r['gups']:8.2f}{r['gbs']:8.1f}{100*r.get('stream_fraction', 0):8.0f}%")
-def ratio(a, b, label):
-    if a is not None and b is not None:
-        print(f"speed-up {label:52s} {b/a:7.2f}x")
-s = ours.get("spmm", {}).get("median_ms")
-ia = ours.get("index_add", {}).get("median_ms")
-ratio(s, torch.get("ii"), "spmm (ours) vs torch.sparse.mm")
-ratio(s, torch.get("i"), "spmm (ours) vs index_add_")
-ratio(ia, torch.get("i"), "index_add (ours, prepared) vs index_add_")
-ratio(ia, torch.get("i'"), "index_add (ours, prepared) vs index_add_ dst-sorted")
-ratio(ours.get("spmm_t", {}).get("median_ms"), torch.get("ii"), "spmm_t (ours, backward) vs torch.sparse.mm")
+print(f"speed-up (torch time / our time){'':28s}{'median':>8s}{'min':>9s}")
+def ratio(op, t, label):
+    r = ours.get(op)
+    if r is not None and t in torch:
+        print(f"  {label:56s} {torch[t]/r['median_ms']:7.2f}x {torch_min[t]/r['min_ms']:7.2f}x")
+ratio("spmm", "ii", "spmm (ours) vs torch.sparse.mm")
+ratio("spmm", "i", "spmm (ours) vs index_add_")
+ratio("index_add", "i", "index_add (ours, prepared) vs index_add_")
+ratio("index_add", "i'", "index_add (ours, prepared) vs index_add_ dst-sorted")
+ratio("spmm_t", "ii", "spmm_t (ours, backward) vs torch.sparse.mm")
 PY
