@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -198,6 +199,7 @@ func benchAggr(args []string) error {
 	if *stream {
 		sr := runStream(*threads, 128, 5)
 		streamGBS = sr.triad
+		debug.FreeOSMemory() // the STREAM arrays
 	}
 	if !*asJSON {
 		fmt.Printf("bench aggr: graph %s, nodes %d, edges %d, width %d, threads %d, kernel %s, reps %d (median)\n",
@@ -249,6 +251,9 @@ func benchAggr(args []string) error {
 			fn = func() { op.Apply(x, out, false) }
 		}
 		prep = benchMS(time.Since(t0))
+		// finish the garbage collection of the set-up now, not concurrently
+		// with the timed runs (on 2 cores a background mark steals a quarter)
+		runtime.GC()
 		med, mn := timeIt(fn, *reps)
 		r := aggrResult{
 			Op: o, MedianMS: med, MinMS: mn, Kernel: eng.KernelName(), Threads: *threads, Graph: name,
