@@ -141,6 +141,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t.planS = c.Wtime() - t0
+	if err := t.logPlan(); err != nil {
+		return nil, err
+	}
 	t.model, err = nn.NewModel(mc, t.prop)
 	if err != nil {
 		return nil, err
@@ -168,6 +171,26 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	}
 	t.gradBuf = make([]float32, n)
 	return t, nil
+}
+
+// logPlan prints (rank 0) the exchange plan's rows per layer summed over
+// ranks under every mode, and its build time (max over ranks).
+func (t *trainer) logPlan() error {
+	ps := t.prop.PlanStats()
+	tot := ps.TotalSent()
+	rows := []int64{tot.Pre, tot.Post, tot.Hybrid}
+	if err := t.c.AllreduceSumI64(rows); err != nil {
+		return err
+	}
+	sec := []float64{ps.Seconds}
+	if err := t.c.AllreduceMaxF64(sec); err != nil {
+		return err
+	}
+	if t.c.Rank() == 0 && t.cfg.Log != nil && t.c.Size() > 1 {
+		fmt.Fprintf(t.cfg.Log, "exchange plan (%s) built in %.3fs: boundary rows per layer, all ranks: pre %d, post %d, hybrid %d\n",
+			ps.Mode, sec[0], rows[0], rows[1], rows[2])
+	}
+	return nil
 }
 
 // exchangeOptions builds the exchange's wire formats: fp32, or a quant codec
