@@ -8,21 +8,24 @@ import (
 	"github.com/supergcn/supergcn/dense"
 )
 
-// ReLU sets m = max(m, 0) in place.
+// ReLU sets m = max(m, 0) in place (negative values and −0 become +0). The
+// loop is branchless: signs of activations are random, and a branch per
+// element costs more than the whole product around it.
 func ReLU(m *dense.Matrix) {
 	dense.ParallelFor(len(m.Data), 1<<15, func(lo, hi int) {
 		d := m.Data[lo:hi]
 		for i, v := range d {
-			if v < 0 {
-				d[i] = 0
-			}
+			b := math.Float32bits(v)
+			d[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 		}
 	})
 }
 
 // ReLUBackward sets g = g·[y > 0] in place, where y is the ReLU output (any
 // later in-place dropout of y keeps this exact: dropped entries already have
-// a zero gradient). g and y must have the same shape (panics otherwise).
+// a zero gradient). y holds no negative values (it is a ReLU output), so the
+// test is y's bits ≠ 0, done without a branch. g and y must have the same
+// shape (panics otherwise).
 func ReLUBackward(g, y *dense.Matrix) {
 	if !dense.SameShape(g, y) {
 		panic(fmt.Sprintf("nn.ReLUBackward: shape mismatch %d×%d vs %d×%d", g.Rows, g.Cols, y.Rows, y.Cols))
@@ -30,9 +33,8 @@ func ReLUBackward(g, y *dense.Matrix) {
 	dense.ParallelFor(len(g.Data), 1<<15, func(lo, hi int) {
 		gd, yd := g.Data[lo:hi], y.Data[lo:hi]
 		for i, v := range yd {
-			if !(v > 0) {
-				gd[i] = 0
-			}
+			keep := uint32(int32(-math.Float32bits(v)) >> 31) // all ones iff bits(v) in (0, 2³¹)
+			gd[i] = math.Float32frombits(math.Float32bits(gd[i]) & keep)
 		}
 	})
 }
@@ -49,7 +51,7 @@ const dropoutBlock = 1 << 14
 type Dropout struct {
 	P float64
 
-	mask   []bool // kept elements of the last active Forward
+	mask   []uint8 // 1 for the kept elements of the last active Forward
 	active bool   // whether the last Forward dropped anything
 	out    *dense.Matrix
 }
@@ -68,12 +70,13 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 		out = d.out
 	}
 	if cap(d.mask) < len(x.Data) {
-		d.mask = make([]bool, len(x.Data))
+		d.mask = make([]uint8, len(x.Data))
 	}
 	d.mask = d.mask[:len(x.Data)]
 	scale := float32(1 / (1 - d.P))
-	// Keep an element when a uniform 32-bit draw is ≥ P·2³².
-	thresh := uint64(math.Ceil(d.P * (1 << 32)))
+	// Keep an element when a uniform 16-bit draw is ≥ ⌈P·2¹⁶⌉: the rate is
+	// exact for multiples of 2⁻¹⁶ (0.5, 0.25, …) and within 2⁻¹⁶ otherwise.
+	thresh := int32(math.Ceil(d.P * (1 << 16)))
 	blocks := (len(x.Data) + dropoutBlock - 1) / dropoutBlock
 	dense.ParallelFor(blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -86,24 +89,19 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 	return out
 }
 
-// dropBlock draws the mask of one block, two decisions per 64-bit draw.
-func dropBlock(x, out []float32, mask []bool, src *rand.PCG, thresh uint64, scale float32) {
+// dropBlock draws the mask of one block, four 16-bit decisions per 64-bit
+// draw, and applies it without branches.
+func dropBlock(x, out []float32, mask []uint8, src *rand.PCG, thresh int32, scale float32) {
+	sc := [2]float32{0, scale}
 	var bits uint64
 	for i, v := range x {
-		var u uint64
-		if i&1 == 0 {
+		if i&3 == 0 {
 			bits = src.Uint64()
-			u = bits & 0xffffffff
-		} else {
-			u = bits >> 32
 		}
-		keep := u >= thresh
+		u := int32(bits >> (16 * uint(i&3)) & 0xffff)
+		keep := uint8(^(u-thresh)>>31) & 1 // u ≥ thresh
 		mask[i] = keep
-		if keep {
-			out[i] = v * scale
-		} else {
-			out[i] = 0
-		}
+		out[i] = v * sc[keep]
 	}
 }
 
@@ -119,12 +117,9 @@ func (d *Dropout) Backward(g *dense.Matrix) *dense.Matrix {
 	scale := float32(1 / (1 - d.P))
 	dense.ParallelFor(len(g.Data), 1<<15, func(lo, hi int) {
 		gd, m := g.Data[lo:hi], d.mask[lo:hi]
+		sc := [2]float32{0, scale}
 		for i, keep := range m {
-			if keep {
-				gd[i] *= scale
-			} else {
-				gd[i] = 0
-			}
+			gd[i] *= sc[keep&1]
 		}
 	})
 	return g

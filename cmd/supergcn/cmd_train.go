@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/supergcn/supergcn/dense"
-	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -42,6 +43,7 @@ func cmdTrain(args []string) error {
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model to FILE")
 	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "only the summary, no per-epoch lines")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,7 +57,13 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	return w.finish(runTrain(w, &d, cfg, bitsFlag, bitsBack))
+	stop, err := startProfile(*cpuProfile, w.comm)
+	if err != nil {
+		return w.finish(err)
+	}
+	err = runTrain(w, &d, cfg, bitsFlag, bitsBack)
+	stop()
+	return w.finish(err)
 }
 
 func runTrain(w *world, d *dataFlags, cfg train.Config, bitsFlag, bitsBack string) error {
@@ -112,4 +120,21 @@ func parseBits(flagName, v string, ranks int) (int, error) {
 	return 0, usageError{fmt.Sprintf("%s: %q is not 32, 8, 4, 2 or auto", flagName, v)}
 }
 
-var _ = nn.OpGCN
+// startProfile starts a CPU profile when path is set; the returned func stops it.
+func startProfile(path string, c comm.Comm) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	if c.Size() > 1 {
+		path = fmt.Sprintf("%s.rank%d", path, c.Rank())
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
