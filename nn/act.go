@@ -52,7 +52,7 @@ type Dropout struct {
 	P float64
 
 	mask   []uint8 // 1 for the kept elements of the last active Forward
-	active bool   // whether the last Forward dropped anything
+	active bool    // whether the last Forward dropped anything
 	out    *dense.Matrix
 }
 

@@ -6,8 +6,8 @@ import (
 	"os"
 	"runtime/pprof"
 
-	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/train"
 )
 
