@@ -28,16 +28,7 @@ func cmdPartition(args []string) error {
 	var f partitionFlags
 	fs := newFlagSet("partition", "(--data PATH | --synthetic SPEC) --parts N --method metis|parmetis|random --out PDIR [flags]")
 	d := &f.d
-	fs.StringVar(&d.data, "data", "", "dataset: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (format detected)")
-	fs.StringVar(&d.format, "format", "auto", "force the --data format: auto|ogb|edgelist|metis|bin")
-	fs.StringVar(&d.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
-	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
-	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
-	fs.StringVar(&d.synthetic, "synthetic", "", "partition a generated graph: a spec like nodes=100000,degree=16 (see supergcn gen --help); 'default' = the built-in dataset")
-	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")
-	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
-	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge), as train does")
-	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops, as train does")
+	d.registerSource(fs, "partition")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (partitioner, synthetic data)")
 	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
 	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | random")

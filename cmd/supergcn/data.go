@@ -30,20 +30,26 @@ type dataFlags struct {
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
+	d.registerSource(fs, "train on")
+	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by `supergcn partition` (each rank reads only its parts)")
+	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
+	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis|parmetis|random")
+	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
+}
+
+// registerSource adds the flags that name and clean the input graph, shared
+// by train, eval and partition; verb completes the --synthetic help.
+func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.StringVar(&d.data, "data", "", "dataset: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (format detected)")
 	fs.StringVar(&d.format, "format", "auto", "force the --data format: auto|ogb|edgelist|metis|bin")
 	fs.StringVar(&d.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
 	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
 	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
-	fs.StringVar(&d.synthetic, "synthetic", "", "train on a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (keys: supergcn gen --help); 'default' = the built-in dataset")
-	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by `supergcn partition` (each rank reads only its parts)")
+	fs.StringVar(&d.synthetic, "synthetic", "", verb+" a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (keys: supergcn gen --help); 'default' = the built-in dataset")
 	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
 	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
-	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
-	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis|parmetis|random")
-	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
 }
 
 func (d *dataFlags) validate() error {
