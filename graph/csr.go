@@ -5,6 +5,8 @@ package graph
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"sort"
 )
 
@@ -96,32 +98,55 @@ func FromCOO(rows, cols int, src, dst []int32, val []float32) *CSR {
 }
 
 // Transpose returns the cols×rows transpose (row u lists the v with u→v),
-// built by a stable counting sort; entries within a row come out in
-// increasing order of the original row.
+// entries of a row in increasing order of the original row. It is a
+// counting sort over up to 8 contiguous row chunks in parallel, each with
+// its own column histogram; one chunk when histograms would cost more than
+// the entries.
 func (c *CSR) Transpose() *CSR {
-	t := &CSR{NumRows: c.NumCols, NumCols: c.NumRows, Ptr: make([]int64, c.NumCols+1), Idx: make([]int32, len(c.Idx))}
-	for _, u := range c.Idx {
-		t.Ptr[u+1]++
+	nnz := c.NNZ()
+	chunks := max(1, min(runtime.GOMAXPROCS(0), 8, int(nnz/int64(4*max(1, c.NumCols))), c.NumRows))
+	bounds := make([]int, chunks+1) // row ranges with about equal entries
+	for i := 1; i < chunks; i++ {
+		target := nnz * int64(i) / int64(chunks)
+		bounds[i], _ = slices.BinarySearch(c.Ptr[:c.NumRows+1], target)
+		bounds[i] = max(bounds[i], bounds[i-1])
 	}
-	for u := 0; u < c.NumCols; u++ {
-		t.Ptr[u+1] += t.Ptr[u]
-	}
-	next := make([]int64, c.NumCols)
-	copy(next, t.Ptr[:c.NumCols])
+	bounds[chunks] = c.NumRows
+	hist := make([][]int64, chunks)
+	ppEach(chunks, func(w int) {
+		h := make([]int64, c.NumCols)
+		for _, u := range c.Idx[c.Ptr[bounds[w]]:c.Ptr[bounds[w+1]]] {
+			h[u]++
+		}
+		hist[w] = h
+	})
+	t := &CSR{NumRows: c.NumCols, NumCols: c.NumRows, Ptr: make([]int64, c.NumCols+1), Idx: make([]int32, nnz)}
 	if c.Val != nil {
-		t.Val = make([]float32, len(c.Val))
+		t.Val = make([]float32, nnz)
 	}
-	for v := 0; v < c.NumRows; v++ {
-		for k := c.Ptr[v]; k < c.Ptr[v+1]; k++ {
-			u := c.Idx[k]
-			p := next[u]
-			next[u]++
-			t.Idx[p] = int32(v)
-			if c.Val != nil {
-				t.Val[p] = c.Val[k]
+	for u := 0; u < c.NumCols; u++ { // hist[w][u] becomes chunk w's next slot in column u
+		p := t.Ptr[u]
+		for w := range hist {
+			cnt := hist[w][u]
+			hist[w][u] = p
+			p += cnt
+		}
+		t.Ptr[u+1] = p
+	}
+	ppEach(chunks, func(w int) {
+		next := hist[w]
+		for v := bounds[w]; v < bounds[w+1]; v++ {
+			for k := c.Ptr[v]; k < c.Ptr[v+1]; k++ {
+				u := c.Idx[k]
+				p := next[u]
+				next[u]++
+				t.Idx[p] = int32(v)
+				if c.Val != nil {
+					t.Val[p] = c.Val[k]
+				}
 			}
 		}
-	}
+	})
 	return t
 }
 

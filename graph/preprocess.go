@@ -152,7 +152,7 @@ func ppMerge(a, b []int32, wa, wb []float32, idx []int32, val []float32) int64 {
 func Symmetrize(c *CSR) *CSR {
 	sq := ppSquare(c)
 	s := ppSorted(sq)
-	t := ppTranspose(sq) // rows ascending: the counting sort is stable
+	t := sq.Transpose() // rows ascending: the counting sort is stable
 	weighted := c.Val != nil
 	row := func(m *CSR, v int) ([]int32, []float32) {
 		a, b := m.Ptr[v], m.Ptr[v+1]
@@ -172,61 +172,6 @@ func Symmetrize(c *CSR) *CSR {
 			b, wb := row(t, v)
 			ppMerge(a, b, wa, wb, idx, val)
 		})
-}
-
-// ppTranspose equals c.Transpose() (entries of a row in increasing order
-// of the original row), computed by a counting sort over up to 8
-// contiguous row chunks in parallel, each with its own column histogram.
-// It stays serial when histograms would cost more than the entries.
-func ppTranspose(c *CSR) *CSR {
-	nnz := c.NNZ()
-	chunks := min(runtime.GOMAXPROCS(0), 8, int(nnz/int64(4*max(1, c.NumCols))))
-	if chunks < 2 || c.NumRows < chunks {
-		return c.Transpose()
-	}
-	bounds := make([]int, chunks+1) // row ranges with about equal entries
-	for i := 1; i < chunks; i++ {
-		target := nnz * int64(i) / int64(chunks)
-		bounds[i], _ = slices.BinarySearch(c.Ptr[:c.NumRows+1], target)
-		bounds[i] = max(bounds[i], bounds[i-1])
-	}
-	bounds[chunks] = c.NumRows
-	hist := make([][]int64, chunks)
-	ppEach(chunks, func(w int) {
-		h := make([]int64, c.NumCols)
-		for _, u := range c.Idx[c.Ptr[bounds[w]]:c.Ptr[bounds[w+1]]] {
-			h[u]++
-		}
-		hist[w] = h
-	})
-	t := &CSR{NumRows: c.NumCols, NumCols: c.NumRows, Ptr: make([]int64, c.NumCols+1), Idx: make([]int32, nnz)}
-	if c.Val != nil {
-		t.Val = make([]float32, nnz)
-	}
-	for u := 0; u < c.NumCols; u++ { // hist[w][u] becomes chunk w's next slot in column u
-		p := t.Ptr[u]
-		for w := range hist {
-			cnt := hist[w][u]
-			hist[w][u] = p
-			p += cnt
-		}
-		t.Ptr[u+1] = p
-	}
-	ppEach(chunks, func(w int) {
-		next := hist[w]
-		for v := bounds[w]; v < bounds[w+1]; v++ {
-			for k := c.Ptr[v]; k < c.Ptr[v+1]; k++ {
-				u := c.Idx[k]
-				p := next[u]
-				next[u]++
-				t.Idx[p] = int32(v)
-				if c.Val != nil {
-					t.Val[p] = c.Val[k]
-				}
-			}
-		}
-	})
-	return t
 }
 
 // ppEach runs fn(0..n-1) on n goroutines and waits.

@@ -31,7 +31,7 @@ type dataFlags struct {
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
 	d.registerSource(fs, "train on")
-	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by `supergcn partition` (each rank reads only its parts)")
+	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by supergcn partition (each rank reads only its parts)")
 	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
 	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis|parmetis|random")
 	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
