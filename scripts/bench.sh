@@ -27,7 +27,7 @@ $BIN train --synthetic nodes=$GN,degree=16,classes=8,feat=64,seed=1 --model gcn 
 awk -F'"epoch_s":' 'NR > 1 && /"epoch_s"/ { split($2, a, ","); s += a[1]; n++ }
   END { if (n) printf "GCN 2-layer epoch (training step + evaluation pass), mean of epochs 2-6: %.3f s\n", s / n }' "$tmp/gcn.jsonl"
 
-if python3 -c 'import torch' 2>/dev/null && [ -f ../shared/bench/torch_spmm_baseline.py ]; then
+if { /usr/bin/python3 -c 'import torch' || python3 -c 'import torch'; } 2>/dev/null && [ -f ../shared/bench/torch_spmm_baseline.py ]; then
   step "supergcn vs PyTorch aggregation, $T threads"
   THREADS=$T SUPERGCN_BIN=$BIN scripts/bench-aggr-vs-torch.sh
 else
