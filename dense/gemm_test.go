@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -109,4 +110,46 @@ func TestGemmShapeMismatchPanics(t *testing.T) {
 		}
 	}()
 	Gemm(false, false, 1, New(2, 3), New(4, 2), 0, New(2, 2))
+}
+
+// The tall (rows split) and long-inner (partial products) parallel paths
+// equal the reference, and their result does not depend on the thread count.
+func TestGemmParallelPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	old := Threads()
+	defer SetThreads(old)
+	for _, s := range [][3]int{{2*GemmBlock + 37, 9, 11}, {13, 7, 2*GemmBlock + 5}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, beta := range []float32{0, 0.5} {
+					a, b := randMatrix(r, m, k), randMatrix(r, k, n)
+					if tA {
+						a = randMatrix(r, k, m)
+					}
+					if tB {
+						b = randMatrix(r, n, k)
+					}
+					c0 := randMatrix(r, m, n)
+					want := naiveGemm(tA, tB, 1.5, a, b, beta, c0)
+					var first []float32
+					for _, th := range []int{1, 3, 8} {
+						SetThreads(th)
+						c := &Matrix{Rows: m, Cols: n, Data: append([]float32(nil), c0.Data...)}
+						Gemm(tA, tB, 1.5, a, b, beta, c)
+						for i, w := range want {
+							if d := math.Abs(float64(c.Data[i]) - w); d > 1e-3*(1+math.Abs(w)) {
+								t.Fatalf("%v tA=%v tB=%v beta=%g threads=%d: c[%d] = %g, want %g", s, tA, tB, beta, th, i, c.Data[i], w)
+							}
+						}
+						if first == nil {
+							first = c.Data
+						} else if !slices.Equal(first, c.Data) {
+							t.Fatalf("%v tA=%v tB=%v: %d threads give other bits than 1", s, tA, tB, th)
+						}
+					}
+				}
+			}
+		}
+	}
 }

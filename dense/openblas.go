@@ -25,23 +25,18 @@ type openBLAS struct {
 // init installs OpenBLAS as the process-wide blas32 implementation. This is
 // the one piece of global state in the package, accepted by design: blas32
 // keeps its implementation in a package variable and has no other seam.
-func init() { blas32.Use(openBLAS{}) }
+// OpenBLAS's own threads are switched off: Gemm splits products into
+// blocks on its own goroutines (see GemmBlock), and idle OpenBLAS threads
+// spin on sched_yield, stealing the cores the aggregation runs on.
+func init() {
+	blas32.Use(openBLAS{})
+	C.openblas_set_num_threads(1)
+}
 
 // Backend describes the BLAS implementation behind Gemm.
 func Backend() string {
-	return fmt.Sprintf("openblas (cblas_sgemm, %d threads)", Threads())
+	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", Threads())
 }
-
-// SetThreads sets OpenBLAS's thread count (openblas_set_num_threads); n ≤ 0
-// is ignored.
-func SetThreads(n int) {
-	if n > 0 {
-		C.openblas_set_num_threads(C.int(n))
-	}
-}
-
-// Threads reports OpenBLAS's thread count.
-func Threads() int { return int(C.openblas_get_num_threads()) }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with
 // cblas_sgemm, after the same argument checks gonum performs (so misuse

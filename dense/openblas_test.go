@@ -17,7 +17,7 @@ func benchImpls() []namedImpl {
 }
 
 func TestBackendName(t *testing.T) {
-	if got := Backend(); !strings.HasPrefix(got, "openblas (cblas_sgemm, ") {
+	if got := Backend(); !strings.HasPrefix(got, "openblas (single-threaded cblas_sgemm blocks on ") {
 		t.Fatalf("Backend() = %q", got)
 	}
 	if _, ok := blas32.Implementation().(openBLAS); !ok {
