@@ -50,6 +50,10 @@ func cmdTrain(args []string) error {
 	if err := d.validate(); err != nil {
 		return err
 	}
+	kernel, err := checkKernel(cfg.Kernel)
+	if err != nil {
+		return err
+	}
 	cfg.Seed = d.seed
 	cfg.Quiet = *quiet
 	cfg.Model.Seed = d.seed
@@ -61,12 +65,12 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return w.finish(err)
 	}
-	err = runTrain(w, &d, cfg, bitsFlag, bitsBack)
+	err = runTrain(w, &d, cfg, kernel, bitsFlag, bitsBack)
 	stop()
 	return w.finish(err)
 }
 
-func runTrain(w *world, d *dataFlags, cfg train.Config, bitsFlag, bitsBack string) error {
+func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBack string) error {
 	c := w.comm
 	var log io.Writer
 	if c.Rank() == 0 {
@@ -92,7 +96,7 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, bitsFlag, bitsBack strin
 	}
 	if log != nil {
 		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d, label-prop %g\n",
-			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernelName(cfg.Kernel), dense.Backend(),
+			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.LabelProp)
 	}
 	cfg.Log = log
