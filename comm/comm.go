@@ -14,6 +14,15 @@ type Request interface {
 	Wait() error
 }
 
+// Tester is implemented by requests that can report completion without
+// blocking (MPI_Test). MPI libraries move a non-blocking collective mostly
+// inside MPI calls, so polling Test while computing is what makes the
+// transfer overlap the computation. After Test reports completion, Wait
+// returns at once.
+type Tester interface {
+	Test() (done bool, err error)
+}
+
 // Comm is a communicator over Size() ranks.
 type Comm interface {
 	Rank() int

@@ -149,6 +149,15 @@ type decodeRequest struct {
 	encErr         error // reported once the collective has completed
 }
 
+// Test drives the underlying transfer when it can be polled (comm.Tester);
+// decoding still happens in Wait.
+func (d *decodeRequest) Test() (bool, error) {
+	if t, ok := d.req.(comm.Tester); ok {
+		return t.Test()
+	}
+	return false, nil
+}
+
 func (d *decodeRequest) Wait() error {
 	if err := d.req.Wait(); err != nil {
 		return err

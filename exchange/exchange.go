@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -276,7 +277,9 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	}
 	t = p.lap(t, &p.stats.CommSeconds)
 
-	p.local.Apply(xs, out, false)
+	if err := overlap(req, func() { p.local.Apply(xs, out, false) }); err != nil {
+		return fmt.Errorf("exchange: forward: %w", err)
+	}
 	t = p.lap(t, &p.stats.AggrSeconds)
 
 	if err := req.Wait(); err != nil {
@@ -313,7 +316,9 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	}
 	t = p.lap(t, &p.stats.CommSeconds)
 
-	p.local.ApplyT(g, gx, false)
+	if err := overlap(req, func() { p.local.ApplyT(g, gx, false) }); err != nil {
+		return fmt.Errorf("exchange: backward: %w", err)
+	}
 	t = p.lap(t, &p.stats.AggrSeconds)
 
 	if err := req.Wait(); err != nil {
@@ -326,6 +331,42 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	p.lap(t, &p.stats.AggrSeconds)
 	p.stats.Backwards++
 	return nil
+}
+
+// pollInterval is how often overlap drives MPI's progress engine.
+const pollInterval = 50 * time.Microsecond
+
+// overlap runs the local product while polling req (when it is a
+// comm.Tester), so the boundary rows move while the local edges are
+// aggregated instead of only inside Wait. The caller still calls Wait.
+func overlap(req comm.Request, local func()) error {
+	t, ok := req.(comm.Tester)
+	if !ok {
+		local()
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		local()
+	}()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for finished := false; ; {
+		select {
+		case <-done:
+			return nil
+		case <-tick.C:
+			if finished {
+				continue
+			}
+			var err error
+			if finished, err = t.Test(); err != nil {
+				<-done
+				return err
+			}
+		}
+	}
 }
 
 // start begins a transfer: float32 rows, or the codec on training passes.
