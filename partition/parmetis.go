@@ -1,7 +1,6 @@
 package partition
 
 /*
-#cgo pkg-config: ompi
 #cgo CFLAGS: -I/usr/include/scotch
 #cgo LDFLAGS: -lptscotchparmetisv3 -lptscotch -lptscotcherr -lscotch
 #include <stdint.h>
