@@ -23,6 +23,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type Checkpoint struct {
 	Model     nn.Config `json:"model"`
 	LabelProp float64   `json:"label_prop"`
+	FeatNorm  string    `json:"feat_norm"` // input preprocessing the model was trained with
 	Params    []SavedParam
 }
 
@@ -35,6 +36,7 @@ type SavedParam struct {
 type ckptHeader struct {
 	Model     nn.Config `json:"model"`
 	LabelProp float64   `json:"label_prop"`
+	FeatNorm  string    `json:"feat_norm,omitempty"`
 	Params    []struct {
 		Name string `json:"name"`
 		Len  int    `json:"len"`
@@ -45,7 +47,7 @@ func (t *trainer) save(path string) error {
 	if t.c.Rank() != 0 {
 		return nil // parameters are identical on every rank
 	}
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp}
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
 	for _, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W})
 	}
@@ -57,7 +59,7 @@ func (t *trainer) save(path string) error {
 // CRC32-C of everything before it.
 func SaveCheckpoint(path string, ck *Checkpoint) error {
 	var h ckptHeader
-	h.Model, h.LabelProp = ck.Model, ck.LabelProp
+	h.Model, h.LabelProp, h.FeatNorm = ck.Model, ck.LabelProp, ck.FeatNorm
 	for _, p := range ck.Params {
 		h.Params = append(h.Params, struct {
 			Name string `json:"name"`
@@ -116,7 +118,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		return nil, bad("header: " + err.Error())
 	}
 	off += n
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm}
 	for _, p := range h.Params {
 		if p.Len < 0 || off+4*p.Len > len(body) {
 			return nil, bad(fmt.Sprintf("parameter %s runs past the end of the file", p.Name))

@@ -37,6 +37,7 @@ type Config struct {
 	BitsBackward int    // bits for gradients sent back (0 = same as Bits)
 	ParamsHalf   bool   // quantisation params in fp16 instead of fp32
 	LabelProp    float64
+	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath  string
 	SavePath     string
 	Log          io.Writer // per-epoch lines (rank 0); nil = silent

@@ -1,11 +1,19 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 
 	"github.com/supergcn/supergcn/train"
 )
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
 
 func init() {
 	register("eval", "score a saved model (--model FILE) on a dataset or partition directory", cmdEval)
@@ -32,6 +40,10 @@ func cmdEval(args []string) error {
 	ck, err := train.LoadCheckpoint(*model)
 	if err != nil {
 		return err
+	}
+	// Preprocess the input as in training unless --feat-norm says otherwise.
+	if !flagSet(fs, "feat-norm") && ck.FeatNorm != "" {
+		d.featNorm = ck.FeatNorm
 	}
 	w, err := startWorld(*mpiMode)
 	if err != nil {

@@ -55,6 +55,7 @@ func cmdTrain(args []string) error {
 		return err
 	}
 	cfg.Seed = d.seed
+	cfg.FeatNorm = d.featNorm
 	cfg.Quiet = *quiet
 	cfg.Model.Seed = d.seed
 	w, err := startWorld(mpiMode)
