@@ -258,16 +258,6 @@ func foldConstraints(fcomm int, vwgt []int32, ncon int) ([]int32, error) {
 	return out, nil
 }
 
-// NodeRanges splits n nodes into size contiguous ranges of (nearly) equal
-// node count: rank r gets [vtxdist[r], vtxdist[r+1]).
-func NodeRanges(n, size int) []int32 {
-	vd := make([]int32, size+1)
-	for r := 0; r <= size; r++ {
-		vd[r] = int32(int64(n) * int64(r) / int64(size))
-	}
-	return vd
-}
-
 // ParMetis partitions g, which every rank of the communicator (Fortran
 // handle fcomm) holds in full, into parts with ParMetisDistributed: rank
 // `rank` of `size` contributes the rows of its node range (NodeRanges), with

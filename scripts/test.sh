@@ -24,6 +24,11 @@ go test -tags "$TAGS" -timeout 20m -count=1 ./...
 step "pure-Go twins (noasm)"
 go test -tags noasm -timeout 10m -count=1 ./aggr/... ./quant/...
 
+if command -v qemu-aarch64-static >/dev/null; then
+  step "numeric packages cross-compiled for arm64, under qemu (no cgo)"
+  GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64-static ./nn/ ./dense/ ./vcover/ ./labelprop/ ./exchange/ ./graph/ ./comm/ ./partition/
+fi
+
 for s in test-arm64.sh fuzz-short.sh; do   # (the MPI tests run inside go test, under mpirun)
   if [ -x "scripts/$s" ]; then
     step "$s"

@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package train
+
+const cgoEnabled = false
