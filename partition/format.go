@@ -233,6 +233,11 @@ func checkDataset(ds *graph.Dataset) error {
 }
 
 // replaceable reports whether Write may put a partition at dir.
+// CheckOutput reports whether Write may write dir (absent, empty, or a
+// partition directory it will replace), so a command can refuse before it
+// loads and partitions anything.
+func CheckOutput(dir string) error { return replaceable(dir) }
+
 func replaceable(dir string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {

@@ -42,8 +42,10 @@ type FinalMetrics struct {
 	PlanS      float64 `json:"plan_s"` // exchange plan build time (max over ranks)
 }
 
-// metricsWriter writes JSON lines to a temporary file renamed into place on
-// Close, so an interrupted run leaves no half-written metrics file.
+// metricsWriter writes JSON lines straight to the file, each flushed as it
+// is written, so a long run can be followed with tail -f, and a run that is
+// cut short (walltime, scancel) leaves the complete lines of the epochs it
+// finished and no final record.
 type metricsWriter struct {
 	path string
 	f    *os.File
@@ -55,7 +57,7 @@ func newMetricsWriter(path string) (*metricsWriter, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Create(path + ".tmp")
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
@@ -67,25 +69,24 @@ func (m *metricsWriter) write(v any) error {
 	if m == nil {
 		return nil
 	}
-	return m.enc.Encode(v)
+	if err := m.enc.Encode(v); err != nil {
+		return err
+	}
+	return m.w.Flush()
 }
 
-// close flushes and renames into place when ok, removes the temp file otherwise.
-func (m *metricsWriter) close(ok bool) error {
-	if m == nil {
+// close flushes and closes the file; closing twice is a no-op.
+func (m *metricsWriter) close() error {
+	if m == nil || m.f == nil {
 		return nil
 	}
 	ferr := m.w.Flush()
-	cerr := m.f.Close()
-	if !ok {
-		os.Remove(m.path + ".tmp")
-		return nil
+	if cerr := m.f.Close(); ferr == nil {
+		ferr = cerr
 	}
+	m.f = nil
 	if ferr != nil {
 		return fmt.Errorf("--metrics %s: %w", m.path, ferr)
 	}
-	if cerr != nil {
-		return fmt.Errorf("--metrics %s: %w", m.path, cerr)
-	}
-	return os.Rename(m.path+".tmp", m.path)
+	return nil
 }

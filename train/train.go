@@ -108,7 +108,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	}
 	t.nTrain, t.nValid, t.nTest = counts[0], counts[1], counts[2]
 	if t.nTrain == 0 {
-		return nil, fmt.Errorf("no labelled training nodes in the split")
+		return nil, fmt.Errorf("no labelled training nodes: the split is empty (an OGB directory needs split/<name>/train.csv; structure-only graphs need --synthetic-features)")
 	}
 
 	mc := cfg.Model
@@ -251,8 +251,7 @@ func (t *trainer) run() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() { mw.close(ok) }()
+	defer mw.close()
 
 	res := &Result{}
 	best := FinalMetrics{BestValAcc: -1}
@@ -306,7 +305,9 @@ func (t *trainer) run() (*Result, error) {
 			return nil, err
 		}
 	}
-	ok = true
+	if err := mw.close(); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

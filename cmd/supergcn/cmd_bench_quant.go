@@ -41,7 +41,7 @@ func benchQuant(args []string) error {
 	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "encoding/decoding goroutines")
 	kernelArg := fs.String("kernel", "all", "kernels, comma separated, or all: "+strings.Join(quant.Kernels(), ","))
 	reps := fs.Int("reps", 5, "timed repetitions (after one warm-up); the median is reported")
-	half := fs.Bool("bf16", false, "bf16 (zero point, scale) instead of fp32")
+	half := fs.Bool("half-params", false, "bf16 (zero point, scale) instead of fp32, as train --half-params")
 	asJSON := fs.Bool("json", false, "print one JSON object per kernel and bit width, one a line")
 	if err := parseFlags(fs, args); err != nil {
 		return err

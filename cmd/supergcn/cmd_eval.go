@@ -1,19 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
 	"github.com/supergcn/supergcn/train"
 )
-
-// flagSet reports whether the named flag was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
 
 func init() {
 	register("eval", "score a saved model (--model FILE) on a dataset or partition directory", cmdEval)
@@ -22,8 +14,8 @@ func init() {
 func cmdEval(args []string) error {
 	fs := newFlagSet("eval", "--model FILE [--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
 	var d dataFlags
-	d.register(fs)
-	model := fs.String("model", "", "model file written by `supergcn train --save`")
+	d.register(fs, "score on")
+	model := fs.String("model", "", "model file written by supergcn train --save")
 	threads := fs.Int("threads", 0, "aggregation threads per rank (0: the cores of this rank)")
 	kernel := fs.String("kernel", "", "aggregation kernel (default: best)")
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
@@ -34,7 +26,7 @@ func cmdEval(args []string) error {
 	if *model == "" {
 		return usageError{"--model: required"}
 	}
-	if err := d.validate(); err != nil {
+	if err := d.validate(fs); err != nil {
 		return err
 	}
 	ck, err := train.LoadCheckpoint(*model)

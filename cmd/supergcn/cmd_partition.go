@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/mpi"
@@ -80,6 +81,12 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
 	}
 	d.featNorm = "none" // features are stored raw; train normalises on load
+	if n := launcherSize(); n > 1 && f.method != "parmetis" {
+		return usageError{fmt.Sprintf("--method %s runs in one process, but a launcher started %d ranks: run it without mpirun, or use --method parmetis", f.method, n)}
+	}
+	if err := partition.CheckOutput(f.out); err != nil {
+		return usageError{fmt.Sprintf("--out: %v", strings.TrimPrefix(err.Error(), "partition: "))}
+	}
 	return nil
 }
 

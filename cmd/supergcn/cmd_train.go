@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -18,7 +20,7 @@ func init() {
 func cmdTrain(args []string) error {
 	fs := newFlagSet("train", "[--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
 	var d dataFlags
-	d.register(fs)
+	d.register(fs, "train on")
 	var cfg train.Config
 	var mpiMode, bitsFlag, bitsBack string
 	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: gcn|sage (GraphSAGE with mean aggregation)")
@@ -37,7 +39,7 @@ func cmdTrain(args []string) error {
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
 	fs.StringVar(&bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bitsBack, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
-	fs.BoolVar(&cfg.ParamsHalf, "half-params", false, "send per-row quantisation parameters as fp16 (halves their bytes)")
+	fs.BoolVar(&cfg.ParamsHalf, "half-params", false, "send per-row quantisation parameters as bf16 (halves their bytes)")
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model to FILE")
@@ -47,7 +49,10 @@ func cmdTrain(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := d.validate(); err != nil {
+	if err := d.validate(fs); err != nil {
+		return err
+	}
+	if err := validateTrain(&cfg, mpiMode, bitsFlag, bitsBack); err != nil {
 		return err
 	}
 	kernel, err := checkKernel(cfg.Kernel)
@@ -69,6 +74,71 @@ func cmdTrain(args []string) error {
 	err = runTrain(w, &d, cfg, kernel, bitsFlag, bitsBack)
 	stop()
 	return w.finish(err)
+}
+
+// validateTrain checks the model and optimiser flags before any data is
+// read, naming the flag, so a bad value never costs a load or a partition.
+func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error {
+	m := cfg.Model
+	bad := func(flag, format string, args ...any) error {
+		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
+	}
+	switch {
+	case m.Model != "gcn" && m.Model != "sage":
+		return bad("model", "%q is not gcn or sage", m.Model)
+	case m.Layers < 1:
+		return bad("layers", "%d, need at least 1", m.Layers)
+	case m.Hidden < 1:
+		return bad("hidden", "%d, need at least 1", m.Hidden)
+	case !(m.Dropout >= 0 && m.Dropout < 1):
+		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
+	case m.Norm != "none" && m.Norm != "layer":
+		return bad("norm", "%q is not none or layer", m.Norm)
+	case !(cfg.LR > 0):
+		return bad("lr", "%g, need a positive learning rate", cfg.LR)
+	case !(cfg.WeightDecay >= 0):
+		return bad("weight-decay", "%g, need ≥ 0", cfg.WeightDecay)
+	case cfg.Epochs < 0:
+		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
+	case cfg.Threads < 0:
+		return bad("threads", "%d, need ≥ 0 (0: the cores of this rank)", cfg.Threads)
+	case !(cfg.LabelProp >= 0 && cfg.LabelProp < 1):
+		return bad("label-prop", "%g is not in [0, 1)", cfg.LabelProp)
+	}
+	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
+		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)
+	}
+	for _, b := range [][2]string{{"bits", bitsFlag}, {"bits-backward", bitsBack}} {
+		if b[1] != "" {
+			if _, err := parseBits("--"+b[0], b[1], 2); err != nil {
+				return err
+			}
+		}
+	}
+	if mpiMode == "off" && launchedByMPI() {
+		return bad("mpi", "off, but a launcher started this process as an MPI rank: every rank would train alone and write the same files")
+	}
+	for _, f := range [][2]string{{"save", cfg.SavePath}, {"metrics", cfg.MetricsPath}} {
+		if err := checkWritable(f[1]); err != nil {
+			return bad(f[0], "%v", err)
+		}
+	}
+	return nil
+}
+
+// checkWritable fails when path's directory cannot take a new file, so a
+// long run does not end in an unwritable --save.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".supergcn-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBack string) error {

@@ -29,8 +29,8 @@ type dataFlags struct {
 	seed                                  uint64
 }
 
-func (d *dataFlags) register(fs *flag.FlagSet) {
-	d.registerSource(fs, "train on")
+func (d *dataFlags) register(fs *flag.FlagSet, verb string) {
+	d.registerSource(fs, verb)
 	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by supergcn partition (each rank reads only its parts)")
 	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
 	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis|parmetis|random")
@@ -52,7 +52,22 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
 }
 
-func (d *dataFlags) validate() error {
+// sourceFlags shape the input graph; a partition directory is already built.
+var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "partition-method", "partition-weights"}
+
+func (d *dataFlags) validate(fs *flag.FlagSet) error {
+	if d.partitions != "" {
+		for _, f := range sourceFlags {
+			if flagSet(fs, f) {
+				return usageError{fmt.Sprintf("--%s: has no effect with --partitions (the directory was built by supergcn partition; give it there)", f)}
+			}
+		}
+	}
+	switch d.partWeights {
+	case "none", "degree", "degree+train":
+	default:
+		return usageError{fmt.Sprintf("--partition-weights: %q is not none, degree or degree+train", d.partWeights)}
+	}
 	n := 0
 	for _, s := range []string{d.data, d.synthetic, d.partitions} {
 		if s != "" {
@@ -107,6 +122,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 		ds.Graph = graph.Symmetrize(ds.Graph)
 	}
 	if d.synthFeat > 0 {
+		if ds.FeatDim > 0 || ds.Labels != nil {
+			return nil, usageError{fmt.Sprintf("--synthetic-features: %s already has %d features and labels; the flag is for structure-only graphs", ds.Name, ds.FeatDim)}
+		}
 		if err := graph.AttachSyntheticFeatures(ds, d.synthFeat, d.synthClasses, d.seed+1); err != nil {
 			return nil, err
 		}

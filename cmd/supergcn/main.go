@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -61,6 +62,26 @@ func main() {
 	}
 }
 
+// helpAsked reports whether args ask for the usage (-h, -help, --help).
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--h", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // exitCode maps an error to the process exit status (1, or 2 for usage errors).
 func exitCode(err error) int {
 	var ue usageError
@@ -76,22 +97,29 @@ type usageError struct{ msg string }
 func (u usageError) Error() string { return u.msg }
 
 // newFlagSet returns a FlagSet whose errors are returned, not printed-and-exited.
+// --help prints the usage on stdout; a bad flag is one line on stderr (main).
 func newFlagSet(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("supergcn "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: supergcn %s %s\n\nflags:\n", name, synopsis)
+		fmt.Fprintf(os.Stdout, "usage: supergcn %s %s\n\nflags:\n", name, synopsis)
+		fs.SetOutput(os.Stdout)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	return fs
 }
 
 // parseFlags parses args, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if !helpAsked(args) {
+		fs.Usage = func() {} // a bad flag is one line, not the whole usage
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err.Error()}
+		return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}

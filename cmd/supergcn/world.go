@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/comm/mpicomm"
@@ -25,6 +26,17 @@ func launchedByMPI() bool {
 		}
 	}
 	return false
+}
+
+// launcherSize is the number of ranks a launcher started (from its
+// environment), 1 when none did.
+func launcherSize() int {
+	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"} {
+		if n, err := strconv.Atoi(os.Getenv(k)); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
 }
 
 // startWorld initialises MPI according to mode (auto|on|off).
