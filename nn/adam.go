@@ -98,3 +98,31 @@ func (a *Adam) Step() {
 		}
 	}
 }
+
+// State returns the optimiser's state: the first and second moments of each
+// parameter (in the order given to NewAdam; the optimiser's own slices, to
+// be read, not kept across Step) and the number of steps taken.
+func (a *Adam) State() (m, v [][]float32, steps int) { return a.m, a.v, a.t }
+
+// SetState replaces the optimiser's state with copies of m and v and the
+// step count, as State returned them, so that training continues exactly
+// where it stopped (a resumed checkpoint).
+func (a *Adam) SetState(m, v [][]float32, steps int) error {
+	if len(m) != len(a.m) || len(v) != len(a.v) {
+		return fmt.Errorf("nn: Adam.SetState: %d/%d moment tensors for %d parameters", len(m), len(v), len(a.params))
+	}
+	if steps < 0 {
+		return fmt.Errorf("nn: Adam.SetState: negative step count %d", steps)
+	}
+	for i, p := range a.params {
+		if len(m[i]) != len(p.W) || len(v[i]) != len(p.W) {
+			return fmt.Errorf("nn: Adam.SetState: param %s has %d values, moments %d and %d", p.Name, len(p.W), len(m[i]), len(v[i]))
+		}
+	}
+	for i := range a.params {
+		copy(a.m[i], m[i])
+		copy(a.v[i], v[i])
+	}
+	a.t = steps
+	return nil
+}

@@ -164,6 +164,16 @@ func (m *Model) SetDropoutSeed(seed uint64) {
 	m.step = 0
 }
 
+// DropoutStep is the position in the dropout stream: the number of
+// training Forwards with dropout since the dropout seed was set. It is the
+// same on every rank of a run (all do the same training Forwards).
+func (m *Model) DropoutStep() uint64 { return m.step }
+
+// SetDropoutStep moves the dropout stream to position step (after
+// SetDropoutSeed), so that the next training Forward draws the masks an
+// uninterrupted run draws after step training Forwards: for resuming.
+func (m *Model) SetDropoutStep(step uint64) { m.step = step }
+
 // dropSeedFor is the seed of dropout site s in the current training step.
 func (m *Model) dropSeedFor(site int) uint64 {
 	return mix64(m.dropSeed ^ mix64(m.step<<8|uint64(site)))

@@ -14,53 +14,79 @@ import (
 
 const (
 	ckptMagic   = "SGCNCKPT"
-	ckptVersion = 1
+	ckptVersion = 2 // 2 adds the training state (Adam moments, epoch, dropout position); 1 is still read
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Checkpoint is a saved model: its configuration and parameter values.
+// Checkpoint is a saved model: its configuration and parameter values, and
+// (written by training) the state needed to resume training exactly.
 type Checkpoint struct {
 	Model     nn.Config `json:"model"`
 	LabelProp float64   `json:"label_prop"`
 	FeatNorm  string    `json:"feat_norm"` // input preprocessing the model was trained with
 	Params    []SavedParam
+	Train     *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
 }
 
-// SavedParam is one named parameter tensor.
+// SavedParam is one named parameter tensor, with its Adam moments M and V
+// when the checkpoint has a TrainState (nil otherwise).
 type SavedParam struct {
 	Name string    `json:"name"`
 	W    []float32 `json:"-"`
+	M, V []float32 `json:"-"`
+}
+
+// TrainState is where training stood when the checkpoint was written.
+type TrainState struct {
+	Epoch       int     `json:"epoch"`        // epochs completed
+	AdamSteps   int     `json:"adam_steps"`   // Adam's step count t
+	DropoutStep uint64  `json:"dropout_step"` // nn.Model.DropoutStep (the same on every rank)
+	BestValAcc  float64 `json:"best_val_acc"` // -1 before the first epoch
+	BestEpoch   int     `json:"best_epoch"`
+	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
+	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
 }
 
 type ckptHeader struct {
-	Model     nn.Config `json:"model"`
-	LabelProp float64   `json:"label_prop"`
-	FeatNorm  string    `json:"feat_norm,omitempty"`
+	Model     nn.Config   `json:"model"`
+	LabelProp float64     `json:"label_prop"`
+	FeatNorm  string      `json:"feat_norm,omitempty"`
+	Train     *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
 	Params    []struct {
 		Name string `json:"name"`
 		Len  int    `json:"len"`
 	} `json:"params"`
 }
 
-func (t *trainer) save(path string) error {
+// save writes the model and the training state after epoch done (rank 0;
+// parameters, optimizer state and the dropout position are identical on
+// every rank).
+func (t *trainer) save(path string, done int) error {
 	if t.c.Rank() != 0 {
-		return nil // parameters are identical on every rank
+		return nil
 	}
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
-	for _, p := range t.params {
-		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W})
+	m, v, steps := t.opt.State()
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm,
+		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
+			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest}}
+	for i, p := range t.params {
+		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
 	return SaveCheckpoint(path, &ck)
 }
 
 // SaveCheckpoint writes ck to path (via path.tmp and a rename): magic,
-// version, a JSON header, the parameters as little-endian float32, and a
-// CRC32-C of everything before it.
+// version, a JSON header, the parameters as little-endian float32, with a
+// TrainState the Adam moments (every parameter's M, then every parameter's
+// V, in parameter order), and a CRC32-C of everything before it.
 func SaveCheckpoint(path string, ck *Checkpoint) error {
 	var h ckptHeader
-	h.Model, h.LabelProp, h.FeatNorm = ck.Model, ck.LabelProp, ck.FeatNorm
+	h.Model, h.LabelProp, h.FeatNorm, h.Train = ck.Model, ck.LabelProp, ck.FeatNorm, ck.Train
 	for _, p := range ck.Params {
+		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
+			return fmt.Errorf("--save: parameter %s: %d values but moments of %d and %d", p.Name, len(p.W), len(p.M), len(p.V))
+		}
 		h.Params = append(h.Params, struct {
 			Name string `json:"name"`
 			Len  int    `json:"len"`
@@ -78,6 +104,14 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	for _, p := range ck.Params {
 		binary.Write(&buf, binary.LittleEndian, p.W)
 	}
+	if ck.Train != nil {
+		for _, p := range ck.Params {
+			binary.Write(&buf, binary.LittleEndian, p.M)
+		}
+		for _, p := range ck.Params {
+			binary.Write(&buf, binary.LittleEndian, p.V)
+		}
+	}
 	binary.Write(&buf, binary.LittleEndian, crc32.Checksum(buf.Bytes(), castagnoli))
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
@@ -90,7 +124,8 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	return nil
 }
 
-// LoadCheckpoint reads a checkpoint written by SaveCheckpoint, verifying it.
+// LoadCheckpoint reads a checkpoint written by SaveCheckpoint (version 2)
+// or by an older build (version 1: no training state), verifying it.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -105,8 +140,9 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		return nil, bad("checksum mismatch (damaged or truncated file)")
 	}
 	off := len(ckptMagic)
-	if v := binary.LittleEndian.Uint32(b[off:]); v != ckptVersion {
-		return nil, bad(fmt.Sprintf("version %d, this build reads %d", v, ckptVersion))
+	version := binary.LittleEndian.Uint32(b[off:])
+	if version < 1 || version > ckptVersion {
+		return nil, bad(fmt.Sprintf("version %d, this build reads 1 to %d", version, ckptVersion))
 	}
 	n := int(binary.LittleEndian.Uint32(b[off+4:]))
 	off += 8
@@ -118,20 +154,108 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		return nil, bad("header: " + err.Error())
 	}
 	off += n
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm}
-	for _, p := range h.Params {
-		if p.Len < 0 || off+4*p.Len > len(body) {
-			return nil, bad(fmt.Sprintf("parameter %s runs past the end of the file", p.Name))
+	if version == 1 && h.Train != nil {
+		return nil, bad("version 1 with a training state")
+	}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, Train: h.Train}
+	read := func(name, what string, n int) ([]float32, error) {
+		if n < 0 || off+4*n > len(body) {
+			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
 		}
-		w := make([]float32, p.Len)
+		w := make([]float32, n)
 		for i := range w {
 			w[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[off+4*i:]))
 		}
-		off += 4 * p.Len
+		off += 4 * n
+		return w, nil
+	}
+	for _, p := range h.Params {
+		w, err := read(p.Name, "values", p.Len)
+		if err != nil {
+			return nil, err
+		}
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: w})
+	}
+	if ck.Train != nil {
+		for i, p := range h.Params {
+			if ck.Params[i].M, err = read(p.Name, "Adam moment m", p.Len); err != nil {
+				return nil, err
+			}
+		}
+		for i, p := range h.Params {
+			if ck.Params[i].V, err = read(p.Name, "Adam moment v", p.Len); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if off != len(body) {
 		return nil, bad("trailing bytes after the parameters")
 	}
 	return ck, nil
+}
+
+// resume restores a checkpoint written by training into the freshly built
+// trainer (every rank reads the file): parameters, Adam state, dropout
+// position, best-validation bookkeeping and the epoch to continue after.
+// The checkpoint must describe the model the flags describe.
+func (t *trainer) resume(path string) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("--resume %s: %s", path, fmt.Sprintf(format, args...))
+	}
+	ck, err := LoadCheckpoint(path)
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	if ck.Train == nil {
+		return fail("no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed")
+	}
+	have, want := ck.Model, t.model.Config()
+	norm := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	for _, d := range []struct {
+		flag       string
+		have, want any
+	}{
+		{"--model", have.Model, want.Model},
+		{"--layers", have.Layers, want.Layers},
+		{"--hidden", have.Hidden, want.Hidden},
+		{"--norm", norm(have.Norm), norm(want.Norm)},
+		{"input features", have.In, want.In},
+		{"classes", have.Out, want.Out},
+		{"--label-prop", ck.LabelProp, t.cfg.LabelProp},
+	} {
+		if d.have != d.want {
+			return fail("checkpoint has %s %v, this run %v", d.flag, d.have, d.want)
+		}
+	}
+	if ck.Train.Epoch > t.cfg.Epochs {
+		return fail("checkpoint is at epoch %d, past --epochs %d", ck.Train.Epoch, t.cfg.Epochs)
+	}
+	if len(ck.Params) != len(t.params) {
+		return fail("%d parameters, the model has %d", len(ck.Params), len(t.params))
+	}
+	m := make([][]float32, len(t.params))
+	v := make([][]float32, len(t.params))
+	for i, p := range t.params {
+		sp := ck.Params[i]
+		if sp.Name != p.Name || len(sp.W) != len(p.W) {
+			return fail("parameter %d is %s (%d values), the model's is %s (%d values)", i, sp.Name, len(sp.W), p.Name, len(p.W))
+		}
+		m[i], v[i] = sp.M, sp.V
+	}
+	if err := t.opt.SetState(m, v, ck.Train.AdamSteps); err != nil {
+		return fail("%v", err)
+	}
+	for i, p := range t.params {
+		copy(p.W, ck.Params[i].W)
+	}
+	t.model.SetDropoutStep(ck.Train.DropoutStep)
+	t.done = ck.Train.Epoch
+	t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = ck.Train.BestValAcc, ck.Train.BestEpoch, ck.Train.BestTestAcc
+	t.lastTest = ck.Train.LastTestAcc
+	return nil
 }

@@ -53,11 +53,17 @@ type metricsWriter struct {
 	enc  *json.Encoder
 }
 
-func newMetricsWriter(path string) (*metricsWriter, error) {
+// newMetricsWriter creates (truncates) path, or with appendTo appends to it
+// (a resumed run continues the file of the run it resumes).
+func newMetricsWriter(path string, appendTo bool) (*metricsWriter, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Create(path)
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}

@@ -40,6 +40,8 @@ type Config struct {
 	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath  string
 	SavePath     string
+	SaveEvery    int       // also save to SavePath every SaveEvery epochs (0: only at the end)
+	ResumePath   string    // continue the training saved in this checkpoint (metrics are appended)
 	Log          io.Writer // per-epoch lines (rank 0); nil = silent
 	Quiet        bool      // no per-epoch lines, only the summary
 }
@@ -77,16 +79,23 @@ type trainer struct {
 	planS                          float64
 	lastLoss                       float64 // global loss sum of the last step
 	codecs                         []*quant.Codec
+
+	done     int          // epochs completed (by this run or the resumed one)
+	best     FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
+	lastTest float64      // test accuracy of epoch done
 }
 
 func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if cfg.Epochs < 0 {
 		return nil, fmt.Errorf("--epochs: must be ≥ 0, got %d", cfg.Epochs)
 	}
+	if cfg.SaveEvery < 0 || (cfg.SaveEvery > 0 && cfg.SavePath == "") {
+		return nil, fmt.Errorf("--save-every: %d needs --save and must be ≥ 1", cfg.SaveEvery)
+	}
 	if s.FeatDim == 0 || s.Labels == nil {
 		return nil, fmt.Errorf("dataset has no features or labels (structure-only input): use --synthetic-features DIM")
 	}
-	t := &trainer{cfg: cfg, shard: s, c: c}
+	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
 	for v, b := range s.Split {
 		if s.Labels[v] < 0 {
@@ -171,6 +180,11 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		n += len(p.G)
 	}
 	t.gradBuf = make([]float32, n)
+	if cfg.ResumePath != "" {
+		if err := t.resume(cfg.ResumePath); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
@@ -247,24 +261,27 @@ func (t *trainer) checkFinite() error {
 func (t *trainer) run() (*Result, error) {
 	cfg := t.cfg
 	rank0 := t.c.Rank() == 0
-	mw, err := newMetricsWriter(map[bool]string{true: cfg.MetricsPath}[rank0])
+	mw, err := newMetricsWriter(map[bool]string{true: cfg.MetricsPath}[rank0], cfg.ResumePath != "")
 	if err != nil {
 		return nil, err
 	}
 	defer mw.close()
 
 	res := &Result{}
-	best := FinalMetrics{BestValAcc: -1}
 	start := time.Now()
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+	if rank0 && cfg.Log != nil && cfg.ResumePath != "" {
+		fmt.Fprintf(cfg.Log, "resuming from %s after epoch %d of %d\n", cfg.ResumePath, t.done, cfg.Epochs)
+	}
+	for epoch := t.done + 1; epoch <= cfg.Epochs; epoch++ {
 		m, err := t.epoch(epoch)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		res.Epochs = append(res.Epochs, m)
-		if m.ValAcc > best.BestValAcc {
-			best.BestValAcc, best.BestEpoch, best.TestAcc = m.ValAcc, epoch, m.TestAcc
+		if m.ValAcc > t.best.BestValAcc {
+			t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
 		}
+		t.done, t.lastTest = epoch, m.TestAcc
 		if rank0 {
 			if cfg.Log != nil && !cfg.Quiet {
 				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %.4f  val %.4f  test %.4f  %.3fs (aggr %.3f comm %.3f dense %.3f sync %.3f)\n",
@@ -274,7 +291,13 @@ func (t *trainer) run() (*Result, error) {
 				return nil, fmt.Errorf("--metrics: %w", err)
 			}
 		}
+		if cfg.SaveEvery > 0 && epoch%cfg.SaveEvery == 0 && epoch < cfg.Epochs {
+			if err := t.save(cfg.SavePath, epoch); err != nil {
+				return nil, err
+			}
+		}
 	}
+	best := t.best
 	best.Final = true
 	best.Epochs = cfg.Epochs
 	best.TotalS = time.Since(start).Seconds()
@@ -282,9 +305,7 @@ func (t *trainer) run() (*Result, error) {
 	if best.BestValAcc < 0 {
 		best.BestValAcc = 0
 	}
-	if len(res.Epochs) > 0 {
-		best.LastTest = res.Epochs[len(res.Epochs)-1].TestAcc
-	}
+	best.LastTest = t.lastTest
 	pl := []float64{t.planS}
 	if err := t.c.AllreduceMaxF64(pl); err != nil {
 		return nil, err
@@ -301,7 +322,7 @@ func (t *trainer) run() (*Result, error) {
 		}
 	}
 	if cfg.SavePath != "" {
-		if err := t.save(cfg.SavePath); err != nil {
+		if err := t.save(cfg.SavePath, t.done); err != nil {
 			return nil, err
 		}
 	}

@@ -42,7 +42,9 @@ func cmdTrain(args []string) error {
 	fs.BoolVar(&cfg.ParamsHalf, "half-params", false, "send per-row quantisation parameters as bf16 (halves their bytes)")
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
-	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model to FILE")
+	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
+	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
+	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
 	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "only the summary, no per-epoch lines")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
@@ -117,6 +119,25 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 	}
 	if mpiMode == "off" && launchedByMPI() {
 		return bad("mpi", "off, but a launcher started this process as an MPI rank: every rank would train alone and write the same files")
+	}
+	if cfg.SaveEvery < 0 {
+		return bad("save-every", "%d, need ≥ 1 (0: save only at the end)", cfg.SaveEvery)
+	}
+	if cfg.SaveEvery > 0 && cfg.SavePath == "" {
+		return bad("save-every", "needs --save FILE")
+	}
+	if cfg.ResumePath != "" {
+		f, err := os.Open(cfg.ResumePath)
+		if err == nil {
+			var st os.FileInfo
+			if st, err = f.Stat(); err == nil && st.IsDir() {
+				err = fmt.Errorf("%s is a directory", cfg.ResumePath)
+			}
+			f.Close()
+		}
+		if err != nil {
+			return bad("resume", "%v", err)
+		}
 	}
 	for _, f := range [][2]string{{"save", cfg.SavePath}, {"metrics", cfg.MetricsPath}} {
 		if err := checkWritable(f[1]); err != nil {

@@ -138,6 +138,21 @@ func TestCLIHelpAndBadFlags(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "--bits") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("bad --bits: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// --save-every and --resume are checked before any data is read.
+	missing := filepath.Join(t.TempDir(), "missing.ckpt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--save-every", "5"}, "--save-every: needs --save"},
+		{[]string{"--save", filepath.Join(t.TempDir(), "m.ckpt"), "--save-every", "-1"}, "--save-every: -1"},
+		{[]string{"--resume", missing}, "--resume: open " + missing},
+	} {
+		r := run(t, time.Minute, nil, append([]string{"train", "--data", missing}, c.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("train %v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
 	bad := filepath.Join(t.TempDir(), "bad.txt")
 	os.WriteFile(bad, []byte("0 1\n1 2\n2 x\n"), 0o644)
 	r = run(t, time.Minute, nil, "train", "--data", bad, "--synthetic-features", "8")
