@@ -10,7 +10,10 @@
 #SBATCH --exclusive
 set -euo pipefail
 PDIR=${1:?usage: sbatch jobs/slurm.sh PARTITION_DIR [train flags...]}; shift
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=${SLURM_CPUS_PER_TASK}
+# A checkpoint every 50 epochs; resubmitting the same script continues from it.
+CKPT=${CKPT:-supergcn.ckpt}
+RESUME=()
+[ -f "$CKPT" ] && RESUME=(--resume "$CKPT")
 srun --mpi=pmix --cpu-bind=cores ./bin/supergcn train --partitions "$PDIR" \
   --threads "${SLURM_CPUS_PER_TASK}" --model gcn --layers 3 --hidden 256 --epochs 500 \
-  --metrics "supergcn-${SLURM_JOB_ID}.jsonl" "$@"
+  --save "$CKPT" --save-every 50 "${RESUME[@]}" --metrics supergcn.jsonl "$@"
