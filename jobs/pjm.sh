@@ -11,7 +11,6 @@
 set -euo pipefail
 PDIR=${1:?usage: pjsub jobs/pjm.sh PARTITION_DIR [train flags...]}; shift
 # supergcn picks the SVE kernels on A64FX at start-up (`supergcn info`).
-export OPENBLAS_NUM_THREADS=12
 mpiexec -stdout-proc ./%n.%j.out -stderr-proc ./%n.%j.err \
   ./bin/supergcn-arm64 train --partitions "$PDIR" --threads 12 \
   --model gcn --layers 3 --hidden 256 --epochs 500 --metrics "supergcn-${PJM_JOBID}.jsonl" "$@"
