@@ -37,6 +37,7 @@ type Embedding struct {
 	param     *nn.Param
 
 	in      *dense.Matrix // x with embedded rows (reused)
+	src     *dense.Matrix // the x that in was copied from (its rows other than training rows are never changed)
 	lpRows  []int32       // this epoch's embedded rows
 	supRows []int32       // this epoch's supervised rows
 }
@@ -94,12 +95,23 @@ func (e *Embedding) EvalInput(x *dense.Matrix) *dense.Matrix {
 	return e.embed(x, e.lpRows)
 }
 
+// embed returns x with the embedding added to rows. x must not change
+// between calls with the same matrix (the features are fixed in training).
 func (e *Embedding) embed(x *dense.Matrix, rows []int32) *dense.Matrix {
 	if x.Cols != e.dim {
 		panic("labelprop: feature width mismatch")
 	}
-	e.in = dense.Reshape(e.in, x.Rows, x.Cols)
-	copy(e.in.Data, x.Data)
+	// Embedded rows are always training rows: copy x once, then per call
+	// only put the training rows back before adding this call's embeddings.
+	if e.src != x || e.in == nil || len(e.in.Data) != len(x.Data) {
+		e.in = dense.Reshape(e.in, x.Rows, x.Cols)
+		copy(e.in.Data, x.Data)
+		e.src = x
+	} else {
+		for _, v := range e.trainRows {
+			copy(e.in.Row(int(v)), x.Row(int(v)))
+		}
+	}
 	for _, v := range rows {
 		dst := e.in.Row(int(v))
 		src := e.param.W[int(e.labels[v])*e.dim : (int(e.labels[v])+1)*e.dim]

@@ -63,23 +63,28 @@ func TestDrawIsAPartitionOfTheTrainingRows(t *testing.T) {
 
 func TestEmbedAndGradient(t *testing.T) {
 	e, x, train := setup(t)
-	in, _ := e.TrainInput(x, 3)
-	emb := append([]int32{}, e.lpRows...)
-	isEmb := map[int32]bool{}
-	for _, v := range emb {
-		isEmb[v] = true
-	}
-	for v := 0; v < x.Rows; v++ {
-		for j := 0; j < x.Cols; j++ {
-			want := x.Data[v*x.Cols+j]
-			if isEmb[int32(v)] {
-				want += e.scale * e.Param().W[int(e.labels[v])*x.Cols+j]
-			}
-			if in.Data[v*x.Cols+j] != want {
-				t.Fatalf("row %d col %d: %g, want %g", v, j, in.Data[v*x.Cols+j], want)
+	// check asserts in = x + scale·W[label] on the embedded rows, x elsewhere.
+	check := func(in *dense.Matrix, emb []int32) {
+		t.Helper()
+		isEmb := map[int32]bool{}
+		for _, v := range emb {
+			isEmb[v] = true
+		}
+		for v := 0; v < x.Rows; v++ {
+			for j := 0; j < x.Cols; j++ {
+				want := x.Data[v*x.Cols+j]
+				if isEmb[int32(v)] {
+					want += e.scale * e.Param().W[int(e.labels[v])*x.Cols+j]
+				}
+				if in.Data[v*x.Cols+j] != want {
+					t.Fatalf("row %d col %d: %g, want %g", v, j, in.Data[v*x.Cols+j], want)
+				}
 			}
 		}
 	}
+	in, _ := e.TrainInput(x, 3)
+	emb := append([]int32{}, e.lpRows...)
+	check(in, emb)
 	// L = Σ in ⊙ g  ⇒  dL/dW[c] = scale · Σ_{embedded v with label c} g[v].
 	g := dense.New(x.Rows, x.Cols)
 	for i := range g.Data {
@@ -111,6 +116,10 @@ func TestEmbedAndGradient(t *testing.T) {
 			t.Fatalf("eval row %d: embedded %v, training row %v", v, changed, isTrain[int32(v)])
 		}
 	}
+	check(ev, train)
+	// A later draw on the same x carries nothing over from earlier calls.
+	in, _ = e.TrainInput(x, 4)
+	check(in, e.lpRows)
 }
 
 func TestNewRejectsBadInput(t *testing.T) {
