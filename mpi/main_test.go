@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/supergcn/supergcn/mpi/mpitest"
 )
@@ -52,35 +51,20 @@ func afterFinalize(w Comm) error {
 
 // TestMPI runs the TestInner tests under mpirun with 1, 2 and 4 ranks.
 func TestMPI(t *testing.T) {
-	if mpitest.Ranks() != 0 {
-		t.Skip("launcher: already under MPI")
-	}
-	for _, np := range []int{1, 2, 4} {
-		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) { mpitest.Run(t, np, "^TestInner") })
-	}
+	mpitest.RunRanks(t, "^TestInner", 1, 2, 4)
 }
 
 // TestAbort checks that Abort on one rank ends the whole job, with a
 // non-zero status, while the other rank is blocked in a collective.
 func TestAbort(t *testing.T) {
-	if mpitest.Ranks() != 0 {
-		t.Skip("launcher: already under MPI")
-	}
-	out, timedOut, err := mpitest.Launch(t, 2, "^TestAbortRank$", 60*time.Second, "SUPERGCN_MPI_ABORT=1")
-	if timedOut {
-		t.Fatalf("the job did not end within 60 s of Abort:\n%s", out)
-	}
-	var exit interface{ ExitCode() int }
-	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-		t.Fatalf("mpirun: %v, want a non-zero exit status\n%s", err, out)
-	}
+	mpitest.ExpectAbort(t, "^TestAbortRank$")
 }
 
 // TestAbortRank is TestAbort's job: the last rank aborts, the others wait
 // in a barrier that never completes.
 func TestAbortRank(t *testing.T) {
 	mpitest.Skip(t)
-	if os.Getenv("SUPERGCN_MPI_ABORT") == "" {
+	if os.Getenv(mpitest.EnvAbort) == "" {
 		t.Skip("runs only under TestAbort")
 	}
 	c := World()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/mpi"
@@ -30,31 +29,16 @@ func TestMain(m *testing.M) {
 
 // TestMPI runs the TestInner tests under mpirun with 1, 2 and 4 ranks.
 func TestMPI(t *testing.T) {
-	if mpitest.Ranks() != 0 {
-		t.Skip("launcher: already under MPI")
-	}
-	for _, np := range []int{1, 2, 4} {
-		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) { mpitest.Run(t, np, "^TestInner") })
-	}
+	mpitest.RunRanks(t, "^TestInner", 1, 2, 4)
 }
 
 // TestAbort: Abort on rank 0 ends the job while rank 1 waits in a barrier.
 func TestAbort(t *testing.T) {
-	if mpitest.Ranks() != 0 {
-		t.Skip("launcher: already under MPI")
-	}
-	out, timedOut, err := mpitest.Launch(t, 2, "^TestAbortRank$", 60*time.Second, "SUPERGCN_MPI_ABORT=1")
-	if timedOut {
-		t.Fatalf("the job did not end within 60 s of Abort:\n%s", out)
-	}
-	var exit interface{ ExitCode() int }
-	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-		t.Fatalf("mpirun: %v, want a non-zero exit status\n%s", err, out)
-	}
+	mpitest.ExpectAbort(t, "^TestAbortRank$")
 }
 
 func TestAbortRank(t *testing.T) {
-	if os.Getenv("SUPERGCN_MPI_ABORT") == "" {
+	if os.Getenv(mpitest.EnvAbort) == "" {
 		t.Skip("runs only under TestAbort")
 	}
 	c := world(t)

@@ -110,6 +110,38 @@ func Run(t *testing.T, np int, pattern string) {
 	}
 }
 
+// RunRanks is a package's launcher test: it runs the tests matching
+// pattern under mpirun at each rank count in nps. Under MPI it skips.
+func RunRanks(t *testing.T, pattern string, nps ...int) {
+	if Ranks() != 0 {
+		t.Skip("launcher: already under MPI")
+	}
+	for _, np := range nps {
+		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) { Run(t, np, pattern) })
+	}
+}
+
+// EnvAbort is set for the job ExpectAbort starts.
+const EnvAbort = "SUPERGCN_MPI_ABORT"
+
+// ExpectAbort runs the test matching pattern on 2 ranks with EnvAbort set
+// (that test makes one rank call Abort while the other waits in a
+// collective) and fails t unless the job ends with a non-zero status
+// within 60 s. Under MPI it skips.
+func ExpectAbort(t *testing.T, pattern string) {
+	if Ranks() != 0 {
+		t.Skip("launcher: already under MPI")
+	}
+	out, timedOut, err := Launch(t, 2, pattern, 60*time.Second, EnvAbort+"=1")
+	if timedOut {
+		t.Fatalf("the job did not end within 60 s of Abort:\n%s", out)
+	}
+	var exit interface{ ExitCode() int }
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("mpirun: %v, want a non-zero exit status\n%s", err, out)
+	}
+}
+
 // Skip skips t unless the process runs under Run, and otherwise returns the
 // number of ranks.
 func Skip(t testing.TB) int {
