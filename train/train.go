@@ -241,21 +241,14 @@ func (t *trainer) codec(bits int) (exchange.RowCodec, error) {
 	return q, nil
 }
 
-// checkFinite fails when a quantiser met NaN or Inf in the rows it sent:
-// the model has diverged, and int2 codes cannot carry those values.
-func (t *trainer) checkFinite() error {
+// nonFinite counts the NaN and Inf values the quantisers met so far: a
+// diverged model, which int2 codes cannot carry.
+func (t *trainer) nonFinite() int64 {
 	var n int64
 	for _, q := range t.codecs {
 		n += q.NonFinite()
 	}
-	v := []int64{n}
-	if err := t.c.AllreduceSumI64(v); err != nil {
-		return err
-	}
-	if v[0] > 0 {
-		return fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower --lr?)", v[0])
-	}
-	return nil
+	return n
 }
 
 func (t *trainer) run() (*Result, error) {
@@ -379,11 +372,6 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	reduceS := time.Since(t2).Seconds()
 	t.opt.Step()
 	st := t.prop.Stats()
-	if len(t.codecs) > 0 {
-		if err := t.checkFinite(); err != nil {
-			return m, err
-		}
-	}
 
 	// Evaluation pass (fp32 exchange, no dropout, all training labels embedded).
 	ex := t.x
@@ -394,13 +382,20 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	if err != nil {
 		return m, err
 	}
+	// One all-reduce for the correct counts, the exchanged bytes and the
+	// non-finite values the quantisers met.
 	cnt := []int64{
 		nn.CountCorrect(evalLogits, t.shard.Labels, t.trainRows),
 		nn.CountCorrect(evalLogits, t.shard.Labels, t.validRows),
 		nn.CountCorrect(evalLogits, t.shard.Labels, t.testRows),
+		st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes,
+		t.nonFinite(),
 	}
 	if err := t.c.AllreduceSumI64(cnt); err != nil {
 		return m, err
+	}
+	if cnt[6] > 0 {
+		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower --lr?)", cnt[6])
 	}
 	epochS := time.Since(t0).Seconds()
 
@@ -418,11 +413,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		return m, err
 	}
 	m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS, m.OtherS = times[0], times[1], times[2], times[3], times[4], times[5]
-	bytes := []int64{st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes}
-	if err := t.c.AllreduceSumI64(bytes); err != nil {
-		return m, err
-	}
-	m.CommBytes, m.CommDataBytes, m.CommParamBytes = bytes[0], bytes[1], bytes[2]
+	m.CommBytes, m.CommDataBytes, m.CommParamBytes = cnt[3], cnt[4], cnt[5]
 	return m, nil
 }
 
