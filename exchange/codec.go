@@ -80,33 +80,40 @@ func (t *transfer) startF32() (comm.Request, sentBytes, error) {
 	return req, sentBytes{data: 4 * t.remoteRows() * int64(w)}, err
 }
 
-// startCodec encodes every peer's block with codec into buf, sends bytes,
-// and returns a request whose Wait decodes into t.recv.
-func (t *transfer) startCodec(codec RowCodec, seed func(peer int) uint64, sendBuf, recvBuf *[]byte) (comm.Request, sentBytes, error) {
+// encoded is a transfer's send blocks encoded by a codec, with the byte
+// layouts of both sides.
+type encoded struct {
+	send, recv     []byte
+	sc, sd, rc, rd []int
+	err            error // non-finite inputs, reported once the collective has completed
+}
+
+// encode writes every peer's block of t.send through codec into *sendBuf
+// and sizes *recvBuf for the blocks to come.
+func (t *transfer) encode(codec RowCodec, seed func(peer int) uint64, sendBuf, recvBuf *[]byte) (*encoded, sentBytes) {
 	p := len(t.sendOff) - 1
 	w := t.send.Cols
-	sc, sd, sent := make([]int, p), make([]int, p), sentBytes{}
+	e := &encoded{sc: make([]int, p), sd: make([]int, p), rc: make([]int, p), rd: make([]int, p)}
+	var sent sentBytes
 	for q := 0; q < p; q++ {
 		data, param := codec.Size(t.sendOff[q+1]-t.sendOff[q], w)
-		sc[q] = data + param
+		e.sc[q] = data + param
 		if q > 0 {
-			sd[q] = sd[q-1] + sc[q-1]
+			e.sd[q] = e.sd[q-1] + e.sc[q-1]
 		}
 		if q != t.c.Rank() {
 			sent.data += int64(data)
 			sent.param += int64(param)
 		}
-	}
-	rc, rd := make([]int, p), make([]int, p)
-	for q := 0; q < p; q++ {
-		data, param := codec.Size(t.recvOff[q+1]-t.recvOff[q], w)
-		rc[q] = data + param
+		data, param = codec.Size(t.recvOff[q+1]-t.recvOff[q], w)
+		e.rc[q] = data + param
 		if q > 0 {
-			rd[q] = rd[q-1] + rc[q-1]
+			e.rd[q] = e.rd[q-1] + e.rc[q-1]
 		}
 	}
-	*sendBuf = grow(*sendBuf, sd[p-1]+sc[p-1])
-	*recvBuf = grow(*recvBuf, rd[p-1]+rc[p-1])
+	*sendBuf = grow(*sendBuf, e.sd[p-1]+e.sc[p-1])
+	*recvBuf = grow(*recvBuf, e.rd[p-1]+e.rc[p-1])
+	e.send, e.recv = *sendBuf, *recvBuf
 	nf, counts := codec.(nonFiniteCounter)
 	var nf0 int64
 	if counts {
@@ -114,19 +121,35 @@ func (t *transfer) startCodec(codec RowCodec, seed func(peer int) uint64, sendBu
 	}
 	for q := 0; q < p; q++ {
 		rows := t.send.Data[t.sendOff[q]*w : t.sendOff[q+1]*w]
-		codec.Encode((*sendBuf)[sd[q]:sd[q]+sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
+		codec.Encode(e.send[e.sd[q]:e.sd[q]+e.sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
 	}
-	var encErr error
 	if counts {
 		if n := nf.NonFinite() - nf0; n > 0 {
-			encErr = fmt.Errorf("exchange: %d non-finite values in the rows rank %d sends (%s)", n, t.c.Rank(), codec.Name())
+			e.err = fmt.Errorf("exchange: %d non-finite values in the rows rank %d sends (%s)", n, t.c.Rank(), codec.Name())
 		}
 	}
-	req, err := t.c.IalltoallvBytes(*sendBuf, sc, sd, *recvBuf, rc, rd)
-	if err != nil {
-		return nil, sent, err
+	return e, sent
+}
+
+// startBytes posts the all-to-all of encoded blocks.
+func (t *transfer) startBytes(e *encoded) (comm.Request, error) {
+	return t.c.IalltoallvBytes(e.send, e.sc, e.sd, e.recv, e.rc, e.rd)
+}
+
+// decode writes the received blocks into t.recv (after the all-to-all has
+// completed), or reports the non-finite values met when encoding.
+func (t *transfer) decode(codec RowCodec, e *encoded) error {
+	if e.err != nil {
+		return e.err
 	}
-	return &decodeRequest{req: req, t: t, codec: codec, buf: *recvBuf, counts: rc, displs: rd, encErr: encErr}, sent, nil
+	w := t.recv.Cols
+	for q := range e.rc {
+		lo, hi := t.recvOff[q], t.recvOff[q+1]
+		if err := codec.Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w); err != nil {
+			return fmt.Errorf("exchange: block from rank %d: %w", q, err)
+		}
+	}
+	return nil
 }
 
 // nonFiniteCounter is implemented by codecs that count the NaN/Inf values
@@ -137,43 +160,6 @@ type nonFiniteCounter interface{ NonFinite() int64 }
 func (t *transfer) remoteRows() int64 {
 	me := t.c.Rank()
 	return int64(t.sendOff[len(t.sendOff)-1] - (t.sendOff[me+1] - t.sendOff[me]))
-}
-
-// decodeRequest completes a codec transfer: wait, then decode every block.
-type decodeRequest struct {
-	req            comm.Request
-	t              *transfer
-	codec          RowCodec
-	buf            []byte
-	counts, displs []int
-	encErr         error // reported once the collective has completed
-}
-
-// Test drives the underlying transfer when it can be polled (comm.Tester);
-// decoding still happens in Wait.
-func (d *decodeRequest) Test() (bool, error) {
-	if t, ok := d.req.(comm.Tester); ok {
-		return t.Test()
-	}
-	return false, nil
-}
-
-func (d *decodeRequest) Wait() error {
-	if err := d.req.Wait(); err != nil {
-		return err
-	}
-	if d.encErr != nil {
-		return d.encErr
-	}
-	w := d.t.recv.Cols
-	for q := range d.counts {
-		lo, hi := d.t.recvOff[q], d.t.recvOff[q+1]
-		src := d.buf[d.displs[q] : d.displs[q]+d.counts[q]]
-		if err := d.codec.Decode(d.t.recv.Data[lo*w:hi*w], src, hi-lo, w); err != nil {
-			return fmt.Errorf("exchange: block from rank %d: %w", q, err)
-		}
-	}
-	return nil
 }
 
 // blockLayout turns row offsets per peer into element counts/displacements.

@@ -25,11 +25,20 @@
 //	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = A_loc·xs; wait; out += H·recv; out = L∘out
 //	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
 //
-// Rows travel as float32 (IalltoallvF32) unless a RowCodec (Options.Codec,
-// or Bits: the quant package's stochastic quantizer) is configured for
-// training passes; evaluation passes always use float32. A codec that counts
-// non-finite inputs (quant.Codec) makes Forward/Backward return an error
-// once the all-to-all has completed; the caller should then abort the job.
+// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured:
+// Options.Codec/BackwardCodec (or Bits: the quant package's stochastic
+// quantizer) for training passes, Options.EvalCodec for evaluation passes.
+// A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
+// return an error once the all-to-all has completed; the caller should then
+// abort the job.
+//
+// Time is split (Stats) by what the rank is doing: aggregating (aggr_s),
+// encoding and decoding rows (quant_s), inside MPI moving bytes (comm_s), and
+// waiting for the other ranks to reach the all-to-all (sync_s: the
+// all-to-all's start agrees on its method with one small collective, which
+// returns only once every rank has arrived). The local aggregation runs while
+// the rows are on the wire; comm_s is only what is left of the transfer after
+// it.
 package exchange
 
 import (
@@ -61,20 +70,25 @@ type Options struct {
 	// Codec and BackwardCodec, when set, encode the rows of training passes
 	// (forward, backward) and override Bits/BitsBackward.
 	Codec, BackwardCodec RowCodec
+	// EvalCodec, when set, encodes the rows of evaluation (non-training)
+	// forward passes; nil sends them as float32.
+	EvalCodec RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
 }
 
 // Stats are the counters of a Propagator since New or the last ResetStats.
 type Stats struct {
-	AggrSeconds float64 `json:"aggr_s"`     // local aggregation, S and H products, scaling
-	CommSeconds float64 `json:"comm_s"`     // starting and waiting on all-to-alls, codecs
-	CommBytes   int64   `json:"comm_bytes"` // bytes this rank sent to other ranks: DataBytes+ParamBytes
-	DataBytes   int64   `json:"data_bytes"` // ... of which encoded values
-	ParamBytes  int64   `json:"param_bytes"`
-	Forwards    int     `json:"forwards"`
-	Backwards   int     `json:"backwards"`
-	PlanSeconds float64 `json:"plan_s"` // plan build time (kept by ResetStats)
+	AggrSeconds  float64 `json:"aggr_s"`     // local aggregation, S and H products, scaling
+	CommSeconds  float64 `json:"comm_s"`     // in MPI moving rows: posting, and waiting after the local aggregation
+	QuantSeconds float64 `json:"quant_s"`    // encoding and decoding rows (codec passes)
+	SyncSeconds  float64 `json:"sync_s"`     // waiting for the other ranks to reach the all-to-all
+	CommBytes    int64   `json:"comm_bytes"` // bytes this rank sent to other ranks: DataBytes+ParamBytes
+	DataBytes    int64   `json:"data_bytes"` // ... of which encoded values
+	ParamBytes   int64   `json:"param_bytes"`
+	Forwards     int     `json:"forwards"`
+	Backwards    int     `json:"backwards"`
+	PlanSeconds  float64 `json:"plan_s"` // plan build time (kept by ResetStats)
 }
 
 // Propagator is the graph operator of one rank. It is not safe for
@@ -93,6 +107,7 @@ type Propagator struct {
 	recvOff []int
 	fwd     RowCodec // nil = float32 rows
 	bwd     RowCodec
+	eval    RowCodec
 	plan    PlanStats
 	stats   Stats
 
@@ -115,7 +130,7 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err != nil {
 		return nil, err
 	}
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: fwd, bwd: bwd,
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: fwd, bwd: bwd, eval: o.EvalCodec,
 		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats}
 	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
 	p.local = e.Prepare(localCSR(kind, s.Local))
@@ -270,23 +285,15 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	p.send.Apply(xs, p.sbuf, false)
 	t = p.lap(t, &p.stats.AggrSeconds)
 
+	codec := p.fwd
+	if !ps.Train {
+		codec = p.eval
+	}
 	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff}
-	req, err := p.start(tr, ps, p.fwd, 0)
-	if err != nil {
-		return err
-	}
-	t = p.lap(t, &p.stats.CommSeconds)
-
-	if err := overlap(req, func() { p.local.Apply(xs, out, false) }); err != nil {
+	if err := p.exchange(tr, ps, codec, 0, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	t = p.lap(t, &p.stats.AggrSeconds)
-
-	if err := req.Wait(); err != nil {
-		return fmt.Errorf("exchange: forward: %w", err)
-	}
-	t = p.lap(t, &p.stats.CommSeconds)
-
+	t = p.c.Wtime()
 	p.halo.Apply(p.rbuf, out, true)
 	scaleInPlace(out, p.left)
 	p.lap(t, &p.stats.AggrSeconds)
@@ -309,23 +316,15 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	t = p.lap(t, &p.stats.AggrSeconds)
 
 	// Rows go back the way they came: receive-buffer rows to their senders.
+	codec := p.bwd
+	if !ps.Train {
+		codec = p.eval
+	}
 	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff}
-	req, err := p.start(tr, ps, p.bwd, 1)
-	if err != nil {
-		return err
-	}
-	t = p.lap(t, &p.stats.CommSeconds)
-
-	if err := overlap(req, func() { p.local.ApplyT(g, gx, false) }); err != nil {
+	if err := p.exchange(tr, ps, codec, 1, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	t = p.lap(t, &p.stats.AggrSeconds)
-
-	if err := req.Wait(); err != nil {
-		return fmt.Errorf("exchange: backward: %w", err)
-	}
-	t = p.lap(t, &p.stats.CommSeconds)
-
+	t = p.c.Wtime()
 	p.send.ApplyT(p.sbuf, gx, true)
 	scaleInPlace(gx, p.right)
 	p.lap(t, &p.stats.AggrSeconds)
@@ -369,28 +368,51 @@ func overlap(req comm.Request, local func()) error {
 	}
 }
 
-// start begins a transfer: float32 rows, or the codec on training passes.
-func (p *Propagator) start(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64) (comm.Request, error) {
+// exchange moves tr's rows (float32, or through codec when non-nil) while
+// local runs, and accounts the time: encoding and decoding to quant_s,
+// posting the all-to-all (which waits for the last rank to arrive) to
+// sync_s, the local product to aggr_s, and the wait for the rows still in
+// flight after it to comm_s.
+func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64, local func()) error {
+	t := p.c.Wtime()
 	var (
 		req  comm.Request
+		enc  *encoded
 		sent sentBytes
 		err  error
 	)
-	if codec == nil || !ps.Train {
+	if codec == nil {
 		req, sent, err = tr.startF32()
 	} else {
 		seed := func(peer int) uint64 {
 			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), dir)
 		}
-		req, sent, err = tr.startCodec(codec, seed, &p.byteSend, &p.byteRec)
+		enc, sent = tr.encode(codec, seed, &p.byteSend, &p.byteRec)
+		t = p.lap(t, &p.stats.QuantSeconds)
+		req, err = tr.startBytes(enc)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("exchange: all-to-all: %w", err)
+		return fmt.Errorf("all-to-all: %w", err)
 	}
 	p.stats.DataBytes += sent.data
 	p.stats.ParamBytes += sent.param
 	p.stats.CommBytes += sent.data + sent.param
-	return req, nil
+	t = p.lap(t, &p.stats.SyncSeconds)
+
+	if err := overlap(req, local); err != nil {
+		return err
+	}
+	t = p.lap(t, &p.stats.AggrSeconds)
+
+	if err := req.Wait(); err != nil {
+		return err
+	}
+	t = p.lap(t, &p.stats.CommSeconds)
+	if enc != nil {
+		err = tr.decode(codec, enc)
+		p.lap(t, &p.stats.QuantSeconds)
+	}
+	return err
 }
 
 // passSeed mixes pass, rank, peer and direction into one stream seed

@@ -18,15 +18,42 @@ type EpochMetrics struct {
 	TestAcc  float64 `json:"test_acc"`
 	EpochS   float64 `json:"epoch_s"`
 
-	Ranks          int     `json:"ranks"`
-	AggrS          float64 `json:"aggr_s"`           // local + halo aggregation (max over ranks)
-	CommS          float64 `json:"comm_s"`           // waiting on boundary exchange + gradient all-reduce (max over ranks)
-	DenseS         float64 `json:"dense_s"`          // dense NN part: GEMMs, activations, loss (max over ranks)
-	SyncS          float64 `json:"sync_s"`           // waiting for the slowest rank before the all-reduce (max over ranks)
-	OtherS         float64 `json:"other_s"`          // the rest of the epoch: optimizer, evaluation bookkeeping (max over ranks)
-	CommBytes      int64   `json:"comm_bytes"`       // boundary-exchange bytes sent by all ranks (data + params)
-	CommDataBytes  int64   `json:"comm_data_bytes"`  // of which row payload
-	CommParamBytes int64   `json:"comm_param_bytes"` // of which per-row quantisation parameters
+	Ranks int `json:"ranks"`
+	// The training step's time, each the max over ranks: local + halo
+	// aggregation; in MPI moving boundary rows and all-reducing gradients;
+	// encoding and decoding boundary rows; the dense NN part (GEMMs,
+	// activations, loss); waiting for other ranks (to reach an all-to-all,
+	// and before the gradient all-reduce).
+	AggrS  float64 `json:"aggr_s"`
+	CommS  float64 `json:"comm_s"`
+	QuantS float64 `json:"quant_s"`
+	DenseS float64 `json:"dense_s"`
+	SyncS  float64 `json:"sync_s"`
+	EvalS  float64 `json:"eval_s"`  // the evaluation pass (0 in epochs without one; max over ranks)
+	OtherS float64 `json:"other_s"` // the rest of the epoch: optimizer, bookkeeping (max over ranks)
+	// Evaluated is false in epochs that --eval-every skips; their
+	// accuracies are left out of the JSON line.
+	Evaluated      bool  `json:"evaluated"`
+	CommBytes      int64 `json:"comm_bytes"`       // training-step boundary bytes sent by all ranks (data + params)
+	CommDataBytes  int64 `json:"comm_data_bytes"`  // of which row payload
+	CommParamBytes int64 `json:"comm_param_bytes"` // of which per-row quantisation parameters
+	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
+}
+
+// MarshalJSON writes the metrics, without the accuracies when the epoch had
+// no evaluation pass.
+func (m EpochMetrics) MarshalJSON() ([]byte, error) {
+	type plain EpochMetrics
+	if m.Evaluated {
+		return json.Marshal(plain(m))
+	}
+	// The outer nil fields hide the embedded ones of the same name.
+	return json.Marshal(struct {
+		plain
+		TrainAcc *float64 `json:"train_acc,omitempty"`
+		ValAcc   *float64 `json:"val_acc,omitempty"`
+		TestAcc  *float64 `json:"test_acc,omitempty"`
+	}{plain: plain(m)})
 }
 
 // FinalMetrics is the last line of the metrics file.

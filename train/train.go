@@ -35,6 +35,8 @@ type Config struct {
 	AggrMode     string // post|pre|hybrid
 	Bits         int    // boundary-row bits forward (32 = fp32)
 	BitsBackward int    // bits for gradients sent back (0 = same as Bits)
+	EvalBits     int    // bits of the evaluation pass's boundary rows (0 = same as Bits)
+	EvalEvery    int    // evaluate every N epochs and after the last (0 or 1 = every epoch)
 	ParamsHalf   bool   // quantisation params in fp16 instead of fp32
 	LabelProp    float64
 	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
@@ -224,6 +226,13 @@ func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	if o.BackwardCodec, err = t.codec(bb); err != nil {
 		return o, fmt.Errorf("--bits-backward: %w", err)
 	}
+	eb := cfg.EvalBits
+	if eb == 0 {
+		eb = cfg.Bits
+	}
+	if o.EvalCodec, err = t.codec(eb); err != nil {
+		return o, fmt.Errorf("--eval-bits: %w", err)
+	}
 	return o, nil
 }
 
@@ -271,14 +280,21 @@ func (t *trainer) run() (*Result, error) {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		res.Epochs = append(res.Epochs, m)
-		if m.ValAcc > t.best.BestValAcc {
-			t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
+		if m.Evaluated {
+			if m.ValAcc > t.best.BestValAcc {
+				t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
+			}
+			t.lastTest = m.TestAcc
 		}
-		t.done, t.lastTest = epoch, m.TestAcc
+		t.done = epoch
 		if rank0 {
 			if cfg.Log != nil && !cfg.Quiet {
-				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %.4f  val %.4f  test %.4f  %.3fs (aggr %.3f comm %.3f dense %.3f sync %.3f)\n",
-					epoch, m.Loss, m.TrainAcc, m.ValAcc, m.TestAcc, m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS)
+				acc := "(not evaluated)                         "
+				if m.Evaluated {
+					acc = fmt.Sprintf("train %.4f  val %.4f  test %.4f", m.TrainAcc, m.ValAcc, m.TestAcc)
+				}
+				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
+					epoch, m.Loss, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
 			}
 			if err := mw.write(m); err != nil {
 				return nil, fmt.Errorf("--metrics: %w", err)
@@ -373,23 +389,33 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	t.opt.Step()
 	st := t.prop.Stats()
 
-	// Evaluation pass (fp32 exchange, no dropout, all training labels embedded).
-	ex := t.x
-	if t.lp != nil {
-		ex = t.lp.EvalInput(t.x)
+	// Evaluation pass (no dropout, all training labels embedded), every
+	// EvalEvery epochs and after the last.
+	m.Evaluated = t.cfg.EvalEvery <= 1 || epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs
+	var correct [3]int64
+	t3 := time.Now()
+	if m.Evaluated {
+		ex := t.x
+		if t.lp != nil {
+			ex = t.lp.EvalInput(t.x)
+		}
+		evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
+		if err != nil {
+			return m, err
+		}
+		for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
+			correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
+		}
 	}
-	evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
-	if err != nil {
-		return m, err
-	}
+	evalS := time.Since(t3).Seconds()
+	ev := t.prop.Stats()
 	// One all-reduce for the correct counts, the exchanged bytes and the
 	// non-finite values the quantisers met.
 	cnt := []int64{
-		nn.CountCorrect(evalLogits, t.shard.Labels, t.trainRows),
-		nn.CountCorrect(evalLogits, t.shard.Labels, t.validRows),
-		nn.CountCorrect(evalLogits, t.shard.Labels, t.testRows),
+		correct[0], correct[1], correct[2],
 		st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes,
 		t.nonFinite(),
+		ev.CommBytes - st.CommBytes,
 	}
 	if err := t.c.AllreduceSumI64(cnt); err != nil {
 		return m, err
@@ -400,20 +426,23 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	epochS := time.Since(t0).Seconds()
 
 	m.Loss = t.lastLoss / float64(max(nSup[0], 1))
-	m.TrainAcc = ratio(cnt[0], t.nTrain)
-	m.ValAcc = ratio(cnt[1], t.nValid)
-	m.TestAcc = ratio(cnt[2], t.nTest)
+	if m.Evaluated {
+		m.TrainAcc = ratio(cnt[0], t.nTrain)
+		m.ValAcc = ratio(cnt[1], t.nValid)
+		m.TestAcc = ratio(cnt[2], t.nTest)
+	}
 
-	// Time breakdown of the training step, max over ranks. Evaluation and the
-	// optimizer count as "other".
-	commS := st.CommSeconds + reduceS
-	dense := tCompute - st.AggrSeconds - st.CommSeconds
-	times := []float64{epochS, st.AggrSeconds, commS, math.Max(dense, 0), syncS, epochS - tCompute - syncS - reduceS}
+	// Time breakdown of the training step, max over ranks; the evaluation
+	// pass is eval_s, the optimizer and bookkeeping "other".
+	exch := st.AggrSeconds + st.CommSeconds + st.QuantSeconds + st.SyncSeconds
+	times := []float64{epochS, st.AggrSeconds, st.CommSeconds + reduceS, st.QuantSeconds,
+		math.Max(tCompute-exch, 0), syncS + st.SyncSeconds, evalS, epochS - tCompute - syncS - reduceS - evalS}
 	if err := t.c.AllreduceMaxF64(times); err != nil {
 		return m, err
 	}
-	m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS, m.OtherS = times[0], times[1], times[2], times[3], times[4], times[5]
-	m.CommBytes, m.CommDataBytes, m.CommParamBytes = cnt[3], cnt[4], cnt[5]
+	m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS, m.OtherS =
+		times[0], times[1], times[2], times[3], times[4], times[5], times[6], math.Max(times[7], 0)
+	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt[3], cnt[4], cnt[5], cnt[7]
 	return m, nil
 }
 

@@ -22,7 +22,8 @@ func cmdTrain(args []string) error {
 	var d dataFlags
 	d.register(fs, "train on")
 	var cfg train.Config
-	var mpiMode, bitsFlag, bitsBack string
+	var mpiMode string
+	var bits bitsFlags
 	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: gcn|sage (GraphSAGE with mean aggregation)")
 	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
 	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
@@ -37,8 +38,10 @@ func cmdTrain(args []string) error {
 	fs.IntVar(&cfg.Threads, "threads", 0, "aggregation threads per rank (0: the cores of this rank)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", "aggregation kernel: generic|avx2|avx512|neon|sve (default: best; env SUPERGCN_KERNEL)")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
-	fs.StringVar(&bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
-	fs.StringVar(&bitsBack, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
+	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
+	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
+	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
+	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
 	fs.BoolVar(&cfg.ParamsHalf, "half-params", false, "send per-row quantisation parameters as bf16 (halves their bytes)")
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
@@ -54,7 +57,7 @@ func cmdTrain(args []string) error {
 	if err := d.validate(fs); err != nil {
 		return err
 	}
-	if err := validateTrain(&cfg, mpiMode, bitsFlag, bitsBack); err != nil {
+	if err := validateTrain(&cfg, mpiMode, bits); err != nil {
 		return err
 	}
 	kernel, err := checkKernel(cfg.Kernel)
@@ -73,14 +76,14 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return w.finish(err)
 	}
-	err = runTrain(w, &d, cfg, kernel, bitsFlag, bitsBack)
+	err = runTrain(w, &d, cfg, kernel, bits)
 	stop()
 	return w.finish(err)
 }
 
 // validateTrain checks the model and optimiser flags before any data is
 // read, naming the flag, so a bad value never costs a load or a partition.
-func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error {
+func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	m := cfg.Model
 	bad := func(flag, format string, args ...any) error {
 		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
@@ -110,7 +113,10 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
 		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)
 	}
-	for _, b := range [][2]string{{"bits", bitsFlag}, {"bits-backward", bitsBack}} {
+	if cfg.EvalEvery < 1 {
+		return bad("eval-every", "%d, need ≥ 1", cfg.EvalEvery)
+	}
+	for _, b := range [][2]string{{"bits", bits.fwd}, {"bits-backward", bits.bwd}, {"eval-bits", bits.eval}} {
 		if b[1] != "" {
 			if _, err := parseBits("--"+b[0], b[1], 2); err != nil {
 				return err
@@ -162,19 +168,28 @@ func checkWritable(path string) error {
 	return os.Remove(name)
 }
 
-func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBack string) error {
+// bitsFlags are the wire-format flags as given (resolved once the rank
+// count is known).
+type bitsFlags struct{ fwd, bwd, eval string }
+
+func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags) error {
 	c := w.comm
 	var log io.Writer
 	if c.Rank() == 0 {
 		log = os.Stdout
 	}
 	var err error
-	if cfg.Bits, err = parseBits("--bits", bitsFlag, c.Size()); err != nil {
+	if cfg.Bits, err = parseBits("--bits", bits.fwd, c.Size()); err != nil {
 		return err
 	}
-	cfg.BitsBackward = cfg.Bits
-	if bitsBack != "" {
-		if cfg.BitsBackward, err = parseBits("--bits-backward", bitsBack, c.Size()); err != nil {
+	cfg.BitsBackward, cfg.EvalBits = cfg.Bits, cfg.Bits
+	if bits.bwd != "" {
+		if cfg.BitsBackward, err = parseBits("--bits-backward", bits.bwd, c.Size()); err != nil {
+			return err
+		}
+	}
+	if bits.eval != "" {
+		if cfg.EvalBits, err = parseBits("--eval-bits", bits.eval, c.Size()); err != nil {
 			return err
 		}
 	}
@@ -187,9 +202,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBa
 		return err
 	}
 	if log != nil {
-		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d, label-prop %g\n",
+		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d (eval %d), label-prop %g\n",
 			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
-			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.LabelProp)
+			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.EvalBits, cfg.LabelProp)
 	}
 	cfg.Log = log
 	_, err = train.Run(cfg, s, c)
