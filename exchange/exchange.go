@@ -64,9 +64,9 @@ type Options struct {
 	// Bits and BitsBackward select the wire format of training passes
 	// (forward rows, backward gradients): 0 or 32 is float32, 2, 4 or 8 is
 	// per-row stochastic quantization (quant.Codec, on the engine's
-	// threads), with bf16 instead of fp32 row parameters when HalfParams.
+	// threads), with the row parameters laid out as Params.
 	Bits, BitsBackward int
-	HalfParams         bool
+	Params             quant.Params
 	// Codec and BackwardCodec, when set, encode the rows of training passes
 	// (forward, backward) and override Bits/BitsBackward.
 	Codec, BackwardCodec RowCodec
@@ -150,10 +150,10 @@ func checkOptions(o Options, e *aggr.Engine) (mode Mode, fwd, bwd RowCodec, err 
 	if mode, err = ParseMode(o.Mode); err != nil {
 		return
 	}
-	if fwd, err = codecFor(o.Codec, quant.Format{Bits: o.Bits, HalfParams: o.HalfParams}, e, "bits"); err != nil {
+	if fwd, err = codecFor(o.Codec, quant.Format{Bits: o.Bits, Params: o.Params}, e, "bits"); err != nil {
 		return
 	}
-	bwd, err = codecFor(o.BackwardCodec, quant.Format{Bits: o.BitsBackward, HalfParams: o.HalfParams}, e, "bits-backward")
+	bwd, err = codecFor(o.BackwardCodec, quant.Format{Bits: o.BitsBackward, Params: o.Params}, e, "bits-backward")
 	return
 }
 

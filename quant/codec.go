@@ -41,10 +41,11 @@ func (c *Codec) Format() Format { return c.f }
 // Kernel names the kernel set in use.
 func (c *Codec) Kernel() string { return c.k.name }
 
-// Name identifies the codec, e.g. "int2" or "int2+bf16".
+// Name identifies the codec, e.g. "int2" (fp32 parameters), "int2+bf16"
+// or "int2+block".
 func (c *Codec) Name() string {
-	if c.f.HalfParams {
-		return fmt.Sprintf("int%d+bf16", c.f.Bits)
+	if c.f.Params != ParamsF32 {
+		return fmt.Sprintf("int%d+%s", c.f.Bits, c.f.Params)
 	}
 	return fmt.Sprintf("int%d", c.f.Bits)
 }
@@ -56,32 +57,48 @@ func (c *Codec) Size(rows, width int) (data, param int) { return c.f.Size(rows, 
 func (c *Codec) NonFinite() int64 { return c.nonFinite.Load() }
 
 // Encode quantises src (rows×width, row-major) into dst: the packed rows,
-// then one parameter pair per row. len(dst) must be data+param of Size.
+// then the parameters (layout Format.Params). len(dst) must be data+param of
+// Size.
 func (c *Codec) Encode(dst []byte, src []float32, rows, width int, seed uint64) {
 	data, param := c.f.Size(rows, width)
 	if len(dst) < data+param || len(src) < rows*width {
 		panic("quant: Encode buffer too small")
 	}
+	pl := paramLayout{f: c.f, data: data, rows: rows}
+	rb := c.f.RowBytes(width)
 	c.parallel(rows, func(b int) {
 		var r RNG
 		r.Seed(seed ^ uint64(b)*0xD1B54A32D192ED03)
 		lo, hi := b*BlockRows, min((b+1)*BlockRows, rows)
-		nf := 0
+		var zeros, scales [BlockRows]float32
+		nf, base := 0, float32(0)
 		for i := lo; i < hi; i++ {
-			nf += c.encodeRow(dst, data, src[i*width:(i+1)*width], i, &r)
+			var n int
+			zeros[i-lo], scales[i-lo], _, n = rowParamsWith(c.k.minmax, src[i*width:(i+1)*width], c.f)
+			nf += n
+			base = max(base, scales[i-lo])
+		}
+		if c.f.Params == ParamsBlock {
+			binary.LittleEndian.PutUint32(dst[pl.baseAt(b):], math.Float32bits(base))
+		}
+		for i := lo; i < hi; i++ {
+			zero, scale := zeros[i-lo], scales[i-lo]
+			if c.f.Params == ParamsBlock {
+				var code uint8
+				code, scale = blockScale(base, scale)
+				dst[pl.codeAt(i)] = code
+			}
+			var inv float32
+			if scale != 0 {
+				inv = 1 / scale
+			}
+			c.k.pack[c.f.Bits](dst[i*rb:(i+1)*rb], src[i*width:(i+1)*width], zero, inv, &r)
+			pl.put(dst, i, zero, scale)
 		}
 		if nf > 0 {
 			c.nonFinite.Add(int64(nf))
 		}
 	})
-}
-
-func (c *Codec) encodeRow(dst []byte, data int, x []float32, i int, r *RNG) int {
-	zero, scale, inv, nf := rowParamsWith(c.k.minmax, x, c.f)
-	rb := c.f.RowBytes(len(x))
-	c.k.pack[c.f.Bits](dst[i*rb:(i+1)*rb], x, zero, inv, r)
-	putParams(dst[data+i*c.f.ParamBytes():], zero, scale, c.f.HalfParams)
-	return nf
 }
 
 // Decode writes the rows×width values encoded in src into dst.
@@ -94,11 +111,20 @@ func (c *Codec) Decode(dst []float32, src []byte, rows, width int) error {
 		return fmt.Errorf("quant: decode into %d values, want %d", len(dst), rows*width)
 	}
 	rb := c.f.RowBytes(width)
+	pl := paramLayout{f: c.f, data: data, rows: rows}
 	var bad atomic.Int64
 	bad.Store(-1)
 	c.parallel(rows, func(b int) {
+		var base float32
+		if c.f.Params == ParamsBlock {
+			base = math.Float32frombits(binary.LittleEndian.Uint32(src[pl.baseAt(b):]))
+			if !finite(base) || base < 0 {
+				bad.CompareAndSwap(-1, int64(b*BlockRows))
+				return
+			}
+		}
 		for i := b * BlockRows; i < min((b+1)*BlockRows, rows); i++ {
-			zero, scale := getParams(src[data+i*c.f.ParamBytes():], c.f.HalfParams)
+			zero, scale := pl.get(src, i, base)
 			if !finite(zero) || !finite(scale) || scale < 0 {
 				bad.CompareAndSwap(-1, int64(i))
 				continue
@@ -136,22 +162,51 @@ func (c *Codec) parallel(rows int, fn func(block int)) {
 	wg.Wait()
 }
 
-func putParams(dst []byte, zero, scale float32, half bool) {
-	if half {
-		binary.LittleEndian.PutUint16(dst, uint16(math.Float32bits(zero)>>16))
-		binary.LittleEndian.PutUint16(dst[2:], uint16(math.Float32bits(scale)>>16))
-		return
-	}
-	binary.LittleEndian.PutUint32(dst, math.Float32bits(zero))
-	binary.LittleEndian.PutUint32(dst[4:], math.Float32bits(scale))
+// paramLayout places the parameters of a stream of rows after its data
+// bytes: per row (zero, scale) pairs of fp32 or bf16, or for ParamsBlock
+// the blocks' fp32 bases, then every row's bf16 zero point, then every
+// row's scale code.
+type paramLayout struct {
+	f          Format
+	data, rows int
 }
 
-func getParams(src []byte, half bool) (zero, scale float32) {
-	if half {
-		return math.Float32frombits(uint32(binary.LittleEndian.Uint16(src)) << 16),
-			math.Float32frombits(uint32(binary.LittleEndian.Uint16(src[2:])) << 16)
+func (l paramLayout) baseAt(block int) int { return l.data + 4*block }
+
+func (l paramLayout) zeroAt(i int) int {
+	return l.data + 4*((l.rows+BlockRows-1)/BlockRows) + 2*i
+}
+
+func (l paramLayout) codeAt(i int) int { return l.zeroAt(l.rows) + i }
+
+// put writes row i's zero point and (for fp32 and bf16) scale; the block
+// layout's scale code is written by the encoder.
+func (l paramLayout) put(dst []byte, i int, zero, scale float32) {
+	switch l.f.Params {
+	case ParamsBF16:
+		o := l.data + 4*i
+		binary.LittleEndian.PutUint16(dst[o:], uint16(math.Float32bits(zero)>>16))
+		binary.LittleEndian.PutUint16(dst[o+2:], uint16(math.Float32bits(scale)>>16))
+	case ParamsBlock:
+		binary.LittleEndian.PutUint16(dst[l.zeroAt(i):], uint16(math.Float32bits(zero)>>16))
+	default:
+		o := l.data + 8*i
+		binary.LittleEndian.PutUint32(dst[o:], math.Float32bits(zero))
+		binary.LittleEndian.PutUint32(dst[o+4:], math.Float32bits(scale))
 	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(src)), math.Float32frombits(binary.LittleEndian.Uint32(src[4:]))
+}
+
+// get reads row i's zero point and scale (base: its block's, ParamsBlock).
+func (l paramLayout) get(src []byte, i int, base float32) (zero, scale float32) {
+	bf16 := func(o int) float32 { return math.Float32frombits(uint32(binary.LittleEndian.Uint16(src[o:])) << 16) }
+	switch l.f.Params {
+	case ParamsBF16:
+		return bf16(l.data + 4*i), bf16(l.data + 4*i + 2)
+	case ParamsBlock:
+		return bf16(l.zeroAt(i)), blockCodeScale(base, src[l.codeAt(i)])
+	}
+	o := l.data + 8*i
+	return math.Float32frombits(binary.LittleEndian.Uint32(src[o:])), math.Float32frombits(binary.LittleEndian.Uint32(src[o+4:]))
 }
 
 func finite(v float32) bool { return v == v && v <= math.MaxFloat32 && v >= -math.MaxFloat32 }

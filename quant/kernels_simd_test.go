@@ -120,8 +120,8 @@ func simdRow(x []float32, kind int, rng *rand.Rand) {
 // 0 and above levels so both clamps act.
 func simdParams(x []float32, bits int) [][2]float32 {
 	var ps [][2]float32
-	for _, half := range []bool{false, true} {
-		z, _, inv, _ := rowParams(x, Format{Bits: bits, HalfParams: half})
+	for _, pf := range []Params{ParamsF32, ParamsBF16} {
+		z, _, inv, _ := rowParams(x, Format{Bits: bits, Params: pf})
 		ps = append(ps, [2]float32{z, inv})
 	}
 	z, _, inv, _ := rowParams(x, Format{Bits: bits})

@@ -181,8 +181,8 @@ func TestMinmaxRowParamsMatchGeneric(t *testing.T) {
 					wz, ws, winv, wn := rowParams(x, f)
 					if math.Float32bits(z) != math.Float32bits(wz) || math.Float32bits(s) != math.Float32bits(ws) ||
 						math.Float32bits(inv) != math.Float32bits(winv) || n != wn {
-						t.Fatalf("%s width %d kind %d bits %d half %v: params %g %g %g %d, generic %g %g %g %d",
-							k.name, width, kind, f.Bits, f.HalfParams, z, s, inv, n, wz, ws, winv, wn)
+						t.Fatalf("%s width %d kind %d bits %d params %v: params %g %g %g %d, generic %g %g %g %d",
+							k.name, width, kind, f.Bits, f.Params, z, s, inv, n, wz, ws, winv, wn)
 					}
 				}
 			}
@@ -222,12 +222,15 @@ func TestMinmaxSignedZerosEncodeSame(t *testing.T) {
 					if lo, _, _ := minmaxRef(row); lo != 0 {
 						continue
 					}
-					zp := buf[d+i*f.ParamBytes():]
+					pl := paramLayout{f: f, data: d, rows: rows}
 					var bits uint32
-					if f.HalfParams {
-						bits = uint32(binary.LittleEndian.Uint16(zp))
-					} else {
-						bits = binary.LittleEndian.Uint32(zp)
+					switch f.Params {
+					case ParamsBF16:
+						bits = uint32(binary.LittleEndian.Uint16(buf[d+4*i:]))
+					case ParamsBlock:
+						bits = uint32(binary.LittleEndian.Uint16(buf[pl.zeroAt(i):]))
+					default:
+						bits = binary.LittleEndian.Uint32(buf[d+8*i:])
 					}
 					if bits != 0 {
 						t.Fatalf("%s %s width %d row %d (kind %d): zero point bits %#x, want +0", c.Name(), kn, width, i, kinds[i], bits)

@@ -11,8 +11,16 @@
 // so E[h'] = h (unbiased) and |h' − h| < S. Values are packed 8/b per byte,
 // value j of a row in bits (j mod (8/b))·b of byte j/(8/b), low bits first;
 // every row starts on a byte boundary. The (m, S) pairs travel in their own
-// stream after the data: fp32 (8 bytes a row) or, with HalfParams, bf16
-// (4 bytes a row). With bf16 the zero point is rounded down and the scale up
+// stream after the data, in one of three layouts (Params):
+//
+//	ParamsF32    fp32 m and S, 8 bytes a row
+//	ParamsBF16   bf16 m and S, 4 bytes a row
+//	ParamsBlock  bf16 m and a one-byte S, 3 bytes a row plus 4 bytes per block
+//	             of BlockRows rows: the block's largest S in fp32 (the base B),
+//	             and per row k with S = B·2^(−k/16) (k = 255: S = 0), so S is
+//	             at most 2^(1/16) (4.4 %) above what the row needs
+//
+// With rounded parameters the zero point is rounded down and the scale up
 // before quantising, and the receiver uses the same rounded values, so the
 // scheme stays unbiased and every value still lies within one step.
 //
@@ -37,14 +45,46 @@ import (
 // Lanes is the number of parallel xorshift32 streams.
 const Lanes = 16
 
-// Format describes an encoded row stream.
-type Format struct {
-	Bits       int  // 2, 4 or 8
-	HalfParams bool // bf16 (zero point, scale) instead of fp32
+// Params is the layout of the per-row (zero point, scale) pairs.
+type Params uint8
+
+const (
+	ParamsF32   Params = iota // fp32 pairs, 8 bytes a row
+	ParamsBF16                // bf16 pairs, 4 bytes a row
+	ParamsBlock               // bf16 zero point + one-byte scale under a per-block fp32 base
+)
+
+var paramNames = []string{"fp32", "bf16", "block"}
+
+// String returns the layout's name (fp32, bf16, block).
+func (p Params) String() string {
+	if int(p) < len(paramNames) {
+		return paramNames[p]
+	}
+	return fmt.Sprintf("Params(%d)", p)
 }
 
-// Validate checks the bit width.
+// ParseParams reads a layout name.
+func ParseParams(s string) (Params, error) {
+	for i, n := range paramNames {
+		if s == n {
+			return Params(i), nil
+		}
+	}
+	return 0, fmt.Errorf("quant: %q is not a parameter layout (fp32, bf16 or block)", s)
+}
+
+// Format describes an encoded row stream.
+type Format struct {
+	Bits   int    // 2, 4 or 8
+	Params Params // layout of the per-row (zero point, scale)
+}
+
+// Validate checks the bit width and the parameter layout.
 func (f Format) Validate() error {
+	if f.Params > ParamsBlock {
+		return fmt.Errorf("quant: parameter layout %d is not fp32, bf16 or block", f.Params)
+	}
 	switch f.Bits {
 	case 2, 4, 8:
 		return nil
@@ -52,23 +92,34 @@ func (f Format) Validate() error {
 	return fmt.Errorf("quant: %d bits per value is not supported (2, 4 or 8)", f.Bits)
 }
 
+// roundsZero reports whether the zero point travels as bf16.
+func (f Format) roundsZero() bool { return f.Params != ParamsF32 }
+
 // Levels returns 2^b − 1, the largest code.
 func (f Format) Levels() int { return 1<<f.Bits - 1 }
 
 // RowBytes returns the packed data bytes of a row of width values.
 func (f Format) RowBytes(width int) int { return (width*f.Bits + 7) / 8 }
 
-// ParamBytes returns the parameter bytes of one row.
-func (f Format) ParamBytes() int {
-	if f.HalfParams {
+// rowParamBytes returns the parameter bytes of one row (without the
+// per-block bases of ParamsBlock).
+func (f Format) rowParamBytes() int {
+	switch f.Params {
+	case ParamsBF16:
 		return 4
+	case ParamsBlock:
+		return 3
 	}
 	return 8
 }
 
 // Size returns the data and parameter bytes of rows×width values.
 func (f Format) Size(rows, width int) (data, param int) {
-	return rows * f.RowBytes(width), rows * f.ParamBytes()
+	param = rows * f.rowParamBytes()
+	if f.Params == ParamsBlock {
+		param += 4 * ((rows + BlockRows - 1) / BlockRows)
+	}
+	return rows * f.RowBytes(width), param
 }
 
 // RNG is the 16-lane xorshift32 generator state.
@@ -113,7 +164,9 @@ func rowParams(x []float32, f Format) (zero, scale, inv float32, nonFinite int) 
 }
 
 // rowParamsWith is rowParams with the row range taken by mm (a kernel set's
-// minmax). Rows with a non-finite value go through the scalar loop that
+// minmax). For ParamsBlock it returns the bf16 zero point and the smallest
+// fp32 scale; the codec then rounds the scale up under the block's base
+// (blockScale). Rows with a non-finite value go through the scalar loop that
 // excludes and counts them. Every minmax kernel returns the same min and max
 // up to the sign of a zero (order-dependent for VMINPS/VMAXPS), and a zero
 // minimum is sent as +0, so every kernel writes the same parameter bytes.
@@ -141,13 +194,16 @@ func rowParamsWith(mm minmaxFn, x []float32, f Format) (zero, scale, inv float32
 		lo = 0 // +0, whichever zero the kernel found
 	}
 	levels := float32(f.Levels())
-	if f.HalfParams {
+	if f.Params == ParamsBF16 {
 		lo = bf16Down(lo)
 		scale = bf16Up((hi - lo) / levels)
 		for lo+levels*scale < hi { // rounding of the division; at most a step or two
 			scale = bf16Up(math.Nextafter32(scale, float32(math.Inf(1))))
 		}
 	} else {
+		if f.roundsZero() {
+			lo = bf16Down(lo)
+		}
 		scale = (hi - lo) / levels
 		for lo+levels*scale < hi {
 			scale = math.Nextafter32(scale, float32(math.Inf(1)))
@@ -197,4 +253,45 @@ func bf16Up(v float32) float32 {
 		return v
 	}
 	return math.Float32frombits(t + 0x10000)
+}
+
+// logSteps[k] = 2^(−k/16), the factors of ParamsBlock's one-byte scales
+// (k = 255 is reserved for a zero scale).
+var logSteps = func() (t [255]float32) {
+	for k := range t {
+		t[k] = float32(math.Exp2(-float64(k) / 16))
+	}
+	return t
+}()
+
+// zeroScaleCode is ParamsBlock's scale code of a constant row.
+const zeroScaleCode = 255
+
+// blockScale returns the one-byte code of the smallest scale base·2^(−k/16)
+// that is at least need (need ≤ base), and that scale. Rounding of float32
+// products is monotonic, so a scale at least need keeps zero + levels·scale
+// at least the row's maximum.
+func blockScale(base, need float32) (code uint8, scale float32) {
+	if need == 0 {
+		return zeroScaleCode, 0
+	}
+	k := 0
+	if need < base {
+		k = min(int(-16*math.Log2(float64(need)/float64(base))), len(logSteps)-1)
+	}
+	for k > 0 && base*logSteps[k] < need {
+		k--
+	}
+	for k+1 < len(logSteps) && base*logSteps[k+1] >= need {
+		k++
+	}
+	return uint8(k), base * logSteps[k]
+}
+
+// blockCodeScale is the scale a ParamsBlock code stands for.
+func blockCodeScale(base float32, code uint8) float32 {
+	if code == zeroScaleCode {
+		return 0
+	}
+	return base * logSteps[code]
 }

@@ -2,6 +2,7 @@ package quant
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,7 +11,7 @@ import (
 func formats() []Format {
 	var fs []Format
 	for _, b := range []int{2, 4, 8} {
-		fs = append(fs, Format{Bits: b}, Format{Bits: b, HalfParams: true})
+		fs = append(fs, Format{Bits: b}, Format{Bits: b, Params: ParamsBF16}, Format{Bits: b, Params: ParamsBlock})
 	}
 	return fs
 }
@@ -64,8 +65,11 @@ func TestWithinOneStep(t *testing.T) {
 						lo, hi = min(lo, v), max(hi, v)
 					}
 					step := float64(hi-lo) / float64(f.Levels())
-					if f.HalfParams { // bf16 rounding of zero point (down) and scale (up)
+					switch f.Params { // bf16 rounding of zero point (down) and scale (up)
+					case ParamsBF16:
 						step = step*1.01 + math.Abs(float64(lo))/128
+					case ParamsBlock: // and the scale up to the next 2^(-k/16) step
+						step = step*1.05 + math.Abs(float64(lo))/128
 					}
 					for j, v := range row {
 						d := math.Abs(float64(y[i*width+j] - v))
@@ -180,7 +184,7 @@ func TestConstantAndNonFiniteRows(t *testing.T) {
 		c := codecs(t, f)[0]
 		y := roundTrip(t, c, x, 3, width, 1)
 		for j := 0; j < width; j++ {
-			if y[j] != 2.5 && !f.HalfParams {
+			if y[j] != 2.5 && f.Params == ParamsF32 {
 				t.Fatalf("%s: constant row decodes to %g", c.Name(), y[j])
 			}
 			if y[2*width+j] != 0 {
@@ -230,8 +234,23 @@ func TestSizesAndErrors(t *testing.T) {
 	if d, p := f.Size(10, 17); d != 10*5 || p != 80 {
 		t.Fatalf("Size = %d, %d", d, p)
 	}
-	if d, p := (Format{Bits: 2, HalfParams: true}).Size(10, 16); d != 40 || p != 40 {
-		t.Fatalf("Size(half) = %d, %d", d, p)
+	if d, p := (Format{Bits: 2, Params: ParamsBF16}).Size(10, 16); d != 40 || p != 40 {
+		t.Fatalf("Size(bf16) = %d, %d", d, p)
+	}
+	// block: 3 bytes a row and 4 per block of BlockRows rows
+	if d, p := (Format{Bits: 2, Params: ParamsBlock}).Size(BlockRows+1, 16); d != 4*(BlockRows+1) || p != 3*(BlockRows+1)+8 {
+		t.Fatalf("Size(block) = %d, %d", d, p)
+	}
+	if _, err := NewCodec(Format{Bits: 2, Params: ParamsBlock + 1}, 1, ""); err == nil {
+		t.Fatal("unknown parameter layout accepted")
+	}
+	for _, n := range []string{"fp32", "bf16", "block"} {
+		if p, err := ParseParams(n); err != nil || p.String() != n {
+			t.Fatalf("ParseParams(%q) = %v, %v", n, p, err)
+		}
+	}
+	if _, err := ParseParams("fp16"); err == nil {
+		t.Fatal("ParseParams accepted fp16")
 	}
 	if _, err := NewCodec(Format{Bits: 3}, 1, ""); err == nil {
 		t.Fatal("3 bits accepted")
@@ -247,5 +266,79 @@ func TestSizesAndErrors(t *testing.T) {
 	d, p := f.Size(1, 128)
 	if ratio := float64(4*128) / float64(d+p); ratio < 12 {
 		t.Fatalf("int2 saves only %.1f×", ratio)
+	}
+}
+
+// blockScale picks the smallest base·2^(−k/16) at least the row's need:
+// never below it, at most one 2^(1/16) step above it (while the need is in
+// the code range), zero only for a zero need.
+func TestBlockScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		base := float32(math.Exp2(rng.Float64()*60 - 30))
+		need := base * float32(math.Exp2(-rng.Float64()*20))
+		if i%97 == 0 {
+			need = base
+		}
+		code, s := blockScale(base, need)
+		if s < need || s != blockCodeScale(base, code) {
+			t.Fatalf("base %g need %g: code %d scale %g (decodes to %g)", base, need, code, s, blockCodeScale(base, code))
+		}
+		if float64(need) >= float64(base)*math.Exp2(-254.0/16) && float64(s) > float64(need)*math.Exp2(1.0/16)*(1+1e-6) {
+			t.Fatalf("base %g need %g: scale %g is more than one step above", base, need, s)
+		}
+	}
+	if code, s := blockScale(1, 0); code != zeroScaleCode || s != 0 {
+		t.Fatalf("zero need: code %d scale %g", code, s)
+	}
+}
+
+// A block whose rows' ranges differ by far more than the 16 octaves of the
+// scale codes still decodes every value within its row's scale, and a
+// block base that is not a finite non-negative number is refused.
+func TestBlockParamsWideRanges(t *testing.T) {
+	f := Format{Bits: 2, Params: ParamsBlock}
+	const width = 33
+	rows := BlockRows + 5
+	x := randRows(rows, width, 5)
+	for i := 0; i < rows; i += 3 {
+		for j := 0; j < width; j++ {
+			x[i*width+j] *= 1e-9
+		}
+	}
+	for _, c := range codecs(t, f) {
+		y := roundTrip(t, c, x, rows, width, 9)
+		// Error bound per row: its own step (rounded up, zero point rounded
+		// down), or the smallest scale its block's base can express.
+		rowRange := func(i int) (lo, hi float64) {
+			lo, hi = math.Inf(1), math.Inf(-1)
+			for _, v := range x[i*width : (i+1)*width] {
+				lo, hi = min(lo, float64(v)), max(hi, float64(v))
+			}
+			return lo, hi
+		}
+		for b := 0; b*BlockRows < rows; b++ {
+			base := 0.0
+			for i := b * BlockRows; i < min((b+1)*BlockRows, rows); i++ {
+				lo, hi := rowRange(i)
+				base = max(base, (hi-lo+math.Abs(lo)/128)/3)
+			}
+			for i := b * BlockRows; i < min((b+1)*BlockRows, rows); i++ {
+				lo, hi := rowRange(i)
+				bound := max(1.05*(hi-lo+math.Abs(lo)/128)/3, 1.01*base*math.Exp2(-254.0/16))
+				for j := 0; j < width; j++ {
+					if d := math.Abs(float64(y[i*width+j] - x[i*width+j])); d > bound*(1+1e-5)+1e-12 {
+						t.Fatalf("%s row %d col %d: |%g - %g| = %g > %g", c.Kernel(), i, j, y[i*width+j], x[i*width+j], d, bound)
+					}
+				}
+			}
+		}
+		d, p := c.Size(rows, width)
+		buf := make([]byte, d+p)
+		c.Encode(buf, x, rows, width, 1)
+		binary.LittleEndian.PutUint32(buf[d:], math.Float32bits(float32(math.NaN())))
+		if err := c.Decode(make([]float32, rows*width), buf, rows, width); err == nil {
+			t.Fatalf("%s: NaN block base accepted", c.Kernel())
+		}
 	}
 }

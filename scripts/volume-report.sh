@@ -5,7 +5,7 @@
 #   1. rows each layer moves (all ordered rank pairs, one direction) under
 #      pre, post and hybrid aggregation, and min(pre, post)/hybrid;
 #   2. bytes of the hybrid rows per layer at fp32 and at int2 (--bits 2, data
-#      + per-row parameters, fp32 or --half-params bf16 parameters) for the
+#      + per-row parameters: --quant-params fp32, bf16 or block) for the
 #      row widths WIDTHS, with the measured ratio and 16F/(F+32) (16F/(F+16)).
 #
 #   scripts/volume-report.sh                       # build bin/supergcn, run, print the tables
@@ -86,14 +86,14 @@ for d in "${DATA[@]}"; do
     ratio=$(awk -v a="$pre" -v b="$post" -v h="$hyb" 'BEGIN { m = a < b ? a : b; if (h > 0) printf "%.3f", m / h; else print "-" }')
     rows_table+=("$(printf '%-10s %5d %10d %10d %10d %14s' "$name" "$parts" "$pre" "$post" "$hyb" "$ratio")")
     for w in $WIDTHS; do
-      for half in fp32 bf16; do
-        flags=(--width "$w" --bits "$BITS")
-        [ "$half" = bf16 ] && flags+=(--half-params)
+      for half in fp32 bf16 block; do
+        flags=(--width "$w" --bits "$BITS" --quant-params "$half")
         j="$dir.w$w.$half.json"
         stats "$dir" "$j" "${flags[@]}"
         data=$(jget "$j" data_bytes) param=$(jget "$j" param_bytes) tot=$(jget "$j" bytes.hybrid) fp=$(jget "$j" fp32_bytes)
         pb=8
         [ "$half" = bf16 ] && pb=4
+        [ "$half" = block ] && pb=3.0625
         bytes_table+=("$(awk -v n="$name" -v p="$parts" -v w="$w" -v h="$half" -v r="$(jget "$j" rows.hybrid)" \
           -v fp="$fp" -v d="$data" -v pa="$param" -v t="$tot" -v b="$BITS" -v pb="$pb" 'BEGIN {
             # theory: fp32 4F bytes a row, int-b ceil(F*b/8) data + pb params

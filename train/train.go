@@ -37,7 +37,7 @@ type Config struct {
 	BitsBackward int    // bits for gradients sent back (0 = same as Bits)
 	EvalBits     int    // bits of the evaluation pass's boundary rows (0 = same as Bits)
 	EvalEvery    int    // evaluate every N epochs and after the last (0 or 1 = every epoch)
-	ParamsHalf   bool   // quantisation params in fp16 instead of fp32
+	QuantParams  quant.Params // layout of the quantised rows' (zero point, scale)
 	LabelProp    float64
 	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath  string
@@ -242,7 +242,7 @@ func (t *trainer) codec(bits int) (exchange.RowCodec, error) {
 	if bits == 0 || bits == 32 {
 		return nil, nil
 	}
-	q, err := quant.NewCodec(quant.Format{Bits: bits, HalfParams: t.cfg.ParamsHalf}, t.cfg.Threads, t.cfg.Kernel)
+	q, err := quant.NewCodec(quant.Format{Bits: bits, Params: t.cfg.QuantParams}, t.cfg.Threads, t.cfg.Kernel)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func init() {
 type quantResult struct {
 	Kernel     string  `json:"kernel"`
 	Bits       int     `json:"bits"`
-	HalfParams bool    `json:"bf16_params"`
+	Params     string  `json:"quant_params"`
 	Rows       int     `json:"rows"`
 	Width      int     `json:"width"`
 	Threads    int     `json:"threads"`
@@ -41,7 +41,8 @@ func benchQuant(args []string) error {
 	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "encoding/decoding goroutines")
 	kernelArg := fs.String("kernel", "all", "kernels, comma separated, or all: "+strings.Join(quant.Kernels(), ","))
 	reps := fs.Int("reps", 5, "timed repetitions (after one warm-up); the median is reported")
-	half := fs.Bool("half-params", false, "bf16 (zero point, scale) instead of fp32, as train --half-params")
+	params := quant.ParamsBlock
+	fs.Func("quant-params", "(zero point, scale) layout, as train --quant-params: block (default)|bf16|fp32", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object per kernel and bit width, one a line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -81,7 +82,7 @@ func benchQuant(args []string) error {
 	}
 	for _, kn := range kernels {
 		for _, b := range bits {
-			f := quant.Format{Bits: b, HalfParams: *half}
+			f := quant.Format{Bits: b, Params: params}
 			c, err := quant.NewCodec(f, *threads, strings.TrimSpace(kn))
 			if err != nil {
 				return usageError{"--kernel: " + err.Error()}
@@ -103,7 +104,7 @@ func benchQuant(args []string) error {
 				return decErr
 			}
 			res := quantResult{
-				Kernel: c.Kernel(), Bits: b, HalfParams: *half, Rows: *rows, Width: *width,
+				Kernel: c.Kernel(), Bits: b, Params: params.String(), Rows: *rows, Width: *width,
 				Threads: *threads, Reps: *reps,
 				EncodeMS: encMS, EncodeGBS: fp32GB / (encMS / 1e3),
 				DecodeMS: decMS, DecodeGBS: fp32GB / (decMS / 1e3),

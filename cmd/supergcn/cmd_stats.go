@@ -19,36 +19,37 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--width F] [--bits 32|8|4|2] [--half-params] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--width F] [--bits 32|8|4|2] [--quant-params block|bf16|fp32] [--json]"
 
 // statsReport is the result of `supergcn stats`: one layer, one direction
 // (the backward pass moves the same rows the other way).
 //
 // Bytes are those of the wire format: Bits 32 sends 4·Width bytes a row;
-// Bits 2, 4 or 8 sends quant.Format{Bits, HalfParams}.Size: ⌈Width·Bits/8⌉
-// data bytes plus 8 (fp32) or 4 (bf16, HalfParams) parameter bytes a row.
+// Bits 2, 4 or 8 sends quant.Format{Bits, Params}.Size: ⌈Width·Bits/8⌉
+// data bytes a row plus the parameters: 8 (fp32), 4 (bf16) or 3 bytes a row
+// and 4 a block of 64 rows (block).
 type statsReport struct {
 	Dir         string                   `json:"dir"`
 	Parts       int                      `json:"parts"`
 	Ranks       int                      `json:"ranks"`
 	Width       int                      `json:"width"`
-	Bits        int                      `json:"bits"` // 32 = fp32 rows
-	HalfParams  bool                     `json:"half_params"`
-	BytesPerRow int64                    `json:"bytes_per_row"` // data + params of one row
-	Pairs       int                      `json:"pairs"`         // ordered rank pairs with cut edges
-	Rows        exchange.RowCounts       `json:"rows"`          // totals over all ordered pairs
-	Bytes       exchange.RowCounts       `json:"bytes"`         // data + params, per mode
-	DataBytes   int64                    `json:"data_bytes"`    // hybrid: encoded values
-	ParamBytes  int64                    `json:"param_bytes"`   // hybrid: per-row (zero, scale) pairs
-	FP32Bytes   int64                    `json:"fp32_bytes"`    // hybrid rows at fp32, for comparison
-	PerRank     map[string]perRankCounts `json:"per_rank"`      // "sent", "recv"
+	Bits        int                      `json:"bits"`                   // 32 = fp32 rows
+	QuantParams string                   `json:"quant_params,omitempty"` // fp32|bf16|block (quantised rows)
+	BytesPerRow float64                  `json:"bytes_per_row"`          // data + params of a row (averaged over a block)
+	Pairs       int                      `json:"pairs"`                  // ordered rank pairs with cut edges
+	Rows        exchange.RowCounts       `json:"rows"`                   // totals over all ordered pairs
+	Bytes       exchange.RowCounts       `json:"bytes"`                  // data + params, per mode
+	DataBytes   int64                    `json:"data_bytes"`             // hybrid: encoded values
+	ParamBytes  int64                    `json:"param_bytes"`            // hybrid: per-row (zero, scale) pairs
+	FP32Bytes   int64                    `json:"fp32_bytes"`             // hybrid rows at fp32, for comparison
+	PerRank     map[string]perRankCounts `json:"per_rank"`               // "sent", "recv"
 	Seconds     float64                  `json:"seconds"`
 }
 
 // wireFormat is the row encoding stats counts bytes for.
 type wireFormat struct {
-	bits int // 32, 8, 4 or 2
-	half bool
+	bits   int // 32, 8, 4 or 2
+	params quant.Params
 }
 
 // size returns the data and parameter bytes of rows rows of width values.
@@ -56,19 +57,16 @@ func (f wireFormat) size(rows int64, width int) (data, param int64) {
 	if f.bits == 32 {
 		return rows * 4 * int64(width), 0
 	}
-	d, p := quant.Format{Bits: f.bits, HalfParams: f.half}.Size(int(rows), width)
+	d, p := quant.Format{Bits: f.bits, Params: f.params}.Size(int(rows), width)
 	return int64(d), int64(p)
 }
 
 // String names the format as the table prints it.
 func (f wireFormat) String() string {
-	switch {
-	case f.bits == 32:
+	if f.bits == 32 {
 		return "fp32"
-	case f.half:
-		return fmt.Sprintf("int%d (bf16 params)", f.bits)
 	}
-	return fmt.Sprintf("int%d (fp32 params)", f.bits)
+	return fmt.Sprintf("int%d (%s params)", f.bits, f.params)
 }
 
 // perRankCounts are min/avg/max over ranks of rows, per mode.
@@ -89,7 +87,8 @@ func cmdStats(args []string, stdout io.Writer) error {
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
 	width := fs.Int("width", 0, "feature width of a row (default: the dataset's feature dimension, or 128 when structure-only)")
 	bits := fs.Int("bits", 32, "bits per value on the wire: 32 (fp32) or 8, 4, 2 (quantised, plus per-row parameters)")
-	half := fs.Bool("half-params", false, "quantised rows carry bf16 (4 bytes) instead of fp32 (8 bytes) parameters")
+	params := quant.ParamsBlock
+	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	dir, err := parseStatsArgs(fs, args)
 	if err != nil {
@@ -119,10 +118,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	default:
 		return usageError{fmt.Sprintf("--bits: %d, want 32, 8, 4 or 2", *bits)}
 	}
-	if *half && *bits == 32 {
-		return usageError{"--half-params: only with --bits 8, 4 or 2 (fp32 rows carry no parameters)"}
-	}
-	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wireFormat{bits: *bits, half: *half})
+	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wireFormat{bits: *bits, params: params})
 	if err != nil {
 		return err
 	}
@@ -166,8 +162,14 @@ func exchangeStats(dir string, parts, ranks, width int, f wireFormat) (*statsRep
 	t0 := time.Now()
 	sent := make([]exchange.RowCounts, ranks)
 	recv := make([]exchange.RowCounts, ranks)
-	d, p := f.size(1, width)
-	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, Bits: f.bits, HalfParams: f.half, BytesPerRow: d + p}
+	d, p := f.size(quant.BlockRows, width)
+	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, Bits: f.bits, BytesPerRow: float64(d+p) / quant.BlockRows}
+	if f.bits != 32 {
+		rep.QuantParams = f.params.String()
+	}
+	// Bytes are summed per ordered pair: each pair's rows are one message
+	// (ParamsBlock's per-block bases count per message).
+	total := func(rows int64) int64 { d, p := f.size(rows, width); return d + p }
 	for r := 0; r < ranks; r++ {
 		sh, err := partition.Load(dir, r, ranks)
 		if err != nil {
@@ -185,11 +187,12 @@ func exchangeStats(dir string, parts, ranks, width int, f wireFormat) (*statsRep
 			sent[q] = sent[q].Add(sp.Counts)
 			recv[r] = recv[r].Add(sp.Counts)
 			rep.Rows = rep.Rows.Add(sp.Counts)
+			rep.Bytes = rep.Bytes.Add(exchange.RowCounts{Pre: total(sp.Counts.Pre), Post: total(sp.Counts.Post), Hybrid: total(sp.Counts.Hybrid)})
+			d, p := f.size(sp.Counts.Hybrid, width)
+			rep.DataBytes += d
+			rep.ParamBytes += p
 		}
 	}
-	total := func(rows int64) int64 { d, p := f.size(rows, width); return d + p }
-	rep.Bytes = exchange.RowCounts{Pre: total(rep.Rows.Pre), Post: total(rep.Rows.Post), Hybrid: total(rep.Rows.Hybrid)}
-	rep.DataBytes, rep.ParamBytes = f.size(rep.Rows.Hybrid, width)
 	rep.FP32Bytes, _ = wireFormat{bits: 32}.size(rep.Rows.Hybrid, width)
 	rep.PerRank = map[string]perRankCounts{"sent": spreads(sent), "recv": spreads(recv)}
 	rep.Seconds = time.Since(t0).Seconds()
@@ -214,11 +217,14 @@ func spreads(c []exchange.RowCounts) perRankCounts {
 
 func printStats(w io.Writer, r *statsReport) {
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
-	f := wireFormat{bits: r.Bits, half: r.HalfParams}
-	d, p := f.size(1, r.Width)
-	perRow := fmt.Sprintf("%d bytes/row", r.BytesPerRow)
+	f := wireFormat{bits: r.Bits}
+	if r.QuantParams != "" {
+		f.params, _ = quant.ParseParams(r.QuantParams)
+	}
+	d, p := f.size(quant.BlockRows, r.Width)
+	perRow := fmt.Sprintf("%g bytes/row", r.BytesPerRow)
 	if p > 0 {
-		perRow = fmt.Sprintf("%d bytes/row: %d data + %d params", r.BytesPerRow, d, p)
+		perRow = fmt.Sprintf("%g bytes/row: %g data + %g params", r.BytesPerRow, float64(d)/quant.BlockRows, float64(p)/quant.BlockRows)
 	}
 	fmt.Fprintf(w, "rows per layer, one direction; bytes at %s, width %d (%s); planned in %.2fs\n\n",
 		f, r.Width, perRow, r.Seconds)
@@ -250,8 +256,8 @@ func (p perRankCounts) of(m exchange.Mode) spread {
 }
 
 // format prints rows min/avg/max and the max in bytes.
-func (s spread) format(bytesPerRow int64) string {
-	return fmt.Sprintf("%d/%.0f/%d (max %s)", s.Min, s.Avg, s.Max, humanBytes(s.Max*bytesPerRow))
+func (s spread) format(bytesPerRow float64) string {
+	return fmt.Sprintf("%d/%.0f/%d (max %s)", s.Min, s.Avg, s.Max, humanBytes(int64(float64(s.Max)*bytesPerRow)))
 }
 
 func humanBytes(b int64) string {

@@ -109,35 +109,53 @@ func TestStatsBits(t *testing.T) {
 	for _, c := range []struct {
 		args        []string
 		bits        int
-		half        bool
-		data, param int64 // per row
+		params      string
+		data, param int64 // per row (block: plus 4 bytes per block of 64 rows of a message)
 	}{
-		{[]string{"--bits", "2"}, 2, false, 3, 8}, // 20 bits → 3 bytes
-		{[]string{"--bits", "2", "--half-params"}, 2, true, 3, 4},
-		{[]string{"--bits", "4"}, 4, false, 5, 8},
-		{[]string{"--bits", "8", "--half-params"}, 8, true, 10, 4},
-		{[]string{"--bits", "32"}, 32, false, 4 * width, 0},
+		{[]string{"--bits", "2", "--quant-params", "fp32"}, 2, "fp32", 3, 8}, // 20 bits → 3 bytes
+		{[]string{"--bits", "2", "--quant-params", "bf16"}, 2, "bf16", 3, 4},
+		{[]string{"--bits", "2"}, 2, "block", 3, 3},
+		{[]string{"--bits", "4", "--quant-params", "fp32"}, 4, "fp32", 5, 8},
+		{[]string{"--bits", "8", "--quant-params", "bf16"}, 8, "bf16", 10, 4},
+		{[]string{"--bits", "32"}, 32, "", 4 * width, 0},
 	} {
 		rep := run(c.args...)
 		h := rep.Rows.Hybrid
 		if rep.Rows != fp32.Rows || h == 0 {
 			t.Fatalf("%q: rows %+v, fp32 rows %+v", c.args, rep.Rows, fp32.Rows)
 		}
-		if rep.Bits != c.bits || rep.HalfParams != c.half || rep.BytesPerRow != c.data+c.param {
-			t.Errorf("%q: bits %d half %v, %d bytes/row; want %d %v %d", c.args, rep.Bits, rep.HalfParams, rep.BytesPerRow, c.bits, c.half, c.data+c.param)
+		block := c.params == "block"
+		perRow := float64(c.data + c.param)
+		if block {
+			perRow += 4.0 / 64
 		}
-		if rep.DataBytes != h*c.data || rep.ParamBytes != h*c.param || rep.Bytes.Hybrid != rep.DataBytes+rep.ParamBytes {
+		if rep.Bits != c.bits || rep.QuantParams != c.params || rep.BytesPerRow != perRow {
+			t.Errorf("%q: bits %d params %q, %g bytes/row; want %d %q %g", c.args, rep.Bits, rep.QuantParams, rep.BytesPerRow, c.bits, c.params, perRow)
+		}
+		// Block bases: at least one per message (pair), at most one per 64 rows more.
+		bases := func(rows int64) (lo, hi int64) {
+			if !block {
+				return 0, 0
+			}
+			return 4 * int64(rep.Pairs), 4 * (int64(rep.Pairs) + rows/64)
+		}
+		lo, hi := bases(h)
+		if rep.DataBytes != h*c.data || rep.ParamBytes < h*c.param+lo || rep.ParamBytes > h*c.param+hi || rep.Bytes.Hybrid != rep.DataBytes+rep.ParamBytes {
 			t.Errorf("%q: hybrid data %d + param %d = %d for %d rows", c.args, rep.DataBytes, rep.ParamBytes, rep.Bytes.Hybrid, h)
 		}
-		if rep.Bytes.Pre != rep.Rows.Pre*(c.data+c.param) || rep.Bytes.Post != rep.Rows.Post*(c.data+c.param) {
-			t.Errorf("%q: bytes %+v for rows %+v", c.args, rep.Bytes, rep.Rows)
+		for _, m := range []exchange.Mode{exchange.ModePre, exchange.ModePost} {
+			rows := rep.Rows.Of(m)
+			lo, hi := bases(rows)
+			if b := rep.Bytes.Of(m); b < rows*(c.data+c.param)+lo || b > rows*(c.data+c.param)+hi {
+				t.Errorf("%q: %s bytes %d for %d rows", c.args, m, b, rows)
+			}
 		}
 		if rep.FP32Bytes != fp32.Bytes.Hybrid || rep.FP32Bytes != h*4*width {
 			t.Errorf("%q: fp32 bytes %d, want %d", c.args, rep.FP32Bytes, h*4*width)
 		}
 	}
 	var out bytes.Buffer
-	if err := cmdStats([]string{dir, "--width", "128", "--bits", "2", "--half-params"}, &out); err != nil {
+	if err := cmdStats([]string{dir, "--width", "128", "--bits", "2", "--quant-params", "bf16"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"int2 (bf16 params)", "36 bytes/row: 32 data + 4 params", "14.22x fewer"} {
@@ -159,7 +177,7 @@ func TestStatsTableAndErrors(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{}, {dir, "extra"}, {dir, "--ranks", "3"}, {dir, "--width", "-1"},
-		{dir, "--bits", "3"}, {dir, "--bits", "16"}, {dir, "--half-params"}, {dir, "--bits", "32", "--half-params"}, {filepath.Join(dir, "none")}} {
+		{dir, "--bits", "3"}, {dir, "--bits", "16"}, {dir, "--half-params"}, {dir, "--bits", "2", "--quant-params", "fp16"}, {filepath.Join(dir, "none")}} {
 		if err := cmdStats(args, &out); err == nil {
 			t.Errorf("%q accepted", args)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -21,7 +22,7 @@ func cmdTrain(args []string) error {
 	fs := newFlagSet("train", "[--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
 	var d dataFlags
 	d.register(fs, "train on")
-	var cfg train.Config
+	cfg := train.Config{QuantParams: quant.ParamsBlock}
 	var mpiMode string
 	var bits bitsFlags
 	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: gcn|sage (GraphSAGE with mean aggregation)")
@@ -42,7 +43,7 @@ func cmdTrain(args []string) error {
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
-	fs.BoolVar(&cfg.ParamsHalf, "half-params", false, "send per-row quantisation parameters as bf16 (halves their bytes)")
+	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&cfg.QuantParams))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
@@ -248,4 +249,16 @@ func startProfile(path string, c comm.Comm) (func(), error) {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// quantParamsFlag parses --quant-params into *p.
+func quantParamsFlag(p *quant.Params) func(string) error {
+	return func(s string) error {
+		v, err := quant.ParseParams(s)
+		if err != nil {
+			return fmt.Errorf("%q is not block, bf16 or fp32", s)
+		}
+		*p = v
+		return nil
+	}
 }
