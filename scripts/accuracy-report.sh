@@ -2,6 +2,7 @@
 # Accuracy tables on Cora (10 seeds each unless SEEDS=N):
 #  - GCN at P=1 and P=4 (fp32 exchange, dropout 0.5)         [distributed training matches one process]
 #  - GCN at P=4: fp32 / int2, each without and with label propagation  [the paper's quantisation table]
+#  - GCN at P=4 int2: fp32 / bf16 / block (zero point, scale), evaluated with fp32 or int2 rows
 # Needs bin/supergcn (or SUPERGCN_BIN) and mpirun; CORA defaults to ../shared/datasets/cora.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +21,8 @@ row "P=$NP fp32"                   "${MPIRUN[@]}" -- "${common[@]}" --bits 32
 row "P=$NP fp32 + label prop $LP"  "${MPIRUN[@]}" -- "${common[@]}" --bits 32 --label-prop "$LP"
 row "P=$NP int2"                   "${MPIRUN[@]}" -- "${common[@]}" --bits 2
 row "P=$NP int2 + label prop $LP"  "${MPIRUN[@]}" -- "${common[@]}" --bits 2 --label-prop "$LP"
+# Parameter layouts and the evaluation codec (the default: block params, int2 evaluation).
+row "P=$NP int2 fp32 params, eval fp32" "${MPIRUN[@]}" -- "${common[@]}" --bits 2 --quant-params fp32 --eval-bits 32
+row "P=$NP int2 bf16 params, eval fp32" "${MPIRUN[@]}" -- "${common[@]}" --bits 2 --quant-params bf16 --eval-bits 32
+row "P=$NP int2 block params, eval fp32" "${MPIRUN[@]}" -- "${common[@]}" --bits 2 --quant-params block --eval-bits 32
+row "P=$NP int2 block params, eval int2" "${MPIRUN[@]}" -- "${common[@]}" --bits 2 --quant-params block

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// emuCluster returns the launcher that runs a job on scripts/emu-cluster.sh
+// (nodes network namespaces with shaped links), or skips when this machine
+// cannot make namespaces.
+func emuCluster(t *testing.T, nodes, perNode int, rate string) []string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("not root: skipping the emulated-cluster test (network namespaces need root)")
+	}
+	for _, c := range []string{"ip", "tc", "unshare", "mpirun"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s not found: skipping the emulated-cluster test", c)
+		}
+	}
+	script, err := filepath.Abs("../../scripts/emu-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := "supergcn-netns-probe"
+	if out, err := exec.Command("ip", "netns", "add", probe).CombinedOutput(); err != nil {
+		t.Skipf("cannot create a network namespace here (%v: %s): skipping the emulated-cluster test", err, strings.TrimSpace(string(out)))
+	}
+	exec.Command("ip", "netns", "del", probe).Run()
+	return []string{script, strconv.Itoa(nodes), strconv.Itoa(perNode), rate, "--"}
+}
+
+// emuNamespaces lists the namespaces emu-cluster.sh made (emuXXXX-...).
+func emuNamespaces(t *testing.T) []string {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "emu") {
+			ns = append(ns, f[0])
+		}
+	}
+	return ns
+}
+
+// Two "nodes" of one rank each, talking TCP over a shaped 1 Gbit/s link,
+// train with the same per-epoch losses as two ranks in shared memory, in
+// fp32 and int2; the namespaces are gone afterwards, also after a job that
+// fails.
+func TestEmuClusterEqualsSharedMemory(t *testing.T) {
+	emu := emuCluster(t, 2, 1, "1gbit")
+	before := len(emuNamespaces(t))
+	dir := t.TempDir()
+	common := []string{"--synthetic", "nodes=3000,degree=8,classes=5,feat=24,seed=3", "--hidden", "16", "--dropout", "0",
+		"--epochs", "12", "--seed", "5", "--threads", "1", "--quiet", "--partition-method", "metis"}
+	train := func(launcher []string, name string, args ...string) []float64 {
+		t.Helper()
+		out := filepath.Join(dir, name+".jsonl")
+		r := run(t, 5*time.Minute, launcher, append(append([]string{"train", "--metrics", out}, common...), args...)...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", name, r.code, r.stdout, r.stderr)
+		}
+		return losses(t, out)
+	}
+	for _, bits := range []string{"32", "2"} {
+		shm := train(mpirun(t, 2), "shm-"+bits, "--bits", bits)
+		net := train(emu, "emu-"+bits, "--bits", bits)
+		sameLosses(t, "2 nodes × 1 rank over TCP, --bits "+bits, shm, net)
+	}
+	// A failing job: its exit status comes back, and nothing is left behind.
+	r := run(t, 2*time.Minute, emu, "train", "--data", filepath.Join(dir, "missing"), "--epochs", "1")
+	if r.code == 0 || !strings.Contains(r.stderr, "missing") {
+		t.Fatalf("failing job on the emulated cluster: exit %d\n%s", r.code, r.stderr)
+	}
+	if after := emuNamespaces(t); len(after) != before {
+		t.Fatalf("namespaces left behind: %v", after)
+	}
+}
