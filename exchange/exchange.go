@@ -332,48 +332,35 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	return nil
 }
 
-// pollInterval is how often overlap drives MPI's progress engine.
+// pollInterval is how often the exchange drives MPI's progress engine.
 const pollInterval = 50 * time.Microsecond
 
-// overlap runs the local product while polling req (when it is a
-// comm.Tester), so the boundary rows move while the local edges are
-// aggregated instead of only inside Wait. The caller still calls Wait.
-func overlap(req comm.Request, local func()) error {
-	t, ok := req.(comm.Tester)
-	if !ok {
-		local()
-		return nil
-	}
+// exchange moves tr's rows (float32, or through codec when non-nil) while
+// local runs on its own goroutine from the start: the rows are encoded,
+// posted, driven through MPI (polling, when the request is a comm.Tester,
+// since MPI moves a non-blocking collective mostly inside MPI calls) and
+// decoded as soon as they land, all while the local edges are aggregated.
+//
+// Time is that of this goroutine, the critical path: encoding and decoding
+// in quant_s, posting the all-to-all (which waits for the last rank to
+// arrive) in sync_s, moving rows in comm_s, and what is left of the local
+// product after all that in aggr_s.
+func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64, local func()) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		local()
 	}()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for finished := false; ; {
-		select {
-		case <-done:
-			return nil
-		case <-tick.C:
-			if finished {
-				continue
-			}
-			var err error
-			if finished, err = t.Test(); err != nil {
-				<-done
-				return err
-			}
-		}
-	}
+	err := p.transferRows(tr, ps, codec, dir, done)
+	t := p.c.Wtime()
+	<-done
+	p.lap(t, &p.stats.AggrSeconds)
+	return err
 }
 
-// exchange moves tr's rows (float32, or through codec when non-nil) while
-// local runs, and accounts the time: encoding and decoding to quant_s,
-// posting the all-to-all (which waits for the last rank to arrive) to
-// sync_s, the local product to aggr_s, and the wait for the rows still in
-// flight after it to comm_s.
-func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64, local func()) error {
+// transferRows is exchange's part on the calling goroutine; done closes
+// when the local product has finished.
+func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64, done <-chan struct{}) error {
 	t := p.c.Wtime()
 	var (
 		req  comm.Request
@@ -399,12 +386,7 @@ func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint
 	p.stats.CommBytes += sent.data + sent.param
 	t = p.lap(t, &p.stats.SyncSeconds)
 
-	if err := overlap(req, local); err != nil {
-		return err
-	}
-	t = p.lap(t, &p.stats.AggrSeconds)
-
-	if err := req.Wait(); err != nil {
+	if err := complete(req, done); err != nil {
 		return err
 	}
 	t = p.lap(t, &p.stats.CommSeconds)
@@ -413,6 +395,28 @@ func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint
 		p.lap(t, &p.stats.QuantSeconds)
 	}
 	return err
+}
+
+// complete finishes req: polling it (comm.Tester) while the local product
+// runs, then, once that is done, waiting inside MPI.
+func complete(req comm.Request, done <-chan struct{}) error {
+	t, ok := req.(comm.Tester)
+	if !ok {
+		return req.Wait()
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return req.Wait()
+		case <-tick.C:
+			finished, err := t.Test()
+			if err != nil || finished {
+				return err
+			}
+		}
+	}
 }
 
 // passSeed mixes pass, rank, peer and direction into one stream seed

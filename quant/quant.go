@@ -277,7 +277,12 @@ func blockScale(base, need float32) (code uint8, scale float32) {
 	}
 	k := 0
 	if need < base {
-		k = min(int(-16*math.Log2(float64(need)/float64(base))), len(logSteps)-1)
+		// −16·log2(need/base) from the exponent and a linear log2 of the
+		// mantissa (within 1.4 steps); the loops below make it exact.
+		r := math.Float32bits(need / base)
+		e := int(r>>23&0xff) - 127
+		m := float32(r&0x7fffff) / (1 << 23)
+		k = max(0, min(-16*e-int(16*m), len(logSteps)-1))
 	}
 	for k > 0 && base*logSteps[k] < need {
 		k--

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The network matrix: epoch time of full-batch training with NP ranks in
+# shared memory and on an emulated cluster (scripts/emu-cluster.sh: NODES
+# nodes of NP/NODES ranks, links shaped to each RATE), for post/hybrid fp32
+# and hybrid int2/int4/int8 exchange, GCN 2×128 and SAGE 3×256 LayerNorm.
+#
+#   scripts/bench-cluster.sh                   # 16 ranks as 4×4, 10gbit and 2.5gbit, products scale
+#   NP=64 NODES=8 scripts/bench-cluster.sh     # the 64-core box
+#   SPEC=nodes=200000,degree=20,feat=100,classes=47 NP=4 NODES=2 RATES=100mbit EPOCHS=3 scripts/bench-cluster.sh
+#
+# Environment (defaults in brackets):
+#   NP [16] ranks, NODES [4] emulated nodes, RATES ["10gbit 2.5gbit"] (plus shared memory, "shm", always)
+#   SPEC [products] graph (supergcn gen), EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
+#   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
+#   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
+#   BIN [bin/supergcn]; EXTRA: more train flags for every run
+# Writes WORK/results.csv (one line per run) and WORK/results.md (tables), and
+# prints the tables. `supergcn plot --bench WORK/results.csv --out DIR` draws them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NP=${NP:-16} NODES=${NODES:-4}
+RATES=${RATES:-10gbit 2.5gbit}
+SPEC=${SPEC:-products} EPOCHS=${EPOCHS:-4}
+MODELS=${MODELS:-gcn sage}
+CONFIGS=${CONFIGS:-post32 hyb32 hyb2 hyb4 hyb8}
+WORK=${WORK:-out/bench-cluster}
+BIN=${BIN:-bin/supergcn}
+EXTRA=${EXTRA:-}
+cores=$(nproc)
+THREADS=${THREADS:-$(( cores / NP > 0 ? cores / NP : 1 ))}
+[ $(( NP % NODES )) -eq 0 ] || { echo "bench-cluster: NP=$NP is not a multiple of NODES=$NODES" >&2; exit 2; }
+[ "$EPOCHS" -ge 2 ] || { echo "bench-cluster: EPOCHS must be ≥ 2 (epoch 1 is warm-up)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mkdir -p "$WORK"
+
+graph=$WORK/graph.sgb
+pdir=$WORK/p$NP
+if [ ! -f "$graph" ]; then
+  echo "== gen $SPEC" >&2
+  "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+fi
+if [ ! -f "$pdir/meta.json" ]; then
+  echo "== partition $NP parts (METIS)" >&2
+  "$BIN" partition --data "$graph" --parts "$NP" --method metis --out "$pdir" >&2
+fi
+
+model_flags() {
+  case $1 in
+    gcn) echo "--model gcn --layers 2 --hidden 128" ;;
+    sage) echo "--model sage --layers 3 --hidden 256 --norm layer" ;;
+    *) echo "bench-cluster: unknown model $1" >&2; exit 2 ;;
+  esac
+}
+config_flags() {
+  case $1 in
+    post32) echo "--aggr-mode post --bits 32" ;;
+    hyb32) echo "--aggr-mode hybrid --bits 32" ;;
+    hyb2 | hyb4 | hyb8) echo "--aggr-mode hybrid --bits ${1#hyb}" ;;
+    *) echo "bench-cluster: unknown config $1" >&2; exit 2 ;;
+  esac
+}
+
+# median KEY FILE: median over epochs 2.. of a numeric key of the epoch records.
+median() {
+  awk -v k="\"$1\":" 'index($0, "\"epoch\":") == 2 {
+      i = index($0, k); if (!i) next
+      v = substr($0, i + length(k)); sub(/[,}].*/, "", v)
+      e = $0; sub(/^\{"epoch":/, "", e); sub(/,.*/, "", e)
+      if (e + 0 >= 2) a[n++] = v + 0 }
+    END { if (!n) { print "nan"; exit }
+      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      if (n % 2) print a[int(n / 2)]; else print (a[n / 2 - 1] + a[n / 2]) / 2 }' "$2"
+}
+final() { awk -v k="\"$1\":" '/"final":true/ { i = index($0, k); v = substr($0, i + length(k)); sub(/[,}].*/, "", v); print v }' "$2"; }
+
+csv=$WORK/results.csv
+keys="epoch_s aggr_s comm_s quant_s dense_s sync_s eval_s other_s comm_bytes eval_bytes"
+[ -f "$csv" ] || echo "model,config,link,ranks,nodes,threads,$(echo $keys | tr ' ' ','),last_test_acc" >"$csv"
+for model in $MODELS; do
+  for link in shm $RATES; do
+    for cfg in $CONFIGS; do
+      m=$WORK/$model-$cfg-$link-np$NP.jsonl
+      launcher=(mpirun --bind-to none -np "$NP")
+      nodes=1
+      if [ "$link" != shm ]; then
+        launcher=(scripts/emu-cluster.sh "$NODES" $(( NP / NODES )) "$link" --)
+        nodes=$NODES
+      fi
+      echo "== $model $cfg $link ($NP ranks, $nodes node(s))" >&2
+      # shellcheck disable=SC2046
+      if ! "${launcher[@]}" "$BIN" train --partitions "$pdir" $(model_flags "$model") $(config_flags "$cfg") \
+          --epochs "$EPOCHS" --threads "$THREADS" --quiet --metrics "$m" $EXTRA >"$m.log" 2>&1; then
+        echo "bench-cluster: $model $cfg $link failed:" >&2; tail -5 "$m.log" >&2
+        continue
+      fi
+      row="$model,$cfg,$link,$NP,$nodes,$THREADS"
+      for k in $keys; do row="$row,$(median "$k" "$m")"; done
+      echo "$row,$(final last_test_acc "$m")" >>"$csv"
+    done
+  done
+done
+
+# Tables: epoch seconds (median of epochs 2..) per link × config, per model.
+md=$WORK/results.md
+awk -F, -v np="$NP" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  $col["ranks"] == np {
+    key = $1 SUBSEP $3 SUBSEP $2; v[key] = $col["epoch_s"]; q[key] = $col["quant_s"]; c[key] = $col["comm_s"]
+    if (!($1 in seenm)) { seenm[$1] = 1; models[nm++] = $1 }
+    if (!(($1, $3) in seenl)) { seenl[$1, $3] = 1; links[$1, nl[$1]++] = $3 }
+    if (!(($1, $2) in seenc)) { seenc[$1, $2] = 1; cfgs[$1, nc[$1]++] = $2 } }
+  END {
+    for (a = 0; a < nm; a++) { m = models[a]
+      printf "\n%s, %d ranks: epoch seconds, median of epochs 2.. (comm_s / quant_s in brackets)\n\n| link |", m, np
+      for (j = 0; j < nc[m]; j++) printf " %s |", cfgs[m, j]; printf "\n|---|"
+      for (j = 0; j < nc[m]; j++) printf "---|"; printf "\n"
+      for (i = 0; i < nl[m]; i++) { l = links[m, i]; printf "| %s |", l
+        for (j = 0; j < nc[m]; j++) { k = m SUBSEP l SUBSEP cfgs[m, j]
+          if (k in v) printf " %.2f (%.2f / %.2f) |", v[k], c[k], q[k]; else printf " – |" }
+        printf "\n" } } }' "$csv" | tee "$md"
