@@ -5,19 +5,15 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
-	"math"
 	"os"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/nn"
 )
 
-const (
-	ckptMagic   = "SGCNCKPT"
-	ckptVersion = 2 // 2 adds the training state (Adam moments, epoch, dropout position); 1 is still read
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// ckptFormat: version 2 adds the training state (Adam moments, epoch,
+// dropout position); version 1 is still read.
+var ckptFormat = container.Format{Magic: "SGCNCKPT", Version: 2, Min: 1}
 
 // Checkpoint is a saved model: its configuration and parameter values, and
 // (written by training) the state needed to resume training exactly.
@@ -76,7 +72,8 @@ func (t *trainer) save(path string, done int) error {
 	return SaveCheckpoint(path, &ck)
 }
 
-// SaveCheckpoint writes ck to path (via path.tmp and a rename): magic,
+// SaveCheckpoint writes ck to path (container.WriteFile: path.tmp, fsync,
+// rename; no .tmp left on error): magic,
 // version, a JSON header, the parameters as little-endian float32, with a
 // TrainState the Adam moments (every parameter's M, then every parameter's
 // V, in parameter order), and a CRC32-C of everything before it.
@@ -97,28 +94,23 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 		return err
 	}
 	var buf bytes.Buffer
-	buf.WriteString(ckptMagic)
-	binary.Write(&buf, binary.LittleEndian, uint32(ckptVersion))
-	binary.Write(&buf, binary.LittleEndian, uint32(len(js)))
+	buf.Write(ckptFormat.Prefix())
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(js))))
 	buf.Write(js)
+	put := func(b []byte) error { buf.Write(b); return nil }
 	for _, p := range ck.Params {
-		binary.Write(&buf, binary.LittleEndian, p.W)
+		container.EmitLE(p.W, put)
 	}
 	if ck.Train != nil {
 		for _, p := range ck.Params {
-			binary.Write(&buf, binary.LittleEndian, p.M)
+			container.EmitLE(p.M, put)
 		}
 		for _, p := range ck.Params {
-			binary.Write(&buf, binary.LittleEndian, p.V)
+			container.EmitLE(p.V, put)
 		}
 	}
-	binary.Write(&buf, binary.LittleEndian, crc32.Checksum(buf.Bytes(), castagnoli))
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--save: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	buf.Write(binary.LittleEndian.AppendUint32(nil, container.Checksum(buf.Bytes())))
+	if err := container.WriteBytes(path, 0o644, buf.Bytes()); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	return nil
@@ -132,20 +124,20 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		return nil, err
 	}
 	bad := func(msg string) error { return fmt.Errorf("%s: not a valid supergcn checkpoint: %s", path, msg) }
-	if len(b) < len(ckptMagic)+12 || string(b[:len(ckptMagic)]) != ckptMagic {
+	if len(b) < container.PrefixSize+8 || !ckptFormat.HasMagic(b) {
 		return nil, bad("bad magic")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if container.Checksum(body) != sum {
 		return nil, bad("checksum mismatch (damaged or truncated file)")
 	}
-	off := len(ckptMagic)
-	version := binary.LittleEndian.Uint32(b[off:])
-	if version < 1 || version > ckptVersion {
-		return nil, bad(fmt.Sprintf("version %d, this build reads 1 to %d", version, ckptVersion))
+	version, err := ckptFormat.CheckPrefix(b)
+	if err != nil {
+		return nil, bad(fmt.Sprintf("version %d, this build reads %d to %d", version, ckptFormat.Min, ckptFormat.Version))
 	}
-	n := int(binary.LittleEndian.Uint32(b[off+4:]))
-	off += 8
+	off := container.PrefixSize
+	n := int(binary.LittleEndian.Uint32(b[off:]))
+	off += 4
 	if off+n > len(body) {
 		return nil, bad("header length beyond end of file")
 	}
@@ -162,10 +154,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		if n < 0 || off+4*n > len(body) {
 			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
 		}
-		w := make([]float32, n)
-		for i := range w {
-			w[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[off+4*i:]))
-		}
+		w := container.DecodeLE[float32](b[off : off+4*n])
 		off += 4 * n
 		return w, nil
 	}

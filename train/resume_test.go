@@ -3,7 +3,6 @@ package train
 import (
 	"bufio"
 	"encoding/json"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -225,9 +225,9 @@ func writeV1(path string, ck *Checkpoint) error {
 		return err
 	}
 	b = b[:len(b)-4]
-	b[len(ckptMagic)] = 1 // version, little-endian uint32
+	b[container.MagicSize] = 1 // version, little-endian uint32
 	b = append(b, 0, 0, 0, 0)
-	sum := crc32.Checksum(b[:len(b)-4], castagnoli)
+	sum := container.Checksum(b[:len(b)-4])
 	b[len(b)-4], b[len(b)-3], b[len(b)-2], b[len(b)-1] = byte(sum), byte(sum>>8), byte(sum>>16), byte(sum>>24)
 	return os.WriteFile(path, b, 0o644)
 }
