@@ -34,26 +34,14 @@ type Engine struct {
 	pool    *pool
 }
 
-// New returns an engine using the given number of threads (≤ 0: GOMAXPROCS)
-// and the kernel named by $SUPERGCN_KERNEL, or the best one for this CPU.
-// It panics when $SUPERGCN_KERNEL names a kernel this CPU cannot run; use
-// NewWithKernel to get that as an error.
-func New(threads int) *Engine {
-	e, err := NewWithKernel(threads, "")
-	if err != nil {
-		panic(err)
-	}
-	return e
-}
-
-// NewWithKernel returns an engine using the given number of threads (≤ 0:
-// GOMAXPROCS) and kernel: one of Kernels(), "auto" (the best), or "" (the
-// one $SUPERGCN_KERNEL names, else the best). A kernel this CPU (or build:
-// the noasm tag keeps only generic) cannot run is an error.
+// New returns an engine using the given number of threads (≤ 0:
+// GOMAXPROCS) and kernel: one of Kernels(), "auto" (the best; any case), or
+// "" (the one $SUPERGCN_KERNEL names, else the best). A kernel this CPU (or
+// build: the noasm tag keeps only generic) cannot run is a *dispatch.Error.
 //
 // The worker goroutines start with the first parallel product; Close stops
 // them (an unreachable Engine is also cleaned up by the runtime).
-func NewWithKernel(threads int, kernel string) (*Engine, error) {
+func New(threads int, kernel string) (*Engine, error) {
 	k, err := lookupKernel(kernel)
 	if err != nil {
 		return nil, err

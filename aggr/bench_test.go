@@ -73,7 +73,7 @@ func BenchmarkApply(b *testing.B) {
 		out := dense.New(n, width)
 		for _, k := range kernelTable {
 			for _, threads := range []int{1, 2} {
-				e, _ := NewWithKernel(threads, k.name)
+				e, _ := New(threads, k.name)
 				op := e.Prepare(a)
 				b.Run(fmt.Sprintf("width=%d/%s/threads=%d", width, k.name, threads), func(b *testing.B) {
 					b.SetBytes(int64(edges+n) * int64(width) * 4)

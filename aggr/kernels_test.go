@@ -1,10 +1,14 @@
 package aggr
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/dispatch"
 )
 
 // testWidths are the row widths every kernel is checked at: all of 1…67,
@@ -163,40 +167,50 @@ func TestKernelLookup(t *testing.T) {
 		t.Fatalf("Kernels() = %v, want generic last", names)
 	}
 	for _, n := range names {
-		e, err := NewWithKernel(2, n)
+		e, err := New(2, n)
 		if err != nil {
-			t.Fatalf("NewWithKernel(%q): %v", n, err)
+			t.Fatalf("New(%q): %v", n, err)
 		}
 		if e.KernelName() != n {
-			t.Fatalf("NewWithKernel(%q).KernelName() = %q", n, e.KernelName())
+			t.Fatalf("New(%q).KernelName() = %q", n, e.KernelName())
 		}
 		e.Close()
 	}
-	if _, err := NewWithKernel(1, "bogus"); err == nil {
-		t.Fatal("NewWithKernel(bogus): no error")
+	if _, err := New(1, "bogus"); err == nil {
+		t.Fatal("New(bogus): no error")
 	}
 	// a known kernel this build cannot run
-	for _, n := range knownKernels {
+	for _, n := range dispatch.Known() {
 		avail := false
 		for _, m := range names {
 			avail = avail || m == n
 		}
 		if !avail {
-			if _, err := NewWithKernel(1, n); err == nil {
-				t.Fatalf("NewWithKernel(%q): no error, available: %v", n, names)
+			if _, err := New(1, n); err == nil {
+				t.Fatalf("New(%q): no error, available: %v", n, names)
 			}
 		}
 	}
-	e, err := NewWithKernel(1, "auto")
+	e, err := New(1, "auto")
 	if err != nil || e.KernelName() != names[0] {
 		t.Fatalf("auto: %v, %v; want %s", e, err, names[0])
 	}
-	t.Setenv(KernelEnv, "generic")
-	if KernelName() != "generic" || New(1).KernelName() != "generic" {
-		t.Fatalf("%s=generic not honoured", KernelEnv)
+	if e, err := New(1, " AUTO "); err != nil || e.KernelName() != names[0] {
+		t.Fatalf("AUTO: %v; want %s", err, names[0])
 	}
-	t.Setenv(KernelEnv, "bogus")
-	if _, err := NewWithKernel(1, ""); err == nil {
-		t.Fatalf("%s=bogus: no error", KernelEnv)
+	if e, err := New(1, strings.ToUpper(names[0])); err != nil || e.KernelName() != names[0] {
+		t.Fatalf("%s: %v", strings.ToUpper(names[0]), err)
+	}
+	t.Setenv(dispatch.Env, "Generic")
+	if KernelName() != "generic" || mustNew(t, 1).KernelName() != "generic" {
+		t.Fatalf("%s=Generic not honoured", dispatch.Env)
+	}
+	t.Setenv(dispatch.Env, "bogus")
+	var de *dispatch.Error
+	if _, err := New(1, ""); !errors.As(err, &de) || de.Source != dispatch.Env || !de.Unknown {
+		t.Fatalf("%s=bogus: %v", dispatch.Env, err)
+	}
+	if _, err := New(1, "bogus"); !errors.As(err, &de) || de.Source != dispatch.Field {
+		t.Fatalf("bogus argument: %v", err)
 	}
 }

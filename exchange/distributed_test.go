@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
@@ -42,7 +41,7 @@ func runRanks(ds *graph.Dataset, owner []int32, p int, kind nn.OpKind, o Options
 	fn func(s *partition.Shard, c comm.Comm, prop *Propagator) error) error {
 	return comm.RunGroup(p, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
-		prop, err := New(s, c, aggr.New(1), kind, o)
+		prop, err := New(s, c, testEngine(), kind, o)
 		if err != nil {
 			return err
 		}
@@ -91,7 +90,7 @@ func scatterRows(dst, src *dense.Matrix, global []int64) {
 // singleRank is the P=1 operator's Forward and Backward of x.
 func singleRank(t *testing.T, ds *graph.Dataset, kind nn.OpKind, x *dense.Matrix) (fwd, bwd *dense.Matrix) {
 	t.Helper()
-	prop, err := New(ShardFromDataset(ds), comm.Single(), aggr.New(1), kind, Options{})
+	prop, err := New(ShardFromDataset(ds), comm.Single(), testEngine(), kind, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +437,7 @@ func TestNewFailsOnEveryRank(t *testing.T) {
 			if c.Rank() == 1 {
 				breakIt(s)
 			}
-			_, err := New(s, c, aggr.New(1), nn.OpGCN, Options{})
+			_, err := New(s, c, testEngine(), nn.OpGCN, Options{})
 			if err == nil {
 				return fmt.Errorf("no error")
 			}

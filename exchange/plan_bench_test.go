@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/testdata"
@@ -76,7 +75,7 @@ func BenchmarkPlanDBLP(b *testing.B) {
 	for b.Loop() {
 		stats := make([]PlanStats, planBenchParts)
 		err := comm.RunGroup(planBenchParts, func(c comm.Comm) error {
-			p, err := New(shards[c.Rank()], c, aggr.New(1), nn.OpGCN, Options{Mode: "hybrid"})
+			p, err := New(shards[c.Rank()], c, testEngine(), nn.OpGCN, Options{Mode: "hybrid"})
 			if err != nil {
 				return err
 			}

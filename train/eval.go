@@ -32,7 +32,7 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 	if ck.Model.Model == "sage" {
 		kind = nn.OpMean
 	}
-	eng, err := aggr.NewWithKernel(threads, kernel)
+	eng, err := aggr.New(threads, kernel)
 	if err != nil {
 		return nil, err
 	}

@@ -137,7 +137,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if mc.Model == "sage" {
 		kind = nn.OpMean
 	}
-	eng, err := aggr.NewWithKernel(cfg.Threads, cfg.Kernel)
+	eng, err := aggr.New(cfg.Threads, cfg.Kernel)
 	if err != nil {
 		return nil, err
 	}

@@ -143,9 +143,9 @@ func benchAggr(args []string) error {
 			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(aggrOps, ","))}
 		}
 	}
-	eng, err := aggr.NewWithKernel(*threads, *kernel)
+	eng, err := aggr.New(*threads, *kernel)
 	if err != nil {
-		return usageError{"--kernel: " + err.Error()}
+		return kernelError(err)
 	}
 	defer eng.Close()
 

@@ -35,7 +35,7 @@ func cmdTrain(args []string) error {
 	fs.IntVar(&cfg.Epochs, "epochs", 200, "epochs")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
 	fs.IntVar(&cfg.Threads, "threads", 0, "aggregation threads per rank (0: the cores of this rank)")
-	fs.StringVar(&cfg.Kernel, "kernel", "", "aggregation kernel: generic|avx2|avx512|neon|sve (default: best; env SUPERGCN_KERNEL)")
+	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
 	fs.StringVar(&bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bitsBack, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
