@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/metis"
 )
 
 // planBenchParts is the rank count of BenchmarkPlanDBLP.
@@ -41,7 +42,7 @@ func loadDBLPShards(b *testing.B) []*partition.Shard {
 		if d.err = graph.AttachSyntheticFeatures(ds, 16, 8, 1); d.err != nil {
 			return
 		}
-		owner, err := partition.Metis(ds.Graph, planBenchParts, partition.Options{Weights: partition.WeightsDegree})
+		owner, err := metis.Metis(ds.Graph, planBenchParts, metis.Options{Weights: metis.WeightsDegree})
 		if err != nil {
 			d.err = err
 			return

@@ -146,7 +146,7 @@ func checkDataset(ds *graph.Dataset) error {
 	if ds == nil || ds.Graph == nil {
 		return errors.New("partition: nil dataset")
 	}
-	if err := checkSquare(ds.Graph); err != nil {
+	if err := CheckSquare(ds.Graph); err != nil {
 		return err
 	}
 	n := ds.NumNodes()
