@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 
 	"github.com/supergcn/supergcn/internal/dispatch"
 )
@@ -156,6 +160,56 @@ func TestKernelsLongRow(t *testing.T) {
 						t.Fatalf("%s width %d weighted %v: out[%d]=%v, reference %v", k.name, width, wv != nil, j, out[j], ref[j])
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestKernelsOffered: the kernels offered are those the CPU features (as
+// golang.org/x/sys/cpu reports them) allow, best first, each native except
+// generic: a detection bug would otherwise silently test generic alone.
+func TestKernelsOffered(t *testing.T) {
+	var want []string
+	if !noasmBuild {
+		switch runtime.GOARCH {
+		case "amd64":
+			if cpu.X86.HasAVX512F && cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+				want = append(want, "avx512")
+			}
+			if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+				want = append(want, "avx2")
+			}
+		case "arm64":
+			if cpu.ARM64.HasSVE {
+				want = append(want, "sve")
+			}
+			if cpu.ARM64.HasASIMD {
+				want = append(want, "neon")
+			}
+		}
+	}
+	want = append(want, "generic")
+	if got := Kernels(); !slices.Equal(got, want) {
+		t.Fatalf("Kernels() = %v, want %v", got, want)
+	}
+	for _, k := range kernelTable {
+		if k.native != (k.name != "generic") {
+			t.Fatalf("kernel %q native = %v", k.name, k.native)
+		}
+	}
+}
+
+// TestKernelsEmptyRow: a row of no columns leaves the buffer around it
+// untouched, with and without edges.
+func TestKernelsEmptyRow(t *testing.T) {
+	x := []float32{1, 2, 3, 4}
+	for _, k := range kernelTable {
+		buf := []float32{sentinel, sentinel}
+		for _, idx := range [][]int32{nil, {0, 1, 3}} {
+			k.rows(buf[1:1], x, 1, idx)
+			k.rowsW(buf[1:1], x, 1, idx, []float32{1, 2, 3})
+			if buf[0] != sentinel || buf[1] != sentinel {
+				t.Fatalf("%s: an empty row wrote %v", k.name, buf)
 			}
 		}
 	}

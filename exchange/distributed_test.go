@@ -13,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 var allModes = []string{"post", "pre", "hybrid"}
@@ -41,12 +42,33 @@ func runRanks(ds *graph.Dataset, owner []int32, p int, kind nn.OpKind, o Options
 	fn func(s *partition.Shard, c comm.Comm, prop *Propagator) error) error {
 	return comm.RunGroup(p, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
-		prop, err := New(s, c, testEngine(), kind, o)
+		prop, err := New(s, c, testEngine(), kind, perRank(o))
 		if err != nil {
 			return err
 		}
 		return fn(s, c, prop)
 	})
+}
+
+// quantBits in test Options stands for an int-bits quant.Codec, which
+// perRank creates for each rank (a codec serves one rank only).
+type quantBits struct {
+	RowCodec
+	bits int
+}
+
+// perRank returns o with every quantBits replaced by a fresh quant.Codec.
+func perRank(o Options) Options {
+	for _, c := range []*RowCodec{&o.Codec, &o.BackwardCodec} {
+		if q, ok := (*c).(quantBits); ok {
+			codec, err := quant.NewCodec(quant.Format{Bits: q.bits}, 1, "")
+			if err != nil {
+				panic(err) // 2, 4 or 8 bits: cannot fail
+			}
+			*c = codec
+		}
+	}
+	return o
 }
 
 // gathered applies the distributed operator to the global matrix x (rows by
@@ -374,7 +396,7 @@ func TestQuantizedExchange(t *testing.T) {
 	ds := randomDataset(rng, n, 4, 0)
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x := randomMatrix(rng, n, w)
-	o := Options{Mode: "hybrid", Bits: 8, BitsBackward: 8}
+	o := Options{Mode: "hybrid", Codec: quantBits{bits: 8}, BackwardCodec: quantBits{bits: 8}}
 	wantF, wantB, err := gathered(ds, owner, p, nn.OpMean, Options{}, nn.Pass{}, x)
 	if err != nil {
 		t.Fatal(err)

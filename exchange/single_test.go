@@ -56,8 +56,6 @@ func TestNewRejects(t *testing.T) {
 		want string
 	}{
 		{"mode", Options{Mode: "sideways"}, nil, "unknown mode"},
-		{"bits", Options{Bits: 3}, nil, "--bits"},
-		{"bits-backward", Options{BitsBackward: 5}, nil, "--bits-backward"},
 		{"weighted", Options{}, func() { ds.Graph.Val = make([]float32, ds.Graph.NNZ()) }, "weighted"},
 	}
 	for _, c := range cases {

@@ -36,7 +36,7 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 	if err != nil {
 		return nil, err
 	}
-	prop, err := exchange.New(s, c, eng, kind, exchange.Options{Mode: "hybrid", Bits: 32, BitsBackward: 32})
+	prop, err := exchange.New(s, c, eng, kind, exchange.Options{Mode: "hybrid"})
 	if err != nil {
 		return nil, err
 	}
