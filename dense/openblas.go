@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // openBLAS is gonum's pure-Go blas.Float32 with the hot routine, Sgemm,
@@ -35,7 +37,7 @@ func init() {
 
 // Backend describes the BLAS implementation behind Gemm.
 func Backend() string {
-	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", Threads())
+	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", par.Threads())
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with

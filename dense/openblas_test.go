@@ -25,15 +25,6 @@ func TestBackendName(t *testing.T) {
 	}
 }
 
-func TestSetThreads(t *testing.T) {
-	old := Threads()
-	defer SetThreads(old)
-	SetThreads(1)
-	if got := Threads(); got != 1 {
-		t.Fatalf("Threads() = %d after SetThreads(1)", got)
-	}
-}
-
 func TestOpenBLASArgumentChecksPanic(t *testing.T) {
 	defer func() {
 		if recover() == nil {

@@ -8,9 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"sync"
 
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Binary dataset format ("SGCNBIN", version 1), little-endian throughout:
@@ -513,18 +513,12 @@ func binDecodeImage(path string, b []byte, size int64, o BinaryOptions) (*Datase
 // binVerifySections checks every section's CRC32-C, sections in parallel.
 func binVerifySections(path string, h *binHeader, sec func(int) []byte) error {
 	var errs [binNumSection]error
-	var wg sync.WaitGroup
-	for i := range h.sections {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if got := container.Checksum(sec(i)); got != h.sections[i].crc {
-				errs[i] = binError(path, "section %s: checksum mismatch (stored %08x, computed %08x)",
-					binSectionName(i), h.sections[i].crc, got)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks(binNumSection, 0, func(i int) {
+		if got := container.Checksum(sec(i)); got != h.sections[i].crc {
+			errs[i] = binError(path, "section %s: checksum mismatch (stored %08x, computed %08x)",
+				binSectionName(i), h.sections[i].crc, got)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err

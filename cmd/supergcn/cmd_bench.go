@@ -143,6 +143,7 @@ func benchAggr(args []string) error {
 			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(aggrOps, ","))}
 		}
 	}
+	setThreadBudget(*threads)
 	eng, err := aggr.New(*threads, *kernel)
 	if err != nil {
 		return kernelError(err)
@@ -415,6 +416,7 @@ func benchStream(args []string) error {
 	if *threads < 1 || *mib < 1 || *reps < 1 {
 		return usageError{"--threads, --mib and --reps must be ≥ 1"}
 	}
+	setThreadBudget(*threads)
 	r := runStream(*threads, *mib, *reps)
 	if *asJSON {
 		b, _ := json.Marshal(map[string]any{"op": "stream", "threads": *threads, "mib": *mib,

@@ -49,6 +49,7 @@ func benchQuant(args []string) error {
 	if *rows < 1 || *width < 1 || *threads < 1 || *reps < 1 {
 		return usageError{"--rows, --width, --threads and --reps must be ≥ 1"}
 	}
+	setThreadBudget(*threads)
 	var bits []int
 	for _, s := range strings.Split(*bitsArg, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(s))

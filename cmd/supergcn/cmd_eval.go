@@ -16,7 +16,7 @@ func cmdEval(args []string) error {
 	var d dataFlags
 	d.register(fs, "score on")
 	model := fs.String("model", "", "model file written by supergcn train --save")
-	threads := fs.Int("threads", 0, "aggregation threads per rank (0: the cores of this rank)")
+	threads := fs.Int("threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	kernel := fs.String("kernel", "", kernelHelp)
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data)")
@@ -46,10 +46,7 @@ func cmdEval(args []string) error {
 	}
 	return w.finish(func() error {
 		c := w.comm
-		th := *threads
-		if th <= 0 {
-			th = defaultThreads()
-		}
+		th := setThreadBudget(*threads)
 		s, err := d.loadShard(c, w, nil)
 		if err != nil {
 			return err

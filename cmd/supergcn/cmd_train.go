@@ -34,7 +34,7 @@ func cmdTrain(args []string) error {
 	fs.BoolVar(&cfg.Decoupled, "adamw", false, "decoupled weight decay (AdamW)")
 	fs.IntVar(&cfg.Epochs, "epochs", 200, "epochs")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
-	fs.IntVar(&cfg.Threads, "threads", 0, "aggregation threads per rank (0: the cores of this rank)")
+	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
 	fs.StringVar(&bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
@@ -178,10 +178,7 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBa
 			return err
 		}
 	}
-	if cfg.Threads <= 0 {
-		cfg.Threads = defaultThreads()
-	}
-	dense.SetThreads(cfg.Threads)
+	cfg.Threads = setThreadBudget(cfg.Threads)
 	s, err := d.loadShard(c, w, log)
 	if err != nil {
 		return err

@@ -196,8 +196,20 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 	return metis.OnRank0(c, ds.Graph, p, opts)
 }
 
-// defaultThreads is the aggregation thread count when --threads is 0: the
-// cores this process may use, shared among the ranks of this node.
+// setThreadBudget makes n (≤ 0: defaultThreads) the rank's thread budget,
+// which every parallel loop (aggregation, dense products and elementwise
+// passes, quantisation, preprocessing) stays within: internal/par reads it
+// as GOMAXPROCS. Commands call it once, from --threads, before any work.
+func setThreadBudget(n int) int {
+	if n <= 0 {
+		n = defaultThreads()
+	}
+	runtime.GOMAXPROCS(n)
+	return n
+}
+
+// defaultThreads is the thread budget when --threads is 0: the cores this
+// process may use, shared among the ranks of this node.
 func defaultThreads() int {
 	local := 1
 	for _, k := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"} {
