@@ -28,9 +28,9 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 	if s.NumClasses > ck.Model.Out {
 		return nil, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
 	}
-	kind := nn.OpGCN
-	if ck.Model.Model == "sage" {
-		kind = nn.OpMean
+	kind, err := nn.ModelOp(ck.Model.Model)
+	if err != nil {
+		return nil, err
 	}
 	eng, err := aggr.New(threads, kernel)
 	if err != nil {

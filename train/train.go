@@ -133,9 +133,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if mc.Seed == 0 {
 		mc.Seed = cfg.Seed
 	}
-	kind := nn.OpGCN
-	if mc.Model == "sage" {
-		kind = nn.OpMean
+	kind, err := nn.ModelOp(mc.Model)
+	if err != nil {
+		return nil, err
 	}
 	eng, err := aggr.New(cfg.Threads, cfg.Kernel)
 	if err != nil {

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -23,7 +25,7 @@ func cmdTrain(args []string) error {
 	d.register(fs, "train on")
 	var cfg train.Config
 	var mpiMode, bitsFlag, bitsBack string
-	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: gcn|sage (GraphSAGE with mean aggregation)")
+	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|")+" (sage: GraphSAGE with mean aggregation)")
 	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
 	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
@@ -85,9 +87,10 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 	bad := func(flag, format string, args ...any) error {
 		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 	}
+	if _, err := nn.ModelOp(m.Model); err != nil {
+		return bad("model", "%q is not %s", m.Model, strings.Join(nn.Models(), " or "))
+	}
 	switch {
-	case m.Model != "gcn" && m.Model != "sage":
-		return bad("model", "%q is not gcn or sage", m.Model)
 	case m.Layers < 1:
 		return bad("layers", "%d, need at least 1", m.Layers)
 	case m.Hidden < 1:
