@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
 )
 
@@ -69,7 +70,7 @@ func (t *trainer) save(path string, done int) error {
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
-	return SaveCheckpoint(path, &ck)
+	return field.Wrap("train.Config.SavePath", SaveCheckpoint(path, &ck))
 }
 
 // SaveCheckpoint writes ck to path (container.WriteFile: path.tmp, fsync,
@@ -82,7 +83,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	h.Model, h.LabelProp, h.FeatNorm, h.Train = ck.Model, ck.LabelProp, ck.FeatNorm, ck.Train
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
-			return fmt.Errorf("--save: parameter %s: %d values but moments of %d and %d", p.Name, len(p.W), len(p.M), len(p.V))
+			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
 		}
 		h.Params = append(h.Params, struct {
 			Name string `json:"name"`
@@ -110,10 +111,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 		}
 	}
 	buf.Write(binary.LittleEndian.AppendUint32(nil, container.Checksum(buf.Bytes())))
-	if err := container.WriteBytes(path, 0o644, buf.Bytes()); err != nil {
-		return fmt.Errorf("--save: %w", err)
-	}
-	return nil
+	return container.WriteBytes(path, 0o644, buf.Bytes())
 }
 
 // LoadCheckpoint reads a checkpoint written by SaveCheckpoint (version 2)
@@ -189,11 +187,11 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 // The checkpoint must describe the model the flags describe.
 func (t *trainer) resume(path string) error {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("--resume %s: %s", path, fmt.Sprintf(format, args...))
+		return field.Errorf("train.Config.ResumePath", "%s: %s", path, fmt.Sprintf(format, args...))
 	}
 	ck, err := LoadCheckpoint(path)
 	if err != nil {
-		return fmt.Errorf("--resume: %w", err)
+		return field.Wrap("train.Config.ResumePath", err)
 	}
 	if ck.Train == nil {
 		return fail("no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed")
@@ -206,23 +204,23 @@ func (t *trainer) resume(path string) error {
 		return s
 	}
 	for _, d := range []struct {
-		flag       string
+		field      string
 		have, want any
 	}{
-		{"--model", have.Model, want.Model},
-		{"--layers", have.Layers, want.Layers},
-		{"--hidden", have.Hidden, want.Hidden},
-		{"--norm", norm(have.Norm), norm(want.Norm)},
+		{"nn.Config.Model", have.Model, want.Model},
+		{"nn.Config.Layers", have.Layers, want.Layers},
+		{"nn.Config.Hidden", have.Hidden, want.Hidden},
+		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
-		{"--label-prop", ck.LabelProp, t.cfg.LabelProp},
+		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
 	} {
 		if d.have != d.want {
-			return fail("checkpoint has %s %v, this run %v", d.flag, d.have, d.want)
+			return fail("checkpoint has %s %v, this run %v", d.field, d.have, d.want)
 		}
 	}
 	if ck.Train.Epoch > t.cfg.Epochs {
-		return fail("checkpoint is at epoch %d, past --epochs %d", ck.Train.Epoch, t.cfg.Epochs)
+		return fail("checkpoint is at epoch %d, past train.Config.Epochs %d", ck.Train.Epoch, t.cfg.Epochs)
 	}
 	if len(ck.Params) != len(t.params) {
 		return fail("%d parameters, the model has %d", len(ck.Params), len(t.params))

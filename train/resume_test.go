@@ -167,13 +167,13 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	c := kipfConfig("gcn", 6, 6, 0.5)
 	c.Model.Hidden = 32
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "--resume "+cfg.SavePath) || !strings.Contains(err.Error(), "--hidden 16, this run 32") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "train.Config.ResumePath: "+cfg.SavePath) || !strings.Contains(err.Error(), "nn.Config.Hidden 16, this run 32") {
 		t.Fatalf("resume with another --hidden: err = %v", err)
 	}
 	c = kipfConfig("gcn", 6, 6, 0.5)
 	c.LabelProp = 0.5
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "--label-prop") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "train.Config.LabelProp") {
 		t.Fatalf("resume with another --label-prop: err = %v", err)
 	}
 	c = kipfConfig("gcn", 6, 2, 0.5)

@@ -85,7 +85,7 @@ func benchQuant(args []string) error {
 			f := quant.Format{Bits: b, HalfParams: *half}
 			c, err := quant.NewCodec(f, *threads, strings.TrimSpace(kn))
 			if err != nil {
-				return usageError{"--kernel: " + err.Error()}
+				return kernelError(err)
 			}
 			d, p := c.Size(*rows, *width)
 			buf := make([]byte, d+p)
