@@ -3,7 +3,6 @@
 package aggr
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"syscall"
 	"testing"
@@ -33,22 +32,7 @@ func TestKernelsGuardPage(t *testing.T) {
 			x := all[len(all)-((rows-1)*stride+width):]
 			copy(x, randVec(rng, len(x)))
 			idx := []int32{int32(rng.IntN(rows)), 0, int32(rng.IntN(rows)), int32(rows - 1)}
-			w := randVec(rng, len(idx))
-			for _, wv := range [][]float32{nil, w} {
-				out := randVec(rng, width)
-				ref, mag := refAccum(out, x, stride, idx, wv)
-				if wv == nil {
-					k.rows(out, x, stride, idx)
-				} else {
-					k.rowsW(out, x, stride, idx, wv)
-				}
-				desc := fmt.Sprintf("%s guard page width %d weighted %v", k.name, width, wv != nil)
-				for j := range out {
-					if !close32(out[j], ref[j], mag[j]) {
-						t.Fatalf("%s: out[%d]=%v, reference %v", desc, j, out[j], ref[j])
-					}
-				}
-			}
+			checkRow(t, k, width, x, stride, idx, randVec(rng, len(idx)), rng, "guard page")
 		}
 	}
 }

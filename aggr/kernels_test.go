@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/cpu"
 
 	"github.com/supergcn/supergcn/internal/dispatch"
 )
@@ -134,6 +131,26 @@ func TestKernels(t *testing.T) {
 	}
 }
 
+// checkRow runs kernel k on one output row, unweighted and weighted by w,
+// and compares each result with the float64 reference.
+func checkRow(t *testing.T, k kernel, width int, x []float32, stride int, idx []int32, w []float32, rng *rand.Rand, what string) {
+	t.Helper()
+	for _, wv := range [][]float32{nil, w} {
+		out := randVec(rng, width)
+		ref, mag := refAccum(out, x, stride, idx, wv)
+		if wv == nil {
+			k.rows(out, x, stride, idx)
+		} else {
+			k.rowsW(out, x, stride, idx, wv)
+		}
+		for j := range out {
+			if !close32(out[j], ref[j], mag[j]) {
+				t.Fatalf("%s %s width %d weighted %v: out[%d]=%v, reference %v", k.name, what, width, wv != nil, j, out[j], ref[j])
+			}
+		}
+	}
+}
+
 // TestKernelsLongRow runs one long index list (hub row) through every
 // kernel at a few widths, where the prefetching loop dominates.
 func TestKernelsLongRow(t *testing.T) {
@@ -146,46 +163,20 @@ func TestKernelsLongRow(t *testing.T) {
 			for i := range idx {
 				idx[i] = int32(rng.IntN(rows))
 			}
-			w := randVec(rng, len(idx))
-			for _, wv := range [][]float32{nil, w} {
-				out := randVec(rng, width)
-				ref, mag := refAccum(out, x, width, idx, wv)
-				if wv == nil {
-					k.rows(out, x, width, idx)
-				} else {
-					k.rowsW(out, x, width, idx, wv)
-				}
-				for j := range out {
-					if !close32(out[j], ref[j], mag[j]) {
-						t.Fatalf("%s width %d weighted %v: out[%d]=%v, reference %v", k.name, width, wv != nil, j, out[j], ref[j])
-					}
-				}
-			}
+			checkRow(t, k, width, x, width, idx, randVec(rng, len(idx)), rng, "long row")
 		}
 	}
 }
 
-// TestKernelsOffered: the kernels offered are those the CPU features (as
-// golang.org/x/sys/cpu reports them) allow, best first, each native except
-// generic: a detection bug would otherwise silently test generic alone.
+// TestKernelsOffered: the kernels offered are this architecture's kernels
+// that internal/dispatch finds the CPU supports (its own test checks that
+// against the CPU flags), best first, each native except generic, so a
+// wiring bug cannot silently leave generic alone under test.
 func TestKernelsOffered(t *testing.T) {
 	var want []string
-	if !noasmBuild {
-		switch runtime.GOARCH {
-		case "amd64":
-			if cpu.X86.HasAVX512F && cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-				want = append(want, "avx512")
-			}
-			if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-				want = append(want, "avx2")
-			}
-		case "arm64":
-			if cpu.ARM64.HasSVE {
-				want = append(want, "sve")
-			}
-			if cpu.ARM64.HasASIMD {
-				want = append(want, "neon")
-			}
+	for _, k := range platformKernels() {
+		if dispatch.Supported(k.name) {
+			want = append(want, k.name)
 		}
 	}
 	want = append(want, "generic")
