@@ -47,6 +47,16 @@ func Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 	}
 }
 
+// Backend describes the BLAS implementation behind Gemm: gonum's pure-Go
+// one, or the binding installed into gonum's blas32 (dense/openblas), which
+// names itself.
+func Backend() string {
+	if n, ok := blas32.Implementation().(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return "gonum (pure Go)"
+}
+
 // GemmBlock is the block of rows (of c, or of the inner dimension) that one
 // BLAS call of a parallel Gemm handles. GNN products are tall and skinny
 // (nodes × features times features × features, and its transpose for the
