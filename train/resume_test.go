@@ -151,7 +151,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	}
 }
 
-// A checkpoint for another model is refused, naming --resume and the flag;
+// A checkpoint for another model is refused, naming the ResumePath field and the differing one;
 // so is a version-1 checkpoint without optimizer state.
 func TestResumeRefusesOtherModel(t *testing.T) {
 	ds := cora(t)
@@ -178,7 +178,7 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	}
 	c = kipfConfig("gcn", 6, 2, 0.5)
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "past --epochs 2") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "past train.Config.Epochs 2") {
 		t.Fatalf("resume past --epochs: err = %v", err)
 	}
 
