@@ -3,8 +3,9 @@ package train
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
+
+	"github.com/supergcn/supergcn/internal/field"
 )
 
 // EpochMetrics is one line of the --metrics JSON-lines file. The first keys
@@ -92,7 +93,7 @@ func newMetricsWriter(path string, appendTo bool) (*metricsWriter, error) {
 	}
 	f, err := os.OpenFile(path, flag, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics: %w", err)
+		return nil, field.Wrap("train.Config.MetricsPath", err)
 	}
 	w := bufio.NewWriter(f)
 	return &metricsWriter{path: path, f: f, w: w, enc: json.NewEncoder(w)}, nil
@@ -119,7 +120,7 @@ func (m *metricsWriter) close() error {
 	}
 	m.f = nil
 	if ferr != nil {
-		return fmt.Errorf("--metrics %s: %w", m.path, ferr)
+		return field.Errorf("train.Config.MetricsPath", "%s: %w", m.path, ferr)
 	}
 	return nil
 }
