@@ -13,6 +13,8 @@
 #   SPEC [products] graph (supergcn gen), EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
 #   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
 #   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
+#   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
+#         with DATA_FLAGS, e.g. DATA=dblp.sgb DATA_FLAGS="--synthetic-features 128 --partition-method random"
 #   BIN [bin/supergcn]; EXTRA: more train flags for every run
 # Writes WORK/results.csv (one line per run) and WORK/results.md (tables), and
 # prints the tables. `supergcn plot --bench WORK/results.csv --out DIR` draws them.
@@ -35,11 +37,15 @@ mkdir -p "$WORK"
 
 graph=$WORK/graph.sgb
 pdir=$WORK/p$NP
-if [ ! -f "$graph" ]; then
+input=(--partitions "$pdir")
+if [ -n "${DATA:-}" ]; then
+  # shellcheck disable=SC2206
+  input=(--data "$DATA" ${DATA_FLAGS:-})
+elif [ ! -f "$graph" ]; then
   echo "== gen $SPEC" >&2
   "$BIN" gen --spec "$SPEC" --out "$graph" >&2
 fi
-if [ ! -f "$pdir/meta.json" ]; then
+if [ -z "${DATA:-}" ] && [ ! -f "$pdir/meta.json" ]; then
   echo "== partition $NP parts (METIS)" >&2
   "$BIN" partition --data "$graph" --parts "$NP" --method metis --out "$pdir" >&2
 fi
@@ -88,7 +94,7 @@ for model in $MODELS; do
       fi
       echo "== $model $cfg $link ($NP ranks, $nodes node(s))" >&2
       # shellcheck disable=SC2046
-      if ! "${launcher[@]}" "$BIN" train --partitions "$pdir" $(model_flags "$model") $(config_flags "$cfg") \
+      if ! "${launcher[@]}" "$BIN" train "${input[@]}" $(model_flags "$model") $(config_flags "$cfg") \
           --epochs "$EPOCHS" --threads "$THREADS" --quiet --metrics "$m" $EXTRA >"$m.log" 2>&1; then
         echo "bench-cluster: $model $cfg $link failed:" >&2; tail -5 "$m.log" >&2
         continue
