@@ -3,7 +3,11 @@ GO      ?= go
 BIN     := bin/supergcn
 # OpenBLAS backs the dense products when its pkg-config file is present.
 TAGS    ?= $(shell pkg-config --exists openblas 2>/dev/null && echo openblas)
-GOFLAGS_BUILD := -tags '$(TAGS)'
+# Version and commit for `supergcn --version` and the metrics header.
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+GOFLAGS_BUILD := -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1

@@ -14,7 +14,9 @@ if [ -n "$bad" ]; then echo "gofmt needed:"; echo "$bad"; exit 1; fi
 go vet -tags "$TAGS" ./...
 
 step "build"
-go build -tags "$TAGS" -o bin/supergcn ./cmd/supergcn
+ldflags="-X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev) -X main.commit=$(git rev-parse HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"
+go build -tags "$TAGS" -ldflags "$ldflags" -o bin/supergcn ./cmd/supergcn
+bin/supergcn --version
 export SUPERGCN_BIN=$PWD/bin/supergcn
 bin/supergcn info
 

@@ -47,6 +47,7 @@ func cmdTrain(args []string) error {
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
 	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "only the summary, no per-epoch lines")
+	stopAfter := fs.Duration("stop-after", 0, "stop cleanly after this long (e.g. 55m in a 1-hour job): finish the epoch, save to --save, exit with status 75; SIGTERM and SIGUSR1 do the same at once")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -65,6 +66,13 @@ func cmdTrain(args []string) error {
 	cfg.FeatNorm = d.featNorm
 	cfg.Quiet = *quiet
 	cfg.Model.Seed = d.seed
+	if *stopAfter < 0 {
+		return usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", *stopAfter)}
+	}
+	stopRequested, release := stopRequests(*stopAfter)
+	defer release()
+	cfg.Stop = stopRequested
+	cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: d.describe()}
 	w, err := startWorld(mpiMode)
 	if err != nil {
 		return err

@@ -55,6 +55,19 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 // sourceFlags shape the input graph; a partition directory is already built.
 var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "partition-method", "partition-weights"}
 
+// describe names the data for the metrics header: the path or spec given.
+func (d *dataFlags) describe() string {
+	switch {
+	case d.partitions != "":
+		return "partitions:" + d.partitions
+	case d.data != "":
+		return d.data
+	case d.synthetic != "":
+		return "synthetic:" + d.synthetic
+	}
+	return "synthetic:default"
+}
+
 func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	if d.partitions != "" {
 		for _, f := range sourceFlags {
