@@ -12,7 +12,8 @@ export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc
+APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc \
+            slurm-wlm munge python3
 
 .PHONY: deps deps-bench build run test bench lint fmt clean
 deps:

@@ -21,7 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-scripts/deps.sh slurm-wlm munge
+scripts/deps.sh slurm-wlm munge python3
+[ "$(id -u)" -eq 0 ] || { echo "test-slurm: needs root (slurmd runs jobs as their users)" >&2; exit 1; }
 
 fail() { echo "test-slurm: FAIL: $*" >&2; exit 1; }
 log() { echo "test-slurm: $*"; }
