@@ -33,6 +33,12 @@ func init() {
 	C.openblas_set_num_threads(1)
 }
 
+// BLAS names the BLAS library behind Gemm, its build configuration
+// (version and options) and the CPU core kernel set it selected.
+func BLAS() (name, config, core string) {
+	return "OpenBLAS", C.GoString(C.openblas_get_config()), C.GoString(C.openblas_get_corename())
+}
+
 // Backend describes the BLAS implementation behind Gemm.
 func Backend() string {
 	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", Threads())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,31 @@ func TestSignalStopsWithCheckpoint(t *testing.T) {
 				t.Fatalf("resume on other data: exit %d\n%s", r.code, r.stderr)
 			}
 		})
+	}
+}
+
+// info --json is one JSON object with the build, CPU, BLAS, partitioner and
+// MPI facts filled in; --version prints the version and commit.
+func TestInfoJSONAndVersion(t *testing.T) {
+	r := run(t, time.Minute, nil, "info", "--json")
+	if r.code != 0 {
+		t.Fatalf("info --json: exit %d\n%s", r.code, r.stderr)
+	}
+	var bi buildInfo
+	if err := json.Unmarshal([]byte(r.stdout), &bi); err != nil {
+		t.Fatalf("info --json is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	for k, v := range map[string]string{"cpu_model": bi.CPUModel, "aggr_kernel": bi.AggrKernel, "blas": bi.BLAS,
+		"metis": bi.METIS, "ptscotch": bi.PTScotch, "mpi": bi.MPI, "mpi_thread_level": bi.MPIThread, "version": bi.Version, "commit": bi.Commit} {
+		if v == "" {
+			t.Errorf("info --json: %s is empty", k)
+		}
+	}
+	if !strings.HasPrefix(bi.MPIThread, "MPI_THREAD_") {
+		t.Errorf("info --json: MPI thread level %q", bi.MPIThread)
+	}
+	r = run(t, time.Minute, nil, "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "supergcn ") || !strings.Contains(r.stdout, "commit ") {
+		t.Fatalf("--version: exit %d, %q", r.code, r.stdout)
 	}
 }
