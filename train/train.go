@@ -45,7 +45,7 @@ type Config struct {
 	SaveEvery    int       // also save to SavePath every SaveEvery epochs (0: only at the end)
 	ResumePath   string    // continue the training saved in this checkpoint (metrics are appended)
 	Log          io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet        bool      // no per-epoch lines, only the summary
+	Quiet        bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,
@@ -232,7 +232,7 @@ func (t *trainer) logPlan() error {
 	if err := t.c.AllreduceMaxF64(sec); err != nil {
 		return err
 	}
-	if t.c.Rank() == 0 && t.cfg.Log != nil && t.c.Size() > 1 {
+	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.c.Size() > 1 {
 		fmt.Fprintf(t.cfg.Log, "exchange plan (%s) built in %.3fs: boundary rows per layer, all ranks: pre %d, post %d, hybrid %d\n",
 			ps.Mode, sec[0], rows[0], rows[1], rows[2])
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -46,7 +47,7 @@ func cmdTrain(args []string) error {
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
 	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
-	quiet := fs.Bool("quiet", false, "only the summary, no per-epoch lines")
+	quiet := fs.Bool("quiet", false, "quiet: only the final summary line, a resume notice and errors (no data, plan, progress or per-epoch lines)")
 	stopAfter := fs.Duration("stop-after", 0, "stop cleanly after this long (e.g. 55m in a 1-hour job): finish the epoch, save to --save, exit with status 75; SIGTERM and SIGUSR1 do the same at once")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
 	if err := parseFlags(fs, args); err != nil {
@@ -65,6 +66,7 @@ func cmdTrain(args []string) error {
 	cfg.Seed = d.seed
 	cfg.FeatNorm = d.featNorm
 	cfg.Quiet = *quiet
+	d.prog = progress.ForStderr(*quiet)
 	cfg.Model.Seed = d.seed
 	if *stopAfter < 0 {
 		return usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", *stopAfter)}
@@ -190,11 +192,15 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBa
 		cfg.Threads = defaultThreads()
 	}
 	dense.SetThreads(cfg.Threads)
-	s, err := d.loadShard(c, w, log)
+	dataLog := log
+	if cfg.Quiet {
+		dataLog = nil
+	}
+	s, err := d.loadShard(c, w, dataLog)
 	if err != nil {
 		return err
 	}
-	if log != nil {
+	if dataLog != nil {
 		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d, label-prop %g\n",
 			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.LabelProp)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -27,6 +28,15 @@ type dataFlags struct {
 	featNorm                              string
 	partMethod, partWeights               string
 	seed                                  uint64
+	prog                                  *progress.Reporter // long steps, on rank 0 (nil: silent)
+}
+
+// step starts reporting a long step when log is set (rank 0, not quiet).
+func (d *dataFlags) step(log io.Writer, name string) *progress.Step {
+	if log == nil || log == io.Discard {
+		return (*progress.Reporter)(nil).Start(name, 0, "")
+	}
+	return d.prog.Start(name, 0, "")
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet, verb string) {
@@ -108,6 +118,12 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 	t0 := time.Now()
 	var ds *graph.Dataset
 	var err error
+	verb := "reading "
+	if d.data == "" {
+		verb = "generating "
+	}
+	st := d.step(log, "data: "+verb+d.describe())
+	defer st.Done()
 	switch {
 	case d.data != "":
 		ds, err = graph.Load(d.data, graph.LoadOptions{Format: d.format, Split: d.split, Features: d.features, Labels: d.labels})
@@ -124,6 +140,7 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 		}
 		ds, err = graph.Generate(spec)
 	}
+	st.Done()
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +175,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
 	if d.partitions != "" {
 		t0 := time.Now()
+		st := d.step(log, "data: reading "+d.partitions)
 		s, err := partition.Load(d.partitions, c.Rank(), c.Size())
+		st.Done()
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +197,10 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 	owner := make([]int32, ds.NumNodes())
 	if p > 1 {
 		t0 := time.Now()
-		if owner, err = d.partitionInMemory(ds, c, w); err != nil {
+		st := d.step(log, fmt.Sprintf("partition: %s into %d parts", d.partMethod, p))
+		owner, err = d.partitionInMemory(ds, c, w)
+		st.Done()
+		if err != nil {
 			return nil, err
 		}
 		if log != nil {
