@@ -130,6 +130,18 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 
 // parseFlags parses args, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parseFlagsKeepArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// parseFlagsKeepArgs is parseFlags for commands that take arguments besides
+// the flags (fs.Args()).
+func parseFlagsKeepArgs(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
 	}
@@ -138,9 +150,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
 }
