@@ -43,6 +43,7 @@ type Config struct {
 	MetricsPath  string
 	SavePath     string
 	SaveEvery    int       // also save to SavePath every SaveEvery epochs (0: only at the end)
+	SaveBest     string    // save the model of the best validation epoch so far here ("" = no)
 	ResumePath   string    // continue the training saved in this checkpoint (metrics are appended)
 	Log          io.Writer // per-epoch lines (rank 0); nil = silent
 	Quiet        bool      // no plan or per-epoch lines: only a resume notice and the summary
@@ -307,10 +308,16 @@ func (t *trainer) run() (*Result, error) {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		res.Epochs = append(res.Epochs, m)
-		if m.ValAcc > t.best.BestValAcc {
+		improved := m.ValAcc > t.best.BestValAcc
+		if improved {
 			t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
 		}
 		t.done, t.lastTest = epoch, m.TestAcc
+		if improved && cfg.SaveBest != "" {
+			if err := t.save(cfg.SaveBest, epoch); err != nil {
+				return nil, err
+			}
+		}
 		if rank0 {
 			if cfg.Log != nil && !cfg.Quiet {
 				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %.4f  val %.4f  test %.4f  %.3fs (aggr %.3f comm %.3f dense %.3f sync %.3f)\n",

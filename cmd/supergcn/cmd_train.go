@@ -45,6 +45,7 @@ func cmdTrain(args []string) error {
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
+	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
 	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "quiet: only the final summary line, a resume notice and errors (no data, plan, progress or per-epoch lines)")
@@ -149,7 +150,10 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 			return bad("resume", "%v", err)
 		}
 	}
-	for _, f := range [][2]string{{"save", cfg.SavePath}, {"metrics", cfg.MetricsPath}} {
+	if cfg.SaveBest != "" && cfg.SaveBest == cfg.SavePath {
+		return bad("save-best", "is the --save file; give another")
+	}
+	for _, f := range [][2]string{{"save", cfg.SavePath}, {"save-best", cfg.SaveBest}, {"metrics", cfg.MetricsPath}} {
 		if err := checkWritable(f[1]); err != nil {
 			return bad(f[0], "%v", err)
 		}

@@ -25,6 +25,7 @@ type dataFlags struct {
 	partitions                            string
 	synthFeat, synthClasses               int
 	undirected, dedup                     bool
+	ignoreWeights                         bool
 	featNorm                              string
 	partMethod, partWeights               string
 	seed                                  uint64
@@ -60,10 +61,11 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
 	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
+	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "train on the unweighted graph when --data has edge weights (otherwise they are an error: training does not use them)")
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
-var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "partition-method", "partition-weights"}
+var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
 
 // describe names the data for the metrics header: the path or spec given.
 func (d *dataFlags) describe() string {
@@ -143,6 +145,16 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 	st.Done()
 	if err != nil {
 		return nil, err
+	}
+	if ds.Graph.Val != nil {
+		if !d.ignoreWeights {
+			return nil, usageError{fmt.Sprintf("--data %s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
+				"remove them, or give --ignore-weights to train on the unweighted graph", d.data)}
+		}
+		ds.Graph.Val = nil
+		if log != nil {
+			fmt.Fprintf(log, "data: %s: edge weights ignored (--ignore-weights)\n", d.data)
+		}
 	}
 	// Generated graphs are already symmetric, without self-loops or duplicates.
 	if d.dedup && d.data != "" {
