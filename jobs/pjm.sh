@@ -4,8 +4,8 @@
 # partition directory and the training flags as arguments:
 #   pjsub -L "node=16" -L "elapse=02:00:00" --mpi "max-proc-per-node=4" \
 #     jobs/pjm.sh /path/to/partitions-dir --model gcn --layers 3 --hidden 256 --epochs 500
-# Build bin/supergcn-arm64 first (make build-arm64 cross-compiles it; or on
-# a Fugaku login node with Fujitsu MPI: README, "Fugaku").
+# Build bin/supergcn-arm64 first, on a Fugaku login node with Fujitsu MPI
+# (README, "Time limits, signals and the job scripts").
 #
 # At the elapse limit: supergcn gets --stop-after (ELAPSE minus MARGIN), so
 # every rank stops after an epoch, writes the checkpoint and exits 75. To
@@ -31,7 +31,7 @@ PDIR=${1:?usage: pjsub jobs/pjm.sh PARTITION_DIR [train flags...]}
 shift
 SUBMIT_DIR=${PJM_O_WORKDIR:-$PWD}
 SUPERGCN=${SUPERGCN:-$SUBMIT_DIR/bin/supergcn-arm64}
-[ -x "$SUPERGCN" ] || { echo "jobs/pjm.sh: no executable $SUPERGCN (make build-arm64, or pjsub -x SUPERGCN=/path)" >&2; exit 1; }
+[ -x "$SUPERGCN" ] || { echo "jobs/pjm.sh: no executable $SUPERGCN (build it: README; or pjsub -x SUPERGCN=/path)" >&2; exit 1; }
 RUN_DIR=${RUN_DIR:-$SUBMIT_DIR/runs/${PJM_JOBNAME:-supergcn}}
 mkdir -p "$RUN_DIR"
 if [ -f "$RUN_DIR/done" ]; then
