@@ -13,9 +13,9 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
 APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc \
-            slurm-wlm munge python3
+            slurm-wlm munge python3 gcc-aarch64-linux-gnu
 
-.PHONY: deps deps-bench build run test bench lint fmt clean
+.PHONY: deps deps-bench build build-arm64 run test bench lint fmt clean
 deps:
 	@scripts/deps.sh $(APT_PKGS)
 
@@ -24,6 +24,11 @@ deps-bench: deps
 
 build:
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/supergcn
+
+# bin/supergcn-arm64: cgo cross-compile against Debian's arm64 MPI, METIS,
+# PT-Scotch and OpenBLAS unpacked into build/arm64-sysroot (nothing arm64 is installed).
+build-arm64: deps
+	LDFLAGS='$(LDFLAGS)' scripts/build-arm64.sh
 
 run: deps build
 	$(BIN) info
