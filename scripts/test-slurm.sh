@@ -9,7 +9,8 @@
 #   - the script requeues the job, which resumes from the checkpoint (the
 #     same job id, the same run directory) and finishes,
 #   - the final loss equals the loss of an uninterrupted run (mpirun),
-#   - srun --mpi=none (tasks without PMI) is refused with the explanation.
+#   - srun --mpi=none (tasks without PMI) is refused with the explanation,
+#     while one process in the batch script of a 2-task job trains.
 # The test cluster sets cred_expire=10 (AuthInfo), which also shortens the
 # wait before a requeued job may start again from 120 s to 10 s.
 # The daemons are stopped at the end, on failure too. Exit 0 only when all
@@ -157,6 +158,14 @@ if out=$(srun --mpi=none -n 2 "$BIN" train --partitions "$T/pdir" --epochs 1 2>&
 fi
 grep -q "srun --mpi=pmix" <<<"$out" || fail "srun --mpi=none -n 2: no PMI explanation: $out"
 log "srun --mpi=none -n 2 refused: $(grep -m1 -o 'srun started.*rank(s)' <<<"$out")"
+
+# --- One process in a batch script of a 2-task job (no srun) is not a
+# PMI mismatch: it trains.
+if ! sbatch --wait --quiet --ntasks=2 --output="$T/work/batch-step.out" \
+	--wrap "$BIN train --synthetic nodes=500,degree=4,classes=2,feat=8 --epochs 2 --quiet"; then
+	fail "a single process in a 2-task batch script did not train: $(cat "$T/work/batch-step.out")"
+fi
+log "one process in a 2-task batch script trains: $(tail -n 1 "$T/work/batch-step.out")"
 
 # --- The job: 1-minute limit, the warning signal 30 s before it.
 JOB=$(SUPERGCN=$BIN sbatch --parsable --time=1 --signal=USR1@30 --ntasks=2 --cpus-per-task=1 \
