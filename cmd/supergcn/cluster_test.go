@@ -35,7 +35,8 @@ func TestCheckLaunch(t *testing.T) {
 		{4, []string{"SLURM_STEP_NUM_TASKS", "4"}, ""},
 		{1, []string{"SLURM_STEP_NUM_TASKS", "4"}, "srun --mpi=pmix"},
 		{1, []string{"OMPI_COMM_WORLD_SIZE", "2"}, "mpirun"},
-		{1, []string{"PJM_MPI_PROC", "8"}, "PJM started 8 tasks"},
+		{1, []string{"PMIX_SIZE", "8"}, "the launcher started 8 tasks"},
+		{8, []string{"PMIX_SIZE", "8", "SLURM_STEP_NUM_TASKS", "8"}, ""},
 	} {
 		err := checkLaunch(c.size, env(c.env...))
 		if (err == nil) != (c.wantErr == "") || err != nil && !strings.Contains(err.Error(), c.wantErr) {

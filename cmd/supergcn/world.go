@@ -78,9 +78,8 @@ func startWorld(mode string) (*world, error) {
 func checkLaunch(size int, getenv func(string) string) error {
 	for _, v := range []struct{ env, launcher, fix string }{
 		{"SLURM_STEP_NUM_TASKS", "srun", "srun --mpi=pmix (srun --mpi=list shows the plugins this Slurm has), or mpirun inside the allocation"},
-		{"OMPI_COMM_WORLD_SIZE", "mpirun", "the mpirun of the MPI library supergcn is linked with (supergcn info)"},
+		{"OMPI_COMM_WORLD_SIZE", "mpirun", "the mpirun of the MPI library supergcn is linked with (supergcn info; Fujitsu MPI's mpiexec sets it too)"},
 		{"PMIX_SIZE", "the launcher", "a launcher of the MPI library supergcn is linked with (supergcn info)"},
-		{"PJM_MPI_PROC", "PJM", "mpiexec inside the job (not plain execution)"},
 	} {
 		n, err := strconv.Atoi(getenv(v.env))
 		if err != nil || n <= size {
