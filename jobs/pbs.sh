@@ -42,7 +42,8 @@ THREADS=$(( ${NCPUS:-$(nproc)} / PER_NODE ))
 WALL=$(qstat -f "$PBS_JOBID" | sed -n 's/^ *Resource_List.walltime = //p')
 IFS=: read -r h m s <<<"${WALL:-01:00:00}"
 STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
-[ "$STOP" -gt 60 ] || STOP=60
+# A limit shorter than the margin: stop at half of it.
+[ "$STOP" -gt 0 ] || STOP=$(( (10#$h * 3600 + 10#$m * 60 + 10#$s) / 2 ))
 
 echo "jobs/pbs.sh: job $PBS_JOBID, $NP rank(s), $PER_NODE per node × $THREADS threads, stop after ${STOP}s, run directory $RUN_DIR"
 set +e

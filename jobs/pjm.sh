@@ -47,7 +47,8 @@ PER_NODE=${PJM_PROC_BY_NODE:-4}
 THREADS=$(( $(nproc) / PER_NODE ))
 IFS=: read -r h m s <<<"${ELAPSE:-01:00:00}"
 STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
-[ "$STOP" -gt 60 ] || STOP=60
+# A limit shorter than the margin: stop at half of it.
+[ "$STOP" -gt 0 ] || STOP=$(( (10#$h * 3600 + 10#$m * 60 + 10#$s) / 2 ))
 # Per-rank output files: Fugaku's mpiexec expands %j (job id), %r (rank)
 # and %/1000r (rank / 1000, one directory per 1000 ranks).
 set +e

@@ -31,7 +31,7 @@ if command -v qemu-aarch64-static >/dev/null; then
   GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64-static ./nn/ ./dense/ ./vcover/ ./labelprop/ ./exchange/ ./graph/ ./comm/ ./partition/
 fi
 
-for s in test-arm64.sh test-arm64-train.sh fuzz-short.sh test-slurm.sh; do   # (the MPI tests run inside go test, under mpirun)
+for s in test-arm64.sh test-arm64-train.sh fuzz-short.sh test-jobscripts.sh test-slurm.sh; do   # (the MPI tests run inside go test, under mpirun)
   if [ -x "scripts/$s" ]; then
     step "$s"
     "scripts/$s"
