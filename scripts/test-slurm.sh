@@ -131,13 +131,13 @@ go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 SPEC=nodes=30000,degree=10,classes=4,feat=32,seed=3
 "$BIN" partition --synthetic "$SPEC" --parts 2 --out "$T/pdir" >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# Enough epochs for ~50 s of training: the warning signal, due 30 s before
+# Enough epochs for ~40 s of training: the warning signal, due 30 s before
 # the 1-minute limit, comes up to 30 s earlier (slurmctld checks time
 # limits every 30 s), so within the first 30 s of each run, while it trains.
 if [ -z "${SLURM_TEST_EPOCHS:-}" ]; then
 	t0=$(date +%s%N)
 	mpirun -np 2 "$BIN" train --partitions "$T/pdir" --threads 1 --epochs 100 --bits 4 --quiet >/dev/null
-	SLURM_TEST_EPOCHS=$((100 * 50 * 1000000000 / ($(date +%s%N) - t0)))
+	SLURM_TEST_EPOCHS=$((100 * 40 * 1000000000 / ($(date +%s%N) - t0)))
 fi
 EPOCHS=$SLURM_TEST_EPOCHS
 TRAIN=(--epochs "$EPOCHS" --seed 3 --bits 4 --quiet)
