@@ -3,14 +3,19 @@ GO      ?= go
 BIN     := bin/supergcn
 # OpenBLAS backs the dense products when its pkg-config file is present.
 TAGS    ?= $(shell pkg-config --exists openblas 2>/dev/null && echo openblas)
-GOFLAGS_BUILD := -tags '$(TAGS)'
+# Version and commit for `supergcn --version` and the metrics header.
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+GOFLAGS_BUILD := -tags '$(TAGS)' -ldflags '$(LDFLAGS)'
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
-APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc
+APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc \
+            slurm-wlm munge python3 gcc-aarch64-linux-gnu
 
-.PHONY: deps deps-bench build run test bench lint fmt clean
+.PHONY: deps deps-bench build build-arm64 run test bench lint fmt clean
 deps:
 	@scripts/deps.sh $(APT_PKGS)
 
@@ -19,6 +24,11 @@ deps-bench: deps
 
 build:
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/supergcn
+
+# bin/supergcn-arm64: cgo cross-compile against Debian's arm64 MPI, METIS,
+# PT-Scotch and OpenBLAS unpacked into build/arm64-sysroot (nothing arm64 is installed).
+build-arm64: deps
+	LDFLAGS='$(LDFLAGS)' scripts/build-arm64.sh
 
 run: deps build
 	$(BIN) info

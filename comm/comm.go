@@ -40,6 +40,7 @@ type Comm interface {
 	AllreduceMaxF64(buf []float64) error // in place
 
 	AlltoallvI64(send []int64, sendCounts, sendDispls []int, recv []int64, recvCounts, recvDispls []int) error
+	AlltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) error
 	// Non-blocking forms: the buffers must not be touched until Wait returns.
 	IalltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) (Request, error)
 	IalltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) (Request, error)

@@ -83,6 +83,10 @@ func checkCollectives(c Comm) error {
 	}
 	sb, wb := toBytes(send), toBytes(want)
 	gb := make([]byte, len(wb))
+	if err := c.AlltoallvBytes(sb, sc, sd, gb, rc, rd); err != nil || !slices.Equal(gb, wb) {
+		return fmt.Errorf("alltoallv bytes got %v (%v)", gb, err)
+	}
+	clear(gb)
 	req, err = c.IalltoallvBytes(sb, sc, sd, gb, rc, rd)
 	if err != nil {
 		return err

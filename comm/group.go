@@ -333,6 +333,10 @@ func (m *member) AlltoallvI64(send []int64, sc, sd []int, recv []int64, rc, rd [
 	return alltoallv(m, "alltoallv-i64", send, sc, sd, recv, rc, rd)
 }
 
+func (m *member) AlltoallvBytes(send []byte, sc, sd []int, recv []byte, rc, rd []int) error {
+	return alltoallv(m, "alltoallv-bytes", send, sc, sd, recv, rc, rd)
+}
+
 func (m *member) IalltoallvF32(send []float32, sc, sd []int, recv []float32, rc, rd []int) (Request, error) {
 	return startAlltoallv(m, "alltoallv-f32", send, sc, sd, recv, rc, rd)
 }

@@ -33,6 +33,10 @@ func (s *single) AlltoallvI64(send []int64, sc, sd []int, recv []int64, rc, rd [
 	return selfBlock(send, sc, sd, recv, rc, rd)
 }
 
+func (s *single) AlltoallvBytes(send []byte, sc, sd []int, recv []byte, rc, rd []int) error {
+	return selfBlock(send, sc, sd, recv, rc, rd)
+}
+
 // IalltoallvF32 completes at once; the returned request's Wait is a no-op.
 func (s *single) IalltoallvF32(send []float32, sc, sd []int, recv []float32, rc, rd []int) (Request, error) {
 	if err := selfBlock(send, sc, sd, recv, rc, rd); err != nil {

@@ -57,6 +57,18 @@ func Backend() string {
 	return "gonum (pure Go)"
 }
 
+// BLAS names the BLAS library behind Gemm, its build configuration and the
+// CPU core kernel set it selected, as the installed binding reports them;
+// gonum's pure-Go one has no configuration or core selection.
+func BLAS() (name, config, core string) {
+	if i, ok := blas32.Implementation().(interface {
+		Info() (string, string, string)
+	}); ok {
+		return i.Info()
+	}
+	return "gonum", "pure Go", ""
+}
+
 // GemmBlock is the block of rows (of c, or of the inner dimension) that one
 // BLAS call of a parallel Gemm handles. GNN products are tall and skinny
 // (nodes × features times features × features, and its transpose for the

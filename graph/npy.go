@@ -1,12 +1,14 @@
 package graph
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -436,4 +438,47 @@ func (p *pyLit) tuple() ([]int, error) {
 		}
 	}
 	return shape, nil
+}
+
+// WriteNpyF32 writes a rows × cols float32 matrix (row-major data) as a
+// NumPy .npy file (format 1.0, little-endian "<f4", C order), through
+// path.tmp and a rename so a failed write leaves no partial file.
+func WriteNpyF32(path string, rows, cols int, data []float32) error {
+	if rows < 0 || cols < 0 || len(data) != rows*cols {
+		return fmt.Errorf("%s: %d values for a %d×%d matrix", path, len(data), rows, cols)
+	}
+	hdr := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
+	// magic (6) + version (2) + header length (2) + header + '\n', padded to 64 bytes.
+	pad := 64 - (10+len(hdr)+1)%64
+	if pad == 64 {
+		pad = 0
+	}
+	hdr += strings.Repeat(" ", pad) + "\n"
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(npyMagic)
+	w.Write([]byte{1, 0})
+	binary.Write(w, binary.LittleEndian, uint16(len(hdr)))
+	w.WriteString(hdr)
+	var b [4]byte
+	for _, v := range data {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		w.Write(b[:])
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

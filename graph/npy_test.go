@@ -131,3 +131,32 @@ func TestNpyInt64Errors(t *testing.T) {
 		}
 	}
 }
+
+// WriteNpyF32 writes what ReadNpy reads back, header aligned to 64 bytes.
+func TestWriteNpyF32RoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.npy")
+	data := []float32{1, -2.5, 3, 4, 5, 6}
+	if err := WriteNpyF32(path, 3, 2, data); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ReadNpy(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Float32()
+	if err != nil || len(a.Shape) != 2 || a.Shape[0] != 3 || a.Shape[1] != 2 || a.Descr != "<f4" {
+		t.Fatalf("read back shape %v descr %s: %v", a.Shape, a.Descr, err)
+	}
+	for i := range data {
+		if got[i] != data[i] {
+			t.Fatalf("value %d: %g, wrote %g", i, got[i], data[i])
+		}
+	}
+	b, _ := os.ReadFile(path)
+	if hl := int(b[8]) | int(b[9])<<8; (10+hl)%64 != 0 {
+		t.Fatalf("data starts at %d, not a multiple of 64", 10+hl)
+	}
+	if err := WriteNpyF32(path, 2, 2, data); err == nil {
+		t.Fatal("6 values for a 2×2 matrix accepted")
+	}
+}

@@ -1,6 +1,24 @@
 #!/bin/bash
-# Fujitsu PJM (Fugaku, A64FX: 48 cores in 4 CMGs of 12; one rank per CMG).
-#   pjsub -L "node=16" --mpi "max-proc-per-node=4" jobs/pjm.sh /path/to/partitions-dir
+# Fujitsu PJM on Fugaku (A64FX: 48 cores in 4 CMGs of 12; one rank per CMG).
+# Give the shape at submission (these directives are defaults), the
+# partition directory and the training flags as arguments:
+#   pjsub -L "node=16" -L "elapse=02:00:00" --mpi "max-proc-per-node=4" \
+#     jobs/pjm.sh /path/to/partitions-dir --model gcn --layers 3 --hidden 256 --epochs 500
+# Build bin/supergcn-arm64 first, on a Fugaku login node with Fujitsu MPI
+# (README, "Time limits, signals and the job scripts").
+#
+# At the elapse limit: supergcn gets --stop-after (ELAPSE minus MARGIN), so
+# every rank stops after an epoch, writes the checkpoint and exits 75. To
+# continue automatically, submit the job as a step job of several steps
+# sharing the run directory; each step resumes from the checkpoint, and
+# steps after the end of the training exit at once:
+#   pjsub --step --sparam "sn=1" -N mygcn jobs/pjm.sh PDIR ...        # prints JOBID
+#   pjsub --step --sparam "jid=JOBID,sn=2" -N mygcn jobs/pjm.sh PDIR ...
+# Environment (pjsub -x NAME=VALUE):
+#   SUPERGCN  the binary (default: bin/supergcn-arm64 in the submission directory)
+#   RUN_DIR   checkpoint, metrics and output (default: runs/JOBNAME: the steps share it)
+#   ELAPSE    the elapse limit given to PJM (default 01:00:00: keep it in step with -L elapse)
+#   MARGIN    seconds kept before it (default 300)
 #PJM -L "node=16"
 #PJM -L "rscgrp=small"
 #PJM -L "elapse=01:00:00"
@@ -9,8 +27,38 @@
 #PJM -x PJM_LLIO_GFSCACHE=/vol0004
 #PJM -s
 set -euo pipefail
-PDIR=${1:?usage: pjsub jobs/pjm.sh PARTITION_DIR [train flags...]}; shift
-# supergcn picks the SVE kernels on A64FX at start-up (`supergcn info`).
-mpiexec -stdout-proc ./%n.%j.out -stderr-proc ./%n.%j.err \
-  ./bin/supergcn-arm64 train --partitions "$PDIR" --threads 12 \
-  --model gcn --layers 3 --hidden 256 --epochs 500 --metrics "supergcn-${PJM_JOBID}.jsonl" "$@"
+PDIR=${1:?usage: pjsub jobs/pjm.sh PARTITION_DIR [train flags...]}
+shift
+SUBMIT_DIR=${PJM_O_WORKDIR:-$PWD}
+SUPERGCN=${SUPERGCN:-$SUBMIT_DIR/bin/supergcn-arm64}
+[ -x "$SUPERGCN" ] || { echo "jobs/pjm.sh: no executable $SUPERGCN (build it: README; or pjsub -x SUPERGCN=/path)" >&2; exit 1; }
+RUN_DIR=${RUN_DIR:-$SUBMIT_DIR/runs/${PJM_JOBNAME:-supergcn}}
+mkdir -p "$RUN_DIR"
+if [ -f "$RUN_DIR/done" ]; then
+	echo "jobs/pjm.sh: $RUN_DIR/done exists: the training has finished"
+	exit 0
+fi
+CKPT=$RUN_DIR/supergcn.ckpt
+RESUME=()
+if [ -f "$CKPT" ]; then RESUME=(--resume "$CKPT"); fi
+# Threads: the node's cores shared by the ranks of the node (PJM_PROC_BY_NODE
+# is max-proc-per-node).
+PER_NODE=${PJM_PROC_BY_NODE:-4}
+THREADS=$(( $(nproc) / PER_NODE ))
+IFS=: read -r h m s <<<"${ELAPSE:-01:00:00}"
+STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
+# A limit shorter than the margin: stop at half of it.
+[ "$STOP" -gt 0 ] || STOP=$(( (10#$h * 3600 + 10#$m * 60 + 10#$s) / 2 ))
+# Per-rank output files: Fugaku's mpiexec expands %j (job id), %r (rank)
+# and %/1000r (rank / 1000, one directory per 1000 ranks).
+set +e
+mpiexec -stdout-proc "$RUN_DIR/output.%j/%/1000r/stdout" -stderr-proc "$RUN_DIR/output.%j/%/1000r/stderr" \
+	"$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s" \
+	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" "${RESUME[@]}" "$@"
+rc=$?
+set -e
+case $rc in
+0) touch "$RUN_DIR/done" ;;
+75) echo "jobs/pjm.sh: stopped before the elapse limit with a checkpoint; the next step resumes"; exit 0 ;;
+esac
+exit "$rc"

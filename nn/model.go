@@ -253,6 +253,17 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 	panic("unreachable")
 }
 
+// LastHidden is the input of the last layer in the last Forward: the node
+// embeddings (prop.Rows() × Hidden, after activation, normalisation and,
+// in training passes, dropout), owned by the model; nil for a one-layer
+// model, which has no hidden layer.
+func (m *Model) LastHidden() *dense.Matrix {
+	if len(m.acts) == 0 {
+		return nil
+	}
+	return m.acts[len(m.acts)-1]
+}
+
 // Backward back-propagates dlogits = dL/d(logits) of the last Forward (same
 // p.Train), setting every Param's G. With wantInputGrad it returns dL/dx for
 // the model input x (owned by the model); otherwise it returns nil and skips

@@ -14,7 +14,9 @@ if [ -n "$bad" ]; then echo "gofmt needed:"; echo "$bad"; exit 1; fi
 go vet -tags "$TAGS" ./...
 
 step "build"
-go build -tags "$TAGS" -o bin/supergcn ./cmd/supergcn
+ldflags="-X main.version=$(git describe --tags --always --dirty 2>/dev/null || echo dev) -X main.commit=$(git rev-parse HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"
+go build -tags "$TAGS" -ldflags "$ldflags" -o bin/supergcn ./cmd/supergcn
+bin/supergcn --version
 export SUPERGCN_BIN=$PWD/bin/supergcn
 bin/supergcn info
 
@@ -39,7 +41,7 @@ if command -v qemu-aarch64-static >/dev/null; then
   GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64-static ./nn/ ./dense/ ./vcover/ ./labelprop/ ./exchange/ ./graph/ ./comm/ ./partition/ ./internal/...
 fi
 
-for s in test-arm64.sh fuzz-short.sh; do   # (the MPI tests run inside go test, under mpirun)
+for s in test-arm64.sh test-arm64-train.sh fuzz-short.sh test-jobscripts.sh test-slurm.sh; do   # (the MPI tests run inside go test, under mpirun)
   if [ -x "scripts/$s" ]; then
     step "$s"
     "scripts/$s"

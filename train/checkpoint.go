@@ -22,6 +22,7 @@ type Checkpoint struct {
 	Model     nn.Config `json:"model"`
 	LabelProp float64   `json:"label_prop"`
 	FeatNorm  string    `json:"feat_norm"` // input preprocessing the model was trained with
+	DataID    string    `json:"data_id"`   // DataIdentity of the training data ("" in older files)
 	Params    []SavedParam
 	Train     *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
 }
@@ -49,6 +50,7 @@ type ckptHeader struct {
 	Model     nn.Config   `json:"model"`
 	LabelProp float64     `json:"label_prop"`
 	FeatNorm  string      `json:"feat_norm,omitempty"`
+	DataID    string      `json:"data_id,omitempty"`
 	Train     *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
 	Params    []struct {
 		Name string `json:"name"`
@@ -64,7 +66,7 @@ func (t *trainer) save(path string, done int) error {
 		return nil
 	}
 	m, v, steps := t.opt.State()
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm,
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID,
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest}}
 	for i, p := range t.params {
@@ -80,7 +82,7 @@ func (t *trainer) save(path string, done int) error {
 // V, in parameter order), and a CRC32-C of everything before it.
 func SaveCheckpoint(path string, ck *Checkpoint) error {
 	var h ckptHeader
-	h.Model, h.LabelProp, h.FeatNorm, h.Train = ck.Model, ck.LabelProp, ck.FeatNorm, ck.Train
+	h.Model, h.LabelProp, h.FeatNorm, h.DataID, h.Train = ck.Model, ck.LabelProp, ck.FeatNorm, ck.DataID, ck.Train
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
 			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
@@ -147,7 +149,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if version == 1 && h.Train != nil {
 		return nil, bad("version 1 with a training state")
 	}
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, Train: h.Train}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Train: h.Train}
 	read := func(name, what string, n int) ([]float32, error) {
 		if n < 0 || off+4*n > len(body) {
 			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
@@ -195,6 +197,9 @@ func (t *trainer) resume(path string) error {
 	}
 	if ck.Train == nil {
 		return fail("no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed")
+	}
+	if ck.DataID != "" && ck.DataID != t.dataID {
+		return &DataMismatchError{Path: path, Checkpoint: ck.DataID, Run: t.dataID}
 	}
 	have, want := ck.Model, t.model.Config()
 	norm := func(s string) string {
@@ -245,4 +250,16 @@ func (t *trainer) resume(path string) error {
 	t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = ck.Train.BestValAcc, ck.Train.BestEpoch, ck.Train.BestTestAcc
 	t.lastTest = ck.Train.LastTestAcc
 	return nil
+}
+
+// DataMismatchError: a checkpoint written by training on other data than
+// this run's (another dataset, split, features or preprocessing).
+type DataMismatchError struct {
+	Path            string
+	Checkpoint, Run string // DataIdentity values
+}
+
+func (e *DataMismatchError) Error() string {
+	return fmt.Sprintf("checkpoint %s was trained on other data (data id %s; this run's data: %s): "+
+		"another dataset, split, features or feature normalisation; start afresh with another checkpoint file", e.Path, e.Checkpoint, e.Run)
 }

@@ -1,7 +1,9 @@
 package train
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -17,11 +19,26 @@ import (
 type Scores struct {
 	TrainAcc, ValAcc, TestAcc float64
 	Train, Valid, Test        int64 // global node counts
+
+	// With EvalOutputs, on rank 0 only: row g is the node of global id g.
+	Predictions *dense.Matrix // class scores (logits), N × classes
+	Embeddings  *dense.Matrix // last hidden layer, N × hidden
+}
+
+// EvalOutputs asks EvaluateWith for per-node outputs, gathered on rank 0.
+type EvalOutputs struct {
+	Predictions, Embeddings bool
 }
 
 // Evaluate scores a saved model on shard s (one evaluation pass, fp32
 // exchange). Every rank must call it.
 func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string) (*Scores, error) {
+	return EvaluateWith(ck, s, c, threads, kernel, EvalOutputs{})
+}
+
+// EvaluateWith is Evaluate that also returns the per-node outputs out asks
+// for, in global id order on rank 0.
+func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string, out EvalOutputs) (*Scores, error) {
 	if s.FeatDim != ck.Model.In {
 		return nil, fmt.Errorf("model expects %d input features, data has %d", ck.Model.In, s.FeatDim)
 	}
@@ -91,5 +108,79 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 	if err := c.AllreduceSumI64(cnt); err != nil {
 		return nil, err
 	}
-	return &Scores{ratio(cnt[0], cnt[3]), ratio(cnt[1], cnt[4]), ratio(cnt[2], cnt[5]), cnt[3], cnt[4], cnt[5]}, nil
+	sc := &Scores{TrainAcc: ratio(cnt[0], cnt[3]), ValAcc: ratio(cnt[1], cnt[4]), TestAcc: ratio(cnt[2], cnt[5]),
+		Train: cnt[3], Valid: cnt[4], Test: cnt[5]}
+	if out.Embeddings {
+		h := model.LastHidden()
+		if h == nil {
+			return nil, fmt.Errorf("embeddings: the model has one layer, so no hidden layer")
+		}
+		if sc.Embeddings, err = gatherRows(c, s.Global, h, s.NumGlobalNodes); err != nil {
+			return nil, err
+		}
+	}
+	if out.Predictions {
+		if sc.Predictions, err = gatherRows(c, s.Global, logits, s.NumGlobalNodes); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// gatherRows collects every rank's rows of m (row i is global node
+// global[i]) on rank 0 as an n × m.Cols matrix in global id order; nil on
+// the other ranks.
+func gatherRows(c comm.Comm, global []int64, m *dense.Matrix, n int64) (*dense.Matrix, error) {
+	cols := m.Cols
+	if c.Size() == 1 {
+		outm := &dense.Matrix{Rows: int(n), Cols: cols, Data: make([]float32, int(n)*cols)}
+		for i, g := range global {
+			copy(outm.Data[int(g)*cols:(int(g)+1)*cols], m.Data[i*cols:(i+1)*cols])
+		}
+		return outm, nil
+	}
+	rec := 8 + 4*cols // global id, then the row
+	send := make([]byte, len(global)*rec)
+	for i, g := range global {
+		binary.LittleEndian.PutUint64(send[i*rec:], uint64(g))
+		for j, v := range m.Data[i*cols : (i+1)*cols] {
+			binary.LittleEndian.PutUint32(send[i*rec+8+4*j:], math.Float32bits(v))
+		}
+	}
+	p := c.Size()
+	// Row counts to rank 0 first, so it can size its receive buffer.
+	counts := make([]int64, p)
+	counts[c.Rank()] = int64(len(global))
+	if err := c.AllreduceSumI64(counts); err != nil {
+		return nil, err
+	}
+	sc, sd, rc, rd := make([]int, p), make([]int, p), make([]int, p), make([]int, p)
+	sc[0] = len(send)
+	var recv []byte
+	if c.Rank() == 0 {
+		off := 0
+		for r := range rc {
+			rc[r], rd[r] = int(counts[r])*rec, off
+			off += rc[r]
+		}
+		recv = make([]byte, off)
+	}
+	if err := c.AlltoallvBytes(send, sc, sd, recv, rc, rd); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	outm := &dense.Matrix{Rows: int(n), Cols: cols, Data: make([]float32, int(n)*cols)}
+	for k := 0; k+rec <= len(recv); k += rec {
+		g := int(binary.LittleEndian.Uint64(recv[k:]))
+		if g < 0 || int64(g) >= n {
+			return nil, fmt.Errorf("gathered row of node %d, outside 0..%d", g, n-1)
+		}
+		row := outm.Data[g*cols : (g+1)*cols]
+		for j := range row {
+			row[j] = math.Float32frombits(binary.LittleEndian.Uint32(recv[k+8+4*j:]))
+		}
+	}
+	return outm, nil
 }

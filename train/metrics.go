@@ -39,6 +39,12 @@ type EpochMetrics struct {
 	CommDataBytes  int64 `json:"comm_data_bytes"`  // of which row payload
 	CommParamBytes int64 `json:"comm_param_bytes"` // of which per-row quantisation parameters
 	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
+
+	// Per-rank minimum and maximum of every time of the breakdown above
+	// (keyed by its JSON name: epoch_s, aggr_s, ...): the spread between
+	// ranks, whose maximum the fields above report.
+	RankMin map[string]float64 `json:"rank_min,omitempty"`
+	RankMax map[string]float64 `json:"rank_max,omitempty"`
 }
 
 // MarshalJSON writes the metrics, without the accuracies when the epoch had
@@ -55,6 +61,24 @@ func (m EpochMetrics) MarshalJSON() ([]byte, error) {
 		ValAcc   *float64 `json:"val_acc,omitempty"`
 		TestAcc  *float64 `json:"test_acc,omitempty"`
 	}{plain: plain(m)})
+}
+
+// RunHeader is the first record a run (or a resumed run) writes to the
+// metrics file: what ran, on what, where and when. The caller fills the
+// build and command fields; training fills the rest.
+type RunHeader struct {
+	Header       bool     `json:"header"` // always true: tells the record apart
+	Version      string   `json:"version"`
+	Commit       string   `json:"commit"`
+	Command      []string `json:"command"`
+	Dataset      string   `json:"dataset"` // as named on the command line
+	DataID       string   `json:"data_id"` // DataIdentity
+	Ranks        int      `json:"ranks"`
+	Threads      int      `json:"threads"`
+	Hosts        []string `json:"hosts"` // distinct host names, in rank order of first appearance
+	Start        string   `json:"start"` // RFC 3339, UTC
+	ResumedFrom  string   `json:"resumed_from,omitempty"`
+	ResumedEpoch int      `json:"resumed_epoch,omitempty"`
 }
 
 // FinalMetrics is the last line of the metrics file.

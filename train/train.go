@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/aggr"
@@ -53,9 +55,33 @@ type Config struct {
 	MetricsPath  string
 	SavePath     string
 	SaveEvery    int       // also save to SavePath every SaveEvery epochs (0: only at the end)
+	SaveBest     string    // save the model of the best validation epoch so far here ("" = no)
 	ResumePath   string    // continue the training saved in this checkpoint (metrics are appended)
 	Log          io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet        bool      // no per-epoch lines, only the summary
+	Quiet        bool      // no plan or per-epoch lines: only a resume notice and the summary
+
+	// Stop, when set, is asked once per epoch on every rank whether a stop
+	// was requested (a signal); the ranks agree in the epoch's all-reduce,
+	// and when any rank asks, all finish the epoch, save to SavePath and
+	// return a *StoppedError.
+	Stop func() bool
+	// Header, when set, is written (completed) as the first metrics record.
+	Header *RunHeader
+}
+
+// StoppedError is returned by Run when Config.Stop asked to stop before
+// the last epoch: the run ended cleanly after Epoch epochs, and the
+// checkpoint (when Saved is not "") continues it.
+type StoppedError struct {
+	Epoch, Epochs int
+	Saved         string
+}
+
+func (e *StoppedError) Error() string {
+	if e.Saved == "" {
+		return fmt.Sprintf("stopped on request after epoch %d of %d; no checkpoint file was given, the run is lost", e.Epoch, e.Epochs)
+	}
+	return fmt.Sprintf("stopped on request after epoch %d of %d; checkpoint %s continues it", e.Epoch, e.Epochs, e.Saved)
 }
 
 // Result summarises a finished run (identical on every rank).
@@ -95,6 +121,9 @@ type trainer struct {
 	done     int          // epochs completed (by this run or the resumed one)
 	best     FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
 	lastTest float64      // test accuracy of epoch done
+
+	dataID  string // DataIdentity of the shards
+	stopped bool   // the ranks agreed to stop after the current epoch
 }
 
 func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
@@ -192,6 +221,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		n += len(p.G)
 	}
 	t.gradBuf = make([]float32, n)
+	if t.dataID, err = DataIdentity(s, c); err != nil {
+		return nil, err
+	}
 	if cfg.ResumePath != "" {
 		if err := t.resume(cfg.ResumePath); err != nil {
 			return nil, err
@@ -213,7 +245,7 @@ func (t *trainer) logPlan() error {
 	if err := t.c.AllreduceMaxF64(sec); err != nil {
 		return err
 	}
-	if t.c.Rank() == 0 && t.cfg.Log != nil && t.c.Size() > 1 {
+	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.c.Size() > 1 {
 		fmt.Fprintf(t.cfg.Log, "exchange plan (%s) built in %.3fs: boundary rows per layer, all ranks: pre %d, post %d, hybrid %d\n",
 			ps.Mode, sec[0], rows[0], rows[1], rows[2])
 	}
@@ -281,6 +313,11 @@ func (t *trainer) run() (*Result, error) {
 
 	res := &Result{}
 	start := time.Now()
+	if cfg.Header != nil && cfg.MetricsPath != "" {
+		if err := t.writeHeader(mw, start); err != nil {
+			return nil, err
+		}
+	}
 	if rank0 && cfg.Log != nil && cfg.ResumePath != "" {
 		fmt.Fprintf(cfg.Log, "resuming from %s after epoch %d of %d\n", cfg.ResumePath, t.done, cfg.Epochs)
 	}
@@ -290,13 +327,19 @@ func (t *trainer) run() (*Result, error) {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		res.Epochs = append(res.Epochs, m)
+		improved := m.Evaluated && m.ValAcc > t.best.BestValAcc
+		if improved {
+			t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
+		}
 		if m.Evaluated {
-			if m.ValAcc > t.best.BestValAcc {
-				t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
-			}
 			t.lastTest = m.TestAcc
 		}
 		t.done = epoch
+		if improved && cfg.SaveBest != "" {
+			if err := t.save(cfg.SaveBest, epoch); err != nil {
+				return nil, err
+			}
+		}
 		if rank0 {
 			if cfg.Log != nil && !cfg.Quiet {
 				acc := "(not evaluated)                         "
@@ -309,6 +352,17 @@ func (t *trainer) run() (*Result, error) {
 			if err := mw.write(m); err != nil {
 				return nil, field.Wrap("train.Config.MetricsPath", err)
 			}
+		}
+		if t.stopped && epoch < cfg.Epochs {
+			if cfg.SavePath != "" {
+				if err := t.save(cfg.SavePath, epoch); err != nil {
+					return nil, err
+				}
+			}
+			if err := mw.close(); err != nil {
+				return nil, err
+			}
+			return res, &StoppedError{Epoch: epoch, Epochs: cfg.Epochs, Saved: cfg.SavePath}
 		}
 		if cfg.SaveEvery > 0 && epoch%cfg.SaveEvery == 0 && epoch < cfg.Epochs {
 			if err := t.save(cfg.SavePath, epoch); err != nil {
@@ -419,17 +473,22 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	}
 	evalS := time.Since(t3).Seconds()
 	ev := t.prop.Stats()
-	// One all-reduce for the correct counts, the exchanged bytes and the
-	// non-finite values the quantisers met.
+	// One all-reduce for the correct counts, the exchanged bytes, the
+	// non-finite values the quantisers met and the ranks asking to stop.
+	stop := int64(0)
+	if t.cfg.Stop != nil && t.cfg.Stop() {
+		stop = 1
+	}
 	cnt := []int64{
 		correct[0], correct[1], correct[2],
 		st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes,
-		t.nonFinite(),
+		t.nonFinite(), stop,
 		ev.CommBytes - st.CommBytes,
 	}
 	if err := t.c.AllreduceSumI64(cnt); err != nil {
 		return m, err
 	}
+	t.stopped = cnt[7] > 0
 	if cnt[6] > 0 {
 		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower train.Config.LR?)", cnt[6])
 	}
@@ -442,18 +501,113 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		m.TestAcc = ratio(cnt[2], t.nTest)
 	}
 
-	// Time breakdown of the training step, max over ranks; the evaluation
-	// pass is eval_s, the optimizer and bookkeeping "other".
+	// Time breakdown of the training step: max over ranks in the fields,
+	// min and max in RankMin and RankMax. The evaluation pass is eval_s,
+	// the optimizer and bookkeeping "other".
 	exch := st.AggrSeconds + st.CommSeconds + st.QuantSeconds + st.SyncSeconds
-	times := []float64{epochS, st.AggrSeconds, st.CommSeconds + reduceS, st.QuantSeconds,
-		math.Max(tCompute-exch, 0), syncS + st.SyncSeconds, evalS, epochS - tCompute - syncS - reduceS - evalS}
-	if err := t.c.AllreduceMaxF64(times); err != nil {
+	if err := t.reduceBreakdown(&m, []breakdownTime{
+		{"epoch_s", epochS, &m.EpochS},
+		{"aggr_s", st.AggrSeconds, &m.AggrS},
+		{"comm_s", st.CommSeconds + reduceS, &m.CommS},
+		{"quant_s", st.QuantSeconds, &m.QuantS},
+		{"dense_s", math.Max(tCompute-exch, 0), &m.DenseS},
+		{"sync_s", syncS + st.SyncSeconds, &m.SyncS},
+		{"eval_s", evalS, &m.EvalS},
+		{"other_s", math.Max(epochS-tCompute-syncS-reduceS-evalS, 0), &m.OtherS},
+	}); err != nil {
 		return m, err
 	}
-	m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS, m.OtherS =
-		times[0], times[1], times[2], times[3], times[4], times[5], times[6], math.Max(times[7], 0)
-	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt[3], cnt[4], cnt[5], cnt[7]
+	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt[3], cnt[4], cnt[5], cnt[8]
 	return m, nil
+}
+
+// breakdownTime is one time of the epoch breakdown: its metrics key, this
+// rank's value, and the field that receives the maximum over ranks.
+type breakdownTime struct {
+	key string
+	v   float64
+	max *float64
+}
+
+// reduceBreakdown sets every time's field to its maximum over ranks and
+// records the per-rank minimum and maximum in m.RankMin and m.RankMax, in
+// one all-reduce (max of the values and of their negations).
+func (t *trainer) reduceBreakdown(m *EpochMetrics, times []breakdownTime) error {
+	n := len(times)
+	buf := make([]float64, 2*n)
+	for i, bt := range times {
+		buf[i], buf[n+i] = bt.v, -bt.v
+	}
+	if err := t.c.AllreduceMaxF64(buf); err != nil {
+		return err
+	}
+	m.RankMin, m.RankMax = make(map[string]float64, n), make(map[string]float64, n)
+	for i, bt := range times {
+		*bt.max = buf[i]
+		m.RankMax[bt.key], m.RankMin[bt.key] = buf[i], -buf[n+i]
+	}
+	return nil
+}
+
+// writeHeader completes cfg.Header (data identity, ranks, threads, hosts,
+// start) and writes it as the first record of this run (rank 0). Every
+// rank takes part: the host names are gathered to rank 0.
+func (t *trainer) writeHeader(mw *metricsWriter, start time.Time) error {
+	hosts, err := gatherHosts(t.c)
+	if err != nil {
+		return err
+	}
+	if t.c.Rank() != 0 {
+		return nil
+	}
+	h := *t.cfg.Header
+	h.Header, h.DataID, h.Ranks, h.Threads, h.Hosts = true, t.dataID, t.c.Size(), t.cfg.Threads, hosts
+	h.Start = start.UTC().Format(time.RFC3339)
+	if t.cfg.ResumePath != "" {
+		h.ResumedFrom, h.ResumedEpoch = t.cfg.ResumePath, t.done
+	}
+	if err := mw.write(h); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
+}
+
+// gatherHosts returns (on rank 0) the distinct host names of the ranks, in
+// rank order of first appearance; nil on the other ranks.
+func gatherHosts(c comm.Comm) ([]string, error) {
+	const width = 256
+	name, err := os.Hostname()
+	if err != nil {
+		name = "unknown"
+	}
+	p := c.Size()
+	send := make([]byte, width)
+	copy(send, name)
+	sc, sd, rc, rd := make([]int, p), make([]int, p), make([]int, p), make([]int, p)
+	sc[0] = width
+	var recv []byte
+	if c.Rank() == 0 {
+		recv = make([]byte, p*width)
+		for r := range rc {
+			rc[r], rd[r] = width, r*width
+		}
+	}
+	if err := c.AlltoallvBytes(send, sc, sd, recv, rc, rd); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	var hosts []string
+	seen := map[string]bool{}
+	for r := 0; r < p; r++ {
+		h := strings.TrimRight(string(recv[r*width:(r+1)*width]), "\x00")
+		if !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts, nil
 }
 
 // allreduceGrads sums every parameter gradient (and the loss) over ranks in

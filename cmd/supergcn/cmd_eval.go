@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -19,6 +21,8 @@ func cmdEval(args []string) error {
 	threads := fs.Int("threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	kernel := fs.String("kernel", "", kernelHelp)
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
+	predictions := fs.String("predictions", "", "write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id)")
+	embeddings := fs.String("embeddings", "", "write the last hidden layer of every node to FILE.npy (N × hidden, float32, row = global node id)")
 	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -32,9 +36,17 @@ func cmdEval(args []string) error {
 	if _, err := checkKernel(*kernel); err != nil {
 		return err
 	}
+	for _, f := range [][2]string{{"predictions", *predictions}, {"embeddings", *embeddings}} {
+		if err := checkWritable(f[1]); err != nil {
+			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
+		}
+	}
 	ck, err := train.LoadCheckpoint(*model)
 	if err != nil {
 		return err
+	}
+	if *embeddings != "" && ck.Model.Layers < 2 {
+		return usageError{fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model)}
 	}
 	// Preprocess the input as in training unless --feat-norm says otherwise.
 	if !flagSet(fs, "feat-norm") && ck.FeatNorm != "" {
@@ -51,9 +63,21 @@ func cmdEval(args []string) error {
 		if err != nil {
 			return err
 		}
-		sc, err := train.Evaluate(ck, s, c, th, *kernel)
+		sc, err := train.EvaluateWith(ck, s, c, th, *kernel, train.EvalOutputs{Predictions: *predictions != "", Embeddings: *embeddings != ""})
 		if err != nil {
 			return err
+		}
+		for _, o := range []struct {
+			flag, path string
+			m          *dense.Matrix
+		}{{"predictions", *predictions, sc.Predictions}, {"embeddings", *embeddings, sc.Embeddings}} {
+			if o.path == "" || c.Rank() != 0 {
+				continue
+			}
+			if err := graph.WriteNpyF32(o.path, o.m.Rows, o.m.Cols, o.m.Data); err != nil {
+				return fmt.Errorf("--%s: %w", o.flag, err)
+			}
+			fmt.Fprintf(os.Stdout, "eval: wrote %s (%d × %d)\n", o.path, o.m.Rows, o.m.Cols)
 		}
 		if c.Rank() == 0 {
 			fmt.Fprintf(os.Stdout, "eval: %s (%s, %d layers): train %.4f (%d)  val %.4f (%d)  test %.4f (%d)\n",

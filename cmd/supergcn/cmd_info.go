@@ -1,36 +1,138 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/dispatch"
+	"github.com/supergcn/supergcn/mpi"
+	"github.com/supergcn/supergcn/partition/metis"
 	"github.com/supergcn/supergcn/quant"
 )
 
 func init() {
-	register("info", "print the build, the CPU, and which kernels and BLAS run", cmdInfo)
+	register("info", "print the build, the CPU, and which kernels, BLAS, partitioners and MPI run", cmdInfo)
+}
+
+// buildInfo is what `supergcn info` reports (--json prints it as is).
+type buildInfo struct {
+	Version     string   `json:"version"`
+	Commit      string   `json:"commit"`
+	OS          string   `json:"os"`
+	Arch        string   `json:"arch"`
+	Go          string   `json:"go"`
+	CPUs        int      `json:"cpus"`
+	CPUModel    string   `json:"cpu_model"`
+	AggrKernel  string   `json:"aggr_kernel"`
+	AggrKernels []string `json:"aggr_kernels"`
+	QuantKernel string   `json:"quant_kernel"`
+	QuantKerns  []string `json:"quant_kernels"`
+	BLAS        string   `json:"blas"`
+	BLASConfig  string   `json:"blas_config"`
+	BLASCore    string   `json:"blas_core"`
+	BLASUse     string   `json:"blas_use"`
+	METIS       string   `json:"metis"`
+	PTScotch    string   `json:"ptscotch"`
+	MPI         string   `json:"mpi"`
+	MPIThread   string   `json:"mpi_thread_level"` // provided for MPI_THREAD_SERIALIZED, or why unknown
 }
 
 func cmdInfo(args []string) error {
-	fs := newFlagSet("info", "")
+	fs := newFlagSet("info", "[--json]")
+	asJSON := fs.Bool("json", false, "print the information as one JSON object")
+	noMPI := fs.Bool("no-mpi", false, "do not initialise MPI (the thread level is then not reported)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fmt.Printf("supergcn on %s/%s, %s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.Version(), runtime.NumCPU())
 	kernel, err := checkKernel("")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", kernel, aggr.Kernels())
-	fmt.Printf("quantisation kernel: %s (available: %v)\n", quant.KernelName(), quant.Kernels())
-	fmt.Printf("dense BLAS: %s\n", dense.Backend())
-	fmt.Printf("MPI: %s\n", mpiLibraryVersion())
+	bi := buildInfo{Version: version, Commit: buildCommit(), OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
+		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), AggrKernel: kernel, AggrKernels: aggr.Kernels(),
+		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
+		METIS: metis.MetisVersion(), PTScotch: metis.ScotchVersion(),
+		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
+	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
+	if !*noMPI {
+		bi.MPIThread = mpiThreadLevel()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(bi)
+	}
+	fmt.Printf("%s on %s/%s, %s, %d CPUs\n", versionLine(), bi.OS, bi.Arch, bi.Go, bi.CPUs)
+	fmt.Printf("CPU: %s\n", bi.CPUModel)
+	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", bi.AggrKernel, bi.AggrKernels)
+	fmt.Printf("quantisation kernel: %s (available: %v)\n", bi.QuantKernel, bi.QuantKerns)
+	fmt.Printf("dense BLAS: %s (%s), core %s; %s\n", bi.BLAS, bi.BLASConfig, orDash(bi.BLASCore), bi.BLASUse)
+	fmt.Printf("partitioners: METIS %s, PT-Scotch %s (ParMETIS interface)\n", bi.METIS, bi.PTScotch)
+	fmt.Printf("MPI: %s\n", firstLineOf(bi.MPI))
+	fmt.Printf("MPI thread level: %s\n", bi.MPIThread)
 	return nil
+}
+
+// mpiThreadLevel initialises MPI as training does (MPI_THREAD_SERIALIZED)
+// and reports the level the library provides.
+func mpiThreadLevel() string {
+	provided, err := mpi.InitThread(mpi.ThreadSerialized)
+	if mpi.Initialized() {
+		defer mpi.Finalize()
+	}
+	if err != nil {
+		return fmt.Sprintf("%v (%v)", provided, err)
+	}
+	return fmt.Sprintf("%v (requested %v)", provided, mpi.ThreadSerialized)
+}
+
+// cpuModel is /proc/cpuinfo's model name, or its CPU implementer and part
+// where there is none (arm64).
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	var impl, part string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "model name":
+			return strings.TrimSpace(v)
+		case "CPU implementer":
+			impl = strings.TrimSpace(v)
+		case "CPU part":
+			part = strings.TrimSpace(v)
+		}
+	}
+	if impl != "" {
+		return fmt.Sprintf("implementer %s, part %s", impl, part) // A64FX: 0x46, 0x001
+	}
+	return "unknown"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func firstLineOf(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
 // kernelHelp is the help of every --kernel flag.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
@@ -43,6 +44,7 @@ func cmdPartition(args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	d.prog = progress.ForStderr(false)
 	if f.method != "parmetis" {
 		return f.run(nil, os.Stdout)
 	}
@@ -110,6 +112,7 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	opts := metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance, TrainMask: mask}
 	t0 := time.Now()
 	var owner []int32
+	st := f.d.step(log, fmt.Sprintf("partition: %s into %d parts", f.method, f.parts))
 	switch f.method {
 	case "metis":
 		owner, err = metis.Metis(ds.Graph, f.parts, opts)
@@ -122,6 +125,7 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 			return err
 		})
 	}
+	st.Done()
 	if err != nil {
 		return err
 	}
@@ -136,7 +140,10 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	fmt.Fprintf(log, "partition: %s into %d parts, weights %s: %.3fs\n", method, f.parts, weights, secs)
 	t1 := time.Now()
 	info := partition.MetaInfo{Method: method, Weights: weights, Seed: int(f.d.seed), Source: f.source(), Seconds: secs}
-	if err := partition.Write(f.out, ds, owner, f.parts, info); err != nil {
+	st = f.d.step(log, "partition: writing "+f.out)
+	err = partition.Write(f.out, ds, owner, f.parts, info)
+	st.Done()
+	if err != nil {
 		return err
 	}
 	m, err := partition.ReadMeta(f.out)

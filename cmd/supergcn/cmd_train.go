@@ -11,6 +11,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
@@ -50,9 +51,11 @@ func cmdTrain(args []string) error {
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
+	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
 	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
-	quiet := fs.Bool("quiet", false, "only the summary, no per-epoch lines")
+	quiet := fs.Bool("quiet", false, "quiet: only the final summary line, a resume notice and errors (no data, plan, progress or per-epoch lines)")
+	stopAfter := fs.Duration("stop-after", 0, "stop cleanly after this long (e.g. 55m in a 1-hour job): finish the epoch, save to --save, exit with status 75; SIGTERM and SIGUSR1 do the same at once")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -70,7 +73,15 @@ func cmdTrain(args []string) error {
 	cfg.Seed = d.seed
 	cfg.FeatNorm = d.featNorm
 	cfg.Quiet = *quiet
+	d.prog = progress.ForStderr(*quiet)
 	cfg.Model.Seed = d.seed
+	if *stopAfter < 0 {
+		return usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", *stopAfter)}
+	}
+	stopRequested, release := stopRequests(*stopAfter)
+	defer release()
+	cfg.Stop = stopRequested
+	cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: d.describe()}
 	w, err := startWorld(mpiMode)
 	if err != nil {
 		return err
@@ -149,7 +160,10 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 			return bad("resume", "%v", err)
 		}
 	}
-	for _, f := range [][2]string{{"save", cfg.SavePath}, {"metrics", cfg.MetricsPath}} {
+	if cfg.SaveBest != "" && cfg.SaveBest == cfg.SavePath {
+		return bad("save-best", "is the --save file; give another")
+	}
+	for _, f := range [][2]string{{"save", cfg.SavePath}, {"save-best", cfg.SaveBest}, {"metrics", cfg.MetricsPath}} {
 		if err := checkWritable(f[1]); err != nil {
 			return bad(f[0], "%v", err)
 		}
@@ -198,11 +212,15 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		}
 	}
 	cfg.Threads = setThreadBudget(cfg.Threads)
-	s, err := d.loadShard(c, w, log)
+	dataLog := log
+	if cfg.Quiet {
+		dataLog = nil
+	}
+	s, err := d.loadShard(c, w, dataLog)
 	if err != nil {
 		return err
 	}
-	if log != nil {
+	if dataLog != nil {
 		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d (eval %d), label-prop %g\n",
 			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.EvalBits, cfg.LabelProp)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
@@ -23,9 +24,19 @@ type dataFlags struct {
 	partitions                            string
 	synthFeat, synthClasses               int
 	undirected, dedup                     bool
+	ignoreWeights                         bool
 	featNorm                              string
 	partMethod, partWeights               string
 	seed                                  uint64
+	prog                                  *progress.Reporter // long steps, on rank 0 (nil: silent)
+}
+
+// step starts reporting a long step when log is set (rank 0, not quiet).
+func (d *dataFlags) step(log io.Writer, name string) *progress.Step {
+	if log == nil || log == io.Discard {
+		return (*progress.Reporter)(nil).Start(name, 0, "")
+	}
+	return d.prog.Start(name, 0, "")
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet, verb string) {
@@ -49,10 +60,24 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
 	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
+	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "train on the unweighted graph when --data has edge weights (otherwise they are an error: training does not use them)")
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
-var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "partition-method", "partition-weights"}
+var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
+
+// describe names the data for the metrics header: the path or spec given.
+func (d *dataFlags) describe() string {
+	switch {
+	case d.partitions != "":
+		return "partitions:" + d.partitions
+	case d.data != "":
+		return d.data
+	case d.synthetic != "":
+		return "synthetic:" + d.synthetic
+	}
+	return "synthetic:default"
+}
 
 func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	if d.partitions != "" {
@@ -94,6 +119,12 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 	t0 := time.Now()
 	var ds *graph.Dataset
 	var err error
+	verb := "reading "
+	if d.data == "" {
+		verb = "generating "
+	}
+	st := d.step(log, "data: "+verb+d.describe())
+	defer st.Done()
 	switch {
 	case d.data != "":
 		ds, err = graph.Load(d.data, graph.LoadOptions{Format: d.format, Split: d.split, Features: d.features, Labels: d.labels})
@@ -110,8 +141,19 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 		}
 		ds, err = graph.Generate(spec)
 	}
+	st.Done()
 	if err != nil {
 		return nil, err
+	}
+	if ds.Graph.Val != nil {
+		if !d.ignoreWeights {
+			return nil, usageError{fmt.Sprintf("--data %s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
+				"remove them, or give --ignore-weights to train on the unweighted graph", d.data)}
+		}
+		ds.Graph.Val = nil
+		if log != nil {
+			fmt.Fprintf(log, "data: %s: edge weights ignored (--ignore-weights)\n", d.data)
+		}
 	}
 	// Generated graphs are already symmetric, without self-loops or duplicates.
 	if d.dedup && d.data != "" {
@@ -144,7 +186,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
 	if d.partitions != "" {
 		t0 := time.Now()
+		st := d.step(log, "data: reading "+d.partitions)
 		s, err := partition.Load(d.partitions, c.Rank(), c.Size())
+		st.Done()
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +208,10 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 	owner := make([]int32, ds.NumNodes())
 	if p > 1 {
 		t0 := time.Now()
-		if owner, err = d.partitionInMemory(ds, c, w); err != nil {
+		st := d.step(log, fmt.Sprintf("partition: %s into %d parts", d.partMethod, p))
+		owner, err = d.partitionInMemory(ds, c, w)
+		st.Done()
+		if err != nil {
 			return nil, err
 		}
 		if log != nil {

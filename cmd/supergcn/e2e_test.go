@@ -59,16 +59,32 @@ type result struct {
 // run executes the binary (behind an optional launcher) with a time limit.
 func run(t *testing.T, limit time.Duration, launcher []string, args ...string) result {
 	t.Helper()
+	return runWith(t, limit, nil, nil, launcher, args...)
+}
+
+// runWith is run with extra environment variables, and a func called with
+// the started process (to signal it) while it runs.
+func runWith(t *testing.T, limit time.Duration, env []string, during func(*os.Process), launcher []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	argv := append(append(append([]string{}, launcher...), binPath), args...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-		"OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_mpi_yield_when_idle=1")
+	cmd.Env = append(append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_mpi_yield_when_idle=1"), env...)
+	if during != nil {
+		cmd.Cancel = func() error { return cmd.Process.Kill() }
+	}
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	t0 := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if during != nil {
+			during(cmd.Process)
+		}
+		err = cmd.Wait()
+	}
 	r := result{stdout: so.String(), stderr: se.String(), elapsed: time.Since(t0)}
 	if ctx.Err() != nil {
 		t.Fatalf("%v did not end within %v\nstdout:\n%s\nstderr:\n%s", argv, limit, r.stdout, r.stderr)
@@ -102,13 +118,14 @@ func losses(t *testing.T, path string) []float64 {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var m struct {
-			Final bool    `json:"final"`
-			Loss  float64 `json:"loss"`
+			Final  bool    `json:"final"`
+			Header bool    `json:"header"`
+			Loss   float64 `json:"loss"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if !m.Final {
+		if !m.Final && !m.Header {
 			out = append(out, m.Loss)
 		}
 	}

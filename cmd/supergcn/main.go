@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/supergcn/supergcn/train"
 )
 
 type subcommand struct {
@@ -27,7 +29,7 @@ func register(name, summary string, run func(args []string) error) {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: supergcn <command> [flags]   (supergcn <command> --help for its flags)")
+	fmt.Fprintln(os.Stderr, "usage: supergcn <command> [flags]   (supergcn help <command> for its flags; supergcn --version)")
 	fmt.Fprintln(os.Stderr, "\ncommands:")
 	names := make([]string, 0, len(subcommands))
 	for n := range subcommands {
@@ -40,6 +42,14 @@ func usage() {
 }
 
 func main() {
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version" || os.Args[1] == "version") {
+		fmt.Println(versionLine())
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "help" {
+		// supergcn help CMD = supergcn CMD --help
+		os.Args = []string{os.Args[0], os.Args[2], "--help"}
+	}
 	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
 		usage()
 		if len(os.Args) < 2 {
@@ -56,6 +66,10 @@ func main() {
 	if err := sc.run(os.Args[2:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
+		}
+		var se silentExit
+		if errors.As(err, &se) {
+			os.Exit(se.code)
 		}
 		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, userMessage(err))
 		os.Exit(exitCode(err))
@@ -88,6 +102,10 @@ func exitCode(err error) int {
 	if errors.As(err, &ue) {
 		return 2
 	}
+	var stopped *train.StoppedError
+	if errors.As(err, &stopped) {
+		return exitStopped
+	}
 	return 1
 }
 
@@ -112,6 +130,18 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 
 // parseFlags parses args, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parseFlagsKeepArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// parseFlagsKeepArgs is parseFlags for commands that take arguments besides
+// the flags (fs.Args()).
+func parseFlagsKeepArgs(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
 	}
@@ -120,9 +150,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
 }

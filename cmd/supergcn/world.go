@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/comm/mpicomm"
 	"github.com/supergcn/supergcn/mpi"
+	"github.com/supergcn/supergcn/train"
 )
 
 // world is the process group a command runs in: MPI when launched by
@@ -52,14 +54,48 @@ func startWorld(mode string) (*world, error) {
 		return nil, usageError{fmt.Sprintf("--mpi: %q is not auto, on or off", mode)}
 	}
 	if !use {
+		if err := checkLaunch(1, os.Getenv); err != nil {
+			return nil, err
+		}
 		return &world{comm: comm.Single()}, nil
 	}
 	if _, err := mpi.InitThread(mpi.ThreadSerialized); err != nil {
 		return nil, fmt.Errorf("MPI initialisation: %w", err)
 	}
 	wc := mpi.World()
-	return &world{mpi: true, wc: wc, comm: mpicomm.New(wc)}, nil
+	w := &world{mpi: true, wc: wc, comm: mpicomm.New(wc)}
+	if err := checkLaunch(w.comm.Size(), os.Getenv); err != nil {
+		mpi.Finalize()
+		return nil, err
+	}
+	return w, nil
 }
+
+// checkLaunch fails when a launcher started several tasks but MPI sees a
+// world of `size` ranks smaller than that: the tasks are independent
+// copies (srun --mpi=none, a site without PMIx, an MPI library other than
+// the launcher's) that would each train alone and race on the same files.
+func checkLaunch(size int, getenv func(string) string) error {
+	for _, v := range []struct{ env, launcher, fix string }{
+		{"SLURM_STEP_NUM_TASKS", "srun", "srun --mpi=pmix (srun --mpi=list shows the plugins this Slurm has), or mpirun inside the allocation"},
+		{"OMPI_COMM_WORLD_SIZE", "mpirun", "the mpirun of the MPI library supergcn is linked with (supergcn info; Fujitsu MPI's mpiexec sets it too)"},
+		{"PMIX_SIZE", "the launcher", "a launcher of the MPI library supergcn is linked with (supergcn info)"},
+	} {
+		n, err := strconv.Atoi(getenv(v.env))
+		if err != nil || n <= size {
+			continue
+		}
+		return fmt.Errorf("%s started %d tasks (%s=%d) but MPI sees a world of %d rank(s): the MPI library did not get the launcher's process information (PMI), "+
+			"so every task would run alone on the whole job and write the same files; start it with %s", v.launcher, n, v.env, n, size, v.fix)
+	}
+	return nil
+}
+
+// silentExit ends the process with a status and no message (the message
+// was printed by rank 0).
+type silentExit struct{ code int }
+
+func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", s.code) }
 
 // fortranComm returns the world communicator's Fortran handle (for ParMETIS).
 func (w *world) fortranComm() int {
@@ -74,6 +110,17 @@ func (w *world) fortranComm() int {
 // for the caller to print (rank-prefixed under MPI).
 func (w *world) finish(err error) error {
 	if !w.mpi {
+		return err
+	}
+	var stopped *train.StoppedError
+	if errors.As(err, &stopped) {
+		// Every rank stopped after the same epoch: end MPI normally.
+		if ferr := mpi.Finalize(); ferr != nil {
+			return ferr
+		}
+		if w.comm.Rank() != 0 {
+			return silentExit{exitStopped}
+		}
 		return err
 	}
 	if err != nil {

@@ -36,6 +36,10 @@ func (m mpiComm) AlltoallvI64(send []int64, sendCounts, sendDispls []int, recv [
 	return mpi.Alltoallv(m.c, send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
 }
 
+func (m mpiComm) AlltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) error {
+	return mpi.Alltoallv(m.c, send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
+}
+
 func (m mpiComm) IalltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) (comm.Request, error) {
 	return request(mpi.Ialltoallv(m.c, send, sendCounts, sendDispls, recv, recvCounts, recvDispls))
 }

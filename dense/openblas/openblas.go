@@ -41,6 +41,12 @@ func (Impl) Name() string {
 	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", par.Threads())
 }
 
+// Info names the BLAS library, its build configuration (version and
+// options) and the CPU core kernel set it selected; dense.BLAS reports it.
+func (Impl) Info() (name, config, core string) {
+	return "OpenBLAS", C.GoString(C.openblas_get_config()), C.GoString(C.openblas_get_corename())
+}
+
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with
 // cblas_sgemm, after the same argument checks gonum performs (so misuse
 // panics instead of reaching C).

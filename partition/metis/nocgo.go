@@ -26,3 +26,9 @@ func ParMetisDistributed(fcomm int, vtxdist []int32, localPtr []int32, localAdj 
 func ParMetis(fcomm int, rank, size int, g *graph.CSR, parts int, o Options) ([]int32, error) {
 	return nil, ErrNoCgo
 }
+
+// MetisVersion: no METIS in a build without cgo.
+func MetisVersion() string { return "unavailable (built without cgo)" }
+
+// ScotchVersion: no PT-Scotch in a build without cgo.
+func ScotchVersion() string { return "unavailable (built without cgo)" }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/supergcn/supergcn/internal/plots"
+)
+
+func init() {
+	register("plot", "draw metrics files (train --metrics) as PNGs: loss, accuracy, time breakdown, scaling", cmdPlot)
+}
+
+func cmdPlot(args []string) error {
+	fs := newFlagSet("plot", "FILE.jsonl... --out DIR")
+	out := fs.String("out", "", "directory for the PNG files (created if missing)")
+	files, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageError{"give one or more metrics files (train --metrics FILE)"}
+	}
+	if *out == "" {
+		return usageError{"--out: the directory for the PNG files is required"}
+	}
+	runs := make([]*plots.Run, 0, len(files))
+	for _, f := range files {
+		r, err := plots.Read(f)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	written, err := plots.Write(*out, runs)
+	if err != nil {
+		return err
+	}
+	for _, w := range written {
+		fmt.Fprintln(os.Stdout, w)
+	}
+	return nil
+}
+
+// parseWithFiles parses flags given before, between or after positional
+// arguments, and returns the positional ones.
+func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := parseFlagsKeepArgs(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return files, nil
+		}
+		if rest[0] == "--" {
+			return append(files, rest[1:]...), nil
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
+	}
+}

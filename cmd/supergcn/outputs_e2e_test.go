@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
+)
+
+// Edge weights in an edge list are an error naming the file and the way
+// out, never dropped silently; --ignore-weights trains on the unweighted
+// graph and says so.
+func TestEdgeWeightsRefusedNotDropped(t *testing.T) {
+	dir := t.TempDir()
+	el := filepath.Join(dir, "w.txt")
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		b.WriteString(strconv.Itoa(i) + " " + strconv.Itoa((i*7+1)%200) + " 0.5" + "\n")
+	}
+	os.WriteFile(el, []byte(b.String()), 0o644)
+	args := []string{"train", "--data", el, "--synthetic-features", "8", "--classes", "2", "--epochs", "2"}
+	r := run(t, time.Minute, nil, args...)
+	if r.code != 2 || !strings.Contains(r.stderr, el+" has edge weights") || !strings.Contains(r.stderr, "--ignore-weights") || strings.Contains(r.stdout, "epoch") {
+		t.Fatalf("weighted edge list: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, time.Minute, nil, append(args, "--ignore-weights")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "edge weights ignored") {
+		t.Fatalf("--ignore-weights: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// train --save-best and --quiet, then eval --predictions and --embeddings:
+// .npy files of N × classes and N × hidden; supergcn help train is the
+// train usage.
+func TestSaveBestQuietAndEvalOutputs(t *testing.T) {
+	coraDir := testdata.Dataset(t, "cora")
+	dir := t.TempDir()
+	best := filepath.Join(dir, "best.ckpt")
+	r := run(t, 2*time.Minute, nil, "train", "--data", coraDir, "--feat-norm", "row", "--epochs", "20", "--save-best", best, "--quiet")
+	if r.code != 0 {
+		t.Fatalf("train: exit %d\n%s", r.code, r.stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "final:") || r.stderr != "" {
+		t.Fatalf("--quiet printed more than the summary:\nstdout %q\nstderr %q", r.stdout, r.stderr)
+	}
+	pred, emb := filepath.Join(dir, "pred.npy"), filepath.Join(dir, "emb.npy")
+	r = run(t, 2*time.Minute, nil, "eval", "--model", best, "--data", coraDir, "--predictions", pred, "--embeddings", emb)
+	if r.code != 0 {
+		t.Fatalf("eval: exit %d\n%s", r.code, r.stderr)
+	}
+	for path, cols := range map[string]int{pred: 7, emb: 16} {
+		a, err := graph.ReadNpy(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Shape) != 2 || a.Shape[0] != 2708 || a.Shape[1] != cols {
+			t.Fatalf("%s: shape %v, want [2708 %d]", path, a.Shape, cols)
+		}
+	}
+	r = run(t, time.Minute, nil, "help", "train")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "usage: supergcn train") || !strings.Contains(r.stdout, "-save-best") || !strings.Contains(r.stdout, "-stop-after") {
+		t.Fatalf("help train: exit %d\n%s", r.code, r.stdout)
+	}
+}

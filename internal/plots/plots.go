@@ -1,0 +1,362 @@
+// Package plots reads supergcn metrics files (JSON lines written by
+// train --metrics) and draws them as PNG figures with gonum/plot: loss and
+// accuracy curves, the per-epoch time breakdown (stacked), and, for
+// several runs, epoch time and exchanged bytes against ranks (scaling).
+package plots
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Epoch is one epoch record: the curves, the breakdown times (every key
+// ending in _s besides epoch_s, so breakdown keys added later are drawn
+// too) and the exchanged bytes.
+type Epoch struct {
+	Epoch                     int
+	Loss                      float64
+	TrainAcc, ValAcc, TestAcc float64
+	EpochS                    float64
+	CommBytes                 float64
+	Breakdown                 map[string]float64
+	Ranks                     int
+}
+
+// Run is one metrics file: its epochs in order (a resumed run's file holds
+// several segments; a repeated epoch keeps its last record).
+type Run struct {
+	Name   string // the file's base name without .jsonl
+	Ranks  int
+	Epochs []Epoch
+}
+
+// notBreakdown are the _s keys of epoch records that are not parts of the
+// epoch time.
+var notBreakdown = map[string]bool{"epoch_s": true, "total_s": true, "plan_s": true}
+
+// Read reads a metrics file. Bad lines are errors naming file:line.
+func Read(path string) (*Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+func read(r io.Reader, path string) (*Run, error) {
+	run := &Run{Name: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
+	byEpoch := map[int]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a JSON record: %v", path, ln, err)
+		}
+		num := func(k string) float64 { v, _ := rec[k].(float64); return v }
+		if rec["header"] == true {
+			if n := int(num("ranks")); n > 0 {
+				run.Ranks = n
+			}
+			continue
+		}
+		if rec["final"] == true {
+			continue
+		}
+		ep, ok := rec["epoch"].(float64)
+		if !ok || ep < 1 {
+			return nil, fmt.Errorf("%s:%d: not a header, epoch or final record of a supergcn metrics file", path, ln)
+		}
+		e := Epoch{Epoch: int(ep), Loss: num("loss"), TrainAcc: num("train_acc"), ValAcc: num("val_acc"), TestAcc: num("test_acc"),
+			EpochS: num("epoch_s"), CommBytes: num("comm_bytes"), Ranks: int(num("ranks")), Breakdown: map[string]float64{}}
+		for k, v := range rec {
+			if f, isNum := v.(float64); isNum && strings.HasSuffix(k, "_s") && !notBreakdown[k] {
+				e.Breakdown[k] = f
+			}
+		}
+		if e.Ranks > 0 {
+			run.Ranks = e.Ranks
+		}
+		if i, seen := byEpoch[e.Epoch]; seen {
+			run.Epochs[i] = e
+		} else {
+			byEpoch[e.Epoch] = len(run.Epochs)
+			run.Epochs = append(run.Epochs, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(run.Epochs) == 0 {
+		return nil, fmt.Errorf("%s: no epoch records", path)
+	}
+	sort.Slice(run.Epochs, func(i, j int) bool { return run.Epochs[i].Epoch < run.Epochs[j].Epoch })
+	if run.Ranks == 0 {
+		run.Ranks = 1
+	}
+	return run, nil
+}
+
+const (
+	width  = 16 * vg.Centimeter
+	height = 10 * vg.Centimeter
+)
+
+// Write draws the figures of runs into dir and returns the files written:
+// loss.png, accuracy.png, breakdown-NAME.png per run and, for runs on
+// several rank counts, scaling.png.
+func Write(dir string, runs []*Run) ([]string, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no runs to plot")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	save := func(name string, p *plot.Plot) error {
+		path := filepath.Join(dir, name)
+		if err := p.Save(width, height, path); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		files = append(files, path)
+		return nil
+	}
+	loss, err := Loss(runs)
+	if err != nil {
+		return nil, err
+	}
+	if err := save("loss.png", loss); err != nil {
+		return nil, err
+	}
+	acc, err := Accuracy(runs)
+	if err != nil {
+		return nil, err
+	}
+	if err := save("accuracy.png", acc); err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		b, err := Breakdown(r)
+		if err != nil {
+			return nil, err
+		}
+		if err := save("breakdown-"+r.Name+".png", b); err != nil {
+			return nil, err
+		}
+	}
+	ranks := map[int]bool{}
+	for _, r := range runs {
+		ranks[r.Ranks] = true
+	}
+	if len(ranks) > 1 {
+		path := filepath.Join(dir, "scaling.png")
+		if err := Scaling(runs, path); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	return p
+}
+
+func addLine(p *plot.Plot, label string, xys plotter.XYs, c color.Color, dashed bool) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	l.Color = c
+	l.Width = vg.Points(1.2)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	p.Add(l)
+	p.Legend.Add(label, l)
+	return nil
+}
+
+func curve(r *Run, f func(Epoch) float64) plotter.XYs {
+	xys := make(plotter.XYs, len(r.Epochs))
+	for i, e := range r.Epochs {
+		xys[i].X, xys[i].Y = float64(e.Epoch), f(e)
+	}
+	return xys
+}
+
+// Loss plots the training loss of every run against the epoch.
+func Loss(runs []*Run) (*plot.Plot, error) {
+	p := newPlot("Training loss", "epoch", "loss")
+	for i, r := range runs {
+		if err := addLine(p, r.Name, curve(r, func(e Epoch) float64 { return e.Loss }), plotutil.Color(i), false); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Accuracy plots train (one run only), validation and test accuracy
+// against the epoch.
+func Accuracy(runs []*Run) (*plot.Plot, error) {
+	p := newPlot("Accuracy", "epoch", "accuracy")
+	p.Legend.Top, p.Legend.Left = false, false
+	for i, r := range runs {
+		series := []struct {
+			name string
+			f    func(Epoch) float64
+		}{{"val", func(e Epoch) float64 { return e.ValAcc }}, {"test", func(e Epoch) float64 { return e.TestAcc }}}
+		if len(runs) == 1 {
+			series = append([]struct {
+				name string
+				f    func(Epoch) float64
+			}{{"train", func(e Epoch) float64 { return e.TrainAcc }}}, series...)
+		}
+		for j, s := range series {
+			label, c, dashed := r.Name+" "+s.name, plotutil.Color(i), s.name == "test"
+			if len(runs) == 1 {
+				label, c, dashed = s.name, plotutil.Color(j), false
+			}
+			if err := addLine(p, label, curve(r, s.f), c, dashed); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// Breakdown stacks the per-epoch times of run r (each breakdown key, in
+// name order) as filled areas: the top edge is their sum.
+func Breakdown(r *Run) (*plot.Plot, error) {
+	p := newPlot(fmt.Sprintf("Epoch time: %s, %d rank(s), max over ranks", r.Name, r.Ranks), "epoch", "seconds")
+	keySet := map[string]bool{}
+	for _, e := range r.Epochs {
+		for k := range e.Breakdown {
+			keySet[k] = true
+		}
+	}
+	keys := make([]string, 0, len(keySet))
+	for k := range keySet {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s: the epoch records have no breakdown times", r.Name)
+	}
+	// cum[k][i]: sum of keys[0..k] at epoch i.
+	cum := make([]plotter.XYs, len(keys))
+	for k, key := range keys {
+		cum[k] = curve(r, func(e Epoch) float64 { return e.Breakdown[key] })
+		if k > 0 {
+			for i := range cum[k] {
+				cum[k][i].Y += cum[k-1][i].Y
+			}
+		}
+	}
+	// Draw the largest sum first; each smaller one paints over it.
+	lines := make([]*plotter.Line, len(keys))
+	for k := len(keys) - 1; k >= 0; k-- {
+		l, err := plotter.NewLine(cum[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", r.Name, keys[k], err)
+		}
+		l.FillColor = plotutil.Color(k)
+		l.Color = plotutil.Color(k)
+		l.Width = vg.Points(0.5)
+		p.Add(l)
+		lines[k] = l
+	}
+	for k, key := range keys {
+		p.Legend.Add(strings.TrimSuffix(key, "_s"), lines[k])
+	}
+	p.Y.Min = 0
+	// One slow epoch (a busy machine, a page-cache miss) would flatten the
+	// rest: clip the axis at twice the 95th percentile and say so.
+	tops := make([]float64, len(cum[len(keys)-1]))
+	for i, xy := range cum[len(keys)-1] {
+		tops[i] = xy.Y
+	}
+	sort.Float64s(tops)
+	if clip := 2 * tops[len(tops)*95/100]; clip > 0 && tops[len(tops)-1] > clip {
+		p.Y.Max = clip
+		p.Title.Text += fmt.Sprintf(" (clipped: max %.3gs)", tops[len(tops)-1])
+	}
+	return p, nil
+}
+
+// Scaling draws, side by side, the median epoch time and the boundary
+// bytes sent per epoch (all ranks) against the rank count of the runs,
+// into the PNG file path.
+func Scaling(runs []*Run, path string) error {
+	type pt struct{ ranks, t, bytes float64 }
+	pts := make([]pt, 0, len(runs))
+	for _, r := range runs {
+		ts := make([]float64, len(r.Epochs))
+		var bytes float64
+		for i, e := range r.Epochs {
+			ts[i] = e.EpochS
+			bytes += e.CommBytes
+		}
+		sort.Float64s(ts)
+		pts = append(pts, pt{float64(r.Ranks), ts[len(ts)/2], bytes / float64(len(r.Epochs))})
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].ranks < pts[j].ranks })
+	tx, bx := make(plotter.XYs, len(pts)), make(plotter.XYs, len(pts))
+	for i, q := range pts {
+		tx[i].X, tx[i].Y = q.ranks, q.t
+		bx[i].X, bx[i].Y = q.ranks, q.bytes/1e6
+	}
+	pt1 := newPlot("Epoch time (median)", "ranks", "seconds")
+	pt2 := newPlot("Boundary exchange per epoch", "ranks", "MB (all ranks)")
+	for _, c := range []struct {
+		p   *plot.Plot
+		xys plotter.XYs
+	}{{pt1, tx}, {pt2, bx}} {
+		l, s, err := plotter.NewLinePoints(c.xys)
+		if err != nil {
+			return fmt.Errorf("scaling: %w", err)
+		}
+		l.Color, s.Color = plotutil.Color(0), plotutil.Color(0)
+		c.p.Add(l, s)
+		c.p.Y.Min = 0
+	}
+	img := vgimg.New(2*width, height)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+	grid := [][]*plot.Plot{{pt1, pt2}}
+	cs := plot.Align(grid, tiles, dc)
+	pt1.Draw(cs[0][0])
+	pt2.Draw(cs[0][1])
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}

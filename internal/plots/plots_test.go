@@ -1,0 +1,123 @@
+package plots
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// writeMetrics writes a metrics file as train does: a header, epoch
+// records (with the breakdown and per-rank spread), a final record.
+func writeMetrics(t *testing.T, path string, ranks, epochs int) {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.Encode(map[string]any{"header": true, "version": "test", "ranks": ranks})
+	for e := 1; e <= epochs; e++ {
+		x := float64(e)
+		enc.Encode(map[string]any{"epoch": e, "loss": 2 / x, "train_acc": 1 - 1/x, "val_acc": 0.9 - 1/x, "test_acc": 0.85 - 1/x,
+			"epoch_s": 0.1 / float64(ranks), "ranks": ranks, "aggr_s": 0.05 / float64(ranks), "comm_s": 0.01 * float64(ranks),
+			"dense_s": 0.03, "sync_s": 0.001, "other_s": 0.002, "quant_s": 0.004, "comm_bytes": 1000 * ranks,
+			"rank_min": map[string]float64{"aggr_s": 0.01}, "rank_max": map[string]float64{"aggr_s": 0.05}})
+	}
+	enc.Encode(map[string]any{"final": true, "best_val_acc": 0.8, "epochs": epochs})
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every plot kind renders to a PNG that decodes, at its size, with more
+// than one colour in it.
+func TestWriteRendersEveryPlot(t *testing.T) {
+	dir := t.TempDir()
+	var runs []*Run
+	for _, p := range []int{1, 2, 4} {
+		path := filepath.Join(dir, fmt.Sprintf("run-np%d.jsonl", p))
+		writeMetrics(t, path, p, 30)
+		r, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Ranks != p || len(r.Epochs) != 30 || len(r.Epochs[0].Breakdown) != 6 {
+			t.Fatalf("%s read as %d ranks, %d epochs, breakdown %v", path, r.Ranks, len(r.Epochs), r.Epochs[0].Breakdown)
+		}
+		runs = append(runs, r)
+	}
+	out := filepath.Join(dir, "png")
+	files, err := Write(out, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	sort.Strings(names)
+	want := "accuracy.png breakdown-run-np1.png breakdown-run-np2.png breakdown-run-np4.png loss.png scaling.png"
+	if strings.Join(names, " ") != want {
+		t.Fatalf("wrote %v, want %s", names, want)
+	}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(fh)
+		fh.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		bd := img.Bounds()
+		if bd.Dx() < 400 || bd.Dy() < 200 {
+			t.Fatalf("%s: %v", f, bd)
+		}
+		colours := map[[4]uint32]bool{}
+		for y := bd.Min.Y; y < bd.Max.Y; y += 3 {
+			for x := bd.Min.X; x < bd.Max.X; x += 3 {
+				r, g, b, a := img.At(x, y).RGBA()
+				colours[[4]uint32{r, g, b, a}] = true
+			}
+		}
+		if len(colours) < 3 {
+			t.Fatalf("%s has %d colours: nothing drawn", f, len(colours))
+		}
+	}
+
+	// One run (one rank count): no scaling figure.
+	files, err = Write(filepath.Join(dir, "one"), runs[:1])
+	if err != nil || len(files) != 3 {
+		t.Fatalf("one run: %v, %v", files, err)
+	}
+}
+
+// A resumed run's file (two segments, a repeated epoch) reads as one run;
+// a line that is not a metrics record is an error naming file:line.
+func TestReadSegmentsAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.jsonl")
+	body := `{"header":true,"ranks":2}
+{"epoch":1,"loss":1,"epoch_s":0.1,"aggr_s":0.05}
+{"epoch":2,"loss":0.9,"epoch_s":0.1,"aggr_s":0.05}
+{"header":true,"ranks":2,"resumed_from":"x","resumed_epoch":1}
+{"epoch":2,"loss":0.8,"epoch_s":0.1,"aggr_s":0.05}
+{"final":true}
+`
+	os.WriteFile(path, []byte(body), 0o644)
+	r, err := Read(path)
+	if err != nil || len(r.Epochs) != 2 || r.Epochs[1].Loss != 0.8 || r.Ranks != 2 {
+		t.Fatalf("segments: %+v, %v", r, err)
+	}
+	os.WriteFile(path, []byte(body+"{\"foo\":1}\n"), 0o644)
+	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "m.jsonl:7:") {
+		t.Fatalf("bad record: %v", err)
+	}
+	os.WriteFile(path, []byte("not json\n"), 0o644)
+	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "m.jsonl:1:") {
+		t.Fatalf("bad line: %v", err)
+	}
+}

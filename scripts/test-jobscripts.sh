@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs jobs/pbs.sh and jobs/pjm.sh outside their schedulers, with stand-in
+# qstat/qsub (PBS Pro) and mpiexec (Fujitsu MPI) commands that record their
+# arguments: no PBS server or Fugaku here, so this checks the scripts' own
+# logic, not the schedulers. For each script: the shape comes from the
+# scheduler's variables, the training flags reach supergcn, a limit shorter
+# than the training stops it with a checkpoint (--stop-after from the
+# walltime/elapse), the continuation (PBS: the resubmission qsub received;
+# PJM: the next step) resumes and ends with the uninterrupted run's loss.
+# (jobs/slurm.sh is tested against a real Slurm: scripts/test-slurm.sh.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "test-jobscripts: FAIL: $*" >&2; exit 1; }
+
+TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
+BIN=$T/supergcn
+go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
+"$BIN" partition --synthetic nodes=20000,degree=10,classes=4,feat=32,seed=5 --parts 1 --out "$T/pdir" >/dev/null
+FLAGS="--epochs 200 --seed 5 --hidden 32 --quiet"
+# shellcheck disable=SC2086
+"$BIN" train --partitions "$T/pdir" --threads 1 --metrics "$T/ref.jsonl" $FLAGS >/dev/null
+last_loss() { grep '"epoch":200,' "$1" | tail -n 1 | sed 's/.*"loss":\([^,]*\),.*/\1/'; }
+REF=$(last_loss "$T/ref.jsonl")
+[ -n "$REF" ] || fail "the uninterrupted run has no epoch 200"
+
+# Stand-ins: qstat prints the walltime; qsub records its arguments;
+# mpirun/mpiexec record theirs and run the binary (one process).
+mkdir -p "$T/stub"
+cat >"$T/stub/qstat" <<'EOS'
+#!/bin/sh
+echo "    Resource_List.walltime = $STUB_WALLTIME"
+EOS
+cat >"$T/stub/qsub" <<'EOS'
+#!/bin/sh
+printf '%s\n' "$@" >"$STUB_LOG.qsub"
+echo 124.server
+EOS
+cat >"$T/stub/mpirun" <<'EOS'
+#!/bin/sh
+printf '%s\n' "$@" >"$STUB_LOG.launcher"
+while [ $# -gt 0 ] && [ "$1" != "$SUPERGCN" ]; do shift; done
+exec "$@"
+EOS
+cp "$T/stub/mpirun" "$T/stub/mpiexec"
+chmod +x "$T/stub"/*
+export PATH=$T/stub:$PATH SUPERGCN=$BIN STUB_LOG=$T/log
+
+# --- PBS Pro: one line in the node file (one rank), NCPUS=1.
+mkdir -p "$T/pbs"
+printf 'n1\n' >"$T/pbs/nodes"
+pbs() {
+	env PBS_O_WORKDIR="$T/pbs" PBS_JOBID="$1.server" PBS_JOBNAME=sg PBS_NODEFILE="$T/pbs/nodes" NCPUS=1 \
+		PDIR="$T/pdir" TRAIN_ARGS="$FLAGS" MARGIN=7 STUB_WALLTIME="$2" SCRIPT="$ROOT/jobs/pbs.sh" ${3:+RUN_DIR=$3} \
+		bash "$ROOT/jobs/pbs.sh" >"$T/pbs/job$1.out" 2>&1
+}
+pbs 123 00:00:10 || fail "pbs.sh: exit $? $(cat "$T/pbs/job123.out")"
+RUN=$T/pbs/runs/sg-123
+grep -q "stopped on request" "$RUN/output.log" || fail "pbs.sh: the walltime did not stop the training: $(cat "$RUN/output.log")"
+grep -qx -- "--stop-after" "$T/log.launcher" && grep -qx "3s" "$T/log.launcher" || fail "pbs.sh: no --stop-after 3s (walltime 10 s - margin 7 s): $(tr '\n' ' ' <"$T/log.launcher")"
+grep -qx -- "--hidden" "$T/log.launcher" || fail "pbs.sh: TRAIN_ARGS did not reach supergcn"
+grep -q "RUN_DIR=$RUN" "$T/log.qsub" && grep -qx "walltime=00:00:10" "$T/log.qsub" || fail "pbs.sh: resubmission $(tr '\n' ' ' <"$T/log.qsub")"
+rm -f "$T/log.qsub"
+pbs 124 01:00:00 "$RUN" || fail "pbs.sh (resubmitted): $(cat "$T/pbs/job124.out")"
+[ ! -f "$T/log.qsub" ] || fail "pbs.sh resubmitted a finished training"
+got=$(last_loss "$RUN/metrics.jsonl")
+[ "$got" = "$REF" ] || fail "pbs.sh: final loss $got after the resubmission, uninterrupted $REF"
+echo "test-jobscripts: pbs.sh stopped at the walltime, resubmitted itself, resumed to the uninterrupted loss $REF"
+
+# --- PJM: one rank per node; the second step resumes, a third finds the
+# training done.
+mkdir -p "$T/pjm"
+pjm() {
+	(cd "$T/pjm" && env PJM_O_WORKDIR="$T/pjm" PJM_JOBNAME=sg PJM_PROC_BY_NODE=1 ELAPSE="$1" MARGIN=7 \
+		bash "$ROOT/jobs/pjm.sh" "$T/pdir" $FLAGS) >>"$T/pjm/steps.out" 2>&1
+}
+pjm 00:00:10 || fail "pjm.sh step 1: $(cat "$T/pjm/steps.out")"
+RUN=$T/pjm/runs/sg
+grep -q "stopped before the elapse limit" "$T/pjm/steps.out" || fail "pjm.sh: the elapse limit did not stop the training: $(cat "$T/pjm/steps.out")"
+grep -qx "$RUN/output.%j/%/1000r/stdout" "$T/log.launcher" || fail "pjm.sh: -stdout-proc $(tr '\n' ' ' <"$T/log.launcher")"
+pjm 01:00:00 || fail "pjm.sh step 2: $(cat "$T/pjm/steps.out")"
+[ -f "$RUN/done" ] || fail "pjm.sh: step 2 did not finish"
+pjm 01:00:00 || fail "pjm.sh step 3"
+grep -q "the training has finished" "$T/pjm/steps.out" || fail "pjm.sh: step 3 did not see the finished training"
+got=$(last_loss "$RUN/metrics.jsonl")
+[ "$got" = "$REF" ] || fail "pjm.sh: final loss $got after the next step, uninterrupted $REF"
+echo "test-jobscripts: pjm.sh stopped at the elapse limit, the next step resumed to the uninterrupted loss, the third exited"

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Tests jobs/slurm.sh against a real Slurm (Debian's slurm-wlm, with munge):
+# starts a one-node cluster on localhost from a configuration written into
+# a temporary directory (munged, slurmctld, slurmd; no systemd needed),
+# partitions a small synthetic graph, submits the job script with a
+# 1-minute time limit and an early warning signal, and checks that
+#   - the time limit interrupts the training (the job stops on the signal,
+#     writes its checkpoint and exits 75),
+#   - the script requeues the job, which resumes from the checkpoint (the
+#     same job id, the same run directory) and finishes,
+#   - the final loss equals the loss of an uninterrupted run (mpirun),
+#   - srun --mpi=none (tasks without PMI) is refused with the explanation,
+#     while one process in the batch script of a 2-task job trains.
+# The test cluster sets cred_expire=10 (AuthInfo), which also shortens the
+# wait before a requeued job may start again from 120 s to 10 s.
+# The daemons are stopped at the end, on failure too. Exit 0 only when all
+# of this held. Needs root (or sudo) to install the packages and to run
+# slurmd; about 2 minutes (2 cores).
+#
+# Environment: SLURM_TEST_KEEP=1 keeps the temporary directory (logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+scripts/deps.sh slurm-wlm munge python3
+[ "$(id -u)" -eq 0 ] || { echo "test-slurm: needs root (slurmd runs jobs as their users)" >&2; exit 1; }
+
+fail() { echo "test-slurm: FAIL: $*" >&2; exit 1; }
+log() { echo "test-slurm: $*"; }
+
+T=$(mktemp -d /tmp/supergcn-slurm.XXXXXX)
+chmod 755 "$T"
+PIDS=()
+cleanup() {
+	local rc=$?
+	if [ -n "${SLURM_CONF:-}" ] && [ -f "$T/slurmctld.pid" ]; then
+		scancel --quiet --full "${JOB:-0}" 2>/dev/null || true
+	fi
+	for f in slurmd slurmctld munged; do
+		if [ -f "$T/$f.pid" ]; then
+			kill "$(cat "$T/$f.pid")" 2>/dev/null || true
+		fi
+	done
+	sleep 1
+	for f in slurmd slurmctld munged; do
+		if [ -f "$T/$f.pid" ]; then
+			kill -9 "$(cat "$T/$f.pid")" 2>/dev/null || true
+		fi
+	done
+	if [ $rc -ne 0 ]; then
+		for f in slurmctld.log slurmd.log; do
+			[ -f "$T/$f" ] && { echo "--- $f (tail)"; tail -n 25 "$T/$f"; }
+		done
+		for f in "$T"/work/*.out; do
+			[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
+		done
+	fi
+	if [ "${SLURM_TEST_KEEP:-0}" = 1 ] || [ $rc -ne 0 ]; then
+		echo "test-slurm: files kept in $T"
+	else
+		rm -rf "$T"
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- munge: a fresh key and socket in $T.
+mungekey --create --keyfile="$T/munge.key" >/dev/null 2>&1 || dd if=/dev/urandom of="$T/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$T/munge.key"
+munged --force --key-file="$T/munge.key" --socket="$T/munge.sock" --pid-file="$T/munged.pid" \
+	--log-file="$T/munged.log" --seed-file="$T/munged.seed" 2>"$T/munged.err" ||
+	fail "munged did not start: $(cat "$T/munged.err")"
+
+# --- Slurm: one node with this machine's CPUs, ports free now.
+NODE=$(hostname -s)
+CPUS=$(nproc)
+MEM=$(awk '/MemTotal/ { print int($2 / 1024 / 2) }' /proc/meminfo)
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+mkdir -p "$T/state" "$T/spool" "$T/work"
+export SLURM_CONF=$T/slurm.conf
+cat >"$SLURM_CONF" <<EOF
+ClusterName=supergcn-test
+SlurmctldHost=$NODE(127.0.0.1)
+SlurmctldPort=$(port)
+SlurmdPort=$(port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+# cred_expire also delays a requeued job's restart (default 120 s)
+AuthInfo=socket=$T/munge.sock,cred_expire=10
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/slurmctld.log
+SlurmdLogFile=$T/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=2,sched_interval=2
+MpiDefault=none
+JobRequeue=1
+ReturnToService=2
+KillWait=15
+MinJobAge=600
+InactiveLimit=0
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM State=UNKNOWN
+PartitionName=tiny Nodes=$NODE Default=YES MaxTime=10 State=UP
+EOF
+slurmctld -i || fail "slurmctld did not start"
+slurmd -N "$NODE" || fail "slurmd did not start"
+for i in $(seq 60); do
+	state=$(sinfo -h -n "$NODE" -o %t 2>/dev/null || true)
+	[ "$state" = idle ] && break
+	sleep 1
+done
+[ "$state" = idle ] || fail "node $NODE is '$state', not idle, after 60 s"
+log "one-node Slurm up ($NODE, $CPUS CPUs): $(sinfo -h -o '%P %a %l %D %t')"
+
+# --- The binary, a 2-part partition directory and the uninterrupted run.
+BIN=$T/supergcn
+TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
+go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
+SPEC=nodes=30000,degree=10,classes=4,feat=32,seed=3
+"$BIN" partition --synthetic "$SPEC" --parts 2 --out "$T/pdir" >/dev/null
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Enough epochs for ~40 s of training: the warning signal, due 30 s before
+# the 1-minute limit, comes up to 30 s earlier (slurmctld checks time
+# limits every 30 s), so within the first 30 s of each run, while it trains.
+if [ -z "${SLURM_TEST_EPOCHS:-}" ]; then
+	t0=$(date +%s%N)
+	mpirun -np 2 "$BIN" train --partitions "$T/pdir" --threads 1 --epochs 100 --bits 4 --quiet >/dev/null
+	SLURM_TEST_EPOCHS=$((100 * 40 * 1000000000 / ($(date +%s%N) - t0)))
+fi
+EPOCHS=$SLURM_TEST_EPOCHS
+TRAIN=(--epochs "$EPOCHS" --seed 3 --bits 4 --quiet)
+t0=$(date +%s)
+mpirun -np 2 "$BIN" train --partitions "$T/pdir" --threads 1 --metrics "$T/ref.jsonl" "${TRAIN[@]}" >/dev/null
+ref_s=$(($(date +%s) - t0))
+final_loss() { python3 -c 'import json,sys
+recs=[json.loads(l) for l in open(sys.argv[1])]
+ep=[r for r in recs if "epoch" in r and not r.get("final") and not r.get("header")]
+print("%d %.10g %d %d" % (ep[-1]["epoch"], ep[-1]["loss"], sum(1 for r in recs if r.get("header")), sum(1 for r in recs if r.get("final"))))' "$1"; }
+read -r ref_epoch ref_loss _ _ <<<"$(final_loss "$T/ref.jsonl")"
+log "uninterrupted run (mpirun -np 2): epoch $ref_epoch loss $ref_loss in ${ref_s}s"
+
+# --- Tasks without PMI are refused (would be independent copies).
+cd "$T/work"
+if out=$(srun --mpi=none -n 2 "$BIN" train --partitions "$T/pdir" --epochs 1 2>&1); then
+	fail "srun --mpi=none -n 2 trained: $out"
+fi
+grep -q "srun --mpi=pmix" <<<"$out" || fail "srun --mpi=none -n 2: no PMI explanation: $out"
+log "srun --mpi=none -n 2 refused: $(grep -m1 -o 'srun started.*rank(s)' <<<"$out")"
+
+# --- One process in a batch script of a 2-task job (no srun) is not a
+# PMI mismatch: it trains.
+if ! sbatch --wait --quiet --ntasks=2 --output="$T/work/batch-step.out" \
+	--wrap "$BIN train --synthetic nodes=500,degree=4,classes=2,feat=8 --epochs 2 --quiet"; then
+	fail "a single process in a 2-task batch script did not train: $(cat "$T/work/batch-step.out")"
+fi
+log "one process in a 2-task batch script trains: $(tail -n 1 "$T/work/batch-step.out")"
+
+# --- The job: 1-minute limit, the warning signal 30 s before it.
+JOB=$(SUPERGCN=$BIN sbatch --parsable --time=1 --signal=USR1@30 --ntasks=2 --cpus-per-task=1 \
+	--job-name=sgtest "$ROOT/jobs/slurm.sh" "$T/pdir" "${TRAIN[@]}")
+log "submitted job $JOB"
+deadline=$(($(date +%s) + 480))
+while :; do
+	state=$(scontrol show job "$JOB" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2 || true)
+	case "$state" in
+	COMPLETED) break ;;
+	FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
+		fail "job $JOB ended $state" ;;
+	esac
+	[ "$(date +%s)" -lt "$deadline" ] || fail "job $JOB not done after 8 minutes (state $state)"
+	sleep 2
+done
+restarts=$(scontrol show job "$JOB" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
+RUN=$T/work/runs/sgtest-$JOB
+[ -f "$RUN/metrics.jsonl" ] || fail "no $RUN/metrics.jsonl"
+read -r got_epoch got_loss headers finals <<<"$(final_loss "$RUN/metrics.jsonl")"
+out=$(cat "$T/work/supergcn-$JOB.out")
+[ "${restarts:-0}" -ge 1 ] || fail "job $JOB was not requeued (Restarts=$restarts): the time limit did not interrupt it"
+grep -q "stopped on request after epoch" <<<"$out" || fail "job output has no stop message"
+grep -q "resuming from" <<<"$out" || fail "the requeued job did not resume"
+[ "$headers" -eq $((restarts + 1)) ] || fail "$headers run headers in the metrics for $((restarts + 1)) runs"
+[ "$finals" -eq 1 ] || fail "$finals final records, want 1"
+[ "$got_epoch" = "$ref_epoch" ] || fail "job ended at epoch $got_epoch, want $ref_epoch"
+[ "$got_loss" = "$ref_loss" ] || fail "final loss $got_loss after the requeue, uninterrupted $ref_loss"
+log "job $JOB: interrupted by its time limit $restarts time(s), requeued, resumed, final loss $got_loss = uninterrupted"
+log "passed"

@@ -1,0 +1,78 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// DataIdentity fingerprints the whole dataset that shard s is one rank's
+// part of: every node's global id, label, split bits and feature row, and
+// every edge (destination, source, weight). It is a collective (one
+// all-reduce) and gives the same string on every rank, for any number of
+// ranks and any partitioning of the same data, so a checkpoint can tell
+// whether a run trains on the data it was written from.
+func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
+	var nodes, edges uint64 // wrapping sums of per-node and per-edge hashes
+	for v, g := range s.Global {
+		h := mix64(uint64(g) + 0x51ed27)
+		if s.Labels != nil {
+			h = mix64(h ^ uint64(uint32(s.Labels[v])))
+		}
+		if s.Split != nil {
+			h = mix64(h ^ uint64(s.Split[v])<<40)
+		}
+		if s.FeatDim > 0 {
+			row := s.X[v*s.FeatDim : (v+1)*s.FeatDim]
+			f := uint64(0xcbf29ce484222325)
+			for _, x := range row {
+				f = (f ^ uint64(math.Float32bits(x))) * 0x100000001b3
+			}
+			h = mix64(h ^ f)
+		}
+		nodes += h
+		dst := uint64(g) << 32
+		if s.Local != nil {
+			for k := s.Local.Ptr[v]; k < s.Local.Ptr[v+1]; k++ {
+				e := mix64(dst | uint64(s.Global[s.Local.Idx[k]]))
+				if s.Local.Val != nil {
+					e = mix64(e ^ uint64(math.Float32bits(s.Local.Val[k])))
+				}
+				edges += e
+			}
+		}
+		if len(s.Remote.Ptr) > v+1 {
+			for k := s.Remote.Ptr[v]; k < s.Remote.Ptr[v+1]; k++ {
+				edges += mix64(dst | uint64(s.Remote.Src[k]))
+			}
+		}
+	}
+	// Sum the two 64-bit values over ranks exactly, modulo 2^64: in 16-bit
+	// lanes, which no realistic rank count can overflow in an int64.
+	lanes := make([]int64, 8)
+	for i := 0; i < 4; i++ {
+		lanes[i] = int64(nodes >> (16 * i) & 0xffff)
+		lanes[4+i] = int64(edges >> (16 * i) & 0xffff)
+	}
+	if err := c.AllreduceSumI64(lanes); err != nil {
+		return "", err
+	}
+	nodes, edges = 0, 0
+	for i := 0; i < 4; i++ {
+		nodes += uint64(lanes[i]) << (16 * i)
+		edges += uint64(lanes[4+i]) << (16 * i)
+	}
+	id := mix64(mix64(nodes^uint64(s.NumGlobalNodes)) ^ edges ^ uint64(s.FeatDim)<<48 ^ uint64(s.NumClasses)<<32)
+	return fmt.Sprintf("%016x", id), nil
+}
+
+// mix64 is the splitmix64 finaliser.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
