@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 
@@ -212,6 +213,13 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		}
 	}
 	cfg.Threads = setThreadBudget(cfg.Threads)
+	if c.Size() > 1 {
+		// One more processor than the budget for the exchange's driver: it
+		// encodes, posts, polls MPI every 50 µs and decodes while the local
+		// product runs; sharing the budget's processors, its polls would wait
+		// for the compute goroutines' time slices and the rows would stall.
+		runtime.GOMAXPROCS(cfg.Threads + 1)
+	}
 	dataLog := log
 	if cfg.Quiet {
 		dataLog = nil

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/par"
 	"io"
 	"os"
 	"runtime"
@@ -251,6 +252,7 @@ func setThreadBudget(n int) int {
 	if n <= 0 {
 		n = defaultThreads()
 	}
+	par.SetThreads(n)
 	runtime.GOMAXPROCS(n)
 	return n
 }

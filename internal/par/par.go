@@ -1,8 +1,8 @@
 // Package par is supergcn's one parallel-for. Every parallel loop of a rank
 // (sparse aggregation, dense products and elementwise passes, quantisation,
 // graph generation and preprocessing) runs through it, on at most Threads()
-// goroutines: the rank's thread budget, which is GOMAXPROCS. The command
-// line sets it once, from --threads (by default the cores of the node
+// goroutines: the rank's thread budget (SetThreads, else GOMAXPROCS). The
+// command line sets it once, from --threads (by default the cores of the node
 // divided among its ranks), so ranks started together by mpirun never
 // oversubscribe the cores; libraries only read it.
 //
@@ -18,8 +18,23 @@ import (
 	"sync/atomic"
 )
 
-// Threads returns the rank's thread budget (GOMAXPROCS).
-func Threads() int { return runtime.GOMAXPROCS(0) }
+// budget is the thread budget the command set (SetThreads); 0: GOMAXPROCS.
+var budget atomic.Int64
+
+// SetThreads makes n (≥ 1) the rank's thread budget. The command line calls
+// it once, from --threads, before any work; without it the budget is
+// GOMAXPROCS. (Training under MPI gives the Go runtime one more processor
+// than the budget, for the exchange's driver goroutine; the parallel loops
+// stay within the budget.)
+func SetThreads(n int) { budget.Store(int64(max(n, 1))) }
+
+// Threads returns the rank's thread budget: SetThreads's, else GOMAXPROCS.
+func Threads() int {
+	if n := budget.Load(); n > 0 {
+		return int(n)
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // Workers returns n when positive, else the budget: how callers resolve a
 // "0 = default" thread count.
