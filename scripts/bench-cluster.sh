@@ -16,8 +16,8 @@
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
 #         with DATA_FLAGS, e.g. DATA=dblp.sgb DATA_FLAGS="--synthetic-features 128 --partition-method random"
 #   BIN [bin/supergcn]; EXTRA: more train flags for every run
-# Writes WORK/results.csv (one line per run) and WORK/results.md (tables), and
-# prints the tables. `supergcn plot --bench WORK/results.csv --out DIR` draws them.
+# Writes WORK/results.csv (one line per run), WORK/results.md (tables) and
+# WORK/matrix-MODEL-npNP.png (supergcn plot --bench), and prints the tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-16} NODES=${NODES:-4}
@@ -123,3 +123,4 @@ awk -F, -v np="$NP" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         for (j = 0; j < nc[m]; j++) { k = m SUBSEP l SUBSEP cfgs[m, j]
           if (k in v) printf " %.2f (%.2f / %.2f) |", v[k], c[k], q[k]; else printf " – |" }
         printf "\n" } } }' "$csv" | tee "$md"
+"$BIN" plot --bench "$csv" --out "$WORK" >&2

@@ -9,21 +9,36 @@ import (
 )
 
 func init() {
-	register("plot", "draw metrics files (train --metrics) as PNGs: loss, accuracy, time breakdown, scaling", cmdPlot)
+	register("plot", "draw metrics files (train --metrics) as PNGs: loss, accuracy, time breakdown, scaling; or a bench-cluster matrix", cmdPlot)
 }
 
 func cmdPlot(args []string) error {
-	fs := newFlagSet("plot", "FILE.jsonl... --out DIR")
+	fs := newFlagSet("plot", "(FILE.jsonl... | --bench RESULTS.csv) --out DIR")
 	out := fs.String("out", "", "directory for the PNG files (created if missing)")
+	bench := fs.String("bench", "", "draw scripts/bench-cluster.sh's results.csv: epoch time per link and exchange, one PNG per model")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return usageError{"give one or more metrics files (train --metrics FILE)"}
+	if *bench != "" && len(files) > 0 {
+		return usageError{"--bench: give either a results.csv or metrics files, not both"}
+	}
+	if *bench == "" && len(files) == 0 {
+		return usageError{"give one or more metrics files (train --metrics FILE), or --bench RESULTS.csv"}
 	}
 	if *out == "" {
 		return usageError{"--out: the directory for the PNG files is required"}
+	}
+	if *bench != "" {
+		rows, err := plots.ReadMatrix(*bench)
+		if err != nil {
+			return err
+		}
+		written, err := plots.Matrix(*out, rows)
+		for _, w := range written {
+			fmt.Fprintln(os.Stdout, w)
+		}
+		return err
 	}
 	runs := make([]*plots.Run, 0, len(files))
 	for _, f := range files {

@@ -1,0 +1,162 @@
+package plots
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// MatrixRow is one line of scripts/bench-cluster.sh's results.csv: one
+// model, exchange configuration and link, with its median epoch time.
+type MatrixRow struct {
+	Model, Config, Link string
+	Ranks               int
+	EpochS              float64
+}
+
+// ReadMatrix reads a bench-cluster results.csv (header line first; the
+// columns model, config, link, ranks and epoch_s are used). Bad lines are
+// errors naming file:line.
+func ReadMatrix(path string) ([]MatrixRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readMatrix(f, path)
+}
+
+func readMatrix(r io.Reader, path string) ([]MatrixRow, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: no header line: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	for _, want := range []string{"model", "config", "link", "ranks", "epoch_s"} {
+		if _, ok := col[want]; !ok {
+			return nil, fmt.Errorf("%s:1: no %q column (not a bench-cluster results.csv?)", path, want)
+		}
+	}
+	var rows []MatrixRow
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		if len(rec) != len(head) {
+			return nil, fmt.Errorf("%s:%d: %d fields, the header has %d", path, line, len(rec), len(head))
+		}
+		ranks, err := strconv.Atoi(rec[col["ranks"]])
+		if err != nil || ranks < 1 {
+			return nil, fmt.Errorf("%s:%d: ranks %q is not a positive count", path, line, rec[col["ranks"]])
+		}
+		t, err := strconv.ParseFloat(rec[col["epoch_s"]], 64)
+		if err != nil || !(t >= 0) {
+			return nil, fmt.Errorf("%s:%d: epoch_s %q is not a time in seconds", path, line, rec[col["epoch_s"]])
+		}
+		rows = append(rows, MatrixRow{Model: rec[col["model"]], Config: rec[col["config"]], Link: rec[col["link"]], Ranks: ranks, EpochS: t})
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no result lines", path)
+	}
+	return rows, nil
+}
+
+// configLabels names bench-cluster's configurations in the legend.
+var configLabels = map[string]string{
+	"post32": "post fp32", "hyb32": "hybrid fp32", "hyb2": "hybrid int2", "hyb4": "hybrid int4", "hyb8": "hybrid int8",
+}
+
+// Matrix draws one grouped bar chart per model and rank count: the epoch
+// time per link (a group of bars) and configuration (a bar), and returns
+// the files written into dir (matrix-MODEL-npRANKS.png). A later line for
+// the same model, ranks, config and link replaces an earlier one.
+func Matrix(dir string, rows []MatrixRow) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	type key struct {
+		model string
+		ranks int
+	}
+	var keys []key
+	links, configs := map[key][]string{}, map[key][]string{}
+	t := map[key]map[[2]string]float64{}
+	seen := func(list []string, s string) bool {
+		for _, x := range list {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range rows {
+		k := key{r.Model, r.Ranks}
+		if t[k] == nil {
+			t[k] = map[[2]string]float64{}
+			keys = append(keys, k)
+		}
+		if !seen(links[k], r.Link) {
+			links[k] = append(links[k], r.Link)
+		}
+		if !seen(configs[k], r.Config) {
+			configs[k] = append(configs[k], r.Config)
+		}
+		t[k][[2]string{r.Config, r.Link}] = r.EpochS
+	}
+	var files []string
+	for _, k := range keys {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s, %d ranks: epoch time by link and exchange", k.model, k.ranks)
+		p.Y.Label.Text = "seconds per epoch"
+		p.Add(plotter.NewGrid())
+		p.Legend.Top, p.Legend.Left = true, true
+		n := len(configs[k])
+		top := 0.0
+		w := vg.Points(min(14, 60/float64(max(n, 1))))
+		for i, c := range configs[k] {
+			vals := make(plotter.Values, len(links[k]))
+			for j, l := range links[k] {
+				vals[j] = t[k][[2]string{c, l}] // 0 where the run is missing
+				top = max(top, vals[j])
+			}
+			b, err := plotter.NewBarChart(vals, w)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", k.model, c, err)
+			}
+			b.Color = plotutil.Color(i)
+			b.LineStyle.Width = 0
+			b.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
+			p.Add(b)
+			label := configLabels[c]
+			if label == "" {
+				label = c
+			}
+			p.Legend.Add(label, b)
+		}
+		p.NominalX(links[k]...)
+		p.Y.Min, p.Y.Max = 0, 1.35*top // room for the legend above the bars
+		path := filepath.Join(dir, fmt.Sprintf("matrix-%s-np%d.png", k.model, k.ranks))
+		if err := p.Save(width, height, path); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
