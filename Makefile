@@ -15,7 +15,7 @@ export OMPI_MCA_rmaps_base_oversubscribe := 1
 APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc \
             slurm-wlm munge python3 gcc-aarch64-linux-gnu
 
-.PHONY: deps deps-bench build build-arm64 run test bench lint fmt clean
+.PHONY: deps deps-bench build build-arm64 run test bench bench-cluster lint fmt clean
 deps:
 	@scripts/deps.sh $(APT_PKGS)
 
@@ -39,6 +39,10 @@ test: deps
 
 bench: deps-bench build
 	scripts/bench.sh
+
+# The network matrix on an emulated cluster (root; NP, NODES, RATES, SPEC, ... as in the script).
+bench-cluster: deps build
+	scripts/bench-cluster.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
