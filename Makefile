@@ -13,7 +13,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 
 APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc \
-            slurm-wlm munge python3 gcc-aarch64-linux-gnu
+            slurm-wlm munge python3 gcc-aarch64-linux-gnu iproute2 util-linux
 
 .PHONY: deps deps-bench build build-arm64 run test bench bench-cluster lint fmt clean
 deps:
