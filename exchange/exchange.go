@@ -270,7 +270,7 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	p.send.Apply(xs, p.sbuf, false)
 	t = p.lap(t, &p.stats.AggrSeconds)
 
-	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff}
+	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
 	req, err := p.start(tr, ps, p.fwd, 0)
 	if err != nil {
 		return err
@@ -309,7 +309,7 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	t = p.lap(t, &p.stats.AggrSeconds)
 
 	// Rows go back the way they came: receive-buffer rows to their senders.
-	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff}
+	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
 	req, err := p.start(tr, ps, p.bwd, 1)
 	if err != nil {
 		return err

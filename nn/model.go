@@ -246,3 +246,29 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 	}
 	panic("unreachable")
 }
+
+// NonFiniteLayer returns the 1-based index of the first layer whose output
+// in the last Forward held a NaN or an infinity: a hidden layer's output, or
+// logits (the output of layer Layers; nil skips it). It returns 0 when every
+// value is finite.
+func (m *Model) NonFiniteLayer(logits *dense.Matrix) int {
+	for i, a := range m.acts {
+		if a != nil && !AllFinite(a.Data) {
+			return i + 1
+		}
+	}
+	if logits != nil && !AllFinite(logits.Data) {
+		return len(m.convs)
+	}
+	return 0
+}
+
+// AllFinite reports whether x holds no NaN and no infinity.
+func AllFinite(x []float32) bool {
+	for _, v := range x {
+		if v-v != 0 { // NaN and ±Inf give NaN
+			return false
+		}
+	}
+	return true
+}

@@ -66,6 +66,9 @@ func (t *trainer) save(path string, done int) error {
 	if t.c.Rank() != 0 {
 		return nil
 	}
+	if l := t.nonFiniteParam(); l >= 0 {
+		return fmt.Errorf("not saving %s: layer %d has non-finite parameters after epoch %d (the previous checkpoint is kept)", path, l, done)
+	}
 	m, v, steps := t.opt.State()
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm,
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),

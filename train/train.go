@@ -79,6 +79,9 @@ type trainer struct {
 	planS                          float64
 	lastLoss                       float64 // global loss sum of the last step
 	codecs                         []*quant.Codec
+	nonFiniteSeen                  int64     // t.nonFinite() at the last divergence check
+	lossBuf                        []float64 // loss sum, then one divergence code per rank
+	watch                          lossWatch
 
 	done     int          // epochs completed (by this run or the resumed one)
 	best     FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
@@ -276,6 +279,9 @@ func (t *trainer) run() (*Result, error) {
 		}
 		t.done, t.lastTest = epoch, m.TestAcc
 		if rank0 {
+			if w := t.watch.observe(epoch, m.Loss); w != "" && cfg.Log != nil {
+				fmt.Fprintln(cfg.Log, w)
+			}
 			if cfg.Log != nil && !cfg.Quiet {
 				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  train %.4f  val %.4f  test %.4f  %.3fs (aggr %.3f comm %.3f dense %.3f sync %.3f)\n",
 					epoch, m.Loss, m.TrainAcc, m.ValAcc, m.TestAcc, m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS)
@@ -347,16 +353,17 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	pass := nn.Pass{Train: true, Epoch: epoch}
 	logits, err := t.model.Forward(pass, x)
 	if err != nil {
-		return m, err
+		return m, diverged(epoch, err)
 	}
 	lossSum, grad := nn.SoftmaxCrossEntropy(logits, t.shard.Labels, supervised, float64(max(nSup[0], 1)))
 	gx, err := t.model.Backward(pass, grad, t.lp != nil)
 	if err != nil {
-		return m, err
+		return m, diverged(epoch, err)
 	}
 	if t.lp != nil {
 		t.lp.Backward(gx)
 	}
+	code := t.localDivergence(lossSum, logits)
 	tCompute := time.Since(t0).Seconds()
 
 	// Gradient all-reduce: first wait for the slowest rank (sync), then sum.
@@ -366,11 +373,17 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	}
 	syncS := time.Since(t1).Seconds()
 	t2 := time.Now()
-	if err := t.allreduceGrads(lossSum); err != nil {
+	if err := t.allreduceGrads(lossSum, code); err != nil {
+		return m, err
+	}
+	if err := divergence(epoch, t.lossBuf[1:]); err != nil {
 		return m, err
 	}
 	reduceS := time.Since(t2).Seconds()
 	t.opt.Step()
+	if l := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
+		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: "parameter after the optimizer step"}
+	}
 	st := t.prop.Stats()
 
 	// Evaluation pass (fp32 exchange, no dropout, all training labels embedded).
@@ -395,7 +408,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		return m, err
 	}
 	if cnt[6] > 0 {
-		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower --lr?)", cnt[6])
+		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (learning rate too high?)", cnt[6])
 	}
 	epochS := time.Since(t0).Seconds()
 
@@ -417,9 +430,9 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	return m, nil
 }
 
-// allreduceGrads sums every parameter gradient (and the loss) over ranks in
-// one call.
-func (t *trainer) allreduceGrads(lossSum float64) error {
+// allreduceGrads sums every parameter gradient over ranks in one call, and
+// the loss with every rank's divergence code (slot 1+rank) in another.
+func (t *trainer) allreduceGrads(lossSum, diverged float64) error {
 	params := t.params
 	off := 0
 	for _, p := range params {
@@ -436,7 +449,12 @@ func (t *trainer) allreduceGrads(lossSum float64) error {
 		copy(p.G, t.gradBuf[off:off+len(p.G)])
 		off += len(p.G)
 	}
-	l := []float64{lossSum}
+	if len(t.lossBuf) != 1+t.c.Size() {
+		t.lossBuf = make([]float64, 1+t.c.Size())
+	}
+	l := t.lossBuf
+	clear(l)
+	l[0], l[1+t.c.Rank()] = lossSum, diverged
 	if err := t.c.AllreduceSumF64(l); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -96,10 +97,10 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
 	case m.Norm != "none" && m.Norm != "layer":
 		return bad("norm", "%q is not none or layer", m.Norm)
-	case !(cfg.LR > 0):
-		return bad("lr", "%g, need a positive learning rate", cfg.LR)
-	case !(cfg.WeightDecay >= 0):
-		return bad("weight-decay", "%g, need ≥ 0", cfg.WeightDecay)
+	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
+		return bad("lr", "%g, need a finite positive learning rate", cfg.LR)
+	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
+		return bad("weight-decay", "%g, need a finite value ≥ 0", cfg.WeightDecay)
 	case cfg.Epochs < 0:
 		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
 	case cfg.Threads < 0:
