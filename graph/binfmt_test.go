@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -265,5 +266,36 @@ func TestBinaryReadFallback(t *testing.T) {
 	}
 	if d := binEqual(binTestDataset(), got); d != "" {
 		t.Fatalf("heap-read dataset differs in %s", d)
+	}
+}
+
+// Silent wrong data in a file with valid checksums is refused like the text
+// and .npy loaders refuse it: a NaN or infinite feature, overlapping
+// splits, a class count beyond MaxClasses.
+func TestBinaryRejectsWrongData(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(ds *Dataset)
+		want string
+	}{
+		{"nan feature", func(ds *Dataset) { ds.X[7] = float32(math.NaN()) }, "section x: feature [2,1] is NaN"},
+		{"inf feature", func(ds *Dataset) { ds.X[0] = float32(math.Inf(-1)) }, "section x: feature [0,0] is -Inf"},
+		{"train/test overlap", func(ds *Dataset) { ds.Test = []int32{0, 4} }, "sections train and test both hold node 0"},
+		{"valid/test overlap", func(ds *Dataset) { ds.Valid = []int32{4} }, "sections valid and test both hold node 4"},
+	} {
+		ds := binTestDataset()
+		c.edit(ds)
+		path := filepath.Join(t.TempDir(), "d.sgb")
+		if err := WriteBinary(path, ds); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadBinary(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), path) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+	ds := binTestDataset()
+	ds.NumClasses = 1e9
+	if err := WriteBinary(filepath.Join(t.TempDir(), "d.sgb"), ds); err == nil || !strings.Contains(err.Error(), "classes 1000000000") {
+		t.Errorf("10^9 classes: err = %v", err)
 	}
 }

@@ -312,6 +312,9 @@ func parseLabels(lr *lineReader) ([]int32, error) {
 		if !ok {
 			return nil, errorf(lr.name, lr.line, "bad label %s (want an integer >= 0, or nan/empty/-1 for none)", quote(f))
 		}
+		if y >= MaxClasses {
+			return nil, errorf(lr.name, lr.line, "label %d: at most %d classes are supported", y, MaxClasses)
+		}
 		if labels == nil {
 			labels = make([]int32, 0, lr.estimateLines())
 		}
@@ -404,6 +407,8 @@ func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int3
 			return nil, errorf(path, lr.line, "node id %d outside [0,%d)", x, len(seen))
 		case seen[x]&bit != 0:
 			return nil, errorf(path, lr.line, "node %d listed twice", x)
+		case seen[x] != 0:
+			return nil, errorf(path, lr.line, "node %d is also in the %s split: the splits must be disjoint (a label leak otherwise)", x, splitName(seen[x]))
 		case labels != nil && labels[x] < 0:
 			return nil, errorf(path, lr.line, "node %d has no label", x)
 		}
@@ -417,6 +422,17 @@ func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int3
 		slices.Sort(ids)
 	}
 	return ids, nil
+}
+
+// splitName names the first split part whose bit is set in b.
+func splitName(b uint8) string {
+	switch {
+	case b&InTrain != 0:
+		return "train"
+	case b&InValid != 0:
+		return "valid"
+	}
+	return "test"
 }
 
 // subdirs lists the directories under dir, sorted.

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/supergcn/supergcn/nn"
 )
@@ -46,6 +47,15 @@ type TrainState struct {
 	BestEpoch   int     `json:"best_epoch"`
 	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
 	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
+	Optim       Optim   `json:"optim"` // zero in files of older builds
+}
+
+// Optim is the optimiser's configuration, which a resumed run takes over.
+type Optim struct {
+	LR          float64 `json:"lr"`
+	WeightDecay float64 `json:"weight_decay"`
+	DecayAll    bool    `json:"decay_all"`
+	Decoupled   bool    `json:"adamw"`
 }
 
 type ckptHeader struct {
@@ -72,7 +82,8 @@ func (t *trainer) save(path string, done int) error {
 	m, v, steps := t.opt.State()
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm,
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
-			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest}}
+			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
+			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled}}}
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
@@ -162,7 +173,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	}
 	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, Train: h.Train}
 	read := func(name, what string, n int) ([]float32, error) {
-		if n < 0 || off+4*n > len(body) {
+		if n < 0 || n > (len(body)-off)/4 {
 			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
 		}
 		w := make([]float32, n)
@@ -194,7 +205,68 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if off != len(body) {
 		return nil, bad("trailing bytes after the parameters")
 	}
+	if err := ck.validate(); err != nil {
+		return nil, bad(err.Error())
+	}
 	return ck, nil
+}
+
+// validate checks a decoded checkpoint field by field: a file with a valid
+// CRC can still carry values no training writes (forged or from a buggy
+// build), which must not reach an allocation or the optimiser.
+func (ck *Checkpoint) validate() error {
+	if err := ck.Model.Validate(); err != nil {
+		return fmt.Errorf("model: %v", strings.TrimPrefix(err.Error(), "nn: "))
+	}
+	switch {
+	case !(ck.LabelProp >= 0 && ck.LabelProp < 1):
+		return fmt.Errorf("label_prop %g is not in [0, 1)", ck.LabelProp)
+	case ck.FeatNorm != "" && ck.FeatNorm != "none" && ck.FeatNorm != "row":
+		return fmt.Errorf("feat_norm %q is not none or row", ck.FeatNorm)
+	}
+	want := ck.Model.NumParams()
+	var have int64
+	for _, p := range ck.Params {
+		have += int64(len(p.W))
+	}
+	if ck.LabelProp > 0 {
+		want += int64(ck.Model.In) * int64(ck.Model.Out) // the label embedding
+	}
+	if have != want {
+		return fmt.Errorf("%d parameter values, the model it describes has %d", have, want)
+	}
+	for _, p := range ck.Params {
+		for _, a := range []struct {
+			what string
+			x    []float32
+		}{{"values", p.W}, {"Adam moment m", p.M}, {"Adam moment v", p.V}} {
+			if !nn.AllFinite(a.x) {
+				return fmt.Errorf("parameter %s: non-finite %s", p.Name, a.what)
+			}
+		}
+		for _, v := range p.V {
+			if v < 0 {
+				return fmt.Errorf("parameter %s: negative Adam moment v %g", p.Name, v)
+			}
+		}
+	}
+	if tr := ck.Train; tr != nil {
+		acc := func(x float64) bool { return x >= -1 && x <= 1 }
+		switch {
+		case tr.Epoch < 0:
+			return fmt.Errorf("train.epoch %d, need ≥ 0", tr.Epoch)
+		case tr.AdamSteps < 0 || tr.AdamSteps > tr.Epoch:
+			return fmt.Errorf("train.adam_steps %d is not in [0, epoch %d]", tr.AdamSteps, tr.Epoch)
+		case tr.BestEpoch < 0 || tr.BestEpoch > tr.Epoch:
+			return fmt.Errorf("train.best_epoch %d is not in [0, epoch %d]", tr.BestEpoch, tr.Epoch)
+		case !acc(tr.BestValAcc) || !acc(tr.BestTestAcc) || !acc(tr.LastTestAcc):
+			return fmt.Errorf("train: accuracies %g, %g, %g are not in [-1, 1]", tr.BestValAcc, tr.BestTestAcc, tr.LastTestAcc)
+		}
+		if o := tr.Optim; o != (Optim{}) && (!(o.LR > 0) || math.IsInf(o.LR, 0) || !(o.WeightDecay >= 0) || math.IsInf(o.WeightDecay, 0)) {
+			return fmt.Errorf("train.optim: learning rate %g and weight decay %g must be finite, > 0 and ≥ 0", o.LR, o.WeightDecay)
+		}
+	}
+	return nil
 }
 
 // resume restores a checkpoint written by training into the freshly built
@@ -223,17 +295,24 @@ func (t *trainer) resume(path string) error {
 		flag       string
 		have, want any
 	}{
-		{"--model", have.Model, want.Model},
-		{"--layers", have.Layers, want.Layers},
-		{"--hidden", have.Hidden, want.Hidden},
-		{"--norm", norm(have.Norm), norm(want.Norm)},
+		{"model", have.Model, want.Model},
+		{"layers", have.Layers, want.Layers},
+		{"hidden", have.Hidden, want.Hidden},
+		{"norm", norm(have.Norm), norm(want.Norm)},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
-		{"--label-prop", ck.LabelProp, t.cfg.LabelProp},
+		{"dropout", have.Dropout, want.Dropout},
+		{"seed", have.Seed, want.Seed},
+		{"label_prop", ck.LabelProp, t.cfg.LabelProp},
+		{"feat_norm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
 	} {
 		if d.have != d.want {
 			return fail("checkpoint has %s %v, this run %v", d.flag, d.have, d.want)
 		}
+	}
+	run := Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled}
+	if o := ck.Train.Optim; o != (Optim{}) && o != run {
+		return fail("checkpoint has optimizer settings %+v, this run %+v", o, run)
 	}
 	if ck.Train.Epoch > t.cfg.Epochs {
 		return fail("checkpoint is at epoch %d, past --epochs %d", ck.Train.Epoch, t.cfg.Epochs)

@@ -167,14 +167,32 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	c := kipfConfig("gcn", 6, 6, 0.5)
 	c.Model.Hidden = 32
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "--resume "+cfg.SavePath) || !strings.Contains(err.Error(), "--hidden 16, this run 32") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "--resume "+cfg.SavePath) || !strings.Contains(err.Error(), "hidden 16, this run 32") {
 		t.Fatalf("resume with another --hidden: err = %v", err)
 	}
 	c = kipfConfig("gcn", 6, 6, 0.5)
 	c.LabelProp = 0.5
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "--label-prop") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "label_prop") {
 		t.Fatalf("resume with another --label-prop: err = %v", err)
+	}
+	// Settings that change the continuation are refused too, naming both values.
+	for _, d := range []struct {
+		edit func(c *Config)
+		want string
+	}{
+		{func(c *Config) { c.Model.Dropout = 0.3 }, "dropout 0.5, this run 0.3"},
+		{func(c *Config) { c.Model.Seed, c.Seed = 7, 7 }, "seed 6, this run 7"},
+		{func(c *Config) { c.FeatNorm = "row" }, "feat_norm none, this run row"},
+		{func(c *Config) { c.LR = 0.05 }, "LR:0.01"},
+		{func(c *Config) { c.Decoupled = true }, "Decoupled:true"},
+	} {
+		c = kipfConfig("gcn", 6, 6, 0.5)
+		d.edit(&c)
+		c.ResumePath = cfg.SavePath
+		if err := try(c); err == nil || !strings.Contains(err.Error(), d.want) {
+			t.Fatalf("resume with other settings: err = %v, want %q", err, d.want)
+		}
 	}
 	c = kipfConfig("gcn", 6, 2, 0.5)
 	c.ResumePath = cfg.SavePath

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -57,6 +58,11 @@ func cmdTrain(args []string) error {
 	}
 	if err := validateTrain(&cfg, mpiMode, bitsFlag, bitsBack); err != nil {
 		return err
+	}
+	if cfg.ResumePath != "" {
+		if err := resumeSettings(fs, &cfg, &d); err != nil {
+			return err
+		}
 	}
 	kernel, err := checkKernel(cfg.Kernel)
 	if err != nil {
@@ -144,6 +150,59 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 		if err := checkWritable(f[1]); err != nil {
 			return bad(f[0], "%v", err)
 		}
+	}
+	return nil
+}
+
+// resumeSettings reads the --resume checkpoint and takes the model and
+// training settings from it, so the run continues the saved one exactly; a
+// flag given with another value is refused, naming both.
+func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
+	ck, err := train.LoadCheckpoint(cfg.ResumePath)
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	if ck.Train == nil {
+		return usageError{fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath)}
+	}
+	featNorm := ck.FeatNorm
+	if featNorm == "" {
+		featNorm = "none"
+	}
+	norm := ck.Model.Norm
+	if norm == "" {
+		norm = "none"
+	}
+	type setting struct {
+		flag      string
+		flagValue any
+		ckValue   any
+		take      func()
+	}
+	m := &cfg.Model
+	settings := []setting{
+		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
+		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
+		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
+		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
+		{"norm", m.Norm, norm, func() { m.Norm = norm }},
+		{"seed", d.seed, ck.Model.Seed, func() { d.seed = ck.Model.Seed }},
+		{"label-prop", cfg.LabelProp, ck.LabelProp, func() { cfg.LabelProp = ck.LabelProp }},
+		{"feat-norm", d.featNorm, featNorm, func() { d.featNorm = featNorm }},
+	}
+	if o := ck.Train.Optim; o != (train.Optim{}) { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"lr", cfg.LR, o.LR, func() { cfg.LR = o.LR }},
+			setting{"weight-decay", cfg.WeightDecay, o.WeightDecay, func() { cfg.WeightDecay = o.WeightDecay }},
+			setting{"decay-all", cfg.DecayAll, o.DecayAll, func() { cfg.DecayAll = o.DecayAll }},
+			setting{"adamw", cfg.Decoupled, o.Decoupled, func() { cfg.Decoupled = o.Decoupled }})
+	}
+	for _, s := range settings {
+		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
+			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
+				s.flag, s.flagValue, cfg.ResumePath, s.flag, s.ckValue)}
+		}
+		s.take()
 	}
 	return nil
 }
