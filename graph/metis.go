@@ -48,6 +48,9 @@ func readMetis(lr *lineReader) (*CSR, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.n > nodeLimit() {
+		return nil, tooManyNodes(lr.name, h.line, "the header's vertex count", h.n)
+	}
 	c := &CSR{NumRows: int(h.n), NumCols: int(h.n)}
 	c.Ptr = make([]int64, 1, min(h.n+1, maxPrealloc))
 	c.Idx = make([]int32, 0, min(2*h.m, maxPrealloc))

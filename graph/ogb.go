@@ -73,6 +73,9 @@ func readOGBEdges(dir, raw string) (n int, src, dst []int32, err error) {
 		if n > maxNodeID+1 {
 			return 0, nil, nil, errorf(p, 1, "%d nodes exceed the int32 node id limit", n)
 		}
+		if int64(n) > nodeLimit() {
+			return 0, nil, nil, tooManyNodes(p, 1, "the node count", int64(n))
+		}
 	}
 	edgeCountPath := findData(raw, "num-edge-list", false)
 	if edgeCountPath != "" {
@@ -203,6 +206,7 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 	if n >= 0 {
 		limit = int64(n) - 1
 	}
+	memLimit := nodeLimit()
 	for {
 		line, ok := lr.Next()
 		if !ok {
@@ -221,6 +225,9 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 			}
 			if x < 0 || x > limit {
 				return nil, nil, errorf(lr.name, lr.line, "field %d: node id %d outside [0,%d]", k+1, x, limit)
+			}
+			if x >= memLimit {
+				return nil, nil, tooManyNodes(lr.name, lr.line, fmt.Sprintf("field %d: node id %d", k+1, x), x+1)
 			}
 			ids[k] = int32(x)
 		}
