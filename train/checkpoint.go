@@ -47,7 +47,7 @@ type TrainState struct {
 	BestEpoch   int     `json:"best_epoch"`
 	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
 	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
-	Optim       Optim   `json:"optim"` // zero in files of older builds
+	Optim       Optim   `json:"optim"`         // zero in files of older builds
 }
 
 // Optim is the optimiser's configuration, which a resumed run takes over.

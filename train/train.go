@@ -136,6 +136,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if mc.Seed == 0 {
 		mc.Seed = cfg.Seed
 	}
+	if err := t.checkMemory(mc); err != nil {
+		return nil, err
+	}
 	kind := nn.OpGCN
 	if mc.Model == "sage" {
 		kind = nn.OpMean

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -97,8 +99,10 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 		return bad("model", "%q is not gcn or sage", m.Model)
 	case m.Layers < 1:
 		return bad("layers", "%d, need at least 1", m.Layers)
-	case m.Hidden < 1:
-		return bad("hidden", "%d, need at least 1", m.Hidden)
+	case m.Hidden < 1 || m.Hidden > nn.MaxWidth:
+		return bad("hidden", "%d, need 1 to %d", m.Hidden, nn.MaxWidth)
+	case m.Layers > nn.MaxLayers:
+		return bad("layers", "%d, at most %d", m.Layers, nn.MaxLayers)
 	case !(m.Dropout >= 0 && m.Dropout < 1):
 		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
 	case m.Norm != "none" && m.Norm != "layer":
@@ -207,11 +211,14 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	return nil
 }
 
-// checkWritable fails when path's directory cannot take a new file, so a
-// long run does not end in an unwritable --save.
+// checkWritable fails when path names a directory or its directory cannot
+// take a new file, so a long run does not end in an unwritable --save.
 func checkWritable(path string) error {
 	if path == "" {
 		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory, want a file name", path)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".supergcn-check-*")
 	if err != nil {
@@ -253,6 +260,10 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBa
 	}
 	cfg.Log = log
 	_, err = train.Run(cfg, s, c)
+	var me *train.MemoryError
+	if errors.As(err, &me) && me.Field == "Model.Hidden" {
+		return usageError{fmt.Sprintf("--hidden %d: %v", me.Value, err)}
+	}
 	return err
 }
 

@@ -70,7 +70,11 @@ func readInt(path string) int64 {
 
 // GB formats bytes as gigabytes for messages ("1.5 GB").
 func GB(b int64) string {
-	return fmt.Sprintf("%.3g GB", float64(b)/1e9)
+	if g := float64(b) / 1e9; g < 100 {
+		return fmt.Sprintf("%.3g GB", g)
+	} else {
+		return fmt.Sprintf("%.0f GB", g)
+	}
 }
 
 // Check returns an error saying what needs need bytes when that exceeds

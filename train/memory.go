@@ -1,0 +1,68 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/supergcn/supergcn/internal/sysmem"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// MemoryError is a model whose training cannot fit this process's memory.
+// Field names the Config field that makes it large (Model.Hidden when the
+// hidden layers dominate, else Data: the shard itself).
+type MemoryError struct {
+	Field       string
+	Value       int
+	Need, Limit int64
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("training needs ~%s per rank, more than the %s this process may use", sysmem.GB(e.Need), sysmem.GB(e.Limit))
+}
+
+// Estimate returns the bytes a rank needs to train model mc (In and Out
+// filled) on shard s, beyond the shard itself: parameters with their
+// gradient, Adam moments and all-reduce buffer; per layer the activations,
+// their gradients, dropout masks and exchange buffers over the shard's
+// rows and halo; and the part that grows with the hidden width.
+func Estimate(mc nn.Config, labelProp bool, s *partition.Shard) (total, hidden int64) {
+	rows := int64(len(s.Global) + len(s.Remote.Src))
+	params := mc.NumParams()
+	if labelProp {
+		params += int64(mc.In) * int64(mc.Out)
+	}
+	f, h, c := int64(mc.In), int64(mc.Hidden), int64(mc.Out)
+	if mc.Layers == 1 {
+		h = 0
+	}
+	hiddenActs := 8 * rows * h * int64(mc.Layers-1)
+	total = 4 * (5*params + 3*rows*f + hiddenActs + 4*rows*c)
+	hidden = 4 * hiddenActs
+	if mc.Layers > 1 { // every parameter tensor then has a hidden side
+		hidden += 4 * 5 * params
+	}
+	return total, hidden
+}
+
+// checkMemory refuses a model that cannot fit, naming the field to lower,
+// after logging the estimate (rank 0). Widths and layers beyond nn's bounds
+// are left to nn.Config.Validate.
+func (t *trainer) checkMemory(mc nn.Config) error {
+	if mc.Layers > nn.MaxLayers || max(mc.In, mc.Hidden, mc.Out) > nn.MaxWidth {
+		return nil
+	}
+	need, hidden := Estimate(mc, t.cfg.LabelProp > 0, t.shard)
+	limit := sysmem.Limit()
+	if t.c.Rank() == 0 && t.cfg.Log != nil {
+		fmt.Fprintf(t.cfg.Log, "memory: training needs ~%s per rank beyond the data (this process may use %s)\n", sysmem.GB(need), sysmem.GB(limit))
+	}
+	if need <= limit {
+		return nil
+	}
+	e := &MemoryError{Field: "Data", Need: need, Limit: limit}
+	if 2*hidden > need {
+		e.Field, e.Value = "Model.Hidden", mc.Hidden
+	}
+	return e
+}
