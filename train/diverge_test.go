@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -166,5 +167,37 @@ func TestMetricsAppendDropsPartialLine(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Epoch != i+1 {
 			t.Fatalf("line %d %q: %v", i+1, l, err)
 		}
+	}
+}
+
+// On a full disk a metrics line is written whole or not at all: the file
+// keeps only complete lines, and the error says why.
+func TestMetricsFullDiskKeepsCompleteLines(t *testing.T) {
+	dir := testdata.SmallDisk(t, 8192)
+	path := filepath.Join(dir, "m.jsonl")
+	w, err := newMetricsWriter(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	written := 0
+	for ; written < 10000; written++ {
+		if err = w.write(EpochMetrics{Epoch: written + 1, Loss: 1.25, CommBytes: 123456789}); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("8 KiB tmpfs never filled up")
+	}
+	t.Logf("%d lines, then %v", written, err)
+	b, rerr := os.ReadFile(path)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		t.Fatalf("file ends in a partial line: %q", b[max(0, len(b)-40):])
+	}
+	if lines := readLines(t, path); len(lines) != written {
+		t.Fatalf("%d lines in the file, %d written", len(lines), written)
 	}
 }
