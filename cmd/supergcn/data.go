@@ -109,7 +109,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 		if d.seed != 0 && d.synthetic == "" {
 			spec.Seed = d.seed
 		}
-		ds, err = graph.Generate(spec)
+		if ds, err = graph.Generate(spec); err != nil && d.synthetic != "" {
+			err = fmt.Errorf("--synthetic: %w", err)
+		}
 	}
 	if err != nil {
 		return nil, err
