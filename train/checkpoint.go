@@ -145,6 +145,12 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeCheckpoint(path, b)
+}
+
+// decodeCheckpoint decodes and validates the bytes b of checkpoint path.
+func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
+	var err error
 	bad := func(msg string) error { return fmt.Errorf("%s: not a valid supergcn checkpoint: %s", path, msg) }
 	if len(b) < len(ckptMagic)+12 || string(b[:len(ckptMagic)]) != ckptMagic {
 		return nil, bad("bad magic")

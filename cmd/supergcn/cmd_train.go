@@ -22,11 +22,39 @@ func init() {
 }
 
 func cmdTrain(args []string) error {
+	a, err := parseTrain(args)
+	if err != nil {
+		return err
+	}
+	w, err := startWorld(a.mpiMode)
+	if err != nil {
+		return err
+	}
+	stop, err := startProfile(a.cpuProfile, w.comm)
+	if err != nil {
+		return w.finish(err)
+	}
+	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bitsFlag, a.bitsBack)
+	stop()
+	return w.finish(err)
+}
+
+// trainArgs is a checked train command line.
+type trainArgs struct {
+	d                           dataFlags
+	cfg                         train.Config
+	mpiMode, bitsFlag, bitsBack string
+	kernel, cpuProfile          string
+}
+
+// parseTrain parses and checks the train flags (reading the --resume
+// checkpoint, probing output paths), before any data is read.
+func parseTrain(args []string) (*trainArgs, error) {
 	fs := newFlagSet("train", "[--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
-	var d dataFlags
+	a := &trainArgs{}
+	d, cfg := &a.d, &a.cfg
 	d.register(fs, "train on")
-	var cfg train.Config
-	var mpiMode, bitsFlag, bitsBack string
+	mpiMode, bitsFlag, bitsBack := &a.mpiMode, &a.bitsFlag, &a.bitsBack
 	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: gcn|sage (GraphSAGE with mean aggregation)")
 	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
 	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
@@ -41,50 +69,41 @@ func cmdTrain(args []string) error {
 	fs.IntVar(&cfg.Threads, "threads", 0, "aggregation threads per rank (0: the cores of this rank)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", "aggregation kernel: generic|avx2|avx512|neon|sve (default: best; env SUPERGCN_KERNEL)")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
-	fs.StringVar(&bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
-	fs.StringVar(&bitsBack, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
+	fs.StringVar(bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
+	fs.StringVar(bitsBack, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.BoolVar(&cfg.ParamsHalf, "half-params", false, "send per-row quantisation parameters as bf16 (halves their bytes)")
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
-	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
+	fs.StringVar(mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "only the summary, no per-epoch lines")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if err := d.validate(fs); err != nil {
-		return err
+		return nil, err
 	}
-	if err := validateTrain(&cfg, mpiMode, bitsFlag, bitsBack); err != nil {
-		return err
+	if err := validateTrain(cfg, *mpiMode, *bitsFlag, *bitsBack); err != nil {
+		return nil, err
 	}
 	if cfg.ResumePath != "" {
-		if err := resumeSettings(fs, &cfg, &d); err != nil {
-			return err
+		if err := resumeSettings(fs, cfg, d); err != nil {
+			return nil, err
 		}
 	}
-	kernel, err := checkKernel(cfg.Kernel)
-	if err != nil {
-		return err
+	var err error
+	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
+		return nil, err
 	}
 	cfg.Seed = d.seed
 	cfg.FeatNorm = d.featNorm
 	cfg.Quiet = *quiet
 	cfg.Model.Seed = d.seed
-	w, err := startWorld(mpiMode)
-	if err != nil {
-		return err
-	}
-	stop, err := startProfile(*cpuProfile, w.comm)
-	if err != nil {
-		return w.finish(err)
-	}
-	err = runTrain(w, &d, cfg, kernel, bitsFlag, bitsBack)
-	stop()
-	return w.finish(err)
+	a.cpuProfile = *cpuProfile
+	return a, nil
 }
 
 // validateTrain checks the model and optimiser flags before any data is

@@ -77,6 +77,11 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	if n > 1 {
 		return usageError{"use only one of --data, --synthetic and --partitions"}
 	}
+	if d.synthetic != "" && d.synthetic != "default" {
+		if _, err := graph.ParseGenSpec(d.synthetic); err != nil {
+			return usageError{fmt.Sprintf("--synthetic: %v", err)}
+		}
+	}
 	switch d.featNorm {
 	case "none", "row":
 	default:
