@@ -9,7 +9,7 @@
 // kernels_*.go). Work is split two-dimensionally, rows into chunks balanced
 // by nnz and, for hub rows or few wide rows, columns into blocks; the chunks
 // are handed out dynamically to the Engine's persistent workers (plan.go,
-// pool.go).
+// internal/par's Pool, on the rank's thread budget).
 //
 // The public API below is the seam the rest of supergcn uses; internals
 // (kernels, threading) may change behind it.
@@ -23,6 +23,7 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Engine runs operators on a fixed number of goroutines with one kernel.
@@ -31,38 +32,24 @@ import (
 type Engine struct {
 	threads int
 	k       kernel
-	pool    *pool
+	pool    *par.Pool
 }
 
-// New returns an engine using the given number of threads (≤ 0: GOMAXPROCS)
-// and the kernel named by $SUPERGCN_KERNEL, or the best one for this CPU.
-// It panics when $SUPERGCN_KERNEL names a kernel this CPU cannot run; use
-// NewWithKernel to get that as an error.
-func New(threads int) *Engine {
-	e, err := NewWithKernel(threads, "")
-	if err != nil {
-		panic(err)
-	}
-	return e
-}
-
-// NewWithKernel returns an engine using the given number of threads (≤ 0:
-// GOMAXPROCS) and kernel: one of Kernels(), "auto" (the best), or "" (the
-// one $SUPERGCN_KERNEL names, else the best). A kernel this CPU (or build:
-// the noasm tag keeps only generic) cannot run is an error.
+// New returns an engine using the given number of threads (≤ 0: the
+// rank's budget, par.Threads) and kernel: one of Kernels(), "auto" (the best; any case), or
+// "" (the one $SUPERGCN_KERNEL names, else the best). A kernel this CPU (or
+// build: the noasm tag keeps only generic) cannot run is a *dispatch.Error.
 //
 // The worker goroutines start with the first parallel product; Close stops
 // them (an unreachable Engine is also cleaned up by the runtime).
-func NewWithKernel(threads int, kernel string) (*Engine, error) {
+func New(threads int, kernel string) (*Engine, error) {
 	k, err := lookupKernel(kernel)
 	if err != nil {
 		return nil, err
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	e := &Engine{threads: threads, k: k, pool: newPool(threads)}
-	runtime.AddCleanup(e, func(p *pool) { p.close() }, e.pool)
+	threads = par.Workers(threads)
+	e := &Engine{threads: threads, k: k, pool: par.NewPool(threads)}
+	runtime.AddCleanup(e, func(p *par.Pool) { p.Close() }, e.pool)
 	return e, nil
 }
 
@@ -75,7 +62,7 @@ func (e *Engine) KernelName() string { return e.k.name }
 // Close stops the engine's worker goroutines. It is optional (an
 // unreachable Engine is cleaned up anyway) and idempotent; products after
 // Close still work, on the calling goroutine alone.
-func (e *Engine) Close() { e.pool.close() }
+func (e *Engine) Close() { e.pool.Close() }
 
 // Op is a sparse matrix prepared for repeated application: work partitions
 // (per feature width) and the transpose, when first needed, are computed
@@ -216,7 +203,7 @@ func (op *Op) apply(transposed bool, x, out *dense.Matrix, scale []float32, accu
 		}
 		return
 	}
-	op.e.pool.run(r.worker)
+	op.e.pool.Run(r.worker)
 }
 
 func overlap(a, b []float32) bool {

@@ -10,6 +10,16 @@ import (
 	"github.com/supergcn/supergcn/graph"
 )
 
+// mustNew returns New(threads, "") or fails the test.
+func mustNew(t testing.TB, threads int) *Engine {
+	t.Helper()
+	e, err := New(threads, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // testGraph returns a rows×cols CSR with empty rows, one hub row holding
 // about a third of the edges, duplicates, and optional weights.
 func testGraph(rng *rand.Rand, rows, cols, edges int, weighted bool) *graph.CSR {
@@ -124,7 +134,7 @@ func TestOps(t *testing.T) {
 	}
 	for _, k := range kernelTable {
 		for _, threads := range []int{1, 2, 3, 7} {
-			e, err := NewWithKernel(threads, k.name)
+			e, err := New(threads, k.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +179,7 @@ func TestOps(t *testing.T) {
 func TestIndexAdd(t *testing.T) {
 	for _, k := range kernelTable {
 		for _, threads := range []int{1, 2, 3, 7} {
-			e, _ := NewWithKernel(threads, k.name)
+			e, _ := New(threads, k.name)
 			rng := rand.New(rand.NewPCG(uint64(threads), 4))
 			for _, width := range []int{1, 9, 64, 130} {
 				nOut, nIn, edges := 900, 700, 15000
@@ -271,7 +281,7 @@ func TestPlanCovers(t *testing.T) {
 }
 
 func TestShapeChecks(t *testing.T) {
-	e := New(2)
+	e := mustNew(t, 2)
 	defer e.Close()
 	a := graph.FromCOO(3, 4, []int32{0, 1, 3}, []int32{0, 2, 2}, nil)
 	op := e.Prepare(a)
@@ -309,7 +319,7 @@ func TestShapeChecks(t *testing.T) {
 // goroutines at once (runs on the pool are serialised) and checks each.
 func TestConcurrentApply(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	e := New(3)
+	e := mustNew(t, 3)
 	defer e.Close()
 	a := testGraph(rng, 2000, 2000, 40000, true)
 	ops := []*Op{e.Prepare(a), e.Prepare(a)}

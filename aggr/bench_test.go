@@ -3,7 +3,6 @@ package aggr
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/supergcn/supergcn/dense"
@@ -73,7 +72,7 @@ func BenchmarkApply(b *testing.B) {
 		out := dense.New(n, width)
 		for _, k := range kernelTable {
 			for _, threads := range []int{1, 2} {
-				e, _ := NewWithKernel(threads, k.name)
+				e, _ := New(threads, k.name)
 				op := e.Prepare(a)
 				b.Run(fmt.Sprintf("width=%d/%s/threads=%d", width, k.name, threads), func(b *testing.B) {
 					b.SetBytes(int64(edges+n) * int64(width) * 4)
@@ -84,30 +83,5 @@ func BenchmarkApply(b *testing.B) {
 				e.Close()
 			}
 		}
-	}
-}
-
-// BenchmarkDispatch measures the fixed cost of one parallel product's
-// handoff: the Engine's persistent pool against spawning goroutines per
-// call (the alternative the pool replaces), with an empty body.
-func BenchmarkDispatch(b *testing.B) {
-	for _, threads := range []int{2, 4, 16} {
-		b.Run(fmt.Sprintf("pool/threads=%d", threads), func(b *testing.B) {
-			p := newPool(threads)
-			defer p.close()
-			for b.Loop() {
-				p.run(func(int) {})
-			}
-		})
-		b.Run(fmt.Sprintf("spawn/threads=%d", threads), func(b *testing.B) {
-			for b.Loop() {
-				var wg sync.WaitGroup
-				for w := 1; w < threads; w++ {
-					wg.Add(1)
-					go func() { defer wg.Done() }()
-				}
-				wg.Wait()
-			}
-		})
 	}
 }

@@ -1,10 +1,6 @@
 package aggr
 
-import (
-	"fmt"
-	"os"
-	"strings"
-)
+import "github.com/supergcn/supergcn/internal/dispatch"
 
 // kernel is one implementation of the micro-kernel contract
 //
@@ -20,61 +16,34 @@ type kernel struct {
 	native bool // SIMD assembly (false for the pure-Go twin)
 }
 
-// KernelEnv is the environment variable that forces a kernel.
-const KernelEnv = "SUPERGCN_KERNEL"
+var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric}
 
-// knownKernels are every name SUPERGCN_KERNEL accepts, on any architecture.
-var knownKernels = []string{"generic", "avx2", "avx512", "neon", "sve"}
+// family is the aggregation kernels this CPU runs (internal/dispatch picks
+// them from the CPU features; platformKernels lives in dispatch_<arch>.go,
+// or kernels_noasm.go under the noasm tag). Read-only after init.
+var family = newFamily()
 
-var genericKernel = kernel{name: "generic", rows: accumRowsGeneric, rowsW: accumRowsWGeneric}
+func newFamily() *dispatch.Family[kernel] {
+	var impls []dispatch.Impl[kernel]
+	for _, k := range append(platformKernels(), genericKernel) {
+		impls = append(impls, dispatch.Impl[kernel]{Name: k.name, Impl: k})
+	}
+	return dispatch.NewFamily(impls, nil)
+}
 
-// kernelTable lists the kernels this CPU can run, best first; generic is
-// always last. Computed once at init from the CPU features and read-only
-// afterwards (platformKernels lives in dispatch_<arch>.go, or kernels_noasm.go
-// under the noasm tag).
-var kernelTable = append(platformKernels(), genericKernel)
+// kernelTable lists the kernels this CPU runs, best first, generic last.
+var kernelTable = family.Impls()
 
 // Kernels returns the names of the kernels available on this CPU, best first.
-func Kernels() []string {
-	names := make([]string, len(kernelTable))
-	for i, k := range kernelTable {
-		names[i] = k.name
-	}
-	return names
-}
+func Kernels() []string { return family.Names() }
 
 // KernelName returns the kernel a New engine would use: the one forced by
 // SUPERGCN_KERNEL when set and available, else the best available one.
-func KernelName() string {
-	k, err := lookupKernel("")
-	if err != nil {
-		return kernelTable[0].name
-	}
-	return k.name
-}
+func KernelName() string { return family.Default() }
 
-// lookupKernel resolves a kernel name; "" means $SUPERGCN_KERNEL, and an empty
-// or "auto" value the best available kernel.
+// lookupKernel resolves a kernel name (see dispatch.Family.Lookup): ""
+// means $SUPERGCN_KERNEL, and an empty value or "auto" the best kernel.
 func lookupKernel(name string) (kernel, error) {
-	src := "kernel"
-	if name == "" {
-		name = os.Getenv(KernelEnv)
-		src = KernelEnv
-	}
-	name = strings.ToLower(strings.TrimSpace(name))
-	if name == "" || name == "auto" {
-		return kernelTable[0], nil
-	}
-	for _, k := range kernelTable {
-		if k.name == name {
-			return k, nil
-		}
-	}
-	for _, n := range knownKernels {
-		if n == name {
-			return kernel{}, fmt.Errorf("aggr: %s %q is not available on this CPU (available: %s)",
-				src, name, strings.Join(Kernels(), ", "))
-		}
-	}
-	return kernel{}, fmt.Errorf("aggr: unknown %s %q (known: auto, %s)", src, name, strings.Join(knownKernels, ", "))
+	im, err := family.Lookup(name)
+	return im.Impl, err
 }

@@ -1,6 +1,7 @@
 //go:build ignore
 
-// gen_asm_amd64.go writes asm_amd64.s: the AVX2+FMA and AVX-512F versions of
+// gen_asm_amd64.go writes asm_amd64.s (or the file named by its argument;
+// TestGeneratedAsm regenerates it that way and compares): the AVX2+FMA and AVX-512F versions of
 // the accumRows / accumRowsW micro-kernels (see kernels_amd64.go). Run
 // `go generate ./aggr/` after editing.
 //
@@ -66,7 +67,11 @@ func main() {
 			kernel(is, w)
 		}
 	}
-	if err := os.WriteFile("asm_amd64.s", b.Bytes(), 0o644); err != nil {
+	out := "asm_amd64.s"
+	if len(os.Args) > 1 {
+		out = os.Args[1]
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -1,10 +1,15 @@
 package aggr
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/dispatch"
 )
 
 // testWidths are the row widths every kernel is checked at: all of 1…67,
@@ -126,6 +131,26 @@ func TestKernels(t *testing.T) {
 	}
 }
 
+// checkRow runs kernel k on one output row, unweighted and weighted by w,
+// and compares each result with the float64 reference.
+func checkRow(t *testing.T, k kernel, width int, x []float32, stride int, idx []int32, w []float32, rng *rand.Rand, what string) {
+	t.Helper()
+	for _, wv := range [][]float32{nil, w} {
+		out := randVec(rng, width)
+		ref, mag := refAccum(out, x, stride, idx, wv)
+		if wv == nil {
+			k.rows(out, x, stride, idx)
+		} else {
+			k.rowsW(out, x, stride, idx, wv)
+		}
+		for j := range out {
+			if !close32(out[j], ref[j], mag[j]) {
+				t.Fatalf("%s %s width %d weighted %v: out[%d]=%v, reference %v", k.name, what, width, wv != nil, j, out[j], ref[j])
+			}
+		}
+	}
+}
+
 // TestKernelsLongRow runs one long index list (hub row) through every
 // kernel at a few widths, where the prefetching loop dominates.
 func TestKernelsLongRow(t *testing.T) {
@@ -138,20 +163,44 @@ func TestKernelsLongRow(t *testing.T) {
 			for i := range idx {
 				idx[i] = int32(rng.IntN(rows))
 			}
-			w := randVec(rng, len(idx))
-			for _, wv := range [][]float32{nil, w} {
-				out := randVec(rng, width)
-				ref, mag := refAccum(out, x, width, idx, wv)
-				if wv == nil {
-					k.rows(out, x, width, idx)
-				} else {
-					k.rowsW(out, x, width, idx, wv)
-				}
-				for j := range out {
-					if !close32(out[j], ref[j], mag[j]) {
-						t.Fatalf("%s width %d weighted %v: out[%d]=%v, reference %v", k.name, width, wv != nil, j, out[j], ref[j])
-					}
-				}
+			checkRow(t, k, width, x, width, idx, randVec(rng, len(idx)), rng, "long row")
+		}
+	}
+}
+
+// TestKernelsOffered: the kernels offered are this architecture's kernels
+// that internal/dispatch finds the CPU supports (its own test checks that
+// against the CPU flags), best first, each native except generic, so a
+// wiring bug cannot silently leave generic alone under test.
+func TestKernelsOffered(t *testing.T) {
+	var want []string
+	for _, k := range platformKernels() {
+		if dispatch.Supported(k.name) {
+			want = append(want, k.name)
+		}
+	}
+	want = append(want, "generic")
+	if got := Kernels(); !slices.Equal(got, want) {
+		t.Fatalf("Kernels() = %v, want %v", got, want)
+	}
+	for _, k := range kernelTable {
+		if k.native != (k.name != "generic") {
+			t.Fatalf("kernel %q native = %v", k.name, k.native)
+		}
+	}
+}
+
+// TestKernelsEmptyRow: a row of no columns leaves the buffer around it
+// untouched, with and without edges.
+func TestKernelsEmptyRow(t *testing.T) {
+	x := []float32{1, 2, 3, 4}
+	for _, k := range kernelTable {
+		buf := []float32{sentinel, sentinel}
+		for _, idx := range [][]int32{nil, {0, 1, 3}} {
+			k.rows(buf[1:1], x, 1, idx)
+			k.rowsW(buf[1:1], x, 1, idx, []float32{1, 2, 3})
+			if buf[0] != sentinel || buf[1] != sentinel {
+				t.Fatalf("%s: an empty row wrote %v", k.name, buf)
 			}
 		}
 	}
@@ -163,40 +212,50 @@ func TestKernelLookup(t *testing.T) {
 		t.Fatalf("Kernels() = %v, want generic last", names)
 	}
 	for _, n := range names {
-		e, err := NewWithKernel(2, n)
+		e, err := New(2, n)
 		if err != nil {
-			t.Fatalf("NewWithKernel(%q): %v", n, err)
+			t.Fatalf("New(%q): %v", n, err)
 		}
 		if e.KernelName() != n {
-			t.Fatalf("NewWithKernel(%q).KernelName() = %q", n, e.KernelName())
+			t.Fatalf("New(%q).KernelName() = %q", n, e.KernelName())
 		}
 		e.Close()
 	}
-	if _, err := NewWithKernel(1, "bogus"); err == nil {
-		t.Fatal("NewWithKernel(bogus): no error")
+	if _, err := New(1, "bogus"); err == nil {
+		t.Fatal("New(bogus): no error")
 	}
 	// a known kernel this build cannot run
-	for _, n := range knownKernels {
+	for _, n := range dispatch.Known() {
 		avail := false
 		for _, m := range names {
 			avail = avail || m == n
 		}
 		if !avail {
-			if _, err := NewWithKernel(1, n); err == nil {
-				t.Fatalf("NewWithKernel(%q): no error, available: %v", n, names)
+			if _, err := New(1, n); err == nil {
+				t.Fatalf("New(%q): no error, available: %v", n, names)
 			}
 		}
 	}
-	e, err := NewWithKernel(1, "auto")
+	e, err := New(1, "auto")
 	if err != nil || e.KernelName() != names[0] {
 		t.Fatalf("auto: %v, %v; want %s", e, err, names[0])
 	}
-	t.Setenv(KernelEnv, "generic")
-	if KernelName() != "generic" || New(1).KernelName() != "generic" {
-		t.Fatalf("%s=generic not honoured", KernelEnv)
+	if e, err := New(1, " AUTO "); err != nil || e.KernelName() != names[0] {
+		t.Fatalf("AUTO: %v; want %s", err, names[0])
 	}
-	t.Setenv(KernelEnv, "bogus")
-	if _, err := NewWithKernel(1, ""); err == nil {
-		t.Fatalf("%s=bogus: no error", KernelEnv)
+	if e, err := New(1, strings.ToUpper(names[0])); err != nil || e.KernelName() != names[0] {
+		t.Fatalf("%s: %v", strings.ToUpper(names[0]), err)
+	}
+	t.Setenv(dispatch.Env, "Generic")
+	if KernelName() != "generic" || mustNew(t, 1).KernelName() != "generic" {
+		t.Fatalf("%s=Generic not honoured", dispatch.Env)
+	}
+	t.Setenv(dispatch.Env, "bogus")
+	var de *dispatch.Error
+	if _, err := New(1, ""); !errors.As(err, &de) || de.Source != dispatch.Env || !de.Unknown {
+		t.Fatalf("%s=bogus: %v", dispatch.Env, err)
+	}
+	if _, err := New(1, "bogus"); !errors.As(err, &de) || de.Source != dispatch.Field {
+		t.Fatalf("bogus argument: %v", err)
 	}
 }

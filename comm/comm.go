@@ -38,12 +38,8 @@ type Comm interface {
 	AllreduceSumF64(buf []float64) error // in place
 	AllreduceSumI64(buf []int64) error   // in place
 	AllreduceMaxF64(buf []float64) error // in place
-	// AllgatherI64: recv has Size()*len(send) elements, rank r's block at r*len(send).
-	AllgatherI64(send, recv []int64) error
 
 	AlltoallvI64(send []int64, sendCounts, sendDispls []int, recv []int64, recvCounts, recvDispls []int) error
-	AlltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) error
-	AlltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) error
 	// Non-blocking forms: the buffers must not be touched until Wait returns.
 	IalltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) (Request, error)
 	IalltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) (Request, error)

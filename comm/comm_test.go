@@ -60,16 +60,6 @@ func checkCollectives(c Comm) error {
 		mx[0] != float64(p-1) || mx[1] != 0 {
 		return fmt.Errorf("reductions got %v %v %v %v", f32, f64, i64, mx)
 	}
-	// Allgather.
-	g := make([]int64, 2*p)
-	if err := c.AllgatherI64([]int64{int64(r), int64(10 * r)}, g); err != nil {
-		return err
-	}
-	for q := 0; q < p; q++ {
-		if g[2*q] != int64(q) || g[2*q+1] != int64(10*q) {
-			return fmt.Errorf("allgather got %v", g)
-		}
-	}
 	// All-to-alls, blocking and not, every element type.
 	send, sc, sd, want, rc, rd := layout(r, p)
 	got := make([]int64, len(want))
@@ -91,15 +81,8 @@ func checkCollectives(c Comm) error {
 	if !slices.Equal(gf, wf) {
 		return fmt.Errorf("ialltoallv f32 got %v want %v", gf, wf)
 	}
-	if err := c.AlltoallvF32(sf, sc, sd, gf, rc, rd); err != nil || !slices.Equal(gf, wf) {
-		return fmt.Errorf("alltoallv f32 got %v (%v)", gf, err)
-	}
 	sb, wb := toBytes(send), toBytes(want)
 	gb := make([]byte, len(wb))
-	if err := c.AlltoallvBytes(sb, sc, sd, gb, rc, rd); err != nil || !slices.Equal(gb, wb) {
-		return fmt.Errorf("alltoallv bytes got %v (%v)", gb, err)
-	}
-	clear(gb)
 	req, err = c.IalltoallvBytes(sb, sc, sd, gb, rc, rd)
 	if err != nil {
 		return err
@@ -137,11 +120,8 @@ func TestSingleCollectives(t *testing.T) {
 	if err := c.BcastBytes(nil, 1); err == nil {
 		t.Error("root 1 accepted")
 	}
-	if err := c.AlltoallvF32([]float32{1}, []int{1}, []int{0}, make([]float32, 2), []int{2}, []int{0}); err == nil {
+	if err := c.AlltoallvI64([]int64{1}, []int{1}, []int{0}, make([]int64, 2), []int{2}, []int{0}); err == nil {
 		t.Error("count mismatch accepted")
-	}
-	if err := c.AllgatherI64([]int64{1}, make([]int64, 2)); err == nil {
-		t.Error("allgather size mismatch accepted")
 	}
 }
 

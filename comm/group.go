@@ -274,23 +274,6 @@ func allreduce[T any](m *member, kind string, buf []T, f func(a, b T) T) error {
 	return err
 }
 
-func (m *member) AllgatherI64(send, recv []int64) error {
-	if len(recv) != m.g.p*len(send) {
-		return m.fail("allgather-i64", fmt.Errorf("comm: AllgatherI64: len(recv)=%d, want %d×%d", len(recv), m.g.p, len(send)))
-	}
-	o := m.post("allgather-i64", send)
-	return m.finish(o, func() error {
-		for r, a := range o.args {
-			b := a.([]int64)
-			if len(b) != len(send) {
-				return fmt.Errorf("comm: AllgatherI64: rank %d sends %d, rank %d sends %d", m.rank, len(send), r, len(b))
-			}
-			copy(recv[r*len(send):], b)
-		}
-		return nil
-	})
-}
-
 // a2a is one rank's arguments to an all-to-all.
 type a2a[T any] struct {
 	send   []T
@@ -348,14 +331,6 @@ func alltoallv[T any](m *member, kind string, send []T, sc, sd []int, recv []T, 
 
 func (m *member) AlltoallvI64(send []int64, sc, sd []int, recv []int64, rc, rd []int) error {
 	return alltoallv(m, "alltoallv-i64", send, sc, sd, recv, rc, rd)
-}
-
-func (m *member) AlltoallvF32(send []float32, sc, sd []int, recv []float32, rc, rd []int) error {
-	return alltoallv(m, "alltoallv-f32", send, sc, sd, recv, rc, rd)
-}
-
-func (m *member) AlltoallvBytes(send []byte, sc, sd []int, recv []byte, rc, rd []int) error {
-	return alltoallv(m, "alltoallv-bytes", send, sc, sd, recv, rc, rd)
 }
 
 func (m *member) IalltoallvF32(send []float32, sc, sd []int, recv []float32, rc, rd []int) (Request, error) {

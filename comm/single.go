@@ -29,23 +29,7 @@ func (s *single) AllreduceSumF64(buf []float64) error { return nil }
 func (s *single) AllreduceSumI64(buf []int64) error   { return nil }
 func (s *single) AllreduceMaxF64(buf []float64) error { return nil }
 
-func (s *single) AllgatherI64(send, recv []int64) error {
-	if len(recv) != len(send) {
-		return fmt.Errorf("comm: AllgatherI64: len(recv)=%d, want %d", len(recv), len(send))
-	}
-	copy(recv, send)
-	return nil
-}
-
 func (s *single) AlltoallvI64(send []int64, sc, sd []int, recv []int64, rc, rd []int) error {
-	return selfBlock(send, sc, sd, recv, rc, rd)
-}
-
-func (s *single) AlltoallvF32(send []float32, sc, sd []int, recv []float32, rc, rd []int) error {
-	return selfBlock(send, sc, sd, recv, rc, rd)
-}
-
-func (s *single) AlltoallvBytes(send []byte, sc, sd []int, recv []byte, rc, rd []int) error {
 	return selfBlock(send, sc, sd, recv, rc, rd)
 }
 

@@ -2,12 +2,11 @@ package dense
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Gemm computes c = alpha·op(a)·op(b) + beta·c, where op(x) is x or xᵀ as
@@ -38,31 +37,24 @@ func Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 		return
 	}
 	ga, gb, gc := general(a), general(b), general(c)
-	t := Threads()
 	switch {
 	case m >= 2*GemmBlock:
-		gemmRows(tA, tB, alpha, ga, gb, beta, gc, t)
+		gemmRows(tA, tB, alpha, ga, gb, beta, gc)
 	case k >= 2*GemmBlock:
-		gemmInner(tA, tB, alpha, ga, gb, beta, gc, t)
+		gemmInner(tA, tB, alpha, ga, gb, beta, gc)
 	default:
 		blas32.Gemm(trans(tA), trans(tB), alpha, ga, gb, beta, gc)
 	}
 }
 
-// gemmThreads is the process-wide goroutine count of Gemm (0: GOMAXPROCS),
-// like the thread count a BLAS library keeps; set once at start-up.
-var gemmThreads atomic.Int32
-
-// SetThreads sets how many goroutines a large Gemm uses; n ≤ 0 restores
-// the default, GOMAXPROCS.
-func SetThreads(n int) { gemmThreads.Store(int32(max(n, 0))) }
-
-// Threads reports how many goroutines a large Gemm uses.
-func Threads() int {
-	if n := gemmThreads.Load(); n > 0 {
-		return int(n)
+// Backend describes the BLAS implementation behind Gemm: gonum's pure-Go
+// one, or the binding installed into gonum's blas32 (dense/openblas), which
+// names itself.
+func Backend() string {
+	if n, ok := blas32.Implementation().(interface{ Name() string }); ok {
+		return n.Name()
 	}
-	return runtime.GOMAXPROCS(0)
+	return "gonum (pure Go)"
 }
 
 // GemmBlock is the block of rows (of c, or of the inner dimension) that one
@@ -70,15 +62,15 @@ func Threads() int {
 // (nodes × features times features × features, and its transpose for the
 // weight gradient), which threaded BLAS libraries split poorly; Gemm splits
 // them itself into blocks of this many rows, one single-threaded BLAS call
-// each, on Threads() goroutines. The block is fixed, so the result does not
+// each, on the rank's thread budget (internal/par). The block is fixed, so the result does not
 // depend on the thread count.
 const GemmBlock = 4096
 
 // gemmRows splits the m rows of c (and of op(a)) into blocks.
-func gemmRows(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General, threads int) {
+func gemmRows(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
 	m := c.Rows
 	blocks := (m + GemmBlock - 1) / GemmBlock
-	forBlocks(blocks, threads, func(i int) {
+	par.Blocks(blocks, 0, func(i int) {
 		lo, hi := i*GemmBlock, min((i+1)*GemmBlock, m)
 		blas32.Gemm(trans(tA), trans(tB), alpha, rowsOf(a, tA, lo, hi), b, beta, sub(c, lo, hi, 0, c.Cols))
 	})
@@ -87,7 +79,7 @@ func gemmRows(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c b
 // gemmInner splits the long inner dimension k (the weight gradient
 // Xᵀ·G over all nodes) into blocks with a partial product each, then sums
 // the partials in block order.
-func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General, threads int) {
+func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
 	k := a.Cols
 	if tA {
 		k = a.Rows
@@ -95,12 +87,12 @@ func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c 
 	blocks := (k + GemmBlock - 1) / GemmBlock
 	size := c.Rows * c.Cols
 	part := make([]float32, blocks*size)
-	forBlocks(blocks, threads, func(i int) {
+	par.Blocks(blocks, 0, func(i int) {
 		lo, hi := i*GemmBlock, min((i+1)*GemmBlock, k)
 		p := blas32.General{Rows: c.Rows, Cols: c.Cols, Stride: c.Cols, Data: part[i*size : (i+1)*size]}
 		blas32.Gemm(trans(tA), trans(tB), alpha, colsOf(a, tA, lo, hi), rowsOf(b, tB, lo, hi), 0, p)
 	})
-	ParallelFor(c.Rows, 16, func(r0, r1 int) {
+	par.For(c.Rows, 16, func(r0, r1 int) {
 		for r := r0; r < r1; r++ {
 			dst := c.Data[r*c.Stride : r*c.Stride+c.Cols]
 			if beta == 0 {
@@ -136,23 +128,6 @@ func sub(g blas32.General, r0, r1, c0, c1 int) blas32.General {
 	off := r0*g.Stride + c0
 	end := (r1-1)*g.Stride + c1
 	return blas32.General{Rows: r1 - r0, Cols: c1 - c0, Stride: g.Stride, Data: g.Data[off:end]}
-}
-
-// forBlocks runs fn(0..blocks-1) on up to threads goroutines, handing
-// blocks out dynamically.
-func forBlocks(blocks, threads int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(threads, blocks); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < blocks; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // scaleC sets c = beta·c, treating beta == 0 as an overwrite with zeros.

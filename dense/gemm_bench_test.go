@@ -14,11 +14,9 @@ type namedImpl struct {
 	impl blas.Float32
 }
 
-// BenchmarkSgemm pairs the available backends (gonum always; OpenBLAS with
-// -tags openblas) on the products of a GNN layer: the forward X·W and the
-// weight gradient Xᵀ·G.
-//
-//	go test -tags openblas -run '^$' -bench Sgemm -benchtime 3x ./dense/
+// BenchmarkSgemm runs gonum's Sgemm on the products of a GNN layer: the
+// forward X·W and the weight gradient Xᵀ·G (dense/openblas pairs it with
+// OpenBLAS: go test -tags openblas -run '^$' -bench Sgemm ./dense/openblas/).
 func BenchmarkSgemm(b *testing.B) {
 	shapes := []struct {
 		name    string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -116,8 +117,7 @@ func TestGemmShapeMismatchPanics(t *testing.T) {
 // equal the reference, and their result does not depend on the thread count.
 func TestGemmParallelPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	old := Threads()
-	defer SetThreads(old)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, s := range [][3]int{{2*GemmBlock + 37, 9, 11}, {13, 7, 2*GemmBlock + 5}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
@@ -134,7 +134,7 @@ func TestGemmParallelPaths(t *testing.T) {
 					want := naiveGemm(tA, tB, 1.5, a, b, beta, c0)
 					var first []float32
 					for _, th := range []int{1, 3, 8} {
-						SetThreads(th)
+						runtime.GOMAXPROCS(th)
 						c := &Matrix{Rows: m, Cols: n, Data: append([]float32(nil), c0.Data...)}
 						Gemm(tA, tB, 1.5, a, b, beta, c)
 						for i, w := range want {

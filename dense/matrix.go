@@ -1,6 +1,7 @@
 // Package dense holds the row-major float32 matrix that every numeric package
-// exchanges, and the BLAS backend (gonum's pure-Go blas32, or OpenBLAS through
-// cgo when built with the `openblas` tag).
+// exchanges, Gemm and the elementwise passes. It is pure Go: Gemm calls
+// gonum's blas32, into which the command installs OpenBLAS (dense/openblas,
+// the `openblas` tag) where available.
 package dense
 
 import "fmt"

@@ -2,8 +2,8 @@ package dense
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Axpy sets y += alpha·x. len(x) must equal len(y) (panics otherwise).
@@ -26,7 +26,7 @@ func Scale(alpha float32, x []float32) {
 // Add sets dst += src for matrices of the same shape (panics otherwise).
 func Add(dst, src *Matrix) {
 	mustSameShape("dense.Add", dst, src)
-	ParallelFor(dst.Rows, rowGrain(dst.Cols), func(lo, hi int) {
+	par.For(dst.Rows, rowGrain(dst.Cols), func(lo, hi int) {
 		d, s := dst.Data[lo*dst.Cols:hi*dst.Cols], src.Data[lo*src.Cols:hi*src.Cols]
 		for i, v := range s {
 			d[i] += v
@@ -45,7 +45,7 @@ func AddBias(m *Matrix, b []float32) {
 	if len(b) != m.Cols {
 		panic(fmt.Sprintf("dense.AddBias: bias length %d, matrix has %d columns", len(b), m.Cols))
 	}
-	ParallelFor(m.Rows, rowGrain(m.Cols), func(lo, hi int) {
+	par.For(m.Rows, rowGrain(m.Cols), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := m.Row(i)
 			for j, v := range b {
@@ -57,7 +57,7 @@ func AddBias(m *Matrix, b []float32) {
 
 // ColSums sets dst[j] = Σ_i m[i,j] (accumulated in float64, then rounded);
 // len(dst) must be m.Cols (panics otherwise). The summation order depends on
-// the number of row blocks, which is fixed by m's shape and GOMAXPROCS.
+// m's shape only (see ColReduce), not on the thread count.
 func ColSums(m *Matrix, dst []float32) {
 	if len(dst) != m.Cols {
 		panic(fmt.Sprintf("dense.ColSums: dst length %d, matrix has %d columns", len(dst), m.Cols))
@@ -75,16 +75,21 @@ func ColSums(m *Matrix, dst []float32) {
 	})
 }
 
+// maxReduceBlocks bounds the row blocks of ColReduce (and so its memory).
+const maxReduceBlocks = 64
+
 // ColReduce runs fn over blocks of the rows [0, rows), each block adding into
 // its own zeroed float64 accumulator of length cols; the block accumulators
 // are then summed in block order and handed to done. It is the parallel
-// pattern for per-column reductions (bias and LayerNorm parameter gradients).
+// pattern for per-column reductions (bias and LayerNorm parameter
+// gradients). The blocks depend on rows and cols only, so the result does
+// not depend on the thread budget.
 func ColReduce(rows, cols int, fn func(lo, hi int, acc []float64), done func(sum []float64)) {
-	blocks := blockCount(rows, rowGrain(cols))
+	blocks := max(1, min(maxReduceBlocks, rows/rowGrain(cols)))
 	accs := make([][]float64, blocks)
-	parallelBlocks(rows, blocks, func(b, lo, hi int) {
+	par.Blocks(blocks, 0, func(b int) {
 		accs[b] = make([]float64, cols)
-		fn(lo, hi, accs[b])
+		fn(b*rows/blocks, (b+1)*rows/blocks, accs[b])
 	})
 	sum := make([]float64, cols)
 	for _, acc := range accs {
@@ -95,48 +100,13 @@ func ColReduce(rows, cols int, fn func(lo, hi int, acc []float64), done func(sum
 	done(sum)
 }
 
-// ParallelFor splits [0, n) into at most GOMAXPROCS contiguous blocks of at
-// least grain items each and runs fn on them concurrently, returning when all
-// are done. Small n runs inline on the caller's goroutine.
-func ParallelFor(n, grain int, fn func(lo, hi int)) {
-	parallelBlocks(n, blockCount(n, grain), func(_, lo, hi int) { fn(lo, hi) })
-}
-
-// blockCount is the number of blocks ParallelFor uses for n items.
-func blockCount(n, grain int) int {
-	if grain < 1 {
-		grain = 1
-	}
-	b := min(runtime.GOMAXPROCS(0), n/grain)
-	return max(b, 1)
-}
-
-// parallelBlocks runs fn(b, lo, hi) for the blocks b < blocks that split
-// [0, n) evenly.
-func parallelBlocks(n, blocks int, fn func(b, lo, hi int)) {
-	if blocks <= 1 {
-		fn(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for b := range blocks {
-		lo, hi := b*n/blocks, (b+1)*n/blocks
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(b, lo, hi)
-		}()
-	}
-	wg.Wait()
-}
-
 // rowGrain is the minimum rows per block so that a block holds about 32k
 // elements, below which goroutine start-up costs more than it saves.
 func rowGrain(cols int) int {
 	return max(1, (1<<15)/max(cols, 1))
 }
 
-// RowGrain is rowGrain for other packages' row-parallel loops.
+// RowGrain is rowGrain for other packages' row-parallel loops (par.For).
 func RowGrain(cols int) int { return rowGrain(cols) }
 
 func mustSameShape(op string, a, b *Matrix) {

@@ -2,7 +2,8 @@ package dense
 
 import (
 	"math/rand/v2"
-	"sync/atomic"
+	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -56,18 +57,21 @@ func TestAxpyScaleAddCopy(t *testing.T) {
 	}
 }
 
-func TestParallelForCoversEveryIndexOnce(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 1000, 100003} {
-		hits := make([]int32, n)
-		ParallelFor(n, 10, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				atomic.AddInt32(&hits[i], 1)
-			}
-		})
-		for i, h := range hits {
-			if h != 1 {
-				t.Fatalf("n=%d: index %d visited %d times", n, i, h)
-			}
+// TestColSumsThreadIndependent: the column sums are the same bits on 1, 2
+// and 5 threads (the reduction blocks depend on the shape only).
+func TestColSumsThreadIndependent(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	r := rand.New(rand.NewPCG(9, 9))
+	m := randMatrix(r, 50000, 3)
+	var first []float32
+	for _, th := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(th)
+		got := make([]float32, m.Cols)
+		ColSums(m, got)
+		if first == nil {
+			first = got
+		} else if !slices.Equal(got, first) {
+			t.Fatalf("%d threads: %v, 1 thread: %v", th, got, first)
 		}
 	}
 }

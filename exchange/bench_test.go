@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/nn"
@@ -29,7 +28,7 @@ func BenchmarkForwardBackward(b *testing.B) {
 				var once sync.Once
 				err := comm.RunGroup(p, func(c comm.Comm) error {
 					s := partition.Split(ds, owner, c.Rank(), p)
-					prop, err := New(s, c, aggr.New(1), nn.OpGCN, Options{Mode: mode})
+					prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Mode: mode})
 					if err != nil {
 						return err
 					}

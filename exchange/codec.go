@@ -11,7 +11,7 @@ import (
 
 // RowCodec turns a block of float32 rows into bytes for the wire and back.
 // It is the seam for quantized exchange: an int2/int4/int8 stochastic
-// quantizer is one more RowCodec, chosen through Options.Codec (or Bits).
+// quantizer is one more RowCodec, chosen through Options.Codec.
 //
 // Blocks are per peer: the exchange encodes each peer's rows separately, so
 // a codec may keep per-block or per-row parameters (scales, zero points).

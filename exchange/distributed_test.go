@@ -8,12 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 var allModes = []string{"post", "pre", "hybrid"}
@@ -42,12 +42,33 @@ func runRanks(ds *graph.Dataset, owner []int32, p int, kind nn.OpKind, o Options
 	fn func(s *partition.Shard, c comm.Comm, prop *Propagator) error) error {
 	return comm.RunGroup(p, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
-		prop, err := New(s, c, aggr.New(1), kind, o)
+		prop, err := New(s, c, testEngine(), kind, perRank(o))
 		if err != nil {
 			return err
 		}
 		return fn(s, c, prop)
 	})
+}
+
+// quantBits in test Options stands for an int-bits quant.Codec, which
+// perRank creates for each rank (a codec serves one rank only).
+type quantBits struct {
+	RowCodec
+	bits int
+}
+
+// perRank returns o with every quantBits replaced by a fresh quant.Codec.
+func perRank(o Options) Options {
+	for _, c := range []*RowCodec{&o.Codec, &o.BackwardCodec} {
+		if q, ok := (*c).(quantBits); ok {
+			codec, err := quant.NewCodec(quant.Format{Bits: q.bits}, 1, "")
+			if err != nil {
+				panic(err) // 2, 4 or 8 bits: cannot fail
+			}
+			*c = codec
+		}
+	}
+	return o
 }
 
 // gathered applies the distributed operator to the global matrix x (rows by
@@ -91,7 +112,7 @@ func scatterRows(dst, src *dense.Matrix, global []int64) {
 // singleRank is the P=1 operator's Forward and Backward of x.
 func singleRank(t *testing.T, ds *graph.Dataset, kind nn.OpKind, x *dense.Matrix) (fwd, bwd *dense.Matrix) {
 	t.Helper()
-	prop, err := New(ShardFromDataset(ds), comm.Single(), aggr.New(1), kind, Options{})
+	prop, err := New(ShardFromDataset(ds), comm.Single(), testEngine(), kind, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +396,7 @@ func TestQuantizedExchange(t *testing.T) {
 	ds := randomDataset(rng, n, 4, 0)
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x := randomMatrix(rng, n, w)
-	o := Options{Mode: "hybrid", Bits: 8, BitsBackward: 8}
+	o := Options{Mode: "hybrid", Codec: quantBits{bits: 8}, BackwardCodec: quantBits{bits: 8}}
 	wantF, wantB, err := gathered(ds, owner, p, nn.OpMean, Options{}, nn.Pass{}, x)
 	if err != nil {
 		t.Fatal(err)
@@ -438,7 +459,7 @@ func TestNewFailsOnEveryRank(t *testing.T) {
 			if c.Rank() == 1 {
 				breakIt(s)
 			}
-			_, err := New(s, c, aggr.New(1), nn.OpGCN, Options{})
+			_, err := New(s, c, testEngine(), nn.OpGCN, Options{})
 			if err == nil {
 				return fmt.Errorf("no error")
 			}

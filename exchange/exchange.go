@@ -26,7 +26,7 @@
 //	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
 //
 // Rows travel as float32 (IalltoallvF32) unless a RowCodec (Options.Codec,
-// or Bits: the quant package's stochastic quantizer) is configured for
+// e.g. the quant package's stochastic quantizer) is configured for
 // training passes; evaluation passes always use float32. A codec that counts
 // non-finite inputs (quant.Codec) makes Forward/Backward return an error
 // once the all-to-all has completed; the caller should then abort the job.
@@ -36,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/supergcn/supergcn/aggr"
@@ -45,21 +44,16 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
-	"github.com/supergcn/supergcn/quant"
 )
 
 // Options configures a Propagator.
 type Options struct {
 	// Mode is "hybrid" (default when empty), "post" or "pre".
 	Mode string
-	// Bits and BitsBackward select the wire format of training passes
-	// (forward rows, backward gradients): 0 or 32 is float32, 2, 4 or 8 is
-	// per-row stochastic quantization (quant.Codec, on the engine's
-	// threads), with bf16 instead of fp32 row parameters when HalfParams.
-	Bits, BitsBackward int
-	HalfParams         bool
-	// Codec and BackwardCodec, when set, encode the rows of training passes
-	// (forward, backward) and override Bits/BitsBackward.
+	// Codec and BackwardCodec encode the rows of training passes (forward
+	// rows, backward gradients); nil sends float32. A codec is used by this
+	// rank's Propagator only (quant.Codec is not safe for concurrent use),
+	// so every rank passes its own.
 	Codec, BackwardCodec RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
@@ -104,7 +98,8 @@ type Propagator struct {
 // it) and returns its operator. s.Rank/s.Ranks must match c. When any rank
 // fails, every rank returns an error (none is left waiting in a collective).
 func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Options) (*Propagator, error) {
-	mode, fwd, bwd, err := checkOptions(o, e)
+	mode, err := ParseMode(o.Mode)
+	fwd, bwd := o.Codec, o.BackwardCodec
 	if err == nil {
 		err = checkShard(s, c)
 	}
@@ -128,18 +123,6 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 			c.Rank(), mode, pl.stats.Seconds, t.Of(mode), t.Pre, t.Post, t.Hybrid)
 	}
 	return p, nil
-}
-
-// checkOptions parses the mode and picks the codecs.
-func checkOptions(o Options, e *aggr.Engine) (mode Mode, fwd, bwd RowCodec, err error) {
-	if mode, err = ParseMode(o.Mode); err != nil {
-		return
-	}
-	if fwd, err = codecFor(o.Codec, quant.Format{Bits: o.Bits, HalfParams: o.HalfParams}, e, "bits"); err != nil {
-		return
-	}
-	bwd, err = codecFor(o.BackwardCodec, quant.Format{Bits: o.BitsBackward, HalfParams: o.HalfParams}, e, "bits-backward")
-	return
 }
 
 // agree makes a local failure collective: every rank learns whether any
@@ -178,26 +161,6 @@ func checkShard(s *partition.Shard, c comm.Comm) error {
 		}
 	}
 	return nil
-}
-
-// codecFor picks the codec of one direction: the explicit one, float32
-// (nil), or a quantizer of f.Bits bits.
-func codecFor(c RowCodec, f quant.Format, e *aggr.Engine, flag string) (RowCodec, error) {
-	if c != nil {
-		return c, nil
-	}
-	if f.Bits == 0 || f.Bits == 32 {
-		return nil, nil
-	}
-	threads := e.Threads()
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	q, err := quant.NewCodec(f, threads, "")
-	if err != nil {
-		return nil, fmt.Errorf("exchange: --%s: %w", flag, err)
-	}
-	return q, nil
 }
 
 // scalings returns L and R of the operator kind (nil = ones).

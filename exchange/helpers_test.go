@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
@@ -14,6 +15,16 @@ import (
 // in-edges per node (self-loops and parallel edges possible, some nodes
 // without in-edges) and featDim random features. The last iso nodes have no
 // edges at all.
+// testEngine is a one-thread aggregation engine with the default kernel
+// ($SUPERGCN_KERNEL or the best); tests run with a valid environment.
+func testEngine() *aggr.Engine {
+	e, err := aggr.New(1, "")
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
 func randomDataset(rng *rand.Rand, n, deg, featDim int, iso ...int) *graph.Dataset {
 	m := n
 	if len(iso) > 0 {

@@ -5,12 +5,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/metis"
 )
 
 // planBenchParts is the rank count of BenchmarkPlanDBLP.
@@ -42,7 +42,7 @@ func loadDBLPShards(b *testing.B) []*partition.Shard {
 		if d.err = graph.AttachSyntheticFeatures(ds, 16, 8, 1); d.err != nil {
 			return
 		}
-		owner, err := partition.Metis(ds.Graph, planBenchParts, partition.Options{Weights: partition.WeightsDegree})
+		owner, err := metis.Metis(ds.Graph, planBenchParts, metis.Options{Weights: metis.WeightsDegree})
 		if err != nil {
 			d.err = err
 			return
@@ -76,7 +76,7 @@ func BenchmarkPlanDBLP(b *testing.B) {
 	for b.Loop() {
 		stats := make([]PlanStats, planBenchParts)
 		err := comm.RunGroup(planBenchParts, func(c comm.Comm) error {
-			p, err := New(shards[c.Rank()], c, aggr.New(1), nn.OpGCN, Options{Mode: "hybrid"})
+			p, err := New(shards[c.Rank()], c, testEngine(), nn.OpGCN, Options{Mode: "hybrid"})
 			if err != nil {
 				return err
 			}

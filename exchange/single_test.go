@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/nn"
@@ -20,7 +19,7 @@ func TestSingleRankMatchesReference(t *testing.T) {
 	ds := randomDataset(rng, 300, 4, 0)
 	for _, kind := range allKinds {
 		for _, w := range []int{1, 7, 64} {
-			p, err := New(ShardFromDataset(ds), comm.Single(), aggr.New(1), kind, Options{})
+			p, err := New(ShardFromDataset(ds), comm.Single(), testEngine(), kind, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +48,7 @@ func TestSingleRankMatchesReference(t *testing.T) {
 func TestNewRejects(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	ds := randomDataset(rng, 20, 2, 0)
-	e := aggr.New(1)
+	e := testEngine()
 	cases := []struct {
 		name string
 		opts Options
@@ -57,8 +56,6 @@ func TestNewRejects(t *testing.T) {
 		want string
 	}{
 		{"mode", Options{Mode: "sideways"}, nil, "unknown mode"},
-		{"bits", Options{Bits: 3}, nil, "--bits"},
-		{"bits-backward", Options{BitsBackward: 5}, nil, "--bits-backward"},
 		{"weighted", Options{}, func() { ds.Graph.Val = make([]float32, ds.Graph.NNZ()) }, "weighted"},
 	}
 	for _, c := range cases {

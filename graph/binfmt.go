@@ -3,13 +3,14 @@ package graph
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
-	"sync"
-	"unsafe"
+
+	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Binary dataset format ("SGCNBIN", version 1), little-endian throughout:
@@ -66,7 +67,8 @@ const (
 	secName
 )
 
-func binCRC() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
+// binFormat is the magic and version of the format (internal/container).
+var binFormat = container.Format{Magic: binMagic, Version: binVersion}
 
 // binHeader is the decoded fixed header and section table.
 type binHeader struct {
@@ -95,8 +97,7 @@ func binAlignUp(x uint64) uint64 { return (x + binAlign - 1) &^ (binAlign - 1) }
 func (h *binHeader) encode() []byte {
 	b := make([]byte, binHeaderSize())
 	le := binary.LittleEndian
-	copy(b, binMagic)
-	le.PutUint32(b[8:], h.version)
+	binFormat.PutPrefix(b)
 	le.PutUint32(b[12:], h.headerSize)
 	le.PutUint64(b[16:], h.flags)
 	for i, v := range []int64{h.nodes, h.nnz, h.featDim, h.classes, h.nTrain, h.nValid, h.nTest, h.nameLen} {
@@ -111,7 +112,7 @@ func (h *binHeader) encode() []byte {
 		le.PutUint64(e[16:], s.length)
 	}
 	end := binFixedSize + binEntrySize*binNumSection
-	le.PutUint32(b[end:], crc32.Checksum(b[:end], binCRC()))
+	le.PutUint32(b[end:], container.Checksum(b[:end]))
 	return b
 }
 
@@ -124,19 +125,17 @@ func binError(path, format string, args ...any) error {
 // file image b (at least the header; size is the whole file's size).
 func binDecodeHeader(path string, b []byte, size int64) (*binHeader, error) {
 	le := binary.LittleEndian
-	if len(b) < 8 && string(b) == binMagic[:len(b)] && len(b) > 0 {
-		return nil, binError(path, "truncated: %d bytes, header needs %d", size, binHeaderSize())
-	}
-	if len(b) < 8 || string(b[:8]) != binMagic {
+	version, err := binFormat.CheckPrefix(b)
+	var ve *container.VersionError
+	switch {
+	case errors.Is(err, container.ErrBadMagic):
 		return nil, binError(path, "not a supergcn binary dataset (bad magic)")
-	}
-	if len(b) < 16 {
+	case errors.As(err, &ve):
+		return nil, binError(path, "unsupported format version %d (this build reads version %d)", ve.Got, binVersion)
+	case err != nil || len(b) < 16:
 		return nil, binError(path, "truncated: %d bytes, header needs %d", size, binHeaderSize())
 	}
-	h := &binHeader{version: le.Uint32(b[8:]), headerSize: le.Uint32(b[12:])}
-	if h.version != binVersion {
-		return nil, binError(path, "unsupported format version %d (this build reads version %d)", h.version, binVersion)
-	}
+	h := &binHeader{version: version, headerSize: le.Uint32(b[12:])}
 	if h.headerSize != uint32(binHeaderSize()) {
 		return nil, binError(path, "header: size %d, want %d for version %d", h.headerSize, binHeaderSize(), binVersion)
 	}
@@ -144,7 +143,7 @@ func binDecodeHeader(path string, b []byte, size int64) (*binHeader, error) {
 		return nil, binError(path, "truncated: %d bytes, header needs %d", size, h.headerSize)
 	}
 	end := binFixedSize + binEntrySize*binNumSection
-	if got, want := crc32.Checksum(b[:end], binCRC()), le.Uint32(b[end:]); got != want {
+	if got, want := container.Checksum(b[:end]), le.Uint32(b[end:]); got != want {
 		return nil, binError(path, "header: checksum mismatch (stored %08x, computed %08x)", want, got)
 	}
 	h.flags = le.Uint64(b[16:])
@@ -231,40 +230,29 @@ func isBinaryFile(path string) bool {
 		return false
 	}
 	defer f.Close()
-	var b [len(binMagic)]byte
+	var b [container.MagicSize]byte
 	if _, err := io.ReadFull(f, b[:]); err != nil {
 		return false
 	}
-	return string(b[:]) == binMagic
+	return binFormat.HasMagic(b[:])
 }
 
-// WriteBinary writes ds to path in the binary dataset format (see LoadBinary).
-// It writes path+".tmp" and renames it over path when complete, so a crash
-// or error never leaves a half-written path behind.
+// WriteBinary writes ds to path in the binary dataset format (see LoadBinary)
+// through container.WriteFile: path+".tmp", fsynced and renamed over path
+// when complete, so a crash or error never leaves a half-written path (or
+// the .tmp) behind.
 func WriteBinary(path string, ds *Dataset) error {
 	h, err := binNewHeader(ds)
 	if err != nil {
 		return binError(path, "%v", err)
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if err := binWriteBody(f, h, ds); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	err = container.WriteFile(path, 0o644, func(f *os.File) error {
+		if err := binWriteBody(f, h, ds); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	return err
 }
 
 // binNewHeader checks ds for consistency and lays out the sections.
@@ -319,21 +307,21 @@ func binSectionBytes(ds *Dataset, i int, emit func([]byte) error) error {
 	g := ds.Graph
 	switch i {
 	case secPtr:
-		return binEmitInt64s(g.Ptr, emit)
+		return container.EmitLE(g.Ptr, emit)
 	case secIdx:
-		return binEmitInt32s(g.Idx, emit)
+		return container.EmitLE(g.Idx, emit)
 	case secVal:
-		return binEmitFloat32s(g.Val, emit)
+		return container.EmitLE(g.Val, emit)
 	case secX:
-		return binEmitFloat32s(ds.X, emit)
+		return container.EmitLE(ds.X, emit)
 	case secLabels:
-		return binEmitInt32s(ds.Labels, emit)
+		return container.EmitLE(ds.Labels, emit)
 	case secTrain:
-		return binEmitInt32s(ds.Train, emit)
+		return container.EmitLE(ds.Train, emit)
 	case secValid:
-		return binEmitInt32s(ds.Valid, emit)
+		return container.EmitLE(ds.Valid, emit)
 	case secTest:
-		return binEmitInt32s(ds.Test, emit)
+		return container.EmitLE(ds.Test, emit)
 	default:
 		return emit([]byte(ds.Name))
 	}
@@ -341,7 +329,7 @@ func binSectionBytes(ds *Dataset, i int, emit func([]byte) error) error {
 
 // binWriteBody writes the header and all sections to f, computing the
 // section checksums on the way, then rewrites the header with them and
-// syncs the file.
+// leaves syncing to container.WriteFile.
 func binWriteBody(f *os.File, h *binHeader, ds *Dataset) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	pos := uint64(0)
@@ -356,14 +344,13 @@ func binWriteBody(f *os.File, h *binHeader, ds *Dataset) error {
 		}
 		return nil
 	}
-	tab := binCRC()
 	for i := range h.sections {
 		if err := pad(h.sections[i].offset); err != nil {
 			return err
 		}
 		crc := uint32(0)
 		err := binSectionBytes(ds, i, func(b []byte) error {
-			crc = crc32.Update(crc, tab, b)
+			crc = container.UpdateChecksum(crc, b)
 			_, err := w.Write(b)
 			pos += uint64(len(b))
 			return err
@@ -376,10 +363,8 @@ func binWriteBody(f *os.File, h *binHeader, ds *Dataset) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if _, err := f.WriteAt(h.encode(), 0); err != nil {
-		return err
-	}
-	return f.Sync()
+	_, err := f.WriteAt(h.encode(), 0)
+	return err
 }
 
 // BinaryOptions tunes LoadBinaryWith.
@@ -475,11 +460,8 @@ func binReadImage(path string) (*binImage, error) {
 	if size > math.MaxInt-8 {
 		return nil, binError(path, "file of %d bytes too large for this platform", size)
 	}
-	words := make([]uint64, (size+7)/8)
-	var data []byte
-	if len(words) > 0 {
-		data = unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), int(size))
-	}
+	data := container.AsBytes(make([]uint64, (size+7)/8))
+	data = data[:size:size]
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, binError(path, "reading: %v", err)
 	}
@@ -503,24 +485,24 @@ func binDecodeImage(path string, b []byte, size int64, o BinaryOptions) (*Datase
 		}
 	}
 	for i := 0; i < secName; i++ {
-		if s := sec(i); len(s) > 0 && uintptr(unsafe.Pointer(&s[0]))%8 != 0 {
+		if !container.Aligned(sec(i), 8) {
 			return nil, binError(path, "section %s: misaligned in memory", binSectionName(i))
 		}
 	}
 	n := int(h.nodes)
-	g := &CSR{NumRows: n, NumCols: n, Ptr: binViewInt64s(sec(secPtr)), Idx: binViewInt32s(sec(secIdx))}
+	g := &CSR{NumRows: n, NumCols: n, Ptr: container.ViewLE[int64](sec(secPtr)), Idx: container.ViewLE[int32](sec(secIdx))}
 	if h.flags&binFlagWeights != 0 {
-		g.Val = binViewFloat32s(sec(secVal))
+		g.Val = container.ViewLE[float32](sec(secVal))
 	}
 	ds := &Dataset{
 		Name: string(sec(secName)), Graph: g, FeatDim: int(h.featDim), NumClasses: int(h.classes),
-		Train: binViewInt32s(sec(secTrain)), Valid: binViewInt32s(sec(secValid)), Test: binViewInt32s(sec(secTest)),
+		Train: container.ViewLE[int32](sec(secTrain)), Valid: container.ViewLE[int32](sec(secValid)), Test: container.ViewLE[int32](sec(secTest)),
 	}
 	if h.flags&binFlagFeatures != 0 {
-		ds.X = binViewFloat32s(sec(secX))
+		ds.X = container.ViewLE[float32](sec(secX))
 	}
 	if h.flags&binFlagLabels != 0 {
-		ds.Labels = binViewInt32s(sec(secLabels))
+		ds.Labels = container.ViewLE[int32](sec(secLabels))
 	}
 	if err := binCheckContents(path, ds); err != nil {
 		return nil, err
@@ -531,19 +513,12 @@ func binDecodeImage(path string, b []byte, size int64, o BinaryOptions) (*Datase
 // binVerifySections checks every section's CRC32-C, sections in parallel.
 func binVerifySections(path string, h *binHeader, sec func(int) []byte) error {
 	var errs [binNumSection]error
-	var wg sync.WaitGroup
-	tab := binCRC()
-	for i := range h.sections {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if got := crc32.Checksum(sec(i), tab); got != h.sections[i].crc {
-				errs[i] = binError(path, "section %s: checksum mismatch (stored %08x, computed %08x)",
-					binSectionName(i), h.sections[i].crc, got)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks(binNumSection, 0, func(i int) {
+		if got := container.Checksum(sec(i)); got != h.sections[i].crc {
+			errs[i] = binError(path, "section %s: checksum mismatch (stored %08x, computed %08x)",
+				binSectionName(i), h.sections[i].crc, got)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -602,100 +577,4 @@ func commonID(a, b []int32) (int32, bool) {
 		}
 	}
 	return 0, false
-}
-
-// binHostLE reports whether the host stores integers little-endian,
-// so file sections can be used in place.
-func binHostLE() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}
-
-func binViewInt64s(b []byte) []int64 {
-	if len(b) == 0 {
-		return []int64{}
-	}
-	if binHostLE() {
-		return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
-	}
-	out := make([]int64, len(b)/8)
-	for i := range out {
-		out[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out
-}
-
-func binViewInt32s(b []byte) []int32 {
-	if len(b) == 0 {
-		return []int32{}
-	}
-	if binHostLE() {
-		return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
-	}
-	out := make([]int32, len(b)/4)
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-func binViewFloat32s(b []byte) []float32 {
-	if len(b) == 0 {
-		return []float32{}
-	}
-	if binHostLE() {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// binEmitWords passes the little-endian bytes of n words of width bytes,
-// produced by put, through emit in chunks (the big-endian path).
-func binEmitWords(n, width int, put func(dst []byte, i int), emit func([]byte) error) error {
-	const chunk = 1 << 16
-	buf := make([]byte, chunk*width)
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		for i := lo; i < hi; i++ {
-			put(buf[(i-lo)*width:], i)
-		}
-		if err := emit(buf[:(hi-lo)*width]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func binEmitInt64s(s []int64, emit func([]byte) error) error {
-	if len(s) == 0 {
-		return nil
-	}
-	if binHostLE() {
-		return emit(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 8*len(s)))
-	}
-	return binEmitWords(len(s), 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, uint64(s[i])) }, emit)
-}
-
-func binEmitInt32s(s []int32, emit func([]byte) error) error {
-	if len(s) == 0 {
-		return nil
-	}
-	if binHostLE() {
-		return emit(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s)))
-	}
-	return binEmitWords(len(s), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, uint32(s[i])) }, emit)
-}
-
-func binEmitFloat32s(s []float32, emit func([]byte) error) error {
-	if len(s) == 0 {
-		return nil
-	}
-	if binHostLE() {
-		return emit(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), 4*len(s)))
-	}
-	return binEmitWords(len(s), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, math.Float32bits(s[i])) }, emit)
 }

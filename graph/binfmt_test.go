@@ -299,3 +299,22 @@ func TestBinaryRejectsWrongData(t *testing.T) {
 		t.Errorf("10^9 classes: err = %v", err)
 	}
 }
+
+// TestBinaryWriteFailureLeavesNothing: a write that fails at the rename (the
+// path is a non-empty directory) leaves no NAME.tmp and the path as it was.
+func TestBinaryWriteFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.sgb")
+	if err := os.MkdirAll(filepath.Join(path, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBinary(path, binTestDataset()); err == nil {
+		t.Fatal("WriteBinary over a non-empty directory succeeded")
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Fatalf("temporary file left behind: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(path, "x")); err != nil || !st.IsDir() {
+		t.Fatalf("the directory was disturbed: %v", err)
+	}
+}

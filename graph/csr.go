@@ -5,9 +5,10 @@ package graph
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sort"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // CSR is a sparse matrix in compressed sparse row form with 64-bit row
@@ -104,7 +105,7 @@ func FromCOO(rows, cols int, src, dst []int32, val []float32) *CSR {
 // the entries.
 func (c *CSR) Transpose() *CSR {
 	nnz := c.NNZ()
-	chunks := max(1, min(runtime.GOMAXPROCS(0), 8, int(nnz/int64(4*max(1, c.NumCols))), c.NumRows))
+	chunks := max(1, min(par.Threads(), 8, int(nnz/int64(4*max(1, c.NumCols))), c.NumRows))
 	bounds := make([]int, chunks+1) // row ranges with about equal entries
 	for i := 1; i < chunks; i++ {
 		target := nnz * int64(i) / int64(chunks)
@@ -113,7 +114,7 @@ func (c *CSR) Transpose() *CSR {
 	}
 	bounds[chunks] = c.NumRows
 	hist := make([][]int64, chunks)
-	ppEach(chunks, func(w int) {
+	par.Blocks(chunks, 0, func(w int) {
 		h := make([]int64, c.NumCols)
 		for _, u := range c.Idx[c.Ptr[bounds[w]]:c.Ptr[bounds[w+1]]] {
 			h[u]++
@@ -133,7 +134,7 @@ func (c *CSR) Transpose() *CSR {
 		}
 		t.Ptr[u+1] = p
 	}
-	ppEach(chunks, func(w int) {
+	par.Blocks(chunks, 0, func(w int) {
 		next := hist[w]
 		for v := bounds[w]; v < bounds[w+1]; v++ {
 			for k := c.Ptr[v]; k < c.Ptr[v+1]; k++ {

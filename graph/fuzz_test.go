@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"unsafe"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // bigNumber matches numbers of 7 or more digits: an edge list naming node
@@ -144,7 +145,7 @@ func FuzzBinary(f *testing.F) {
 			copy(b, data)
 			if end := binFixedSize + binEntrySize*binNumSection; skip && len(b) >= end+4 {
 				// Fix the header checksum too: mutations then reach the counts and sections.
-				binary.LittleEndian.PutUint32(b[end:], crc32.Checksum(b[:end], binCRC()))
+				binary.LittleEndian.PutUint32(b[end:], container.Checksum(b[:end]))
 			}
 			ds, err := binDecodeImage("fuzz.sgb", b, int64(len(b)), BinaryOptions{SkipChecksums: skip})
 			checkParseError(t, err)

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
@@ -33,7 +31,7 @@ type GenSpec struct {
 	Valid       float64 // (valid) fraction in the validation split
 	Test        float64 // (test) fraction in the test split; train+valid+test ≤ 1, the rest is in no split
 	Seed        uint64  // (seed) seed of every random stream
-	Threads     int     // (threads) goroutines; 0 = GOMAXPROCS. Never changes the output.
+	Threads     int     // (threads) goroutines, at most the thread budget; 0 = the budget. Never changes the output.
 }
 
 // DefaultSpec is the built-in dataset (`supergcn train` without a dataset):
@@ -249,25 +247,9 @@ func genStream(seed uint64, phase, block int) *rand.PCG {
 }
 
 // genBlocks runs fn(b, lo, hi) for every block [lo,hi) of genBlock nodes out
-// of n, on threads goroutines (0 = GOMAXPROCS).
+// of n, on up to threads goroutines (0 = the rank's budget, internal/par).
 func genBlocks(n, threads int, fn func(b, lo, hi int)) {
-	nb := (n + genBlock - 1) / genBlock
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = max(1, min(threads, nb))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1)) - 1; b < nb; b = int(next.Add(1)) - 1 {
-				fn(b, b*genBlock, min((b+1)*genBlock, n))
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks((n+genBlock-1)/genBlock, threads, func(b int) { fn(b, b*genBlock, min((b+1)*genBlock, n)) })
 }
 
 // genUnit returns a uniform float64 in [0,1) from 53 random bits.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/supergcn/supergcn/internal/field"
 )
 
 // LoadOptions selects how Load reads a dataset.
@@ -34,14 +36,14 @@ func Load(path string, o LoadOptions) (*Dataset, error) {
 		}
 	}
 	if o.Split != "" && (format == "edgelist" || format == "metis") {
-		return nil, fmt.Errorf("--split %q: only OGB directories have splits, %s is a %s file", o.Split, path, format)
+		return nil, field.Errorf("graph.LoadOptions.Split", "%q: only OGB directories have splits, %s is a %s file", o.Split, path, format)
 	}
 	var ds *Dataset
 	var err error
 	switch format {
 	case "ogb":
 		if st, serr := os.Stat(path); serr != nil || !st.IsDir() {
-			return nil, fmt.Errorf("--format ogb: %s is not a directory", path)
+			return nil, field.Errorf("graph.LoadOptions.Format", "ogb: %s is not a directory", path)
 		}
 		ds, err = loadOGB(path, o)
 	case "edgelist":
@@ -51,7 +53,7 @@ func Load(path string, o LoadOptions) (*Dataset, error) {
 	case "bin":
 		ds, err = LoadBinary(path)
 	default:
-		return nil, fmt.Errorf("--format %q: unknown format (want %s)", o.Format, strings.Join(Formats(), ", "))
+		return nil, field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want %s)", o.Format, strings.Join(Formats(), ", "))
 	}
 	if err != nil {
 		return nil, err
@@ -171,20 +173,20 @@ func applyOverrides(ds *Dataset, o LoadOptions) error {
 	if o.Features != "" {
 		x, dim, err := readNpyFeatures(o.Features, n)
 		if err != nil {
-			return fmt.Errorf("--features: %w", err)
+			return field.Wrap("graph.LoadOptions.Features", err)
 		}
 		ds.X, ds.FeatDim = x, dim
 	}
 	if o.Labels != "" {
 		y, err := readNpyLabels(o.Labels, n)
 		if err != nil {
-			return fmt.Errorf("--labels: %w", err)
+			return field.Wrap("graph.LoadOptions.Labels", err)
 		}
 		ds.Labels, ds.NumClasses = y, numClasses(y)
 		for _, part := range [][]int32{ds.Train, ds.Valid, ds.Test} {
 			for _, v := range part {
 				if y[v] < 0 {
-					return fmt.Errorf("--labels: %s: node %d is in the split but has no label", o.Labels, v)
+					return field.Errorf("graph.LoadOptions.Labels", "%s: node %d is in the split but has no label", o.Labels, v)
 				}
 			}
 		}

@@ -145,7 +145,7 @@ func TestLoadFormatFlag(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "g.txt", "1 2\n2 1\n")
 	_, err := Load(p, LoadOptions{Format: "xml"})
-	if err == nil || err.Error() != `--format "xml": unknown format (want auto, ogb, edgelist, metis, bin)` {
+	if err == nil || err.Error() != `graph.LoadOptions.Format: "xml": unknown format (want auto, ogb, edgelist, metis, bin)` {
 		t.Errorf("got %v", err)
 	}
 	// Forcing METIS on a two-column file reads "1 2" as its header.
@@ -173,11 +173,11 @@ func TestLoadOverrides(t *testing.T) {
 	}
 	bad := writeNpy(t, filepath.Join(dir, "bad.npy"), "<f4", "(2, 2)", []float32{1, 2, 3, 4})
 	_, err = Load(p, LoadOptions{Features: bad})
-	if err == nil || err.Error() != "--features: "+bad+": features have shape [2 2], want (3, F)" {
+	if err == nil || err.Error() != "graph.LoadOptions.Features: "+bad+": features have shape [2 2], want (3, F)" {
 		t.Errorf("got %v", err)
 	}
 	_, err = Load(p, LoadOptions{Labels: bad})
-	if err == nil || err.Error() != "--labels: "+bad+": labels have shape [2 2], want (3,) or (3, 1)" {
+	if err == nil || err.Error() != "graph.LoadOptions.Labels: "+bad+": labels have shape [2 2], want (3,) or (3, 1)" {
 		t.Errorf("got %v", err)
 	}
 	neg := writeNpy(t, filepath.Join(dir, "neg.npy"), "<i4", "(3,)", []int32{0, -3, 1})

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/supergcn/supergcn/internal/field"
 )
 
 // LoadOGB reads a node-property dataset in the OGB raw layout from dir:
@@ -364,7 +366,7 @@ func loadOGBSplit(ds *Dataset, dir, name string) error {
 	names, err := subdirs(splitDir)
 	if err != nil {
 		if name != "" {
-			return fmt.Errorf("--split %q: %s has no split directory", name, dir)
+			return field.Errorf("graph.LoadOptions.Split", "%q: %s has no split directory", name, dir)
 		}
 		return nil // no split: structure, features and labels only
 	}
@@ -464,7 +466,7 @@ func chooseSplit(splitDir, want string, names []string) (string, error) {
 	switch {
 	case want != "":
 		if !slices.Contains(names, want) {
-			return "", fmt.Errorf("--split %q: no such split under %s (available: %s)", want, splitDir, list)
+			return "", field.Errorf("graph.LoadOptions.Split", "%q: no such split under %s (available: %s)", want, splitDir, list)
 		}
 		return want, nil
 	case slices.Contains(names, "public"):
@@ -474,5 +476,5 @@ func chooseSplit(splitDir, want string, names []string) (string, error) {
 	case len(names) == 0:
 		return "", errorf(splitDir, 0, "no split directories")
 	}
-	return "", fmt.Errorf("%s: several splits (%s): choose one with --split", splitDir, list)
+	return "", fmt.Errorf("%s: several splits (%s): choose one with graph.LoadOptions.Split", splitDir, list)
 }

@@ -115,11 +115,11 @@ func TestOGBSplitChoice(t *testing.T) {
 		}
 	}
 	_, err := LoadOGB(withSplits("a", "b"), "")
-	if err == nil || !strings.Contains(err.Error(), "several splits (a, b): choose one with --split") {
+	if err == nil || !strings.Contains(err.Error(), "several splits (a, b): choose one with graph.LoadOptions.Split") {
 		t.Errorf("got %v", err)
 	}
 	_, err = LoadOGB(withSplits("a"), "public")
-	if err == nil || !strings.Contains(err.Error(), `--split "public": no such split`) || !strings.Contains(err.Error(), "(available: a)") {
+	if err == nil || !strings.Contains(err.Error(), `graph.LoadOptions.Split: "public": no such split`) || !strings.Contains(err.Error(), "(available: a)") {
 		t.Errorf("got %v", err)
 	}
 }

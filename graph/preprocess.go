@@ -1,48 +1,34 @@
 package graph
 
 import (
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Preprocessing of adjacencies and features. Every function returns a new
 // CSR and leaves its input untouched (except RowNormalize, which works in
-// place), runs in O(nnz) or O(nnz·log deg) and spreads rows over
-// GOMAXPROCS goroutines. Results do not depend on the number of goroutines.
+// place), runs in O(nnz) or O(nnz·log deg) and spreads rows over the
+// rank's thread budget (internal/par). Results do not depend on the number of goroutines.
 //
 // Duplicate entries (u,v) are merged by keeping the largest weight: merging
 // is then idempotent (Symmetrize of a symmetric graph returns it unchanged,
 // weights included), unlike PyG's to_undirected, whose default reduce="add"
 // doubles the weight of every edge already present in both directions.
 
-// ppRows runs fn over [0,n) in contiguous chunks on GOMAXPROCS goroutines,
-// handing out chunks dynamically so rows of skewed degree balance out.
+// ppRows runs fn over [0,n) in contiguous chunks on the rank's thread
+// budget (internal/par), handing out chunks dynamically so rows of skewed
+// degree balance out.
 func ppRows(n int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
+	workers := par.Threads()
 	if workers <= 1 || n < 4096 {
 		fn(0, n)
 		return
 	}
 	chunk := max(1024, n/(16*workers))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+chunk, n))
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks((n+chunk-1)/chunk, 0, func(i int) { fn(i*chunk, min((i+1)*chunk, n)) })
 }
 
 // ppBuild builds a rows×cols CSR in two parallel passes: count(v) returns the
@@ -172,19 +158,6 @@ func Symmetrize(c *CSR) *CSR {
 			b, wb := row(t, v)
 			ppMerge(a, b, wa, wb, idx, val)
 		})
-}
-
-// ppEach runs fn(0..n-1) on n goroutines and waits.
-func ppEach(n int, fn func(i int)) {
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(i)
-		}()
-	}
-	wg.Wait()
 }
 
 // ppSquare returns c, or c padded to a square matrix.

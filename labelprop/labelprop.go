@@ -46,7 +46,7 @@ type Embedding struct {
 // rate must be in (0, 1).
 func New(rate float64, classes, dim int, labels, trainRows []int32, seed uint64, rank int) (*Embedding, error) {
 	if !(rate > 0 && rate < 1) {
-		return nil, fmt.Errorf("--label-prop: rate must be in (0,1), got %g", rate)
+		return nil, fmt.Errorf("labelprop: rate must be in (0,1), got %g", rate)
 	}
 	if classes <= 0 || dim <= 0 {
 		return nil, fmt.Errorf("labelprop: need classes > 0 and features > 0 (got %d, %d)", classes, dim)

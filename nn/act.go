@@ -6,13 +6,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // ReLU sets m = max(m, 0) in place (negative values and −0 become +0). The
 // loop is branchless: signs of activations are random, and a branch per
 // element costs more than the whole product around it.
 func ReLU(m *dense.Matrix) {
-	dense.ParallelFor(len(m.Data), 1<<15, func(lo, hi int) {
+	par.For(len(m.Data), 1<<15, func(lo, hi int) {
 		d := m.Data[lo:hi]
 		for i, v := range d {
 			b := math.Float32bits(v)
@@ -30,7 +31,7 @@ func ReLUBackward(g, y *dense.Matrix) {
 	if !dense.SameShape(g, y) {
 		panic(fmt.Sprintf("nn.ReLUBackward: shape mismatch %d×%d vs %d×%d", g.Rows, g.Cols, y.Rows, y.Cols))
 	}
-	dense.ParallelFor(len(g.Data), 1<<15, func(lo, hi int) {
+	par.For(len(g.Data), 1<<15, func(lo, hi int) {
 		gd, yd := g.Data[lo:hi], y.Data[lo:hi]
 		for i, v := range yd {
 			keep := uint32(int32(-math.Float32bits(v)) >> 31) // all ones iff bits(v) in (0, 2³¹)
@@ -78,7 +79,7 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 	// exact for multiples of 2⁻¹⁶ (0.5, 0.25, …) and within 2⁻¹⁶ otherwise.
 	thresh := int32(math.Ceil(d.P * (1 << 16)))
 	blocks := (len(x.Data) + dropoutBlock - 1) / dropoutBlock
-	dense.ParallelFor(blocks, 1, func(lo, hi int) {
+	par.For(blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			start := b * dropoutBlock
 			end := min(start+dropoutBlock, len(x.Data))
@@ -115,7 +116,7 @@ func (d *Dropout) Backward(g *dense.Matrix) *dense.Matrix {
 		panic(fmt.Sprintf("nn.Dropout.Backward: gradient has %d elements, mask %d", len(g.Data), len(d.mask)))
 	}
 	scale := float32(1 / (1 - d.P))
-	dense.ParallelFor(len(g.Data), 1<<15, func(lo, hi int) {
+	par.For(len(g.Data), 1<<15, func(lo, hi int) {
 		gd, m := g.Data[lo:hi], d.mask[lo:hi]
 		sc := [2]float32{0, scale}
 		for i, keep := range m {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // csrProp is a benchmark Propagator: a sparse operator in CSR form (row v
@@ -62,7 +63,7 @@ func (c *csrProp) Backward(_ Pass, gout, gx *dense.Matrix) error {
 }
 
 func spmm(ptr, idx []int, val []float32, x, out *dense.Matrix) {
-	dense.ParallelFor(out.Rows, 256, func(lo, hi int) {
+	par.For(out.Rows, 256, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			o := out.Row(v)
 			clear(o)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // LayerNorm normalises each row over its features, like torch.nn.LayerNorm
@@ -47,7 +48,7 @@ func (l *LayerNorm) Forward(x *dense.Matrix) *dense.Matrix {
 	}
 	l.rstd = l.rstd[:x.Rows]
 	gamma, beta := l.Gamma.W, l.Beta.W
-	dense.ParallelFor(x.Rows, dense.RowGrain(x.Cols), func(lo, hi int) {
+	par.For(x.Rows, dense.RowGrain(x.Cols), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, xh, y := x.Row(i), l.xhat.Row(i), l.out.Row(i)
 			var mean, sq float64
@@ -96,7 +97,7 @@ func (l *LayerNorm) Backward(g *dense.Matrix) *dense.Matrix {
 	})
 	l.gx = dense.Reshape(l.gx, g.Rows, g.Cols)
 	gamma := l.Gamma.W
-	dense.ParallelFor(g.Rows, dense.RowGrain(g.Cols), func(lo, hi int) {
+	par.For(g.Rows, dense.RowGrain(g.Cols), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gr, xh, gx := g.Row(i), l.xhat.Row(i), l.gx.Row(i)
 			var sg, sgx float64

@@ -4,13 +4,57 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/supergcn/supergcn/dense"
 )
 
+// modelKind is one entry of the model table: the graph operator the
+// model's layers use and the layer that consumes it.
+type modelKind struct {
+	name  string
+	op    OpKind
+	layer func(name string, in, out int, r *rand.Rand) Conv
+}
+
+// models is the model table, the one place that maps a Config.Model name to
+// its layer and operator kind. Read-only.
+var models = []modelKind{
+	{"gcn", OpGCN, func(name string, in, out int, r *rand.Rand) Conv { return NewGCNLayer(name, in, out, r) }},
+	{"sage", OpMean, func(name string, in, out int, r *rand.Rand) Conv { return NewSAGELayer(name, in, out, r) }},
+}
+
+// Models returns the model names Config.Model accepts.
+func Models() []string {
+	n := make([]string, len(models))
+	for i, m := range models {
+		n[i] = m.name
+	}
+	return n
+}
+
+func lookupModel(name string) (modelKind, bool) {
+	for _, m := range models {
+		if m.name == name {
+			return m, true
+		}
+	}
+	return modelKind{}, false
+}
+
+// ModelOp returns the graph operator kind of model name (OpGCN for gcn,
+// OpMean for sage), or an error naming Config.Model for an unknown name.
+func ModelOp(name string) (OpKind, error) {
+	m, ok := lookupModel(name)
+	if !ok {
+		return 0, fmt.Errorf("nn: Config.Model: %q is not %s", name, strings.Join(Models(), " or "))
+	}
+	return m.op, nil
+}
+
 // Config describes a model.
 type Config struct {
-	Model           string  // "gcn" or "sage"
+	Model           string  // one of Models(): "gcn" or "sage"
 	Layers          int     // number of graph convolutions, ≥ 1
 	In, Hidden, Out int     // input features, hidden width (Layers > 1), classes
 	Dropout         float64 // dropout rate in [0, 1), on the input and after every hidden layer
@@ -20,9 +64,10 @@ type Config struct {
 
 // Validate reports the first invalid field, naming it.
 func (c Config) Validate() error {
+	if _, err := ModelOp(c.Model); err != nil {
+		return err
+	}
 	switch {
-	case c.Model != "gcn" && c.Model != "sage":
-		return fmt.Errorf("nn: Config.Model: %q is not gcn or sage", c.Model)
 	case c.Layers < 1:
 		return fmt.Errorf("nn: Config.Layers: %d, need at least 1", c.Layers)
 	case c.In < 1:
@@ -118,7 +163,7 @@ type Model struct {
 }
 
 // NewModel validates cfg and builds the model over the graph operator prop
-// (OpGCN for "gcn", OpMean for "sage"). Weights are drawn from
+// of kind ModelOp(cfg.Model). Weights are drawn from
 // PCG(cfg.Seed, ·) in parameter order, so every process given the same
 // Config gets identical weights. The dropout stream starts at cfg.Seed; give
 // each rank its own with SetDropoutSeed.
@@ -129,6 +174,7 @@ func NewModel(cfg Config, prop Propagator) (*Model, error) {
 	if prop == nil {
 		return nil, errors.New("nn: NewModel: nil Propagator")
 	}
+	kind, _ := lookupModel(cfg.Model) // Validate checked the name
 	m := &Model{cfg: cfg, prop: prop, dropSeed: cfg.Seed}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
 	m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
@@ -141,12 +187,7 @@ func NewModel(cfg Config, prop Propagator) (*Model, error) {
 			out = cfg.Out
 		}
 		name := fmt.Sprintf("conv%d", i)
-		var c Conv
-		if cfg.Model == "gcn" {
-			c = NewGCNLayer(name, in, out, r)
-		} else {
-			c = NewSAGELayer(name, in, out, r)
-		}
+		c := kind.layer(name, in, out, r)
 		m.convs = append(m.convs, c)
 		m.params = append(m.params, c.Params()...)
 		if i == cfg.Layers-1 {

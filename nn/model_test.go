@@ -315,3 +315,24 @@ func TestConfigNumParamsMatchesModel(t *testing.T) {
 		}
 	}
 }
+
+// TestModelTable: every model name has its operator kind and layer, and an
+// unknown name is refused by ModelOp and Validate alike.
+func TestModelTable(t *testing.T) {
+	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean}
+	if got := Models(); len(got) != len(want) {
+		t.Fatalf("Models() = %v", got)
+	}
+	for _, name := range Models() {
+		op, err := ModelOp(name)
+		if err != nil || op != want[name] {
+			t.Fatalf("ModelOp(%q) = %v, %v", name, op, err)
+		}
+	}
+	if _, err := ModelOp("gat"); err == nil || !strings.Contains(err.Error(), "Config.Model") {
+		t.Fatalf("ModelOp(gat): %v", err)
+	}
+	if err := (Config{Model: "gat", Layers: 1, In: 1, Out: 1}).Validate(); err == nil {
+		t.Fatal("Validate accepted model gat")
+	}
+}

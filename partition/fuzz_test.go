@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/graph"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // fuzzSeedDir writes a small valid partition directory for the seeds.
@@ -78,7 +79,7 @@ func checkPartFile(t *testing.T, data []byte) {
 		return
 	}
 	h := bytes.Clone(data[:partHeaderSize])
-	binary.LittleEndian.PutUint32(h[80:], crc32.Checksum(h[:80], castagnoli))
+	binary.LittleEndian.PutUint32(h[80:], container.Checksum(h[:80]))
 	data = append(h, data[partHeaderSize:]...)
 	var v [8]int64
 	for i := range v {
@@ -94,7 +95,7 @@ func checkPartFile(t *testing.T, data []byte) {
 		m.Stats.Parts = append(m.Stats.Parts, PartStat{Part: p, File: PartFile(p)})
 	}
 	m.Stats.Parts[part] = PartStat{Part: int(part), File: PartFile(int(part)), Nodes: v[3], LocalEdges: v[6], CutEdges: v[7],
-		Bytes: int64(len(data)), CRC32C: crc32.Checksum(data, castagnoli)}
+		Bytes: int64(len(data)), CRC32C: container.Checksum(data)}
 	mb, err := json.Marshal(m)
 	if err != nil {
 		return

@@ -43,7 +43,7 @@ type Stats struct {
 // ComputeStats measures owner (validated: see ValidateOwner) on g; split
 // (one byte per node, graph.InTrain bits) may be nil. O(N + nnz).
 func ComputeStats(g *graph.CSR, owner []int32, parts int, split []uint8) (*Stats, error) {
-	if err := checkSquare(g); err != nil {
+	if err := CheckSquare(g); err != nil {
 		return nil, err
 	}
 	if err := ValidateOwner(owner, g.NumRows, parts); err != nil {

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // BlockRows is the number of rows that share one random stream. Streams are
@@ -112,28 +113,10 @@ func (c *Codec) Decode(dst []float32, src []byte, rows, width int) error {
 	return nil
 }
 
-// parallel runs fn over the row blocks on up to c.threads goroutines.
+// parallel runs fn over the row blocks on up to c.threads goroutines
+// (internal/par, within the rank's thread budget).
 func (c *Codec) parallel(rows int, fn func(block int)) {
-	blocks := (rows + BlockRows - 1) / BlockRows
-	t := min(c.threads, blocks)
-	if t <= 1 {
-		for b := 0; b < blocks; b++ {
-			fn(b)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < t; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1) - 1); b < blocks; b = int(next.Add(1) - 1) {
-				fn(b)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Blocks((rows+BlockRows-1)/BlockRows, c.threads, fn)
 }
 
 func putParams(dst []byte, zero, scale float32, half bool) {

@@ -1,56 +1,34 @@
 package quant
 
-import (
-	"fmt"
-	"os"
-)
+import "github.com/supergcn/supergcn/internal/dispatch"
 
-// EnvKernel forces a kernel set, as for package aggr.
-const EnvKernel = "SUPERGCN_KERNEL"
+// family is the kernel sets this CPU runs, best first, generic last
+// (internal/dispatch picks them from the CPU features). SVE CPUs run the
+// NEON set: SUPERGCN_KERNEL=sve selects it, so one variable steers aggr and
+// quant. Read-only after init.
+var family = newFamily()
+
+func newFamily() *dispatch.Family[kernels] {
+	var impls []dispatch.Impl[kernels]
+	for _, k := range append(archKernels(), genericKernels()) {
+		impls = append(impls, dispatch.Impl[kernels]{Name: k.name, Impl: k})
+	}
+	return dispatch.NewFamily(impls, map[string]string{"sve": "neon"})
+}
 
 // available lists the kernel sets this CPU runs, best first; generic last.
-// It is computed once at start-up and never modified.
-var available = append(archKernels(), genericKernels())
+var available = family.Impls()
 
 // Kernels names the available kernel sets, best first.
-func Kernels() []string {
-	n := make([]string, len(available))
-	for i, k := range available {
-		n[i] = k.name
-	}
-	return n
-}
+func Kernels() []string { return family.Names() }
 
 // KernelName names the kernel set used by default (SUPERGCN_KERNEL honoured
 // when it names an available set).
-func KernelName() string {
-	k, err := selectKernels("")
-	if err != nil {
-		return available[0].name
-	}
-	return k.name
-}
+func KernelName() string { return family.Default() }
 
-// selectKernels returns the named set; "" means $SUPERGCN_KERNEL, else the best.
-// A name that package aggr knows but quant has no kernel for (e.g. "sve")
-// falls back to the best set below it, so one variable steers both packages.
+// selectKernels returns the named set (see dispatch.Family.Lookup): ""
+// means $SUPERGCN_KERNEL, an empty value or "auto" (any case) the best.
 func selectKernels(name string) (kernels, error) {
-	if name == "" {
-		name = os.Getenv(EnvKernel)
-	}
-	if name == "" {
-		return available[0], nil
-	}
-	for _, k := range available {
-		if k.name == name {
-			return k, nil
-		}
-	}
-	if fb, ok := fallback[name]; ok {
-		return selectKernels(fb)
-	}
-	return kernels{}, fmt.Errorf("%s=%s: no such quantisation kernel on this CPU (available: %v)", EnvKernel, name, Kernels())
+	im, err := family.Lookup(name)
+	return im.Impl, err
 }
-
-// fallback maps kernel names without a quant implementation to one that has.
-var fallback = map[string]string{"sve": "neon"}

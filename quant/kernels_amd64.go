@@ -4,32 +4,22 @@ package quant
 
 import (
 	"math"
-
-	"github.com/klauspost/cpuid/v2"
 )
 
-// archKernels returns the SIMD kernel sets this CPU (and OS: cpuid checks
-// that XCR0 enables the register state) supports, best first. The names are
-// package aggr's, so SUPERGCN_KERNEL steers both packages.
+// archKernels returns the amd64 SIMD kernel sets, best first;
+// internal/dispatch keeps those the CPU and OS support.
 func archKernels() []kernels {
-	var ks []kernels
-	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX2) {
-		ks = append(ks, kernels{
-			name:   "avx512",
-			minmax: minmaxAVX512Fn,
-			pack:   [9]packFn{2: packAVX512Fn(2), 4: packAVX512Fn(4), 8: packAVX512Fn(8)},
-			unpack: [9]unpackFn{2: unpackAVX512Fn(2), 4: unpackAVX512Fn(4), 8: unpackAVX512Fn(8)},
-		})
-	}
-	if cpuid.CPU.Supports(cpuid.AVX2) {
-		ks = append(ks, kernels{
-			name:   "avx2",
-			minmax: minmaxAVX2Fn,
-			pack:   [9]packFn{2: packAVX2Fn(2), 4: packAVX2Fn(4), 8: packAVX2Fn(8)},
-			unpack: [9]unpackFn{2: unpackAVX2Fn(2), 4: unpackAVX2Fn(4), 8: unpackAVX2Fn(8)},
-		})
-	}
-	return ks
+	return []kernels{{
+		name:   "avx512",
+		minmax: minmaxAVX512Fn,
+		pack:   [9]packFn{2: packAVX512Fn(2), 4: packAVX512Fn(4), 8: packAVX512Fn(8)},
+		unpack: [9]unpackFn{2: unpackAVX512Fn(2), 4: unpackAVX512Fn(4), 8: unpackAVX512Fn(8)},
+	}, {
+		name:   "avx2",
+		minmax: minmaxAVX2Fn,
+		pack:   [9]packFn{2: packAVX2Fn(2), 4: packAVX2Fn(4), 8: packAVX2Fn(8)},
+		unpack: [9]unpackFn{2: unpackAVX2Fn(2), 4: unpackAVX2Fn(4), 8: unpackAVX2Fn(8)},
+	}}
 }
 
 // packAVX512 is the AVX-512F version of packGeneric(bits) for whole chunks

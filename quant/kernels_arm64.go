@@ -4,18 +4,12 @@ package quant
 
 import (
 	"math"
-
-	"golang.org/x/sys/cpu"
 )
 
-// archKernels returns the SIMD kernel sets this CPU supports, best first:
-// NEON (Advanced SIMD), which every arm64 Linux CPU has, reported by the
-// kernel's HWCAP through golang.org/x/sys/cpu. SVE CPUs run these too:
-// SUPERGCN_KERNEL=sve falls back to "neon" (see fallback in dispatch.go).
+// archKernels returns the arm64 SIMD kernel set, NEON (Advanced SIMD);
+// internal/dispatch keeps it when the CPU reports ASIMD. SVE CPUs run it
+// too: SUPERGCN_KERNEL=sve selects it (the alias in dispatch.go).
 func archKernels() []kernels {
-	if !cpu.ARM64.HasASIMD {
-		return nil
-	}
 	return []kernels{{
 		name:   "neon",
 		minmax: minmaxNEONFn,

@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/cpu"
+	"github.com/supergcn/supergcn/internal/dispatch"
 )
 
 // simdWidths are the row widths every kernel is compared on: all tails of
@@ -38,29 +39,17 @@ func simdKernels(t *testing.T) []kernels {
 	return ks
 }
 
-// The CPU features this test binary sees must yield the matching kernels:
-// a detection bug would otherwise silently test generic against itself.
+// The kernel sets offered must be this architecture's sets that
+// internal/dispatch finds the CPU supports (its own test checks that
+// against the CPU flags): a wiring bug would otherwise silently test
+// generic against itself.
 func TestSIMDKernelsOffered(t *testing.T) {
 	names := Kernels()
-	if names[len(names)-1] != "generic" {
-		t.Fatalf("Kernels() = %v: generic is not last", names)
-	}
 	var want []string
-	switch runtime.GOARCH {
-	case "amd64":
-		if cpu.X86.HasAVX512F && cpu.X86.HasAVX2 {
-			want = append(want, "avx512")
+	for _, k := range archKernels() {
+		if dispatch.Supported(k.name) {
+			want = append(want, k.name)
 		}
-		if cpu.X86.HasAVX2 {
-			want = append(want, "avx2")
-		}
-	case "arm64":
-		if cpu.ARM64.HasASIMD {
-			want = append(want, "neon")
-		}
-	}
-	if noasm() {
-		want = nil
 	}
 	want = append(want, "generic")
 	if !slices.Equal(names, want) {
@@ -382,4 +371,38 @@ func firstDiff(a, b []byte) int {
 		return min(len(a), len(b))
 	}
 	return -1
+}
+
+// TestKernelNames: names are matched in any case, "auto" is the best set,
+// sve is served by neon, and an unknown name is a *dispatch.Error naming
+// where it came from.
+func TestKernelNames(t *testing.T) {
+	names := Kernels()
+	for _, n := range []string{"auto", " Auto", "AUTO"} {
+		if k, err := selectKernels(n); err != nil || k.name != names[0] {
+			t.Fatalf("selectKernels(%q) = %q, %v", n, k.name, err)
+		}
+	}
+	for _, n := range names {
+		if k, err := selectKernels(strings.ToUpper(n)); err != nil || k.name != n {
+			t.Fatalf("selectKernels(%q) = %q, %v", strings.ToUpper(n), k.name, err)
+		}
+	}
+	if k, err := selectKernels("sve"); dispatch.Supported("sve") && !noasm() && (err != nil || k.name != "neon") {
+		t.Fatalf("sve on an SVE CPU: %q, %v", k.name, err)
+	} else if !dispatch.Supported("sve") && err == nil {
+		t.Fatalf("sve on a CPU without SVE: %q", k.name)
+	}
+	var de *dispatch.Error
+	if _, err := selectKernels("bogus"); !errors.As(err, &de) || !de.Unknown || de.Source != dispatch.Field {
+		t.Fatalf("bogus: %v", err)
+	}
+	t.Setenv(dispatch.Env, "AVX9")
+	if _, err := NewCodec(Format{Bits: 2}, 1, ""); !errors.As(err, &de) || de.Source != dispatch.Env {
+		t.Fatalf("%s=AVX9: %v", dispatch.Env, err)
+	}
+	t.Setenv(dispatch.Env, "GENERIC")
+	if KernelName() != "generic" {
+		t.Fatalf("%s=GENERIC: %s", dispatch.Env, KernelName())
+	}
 }

@@ -18,6 +18,16 @@ go build -tags "$TAGS" -o bin/supergcn ./cmd/supergcn
 export SUPERGCN_BIN=$PWD/bin/supergcn
 bin/supergcn info
 
+step "layering: exchange and train link no cgo; CGO_ENABLED=0 builds all but the MPI binding and its users"
+cgo_deps=$(go list -tags "$TAGS" -deps -f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' ./exchange ./train || true)
+if [ -n "$cgo_deps" ]; then echo "cgo packages under exchange/train:"; echo "$cgo_deps"; exit 1; fi
+nocgo=$(CGO_ENABLED=0 go build ./... 2>&1 || true)
+failed=$(printf '%s\n' "$nocgo" | sed -n 's/^# //p' | grep -v -x 'github.com/supergcn/supergcn/mpi' || true)
+if [ -n "$failed" ] || ! printf '%s\n' "$nocgo" | grep -q 'package_mpi_is_a_cgo_binding'; then
+  echo "CGO_ENABLED=0 go build ./... failed outside package mpi:"; echo "$nocgo"; exit 1
+fi
+echo "ok: no cgo under exchange/train; without cgo only package mpi (and so comm/mpicomm, cmd/supergcn) is refused"
+
 step "unit and end-to-end tests (amd64, every kernel path available here)"
 go test -tags "$TAGS" -timeout 20m -count=1 ./...
 
@@ -29,7 +39,7 @@ go test -tags noasm -timeout 10m -count=1 ./aggr/... ./quant/...
 
 if command -v qemu-aarch64-static >/dev/null; then
   step "numeric packages cross-compiled for arm64, under qemu (no cgo)"
-  GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64-static ./nn/ ./dense/ ./vcover/ ./labelprop/ ./exchange/ ./graph/ ./comm/ ./partition/
+  GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64-static ./nn/ ./dense/ ./vcover/ ./labelprop/ ./exchange/ ./graph/ ./comm/ ./partition/ ./internal/...
 fi
 
 for s in test-arm64.sh fuzz-short.sh; do   # (the MPI tests run inside go test, under mpirun)

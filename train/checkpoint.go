@@ -5,20 +5,18 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"os"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
 )
 
-const (
-	ckptMagic   = "SGCNCKPT"
-	ckptVersion = 2 // 2 adds the training state (Adam moments, epoch, dropout position); 1 is still read
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// ckptFormat: version 2 adds the training state (Adam moments, epoch,
+// dropout position); version 1 is still read.
+var ckptFormat = container.Format{Magic: "SGCNCKPT", Version: 2, Min: 1}
 
 // Checkpoint is a saved model: its configuration and parameter values, and
 // (written by training) the state needed to resume training exactly.
@@ -87,10 +85,11 @@ func (t *trainer) save(path string, done int) error {
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
-	return SaveCheckpoint(path, &ck)
+	return field.Wrap("train.Config.SavePath", SaveCheckpoint(path, &ck))
 }
 
-// SaveCheckpoint writes ck to path (via path.tmp and a rename): magic,
+// SaveCheckpoint writes ck to path (container.WriteFile: path.tmp, fsync,
+// rename; no .tmp left on error): magic,
 // version, a JSON header, the parameters as little-endian float32, with a
 // TrainState the Adam moments (every parameter's M, then every parameter's
 // V, in parameter order), and a CRC32-C of everything before it.
@@ -99,7 +98,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	h.Model, h.LabelProp, h.FeatNorm, h.Train = ck.Model, ck.LabelProp, ck.FeatNorm, ck.Train
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
-			return fmt.Errorf("--save: parameter %s: %d values but moments of %d and %d", p.Name, len(p.W), len(p.M), len(p.V))
+			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
 		}
 		h.Params = append(h.Params, struct {
 			Name string `json:"name"`
@@ -111,31 +110,23 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 		return err
 	}
 	var buf bytes.Buffer
-	buf.WriteString(ckptMagic)
-	binary.Write(&buf, binary.LittleEndian, uint32(ckptVersion))
-	binary.Write(&buf, binary.LittleEndian, uint32(len(js)))
+	buf.Write(ckptFormat.Prefix())
+	buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(js))))
 	buf.Write(js)
+	put := func(b []byte) error { buf.Write(b); return nil }
 	for _, p := range ck.Params {
-		binary.Write(&buf, binary.LittleEndian, p.W)
+		container.EmitLE(p.W, put)
 	}
 	if ck.Train != nil {
 		for _, p := range ck.Params {
-			binary.Write(&buf, binary.LittleEndian, p.M)
+			container.EmitLE(p.M, put)
 		}
 		for _, p := range ck.Params {
-			binary.Write(&buf, binary.LittleEndian, p.V)
+			container.EmitLE(p.V, put)
 		}
 	}
-	binary.Write(&buf, binary.LittleEndian, crc32.Checksum(buf.Bytes(), castagnoli))
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--save: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("--save: %w", err)
-	}
-	return nil
+	buf.Write(binary.LittleEndian.AppendUint32(nil, container.Checksum(buf.Bytes())))
+	return container.WriteBytes(path, 0o644, buf.Bytes())
 }
 
 // LoadCheckpoint reads a checkpoint written by SaveCheckpoint (version 2)
@@ -152,20 +143,20 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 	var err error
 	bad := func(msg string) error { return fmt.Errorf("%s: not a valid supergcn checkpoint: %s", path, msg) }
-	if len(b) < len(ckptMagic)+12 || string(b[:len(ckptMagic)]) != ckptMagic {
+	if len(b) < container.PrefixSize+8 || !ckptFormat.HasMagic(b) {
 		return nil, bad("bad magic")
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if container.Checksum(body) != sum {
 		return nil, bad("checksum mismatch (damaged or truncated file)")
 	}
-	off := len(ckptMagic)
-	version := binary.LittleEndian.Uint32(b[off:])
-	if version < 1 || version > ckptVersion {
-		return nil, bad(fmt.Sprintf("version %d, this build reads 1 to %d", version, ckptVersion))
+	version, err := ckptFormat.CheckPrefix(b)
+	if err != nil {
+		return nil, bad(fmt.Sprintf("version %d, this build reads %d to %d", version, ckptFormat.Min, ckptFormat.Version))
 	}
-	n := int(binary.LittleEndian.Uint32(b[off+4:]))
-	off += 8
+	off := container.PrefixSize
+	n := int(binary.LittleEndian.Uint32(b[off:]))
+	off += 4
 	if off+n > len(body) {
 		return nil, bad("header length beyond end of file")
 	}
@@ -182,10 +173,7 @@ func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 		if n < 0 || n > (len(body)-off)/4 {
 			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
 		}
-		w := make([]float32, n)
-		for i := range w {
-			w[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[off+4*i:]))
-		}
+		w := container.DecodeLE[float32](b[off : off+4*n])
 		off += 4 * n
 		return w, nil
 	}
@@ -281,11 +269,11 @@ func (ck *Checkpoint) validate() error {
 // The checkpoint must describe the model the flags describe.
 func (t *trainer) resume(path string) error {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("--resume %s: %s", path, fmt.Sprintf(format, args...))
+		return field.Errorf("train.Config.ResumePath", "%s: %s", path, fmt.Sprintf(format, args...))
 	}
 	ck, err := LoadCheckpoint(path)
 	if err != nil {
-		return fmt.Errorf("--resume: %w", err)
+		return field.Wrap("train.Config.ResumePath", err)
 	}
 	if ck.Train == nil {
 		return fail("no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed")
@@ -297,31 +285,36 @@ func (t *trainer) resume(path string) error {
 		}
 		return s
 	}
-	for _, d := range []struct {
-		flag       string
+	type setting struct {
+		field      string
 		have, want any
-	}{
-		{"model", have.Model, want.Model},
-		{"layers", have.Layers, want.Layers},
-		{"hidden", have.Hidden, want.Hidden},
-		{"norm", norm(have.Norm), norm(want.Norm)},
+	}
+	settings := []setting{
+		{"nn.Config.Model", have.Model, want.Model},
+		{"nn.Config.Layers", have.Layers, want.Layers},
+		{"nn.Config.Hidden", have.Hidden, want.Hidden},
+		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
-		{"dropout", have.Dropout, want.Dropout},
-		{"seed", have.Seed, want.Seed},
-		{"label_prop", ck.LabelProp, t.cfg.LabelProp},
-		{"feat_norm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
-	} {
+		{"nn.Config.Dropout", have.Dropout, want.Dropout},
+		{"nn.Config.Seed", have.Seed, want.Seed},
+		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
+		{"train.Config.FeatNorm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
+	}
+	if o := ck.Train.Optim; o != (Optim{}) { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"train.Config.LR", o.LR, t.cfg.LR},
+			setting{"train.Config.WeightDecay", o.WeightDecay, t.cfg.WeightDecay},
+			setting{"train.Config.DecayAll", o.DecayAll, t.cfg.DecayAll},
+			setting{"train.Config.Decoupled", o.Decoupled, t.cfg.Decoupled})
+	}
+	for _, d := range settings {
 		if d.have != d.want {
-			return fail("checkpoint has %s %v, this run %v", d.flag, d.have, d.want)
+			return fail("checkpoint has %s %v, this run %v", d.field, d.have, d.want)
 		}
 	}
-	run := Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled}
-	if o := ck.Train.Optim; o != (Optim{}) && o != run {
-		return fail("checkpoint has optimizer settings %+v, this run %+v", o, run)
-	}
 	if ck.Train.Epoch > t.cfg.Epochs {
-		return fail("checkpoint is at epoch %d, past --epochs %d", ck.Train.Epoch, t.cfg.Epochs)
+		return fail("checkpoint is at epoch %d, past train.Config.Epochs %d", ck.Train.Epoch, t.cfg.Epochs)
 	}
 	if len(ck.Params) != len(t.params) {
 		return fail("%d parameters, the model has %d", len(ck.Params), len(t.params))

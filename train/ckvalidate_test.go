@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/nn"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // smallCheckpoint is a valid two-layer GCN checkpoint with training state.
@@ -38,12 +39,11 @@ func smallCheckpoint() *Checkpoint {
 func forge(t *testing.T, header []byte, payload []byte) string {
 	t.Helper()
 	var b bytes.Buffer
-	b.WriteString(ckptMagic)
-	binary.Write(&b, binary.LittleEndian, uint32(2))
+	b.Write(ckptFormat.Prefix())
 	binary.Write(&b, binary.LittleEndian, uint32(len(header)))
 	b.Write(header)
 	b.Write(payload)
-	binary.Write(&b, binary.LittleEndian, crc32.Checksum(b.Bytes(), castagnoli))
+	binary.Write(&b, binary.LittleEndian, container.Checksum(b.Bytes()))
 	path := filepath.Join(t.TempDir(), "forged.ckpt")
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ type DivergedError struct {
 }
 
 func (e *DivergedError) Error() string {
-	return fmt.Sprintf("non-finite %s in layer %d on rank %d: training diverged (learning rate too high?); nothing was saved for this epoch",
+	return fmt.Sprintf("non-finite %s in layer %d on rank %d: training diverged (lower train.Config.LR?); nothing was saved for this epoch",
 		e.What, e.Layer, e.Rank)
 }
 

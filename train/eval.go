@@ -28,15 +28,15 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 	if s.NumClasses > ck.Model.Out {
 		return nil, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
 	}
-	kind := nn.OpGCN
-	if ck.Model.Model == "sage" {
-		kind = nn.OpMean
-	}
-	eng, err := aggr.NewWithKernel(threads, kernel)
+	kind, err := nn.ModelOp(ck.Model.Model)
 	if err != nil {
 		return nil, err
 	}
-	prop, err := exchange.New(s, c, eng, kind, exchange.Options{Mode: "hybrid", Bits: 32, BitsBackward: 32})
+	eng, err := aggr.New(threads, kernel)
+	if err != nil {
+		return nil, err
+	}
+	prop, err := exchange.New(s, c, eng, kind, exchange.Options{Mode: "hybrid"})
 	if err != nil {
 		return nil, err
 	}

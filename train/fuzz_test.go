@@ -3,11 +3,12 @@ package train
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // FuzzCheckpoint decodes checkpoints: the input is the file without its
@@ -39,7 +40,7 @@ func FuzzCheckpoint(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		b := binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, castagnoli))
+		b := binary.LittleEndian.AppendUint32(bytes.Clone(body), container.Checksum(body))
 		ck, err := decodeCheckpoint("fuzz.ckpt", b)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.ckpt: ") || strings.Contains(err.Error(), "\n") {

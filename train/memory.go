@@ -3,23 +3,11 @@ package train
 import (
 	"fmt"
 
+	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
-
-// MemoryError is a model whose training cannot fit this process's memory.
-// Field names the Config field that makes it large (Model.Hidden when the
-// hidden layers dominate, else Data: the shard itself).
-type MemoryError struct {
-	Field       string
-	Value       int
-	Need, Limit int64
-}
-
-func (e *MemoryError) Error() string {
-	return fmt.Sprintf("training needs ~%s per rank, more than the %s this process may use", sysmem.GB(e.Need), sysmem.GB(e.Limit))
-}
 
 // Estimate returns the bytes a rank needs to train model mc (In and Out
 // filled) on shard s, beyond the shard itself: parameters with their
@@ -60,9 +48,9 @@ func (t *trainer) checkMemory(mc nn.Config) error {
 	if need <= limit {
 		return nil
 	}
-	e := &MemoryError{Field: "Data", Need: need, Limit: limit}
-	if 2*hidden > need {
-		e.Field, e.Value = "Model.Hidden", mc.Hidden
+	msg := fmt.Sprintf("training needs ~%s per rank, more than the %s this process may use", sysmem.GB(need), sysmem.GB(limit))
+	if 2*hidden > need { // the hidden width makes it large
+		return field.Errorf("nn.Config.Hidden", "%d: %s", mc.Hidden, msg)
 	}
-	return e
+	return fmt.Errorf("%s (%d rows of %d features on this rank)", msg, len(t.shard.Global), t.shard.FeatDim)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"reflect"
 	"strings"
+
+	"github.com/supergcn/supergcn/internal/field"
 )
 
 // EpochMetrics is one line of the --metrics JSON-lines file. The first keys
@@ -70,7 +72,7 @@ func newMetricsWriter(path string, appendTo bool) (*metricsWriter, error) {
 	}
 	f, err := os.OpenFile(path, flag, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics: %w", err)
+		return nil, field.Wrap("train.Config.MetricsPath", err)
 	}
 	m := &metricsWriter{path: path, f: f}
 	if appendTo {
@@ -79,7 +81,7 @@ func newMetricsWriter(path string, appendTo bool) (*metricsWriter, error) {
 		}
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("--metrics %s: %w", path, err)
+			return nil, field.Errorf("train.Config.MetricsPath", "%s: %w", path, err)
 		}
 	}
 	return m, nil
@@ -172,7 +174,7 @@ func (m *metricsWriter) close() error {
 	err := m.f.Close()
 	m.f = nil
 	if err != nil {
-		return fmt.Errorf("--metrics %s: %w", m.path, err)
+		return field.Errorf("train.Config.MetricsPath", "%s: %w", m.path, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package train
 import (
 	"bufio"
 	"encoding/json"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -151,7 +151,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	}
 }
 
-// A checkpoint for another model is refused, naming --resume and the flag;
+// A checkpoint for another model is refused, naming the ResumePath field and the differing one;
 // so is a version-1 checkpoint without optimizer state.
 func TestResumeRefusesOtherModel(t *testing.T) {
 	ds := cora(t)
@@ -167,13 +167,13 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	c := kipfConfig("gcn", 6, 6, 0.5)
 	c.Model.Hidden = 32
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "--resume "+cfg.SavePath) || !strings.Contains(err.Error(), "hidden 16, this run 32") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "train.Config.ResumePath: "+cfg.SavePath) || !strings.Contains(err.Error(), "nn.Config.Hidden 16, this run 32") {
 		t.Fatalf("resume with another --hidden: err = %v", err)
 	}
 	c = kipfConfig("gcn", 6, 6, 0.5)
 	c.LabelProp = 0.5
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "label_prop") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "train.Config.LabelProp") {
 		t.Fatalf("resume with another --label-prop: err = %v", err)
 	}
 	// Settings that change the continuation are refused too, naming both values.
@@ -181,11 +181,11 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 		edit func(c *Config)
 		want string
 	}{
-		{func(c *Config) { c.Model.Dropout = 0.3 }, "dropout 0.5, this run 0.3"},
-		{func(c *Config) { c.Model.Seed, c.Seed = 7, 7 }, "seed 6, this run 7"},
-		{func(c *Config) { c.FeatNorm = "row" }, "feat_norm none, this run row"},
-		{func(c *Config) { c.LR = 0.05 }, "LR:0.01"},
-		{func(c *Config) { c.Decoupled = true }, "Decoupled:true"},
+		{func(c *Config) { c.Model.Dropout = 0.3 }, "nn.Config.Dropout 0.5, this run 0.3"},
+		{func(c *Config) { c.Model.Seed, c.Seed = 7, 7 }, "nn.Config.Seed 6, this run 7"},
+		{func(c *Config) { c.FeatNorm = "row" }, "train.Config.FeatNorm none, this run row"},
+		{func(c *Config) { c.LR = 0.05 }, "train.Config.LR 0.01, this run 0.05"},
+		{func(c *Config) { c.Decoupled = true }, "train.Config.Decoupled false, this run true"},
 	} {
 		c = kipfConfig("gcn", 6, 6, 0.5)
 		d.edit(&c)
@@ -196,7 +196,7 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	}
 	c = kipfConfig("gcn", 6, 2, 0.5)
 	c.ResumePath = cfg.SavePath
-	if err := try(c); err == nil || !strings.Contains(err.Error(), "past --epochs 2") {
+	if err := try(c); err == nil || !strings.Contains(err.Error(), "past train.Config.Epochs 2") {
 		t.Fatalf("resume past --epochs: err = %v", err)
 	}
 
@@ -243,9 +243,9 @@ func writeV1(path string, ck *Checkpoint) error {
 		return err
 	}
 	b = b[:len(b)-4]
-	b[len(ckptMagic)] = 1 // version, little-endian uint32
+	b[container.MagicSize] = 1 // version, little-endian uint32
 	b = append(b, 0, 0, 0, 0)
-	sum := crc32.Checksum(b[:len(b)-4], castagnoli)
+	sum := container.Checksum(b[:len(b)-4])
 	b[len(b)-4], b[len(b)-3], b[len(b)-2], b[len(b)-1] = byte(sum), byte(sum>>8), byte(sum>>16), byte(sum>>24)
 	return os.WriteFile(path, b, 0o644)
 }

@@ -5,6 +5,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,13 +16,22 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/labelprop"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 )
 
-// Config is everything the training loop needs besides the data.
+// ErrStructureOnly: the data has no features or labels to train on.
+var ErrStructureOnly = errors.New("dataset has no features or labels (structure-only input)")
+
+// ErrNoTrainNodes: no rank has a labelled training node.
+var ErrNoTrainNodes = errors.New("no labelled training nodes: the split is empty (an OGB directory needs split/<name>/train.csv)")
+
+// Config is everything the training loop needs besides the data. Errors
+// about one of its fields are *field.Error values naming it
+// ("train.Config.Epochs").
 type Config struct {
 	Model        nn.Config // In and Out are filled from the data when zero
 	LR           float64
@@ -90,13 +100,13 @@ type trainer struct {
 
 func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if cfg.Epochs < 0 {
-		return nil, fmt.Errorf("--epochs: must be ≥ 0, got %d", cfg.Epochs)
+		return nil, field.Errorf("train.Config.Epochs", "must be ≥ 0, got %d", cfg.Epochs)
 	}
 	if cfg.SaveEvery < 0 || (cfg.SaveEvery > 0 && cfg.SavePath == "") {
-		return nil, fmt.Errorf("--save-every: %d needs --save and must be ≥ 1", cfg.SaveEvery)
+		return nil, field.Errorf("train.Config.SaveEvery", "%d needs train.Config.SavePath and must be ≥ 1", cfg.SaveEvery)
 	}
 	if s.FeatDim == 0 || s.Labels == nil {
-		return nil, fmt.Errorf("dataset has no features or labels (structure-only input): use --synthetic-features DIM")
+		return nil, ErrStructureOnly
 	}
 	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
@@ -120,7 +130,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	}
 	t.nTrain, t.nValid, t.nTest = counts[0], counts[1], counts[2]
 	if t.nTrain == 0 {
-		return nil, fmt.Errorf("no labelled training nodes: the split is empty (an OGB directory needs split/<name>/train.csv; structure-only graphs need --synthetic-features)")
+		return nil, ErrNoTrainNodes
 	}
 
 	mc := cfg.Model
@@ -139,11 +149,11 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if err := t.checkMemory(mc); err != nil {
 		return nil, err
 	}
-	kind := nn.OpGCN
-	if mc.Model == "sage" {
-		kind = nn.OpMean
+	kind, err := nn.ModelOp(mc.Model)
+	if err != nil {
+		return nil, err
 	}
-	eng, err := aggr.NewWithKernel(cfg.Threads, cfg.Kernel)
+	eng, err := aggr.New(cfg.Threads, cfg.Kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +181,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if cfg.LabelProp > 0 {
 		t.lp, err = labelprop.New(cfg.LabelProp, s.NumClasses, s.FeatDim, s.Labels, t.trainRows, cfg.Seed, c.Rank())
 		if err != nil {
-			return nil, err
+			return nil, field.Wrap("train.Config.LabelProp", err)
 		}
 		params = append(params, t.lp.Param())
 	}
@@ -225,10 +235,10 @@ func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	}
 	var err error
 	if o.Codec, err = t.codec(cfg.Bits); err != nil {
-		return o, fmt.Errorf("--bits: %w", err)
+		return o, field.Wrap("train.Config.Bits", err)
 	}
 	if o.BackwardCodec, err = t.codec(bb); err != nil {
-		return o, fmt.Errorf("--bits-backward: %w", err)
+		return o, field.Wrap("train.Config.BitsBackward", err)
 	}
 	return o, nil
 }
@@ -290,7 +300,7 @@ func (t *trainer) run() (*Result, error) {
 					epoch, m.Loss, m.TrainAcc, m.ValAcc, m.TestAcc, m.EpochS, m.AggrS, m.CommS, m.DenseS, m.SyncS)
 			}
 			if err := mw.write(m); err != nil {
-				return nil, fmt.Errorf("--metrics: %w", err)
+				return nil, field.Wrap("train.Config.MetricsPath", err)
 			}
 		}
 		if cfg.SaveEvery > 0 && epoch%cfg.SaveEvery == 0 && epoch < cfg.Epochs {
@@ -316,7 +326,7 @@ func (t *trainer) run() (*Result, error) {
 	res.Final = best
 	if rank0 {
 		if err := mw.write(best); err != nil {
-			return nil, fmt.Errorf("--metrics: %w", err)
+			return nil, field.Wrap("train.Config.MetricsPath", err)
 		}
 		if cfg.Log != nil {
 			fmt.Fprintf(cfg.Log, "final: best val %.4f at epoch %d, test %.4f (last epoch test %.4f), %d epochs in %.2fs on %d rank(s)\n",
@@ -411,7 +421,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		return m, err
 	}
 	if cnt[6] > 0 {
-		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (learning rate too high?)", cnt[6])
+		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower train.Config.LR?)", cnt[6])
 	}
 	epochS := time.Since(t0).Seconds()
 

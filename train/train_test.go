@@ -14,6 +14,7 @@ import (
 	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/metis"
 )
 
 var (
@@ -133,7 +134,7 @@ func partitionFor(t testing.TB, ds *graph.Dataset, method string, p int) []int32
 	if method == "random" {
 		return partition.Random(ds.NumNodes(), p, 7)
 	}
-	owner, err := partition.Metis(ds.Graph, p, partition.Options{Weights: "degree+train", TrainMask: ds.SplitMask(), Seed: 1})
+	owner, err := metis.Metis(ds.Graph, p, metis.Options{Weights: "degree+train", TrainMask: ds.SplitMask(), Seed: 1})
 	if err != nil && !cgoEnabled {
 		t.Skipf("METIS needs cgo: %v", err)
 	}

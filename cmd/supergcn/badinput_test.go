@@ -186,7 +186,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "label 1e9 csv", args: []string{"train", "--data", labels1e9}, want: "node-label.csv:3: label 1000000000: at most 65536 classes"},
 		{name: "label 1e9 npy", args: []string{"train", "--data", labels1e9, "--labels", npyLabels}, want: "label 1 is 1000000000: at most 65536 classes"},
 		{name: "hidden 1e8", args: []string{"train", "--data", cora, "--hidden", "100000000"}, want: "--hidden: 100000000"},
-		{name: "hidden 1e7", args: []string{"train", "--data", cora, "--hidden", "10000000"}, want: "--hidden 10000000: training needs ~"},
+		{name: "hidden 1e7", args: []string{"train", "--data", cora, "--hidden", "10000000"}, want: "--hidden: 10000000: training needs ~"},
 		{name: "edge id 1e9", env: gomem, args: []string{"train", "--data", p("big1e9.edges"), "--synthetic-features", "8"}, want: "big1e9.edges:2: node id 999999999 implies"},
 		{name: "edge id 2^31", env: gomem, args: []string{"convert", "--data", p("big2e31.edges"), "--out", p("x.sgb")}, want: "big2e31.edges:2: node id 2147483646 implies"},
 		{name: "num-edge-list 2^31", args: []string{"train", "--data", edges2e31}, want: "says 2147483648 edges but"},

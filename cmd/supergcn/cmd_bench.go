@@ -143,9 +143,10 @@ func benchAggr(args []string) error {
 			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(aggrOps, ","))}
 		}
 	}
-	eng, err := aggr.NewWithKernel(*threads, *kernel)
+	setThreadBudget(*threads)
+	eng, err := aggr.New(*threads, *kernel)
 	if err != nil {
-		return usageError{"--kernel: " + err.Error()}
+		return kernelError(err)
 	}
 	defer eng.Close()
 
@@ -415,6 +416,7 @@ func benchStream(args []string) error {
 	if *threads < 1 || *mib < 1 || *reps < 1 {
 		return usageError{"--threads, --mib and --reps must be ≥ 1"}
 	}
+	setThreadBudget(*threads)
 	r := runStream(*threads, *mib, *reps)
 	if *asJSON {
 		b, _ := json.Marshal(map[string]any{"op": "stream", "threads": *threads, "mib": *mib,

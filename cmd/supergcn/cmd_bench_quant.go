@@ -49,6 +49,7 @@ func benchQuant(args []string) error {
 	if *rows < 1 || *width < 1 || *threads < 1 || *reps < 1 {
 		return usageError{"--rows, --width, --threads and --reps must be ≥ 1"}
 	}
+	setThreadBudget(*threads)
 	var bits []int
 	for _, s := range strings.Split(*bitsArg, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(s))
@@ -84,7 +85,7 @@ func benchQuant(args []string) error {
 			f := quant.Format{Bits: b, HalfParams: *half}
 			c, err := quant.NewCodec(f, *threads, strings.TrimSpace(kn))
 			if err != nil {
-				return usageError{"--kernel: " + err.Error()}
+				return kernelError(err)
 			}
 			d, p := c.Size(*rows, *width)
 			buf := make([]byte, d+p)

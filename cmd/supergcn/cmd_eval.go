@@ -16,8 +16,8 @@ func cmdEval(args []string) error {
 	var d dataFlags
 	d.register(fs, "score on")
 	model := fs.String("model", "", "model file written by supergcn train --save")
-	threads := fs.Int("threads", 0, "aggregation threads per rank (0: the cores of this rank)")
-	kernel := fs.String("kernel", "", "aggregation kernel (default: best)")
+	threads := fs.Int("threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
+	kernel := fs.String("kernel", "", kernelHelp)
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data)")
 	if err := parseFlags(fs, args); err != nil {
@@ -27,6 +27,9 @@ func cmdEval(args []string) error {
 		return usageError{"--model: required"}
 	}
 	if err := d.validate(fs); err != nil {
+		return err
+	}
+	if _, err := checkKernel(*kernel); err != nil {
 		return err
 	}
 	ck, err := train.LoadCheckpoint(*model)
@@ -43,10 +46,7 @@ func cmdEval(args []string) error {
 	}
 	return w.finish(func() error {
 		c := w.comm
-		th := *threads
-		if th <= 0 {
-			th = defaultThreads()
-		}
+		th := setThreadBudget(*threads)
 		s, err := d.loadShard(c, w, nil)
 		if err != nil {
 			return err

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/dispatch"
 	"github.com/supergcn/supergcn/quant"
 )
 
@@ -23,27 +26,40 @@ func cmdInfo(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel)\n", kernel, aggr.Kernels())
+	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", kernel, aggr.Kernels())
 	fmt.Printf("quantisation kernel: %s (available: %v)\n", quant.KernelName(), quant.Kernels())
 	fmt.Printf("dense BLAS: %s\n", dense.Backend())
 	fmt.Printf("MPI: %s\n", mpiLibraryVersion())
 	return nil
 }
 
+// kernelHelp is the help of every --kernel flag.
+var kernelHelp = "SIMD kernel for aggregation and quantisation: auto|" + strings.Join(dispatch.Known(), "|") +
+	", any case (default: $" + dispatch.Env + ", else auto = the best this CPU runs)"
+
 // checkKernel returns the aggregation kernel that runs for the --kernel
-// value (or $SUPERGCN_KERNEL when empty), or an error when this CPU has no
-// such kernel, so a bad choice fails before any data is read.
+// value (or $SUPERGCN_KERNEL when empty; any case, "auto" the best), or a
+// one-line error naming --kernel or the variable when this CPU has no such
+// kernel in either family, so a bad choice fails before any data is read.
 func checkKernel(kernel string) (string, error) {
-	e, err := aggr.NewWithKernel(1, kernel)
-	if err != nil {
-		if kernel != "" {
-			return "", usageError{fmt.Sprintf("--kernel: %v", err)}
-		}
-		return "", err
+	e, err := aggr.New(1, kernel)
+	if err == nil {
+		e.Close()
+		_, err = quant.NewCodec(quant.Format{Bits: 2}, 1, kernel)
 	}
-	defer e.Close()
-	if _, err := quant.NewCodec(quant.Format{Bits: 2}, 1, kernel); err != nil {
-		return "", err
+	if err != nil {
+		return "", kernelError(err)
 	}
 	return e.KernelName(), nil
+}
+
+// kernelError names the --kernel flag in a kernel error of a library.
+func kernelError(err error) error {
+	var de *dispatch.Error
+	if errors.As(err, &de) && de.Source == dispatch.Field {
+		flagged := *de
+		flagged.Source = "--kernel"
+		return usageError{flagged.Error()}
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/metis"
 )
 
 func init() {
@@ -33,8 +34,8 @@ func cmdPartition(args []string) error {
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (partitioner, synthetic data)")
 	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
 	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | random")
-	fs.StringVar(&f.weights, "weights", partition.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
-	fs.Float64Var(&f.imbalance, "imbalance", partition.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
+	fs.StringVar(&f.weights, "weights", metis.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
+	fs.Float64Var(&f.imbalance, "imbalance", metis.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
 	fs.StringVar(&f.out, "out", "", "partition directory to write (replaced if it holds a partition)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -76,7 +77,7 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--method: %q is not metis, parmetis or random", f.method)}
 	}
 	switch f.weights {
-	case partition.WeightsNone, partition.WeightsDegree, partition.WeightsDegreeTrain:
+	case metis.WeightsNone, metis.WeightsDegree, metis.WeightsDegreeTrain:
 	default:
 		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
 	}
@@ -102,22 +103,22 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	}
 	mask := ds.SplitMask()
 	weights := f.weights
-	if weights == partition.WeightsDegreeTrain && len(ds.Train) == 0 {
+	if weights == metis.WeightsDegreeTrain && len(ds.Train) == 0 {
 		fmt.Fprintf(log, "partition: %s has no training nodes: weights degree+train act as degree\n", ds.Name)
-		weights = partition.WeightsDegree
+		weights = metis.WeightsDegree
 	}
-	opts := partition.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance, TrainMask: mask}
+	opts := metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance, TrainMask: mask}
 	t0 := time.Now()
 	var owner []int32
 	switch f.method {
 	case "metis":
-		owner, err = partition.Metis(ds.Graph, f.parts, opts)
+		owner, err = metis.Metis(ds.Graph, f.parts, opts)
 	case "random":
-		weights = partition.WeightsNone
+		weights = metis.WeightsNone
 		owner = partition.Random(ds.NumNodes(), f.parts, f.d.seed)
 	case "parmetis":
 		err = mpi.Serialize(func() (err error) {
-			owner, err = partition.ParMetis(w.fortranComm(), rank, size, ds.Graph, f.parts, opts)
+			owner, err = metis.ParMetis(w.fortranComm(), rank, size, ds.Graph, f.parts, opts)
 			return err
 		})
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
@@ -55,7 +55,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	d, cfg := &a.d, &a.cfg
 	d.register(fs, "train on")
 	mpiMode, bitsFlag, bitsBack := &a.mpiMode, &a.bitsFlag, &a.bitsBack
-	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: gcn|sage (GraphSAGE with mean aggregation)")
+	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|")+" (sage: GraphSAGE with mean aggregation)")
 	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
 	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
@@ -66,8 +66,8 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.BoolVar(&cfg.Decoupled, "adamw", false, "decoupled weight decay (AdamW)")
 	fs.IntVar(&cfg.Epochs, "epochs", 200, "epochs")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
-	fs.IntVar(&cfg.Threads, "threads", 0, "aggregation threads per rank (0: the cores of this rank)")
-	fs.StringVar(&cfg.Kernel, "kernel", "", "aggregation kernel: generic|avx2|avx512|neon|sve (default: best; env SUPERGCN_KERNEL)")
+	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
+	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
 	fs.StringVar(bitsFlag, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(bitsBack, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
@@ -113,9 +113,10 @@ func validateTrain(cfg *train.Config, mpiMode, bitsFlag, bitsBack string) error 
 	bad := func(flag, format string, args ...any) error {
 		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 	}
+	if _, err := nn.ModelOp(m.Model); err != nil {
+		return bad("model", "%q is not %s", m.Model, strings.Join(nn.Models(), " or "))
+	}
 	switch {
-	case m.Model != "gcn" && m.Model != "sage":
-		return bad("model", "%q is not gcn or sage", m.Model)
 	case m.Layers < 1:
 		return bad("layers", "%d, need at least 1", m.Layers)
 	case m.Hidden < 1 || m.Hidden > nn.MaxWidth:
@@ -264,10 +265,7 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBa
 			return err
 		}
 	}
-	if cfg.Threads <= 0 {
-		cfg.Threads = defaultThreads()
-	}
-	dense.SetThreads(cfg.Threads)
+	cfg.Threads = setThreadBudget(cfg.Threads)
 	s, err := d.loadShard(c, w, log)
 	if err != nil {
 		return err
@@ -279,10 +277,6 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel, bitsFlag, bitsBa
 	}
 	cfg.Log = log
 	_, err = train.Run(cfg, s, c)
-	var me *train.MemoryError
-	if errors.As(err, &me) && me.Field == "Model.Hidden" {
-		return usageError{fmt.Sprintf("--hidden %d: %v", me.Value, err)}
-	}
 	return err
 }
 

@@ -1,20 +1,19 @@
 package main
 
 import (
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/metis"
 )
 
 // dataFlags are the flags that say where a rank's data comes from.
@@ -184,7 +183,7 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 
 func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) ([]int32, error) {
 	p := c.Size()
-	opts := partition.Options{Weights: d.partWeights, Seed: int(d.seed), TrainMask: ds.SplitMask()}
+	opts := metis.Options{Weights: d.partWeights, Seed: int(d.seed), TrainMask: ds.SplitMask()}
 	switch d.partMethod {
 	case "random":
 		return partition.Random(ds.NumNodes(), p, d.seed), nil
@@ -195,40 +194,29 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 		var owner []int32
 		err := mpi.Serialize(func() error {
 			var err error
-			owner, err = partition.ParMetis(w.fortranComm(), c.Rank(), p, ds.Graph, p, opts)
+			owner, err = metis.ParMetis(w.fortranComm(), c.Rank(), p, ds.Graph, p, opts)
 			return err
 		})
 		return owner, err
 	}
-	// METIS on rank 0, then broadcast: every rank gets the same owners, or
-	// rank 0's error message (flagged by the last byte).
-	buf := make([]byte, max(4*ds.NumNodes(), 512)+1)
-	if c.Rank() == 0 {
-		owner, err := partition.Metis(ds.Graph, p, opts)
-		if err != nil {
-			buf[len(buf)-1] = 1
-			copy(buf[:len(buf)-1], err.Error())
-		} else {
-			for v, o := range owner {
-				binary.LittleEndian.PutUint32(buf[4*v:], uint32(o))
-			}
-		}
-	}
-	if err := c.BcastBytes(buf, 0); err != nil {
-		return nil, err
-	}
-	if buf[len(buf)-1] != 0 {
-		return nil, fmt.Errorf("METIS on rank 0: %s", strings.TrimRight(string(buf[:len(buf)-1]), "\x00"))
-	}
-	owner := make([]int32, ds.NumNodes())
-	for v := range owner {
-		owner[v] = int32(binary.LittleEndian.Uint32(buf[4*v:]))
-	}
-	return owner, nil
+	// METIS on rank 0, then broadcast (or rank 0's error on every rank).
+	return metis.OnRank0(c, ds.Graph, p, opts)
 }
 
-// defaultThreads is the aggregation thread count when --threads is 0: the
-// cores this process may use, shared among the ranks of this node.
+// setThreadBudget makes n (≤ 0: defaultThreads) the rank's thread budget,
+// which every parallel loop (aggregation, dense products and elementwise
+// passes, quantisation, preprocessing) stays within: internal/par reads it
+// as GOMAXPROCS. Commands call it once, from --threads, before any work.
+func setThreadBudget(n int) int {
+	if n <= 0 {
+		n = defaultThreads()
+	}
+	runtime.GOMAXPROCS(n)
+	return n
+}
+
+// defaultThreads is the thread budget when --threads is 0: the cores this
+// process may use, shared among the ranks of this node.
 func defaultThreads() int {
 	local := 1
 	for _, k := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"} {

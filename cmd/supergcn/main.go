@@ -57,7 +57,7 @@ func main() {
 		if errors.Is(err, flag.ErrHelp) {
 			return
 		}
-		fmt.Fprintf(os.Stderr, "supergcn %s: %v\n", sc.name, err)
+		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, userMessage(err))
 		os.Exit(exitCode(err))
 	}
 }

@@ -79,7 +79,7 @@ func (w *world) finish(err error) error {
 	if err != nil {
 		err = fmt.Errorf("rank %d: %w", w.comm.Rank(), err)
 		if w.comm.Size() > 1 {
-			fmt.Fprintf(os.Stderr, "supergcn: %v\n", err)
+			fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(err))
 			w.comm.Abort(1)
 		}
 		mpi.Finalize()

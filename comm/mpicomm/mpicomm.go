@@ -32,17 +32,7 @@ func (m mpiComm) AllreduceSumF64(buf []float64) error { return mpi.Allreduce(m.c
 func (m mpiComm) AllreduceSumI64(buf []int64) error   { return mpi.Allreduce(m.c, buf, mpi.Sum) }
 func (m mpiComm) AllreduceMaxF64(buf []float64) error { return mpi.Allreduce(m.c, buf, mpi.Max) }
 
-func (m mpiComm) AllgatherI64(send, recv []int64) error { return mpi.Allgather(m.c, send, recv) }
-
 func (m mpiComm) AlltoallvI64(send []int64, sendCounts, sendDispls []int, recv []int64, recvCounts, recvDispls []int) error {
-	return mpi.Alltoallv(m.c, send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
-}
-
-func (m mpiComm) AlltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) error {
-	return mpi.Alltoallv(m.c, send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
-}
-
-func (m mpiComm) AlltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) error {
 	return mpi.Alltoallv(m.c, send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
 }
 

@@ -1,6 +1,6 @@
 //go:build openblas && cgo
 
-package dense
+package openblas
 
 /*
 #cgo pkg-config: openblas
@@ -14,34 +14,37 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/supergcn/supergcn/internal/par"
 )
 
-// openBLAS is gonum's pure-Go blas.Float32 with the hot routine, Sgemm,
+// Impl is gonum's pure-Go blas.Float32 with the hot routine, Sgemm,
 // replaced by OpenBLAS's cblas_sgemm. Every other routine stays gonum's.
-type openBLAS struct {
+type Impl struct {
 	gonum.Implementation
 }
 
-// init installs OpenBLAS as the process-wide blas32 implementation. This is
-// the one piece of global state in the package, accepted by design: blas32
-// keeps its implementation in a package variable and has no other seam.
+// init installs OpenBLAS as the process-wide blas32 implementation, which
+// dense.Gemm calls; only the command (cmd/supergcn, under the openblas tag)
+// imports this package, so the libraries stay pure Go. blas32 keeps its
+// implementation in a package variable and has no other seam.
 // OpenBLAS's own threads are switched off: Gemm splits products into
 // blocks on its own goroutines (see GemmBlock), and idle OpenBLAS threads
 // spin on sched_yield, stealing the cores the aggregation runs on.
 func init() {
-	blas32.Use(openBLAS{})
+	blas32.Use(Impl{})
 	C.openblas_set_num_threads(1)
 }
 
-// Backend describes the BLAS implementation behind Gemm.
-func Backend() string {
-	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", Threads())
+// Name describes the backend; dense.Backend reports it.
+func (Impl) Name() string {
+	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", par.Threads())
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with
 // cblas_sgemm, after the same argument checks gonum performs (so misuse
 // panics instead of reaching C).
-func (openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func (Impl) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkSgemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return

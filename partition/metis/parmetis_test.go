@@ -1,6 +1,6 @@
 //go:build cgo
 
-package partition
+package metis
 
 import (
 	"fmt"
@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/mpi/mpitest"
+	"github.com/supergcn/supergcn/partition"
 )
 
 // TestParMetisMPI re-runs this test binary under `mpirun -np 2`
@@ -69,9 +71,9 @@ func parmetisRank(t *testing.T) {
 		owner, err = ParMetis(world.Fortran(), rank, size, g, 8, Options{Weights: WeightsNone, Seed: 1})
 		return err
 	})
-	st, err := ComputeStats(g, owner, 8, nil)
+	st, err := partition.ComputeStats(g, owner, 8, nil)
 	mustNoErr(t, err)
-	rnd, err := ComputeStats(g, Random(g.NumRows, 8, 1), 8, nil)
+	rnd, err := partition.ComputeStats(g, partition.Random(g.NumRows, 8, 1), 8, nil)
 	mustNoErr(t, err)
 	if st.EdgeCut*4 > rnd.EdgeCut || st.NodeImbalance > 1.1 {
 		t.Fatalf("rank %d: clique ring cut %d (random %d), imbalance %.3f", rank, st.EdgeCut, rnd.EdgeCut, st.NodeImbalance)
@@ -79,17 +81,20 @@ func parmetisRank(t *testing.T) {
 	fmt.Printf("PARMETIS rank %d ring owners %08x cut %d imbalance %.3f\n", rank, ownerSum(owner), st.EdgeCut, st.NodeImbalance)
 
 	// Two constraints (degree, train) folded into one weight.
-	ds := randomDataset(2000, 5, 0, 21, true)
-	mask := ds.SplitMask()
+	g = randomGraph(2000, 5, 21)
+	mask := make([]uint8, 2000)
+	for v := 0; v < len(mask); v += 3 {
+		mask[v] = graph.InTrain
+	}
 	run(func() (err error) {
-		owner, err = ParMetis(world.Fortran(), rank, size, ds.Graph, 4, Options{Weights: WeightsDegreeTrain, TrainMask: mask})
+		owner, err = ParMetis(world.Fortran(), rank, size, g, 4, Options{Weights: WeightsDegreeTrain, TrainMask: mask})
 		return err
 	})
-	mustNoErr(t, ValidateOwner(owner, 2000, 4))
+	mustNoErr(t, partition.ValidateOwner(owner, 2000, 4))
 	fmt.Printf("PARMETIS rank %d weighted owners %08x\n", rank, ownerSum(owner))
 
 	// A bad argument on one rank only: every rank returns an error, none hangs.
-	vd := NodeRanges(4, size)
+	vd := partition.NodeRanges(4, size)
 	nloc := int(vd[rank+1] - vd[rank])
 	ptr := make([]int32, nloc+1)
 	if rank == 1 {

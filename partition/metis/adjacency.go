@@ -1,4 +1,4 @@
-package partition
+package metis
 
 import (
 	"fmt"
@@ -6,20 +6,6 @@ import (
 
 	"github.com/supergcn/supergcn/graph"
 )
-
-// checkSquare rejects adjacencies METIS cannot take.
-func checkSquare(g *graph.CSR) error {
-	if g == nil {
-		return fmt.Errorf("partition: nil graph")
-	}
-	if g.NumRows != g.NumCols {
-		return fmt.Errorf("partition: adjacency is %d×%d, want square", g.NumRows, g.NumCols)
-	}
-	if len(g.Ptr) != g.NumRows+1 {
-		return fmt.Errorf("partition: adjacency has len(Ptr)=%d, want %d", len(g.Ptr), g.NumRows+1)
-	}
-	return nil
-}
 
 // symAdjacency returns rows [lo, hi) of the undirected, loop-free,
 // duplicate-free version of g (u–v whenever u→v or v→u) in METIS form:

@@ -1,4 +1,4 @@
-package partition
+package metis
 
 /*
 #cgo CFLAGS: -I/usr/include/scotch
@@ -65,6 +65,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/partition"
 )
 
 // commInfo returns the rank and size behind a Fortran communicator handle.
@@ -270,7 +271,7 @@ func ParMetis(fcomm int, rank, size int, g *graph.CSR, parts int, o Options) ([]
 	}
 	if r != rank || s != size {
 		err = fmt.Errorf("partition: parmetis: called as rank %d of %d, communicator says %d of %d", rank, size, r, s)
-	} else if err = checkSquare(g); err == nil && int64(g.NumRows) > math.MaxInt32 {
+	} else if err = partition.CheckSquare(g); err == nil && int64(g.NumRows) > math.MaxInt32 {
 		err = fmt.Errorf("partition: parmetis: %d nodes beyond int32", g.NumRows)
 	}
 	var (
@@ -280,7 +281,7 @@ func ParMetis(fcomm int, rank, size int, g *graph.CSR, parts int, o Options) ([]
 		ncon      int
 	)
 	if err == nil {
-		vd = NodeRanges(g.NumRows, size)
+		vd = partition.NodeRanges(g.NumRows, size)
 		lo, hi := int(vd[rank]), int(vd[rank+1])
 		if ncon, vwgt, err = vertexWeights(g, lo, hi, o); err == nil {
 			xadj, adj, err = symAdjacency(g, g.Transpose(), lo, hi)

@@ -1,6 +1,6 @@
 //go:build !mpich && !mpienv
 
-package partition
+package metis
 
 // The MPI the ParMETIS binding compiles against follows package mpi's build
 // tags (default Open MPI; mpich; mpienv). PT-Scotch must be built against the

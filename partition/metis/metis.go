@@ -1,4 +1,4 @@
-package partition
+package metis
 
 /*
 #cgo LDFLAGS: -lmetis
@@ -25,6 +25,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/partition"
 )
 
 // Metis partitions g into parts with METIS_PartGraphKway (libmetis,
@@ -34,7 +35,7 @@ import (
 // Errors: a non-square graph, parts < 1, a graph beyond METIS's int32
 // indices, bad options, and any METIS return code other than METIS_OK.
 func Metis(g *graph.CSR, parts int, o Options) ([]int32, error) {
-	if err := checkSquare(g); err != nil {
+	if err := partition.CheckSquare(g); err != nil {
 		return nil, err
 	}
 	n := g.NumRows
@@ -59,7 +60,7 @@ func Metis(g *graph.CSR, parts int, o Options) ([]int32, error) {
 	}
 	if len(adj) == 0 {
 		// No edges: METIS has nothing to cut; a balanced assignment is optimal.
-		return Random(n, parts, uint64(o.Seed)), nil
+		return partition.Random(n, parts, uint64(o.Seed)), nil
 	}
 	ubvec := make([]C.real_t, ncon)
 	for i := range ubvec {

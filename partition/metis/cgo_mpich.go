@@ -1,6 +1,6 @@
 //go:build mpich && !mpienv
 
-package partition
+package metis
 
 // #cgo pkg-config: mpich
 // #cgo CFLAGS: -Wno-stringop-overflow

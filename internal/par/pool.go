@@ -1,8 +1,9 @@
-package aggr
+package par
 
 import "sync"
 
-// pool is an Engine's set of persistent worker goroutines. run hands a
+// Pool is a set of persistent worker goroutines (aggr's Engine keeps one
+// for its many small products per epoch). Run hands a
 // function to every worker and runs it on the calling goroutine too (as
 // worker 0), returning when all have finished; one run at a time (concurrent
 // callers wait on mu). Workers start on the first parallel run, so engines
@@ -10,8 +11,8 @@ import "sync"
 // holds one job, so handing out a run does not wait for every worker to be
 // scheduled. BenchmarkDispatch measures the handoff at about 1 µs for 2–4
 // threads, on par with spawning goroutines per call and far below the
-// smallest product the planner parallelises (2·minTaskWork floats).
-type pool struct {
+// smallest product aggr parallelises.
+type Pool struct {
 	helpers int // worker goroutines besides the caller
 
 	mu      sync.Mutex // serialises runs, guards started/closed/work
@@ -25,13 +26,18 @@ type poolJob struct {
 	wg sync.WaitGroup
 }
 
-func newPool(threads int) *pool { return &pool{helpers: threads - 1} }
+// NewPool returns a pool of threads workers, the caller included (≤ 0: the
+// budget).
+func NewPool(threads int) *Pool { return &Pool{helpers: Workers(threads) - 1} }
 
-// run calls fn(w) for w = 0..threads-1 concurrently and waits for all. After
+// Threads returns the pool's worker count, the caller included.
+func (p *Pool) Threads() int { return p.helpers + 1 }
+
+// Run calls fn(w) for w = 0..threads-1 concurrently and waits for all. After
 // close it calls fn(0) alone on the caller; fn must therefore not depend on
 // every worker index being used (the dynamic schedulers in this package
 // never do).
-func (p *pool) run(fn func(worker int)) {
+func (p *Pool) Run(fn func(worker int)) {
 	if p.helpers == 0 {
 		fn(0)
 		return
@@ -67,8 +73,8 @@ func worker(ch chan *poolJob, id int) {
 	}
 }
 
-// close stops the workers; later runs execute on the caller alone.
-func (p *pool) close() {
+// Close stops the workers; later runs execute on the caller alone.
+func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

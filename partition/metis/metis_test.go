@@ -1,20 +1,21 @@
 //go:build cgo
 
-package partition
+package metis
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/partition"
 )
 
 // TestSymAdjacency compares the fused helper with graph's Symmetrize,
 // Dedup and RemoveSelfLoops, on the whole graph and on a row range.
 func TestSymAdjacency(t *testing.T) {
-	ds := randomDataset(300, 6, 0, 8, false)
-	g := ds.Graph
+	g := randomGraph(300, 6, 8)
 	ref := graph.RemoveSelfLoops(graph.Dedup(graph.Symmetrize(g)))
 	for _, r := range [][2]int{{0, 300}, {100, 170}, {5, 5}} {
 		xadj, adj, err := symAdjacency(g, g.Transpose(), r[0], r[1])
@@ -26,6 +27,27 @@ func TestSymAdjacency(t *testing.T) {
 				t.Fatalf("row %d: %v, want %v", v, got, want)
 			}
 		}
+	}
+}
+
+// randomGraph is a directed graph of n nodes with up to 2·deg in-edges each,
+// self-loops and duplicate edges included, rows unsorted.
+func randomGraph(n, deg int, seed uint64) *graph.CSR {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var src, dst []int32
+	for v := 0; v < n; v++ {
+		for range rng.IntN(2*deg + 1) {
+			src, dst = append(src, int32(rng.IntN(n))), append(dst, int32(v))
+		}
+		src, dst = append(src, int32(v)), append(dst, int32(v))
+	}
+	return graph.FromCOO(n, n, src, dst, nil)
+}
+
+func mustNoErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -52,7 +74,7 @@ func TestMetisCliqueRing(t *testing.T) {
 	g := cliqueRing(8, 12)
 	owner, err := Metis(g, 8, Options{Weights: WeightsNone})
 	mustNoErr(t, err)
-	st, err := ComputeStats(g, owner, 8, nil)
+	st, err := partition.ComputeStats(g, owner, 8, nil)
 	mustNoErr(t, err)
 	if st.EdgeCut != 16 || st.NodeImbalance != 1 {
 		t.Fatalf("cut %d arcs (want the 16 ring arcs), imbalance %.3f", st.EdgeCut, st.NodeImbalance)
@@ -90,7 +112,7 @@ func TestMetisArguments(t *testing.T) {
 	empty := &graph.CSR{NumRows: 10, NumCols: 10, Ptr: make([]int64, 11)}
 	o, err := Metis(empty, 3, Options{})
 	mustNoErr(t, err)
-	mustNoErr(t, ValidateOwner(o, 10, 3))
+	mustNoErr(t, partition.ValidateOwner(o, 10, 3))
 }
 
 // weightImbalance is max/avg over parts of the summed weight w.
@@ -111,14 +133,14 @@ func TestMetisCora(t *testing.T) {
 	mustNoErr(t, err)
 	g := ds.Graph
 	mask := ds.SplitMask()
-	rnd, err := ComputeStats(g, Random(g.NumRows, 8, 1), 8, mask)
+	rnd, err := partition.ComputeStats(g, partition.Random(g.NumRows, 8, 1), 8, mask)
 	mustNoErr(t, err)
 	deg := func(v int) float64 { return float64(g.Degree(v) + 1) }
 	train := func(v int) float64 { return float64(mask[v] & graph.InTrain) }
 	for _, w := range []string{WeightsNone, WeightsDegree, WeightsDegreeTrain} {
 		owner, err := Metis(g, 8, Options{Weights: w, TrainMask: mask, Seed: 3})
 		mustNoErr(t, err)
-		st, err := ComputeStats(g, owner, 8, mask)
+		st, err := partition.ComputeStats(g, owner, 8, mask)
 		mustNoErr(t, err)
 		t.Logf("%-12s cut %5d arcs (random %d)  nodes %.3f  degree %.3f  train %.3f", w, st.EdgeCut, rnd.EdgeCut,
 			st.NodeImbalance, weightImbalance(owner, 8, deg), weightImbalance(owner, 8, train))

@@ -1,0 +1,38 @@
+//go:build unix
+
+package aggr
+
+import (
+	"math/rand/v2"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// TestKernelsGuardPage: for every kernel available here, x ends right
+// before a PROT_NONE page and the last edge reads its last row, so a load
+// past the row's len(out) columns (a vector tail read too wide) faults and
+// kills the test; every result must still match the reference.
+func TestKernelsGuardPage(t *testing.T) {
+	page := syscall.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 4*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatalf("mmap: %v", err)
+	}
+	defer syscall.Munmap(mem)
+	if err := syscall.Mprotect(mem[3*page:], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	all := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), 3*page/4)
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, k := range kernelTable {
+		for _, width := range []int{1, 2, 3, 5, 7, 13, 17, 31, 63, 67, 131, 602} {
+			stride := width + width%3
+			rows := (len(all) - width) / stride // rows-1 full strides + one width fit
+			x := all[len(all)-((rows-1)*stride+width):]
+			copy(x, randVec(rng, len(x)))
+			idx := []int32{int32(rng.IntN(rows)), 0, int32(rng.IntN(rows)), int32(rows - 1)}
+			checkRow(t, k, width, x, stride, idx, randVec(rng, len(idx)), rng, "guard page")
+		}
+	}
+}

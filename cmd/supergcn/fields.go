@@ -1,0 +1,58 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/train"
+)
+
+// flagNames maps the input names in library errors (internal/field) to
+// the flags that set them: libraries name their API's fields, the command
+// line names its flags.
+var flagNames = map[string]string{
+	"train.Config.Epochs":        "--epochs",
+	"train.Config.SaveEvery":     "--save-every",
+	"train.Config.SavePath":      "--save",
+	"train.Config.ResumePath":    "--resume",
+	"train.Config.MetricsPath":   "--metrics",
+	"train.Config.Bits":          "--bits",
+	"train.Config.BitsBackward":  "--bits-backward",
+	"train.Config.LR":            "--lr",
+	"train.Config.LabelProp":     "--label-prop",
+	"nn.Config.Model":            "--model",
+	"nn.Config.Layers":           "--layers",
+	"nn.Config.Hidden":           "--hidden",
+	"nn.Config.Norm":             "--norm",
+	"nn.Config.Dropout":          "--dropout",
+	"nn.Config.Seed":             "--seed",
+	"train.Config.FeatNorm":      "--feat-norm",
+	"train.Config.WeightDecay":   "--weight-decay",
+	"train.Config.DecayAll":      "--decay-all",
+	"train.Config.Decoupled":     "--adamw",
+	"graph.LoadOptions.Split":    "--split",
+	"graph.LoadOptions.Format":   "--format",
+	"graph.LoadOptions.Features": "--features",
+	"graph.LoadOptions.Labels":   "--labels",
+}
+
+// hints complete library errors that have a command-line remedy.
+var hints = []struct {
+	err  error
+	hint string
+}{
+	{train.ErrStructureOnly, ": use --synthetic-features DIM"},
+	{train.ErrNoTrainNodes, "; structure-only graphs need --synthetic-features"},
+}
+
+// userMessage is the one line main prints for err: library input names
+// replaced by flags, and the command-line remedy where there is one.
+func userMessage(err error) string {
+	msg, _ := field.Rename(err, flagNames)
+	for _, h := range hints {
+		if errors.Is(err, h.err) {
+			msg += h.hint
+		}
+	}
+	return msg
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/train"
+)
+
+// TestUserMessage: library input names become flags, remedies are added,
+// and every mapped name is a real field of the struct it names.
+func TestUserMessage(t *testing.T) {
+	err := fmt.Errorf("rank 0: %w", field.Errorf("train.Config.SaveEvery", "%d needs train.Config.SavePath and must be ≥ 1", 3))
+	if got := userMessage(err); got != "rank 0: --save-every: 3 needs --save and must be ≥ 1" {
+		t.Errorf("userMessage = %q", got)
+	}
+	if got := userMessage(fmt.Errorf("epoch 3: %w", train.ErrStructureOnly)); !strings.HasSuffix(got, "use --synthetic-features DIM") {
+		t.Errorf("structure-only hint missing: %q", got)
+	}
+	types := map[string]reflect.Type{
+		"train.Config":      reflect.TypeOf(train.Config{}),
+		"nn.Config":         reflect.TypeOf(nn.Config{}),
+		"graph.LoadOptions": reflect.TypeOf(graph.LoadOptions{}),
+	}
+	for name, flag := range flagNames {
+		i := strings.LastIndex(name, ".")
+		typ, ok := types[name[:i]]
+		if !ok {
+			t.Errorf("%s: unknown type", name)
+			continue
+		}
+		if _, ok := typ.FieldByName(name[i+1:]); !ok {
+			t.Errorf("%s (for %s) is not a field of %s", name, flag, typ)
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package partition
+
+// Part files: the codec of one part of a partition directory (dir.go).
+//
+//	DIR/meta.json          Meta: format version, dataset, method, sizes, per-part statistics and file checksums
+//	DIR/part-00000.bin     one file per part, the Shard that Split returns for that part
+//
+// A part file is little-endian: a fixed 88-byte header, then nine sections
+// in a fixed order. Header:
+//
+//	off  size  field
+//	  0     8  magic "SGCNPART"
+//	  8     4  format version (uint32, currently 1)
+//	 12     4  flags (uint32; bit 0: the dataset has labels)
+//	 16     8  part (int64)
+//	 24     8  parts (int64)
+//	 32     8  global node count (int64)
+//	 40     8  owned nodes n (int64)
+//	 48     8  feature dimension d (int64)
+//	 56     8  number of classes (int64)
+//	 64     8  local edges (int64)
+//	 72     8  remote edges (int64)
+//	 80     4  CRC32-C (Castagnoli) of bytes [0, 80)
+//	 84     4  zero
+//
+// Each section is: tag (uint32), zero (uint32), payload length in bytes
+// (uint64), payload, CRC32-C of the payload (uint32). Sections, by tag:
+//
+//	1 global ids     int64   × n     ascending
+//	2 features       float32 × n·d   row-major
+//	3 labels         int32   × n     (0 entries when the dataset has none)
+//	4 split          uint8   × n     graph.InTrain|InValid|InTest bits
+//	5 local ptr      int64   × n+1
+//	6 local idx      int32   × local edges (local ids)
+//	7 remote ptr     int64   × n+1
+//	8 remote src     int64   × remote edges (global ids)
+//	9 remote owner   int32   × remote edges (part owning the source)
+//
+// meta.json records each file's size and whole-file CRC32-C; Load checks
+// both, every section CRC, and the structure of the decoded shard.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
+)
+
+// FormatVersion is the version of the partition directory this package writes.
+const FormatVersion = 1
+
+const (
+	partMagic      = "SGCNPART"
+	partHeaderSize = 88
+	flagHasLabels  = 1
+)
+
+// partFormat is the part file's magic and version (internal/container).
+var partFormat = container.Format{Magic: partMagic, Version: FormatVersion}
+
+// section tags, in file order.
+const (
+	secGlobal = iota + 1
+	secFeatures
+	secLabels
+	secSplit
+	secLocalPtr
+	secLocalIdx
+	secRemotePtr
+	secRemoteSrc
+	secRemoteOwner
+)
+
+var sectionNames = [...]string{"", "global ids", "features", "labels", "split",
+	"local ptr", "local idx", "remote ptr", "remote src", "remote owner"}
+
+// PartFile is the file name of part p in a partition directory.
+func PartFile(p int) string { return fmt.Sprintf("part-%05d.bin", p) }
+
+// writePart writes one shard as a part file (container.WriteFile: no .tmp
+// left on error) and returns its size and CRC32-C.
+func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, err error) {
+	err = container.WriteFile(path, 0o644, func(f *os.File) error {
+		w := container.NewWriter(f)
+		n := len(sh.Global)
+		var flags uint32
+		if hasLabels {
+			flags |= flagHasLabels
+		}
+		var h [partHeaderSize]byte
+		partFormat.PutPrefix(h[:])
+		binary.LittleEndian.PutUint32(h[12:], flags)
+		for i, x := range []int64{int64(sh.Rank), int64(sh.Ranks), sh.NumGlobalNodes, int64(n), int64(sh.FeatDim),
+			int64(sh.NumClasses), sh.Local.NNZ(), int64(len(sh.Remote.Src))} {
+			binary.LittleEndian.PutUint64(h[16+8*i:], uint64(x))
+		}
+		binary.LittleEndian.PutUint32(h[80:], container.Checksum(h[:80]))
+		w.Write(h[:])
+		container.WriteSection(w, secGlobal, sh.Global)
+		container.WriteSection(w, secFeatures, sh.X)
+		container.WriteSection(w, secLabels, sh.Labels)
+		container.WriteSection(w, secSplit, sh.Split)
+		container.WriteSection(w, secLocalPtr, sh.Local.Ptr)
+		container.WriteSection(w, secLocalIdx, sh.Local.Idx)
+		container.WriteSection(w, secRemotePtr, sh.Remote.Ptr)
+		container.WriteSection(w, secRemoteSrc, sh.Remote.Src)
+		container.WriteSection(w, secRemoteOwner, sh.Remote.Owner)
+		err := w.Flush()
+		size, sum = w.Len(), w.Sum32()
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("partition: writing %s: %w", path, err)
+	}
+	return size, sum, nil
+}
+
+// readSection reads section tag of a part file holding count values.
+func readSection[T container.Fixed](pr *container.Reader, tag int, count int64) ([]T, error) {
+	return container.ReadSection[T](pr, uint32(tag), sectionNames[tag], count)
+}
+
+// readPart reads and verifies part p of the directory described by m.
+func readPart(dir string, m *Meta, p int) (*Shard, error) {
+	ps := m.Stats.Parts[p]
+	path := filepath.Join(dir, ps.File)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("partition: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("partition: %w", err)
+	}
+	pr := container.NewReader(f, fi.Size())
+	fail := func(section string, format string, a ...any) error {
+		return fmt.Errorf("partition: %s: %w", path, &container.SectionError{Section: section, Msg: fmt.Sprintf(format, a...)})
+	}
+	wrap := func(err error) error { return fmt.Errorf("partition: %s: %w", path, err) }
+	if fi.Size() != ps.Bytes {
+		return nil, fmt.Errorf("partition: %s: %d bytes, %s says %d: the file is truncated or damaged", path, fi.Size(), MetaFile, ps.Bytes)
+	}
+	var h [partHeaderSize]byte
+	if err := pr.ReadFull("header", h[:]); err != nil {
+		return nil, wrap(err)
+	}
+	if _, err := partFormat.CheckPrefix(h[:]); errors.Is(err, container.ErrBadMagic) {
+		return nil, fail("header", "not a supergcn part file (bad magic)")
+	} else if err != nil {
+		return nil, fail("header", "%v", err)
+	}
+	if got, want := container.Checksum(h[:80]), binary.LittleEndian.Uint32(h[80:]); got != want {
+		return nil, fail("header", "checksum mismatch (CRC32-C %08x, stored %08x): the file is damaged", got, want)
+	}
+	flags := binary.LittleEndian.Uint32(h[12:])
+	var v [8]int64
+	for i := range v {
+		v[i] = int64(binary.LittleEndian.Uint64(h[16+8*i:]))
+	}
+	part, parts, nglobal, n, d, classes, nloc, nrem := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	if part != int64(p) || parts != int64(m.Parts) || nglobal != m.NumNodes || n != ps.Nodes ||
+		d != int64(m.FeatDim) || nloc != ps.LocalEdges || nrem != ps.CutEdges || (flags&flagHasLabels != 0) != m.HasLabels {
+		return nil, fail("header", "does not match %s (part %d/%d, %d nodes, %d features, %d+%d edges)",
+			MetaFile, part, parts, n, d, nloc, nrem)
+	}
+	sh := &Shard{Rank: p, Ranks: m.Parts, NumGlobalNodes: nglobal, FeatDim: int(d), NumClasses: int(classes)}
+	nlab := int64(0)
+	if m.HasLabels {
+		nlab = n
+	}
+	if sh.Global, err = readSection[int64](pr, secGlobal, n); err != nil {
+		return nil, wrap(err)
+	}
+	if n > 0 && d > pr.Left()/4/n {
+		return nil, fail(sectionNames[secFeatures], "%d×%d features cannot fit in the file", n, d)
+	}
+	if sh.X, err = readSection[float32](pr, secFeatures, n*d); err != nil {
+		return nil, wrap(err)
+	}
+	if sh.Labels, err = readSection[int32](pr, secLabels, nlab); err != nil {
+		return nil, wrap(err)
+	}
+	if sh.Split, err = readSection[uint8](pr, secSplit, n); err != nil {
+		return nil, wrap(err)
+	}
+	sh.Local = &graph.CSR{NumRows: int(n), NumCols: int(n)}
+	if sh.Local.Ptr, err = readSection[int64](pr, secLocalPtr, n+1); err != nil {
+		return nil, wrap(err)
+	}
+	if sh.Local.Idx, err = readSection[int32](pr, secLocalIdx, nloc); err != nil {
+		return nil, wrap(err)
+	}
+	if sh.Remote.Ptr, err = readSection[int64](pr, secRemotePtr, n+1); err != nil {
+		return nil, wrap(err)
+	}
+	if sh.Remote.Src, err = readSection[int64](pr, secRemoteSrc, nrem); err != nil {
+		return nil, wrap(err)
+	}
+	if sh.Remote.Owner, err = readSection[int32](pr, secRemoteOwner, nrem); err != nil {
+		return nil, wrap(err)
+	}
+	if pr.Left() != 0 {
+		return nil, fail("end", "%d trailing bytes after the last section", pr.Left())
+	}
+	if got := pr.Sum32(); got != ps.CRC32C {
+		return nil, fmt.Errorf("partition: %s: file checksum %08x, %s says %08x: the file is damaged", path, got, MetaFile, ps.CRC32C)
+	}
+	if d == 0 {
+		sh.X = nil // as Split leaves it
+	}
+	if !m.HasLabels {
+		sh.Labels = nil
+	}
+	if err := checkShard(sh); err != nil {
+		return nil, fmt.Errorf("partition: %s: %w", path, err)
+	}
+	return sh, nil
+}
+
+// maxFeatDim bounds the feature dimension a partition directory may state.
+const maxFeatDim = 1 << 24
+
+// checkShard verifies the structural invariants of a decoded part, and
+// that its data is usable: labels within the classes, finite features,
+// each node in at most one of train, valid and test.
+func checkShard(sh *Shard) error {
+	n := len(sh.Global)
+	if sh.NumClasses < 0 || sh.NumClasses > graph.MaxClasses {
+		return fmt.Errorf("%d classes, not in [0, %d]", sh.NumClasses, graph.MaxClasses)
+	}
+	for v, y := range sh.Labels {
+		if y < -1 || y >= int32(sh.NumClasses) {
+			return fmt.Errorf("node %d (global %d) has label %d outside [-1,%d)", v, sh.Global[v], y, sh.NumClasses)
+		}
+	}
+	for i, x := range sh.X {
+		if x-x != 0 {
+			return fmt.Errorf("feature [%d,%d] of node %d is %v", i/sh.FeatDim, i%sh.FeatDim, sh.Global[i/sh.FeatDim], x)
+		}
+	}
+	for v, b := range sh.Split {
+		if b&^(graph.InTrain|graph.InValid|graph.InTest) != 0 || b&(b-1) != 0 {
+			return fmt.Errorf("node %d (global %d) has split bits %#x: a node is in at most one of train, valid and test", v, sh.Global[v], b)
+		}
+	}
+	for i, g := range sh.Global {
+		if g < 0 || g >= sh.NumGlobalNodes || (i > 0 && g <= sh.Global[i-1]) {
+			return fmt.Errorf("global ids not ascending in [0,%d) at %d", sh.NumGlobalNodes, i)
+		}
+	}
+	if err := sh.Local.Validate(); err != nil {
+		return fmt.Errorf("local edges: %w", err)
+	}
+	r := sh.Remote
+	if r.Ptr[0] != 0 || r.Ptr[n] != int64(len(r.Src)) {
+		return errors.New("remote edges: bad row offsets")
+	}
+	for v := 0; v < n; v++ {
+		if r.Ptr[v+1] < r.Ptr[v] {
+			return fmt.Errorf("remote edges: offsets decrease at row %d", v)
+		}
+	}
+	for k, u := range r.Src {
+		if q := r.Owner[k]; u < 0 || u >= sh.NumGlobalNodes || q < 0 || int(q) >= sh.Ranks || int(q) == sh.Rank {
+			return fmt.Errorf("remote edge %d: source %d of part %d is invalid here", k, u, q)
+		}
+	}
+	return nil
+}
