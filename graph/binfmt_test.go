@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/testdata"
 )
 
 // binTestDataset is a small dataset using every section: weights, features,
@@ -317,4 +319,32 @@ func TestBinaryWriteFailureLeavesNothing(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(path, "x")); err != nil || !st.IsDir() {
 		t.Fatalf("the directory was disturbed: %v", err)
 	}
+}
+
+// On a full disk WriteBinary fails naming the file, leaves no .tmp and
+// keeps the previous file.
+func TestBinaryWriteFullDisk(t *testing.T) {
+	dir := testdata.SmallDisk(t, 64<<10)
+	path := filepath.Join(dir, "d.sgb")
+	if err := WriteBinary(path, binTestDataset()); err != nil {
+		t.Fatal(err)
+	}
+	big := binTestDataset()
+	big.FeatDim = 40000 // 5×40000 features: 800 KB
+	big.X = make([]float32, 5*big.FeatDim)
+	err := WriteBinary(path, big)
+	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("write on a full disk: err = %v", err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Fatalf("temporary file left behind: %v", err)
+	}
+	got, err := LoadBinary(path)
+	if err != nil {
+		t.Fatalf("the previous file was not kept: %v", err)
+	}
+	if diff := binEqual(binTestDataset(), got); diff != "" {
+		t.Fatalf("the previous file changed: %s", diff)
+	}
+	got.Release()
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
 )
 
 func writeRandom(t *testing.T, ds *graph.Dataset, parts int) (string, []int32) {
@@ -174,5 +175,27 @@ func TestWriteReplace(t *testing.T) {
 	}
 	if err := Write(filepath.Join(t.TempDir(), "p"), ds, owner[:10], 2, MetaInfo{}); err == nil {
 		t.Fatal("short owner accepted")
+	}
+}
+
+// On a full disk Write fails, leaves no DIR.tmp-* behind and keeps the
+// previous partition directory loadable.
+func TestWriteFullDisk(t *testing.T) {
+	disk := testdata.SmallDisk(t, 256<<10)
+	dir := filepath.Join(disk, "parts")
+	small := randomDataset(50, 3, 2, 1, true)
+	mustNoErr(t, Write(dir, small, Random(small.NumNodes(), 2, 1), 2, MetaInfo{}))
+	big := randomDataset(3000, 4, 64, 2, true) // 768 KB of features
+	err := Write(dir, big, Random(big.NumNodes(), 2, 1), 2, MetaInfo{})
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("Write on a full disk: err = %v", err)
+	}
+	ents, _ := os.ReadDir(disk)
+	if len(ents) != 1 || ents[0].Name() != "parts" {
+		t.Fatalf("left behind on the disk: %v", ents)
+	}
+	sh, err := Load(dir, 0, 1)
+	if err != nil || len(sh.Global) != small.NumNodes() {
+		t.Fatalf("the previous directory was not kept: %v", err)
 	}
 }

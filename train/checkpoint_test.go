@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/testdata"
 )
 
 // TestCheckpointRoundTripAndNoTmp: a checkpoint reads back as written, and
@@ -36,5 +39,30 @@ func TestCheckpointRoundTripAndNoTmp(t *testing.T) {
 	}
 	if _, err := os.Stat(bad + ".tmp"); !os.IsNotExist(err) {
 		t.Fatalf("temporary file left behind: %v", err)
+	}
+}
+
+// On a full disk a checkpoint save fails with an error naming the file,
+// leaves no .tmp behind and keeps the previous checkpoint intact.
+func TestSaveCheckpointFullDisk(t *testing.T) {
+	dir := testdata.SmallDisk(t, 64<<10)
+	path := filepath.Join(dir, "m.ckpt")
+	small := smallCheckpoint()
+	if err := SaveCheckpoint(path, small); err != nil {
+		t.Fatal(err)
+	}
+	big := smallCheckpoint()
+	big.Model.In = 20000 // conv0.lin.weight 20000×4: 960 KB with its moments
+	big.Params[0].W, big.Params[0].M, big.Params[0].V = make([]float32, 80000), make([]float32, 80000), make([]float32, 80000)
+	err := SaveCheckpoint(path, big)
+	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("save on a full disk: err = %v", err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Fatalf("temporary file left behind: %v", err)
+	}
+	got, err := LoadCheckpoint(path)
+	if err != nil || got.Train.Epoch != small.Train.Epoch || !slices.Equal(got.Params[0].W, small.Params[0].W) {
+		t.Fatalf("the previous checkpoint was not kept: %v", err)
 	}
 }

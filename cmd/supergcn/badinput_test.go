@@ -251,3 +251,20 @@ func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
 	}
 	sameLosses(t, "resumed from the checkpoint's settings", losses(t, ref), losses(t, metrics))
 }
+
+// A --save onto a full disk ends with one line naming the flag and the
+// file, exit 1, no .tmp, and the metrics of the finished epochs complete.
+func TestCLIFullDisk(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	disk := testdata.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
+	save, metrics := filepath.Join(disk, "m.ckpt"), filepath.Join(disk, "m.jsonl")
+	expectCleanFailure(t, badCase{name: "save on a full disk",
+		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save", save, "--metrics", metrics},
+		want: "--save: write " + save + ".tmp: no space left on device"})
+	if _, err := os.Stat(save + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("temporary file left behind: %v", err)
+	}
+	if b, err := os.ReadFile(metrics); err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
+		t.Errorf("metrics on the full disk: %q, %v", b, err)
+	}
+}
