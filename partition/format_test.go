@@ -199,3 +199,25 @@ func TestWriteFullDisk(t *testing.T) {
 		t.Fatalf("the previous directory was not kept: %v", err)
 	}
 }
+
+// LoadBytes bounds what Load holds: at least the shard's own slices.
+func TestLoadBytesCoversShard(t *testing.T) {
+	ds := randomDataset(200, 4, 8, 3, true)
+	dir, _ := writeRandom(t, ds, 4)
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	for _, ranks := range []int{1, 2, 4} {
+		for rank := range ranks {
+			sh, err := Load(dir, rank, ranks)
+			mustNoErr(t, err)
+			held := int64(8*len(sh.Global) + 4*len(sh.X) + 4*len(sh.Labels) + len(sh.Split) + 8*len(sh.Local.Ptr) +
+				4*len(sh.Local.Idx) + 8*len(sh.Remote.Ptr) + 12*len(sh.Remote.Src))
+			if est := LoadBytes(m, rank, ranks); est < held {
+				t.Fatalf("rank %d of %d: estimate %d bytes, the shard holds %d", rank, ranks, est, held)
+			}
+		}
+	}
+	if LoadBytes(m, 0, 3) != 0 {
+		t.Fatal("an estimate for 3 ranks of 4 parts")
+	}
+}

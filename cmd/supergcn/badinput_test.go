@@ -174,6 +174,10 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	hdr := `{"model":{"Model":"gcn","Layers":1,"In":1433,"Hidden":16,"Out":7},"train":{"epoch":1,"adam_steps":1},"params":[{"name":"conv0.lin.weight","len":4611686018427387904}]}`
 	huge := forgeCheckpoint(t, p("huge.ckpt"), hdr, make([]byte, 64))
 
+	pdir := p("cora-2")
+	if r := run(t, 2*time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--method", "random", "--out", pdir); r.code != 0 {
+		t.Fatalf("partitioning: %s", r.stderr)
+	}
 	gomem := []string{"GOMEMLIMIT=1GiB"}
 	for _, c := range []badCase{
 		// 1: divergence and non-finite optimiser settings.
@@ -191,6 +195,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "edge id 2^31", env: gomem, args: []string{"convert", "--data", p("big2e31.edges"), "--out", p("x.sgb")}, want: "big2e31.edges:2: node id 2147483646 implies"},
 		{name: "num-edge-list 2^31", args: []string{"train", "--data", edges2e31}, want: "says 2147483648 edges but"},
 		{name: "synthetic too big", env: gomem, args: []string{"train", "--synthetic", "nodes=2000000000,degree=4,feat=100"}, want: "--synthetic: spec: 2000000000 nodes"},
+		{name: "partitions beyond memory", env: []string{"GOMEMLIMIT=1MiB"}, args: []string{"train", "--partitions", pdir}, want: "--partitions " + pdir + ": loading 2 parts on 1 rank(s) needs ~"},
 		{name: "checkpoint params 2^62", args: []string{"eval", "--model", huge, "--data", cora}, want: "runs past the end of the file"},
 		{name: "checkpoint hidden 2^40", args: []string{"eval", "--model", forged("h40.ckpt", func(c *train.Checkpoint) { c.Model.Hidden = 1 << 40 }), "--data", cora}, want: "Hidden: 1099511627776"},
 		// 3: resume with contradicting settings, forged training state.
