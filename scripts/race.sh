@@ -13,4 +13,4 @@ race=("$GO" test -race -count=1 -tags "$TAGS")
 "${race[@]}" -short ./internal/par/ ./quant/ ./comm/ ./dense/ ./labelprop/ ./exchange/
 "${race[@]}" -run 'TestConcurrentApply|TestPlanCovers|TestKernels$' ./aggr/
 "${race[@]}" -short -skip 'TestLoadDBLP|TestLoadWave|TestParseFloat32MatchesStrconv|TestGenerateProperties' ./graph/
-"${race[@]}" -run 'TestConcurrentSmall|TestMetrics|TestCheckpoint' ./train/
+"${race[@]}" -run 'TestConcurrentSmall|TestMetrics|TestCheckpointForged|TestCheckpointRoundTripAndNoTmp' ./train/
