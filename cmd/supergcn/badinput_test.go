@@ -215,7 +215,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "gen out dir", args: []string{"gen", "--out", p("outdir")}, want: "--out: " + p("outdir") + " is a directory"},
 		// 5: silent wrong data.
 		{name: "split overlap", args: []string{"train", "--data", overlap}, want: "test.csv:1: node 1 is also in the train split"},
-		{name: "asymmetric METIS", args: []string{"train", "--data", p("asym.graph"), "--synthetic-features", "4"}, want: "asym.graph:2: vertex 1 lists neighbour 3, but vertex 3 does not list 1"},
+		{name: "asymmetric METIS", args: []string{"convert", "--data", p("asym.graph"), "--out", p("asym.sgb")}, want: "asym.graph:2: vertex 1 lists neighbour 3, but vertex 3 does not list 1"},
 		{name: "NaN feature sgb", args: []string{"train", "--data", nanSGB}, want: "section x: feature [1,1] is NaN"},
 	} {
 		expectCleanFailure(t, c)
