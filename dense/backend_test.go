@@ -1,18 +1,10 @@
 package dense
 
-import (
-	"testing"
+import "testing"
 
-	"gonum.org/v1/gonum/blas/gonum"
-)
-
-// benchImpls are the Sgemm implementations the benchmarks compare (the
-// OpenBLAS comparison lives in dense/openblas).
-func benchImpls() []namedImpl {
-	return []namedImpl{{"gonum", gonum.Implementation{}}}
-}
-
-// TestBackendName: without a binding installed, Gemm runs on gonum.
+// TestBackendName: without a binding installed, Gemm runs on gonum (the
+// OpenBLAS binding and the gonum/OpenBLAS Sgemm benchmark live in
+// dense/openblas).
 func TestBackendName(t *testing.T) {
 	if got := Backend(); got != "gonum (pure Go)" {
 		t.Fatalf("Backend() = %q", got)

@@ -1,11 +1,7 @@
 package partition
 
-// Part files: the codec of one part of a partition directory (dir.go).
-//
-//	DIR/meta.json          Meta: format version, dataset, method, sizes, per-part statistics and file checksums
-//	DIR/part-00000.bin     one file per part, the Shard that Split returns for that part
-//
-// A part file is little-endian: a fixed 88-byte header, then nine sections
+// Part files: the codec of one part of a partition directory (dir.go), the
+// Shard that Split returns for that part. A part file is little-endian: a fixed 88-byte header, then nine sections
 // in a fixed order. Header:
 //
 //	off  size  field
@@ -23,8 +19,9 @@ package partition
 //	 80     4  CRC32-C (Castagnoli) of bytes [0, 80)
 //	 84     4  zero
 //
-// Each section is: tag (uint32), zero (uint32), payload length in bytes
-// (uint64), payload, CRC32-C of the payload (uint32). Sections, by tag:
+// Each section is an internal/container framed section: tag (uint32), zero
+// (uint32), payload length in bytes (uint64), payload, CRC32-C of the
+// payload (uint32). Sections, by tag:
 //
 //	1 global ids     int64   × n     ascending
 //	2 features       float32 × n·d   row-major
@@ -36,8 +33,8 @@ package partition
 //	8 remote src     int64   × remote edges (global ids)
 //	9 remote owner   int32   × remote edges (part owning the source)
 //
-// meta.json records each file's size and whole-file CRC32-C; Load checks
-// both, every section CRC, and the structure of the decoded shard.
+// meta.json records each file's size and whole-file CRC32-C; readPart
+// checks both, every section CRC, and the structure of the decoded shard.
 
 import (
 	"encoding/binary"

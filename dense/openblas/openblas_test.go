@@ -92,7 +92,8 @@ func TestArgumentChecksPanic(t *testing.T) {
 	Impl{}.Sgemm(blas.NoTrans, blas.NoTrans, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, c, 2)
 }
 
-// BenchmarkSgemm pairs gonum and OpenBLAS on the products of a GNN layer:
+// BenchmarkSgemm pairs gonum and OpenBLAS (the backends dense.Gemm can
+// run on) on the products of a GNN layer:
 // the forward X·W and the weight gradient Xᵀ·G.
 //
 //	go test -tags openblas -run '^$' -bench Sgemm -benchtime 3x ./dense/openblas/
