@@ -15,7 +15,7 @@ export OMPI_MCA_rmaps_base_oversubscribe := 1
 APT_PKGS := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas-dev qemu-user-static binutils-aarch64-linux-gnu pkg-config bzip2 gcc \
             slurm-wlm munge python3 gcc-aarch64-linux-gnu iproute2 util-linux
 
-.PHONY: deps deps-bench build build-arm64 run test bench bench-cluster lint fmt clean
+.PHONY: deps deps-bench build build-arm64 run test fuzz bench bench-cluster lint fmt clean
 deps:
 	@scripts/deps.sh $(APT_PKGS)
 
@@ -36,6 +36,11 @@ run: deps build
 
 test: deps
 	scripts/test.sh
+
+# Every fuzz target for FUZZTIME each (default 2m; make test runs them 10s).
+FUZZTIME ?= 2m
+fuzz: deps
+	FUZZTIME=$(FUZZTIME) scripts/fuzz-short.sh
 
 bench: deps-bench build
 	scripts/bench.sh

@@ -66,6 +66,22 @@ type transfer struct {
 	c                comm.Comm
 	send, recv       *dense.Matrix
 	sendOff, recvOff []int
+	layer            int    // nn.Pass.Layer, for errors
+	dir              string // "forward" or "backward", for errors
+}
+
+// NonFiniteError reports NaN or infinite values in the boundary rows a rank
+// was about to quantise: a diverged model (integer codes cannot carry them).
+type NonFiniteError struct {
+	Rank, Layer int    // Layer is nn.Pass.Layer (0-based)
+	Dir         string // "forward" or "backward"
+	Count       int64
+	Codec       string
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("exchange: %d non-finite values in the rows rank %d sends in the %s pass of layer %d (%s)",
+		e.Count, e.Rank, e.Dir, e.Layer+1, e.Codec)
 }
 
 // sentBytes is the traffic a transfer puts on the wire from this rank.
@@ -125,7 +141,7 @@ func (t *transfer) encode(codec RowCodec, seed func(peer int) uint64, sendBuf, r
 	}
 	if counts {
 		if n := nf.NonFinite() - nf0; n > 0 {
-			e.err = fmt.Errorf("exchange: %d non-finite values in the rows rank %d sends (%s)", n, t.c.Rank(), codec.Name())
+			e.err = &NonFiniteError{Rank: t.c.Rank(), Layer: t.layer, Dir: t.dir, Count: n, Codec: codec.Name()}
 		}
 	}
 	return e, sent

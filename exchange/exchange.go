@@ -254,7 +254,7 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	if !ps.Train {
 		codec = p.eval
 	}
-	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff}
+	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
 	if err := p.exchange(tr, ps, codec, 0, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
@@ -285,7 +285,7 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if !ps.Train {
 		codec = p.eval
 	}
-	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff}
+	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
 	if err := p.exchange(tr, ps, codec, 1, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}

@@ -173,7 +173,7 @@ func (h *binHeader) wantLengths(path string) ([binNumSection]uint64, error) {
 	var w [binNumSection]uint64
 	if h.nodes < 0 || h.nodes >= math.MaxInt32 || h.nnz < 0 || h.featDim < 0 || h.classes < 0 ||
 		h.nTrain < 0 || h.nValid < 0 || h.nTest < 0 || h.nameLen < 0 ||
-		h.nTrain > h.nodes || h.nValid > h.nodes || h.nTest > h.nodes {
+		h.nTrain > h.nodes || h.nValid > h.nodes || h.nTest > h.nodes || h.classes > MaxClasses {
 		return w, binError(path, "header: impossible counts (nodes %d, nnz %d, featdim %d, classes %d, splits %d/%d/%d)",
 			h.nodes, h.nnz, h.featDim, h.classes, h.nTrain, h.nValid, h.nTest)
 	}
@@ -547,5 +547,34 @@ func binCheckContents(path string, ds *Dataset) error {
 			}
 		}
 	}
+	parts := [][]int32{ds.Train, ds.Valid, ds.Test}
+	for _, pair := range [][2]int{{0, 1}, {0, 2}, {1, 2}} {
+		if v, ok := commonID(parts[pair[0]], parts[pair[1]]); ok {
+			return binError(path, "sections %s and %s both hold node %d: the splits must be disjoint",
+				binSectionName(secTrain+pair[0]), binSectionName(secTrain+pair[1]), v)
+		}
+	}
+	if d := ds.FeatDim; d > 0 {
+		for i, x := range ds.X {
+			if x-x != 0 { // NaN or ±Inf, as the .npy loader refuses
+				return binError(path, "section %s: feature [%d,%d] is %v", binSectionName(secX), i/d, i%d, x)
+			}
+		}
+	}
 	return nil
+}
+
+// commonID returns a node id present in both ascending lists.
+func commonID(a, b []int32) (int32, bool) {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			return a[i], true
+		}
+	}
+	return 0, false
 }

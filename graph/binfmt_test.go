@@ -2,11 +2,14 @@ package graph
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/testdata"
 )
 
 // binTestDataset is a small dataset using every section: weights, features,
@@ -268,6 +271,37 @@ func TestBinaryReadFallback(t *testing.T) {
 	}
 }
 
+// Silent wrong data in a file with valid checksums is refused like the text
+// and .npy loaders refuse it: a NaN or infinite feature, overlapping
+// splits, a class count beyond MaxClasses.
+func TestBinaryRejectsWrongData(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(ds *Dataset)
+		want string
+	}{
+		{"nan feature", func(ds *Dataset) { ds.X[7] = float32(math.NaN()) }, "section x: feature [2,1] is NaN"},
+		{"inf feature", func(ds *Dataset) { ds.X[0] = float32(math.Inf(-1)) }, "section x: feature [0,0] is -Inf"},
+		{"train/test overlap", func(ds *Dataset) { ds.Test = []int32{0, 4} }, "sections train and test both hold node 0"},
+		{"valid/test overlap", func(ds *Dataset) { ds.Valid = []int32{4} }, "sections valid and test both hold node 4"},
+	} {
+		ds := binTestDataset()
+		c.edit(ds)
+		path := filepath.Join(t.TempDir(), "d.sgb")
+		if err := WriteBinary(path, ds); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadBinary(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), path) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+	ds := binTestDataset()
+	ds.NumClasses = 1e9
+	if err := WriteBinary(filepath.Join(t.TempDir(), "d.sgb"), ds); err == nil || !strings.Contains(err.Error(), "classes 1000000000") {
+		t.Errorf("10^9 classes: err = %v", err)
+	}
+}
+
 // TestBinaryWriteFailureLeavesNothing: a write that fails at the rename (the
 // path is a non-empty directory) leaves no NAME.tmp and the path as it was.
 func TestBinaryWriteFailureLeavesNothing(t *testing.T) {
@@ -285,4 +319,32 @@ func TestBinaryWriteFailureLeavesNothing(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(path, "x")); err != nil || !st.IsDir() {
 		t.Fatalf("the directory was disturbed: %v", err)
 	}
+}
+
+// On a full disk WriteBinary fails naming the file, leaves no .tmp and
+// keeps the previous file.
+func TestBinaryWriteFullDisk(t *testing.T) {
+	dir := testdata.SmallDisk(t, 64<<10)
+	path := filepath.Join(dir, "d.sgb")
+	if err := WriteBinary(path, binTestDataset()); err != nil {
+		t.Fatal(err)
+	}
+	big := binTestDataset()
+	big.FeatDim = 40000 // 5×40000 features: 800 KB
+	big.X = make([]float32, 5*big.FeatDim)
+	err := WriteBinary(path, big)
+	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("write on a full disk: err = %v", err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Fatalf("temporary file left behind: %v", err)
+	}
+	got, err := LoadBinary(path)
+	if err != nil {
+		t.Fatalf("the previous file was not kept: %v", err)
+	}
+	if diff := binEqual(binTestDataset(), got); diff != "" {
+		t.Fatalf("the previous file changed: %s", diff)
+	}
+	got.Release()
 }

@@ -7,6 +7,11 @@ const (
 	InTest
 )
 
+// MaxClasses bounds the classes a dataset may have (the largest label + 1):
+// a label of 10^9 in a file is a mistake, and would size the model's output
+// layer and the label embedding.
+const MaxClasses = 1 << 16
+
 // Dataset is a graph with node features, labels and a train/valid/test split,
 // as every loader returns it. Structure-only inputs have FeatDim == 0 and
 // Labels == nil until synthetic features are attached.

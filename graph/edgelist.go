@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 )
 
@@ -42,11 +43,12 @@ type edgeListBuilder struct {
 	maxID     int32
 	hint      int64 // node count stated in a leading comment, -1 if none
 	est       int   // estimated number of lines
+	maxNodes  int64 // nodeLimit()
 }
 
 // readEdgeList parses an edge list from lr.
 func readEdgeList(lr *lineReader) (*CSR, error) {
-	b := edgeListBuilder{maxID: -1, hint: -1}
+	b := edgeListBuilder{maxID: -1, hint: -1, maxNodes: nodeLimit()}
 	for {
 		line, ok := lr.Next()
 		if !ok {
@@ -110,6 +112,9 @@ func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 	v, err := parseNodeID(file, ln, 2, f2)
 	if err != nil {
 		return err
+	}
+	if id := int64(max(u, v)); id >= b.maxNodes {
+		return tooManyNodes(file, ln, fmt.Sprintf("node id %d", id), id+1)
 	}
 	if b.src == nil {
 		b.src, b.dst = make([]int32, 0, b.est), make([]int32, 0, b.est)

@@ -2,9 +2,15 @@ package graph
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
+	"unsafe"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // bigNumber matches numbers of 7 or more digits: an edge list naming node
@@ -113,5 +119,45 @@ func FuzzNpyHeader(f *testing.F) {
 			t.Fatalf("Float32: %d values, %v", len(x), err)
 		}
 		a.Int64() // may fail on non-integral floats, must not panic
+	})
+}
+
+// FuzzBinary decodes .sgb images twice: as given (checksums verified) and
+// with checksums skipped, so that mutated sections reach the content
+// checks. Every outcome is a *ParseError or a dataset that validates.
+func FuzzBinary(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.sgb")
+	for _, ds := range []*Dataset{binTestDataset(), {Name: "g", Graph: FromCOO(3, 3, []int32{0, 1}, []int32{1, 2}, nil)}} {
+		if err := WriteBinary(path, ds); err != nil {
+			f.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:binHeaderSize()])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, skip := range []bool{false, true} {
+			words := make([]uint64, (len(data)+7)/8+1) // 8-byte aligned, as a mapping is
+			b := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(data))
+			copy(b, data)
+			if end := binFixedSize + binEntrySize*binNumSection; skip && len(b) >= end+4 {
+				// Fix the header checksum too: mutations then reach the counts and sections.
+				binary.LittleEndian.PutUint32(b[end:], container.Checksum(b[:end]))
+			}
+			ds, err := binDecodeImage("fuzz.sgb", b, int64(len(b)), BinaryOptions{SkipChecksums: skip})
+			checkParseError(t, err)
+			if err != nil {
+				continue
+			}
+			if err := ds.Graph.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if len(ds.X) != ds.NumNodes()*ds.FeatDim || ds.NumClasses > MaxClasses {
+				t.Fatalf("%d features for %d×%d, %d classes", len(ds.X), ds.NumNodes(), ds.FeatDim, ds.NumClasses)
+			}
+		}
 	})
 }

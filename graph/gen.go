@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 // GenSpec describes a synthetic dataset: a degree-corrected stochastic block
@@ -184,8 +185,8 @@ func (s GenSpec) Validate() error {
 		return bad("degree", "%g outside [0, nodes-1]", s.Degree)
 	case s.Degree*float64(s.Nodes) > 1<<40:
 		return bad("degree", "%g·%d edges is too many", s.Degree, s.Nodes)
-	case s.Classes < 1 || s.Classes > s.Nodes:
-		return bad("classes", "%d outside [1, nodes]", s.Classes)
+	case s.Classes < 1 || s.Classes > s.Nodes || s.Classes > MaxClasses:
+		return bad("classes", "%d outside [1, min(nodes, %d)]", s.Classes, MaxClasses)
 	case s.Communities < 0 || s.Communities > s.Nodes || (s.Communities > 0 && s.Communities%s.Classes != 0):
 		return bad("communities", "%d is not a multiple of classes (%d) in [0, nodes]", s.Communities, s.Classes)
 	case s.Feat < 0 || s.Feat > 1<<20 || int64(s.Feat)*int64(s.Nodes) > 1<<40:
@@ -260,6 +261,12 @@ func genUnit(x uint64) float64 { return float64(x>>11) * (1.0 / (1 << 53)) }
 // depends only on s (not on s.Threads or the machine).
 func Generate(s GenSpec) (*Dataset, error) {
 	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	// Nodes (structure, labels, features) and edges (both directions, with
+	// the generator's edge list), before anything is allocated.
+	need := int64(s.Nodes)*(nodeBytes+4*int64(s.Feat)) + int64(s.Degree*float64(s.Nodes))*16
+	if err := sysmem.Check(need, fmt.Sprintf("spec: %d nodes of degree %g with %d features", s.Nodes, s.Degree, s.Feat)); err != nil {
 		return nil, err
 	}
 	if s.Communities == 0 {

@@ -248,6 +248,9 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 		if v < -1 || v > maxNodeID {
 			return nil, errorf(path, 0, "label %d is %d (want >= 0, or -1 for none)", i, v)
 		}
+		if v >= MaxClasses {
+			return nil, errorf(path, 0, "label %d is %d: at most %d classes are supported", i, v, MaxClasses)
+		}
 		labels[i] = int32(v)
 	}
 	return labels, nil

@@ -184,6 +184,10 @@ func TestLoadOverrides(t *testing.T) {
 	if _, err = Load(p, LoadOptions{Labels: neg}); err == nil || !strings.Contains(err.Error(), "label 1 is -3") {
 		t.Errorf("got %v", err)
 	}
+	huge := writeNpy(t, filepath.Join(dir, "huge.npy"), "<i8", "(3,)", []int64{0, 1000000000, 1})
+	if _, err = Load(p, LoadOptions{Labels: huge}); err == nil || !strings.Contains(err.Error(), "label 1 is 1000000000: at most 65536 classes") {
+		t.Errorf("label 10^9: got %v", err)
+	}
 	// Overriding the labels of an OGB dataset must keep split nodes labelled.
 	ogb := makeOGB(t, toyOGB())
 	unl := writeNpy(t, filepath.Join(dir, "unl.npy"), "<i4", "(3,)", []int32{0, 0, -1})

@@ -1,6 +1,9 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // metisHeader is the first non-comment line of a METIS graph file.
 type metisHeader struct {
@@ -45,12 +48,16 @@ func readMetis(lr *lineReader) (*CSR, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.n > nodeLimit() {
+		return nil, tooManyNodes(lr.name, h.line, "the header's vertex count", h.n)
+	}
 	c := &CSR{NumRows: int(h.n), NumCols: int(h.n)}
 	c.Ptr = make([]int64, 1, min(h.n+1, maxPrealloc))
 	c.Idx = make([]int32, 0, min(2*h.m, maxPrealloc))
 	if h.ewgt {
 		c.Val = make([]float32, 0, cap(c.Idx))
 	}
+	var lines vertexLines
 	for v := int64(0); v < h.n; v++ {
 		line, ok := nextNonComment(lr)
 		if !ok {
@@ -63,6 +70,7 @@ func readMetis(lr *lineReader) (*CSR, error) {
 		if err := parseMetisVertex(c, &h, lr.name, lr.line, line); err != nil {
 			return nil, err
 		}
+		lines.add(v, lr.line)
 		c.Ptr = append(c.Ptr, int64(len(c.Idx)))
 	}
 	for {
@@ -81,7 +89,53 @@ func readMetis(lr *lineReader) (*CSR, error) {
 		return nil, errorf(lr.name, h.line, "header says m=%d edges (%d adjacency entries) but the vertex lines list %d entries",
 			h.m, 2*h.m, got)
 	}
+	if v, u, ok := asymmetricEntry(c); ok {
+		return nil, errorf(lr.name, lines.of(int64(v)), "vertex %d lists neighbour %d, but vertex %d does not list %d (a METIS graph must be symmetric)",
+			v+1, u+1, u+1, v+1)
+	}
 	return c, nil
+}
+
+// vertexLines maps vertex numbers to their line in the file, storing only
+// where comment lines shift the numbering.
+type vertexLines struct{ v, line []int64 }
+
+func (l *vertexLines) add(v, line int64) {
+	if k := len(l.v); k == 0 || line-v != l.line[k-1]-l.v[k-1] {
+		l.v, l.line = append(l.v, v), append(l.line, line)
+	}
+}
+
+func (l *vertexLines) of(v int64) int64 {
+	k, found := slices.BinarySearch(l.v, v)
+	if !found {
+		k--
+	}
+	if k < 0 {
+		return 0
+	}
+	return l.line[k] + v - l.v[k]
+}
+
+// asymmetricEntry finds an adjacency entry v→u of c without its reverse
+// u→v (counting multiplicities); ok is false when c is symmetric.
+func asymmetricEntry(c *CSR) (v, u int32, ok bool) {
+	structure := &CSR{NumRows: c.NumRows, NumCols: c.NumCols, Ptr: c.Ptr, Idx: c.Idx}
+	s, t := ppSorted(structure), structure.Transpose() // rows of a transpose are sorted
+	for r := range s.NumRows {
+		a, b := s.Idx[s.Ptr[r]:s.Ptr[r+1]], t.Idx[t.Ptr[r]:t.Ptr[r+1]]
+		i, j := 0, 0
+		for i < len(a) && j < len(b) && a[i] == b[j] {
+			i, j = i+1, j+1
+		}
+		switch {
+		case i < len(a) && (j == len(b) || a[i] < b[j]):
+			return int32(r), a[i], true // r lists a[i], which does not list r
+		case j < len(b):
+			return b[j], int32(r), true // b[j] lists r, which does not list b[j]
+		}
+	}
+	return 0, 0, false
 }
 
 // nextNonComment returns the next line that does not start with '%'.

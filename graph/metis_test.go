@@ -59,6 +59,10 @@ func TestMetisErrors(t *testing.T) {
 		{"noew.graph", "2 1 1\n2 4\n1\n", 3, "field 2: neighbour 1 has no edge weight"},
 		{"badew.graph", "2 1 1\n2 -4\n1 4\n", 2, `field 2: bad edge weight "-4"`},
 		{"novw.graph", "2 1 10 2\n1\n", 2, "missing vertex size/weight"},
+		// Asymmetric adjacency (with the right entry count): the line of the listing vertex.
+		{"asym1.graph", "3 2\n2 3\n1\n2\n", 2, "vertex 1 lists neighbour 3, but vertex 3 does not list 1"},
+		{"asym2.graph", "%c\n3 2\n2\n%c\n1 3\n1\n", 6, "vertex 3 lists neighbour 1, but vertex 1 does not list 3"},
+		{"asym3.graph", "3 2\n2 2\n1\n3\n", 2, "vertex 1 lists neighbour 2, but vertex 2 does not list 1"},
 	} {
 		p := writeFile(t, dir, c.name, c.text)
 		_, err := LoadMetis(p)

@@ -75,6 +75,9 @@ func readOGBEdges(dir, raw string) (n int, src, dst []int32, err error) {
 		if n > maxNodeID+1 {
 			return 0, nil, nil, errorf(p, 1, "%d nodes exceed the int32 node id limit", n)
 		}
+		if int64(n) > nodeLimit() {
+			return 0, nil, nil, tooManyNodes(p, 1, "the node count", int64(n))
+		}
 	}
 	edgeCountPath := findData(raw, "num-edge-list", false)
 	if edgeCountPath != "" {
@@ -205,6 +208,7 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 	if n >= 0 {
 		limit = int64(n) - 1
 	}
+	memLimit := nodeLimit()
 	for {
 		line, ok := lr.Next()
 		if !ok {
@@ -223,6 +227,9 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 			}
 			if x < 0 || x > limit {
 				return nil, nil, errorf(lr.name, lr.line, "field %d: node id %d outside [0,%d]", k+1, x, limit)
+			}
+			if x >= memLimit {
+				return nil, nil, tooManyNodes(lr.name, lr.line, fmt.Sprintf("field %d: node id %d", k+1, x), x+1)
 			}
 			ids[k] = int32(x)
 		}
@@ -313,6 +320,9 @@ func parseLabels(lr *lineReader) ([]int32, error) {
 		y, ok := parseLabel(f)
 		if !ok {
 			return nil, errorf(lr.name, lr.line, "bad label %s (want an integer >= 0, or nan/empty/-1 for none)", quote(f))
+		}
+		if y >= MaxClasses {
+			return nil, errorf(lr.name, lr.line, "label %d: at most %d classes are supported", y, MaxClasses)
 		}
 		if labels == nil {
 			labels = make([]int32, 0, lr.estimateLines())
@@ -406,6 +416,8 @@ func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int3
 			return nil, errorf(path, lr.line, "node id %d outside [0,%d)", x, len(seen))
 		case seen[x]&bit != 0:
 			return nil, errorf(path, lr.line, "node %d listed twice", x)
+		case seen[x] != 0:
+			return nil, errorf(path, lr.line, "node %d is also in the %s split: the splits must be disjoint (a label leak otherwise)", x, splitName(seen[x]))
 		case labels != nil && labels[x] < 0:
 			return nil, errorf(path, lr.line, "node %d has no label", x)
 		}
@@ -419,6 +431,17 @@ func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int3
 		slices.Sort(ids)
 	}
 	return ids, nil
+}
+
+// splitName names the first split part whose bit is set in b.
+func splitName(b uint8) string {
+	switch {
+	case b&InTrain != 0:
+		return "train"
+	case b&InValid != 0:
+		return "valid"
+	}
+	return "test"
 }
 
 // subdirs lists the directories under dir, sorted.

@@ -28,7 +28,7 @@ func toyOGB() map[string]string {
 		"raw/num-edge-list.csv.gz": "3\n",
 		"raw/node-feat.csv.gz":     "1,0.5\n-2,3e-1\n0,7\n",
 		"raw/node-label.csv":       "1\nnan\n0\n",
-		"split/public/train.csv":   "2\n0\n",
+		"split/public/train.csv":   "0\n",
 		"split/public/valid.csv":   "",
 		"split/public/test.csv.gz": "2\n",
 	}
@@ -53,7 +53,7 @@ func TestLoadOGBToy(t *testing.T) {
 	if !slices.Equal(ds.Labels, []int32{1, -1, 0}) || ds.NumClasses != 2 {
 		t.Errorf("labels %v classes %d", ds.Labels, ds.NumClasses)
 	}
-	if !slices.Equal(ds.Train, []int32{0, 2}) || len(ds.Valid) != 0 || !slices.Equal(ds.Test, []int32{2}) {
+	if !slices.Equal(ds.Train, []int32{0}) || len(ds.Valid) != 0 || !slices.Equal(ds.Test, []int32{2}) {
 		t.Errorf("split %v %v %v", ds.Train, ds.Valid, ds.Test)
 	}
 }
@@ -148,6 +148,8 @@ func TestOGBErrors(t *testing.T) {
 		{"split/public/train.csv", "0\n2\n0\n", 3, "node 0 listed twice"},
 		{"split/public/train.csv", "0\n1\n", 2, "node 1 has no label"},
 		{"split/public/train.csv", "0\n-\n", 2, `bad node id "-"`},
+		{"split/public/test.csv.gz", "0\n", 1, "node 0 is also in the train split: the splits must be disjoint"},
+		{"raw/node-label.csv", "1\n1000000000\n0\n", 2, "label 1000000000: at most 65536 classes"},
 	} {
 		files := toyOGB()
 		files[c.file] = c.content
@@ -177,4 +179,11 @@ func TestOGBStructuralErrors(t *testing.T) {
 	os.WriteFile(p, full[:len(full)-4], 0o644)
 	_, err = LoadOGB(dir, "")
 	wantParseError(t, err, p, 4, "gzip stream ends unexpectedly")
+
+	// A valid node that is also a test node: reported on the later file.
+	files = toyOGB()
+	files["split/public/valid.csv"] = "2\n"
+	dir = makeOGB(t, files)
+	_, err = LoadOGB(dir, "")
+	wantParseError(t, err, filepath.Join(dir, "split/public/test.csv.gz"), 1, "node 2 is also in the valid split")
 }

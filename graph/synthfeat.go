@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 // Synthetic labels and features for structure-only graphs.
@@ -40,10 +42,13 @@ func AttachSyntheticFeatures(ds *Dataset, dim, classes int, seed uint64) error {
 		return fmt.Errorf("synthetic features: graph has no nodes")
 	case dim < 1:
 		return fmt.Errorf("synthetic features: dimension %d, want ≥ 1", dim)
-	case classes < 1 || classes > n:
-		return fmt.Errorf("synthetic features: %d classes, want 1..%d (nodes)", classes, n)
+	case classes < 1 || classes > min(n, MaxClasses):
+		return fmt.Errorf("synthetic features: %d classes, want 1..%d (nodes, at most %d)", classes, n, MaxClasses)
 	case ds.Graph.NumCols != n:
 		return fmt.Errorf("synthetic features: adjacency is %d×%d, not square", n, ds.Graph.NumCols)
+	}
+	if err := sysmem.Check(int64(n)*int64(dim)*4, fmt.Sprintf("synthetic features: %d×%d", n, dim)); err != nil {
+		return err
 	}
 	labels := synthLabels(ds.Graph, classes, seed)
 	ds.Labels = labels

@@ -84,11 +84,15 @@ func newLineReader(r io.Reader, name string) *lineReader {
 }
 
 // estimateLines returns the expected number of lines, so callers can size
-// their slices once: the hint when set (capped at 2^31), else a guess for
-// an uncompressed file from the lines in the buffer, else 0.
+// their slices once: the hint when set (capped at the lines the file can
+// hold, or at maxPrealloc for a compressed one), else a guess for an
+// uncompressed file from the lines in the buffer, else 0.
 func (lr *lineReader) estimateLines() int {
-	if lr.hint > 0 {
-		return min(lr.hint, 1<<31)
+	if lr.hint > 0 { // a count from another file: bounded by what this one can hold
+		if lr.size > 0 {
+			return int(min(int64(lr.hint), lr.size/2+1)) // a line is at least a digit and a newline
+		}
+		return min(lr.hint, maxPrealloc)
 	}
 	if lr.size <= 0 || lr.end == 0 {
 		return 0

@@ -41,16 +41,16 @@ type Adam struct {
 // NewAdam returns an optimiser over params (each with its own moments).
 func NewAdam(params []*Param, c AdamConfig) (*Adam, error) {
 	switch {
-	case !(c.LR > 0):
-		return nil, fmt.Errorf("nn: AdamConfig.LR: %g must be > 0", c.LR)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return nil, fmt.Errorf("nn: AdamConfig.LR: %g must be finite and > 0", c.LR)
 	case !(c.Beta1 >= 0 && c.Beta1 < 1):
 		return nil, fmt.Errorf("nn: AdamConfig.Beta1: %g outside [0, 1)", c.Beta1)
 	case !(c.Beta2 >= 0 && c.Beta2 < 1):
 		return nil, fmt.Errorf("nn: AdamConfig.Beta2: %g outside [0, 1)", c.Beta2)
 	case !(c.Eps > 0):
 		return nil, fmt.Errorf("nn: AdamConfig.Eps: %g must be > 0", c.Eps)
-	case !(c.WeightDecay >= 0):
-		return nil, fmt.Errorf("nn: AdamConfig.WeightDecay: %g must be ≥ 0", c.WeightDecay)
+	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0):
+		return nil, fmt.Errorf("nn: AdamConfig.WeightDecay: %g must be finite and ≥ 0", c.WeightDecay)
 	}
 	a := &Adam{cfg: c, params: params}
 	for _, p := range params {

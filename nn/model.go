@@ -80,8 +80,54 @@ func (c Config) Validate() error {
 		return fmt.Errorf("nn: Config.Dropout: %g is outside [0, 1)", c.Dropout)
 	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
 		return fmt.Errorf("nn: Config.Norm: %q is not none or layer", c.Norm)
+	case c.Layers > MaxLayers:
+		return fmt.Errorf("nn: Config.Layers: %d, at most %d", c.Layers, MaxLayers)
+	}
+	for _, w := range []struct {
+		name string
+		v    int
+	}{{"In", c.In}, {"Hidden", c.Hidden}, {"Out", c.Out}} {
+		if w.v > MaxWidth {
+			return fmt.Errorf("nn: Config.%s: %d, at most %d", w.name, w.v, MaxWidth)
+		}
+	}
+	if n := c.NumParams(); n > MaxParams {
+		return fmt.Errorf("nn: Config: %d parameters (In %d, Hidden %d, Out %d, %d layers), at most %d", n, c.In, c.Hidden, c.Out, c.Layers, int64(MaxParams))
 	}
 	return nil
+}
+
+// Bounds on a Config, so that sizes never overflow: a matrix of
+// MaxWidth×MaxWidth fits an int64, and no parameter tensor exceeds 2^31
+// values.
+const (
+	MaxLayers = 1 << 10
+	MaxWidth  = 1 << 24
+	MaxParams = 1 << 31
+)
+
+// NumParams is the number of scalars the model of c has (NewModel's
+// NumParams), computed without building it; c's widths must be within
+// MaxWidth and its layers within MaxLayers.
+func (c Config) NumParams() int64 {
+	var n int64
+	for i := range c.Layers {
+		in, out := int64(c.Hidden), int64(c.Hidden)
+		if i == 0 {
+			in = int64(c.In)
+		}
+		if i == c.Layers-1 {
+			out = int64(c.Out)
+		}
+		n += in*out + out // weight and bias
+		if c.Model == "sage" {
+			n += in * out // the root weight
+		}
+		if i < c.Layers-1 && c.Norm == "layer" {
+			n += 2 * out
+		}
+	}
+	return n
 }
 
 // Conv is a graph convolution layer (GCNLayer, SAGELayer).
@@ -297,4 +343,30 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 		}
 	}
 	panic("unreachable")
+}
+
+// NonFiniteLayer returns the 1-based index of the first layer whose output
+// in the last Forward held a NaN or an infinity: a hidden layer's output, or
+// logits (the output of layer Layers; nil skips it). It returns 0 when every
+// value is finite.
+func (m *Model) NonFiniteLayer(logits *dense.Matrix) int {
+	for i, a := range m.acts {
+		if a != nil && !AllFinite(a.Data) {
+			return i + 1
+		}
+	}
+	if logits != nil && !AllFinite(logits.Data) {
+		return len(m.convs)
+	}
+	return 0
+}
+
+// AllFinite reports whether x holds no NaN and no infinity.
+func AllFinite(x []float32) bool {
+	for _, v := range x {
+		if v-v != 0 { // NaN and ±Inf give NaN
+			return false
+		}
+	}
+	return true
 }

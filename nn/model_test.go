@@ -282,6 +282,40 @@ func TestAdamStep(t *testing.T) {
 	}
 }
 
+// Widths that would overflow a parameter's size (a forged checkpoint's
+// Hidden = 2^40) are errors naming the field, never a makeslice panic.
+func TestConfigBoundsHugeWidths(t *testing.T) {
+	prop := &denseProp{a: dense.New(1, 1)}
+	for _, c := range []Config{
+		{Model: "gcn", Layers: 2, In: 4, Hidden: 1 << 40, Out: 3},
+		{Model: "sage", Layers: 2, In: 1 << 40, Hidden: 4, Out: 3},
+		{Model: "gcn", Layers: 3, In: 1 << 20, Hidden: 1 << 20, Out: 3},
+		{Model: "gcn", Layers: 1 << 20, In: 4, Hidden: 4, Out: 3},
+	} {
+		if _, err := NewModel(c, prop); err == nil || !strings.Contains(err.Error(), "nn: Config") {
+			t.Errorf("%+v: err = %v", c, err)
+		}
+	}
+}
+
+func TestConfigNumParamsMatchesModel(t *testing.T) {
+	prop := &denseProp{a: dense.New(1, 1)}
+	for _, model := range []string{"gcn", "sage"} {
+		for _, norm := range []string{"none", "layer"} {
+			for layers := 1; layers <= 3; layers++ {
+				c := Config{Model: model, Layers: layers, In: 5, Hidden: 7, Out: 3, Norm: norm}
+				m, err := NewModel(c, prop)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(m.NumParams()) != c.NumParams() {
+					t.Errorf("%+v: model has %d parameters, Config.NumParams %d", c, m.NumParams(), c.NumParams())
+				}
+			}
+		}
+	}
+}
+
 // TestModelTable: every model name has its operator kind and layer, and an
 // unknown name is refused by ModelOp and Validate alike.
 func TestModelTable(t *testing.T) {

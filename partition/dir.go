@@ -72,8 +72,10 @@ func ReadMeta(dir string) (*Meta, error) {
 		return nil, fmt.Errorf("partition: %s: %d parts", path, m.Parts)
 	case len(m.Stats.Parts) != m.Parts:
 		return nil, fmt.Errorf("partition: %s: %d per-part entries for %d parts", path, len(m.Stats.Parts), m.Parts)
-	case m.NumNodes < 0 || m.NumNodes > math.MaxInt32 || m.FeatDim < 0:
+	case m.NumNodes < 0 || m.NumNodes > math.MaxInt32 || m.FeatDim < 0 || m.FeatDim > maxFeatDim:
 		return nil, fmt.Errorf("partition: %s: bad sizes (%d nodes, %d features)", path, m.NumNodes, m.FeatDim)
+	case m.NumClasses < 0 || m.NumClasses > graph.MaxClasses:
+		return nil, fmt.Errorf("partition: %s: num_classes %d is not in [0, %d]", path, m.NumClasses, graph.MaxClasses)
 	}
 	for p, ps := range m.Stats.Parts {
 		if ps.Part != p || ps.File != PartFile(p) {

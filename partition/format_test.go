@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
 )
 
 func writeRandom(t *testing.T, ds *graph.Dataset, parts int) (string, []int32) {
@@ -174,5 +175,49 @@ func TestWriteReplace(t *testing.T) {
 	}
 	if err := Write(filepath.Join(t.TempDir(), "p"), ds, owner[:10], 2, MetaInfo{}); err == nil {
 		t.Fatal("short owner accepted")
+	}
+}
+
+// On a full disk Write fails, leaves no DIR.tmp-* behind and keeps the
+// previous partition directory loadable.
+func TestWriteFullDisk(t *testing.T) {
+	disk := testdata.SmallDisk(t, 256<<10)
+	dir := filepath.Join(disk, "parts")
+	small := randomDataset(50, 3, 2, 1, true)
+	mustNoErr(t, Write(dir, small, Random(small.NumNodes(), 2, 1), 2, MetaInfo{}))
+	big := randomDataset(3000, 4, 64, 2, true) // 768 KB of features
+	err := Write(dir, big, Random(big.NumNodes(), 2, 1), 2, MetaInfo{})
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("Write on a full disk: err = %v", err)
+	}
+	ents, _ := os.ReadDir(disk)
+	if len(ents) != 1 || ents[0].Name() != "parts" {
+		t.Fatalf("left behind on the disk: %v", ents)
+	}
+	sh, err := Load(dir, 0, 1)
+	if err != nil || len(sh.Global) != small.NumNodes() {
+		t.Fatalf("the previous directory was not kept: %v", err)
+	}
+}
+
+// LoadBytes bounds what Load holds: at least the shard's own slices.
+func TestLoadBytesCoversShard(t *testing.T) {
+	ds := randomDataset(200, 4, 8, 3, true)
+	dir, _ := writeRandom(t, ds, 4)
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	for _, ranks := range []int{1, 2, 4} {
+		for rank := range ranks {
+			sh, err := Load(dir, rank, ranks)
+			mustNoErr(t, err)
+			held := int64(8*len(sh.Global) + 4*len(sh.X) + 4*len(sh.Labels) + len(sh.Split) + 8*len(sh.Local.Ptr) +
+				4*len(sh.Local.Idx) + 8*len(sh.Remote.Ptr) + 12*len(sh.Remote.Src))
+			if est := LoadBytes(m, rank, ranks); est < held {
+				t.Fatalf("rank %d of %d: estimate %d bytes, the shard holds %d", rank, ranks, est, held)
+			}
+		}
+	}
+	if LoadBytes(m, 0, 3) != 0 {
+		t.Fatal("an estimate for 3 ranks of 4 parts")
 	}
 }

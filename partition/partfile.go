@@ -219,9 +219,32 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 	return sh, nil
 }
 
-// checkShard verifies the structural invariants of a decoded part.
+// maxFeatDim bounds the feature dimension a partition directory may state.
+const maxFeatDim = 1 << 24
+
+// checkShard verifies the structural invariants of a decoded part, and
+// that its data is usable: labels within the classes, finite features,
+// each node in at most one of train, valid and test.
 func checkShard(sh *Shard) error {
 	n := len(sh.Global)
+	if sh.NumClasses < 0 || sh.NumClasses > graph.MaxClasses {
+		return fmt.Errorf("%d classes, not in [0, %d]", sh.NumClasses, graph.MaxClasses)
+	}
+	for v, y := range sh.Labels {
+		if y < -1 || y >= int32(sh.NumClasses) {
+			return fmt.Errorf("node %d (global %d) has label %d outside [-1,%d)", v, sh.Global[v], y, sh.NumClasses)
+		}
+	}
+	for i, x := range sh.X {
+		if x-x != 0 {
+			return fmt.Errorf("feature [%d,%d] of node %d is %v", i/sh.FeatDim, i%sh.FeatDim, sh.Global[i/sh.FeatDim], x)
+		}
+	}
+	for v, b := range sh.Split {
+		if b&^(graph.InTrain|graph.InValid|graph.InTest) != 0 || b&(b-1) != 0 {
+			return fmt.Errorf("node %d (global %d) has split bits %#x: a node is in at most one of train, valid and test", v, sh.Global[v], b)
+		}
+	}
 	for i, g := range sh.Global {
 		if g < 0 || g >= sh.NumGlobalNodes || (i > 0 && g <= sh.Global[i-1]) {
 			return fmt.Errorf("global ids not ascending in [0,%d) at %d", sh.NumGlobalNodes, i)

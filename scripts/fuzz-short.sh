@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Runs each graph/ parser fuzz target for a short time (FUZZTIME, default
-# 10s each). Any panic or failed invariant fails the script; new crashers
-# are written by `go test` under graph/testdata/fuzz/<Target>/.
-#   FUZZTIME=30s scripts/fuzz-short.sh        longer runs
+# Runs every fuzz target for a short time (FUZZTIME, default 10s each): the
+# text parsers (edge lists, METIS, OGB CSV, npy headers), the .sgb binary
+# format, partition part files and meta.json, checkpoints and the train
+# command line. Any panic or failed invariant fails the script; new crashers
+# are written by `go test` under <pkg>/testdata/fuzz/<Target>/ (commit them
+# once fixed: they become regression seeds).
+#   FUZZTIME=2m scripts/fuzz-short.sh         longer runs (make fuzz)
 #   FUZZPARALLEL=1 scripts/fuzz-short.sh      one worker (shared machines)
+#   scripts/fuzz-short.sh FuzzCheckpoint      only the named targets
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -12,7 +16,17 @@ par=()
 if [ -n "${FUZZPARALLEL:-}" ]; then
 	par=(-parallel "$FUZZPARALLEL")
 fi
-for target in FuzzEdgeList FuzzMetis FuzzOGBCSV FuzzNpyHeader; do
-	echo "fuzz: graph $target for $FUZZTIME"
-	"$GO" test ./graph/ -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "${par[@]}"
+targets=(
+	graph:FuzzEdgeList graph:FuzzMetis graph:FuzzOGBCSV graph:FuzzNpyHeader graph:FuzzBinary
+	partition:FuzzMeta partition:FuzzPartFile
+	train:FuzzCheckpoint
+	cmd/supergcn:FuzzTrainFlags
+)
+for t in "${targets[@]}"; do
+	pkg=${t%%:*} target=${t#*:}
+	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$target"; then
+		continue
+	fi
+	echo "fuzz: $pkg $target for $FUZZTIME"
+	"$GO" test "./$pkg/" -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "${par[@]}"
 done

@@ -33,6 +33,9 @@ echo "ok: no cgo under exchange/train; without cgo only package mpi (and so comm
 step "unit and end-to-end tests (amd64, every kernel path available here)"
 go test -tags "$TAGS" -timeout 20m -count=1 ./...
 
+step "race detector over the concurrent packages (short and focused: -race is slow)"
+scripts/race.sh
+
 step "pure-Go twins (noasm)"
 go test -tags noasm -timeout 10m -count=1 ./aggr/... ./quant/...
 

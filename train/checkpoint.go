@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
@@ -44,6 +46,15 @@ type TrainState struct {
 	BestEpoch   int     `json:"best_epoch"`
 	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
 	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
+	Optim       Optim   `json:"optim"`         // zero in files of older builds
+}
+
+// Optim is the optimiser's configuration, which a resumed run takes over.
+type Optim struct {
+	LR          float64 `json:"lr"`
+	WeightDecay float64 `json:"weight_decay"`
+	DecayAll    bool    `json:"decay_all"`
+	Decoupled   bool    `json:"adamw"`
 }
 
 type ckptHeader struct {
@@ -65,10 +76,14 @@ func (t *trainer) save(path string, done int) error {
 	if t.c.Rank() != 0 {
 		return nil
 	}
+	if l := t.nonFiniteParam(); l >= 0 {
+		return fmt.Errorf("not saving %s: layer %d has non-finite parameters after epoch %d (the previous checkpoint is kept)", path, l, done)
+	}
 	m, v, steps := t.opt.State()
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID,
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
-			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest}}
+			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
+			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled}}}
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
@@ -123,6 +138,12 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeCheckpoint(path, b)
+}
+
+// decodeCheckpoint decodes and validates the bytes b of checkpoint path.
+func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
+	var err error
 	bad := func(msg string) error { return fmt.Errorf("%s: not a valid supergcn checkpoint: %s", path, msg) }
 	if len(b) < container.PrefixSize+8 || !ckptFormat.HasMagic(b) {
 		return nil, bad("bad magic")
@@ -151,7 +172,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	}
 	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Train: h.Train}
 	read := func(name, what string, n int) ([]float32, error) {
-		if n < 0 || off+4*n > len(body) {
+		if n < 0 || n > (len(body)-off)/4 {
 			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
 		}
 		w := container.DecodeLE[float32](b[off : off+4*n])
@@ -180,7 +201,68 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if off != len(body) {
 		return nil, bad("trailing bytes after the parameters")
 	}
+	if err := ck.validate(); err != nil {
+		return nil, bad(err.Error())
+	}
 	return ck, nil
+}
+
+// validate checks a decoded checkpoint field by field: a file with a valid
+// CRC can still carry values no training writes (forged or from a buggy
+// build), which must not reach an allocation or the optimiser.
+func (ck *Checkpoint) validate() error {
+	if err := ck.Model.Validate(); err != nil {
+		return fmt.Errorf("model: %v", strings.TrimPrefix(err.Error(), "nn: "))
+	}
+	switch {
+	case !(ck.LabelProp >= 0 && ck.LabelProp < 1):
+		return fmt.Errorf("label_prop %g is not in [0, 1)", ck.LabelProp)
+	case ck.FeatNorm != "" && ck.FeatNorm != "none" && ck.FeatNorm != "row":
+		return fmt.Errorf("feat_norm %q is not none or row", ck.FeatNorm)
+	}
+	want := ck.Model.NumParams()
+	var have int64
+	for _, p := range ck.Params {
+		have += int64(len(p.W))
+	}
+	if ck.LabelProp > 0 {
+		want += int64(ck.Model.In) * int64(ck.Model.Out) // the label embedding
+	}
+	if have != want {
+		return fmt.Errorf("%d parameter values, the model it describes has %d", have, want)
+	}
+	for _, p := range ck.Params {
+		for _, a := range []struct {
+			what string
+			x    []float32
+		}{{"values", p.W}, {"Adam moment m", p.M}, {"Adam moment v", p.V}} {
+			if !nn.AllFinite(a.x) {
+				return fmt.Errorf("parameter %s: non-finite %s", p.Name, a.what)
+			}
+		}
+		for _, v := range p.V {
+			if v < 0 {
+				return fmt.Errorf("parameter %s: negative Adam moment v %g", p.Name, v)
+			}
+		}
+	}
+	if tr := ck.Train; tr != nil {
+		acc := func(x float64) bool { return x >= -1 && x <= 1 }
+		switch {
+		case tr.Epoch < 0:
+			return fmt.Errorf("train.epoch %d, need ≥ 0", tr.Epoch)
+		case tr.AdamSteps < 0 || tr.AdamSteps > tr.Epoch:
+			return fmt.Errorf("train.adam_steps %d is not in [0, epoch %d]", tr.AdamSteps, tr.Epoch)
+		case tr.BestEpoch < 0 || tr.BestEpoch > tr.Epoch:
+			return fmt.Errorf("train.best_epoch %d is not in [0, epoch %d]", tr.BestEpoch, tr.Epoch)
+		case !acc(tr.BestValAcc) || !acc(tr.BestTestAcc) || !acc(tr.LastTestAcc):
+			return fmt.Errorf("train: accuracies %g, %g, %g are not in [-1, 1]", tr.BestValAcc, tr.BestTestAcc, tr.LastTestAcc)
+		}
+		if o := tr.Optim; o != (Optim{}) && (!(o.LR > 0) || math.IsInf(o.LR, 0) || !(o.WeightDecay >= 0) || math.IsInf(o.WeightDecay, 0)) {
+			return fmt.Errorf("train.optim: learning rate %g and weight decay %g must be finite, > 0 and ≥ 0", o.LR, o.WeightDecay)
+		}
+	}
+	return nil
 }
 
 // resume restores a checkpoint written by training into the freshly built
@@ -208,18 +290,30 @@ func (t *trainer) resume(path string) error {
 		}
 		return s
 	}
-	for _, d := range []struct {
+	type setting struct {
 		field      string
 		have, want any
-	}{
+	}
+	settings := []setting{
 		{"nn.Config.Model", have.Model, want.Model},
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},
 		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
+		{"nn.Config.Dropout", have.Dropout, want.Dropout},
+		{"nn.Config.Seed", have.Seed, want.Seed},
 		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
-	} {
+		{"train.Config.FeatNorm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
+	}
+	if o := ck.Train.Optim; o != (Optim{}) { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"train.Config.LR", o.LR, t.cfg.LR},
+			setting{"train.Config.WeightDecay", o.WeightDecay, t.cfg.WeightDecay},
+			setting{"train.Config.DecayAll", o.DecayAll, t.cfg.DecayAll},
+			setting{"train.Config.Decoupled", o.Decoupled, t.cfg.Decoupled})
+	}
+	for _, d := range settings {
 		if d.have != d.want {
 			return fail("checkpoint has %s %v, this run %v", d.field, d.have, d.want)
 		}

@@ -4,18 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/internal/testdata"
 )
 
 // TestCheckpointRoundTripAndNoTmp: a checkpoint reads back as written, and
 // a save that fails (the path is a non-empty directory) leaves no .tmp.
 func TestCheckpointRoundTripAndNoTmp(t *testing.T) {
 	dir := t.TempDir()
-	ck := &Checkpoint{Model: nn.Config{Model: "gcn", Layers: 2, In: 3, Hidden: 4, Out: 2}, FeatNorm: "row",
-		Params: []SavedParam{{Name: "w", W: []float32{1, -2.5, 3}, M: []float32{0.5, 0, 1}, V: []float32{2, 3, 4}}},
-		Train:  &TrainState{Epoch: 7, AdamSteps: 7, BestValAcc: 0.5}}
+	ck := smallCheckpoint() // a consistent one: loading validates every field
+	ck.FeatNorm = "row"
+	ck.Params[0].M[1], ck.Params[0].V[2] = 0.5, 4
 	path := filepath.Join(dir, "m.ckpt")
 	if err := SaveCheckpoint(path, ck); err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestCheckpointRoundTripAndNoTmp(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := got.Params[0]
-	if got.Model != ck.Model || got.FeatNorm != "row" || *got.Train != *ck.Train || p.Name != "w" ||
+	if got.Model != ck.Model || got.FeatNorm != "row" || *got.Train != *ck.Train || p.Name != ck.Params[0].Name ||
 		!slices.Equal(p.W, ck.Params[0].W) || !slices.Equal(p.M, ck.Params[0].M) || !slices.Equal(p.V, ck.Params[0].V) {
 		t.Fatalf("round trip: %+v", got)
 	}
@@ -38,5 +39,30 @@ func TestCheckpointRoundTripAndNoTmp(t *testing.T) {
 	}
 	if _, err := os.Stat(bad + ".tmp"); !os.IsNotExist(err) {
 		t.Fatalf("temporary file left behind: %v", err)
+	}
+}
+
+// On a full disk a checkpoint save fails with an error naming the file,
+// leaves no .tmp behind and keeps the previous checkpoint intact.
+func TestSaveCheckpointFullDisk(t *testing.T) {
+	dir := testdata.SmallDisk(t, 64<<10)
+	path := filepath.Join(dir, "m.ckpt")
+	small := smallCheckpoint()
+	if err := SaveCheckpoint(path, small); err != nil {
+		t.Fatal(err)
+	}
+	big := smallCheckpoint()
+	big.Model.In = 20000 // conv0.lin.weight 20000×4: 960 KB with its moments
+	big.Params[0].W, big.Params[0].M, big.Params[0].V = make([]float32, 80000), make([]float32, 80000), make([]float32, 80000)
+	err := SaveCheckpoint(path, big)
+	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("save on a full disk: err = %v", err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Fatalf("temporary file left behind: %v", err)
+	}
+	got, err := LoadCheckpoint(path)
+	if err != nil || got.Train.Epoch != small.Train.Epoch || !slices.Equal(got.Params[0].W, small.Params[0].W) {
+		t.Fatalf("the previous checkpoint was not kept: %v", err)
 	}
 }

@@ -1,9 +1,14 @@
 package train
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/supergcn/supergcn/internal/field"
 )
@@ -94,57 +99,133 @@ type FinalMetrics struct {
 	PlanS      float64 `json:"plan_s"` // exchange plan build time (max over ranks)
 }
 
-// metricsWriter writes JSON lines straight to the file, each flushed as it
-// is written, so a long run can be followed with tail -f, and a run that is
-// cut short (walltime, scancel) leaves the complete lines of the epochs it
-// finished and no final record.
+// metricsWriter writes JSON lines straight to the file, one whole line per
+// write, so a long run can be followed with tail -f, and a run that is cut
+// short (walltime, scancel) leaves the complete lines of the epochs it
+// finished and no final record. A failed write (a full disk) truncates the
+// file back to its last complete line.
 type metricsWriter struct {
 	path string
 	f    *os.File
-	w    *bufio.Writer
-	enc  *json.Encoder
+	off  int64 // end of the last complete line
 }
 
 // newMetricsWriter creates (truncates) path, or with appendTo appends to it
-// (a resumed run continues the file of the run it resumes).
+// (a resumed run continues the file of the run it resumes), first cutting
+// a partial last line that an interrupted run may have left.
 func newMetricsWriter(path string, appendTo bool) (*metricsWriter, error) {
 	if path == "" {
 		return nil, nil
 	}
-	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	flag := os.O_RDWR | os.O_CREATE | os.O_TRUNC
 	if appendTo {
-		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		flag = os.O_RDWR | os.O_CREATE
 	}
 	f, err := os.OpenFile(path, flag, 0o666)
 	if err != nil {
 		return nil, field.Wrap("train.Config.MetricsPath", err)
 	}
-	w := bufio.NewWriter(f)
-	return &metricsWriter{path: path, f: f, w: w, enc: json.NewEncoder(w)}, nil
+	m := &metricsWriter{path: path, f: f}
+	if appendTo {
+		if m.off, err = completeLines(f); err == nil {
+			err = f.Truncate(m.off)
+		}
+		if err != nil {
+			f.Close()
+			return nil, field.Errorf("train.Config.MetricsPath", "%s: %w", path, err)
+		}
+	}
+	return m, nil
+}
+
+// completeLines returns the length of f up to and including its last
+// newline (0 when it has none).
+func completeLines(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 4096)
+	for end := st.Size(); end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && n < int(end-start) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
 }
 
 func (m *metricsWriter) write(v any) error {
 	if m == nil {
 		return nil
 	}
-	if err := m.enc.Encode(v); err != nil {
+	line, err := marshalLine(v)
+	if err != nil {
 		return err
 	}
-	return m.w.Flush()
+	n, err := m.f.WriteAt(line, m.off)
+	if err != nil || n < len(line) {
+		if terr := m.f.Truncate(m.off); terr != nil {
+			return fmt.Errorf("%v (and truncating the partial line: %v)", err, terr)
+		}
+		return err
+	}
+	m.off += int64(n)
+	return nil
 }
 
-// close flushes and closes the file; closing twice is a no-op.
+// marshalLine encodes v as one JSON line; NaN and infinite float fields
+// (which JSON cannot carry) are written as null rather than failing.
+func marshalLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		b, err = json.Marshal(finiteFields(v))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// finiteFields returns the fields of struct v by their JSON names, with
+// nil for the non-finite floats.
+func finiteFields(v any) map[string]any {
+	out := map[string]any{}
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	for i := range rv.NumField() {
+		f := rv.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fv := rv.Field(i)
+		if fv.CanFloat() && (math.IsNaN(fv.Float()) || math.IsInf(fv.Float(), 0)) {
+			out[name] = nil
+			continue
+		}
+		out[name] = fv.Interface()
+	}
+	return out
+}
+
+// close closes the file; closing twice is a no-op.
 func (m *metricsWriter) close() error {
 	if m == nil || m.f == nil {
 		return nil
 	}
-	ferr := m.w.Flush()
-	if cerr := m.f.Close(); ferr == nil {
-		ferr = cerr
-	}
+	err := m.f.Close()
 	m.f = nil
-	if ferr != nil {
-		return field.Errorf("train.Config.MetricsPath", "%s: %w", m.path, ferr)
+	if err != nil {
+		return field.Errorf("train.Config.MetricsPath", "%s: %w", m.path, err)
 	}
 	return nil
 }

@@ -176,6 +176,24 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	if err := try(c); err == nil || !strings.Contains(err.Error(), "train.Config.LabelProp") {
 		t.Fatalf("resume with another --label-prop: err = %v", err)
 	}
+	// Settings that change the continuation are refused too, naming both values.
+	for _, d := range []struct {
+		edit func(c *Config)
+		want string
+	}{
+		{func(c *Config) { c.Model.Dropout = 0.3 }, "nn.Config.Dropout 0.5, this run 0.3"},
+		{func(c *Config) { c.Model.Seed, c.Seed = 7, 7 }, "nn.Config.Seed 6, this run 7"},
+		{func(c *Config) { c.FeatNorm = "row" }, "train.Config.FeatNorm none, this run row"},
+		{func(c *Config) { c.LR = 0.05 }, "train.Config.LR 0.01, this run 0.05"},
+		{func(c *Config) { c.Decoupled = true }, "train.Config.Decoupled false, this run true"},
+	} {
+		c = kipfConfig("gcn", 6, 6, 0.5)
+		d.edit(&c)
+		c.ResumePath = cfg.SavePath
+		if err := try(c); err == nil || !strings.Contains(err.Error(), d.want) {
+			t.Fatalf("resume with other settings: err = %v, want %q", err, d.want)
+		}
+	}
 	c = kipfConfig("gcn", 6, 2, 0.5)
 	c.ResumePath = cfg.SavePath
 	if err := try(c); err == nil || !strings.Contains(err.Error(), "past train.Config.Epochs 2") {

@@ -117,6 +117,9 @@ type trainer struct {
 	planS                          float64
 	lastLoss                       float64 // global loss sum of the last step
 	codecs                         []*quant.Codec
+	nonFiniteSeen                  int64     // t.nonFinite() at the last divergence check
+	lossBuf                        []float64 // loss sum, then one divergence code per rank
+	watch                          lossWatch
 
 	done     int          // epochs completed (by this run or the resumed one)
 	best     FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
@@ -173,6 +176,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	}
 	if mc.Seed == 0 {
 		mc.Seed = cfg.Seed
+	}
+	if err := t.checkMemory(mc); err != nil {
+		return nil, err
 	}
 	kind, err := nn.ModelOp(mc.Model)
 	if err != nil {
@@ -341,6 +347,9 @@ func (t *trainer) run() (*Result, error) {
 			}
 		}
 		if rank0 {
+			if w := t.watch.observe(epoch, m.Loss); w != "" && cfg.Log != nil {
+				fmt.Fprintln(cfg.Log, w)
+			}
 			if cfg.Log != nil && !cfg.Quiet {
 				acc := "(not evaluated)                         "
 				if m.Evaluated {
@@ -427,16 +436,17 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	pass := nn.Pass{Train: true, Epoch: epoch}
 	logits, err := t.model.Forward(pass, x)
 	if err != nil {
-		return m, err
+		return m, diverged(epoch, err)
 	}
 	lossSum, grad := nn.SoftmaxCrossEntropy(logits, t.shard.Labels, supervised, float64(max(nSup[0], 1)))
 	gx, err := t.model.Backward(pass, grad, t.lp != nil)
 	if err != nil {
-		return m, err
+		return m, diverged(epoch, err)
 	}
 	if t.lp != nil {
 		t.lp.Backward(gx)
 	}
+	code := t.localDivergence(lossSum, logits)
 	tCompute := time.Since(t0).Seconds()
 
 	// Gradient all-reduce: first wait for the slowest rank (sync), then sum.
@@ -446,11 +456,17 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	}
 	syncS := time.Since(t1).Seconds()
 	t2 := time.Now()
-	if err := t.allreduceGrads(lossSum); err != nil {
+	if err := t.allreduceGrads(lossSum, code); err != nil {
+		return m, err
+	}
+	if err := divergence(epoch, t.lossBuf[1:]); err != nil {
 		return m, err
 	}
 	reduceS := time.Since(t2).Seconds()
 	t.opt.Step()
+	if l := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
+		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: "parameter after the optimizer step"}
+	}
 	st := t.prop.Stats()
 
 	// Evaluation pass (no dropout, all training labels embedded), every
@@ -465,7 +481,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		}
 		evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
 		if err != nil {
-			return m, err
+			return m, diverged(epoch, err)
 		}
 		for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
 			correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
@@ -610,9 +626,9 @@ func gatherHosts(c comm.Comm) ([]string, error) {
 	return hosts, nil
 }
 
-// allreduceGrads sums every parameter gradient (and the loss) over ranks in
-// one call.
-func (t *trainer) allreduceGrads(lossSum float64) error {
+// allreduceGrads sums every parameter gradient over ranks in one call, and
+// the loss with every rank's divergence code (slot 1+rank) in another.
+func (t *trainer) allreduceGrads(lossSum, diverged float64) error {
 	params := t.params
 	off := 0
 	for _, p := range params {
@@ -629,7 +645,12 @@ func (t *trainer) allreduceGrads(lossSum float64) error {
 		copy(p.G, t.gradBuf[off:off+len(p.G)])
 		off += len(p.G)
 	}
-	l := []float64{lossSum}
+	if len(t.lossBuf) != 1+t.c.Size() {
+		t.lossBuf = make([]float64, 1+t.c.Size())
+	}
+	l := t.lossBuf
+	clear(l)
+	l[0], l[1+t.c.Rank()] = lossSum, diverged
 	if err := t.c.AllreduceSumF64(l); err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ func cmdConvert(args []string, out io.Writer) error {
 	case c.synthFeat > 0 && c.classes < 1:
 		return usageError{fmt.Sprintf("--classes: %d, want ≥ 1", c.classes)}
 	}
+	if err := checkWritable(c.out); err != nil {
+		return usageError{fmt.Sprintf("--out: %v", err)}
+	}
 	t0 := time.Now()
 	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, Features: c.features, Labels: c.labels})
 	if err != nil {

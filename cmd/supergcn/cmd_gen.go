@@ -29,6 +29,9 @@ func cmdGen(args []string, out io.Writer) error {
 	if *path == "" {
 		return usageError{"--out: required"}
 	}
+	if err := checkWritable(*path); err != nil {
+		return usageError{fmt.Sprintf("--out: %v", err)}
+	}
 	s, err := graph.ParseGenSpec(*spec)
 	if err != nil {
 		return usageError{"--" + err.Error()}

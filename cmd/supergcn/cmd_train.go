@@ -1,13 +1,16 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
@@ -23,12 +26,44 @@ func init() {
 }
 
 func cmdTrain(args []string) error {
+	a, err := parseTrain(args)
+	if err != nil {
+		return err
+	}
+	stopRequested, release := stopRequests(a.stopAfter)
+	defer release()
+	a.cfg.Stop = stopRequested
+	a.cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: a.d.describe()}
+	w, err := startWorld(a.mpiMode)
+	if err != nil {
+		return err
+	}
+	stop, err := startProfile(a.cpuProfile, w.comm)
+	if err != nil {
+		return w.finish(err)
+	}
+	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits)
+	stop()
+	return w.finish(err)
+}
+
+// trainArgs is a checked train command line.
+type trainArgs struct {
+	d                  dataFlags
+	cfg                train.Config
+	mpiMode            string
+	bits               bitsFlags
+	kernel, cpuProfile string
+	stopAfter          time.Duration
+}
+
+// parseTrain parses and checks the train flags (reading the --resume
+// checkpoint, probing output paths), before any data is read.
+func parseTrain(args []string) (*trainArgs, error) {
 	fs := newFlagSet("train", "[--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
-	var d dataFlags
+	a := &trainArgs{cfg: train.Config{QuantParams: quant.ParamsBlock}}
+	d, cfg, bits := &a.d, &a.cfg, &a.bits
 	d.register(fs, "train on")
-	cfg := train.Config{QuantParams: quant.ParamsBlock}
-	var mpiMode string
-	var bits bitsFlags
 	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|")+" (sage: GraphSAGE with mean aggregation)")
 	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
 	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
@@ -51,49 +86,41 @@ func cmdTrain(args []string) error {
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
-	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
 	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
-	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE (same model flags) up to --epochs; --metrics is appended to")
-	fs.StringVar(&mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
+	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
+	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE up to --epochs (model and training settings come from it); --metrics is appended to")
+	fs.StringVar(&a.mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "quiet: only the final summary line, a resume notice and errors (no data, plan, progress or per-epoch lines)")
-	stopAfter := fs.Duration("stop-after", 0, "stop cleanly after this long (e.g. 55m in a 1-hour job): finish the epoch, save to --save, exit with status 75; SIGTERM and SIGUSR1 do the same at once")
+	fs.DurationVar(&a.stopAfter, "stop-after", 0, "stop cleanly after this long (e.g. 55m in a 1-hour job): finish the epoch, save to --save, exit with status 75; SIGTERM and SIGUSR1 do the same at once")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile to FILE (FILE.rankN under MPI with several ranks)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if err := d.validate(fs); err != nil {
-		return err
+		return nil, err
 	}
-	if err := validateTrain(&cfg, mpiMode, bits); err != nil {
-		return err
+	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
+		return nil, err
 	}
-	kernel, err := checkKernel(cfg.Kernel)
-	if err != nil {
-		return err
+	if a.stopAfter < 0 {
+		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
+	}
+	if cfg.ResumePath != "" {
+		if err := resumeSettings(fs, cfg, d); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
+		return nil, err
 	}
 	cfg.Seed = d.seed
 	cfg.FeatNorm = d.featNorm
 	cfg.Quiet = *quiet
 	d.prog = progress.ForStderr(*quiet)
 	cfg.Model.Seed = d.seed
-	if *stopAfter < 0 {
-		return usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", *stopAfter)}
-	}
-	stopRequested, release := stopRequests(*stopAfter)
-	defer release()
-	cfg.Stop = stopRequested
-	cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: d.describe()}
-	w, err := startWorld(mpiMode)
-	if err != nil {
-		return err
-	}
-	stop, err := startProfile(*cpuProfile, w.comm)
-	if err != nil {
-		return w.finish(err)
-	}
-	err = runTrain(w, &d, cfg, kernel, bits)
-	stop()
-	return w.finish(err)
+	a.cpuProfile = *cpuProfile
+	return a, nil
 }
 
 // validateTrain checks the model and optimiser flags before any data is
@@ -109,16 +136,18 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	switch {
 	case m.Layers < 1:
 		return bad("layers", "%d, need at least 1", m.Layers)
-	case m.Hidden < 1:
-		return bad("hidden", "%d, need at least 1", m.Hidden)
+	case m.Hidden < 1 || m.Hidden > nn.MaxWidth:
+		return bad("hidden", "%d, need 1 to %d", m.Hidden, nn.MaxWidth)
+	case m.Layers > nn.MaxLayers:
+		return bad("layers", "%d, at most %d", m.Layers, nn.MaxLayers)
 	case !(m.Dropout >= 0 && m.Dropout < 1):
 		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
 	case m.Norm != "none" && m.Norm != "layer":
 		return bad("norm", "%q is not none or layer", m.Norm)
-	case !(cfg.LR > 0):
-		return bad("lr", "%g, need a positive learning rate", cfg.LR)
-	case !(cfg.WeightDecay >= 0):
-		return bad("weight-decay", "%g, need ≥ 0", cfg.WeightDecay)
+	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
+		return bad("lr", "%g, need a finite positive learning rate", cfg.LR)
+	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
+		return bad("weight-decay", "%g, need a finite value ≥ 0", cfg.WeightDecay)
 	case cfg.Epochs < 0:
 		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
 	case cfg.Threads < 0:
@@ -172,11 +201,67 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	return nil
 }
 
-// checkWritable fails when path's directory cannot take a new file, so a
-// long run does not end in an unwritable --save.
+// resumeSettings reads the --resume checkpoint and takes the model and
+// training settings from it, so the run continues the saved one exactly; a
+// flag given with another value is refused, naming both.
+func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
+	ck, err := train.LoadCheckpoint(cfg.ResumePath)
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	if ck.Train == nil {
+		return usageError{fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath)}
+	}
+	featNorm := ck.FeatNorm
+	if featNorm == "" {
+		featNorm = "none"
+	}
+	norm := ck.Model.Norm
+	if norm == "" {
+		norm = "none"
+	}
+	type setting struct {
+		flag      string
+		flagValue any
+		ckValue   any
+		take      func()
+	}
+	m := &cfg.Model
+	settings := []setting{
+		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
+		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
+		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
+		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
+		{"norm", m.Norm, norm, func() { m.Norm = norm }},
+		{"seed", d.seed, ck.Model.Seed, func() { d.seed = ck.Model.Seed }},
+		{"label-prop", cfg.LabelProp, ck.LabelProp, func() { cfg.LabelProp = ck.LabelProp }},
+		{"feat-norm", d.featNorm, featNorm, func() { d.featNorm = featNorm }},
+	}
+	if o := ck.Train.Optim; o != (train.Optim{}) { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"lr", cfg.LR, o.LR, func() { cfg.LR = o.LR }},
+			setting{"weight-decay", cfg.WeightDecay, o.WeightDecay, func() { cfg.WeightDecay = o.WeightDecay }},
+			setting{"decay-all", cfg.DecayAll, o.DecayAll, func() { cfg.DecayAll = o.DecayAll }},
+			setting{"adamw", cfg.Decoupled, o.Decoupled, func() { cfg.Decoupled = o.Decoupled }})
+	}
+	for _, s := range settings {
+		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
+			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
+				s.flag, s.flagValue, cfg.ResumePath, s.flag, s.ckValue)}
+		}
+		s.take()
+	}
+	return nil
+}
+
+// checkWritable fails when path names a directory or its directory cannot
+// take a new file, so a long run does not end in an unwritable --save.
 func checkWritable(path string) error {
 	if path == "" {
 		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory, want a file name", path)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".supergcn-check-*")
 	if err != nil {

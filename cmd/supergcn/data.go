@@ -13,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/progress"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
@@ -102,6 +103,11 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	if n > 1 {
 		return usageError{"use only one of --data, --synthetic and --partitions"}
 	}
+	if d.synthetic != "" && d.synthetic != "default" {
+		if _, err := graph.ParseGenSpec(d.synthetic); err != nil {
+			return usageError{fmt.Sprintf("--synthetic: %v", err)}
+		}
+	}
 	switch d.featNorm {
 	case "none", "row":
 	default:
@@ -140,7 +146,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 		if d.seed != 0 && d.synthetic == "" {
 			spec.Seed = d.seed
 		}
-		ds, err = graph.Generate(spec)
+		if ds, err = graph.Generate(spec); err != nil && d.synthetic != "" {
+			err = fmt.Errorf("--synthetic: %w", err)
+		}
 	}
 	st.Done()
 	if err != nil {
@@ -187,6 +195,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
 	if d.partitions != "" {
 		t0 := time.Now()
+		if err := checkPartitionMemory(d.partitions, c, log); err != nil {
+			return nil, err
+		}
 		st := d.step(log, "data: reading "+d.partitions)
 		s, err := partition.Load(d.partitions, c.Rank(), c.Size())
 		st.Done()
@@ -220,6 +231,27 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		}
 	}
 	return partition.Split(ds, owner, c.Rank(), p), nil
+}
+
+// checkPartitionMemory prints (rank 0) what loading the partition
+// directory needs per rank, from its meta.json, and refuses a load that
+// cannot fit; a directory Load will refuse anyway is left to it.
+func checkPartitionMemory(dir string, c comm.Comm, log io.Writer) error {
+	m, err := partition.ReadMeta(dir)
+	if err != nil {
+		return nil
+	}
+	need := int64(0)
+	for r := range c.Size() {
+		need = max(need, partition.LoadBytes(m, r, c.Size()))
+	}
+	if need == 0 {
+		return nil
+	}
+	if log != nil {
+		fmt.Fprintf(log, "data: partitions %s: loading needs ~%s per rank (this process may use %s)\n", dir, sysmem.GB(need), sysmem.GB(sysmem.Limit()))
+	}
+	return sysmem.Check(need, fmt.Sprintf("--partitions %s: loading %d parts on %d rank(s)", dir, m.Parts, c.Size()))
 }
 
 func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) ([]int32, error) {

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -24,6 +25,10 @@ var binPath string
 
 func TestMain(m *testing.M) {
 	code := func() int {
+		flag.Parse()
+		if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+			return m.Run() // fuzz targets call the parsers in process: no binary
+		}
 		if p := os.Getenv("SUPERGCN_BIN"); p != "" {
 			abs, err := filepath.Abs(p)
 			if err != nil {

@@ -1,0 +1,275 @@
+package main
+
+// Every bad input, flag or file the reliability work (issue 13) covers, run
+// through the binary: each must end with a non-zero exit, one line on
+// stderr naming the flag or file:line, and never a Go stack trace.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/train"
+)
+
+var goroutineTrace = regexp.MustCompile(`goroutine [0-9]* \[`)
+
+// badCase is one run of the binary that must fail cleanly.
+type badCase struct {
+	name string
+	env  []string // extra environment (a memory limit)
+	args []string
+	want string // substring of the one stderr line
+}
+
+// expectCleanFailure runs c and checks exit status, the single stderr line
+// and the absence of a stack trace.
+func expectCleanFailure(t *testing.T, c badCase) {
+	t.Helper()
+	r := runEnv(t, 2*time.Minute, c.env, c.args...)
+	stderr := strings.TrimRight(r.stderr, "\n")
+	switch {
+	case goroutineTrace.MatchString(r.stderr):
+		t.Errorf("%s: Go stack trace on stderr:\n%s", c.name, r.stderr)
+	case r.code == 0:
+		t.Errorf("%s: exit 0, want an error containing %q\nstdout:\n%s", c.name, c.want, r.stdout)
+	case strings.Contains(stderr, "\n") || stderr == "":
+		t.Errorf("%s: stderr is not one line:\n%s", c.name, r.stderr)
+	case !strings.Contains(stderr, c.want):
+		t.Errorf("%s: stderr %q does not contain %q", c.name, stderr, c.want)
+	}
+}
+
+// runEnv is run with extra environment variables and no launcher.
+func runEnv(t *testing.T, limit time.Duration, env []string, args ...string) result {
+	t.Helper()
+	if len(env) == 0 {
+		return run(t, limit, nil, args...)
+	}
+	return run(t, limit, append([]string{"env"}, env...), args...)
+}
+
+// writeFiles writes name → content under dir (creating directories).
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ogbDir writes a 4-node OGB-layout dataset with the given overrides.
+func ogbDir(t *testing.T, dir string, over map[string]string) string {
+	t.Helper()
+	files := map[string]string{
+		"raw/edge.csv":           "0,1\n1,2\n2,3\n3,0\n",
+		"raw/node-feat.csv":      "1,0\n0,1\n1,1\n0,0\n",
+		"raw/node-label.csv":     "0\n1\n0\n1\n",
+		"split/public/train.csv": "0\n1\n",
+		"split/public/valid.csv": "2\n",
+		"split/public/test.csv":  "3\n",
+	}
+	for k, v := range over {
+		files[k] = v
+	}
+	writeFiles(t, dir, files)
+	return dir
+}
+
+// npyInt64 writes a 1-D int64 .npy file.
+func npyInt64(t *testing.T, path string, vals []int64) string {
+	t.Helper()
+	dict := fmt.Sprintf("{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }", len(vals))
+	hdr := dict + strings.Repeat(" ", 63-(10+len(dict))%64) + "\n"
+	var b bytes.Buffer
+	b.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
+	b.WriteString(hdr)
+	binary.Write(&b, binary.LittleEndian, vals)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// forgeCheckpoint writes a version-2 checkpoint with a valid CRC around an
+// arbitrary header and payload.
+func forgeCheckpoint(t *testing.T, path, header string, payload []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("SGCNCKPT")
+	binary.Write(&b, binary.LittleEndian, uint32(2))
+	binary.Write(&b, binary.LittleEndian, uint32(len(header)))
+	b.WriteString(header)
+	b.Write(payload)
+	binary.Write(&b, binary.LittleEndian, crc32.Checksum(b.Bytes(), crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCLIBadInputsFailCleanly(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+
+	// A good checkpoint to forge from.
+	good := p("good.ckpt")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "2", "--quiet", "--save", good); r.code != 0 {
+		t.Fatalf("training the base checkpoint: %s", r.stderr)
+	}
+	ck, err := train.LoadCheckpoint(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := func(name string, edit func(ck *train.Checkpoint)) string {
+		c := *ck
+		tr := *ck.Train
+		c.Train = &tr
+		c.Params = append([]train.SavedParam(nil), ck.Params...)
+		c.Params[0].W = append([]float32(nil), ck.Params[0].W...)
+		edit(&c)
+		if err := train.SaveCheckpoint(p(name), &c); err != nil {
+			t.Fatal(err)
+		}
+		return p(name)
+	}
+
+	// Data files.
+	os.MkdirAll(p("outdir"), 0o755)
+	writeFiles(t, dir, map[string]string{
+		"big1e9.edges":  "0 1\n1 999999999\n",
+		"big2e31.edges": "0 1\n1 2147483646\n",
+		"asym.graph":    "3 2\n2 3\n1\n2\n",
+	})
+	labels1e9 := ogbDir(t, p("labels1e9"), map[string]string{"raw/node-label.csv": "0\n1\n1000000000\n1\n"})
+	edges2e31 := ogbDir(t, p("edges2e31"), map[string]string{"raw/num-edge-list.csv": "2147483648\n"})
+	overlap := ogbDir(t, p("overlap"), map[string]string{"split/public/test.csv": "1\n3\n"})
+	npyLabels := npyInt64(t, p("labels.npy"), []int64{0, 1000000000, 1, 0})
+	nanSGB := p("nan.sgb")
+	ds, err := graph.Load(ogbDir(t, p("fornan"), nil), graph.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.X[3] = float32(math.NaN())
+	if err := graph.WriteBinary(nanSGB, ds); err != nil {
+		t.Fatal(err)
+	}
+	hdr := `{"model":{"Model":"gcn","Layers":1,"In":1433,"Hidden":16,"Out":7},"train":{"epoch":1,"adam_steps":1},"params":[{"name":"conv0.lin.weight","len":4611686018427387904}]}`
+	huge := forgeCheckpoint(t, p("huge.ckpt"), hdr, make([]byte, 64))
+
+	pdir := p("cora-2")
+	if r := run(t, 2*time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--method", "random", "--out", pdir); r.code != 0 {
+		t.Fatalf("partitioning: %s", r.stderr)
+	}
+	gomem := []string{"GOMEMLIMIT=1GiB"}
+	for _, c := range []badCase{
+		// 1: divergence and non-finite optimiser settings.
+		{name: "lr 1e20", args: []string{"train", "--data", cora, "--epochs", "20", "--lr", "1e20", "--quiet", "--save", p("div.ckpt"), "--metrics", p("div.jsonl")},
+			want: "non-finite loss in layer 2 on rank 0"},
+		{name: "lr inf", args: []string{"train", "--data", cora, "--lr", "inf"}, want: "--lr: +Inf"},
+		{name: "lr nan", args: []string{"train", "--data", cora, "--lr", "NaN"}, want: "--lr: NaN"},
+		{name: "weight-decay inf", args: []string{"train", "--data", cora, "--weight-decay", "Inf"}, want: "--weight-decay: +Inf"},
+		// 2: values that used to exhaust memory or panic.
+		{name: "label 1e9 csv", args: []string{"train", "--data", labels1e9}, want: "node-label.csv:3: label 1000000000: at most 65536 classes"},
+		{name: "label 1e9 npy", args: []string{"train", "--data", labels1e9, "--labels", npyLabels}, want: "label 1 is 1000000000: at most 65536 classes"},
+		{name: "hidden 1e8", args: []string{"train", "--data", cora, "--hidden", "100000000"}, want: "--hidden: 100000000"},
+		{name: "hidden 1e7", args: []string{"train", "--data", cora, "--hidden", "10000000"}, want: "--hidden: 10000000: training needs ~"},
+		{name: "edge id 1e9", env: gomem, args: []string{"train", "--data", p("big1e9.edges"), "--synthetic-features", "8"}, want: "big1e9.edges:2: node id 999999999 implies"},
+		{name: "edge id 2^31", env: gomem, args: []string{"convert", "--data", p("big2e31.edges"), "--out", p("x.sgb")}, want: "big2e31.edges:2: node id 2147483646 implies"},
+		{name: "num-edge-list 2^31", args: []string{"train", "--data", edges2e31}, want: "says 2147483648 edges but"},
+		{name: "synthetic too big", env: gomem, args: []string{"train", "--synthetic", "nodes=2000000000,degree=4,feat=100"}, want: "--synthetic: spec: 2000000000 nodes"},
+		{name: "partitions beyond memory", env: []string{"GOMEMLIMIT=1MiB"}, args: []string{"train", "--partitions", pdir}, want: "--partitions " + pdir + ": loading 2 parts on 1 rank(s) needs ~"},
+		{name: "checkpoint params 2^62", args: []string{"eval", "--model", huge, "--data", cora}, want: "runs past the end of the file"},
+		{name: "checkpoint hidden 2^40", args: []string{"eval", "--model", forged("h40.ckpt", func(c *train.Checkpoint) { c.Model.Hidden = 1 << 40 }), "--data", cora}, want: "Hidden: 1099511627776"},
+		// 3: resume with contradicting settings, forged training state.
+		{name: "resume dropout", args: []string{"train", "--data", cora, "--epochs", "4", "--resume", good, "--dropout", "0.3"}, want: "--dropout 0.3 contradicts --resume " + good + ", which was trained with --dropout 0.5"},
+		{name: "resume feat-norm", args: []string{"train", "--data", cora, "--epochs", "4", "--resume", good, "--feat-norm", "row"}, want: "--feat-norm row contradicts"},
+		{name: "resume seed", args: []string{"train", "--data", cora, "--epochs", "4", "--resume", good, "--seed", "9"}, want: "--seed 9 contradicts"},
+		{name: "resume lr", args: []string{"train", "--data", cora, "--epochs", "4", "--resume", good, "--lr", "0.1"}, want: "--lr 0.1 contradicts"},
+		{name: "checkpoint epoch -5", args: []string{"train", "--data", cora, "--epochs", "4", "--resume", forged("e5.ckpt", func(c *train.Checkpoint) { c.Train.Epoch = -5 })}, want: "train.epoch -5"},
+		{name: "checkpoint dropout 5", args: []string{"train", "--data", cora, "--epochs", "4", "--resume", forged("d5.ckpt", func(c *train.Checkpoint) { c.Model.Dropout = 5 })}, want: "Dropout: 5"},
+		{name: "checkpoint NaN", args: []string{"eval", "--model", forged("nan.ckpt", func(c *train.Checkpoint) { c.Params[0].W[0] = float32(math.NaN()) }), "--data", cora}, want: "non-finite values"},
+		{name: "checkpoint feat_norm", args: []string{"eval", "--model", forged("fn.ckpt", func(c *train.Checkpoint) { c.FeatNorm = "zscore" }), "--data", cora}, want: `feat_norm "zscore"`},
+		// 4: output paths that cannot take the output, before any work.
+		{name: "save dir", args: []string{"train", "--data", cora, "--save", p("outdir")}, want: "--save: " + p("outdir") + " is a directory"},
+		{name: "metrics dir", args: []string{"train", "--data", cora, "--metrics", p("outdir")}, want: "--metrics: " + p("outdir") + " is a directory"},
+		{name: "save unwritable", args: []string{"train", "--data", cora, "--save", p("nodir/m.ckpt")}, want: "--save:"},
+		{name: "convert out dir", args: []string{"convert", "--data", cora, "--out", p("outdir")}, want: "--out: " + p("outdir") + " is a directory"},
+		{name: "gen out dir", args: []string{"gen", "--out", p("outdir")}, want: "--out: " + p("outdir") + " is a directory"},
+		// 5: silent wrong data.
+		{name: "split overlap", args: []string{"train", "--data", overlap}, want: "test.csv:1: node 1 is also in the train split"},
+		{name: "asymmetric METIS", args: []string{"convert", "--data", p("asym.graph"), "--out", p("asym.sgb")}, want: "asym.graph:2: vertex 1 lists neighbour 3, but vertex 3 does not list 1"},
+		{name: "NaN feature sgb", args: []string{"train", "--data", nanSGB}, want: "section x: feature [1,1] is NaN"},
+	} {
+		expectCleanFailure(t, c)
+	}
+
+	// The diverged run kept nothing half-written: no checkpoint (it diverged
+	// before --save-every), complete metric lines only.
+	if _, err := os.Stat(p("div.ckpt")); !os.IsNotExist(err) {
+		t.Errorf("a diverged run wrote its checkpoint: %v", err)
+	}
+	if b, err := os.ReadFile(p("div.jsonl")); err != nil || (len(b) > 0 && b[len(b)-1] != '\n') || bytes.Contains(b, []byte("NaN")) {
+		t.Errorf("metrics of the diverged run: %q, %v", b, err)
+	}
+}
+
+// --resume takes the model and training settings from the checkpoint: a
+// resubmission naming only --resume and --epochs continues the saved run
+// exactly, with the model flags of the first job left out.
+func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	dir := t.TempDir()
+	model := []string{"--hidden", "32", "--dropout", "0.3", "--seed", "5", "--lr", "0.02", "--feat-norm", "row", "--quiet"}
+	ref := filepath.Join(dir, "ref.jsonl")
+	if r := run(t, 2*time.Minute, nil, append([]string{"train", "--data", cora, "--epochs", "6", "--metrics", ref}, model...)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	ckpt, metrics := filepath.Join(dir, "job.ckpt"), filepath.Join(dir, "job.jsonl")
+	if r := run(t, 2*time.Minute, nil, append([]string{"train", "--data", cora, "--epochs", "3", "--save", ckpt, "--metrics", metrics}, model...)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// The killed job's last line is cut mid-way; the resumed job must not
+	// append to it.
+	b, _ := os.ReadFile(metrics)
+	os.WriteFile(metrics, append(b, `{"epoch":4,"lo`...), 0o644)
+	r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "6", "--resume", ckpt, "--metrics", metrics, "--quiet", "--hidden", "32")
+	if r.code != 0 {
+		t.Fatalf("resume with only --resume (and an agreeing --hidden): %s", r.stderr)
+	}
+	sameLosses(t, "resumed from the checkpoint's settings", losses(t, ref), losses(t, metrics))
+}
+
+// A --save onto a full disk ends with one line naming the flag and the
+// file, exit 1, no .tmp, and the metrics of the finished epochs complete.
+func TestCLIFullDisk(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	disk := testdata.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
+	save, metrics := filepath.Join(disk, "m.ckpt"), filepath.Join(disk, "m.jsonl")
+	expectCleanFailure(t, badCase{name: "save on a full disk",
+		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save", save, "--metrics", metrics},
+		want: "--save: write " + save + ".tmp: no space left on device"})
+	if _, err := os.Stat(save + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("temporary file left behind: %v", err)
+	}
+	if b, err := os.ReadFile(metrics); err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
+		t.Errorf("metrics on the full disk: %q, %v", b, err)
+	}
+}

@@ -1,0 +1,203 @@
+package train
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// A learning rate of 1e20 makes the model non-finite within a few epochs:
+// training stops at that epoch with an error naming epoch, layer and rank,
+// the metrics file holds only complete lines of finite epochs, and the
+// checkpoint of the epoch before is kept (for one rank with fp32, and for
+// several ranks with fp32 and int2 exchange).
+func TestDivergenceStopsTraining(t *testing.T) {
+	ds := cora(t)
+	for _, tc := range []struct {
+		name string
+		p    int
+		bits int
+	}{{"1rank-fp32", 1, 32}, {"2ranks-fp32", 2, 32}, {"2ranks-int2", 2, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := kipfConfig("gcn", 1, 30, 0.5)
+			cfg.LR = 1e20
+			cfg.Bits, cfg.BitsBackward = tc.bits, tc.bits
+			cfg.SavePath, cfg.SaveEvery = filepath.Join(dir, "m.ckpt"), 1
+			cfg.MetricsPath = filepath.Join(dir, "m.jsonl")
+			owner := partition.Random(ds.NumNodes(), tc.p, 7)
+			errs := make([]error, tc.p)
+			err := comm.RunGroup(tc.p, func(c comm.Comm) error {
+				_, errs[c.Rank()] = Run(cfg, partition.Split(ds, owner, c.Rank(), tc.p), c)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var de *DivergedError
+			if !errors.As(errs[0], &de) {
+				t.Fatalf("lr 1e20: err = %v, want a DivergedError", errs[0])
+			}
+			// Every rank stops at the same epoch (with a quantised exchange,
+			// each sending rank may report its own rows).
+			for r, e := range errs {
+				var re *DivergedError
+				if !errors.As(e, &re) || re.Epoch != de.Epoch {
+					t.Fatalf("rank %d: err = %v; rank 0: %v", r, e, errs[0])
+				}
+			}
+			msg := errs[0].Error()
+			t.Log(msg)
+			if de.Layer < 1 || de.Layer > cfg.Model.Layers || de.Rank < 0 || de.Rank >= tc.p || de.Epoch < 1 ||
+				!strings.Contains(msg, "layer") || !strings.Contains(msg, "rank") || !strings.HasPrefix(msg, "epoch ") {
+				t.Fatalf("error %q (%+v) must name epoch, layer and rank", msg, *de)
+			}
+			lines := readLines(t, cfg.MetricsPath)
+			if len(lines) != de.Epoch-1 {
+				t.Fatalf("metrics has %d lines, want the %d epochs before the divergence", len(lines), de.Epoch-1)
+			}
+			for _, l := range lines {
+				var m EpochMetrics
+				if err := json.Unmarshal([]byte(l), &m); err != nil || math.IsNaN(m.Loss) {
+					t.Fatalf("metrics line %q: %v", l, err)
+				}
+			}
+			if de.Epoch == 1 {
+				return
+			}
+			ck, err := LoadCheckpoint(cfg.SavePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.Train.Epoch != de.Epoch-1 {
+				t.Fatalf("checkpoint at epoch %d, want the last good epoch %d", ck.Train.Epoch, de.Epoch-1)
+			}
+			for _, p := range ck.Params {
+				if !nn.AllFinite(p.W) {
+					t.Fatalf("checkpoint parameter %s is not finite", p.Name)
+				}
+			}
+			if _, err := os.Stat(cfg.SavePath + ".tmp"); err == nil {
+				t.Fatal("a .tmp file was left")
+			}
+		})
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+func TestLossWatchWarnsOnce(t *testing.T) {
+	var w lossWatch
+	warnings := 0
+	for e, l := range []float64{2, 1, 0.9, 0.8} {
+		if w.observe(e+1, l) != "" {
+			t.Fatalf("warning at falling loss epoch %d", e+1)
+		}
+	}
+	for e := 5; e < 5+3*risingEpochs; e++ {
+		if msg := w.observe(e, 2); msg != "" {
+			warnings++
+			if e != 4+risingEpochs || !strings.Contains(msg, "0.8") {
+				t.Fatalf("epoch %d: %q", e, msg)
+			}
+		}
+	}
+	if warnings != 1 {
+		t.Fatalf("%d warnings, want 1", warnings)
+	}
+}
+
+// NaN and infinite floats are written as null: a metrics line never fails.
+func TestMetricsLineNonFinite(t *testing.T) {
+	b, err := marshalLine(EpochMetrics{Epoch: 3, Loss: math.NaN(), EpochS: math.Inf(1), TrainAcc: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || b[len(b)-1] != '\n' {
+		t.Fatalf("%q: %v", b, err)
+	}
+	if m["loss"] != nil || m["epoch_s"] != nil || m["train_acc"] != 0.5 || m["epoch"] != 3.0 {
+		t.Fatalf("decoded %v", m)
+	}
+}
+
+// A resumed run appending to a metrics file cut in the middle of a line
+// (a full disk, a kill) first drops the partial line.
+func TestMetricsAppendDropsPartialLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	os.WriteFile(path, []byte("{\"epoch\":1}\n{\"epoch\":2}\n{\"epo"), 0o644)
+	w, err := newMetricsWriter(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.write(EpochMetrics{Epoch: 3}); err != nil {
+		t.Fatal(err)
+	}
+	w.close()
+	lines := readLines(t, path)
+	if len(lines) != 3 {
+		t.Fatalf("lines %q", lines)
+	}
+	for i, l := range lines {
+		var m EpochMetrics
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Epoch != i+1 {
+			t.Fatalf("line %d %q: %v", i+1, l, err)
+		}
+	}
+}
+
+// On a full disk a metrics line is written whole or not at all: the file
+// keeps only complete lines, and the error says why.
+func TestMetricsFullDiskKeepsCompleteLines(t *testing.T) {
+	dir := testdata.SmallDisk(t, 8192)
+	path := filepath.Join(dir, "m.jsonl")
+	w, err := newMetricsWriter(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	written := 0
+	for ; written < 10000; written++ {
+		if err = w.write(EpochMetrics{Epoch: written + 1, Loss: 1.25, CommBytes: 123456789}); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("8 KiB tmpfs never filled up")
+	}
+	t.Logf("%d lines, then %v", written, err)
+	b, rerr := os.ReadFile(path)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		t.Fatalf("file ends in a partial line: %q", b[max(0, len(b)-40):])
+	}
+	if lines := readLines(t, path); len(lines) != written {
+		t.Fatalf("%d lines in the file, %d written", len(lines), written)
+	}
+}

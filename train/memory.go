@@ -1,0 +1,60 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/sysmem"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// Estimate returns the bytes a rank needs to train model mc (In and Out
+// filled) on shard s, beyond the shard itself: parameters with their
+// gradient, Adam moments and all-reduce buffer; per layer the activations,
+// their gradients, dropout masks and exchange buffers over the shard's
+// rows and halo; and, as hidden, the part that grows with the hidden width.
+// It is meant to be close, not an upper bound: a run is refused only when
+// the estimate exceeds the memory this process may use.
+func Estimate(mc nn.Config, labelProp bool, s *partition.Shard) (total, hidden int64) {
+	rows := int64(len(s.Global) + len(s.Remote.Src))
+	params := mc.NumParams()
+	if labelProp {
+		params += int64(mc.In) * int64(mc.Out)
+	}
+	f, h, c := int64(mc.In), int64(mc.Hidden), int64(mc.Out)
+	if mc.Layers == 1 {
+		h = 0
+	}
+	// Measured on Cora (hidden 2048-4096, 2-3 layers): about five rows×hidden
+	// float32 buffers live per hidden layer; six leaves room for the halo.
+	hiddenActs := 6 * rows * h * int64(mc.Layers-1)
+	total = 4 * (5*params + 2*rows*f + hiddenActs + 4*rows*c)
+	hidden = 4 * hiddenActs
+	if mc.Layers > 1 { // every parameter tensor then has a hidden side
+		hidden += 4 * 5 * params
+	}
+	return total, hidden
+}
+
+// checkMemory refuses a model that cannot fit, naming the field to lower,
+// after logging the estimate (rank 0). Widths and layers beyond nn's bounds
+// are left to nn.Config.Validate.
+func (t *trainer) checkMemory(mc nn.Config) error {
+	if mc.Layers > nn.MaxLayers || max(mc.In, mc.Hidden, mc.Out) > nn.MaxWidth {
+		return nil
+	}
+	need, hidden := Estimate(mc, t.cfg.LabelProp > 0, t.shard)
+	limit := sysmem.Limit()
+	if t.c.Rank() == 0 && t.cfg.Log != nil {
+		fmt.Fprintf(t.cfg.Log, "memory: training needs ~%s per rank beyond the data (this process may use %s)\n", sysmem.GB(need), sysmem.GB(limit))
+	}
+	if need <= limit {
+		return nil
+	}
+	msg := fmt.Sprintf("training needs ~%s per rank, more than the %s this process may use", sysmem.GB(need), sysmem.GB(limit))
+	if 2*hidden > need { // the hidden width makes it large
+		return field.Errorf("nn.Config.Hidden", "%d: %s", mc.Hidden, msg)
+	}
+	return fmt.Errorf("%s (%d rows of %d features on this rank)", msg, len(t.shard.Global), t.shard.FeatDim)
+}
