@@ -46,7 +46,7 @@ func (t *trainer) checkMemory(mc nn.Config) error {
 	}
 	need, hidden := Estimate(mc, t.cfg.LabelProp > 0, t.shard)
 	limit := sysmem.Limit()
-	if t.c.Rank() == 0 && t.cfg.Log != nil {
+	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet {
 		fmt.Fprintf(t.cfg.Log, "memory: training needs ~%s per rank beyond the data (this process may use %s)\n", sysmem.GB(need), sysmem.GB(limit))
 	}
 	if need <= limit {
