@@ -250,12 +250,12 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	p.send.Apply(xs, p.sbuf, false)
 	t = p.lap(t, &p.stats.AggrSeconds)
 
-	codec := p.fwd
-	if !ps.Train {
-		codec = p.eval
+	codec, stream := p.fwd, uint64(0)
+	if !ps.Train { // evaluation: its own codec and random streams
+		codec, stream = p.eval, 2
 	}
 	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
-	if err := p.exchange(tr, ps, codec, 0, func() { p.local.Apply(xs, out, false) }); err != nil {
+	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
 	t = p.c.Wtime()
@@ -281,12 +281,12 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	t = p.lap(t, &p.stats.AggrSeconds)
 
 	// Rows go back the way they came: receive-buffer rows to their senders.
-	codec := p.bwd
+	codec, stream := p.bwd, uint64(1)
 	if !ps.Train {
-		codec = p.eval
+		codec, stream = p.eval, 3
 	}
 	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
-	if err := p.exchange(tr, ps, codec, 1, func() { p.local.ApplyT(g, gx, false) }); err != nil {
+	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
 	t = p.c.Wtime()
@@ -310,13 +310,13 @@ const pollInterval = 50 * time.Microsecond
 // in quant_s, posting the all-to-all (which waits for the last rank to
 // arrive) in sync_s, moving rows in comm_s, and what is left of the local
 // product after all that in aggr_s.
-func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64, local func()) error {
+func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, local func()) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		local()
 	}()
-	err := p.transferRows(tr, ps, codec, dir, done)
+	err := p.transferRows(tr, ps, codec, stream, done)
 	t := p.c.Wtime()
 	<-done
 	p.lap(t, &p.stats.AggrSeconds)
@@ -325,7 +325,7 @@ func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, dir uint
 
 // transferRows is exchange's part on the calling goroutine; done closes
 // when the local product has finished.
-func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, dir uint64, done <-chan struct{}) error {
+func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, done <-chan struct{}) error {
 	t := p.c.Wtime()
 	var (
 		req  comm.Request
@@ -337,7 +337,7 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, dir 
 		req, sent, err = tr.startF32()
 	} else {
 		seed := func(peer int) uint64 {
-			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), dir)
+			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
 		}
 		enc, sent = tr.encode(codec, seed, &p.byteSend, &p.byteRec)
 		t = p.lap(t, &p.stats.QuantSeconds)
@@ -384,7 +384,8 @@ func complete(req comm.Request, done <-chan struct{}) error {
 	}
 }
 
-// passSeed mixes pass, rank, peer and direction into one stream seed
+// passSeed mixes pass, rank, peer and stream (0/1: training forward/backward,
+// 2/3: evaluation) into one random-stream seed
 // (splitmix64 finalizer over a running hash).
 func passSeed(ps nn.Pass, rank, peer, dir uint64) uint64 {
 	h := uint64(0x9e3779b97f4a7c15)
