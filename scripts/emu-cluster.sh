@@ -151,11 +151,16 @@ done
 cores=$(nproc)
 pin=${EMU_PIN:-auto}
 [ "$pin" = auto ] && { [ "$cores" -ge "$NP" ] && pin=1 || pin=0; }
-cpus_of() { # node index → taskset list
-  local per=$(( cores / NODES )) i=$1
-  [ "$per" -ge 1 ] || { echo "0-$((cores - 1))"; return; }
-  echo "$(( i * per ))-$(( (i + 1) * per - 1 ))"
-}
+# One "taskset -c LIST" prefix per node (line i+1 for node i), empty without
+# pinning; the launch of node 0 and the agent both read it.
+pins=$STATE/pins
+per=$(( cores / NODES ))
+for i in $(seq 0 $((NODES - 1))); do
+  if [ "$pin" != 1 ]; then echo ""
+  elif [ "$per" -ge 1 ]; then echo "taskset -c $(( i * per ))-$(( (i + 1) * per - 1 ))"
+  else echo "taskset -c 0-$((cores - 1))"
+  fi
+done >"$pins"
 
 # The rsh agent Open MPI calls as: AGENT [ssh-style options] HOST COMMAND...
 agent=$STATE/agent.sh
@@ -163,9 +168,7 @@ cat >"$agent" <<EOF
 #!/usr/bin/env bash
 while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done   # options an ssh would take
 host=\$1; shift
-i=\${host##*-n}
-pin=""
-[ "$pin" = 1 ] && pin="taskset -c \$(cores=$cores; per=\$(( cores / $NODES )); echo \$(( i * per ))-\$(( (i + 1) * per - 1 )))"
+pin=\$(sed -n "\$(( \${host##*-n} + 1 ))p" "$pins")
 exec ip netns exec "\$host" unshare --uts \$pin sh -c "hostname \$host; \$*"
 EOF
 chmod +x "$agent"
@@ -175,8 +178,7 @@ echo "emu-cluster: ${NODES} node(s) × ${RPN} rank(s), links ${RATE}$([ "$RATE" 
 xenv=(-x PATH)
 [ -n "${LD_LIBRARY_PATH:-}" ] && xenv+=(-x LD_LIBRARY_PATH)
 head=${ID}-n0
-headpin=""
-[ "$pin" = 1 ] && headpin="taskset -c $(cpus_of 0)"
+headpin=$(head -n 1 "$pins")
 set +e
 # shellcheck disable=SC2086
 ip netns exec "$head" unshare --uts $headpin sh -c 'hostname "$0"; exec "$@"' "$head" \
