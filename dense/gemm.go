@@ -69,6 +69,16 @@ func BLAS() (name, config, core string) {
 	return "gonum", "pure Go", ""
 }
 
+// BLASChoice says which CPU core kernel set the installed BLAS runs and
+// why (a feature-based choice, the library's own detection, or the user's
+// setting), as the binding reports it; "" for gonum's pure-Go BLAS.
+func BLASChoice() string {
+	if i, ok := blas32.Implementation().(interface{ Choice() string }); ok {
+		return i.Choice()
+	}
+	return ""
+}
+
 // GemmBlock is the block of rows (of c, or of the inner dimension) that one
 // BLAS call of a parallel Gemm handles. GNN products are tall and skinny
 // (nodes × features times features × features, and its transpose for the

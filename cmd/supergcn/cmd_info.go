@@ -37,6 +37,7 @@ type buildInfo struct {
 	BLAS        string   `json:"blas"`
 	BLASConfig  string   `json:"blas_config"`
 	BLASCore    string   `json:"blas_core"`
+	BLASChoice  string   `json:"blas_core_choice"` // which core runs and why
 	BLASUse     string   `json:"blas_use"`
 	METIS       string   `json:"metis"`
 	PTScotch    string   `json:"ptscotch"`
@@ -61,6 +62,7 @@ func cmdInfo(args []string) error {
 		METIS: metis.MetisVersion(), PTScotch: metis.ScotchVersion(),
 		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
+	bi.BLASChoice = dense.BLASChoice()
 	if !*noMPI {
 		bi.MPIThread = mpiThreadLevel()
 	}
@@ -74,6 +76,9 @@ func cmdInfo(args []string) error {
 	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", bi.AggrKernel, bi.AggrKernels)
 	fmt.Printf("quantisation kernel: %s (available: %v)\n", bi.QuantKernel, bi.QuantKerns)
 	fmt.Printf("dense BLAS: %s (%s), core %s; %s\n", bi.BLAS, bi.BLASConfig, orDash(bi.BLASCore), bi.BLASUse)
+	if bi.BLASChoice != "" {
+		fmt.Printf("BLAS core choice: %s\n", bi.BLASChoice)
+	}
 	fmt.Printf("partitioners: METIS %s, PT-Scotch %s (ParMETIS interface)\n", bi.METIS, bi.PTScotch)
 	fmt.Printf("MPI: %s\n", firstLineOf(bi.MPI))
 	fmt.Printf("MPI thread level: %s\n", bi.MPIThread)

@@ -42,6 +42,7 @@ func usage() {
 }
 
 func main() {
+	reexecForBLAS()
 	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version" || os.Args[1] == "version") {
 		fmt.Println(versionLine())
 		return

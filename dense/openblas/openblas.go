@@ -10,6 +10,8 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -45,6 +47,45 @@ func (Impl) Name() string {
 // options) and the CPU core kernel set it selected; dense.BLAS reports it.
 func (Impl) Info() (name, config, core string) {
 	return "OpenBLAS", C.GoString(C.openblas_get_config()), C.GoString(C.openblas_get_corename())
+}
+
+// Choice says which core type OpenBLAS runs and why (see ReexecEnv);
+// dense.BLASChoice reports it.
+func (Impl) Choice() string {
+	running := C.GoString(C.openblas_get_corename())
+	_, choice := plan(HostFeatures(), os.Getenv(CoreTypeEnv), os.Getenv(AutoEnv), running, dynamicArch())
+	if choice == "" {
+		choice = "OpenBLAS's own detection; supergcn would restart with " + CoreTypeEnv + " set (see ReexecEnv)"
+	}
+	return choice
+}
+
+// ReexecEnv returns the environment under which the process should
+// replace itself (syscall.Exec of its own executable, same arguments) so
+// that OpenBLAS runs the core type the CPU's features select: OpenBLAS
+// reads OPENBLAS_CORETYPE once, in its library constructor, before any Go
+// code runs, and its own detection goes by CPU model numbers, falling back
+// to its slowest kernels on CPUs it does not know. ok is false, and nothing
+// needs doing, when OpenBLAS already runs a core of that class, when the
+// user set OPENBLAS_CORETYPE, or after such a restart (the environment
+// then names the core, so a process restarts at most once).
+func ReexecEnv() (env []string, ok bool) {
+	running := C.GoString(C.openblas_get_corename())
+	restart, _ := plan(HostFeatures(), os.Getenv(CoreTypeEnv), os.Getenv(AutoEnv), running, dynamicArch())
+	if restart == "" {
+		return nil, false
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, CoreTypeEnv+"=") && !strings.HasPrefix(kv, AutoEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, CoreTypeEnv+"="+restart, AutoEnv+"="+restart+","+running), true
+}
+
+// dynamicArch reports whether this OpenBLAS selects its core at run time.
+func dynamicArch() bool {
+	return strings.Contains(C.GoString(C.openblas_get_config()), "DYNAMIC_ARCH")
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with
