@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Plain-PyTorch full-batch trainer: the supergcn models on a supergcn .sgb
+graph, timed with supergcn's epoch definition, for a reproducible comparison.
+
+Models (as nn/ builds them, PyG's example architecture):
+  x → dropout → for each hidden layer: conv → [LayerNorm] → ReLU → dropout → conv → logits
+  gcn:  conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
+  sage: conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
+Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
+like supergcn. The graph operator is torch.sparse.mm on CSR tensors (int64
+indices) with the transpose precomputed for the backward pass.
+Loss: cross-entropy over the training nodes; Adam (lr 0.01, weight decay 5e-4
+on the first layer's weights, as supergcn's default).
+Epoch = training step (forward, loss, backward, optimizer step) + evaluation
+pass (forward without dropout, accuracy on train/valid/test), as supergcn's
+epoch_s. Prints one line per epoch, then one JSON summary line with the
+median epoch seconds of epochs 2..5 (or of all but the first) and the peak
+RSS of the process (getrusage ru_maxrss, so it includes loading).
+
+  python3 bench/train_torch.py --data g.sgb --model sage --layers 3 --hidden 256 --norm layer --threads 16
+"""
+import argparse
+import json
+import math
+import resource
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+import sgb  # noqa: E402
+
+
+class SpMM(torch.autograd.Function):
+    """out = A·x with a constant CSR A; the backward multiplies by Aᵀ."""
+
+    @staticmethod
+    def forward(ctx, a, at, x):
+        ctx.at = at
+        return torch.sparse.mm(a, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return None, None, torch.sparse.mm(ctx.at, g)
+
+
+def csr(ptr, idx, val, n):
+    return torch.sparse_csr_tensor(torch.from_numpy(np.ascontiguousarray(ptr)), torch.from_numpy(idx), torch.from_numpy(val), (n, n))
+
+
+def operators(d, kind):
+    """The layer operator and its transpose as torch CSR tensors."""
+    n = d["nodes"]
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    idx = np.asarray(d["idx"], dtype=np.int64)
+    deg = np.diff(ptr)
+    if kind == "gcn":  # add a self-loop to every row, keeping the columns of a row sorted
+        s = (1.0 / np.sqrt(deg + 1.0)).astype(np.float32)
+        rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+        if np.any(idx == rows):
+            raise SystemExit(f"graph has self-loops; supergcn adds one more per node, this script does not")
+        after = idx > rows  # entries that move one place right for the loop
+        before = np.bincount(rows, weights=~after, minlength=n).astype(np.int64)
+        ptr2 = ptr + np.arange(n + 1, dtype=np.int64)
+        idx2 = np.empty(len(idx) + n, dtype=np.int64)
+        idx2[np.arange(len(idx), dtype=np.int64) + rows + after] = idx
+        idx2[ptr2[:-1] + before] = np.arange(n, dtype=np.int64)
+        del after, before
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr2))
+        val = s[rows] * s[idx2]
+        ptr, idx = ptr2, idx2
+    else:
+        inv = np.where(deg > 0, 1.0 / np.maximum(deg, 1), 0.0).astype(np.float32)
+        rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+        val = inv[rows]
+    # the transpose: sort entries by column (stable), rows become columns
+    order = np.argsort(idx, kind="stable")
+    tptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(idx, minlength=n), out=tptr[1:])
+    tidx = rows[order]
+    tval = val[order]
+    del order, rows
+    a = csr(ptr, idx, val.astype(np.float32), n)
+    at = csr(tptr, tidx, tval.astype(np.float32), n)
+    return a, at
+
+
+class Conv(torch.nn.Module):
+    def __init__(self, kind, fin, fout):
+        super().__init__()
+        self.kind, self.fin, self.fout = kind, fin, fout
+        if kind == "gcn":
+            self.w = torch.nn.Parameter(torch.empty(fin, fout))
+            torch.nn.init.uniform_(self.w, -math.sqrt(6 / (fin + fout)), math.sqrt(6 / (fin + fout)))
+            self.b = torch.nn.Parameter(torch.zeros(fout))
+        else:
+            bound = 1 / math.sqrt(fin)
+            self.w = torch.nn.Parameter(torch.empty(fin, fout).uniform_(-bound, bound))
+            self.b = torch.nn.Parameter(torch.empty(fout).uniform_(-bound, bound))
+            self.wr = torch.nn.Parameter(torch.empty(fin, fout).uniform_(-bound, bound))
+
+    def forward(self, a, at, x):
+        if self.fout <= self.fin:
+            h = SpMM.apply(a, at, x @ self.w)
+        else:
+            h = SpMM.apply(a, at, x) @ self.w
+        if self.kind == "sage":
+            h = h + x @ self.wr
+        return h + self.b
+
+
+class Model(torch.nn.Module):
+    def __init__(self, kind, layers, fin, hidden, fout, dropout, norm):
+        super().__init__()
+        widths = [fin] + [hidden] * (layers - 1) + [fout]
+        self.convs = torch.nn.ModuleList(Conv(kind, widths[i], widths[i + 1]) for i in range(layers))
+        self.norms = torch.nn.ModuleList(
+            torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.Identity() for _ in range(layers - 1))
+        self.p = dropout
+
+    def forward(self, a, at, x):
+        h = F.dropout(x, self.p, self.training)
+        for i, c in enumerate(self.convs):
+            h = c(a, at, h)
+            if i < len(self.convs) - 1:
+                h = F.dropout(F.relu(self.norms[i](h)), self.p, self.training)
+        return h
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, help="supergcn binary dataset (.sgb)")
+    ap.add_argument("--model", choices=["gcn", "sage"], default="gcn")
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--norm", choices=["none", "layer"], default="none")
+    ap.add_argument("--dropout", type=float, default=0.5)
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--weight-decay", type=float, default=5e-4)
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=torch.get_num_threads())
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+
+    t0 = time.perf_counter()
+    d = sgb.load(a.data)
+    if d["x"] is None or d["labels"] is None:
+        raise SystemExit(f"{a.data}: needs features and labels")
+    A, AT = operators(d, a.model)
+    x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
+    y = torch.from_numpy(np.array(d["labels"], dtype=np.int64))
+    split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
+    split = {s: v[y[v] >= 0] for s, v in split.items()}
+    classes = max(int(d["classes"]), int(y.max()) + 1)
+    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm)
+    first = [model.convs[0].w] + ([model.convs[0].wr] if a.model == "sage" else [])
+    rest = [p for p in model.parameters() if all(p is not f for f in first)]
+    opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
+                            {"params": rest, "weight_decay": 0.0}], lr=a.lr)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {A._nnz()} operator entries, "
+          f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
+
+    times = []
+    for epoch in range(1, a.epochs + 1):
+        t = time.perf_counter()
+        model.train()
+        opt.zero_grad(set_to_none=True)
+        out = model(A, AT, x)
+        loss = F.cross_entropy(out[split["train"]], y[split["train"]])
+        loss.backward()
+        opt.step()
+        del out
+        model.eval()
+        with torch.no_grad():
+            pred = model(A, AT, x).argmax(1)
+            acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
+        dt = time.perf_counter() - t
+        times.append(dt)
+        print(f"epoch {epoch} loss {loss.item():.4f} train {acc['train']:.4f} valid {acc['valid']:.4f} "
+              f"test {acc['test']:.4f} epoch_s {dt:.3f}", flush=True)
+    sel = times[1:5] if len(times) >= 5 else times[1:] or times
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "model": a.model, "layers": a.layers,
+                      "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
+                      "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss}))
+
+
+if __name__ == "__main__":
+    main()
