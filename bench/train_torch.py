@@ -26,6 +26,7 @@ import resource
 import statistics
 import sys
 import time
+import warnings
 
 import numpy as np
 import torch
@@ -145,6 +146,7 @@ def main():
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One node at the hardware's limit (issue 15): supergcn GCN 2×128 and SAGE 3×256 LayerNorm against the plain-PyTorch
+# trainer (bench/train_torch.py) on the same generated graph, one process, T threads; dense GEMMs against torch.mm.
+# Writes to $OUT: info.txt, gemm_supergcn.csv, gemm_torch.csv, gemm.csv, metrics_<model>.jsonl, torch_<model>.json,
+# rss_*, epochs.csv (median epoch s of epochs 2–5, peak RSS) and summary.md.
+#
+#   BIN      supergcn binary (default bin/supergcn)           OUT   output directory (default out/bench-single-node)
+#   SPEC     `supergcn gen` spec (default products)           DATA  graph file (default build/bench-single-node/SPEC.sgb;
+#   THREADS  threads (default: all cores)                            generated when absent, kept for the next run)
+#   EPOCHS   epochs per run (default 5)                       PY    python3 with torch (default python3)
+#   STEPS    what to run, comma separated (default info,gemm,supergcn,torch):
+#            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (both models) | torch (both models)
+#            | gcn | sage | torch-gcn | torch-sage (one model)
+#   GEMM_ROWS rows of the GEMM shapes (default: the graph's nodes)   GEMM_REPS timed repetitions (default 5)
+# The 16-core box: STEPS=info,gemm,supergcn then STEPS=torch (each under 10 min; DATA survives on a warm machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin/supergcn}
+OUT=${OUT:-out/bench-single-node}
+SPEC=${SPEC:-products}
+THREADS=${THREADS:-$(nproc)}
+EPOCHS=${EPOCHS:-5}
+PY=${PY:-python3}
+STEPS=${STEPS:-info,gemm,supergcn,torch}
+DATA=${DATA:-build/bench-single-node/$(echo "$SPEC" | tr -c 'A-Za-z0-9=.\n' '_').sgb}
+mkdir -p "$OUT" "$(dirname "$DATA")"
+has() { [[ ",$STEPS," == *",$1,"* ]]; }
+log() { echo "[bench-single-node $(date -u +%H:%M:%S)] $*"; }
+
+if [ ! -f "$DATA" ]; then
+  log "generating $SPEC -> $DATA"
+  "$BIN" gen --spec "$SPEC" --out "$DATA" | tee "$OUT/gen.txt"
+fi
+NODES=$("$PY" -c "import sys; sys.path.insert(0,'bench'); import sgb; print(sgb.load('$DATA')['nodes'])")
+GEMM_ROWS=${GEMM_ROWS:-$NODES}
+GEMM_REPS=${GEMM_REPS:-5}
+
+if has info; then
+  { "$BIN" info --no-mpi; echo "threads: $THREADS; graph: $SPEC ($NODES nodes); $(nproc) cores";
+    "$PY" -c "import torch; print('torch', torch.__version__, 'MKL' if torch.backends.mkl.is_available() else 'no MKL', torch.get_num_threads(), 'threads by default')" 2>/dev/null || true; } \
+    | tee "$OUT/info.txt"
+fi
+if has gemm; then
+  log "bench gemm, $GEMM_ROWS rows"
+  "$BIN" bench gemm --rows "$GEMM_ROWS" --threads "$THREADS" --reps "$GEMM_REPS" --csv | tee "$OUT/gemm_supergcn.csv"
+  "$PY" bench/gemm_torch.py --rows "$GEMM_ROWS" --threads "$THREADS" --reps "$GEMM_REPS" | tee "$OUT/gemm_torch.csv"
+fi
+
+run_supergcn() { # model layers hidden norm
+  log "supergcn $1 $2×$3 norm $4"
+  rm -f "$OUT/metrics_$1.jsonl"
+  "$PY" bench/peakrss.py "$OUT/rss_supergcn_$1" "$BIN" train --data "$DATA" --model "$1" --layers "$2" --hidden "$3" \
+    --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$OUT/metrics_$1.jsonl" 2>&1 | tee "$OUT/train_supergcn_$1.txt"
+}
+run_torch() {
+  log "pytorch $1 $2×$3 norm $4"
+  "$PY" bench/peakrss.py "$OUT/rss_torch_$1" "$PY" bench/train_torch.py --data "$DATA" --model "$1" --layers "$2" \
+    --hidden "$3" --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "$OUT/train_torch_$1.txt"
+  grep '^{"impl"' "$OUT/train_torch_$1.txt" > "$OUT/torch_$1.json"
+}
+if has supergcn || has gcn; then run_supergcn gcn 2 128 none; fi
+if has supergcn || has sage; then run_supergcn sage 3 256 layer; fi
+if has torch || has torch-gcn; then run_torch gcn 2 128 none; fi
+if has torch || has torch-sage; then run_torch sage 3 256 layer; fi
+"$PY" bench/report.py "$OUT"
