@@ -29,6 +29,7 @@ type GCNLayer struct {
 	x       *dense.Matrix // input of the last Forward
 	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first)
 	out, gx *dense.Matrix
+	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
 	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·Wᵀ (propagate-first)
 }
 
@@ -69,7 +70,9 @@ func (l *GCNLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Mat
 		}
 		dense.Gemm(false, false, 1, l.xw, l.W.values(), 0, l.out)
 	}
-	dense.AddBias(l.out, l.B.W)
+	if !l.noBias {
+		dense.AddBias(l.out, l.B.W)
+	}
 	return l.out, nil
 }
 
@@ -128,4 +131,13 @@ func checkGrad(layer string, x, gout *dense.Matrix, out int) error {
 		return fmt.Errorf("nn: %s backward: gradient is %d×%d, want %d×%d", layer, gout.Rows, gout.Cols, x.Rows, out)
 	}
 	return nil
+}
+
+// deferBias makes Forward return the output without the bias, which the
+// fused stage after the layer adds (Model); it returns the bias values.
+// Backward is unchanged: the bias gradient is the column sums of gout
+// either way.
+func (l *GCNLayer) deferBias() []float32 {
+	l.noBias = true
+	return l.B.W
 }

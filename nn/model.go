@@ -155,6 +155,8 @@ type Model struct {
 	drops  []*Dropout   // drops[0] on the input, drops[i+1] after hidden layer i
 	acts   []*dense.Matrix
 	params []*Param
+	fused  bool         // hidden activations through stages (one pass each way), not norms/drops
+	stages []*hiddenAct // stages[i] after hidden layer i, when fused
 
 	dropSeed uint64
 	step     uint64 // training forwards since the dropout seed was set
@@ -168,6 +170,13 @@ type Model struct {
 // Config gets identical weights. The dropout stream starts at cfg.Seed; give
 // each rank its own with SetDropoutSeed.
 func NewModel(cfg Config, prop Propagator) (*Model, error) {
+	return newModel(cfg, prop, true)
+}
+
+// newModel is NewModel with the choice of the fused hidden stages (fused)
+// or the separate passes of LayerNorm, ReLU and Dropout, which the tests
+// compare.
+func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -175,7 +184,7 @@ func NewModel(cfg Config, prop Propagator) (*Model, error) {
 		return nil, errors.New("nn: NewModel: nil Propagator")
 	}
 	kind, _ := lookupModel(cfg.Model) // Validate checked the name
-	m := &Model{cfg: cfg, prop: prop, dropSeed: cfg.Seed}
+	m := &Model{cfg: cfg, prop: prop, dropSeed: cfg.Seed, fused: fused}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
 	m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
 	for i := range cfg.Layers {
@@ -200,6 +209,10 @@ func NewModel(cfg Config, prop Propagator) (*Model, error) {
 		}
 		m.norms = append(m.norms, ln)
 		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
+		if fused {
+			bias := c.(interface{ deferBias() []float32 }).deferBias()
+			m.stages = append(m.stages, &hiddenAct{norm: ln, p: cfg.Dropout, bias: bias})
+		}
 	}
 	m.acts = make([]*dense.Matrix, cfg.Layers-1)
 	m.SetDecayAll(false)
@@ -289,11 +302,15 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 			m.forward = true
 			return out, nil
 		}
-		if m.norms[i] != nil {
-			out = m.norms[i].Forward(out)
+		if m.fused {
+			h = m.stages[i].forward(out, p.Train, m.dropSeedFor(i+1))
+		} else {
+			if m.norms[i] != nil {
+				out = m.norms[i].Forward(out)
+			}
+			ReLU(out)
+			h = m.drops[i+1].Forward(out, p.Train, true, m.dropSeedFor(i+1))
 		}
-		ReLU(out)
-		h = m.drops[i+1].Forward(out, p.Train, true, m.dropSeedFor(i+1))
 		m.acts[i] = h
 	}
 	panic("unreachable")
@@ -336,6 +353,10 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 			return m.drops[0].Backward(gx), nil
 		}
 		// gx is owned by conv i; the hidden-layer steps work on it in place.
+		if m.fused {
+			g = m.stages[i-1].backward(gx)
+			continue
+		}
 		g = m.drops[i].Backward(gx)
 		ReLUBackward(g, m.acts[i-1])
 		if m.norms[i-1] != nil {

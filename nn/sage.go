@@ -29,6 +29,7 @@ type SAGELayer struct {
 	x       *dense.Matrix // input of the last Forward
 	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first)
 	out, gx *dense.Matrix
+	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
 	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·W_lᵀ (propagate-first)
 }
 
@@ -74,7 +75,9 @@ func (l *SAGELayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Ma
 		dense.Gemm(false, false, 1, l.ax, l.WL.values(), 0, l.out)
 	}
 	dense.Gemm(false, false, 1, x, l.WR.values(), 1, l.out)
-	dense.AddBias(l.out, l.B.W)
+	if !l.noBias {
+		dense.AddBias(l.out, l.B.W)
+	}
 	return l.out, nil
 }
 
@@ -116,4 +119,13 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 	}
 	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
 	return l.gx, nil
+}
+
+// deferBias makes Forward return the output without the bias, which the
+// fused stage after the layer adds (Model); it returns the bias values.
+// Backward is unchanged: the bias gradient is the column sums of gout
+// either way.
+func (l *SAGELayer) deferBias() []float32 {
+	l.noBias = true
+	return l.B.W
 }

@@ -1,0 +1,197 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
+)
+
+// hiddenAct is the elementwise stage after hidden convolution i, fused
+// into one pass over the activation forward and one backward:
+//
+//	h = dropout(ReLU(LayerNorm(o + b)))    (LayerNorm optional)
+//
+// where o is the convolution's output without its bias b (the convolution
+// defers the bias to this pass). It computes what LayerNorm.Forward, ReLU
+// and Dropout.Forward compute one after the other, with the same dropout
+// masks (the same streams per block of dropoutBlock elements) and the same
+// rounding, but it reads o once and writes h once, and it keeps less for
+// the backward pass:
+//   - no dropout mask: h > 0 exactly where both the ReLU and the mask let
+//     the gradient through, so backward needs h only;
+//   - no normalised copy x̂ with LayerNorm: backward recomputes it from o
+//     (which the stage keeps, h being a separate buffer), b and the row's
+//     mean and 1/std;
+//   - backward overwrites the incoming gradient in place.
+//
+// Without LayerNorm h overwrites o.
+type hiddenAct struct {
+	norm *LayerNorm // nil without normalisation (only its parameters and Eps are used)
+	p    float64    // dropout rate
+	bias []float32  // the convolution's bias (values), added here
+
+	o, h       *dense.Matrix // conv output and activation of the last forward (o == h without norm)
+	buf        *dense.Matrix // h's storage with norm, reused across calls
+	mean, rstd []float64     // per row of the last forward, with norm
+	active     bool          // the last forward dropped
+}
+
+// forward computes h from the convolution output o (bias not added) and
+// returns it. With train and p > 0 it applies dropout with seed.
+func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Matrix {
+	rows, cols := o.Rows, o.Cols
+	a.active = train && a.p > 0
+	a.o, a.h = o, o
+	if a.norm != nil {
+		a.buf = dense.Reshape(a.buf, rows, cols)
+		a.h = a.buf
+		if cap(a.mean) < rows {
+			a.mean, a.rstd = make([]float64, rows), make([]float64, rows)
+		}
+		a.mean, a.rstd = a.mean[:rows], a.rstd[:rows]
+	}
+	if !a.active {
+		par.For(rows, dense.RowGrain(cols), func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				a.row(r, 0, cols, true, nil, 0, 0, 0, nil)
+			}
+		})
+		return a.h
+	}
+	scale := float32(1 / (1 - a.p))
+	thresh := int32(math.Ceil(a.p * (1 << 16))) // as Dropout.Forward
+	total := rows * cols
+	blocks := (total + dropoutBlock - 1) / dropoutBlock
+	par.For(blocks, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			s, e := b*dropoutBlock, min((b+1)*dropoutBlock, total)
+			src := rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15))
+			var bits uint64 // the current draw, carried across rows
+			for r := s / cols; r*cols < e; r++ {
+				j0, j1 := max(s-r*cols, 0), min(e-r*cols, cols)
+				// A row split between two blocks: the block holding its
+				// first element stores its statistics.
+				a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits)
+			}
+		}
+	})
+	return a.h
+}
+
+// row computes h[r][j0:j1]. With src (dropout active) element k = r·cols+j
+// draws from src the decision of its offset k-s in its dropout block, four
+// 16-bit decisions per 64-bit draw, as dropBlock; the elements of a block
+// are visited in order, so the draws come in the same order; *bits carries
+// the current draw from one row to the next.
+func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64) {
+	cols := a.o.Cols
+	or, hr, bias := a.o.Row(r), a.h.Row(r), a.bias
+	var mean, rstd float64
+	var gamma, beta []float32
+	if a.norm != nil {
+		for j, v := range or {
+			mean += float64(v + bias[j])
+		}
+		mean /= float64(cols)
+		var sq float64
+		for j, v := range or {
+			d := float64(v+bias[j]) - mean
+			sq += d * d
+		}
+		rstd = 1 / math.Sqrt(sq/float64(cols)+a.norm.Eps)
+		if store {
+			a.mean[r], a.rstd[r] = mean, rstd
+		}
+		gamma, beta = a.norm.Gamma.W, a.norm.Beta.W
+	}
+	sc := [2]float32{0, scale}
+	for j := j0; j < j1; j++ {
+		v := or[j] + bias[j]
+		if gamma != nil {
+			v = float32((float64(v)-mean)*rstd)*gamma[j] + beta[j]
+		}
+		b := math.Float32bits(v)
+		v = math.Float32frombits(b &^ uint32(int32(b)>>31)) // ReLU, as ReLU
+		if src != nil {
+			k := r*cols + j - s
+			if k&3 == 0 {
+				*bits = src.Uint64()
+			}
+			u := int32(*bits >> (16 * uint(k&3)) & 0xffff)
+			v *= sc[uint8(^(u-thresh)>>31)&1]
+		}
+		hr[j] = v
+	}
+}
+
+// backward maps g = dL/dh (the next convolution's input gradient, which
+// the stage may overwrite) to dL/do = dL/d(o+b) in place and returns g; with
+// normalisation it sets the LayerNorm's Gamma.G and Beta.G. It computes
+// what Dropout.Backward, ReLUBackward and LayerNorm.Backward compute one
+// after the other, with the same rounding and summation order.
+func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
+	scale := float32(1)
+	if a.active {
+		scale = float32(1 / (1 - a.p))
+	}
+	if a.norm == nil {
+		par.For(len(g.Data), 1<<15, func(lo, hi int) {
+			gateRange(g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active)
+		})
+		return g
+	}
+	dim := a.norm.Dim
+	gamma, bias := a.norm.Gamma.W, a.bias
+	dense.ColReduce(g.Rows, 2*dim, func(lo, hi int, acc []float64) {
+		xh := make([]float32, dim)
+		for i := lo; i < hi; i++ {
+			gr, or := g.Row(i), a.o.Row(i)
+			gateRange(gr, a.h.Row(i), scale, a.active)
+			mean, rstd := a.mean[i], a.rstd[i]
+			var sg, sgx float64
+			for j, v := range gr {
+				x := float32((float64(or[j]+bias[j]) - mean) * rstd)
+				xh[j] = x
+				acc[j] += float64(v * x)
+				acc[dim+j] += float64(v)
+				gh := float64(v * gamma[j])
+				sg += gh
+				sgx += gh * float64(x)
+			}
+			sg /= float64(dim)
+			sgx /= float64(dim)
+			r := float64(float32(rstd)) // as LayerNorm.Backward, which keeps 1/std in float32
+			for j, v := range gr {
+				gh := float64(v * gamma[j])
+				gr[j] = float32(r * (gh - sg - float64(xh[j])*sgx))
+			}
+		}
+	}, func(sum []float64) {
+		for j := range dim {
+			a.norm.Gamma.G[j] = float32(sum[j])
+			a.norm.Beta.G[j] = float32(sum[dim+j])
+		}
+	})
+	return g
+}
+
+// gateRange sets g = g·scale where h > 0 (with dropout active; g where
+// h > 0 without) and +0 elsewhere: the gradient through dropout (h is 0
+// wherever the mask dropped) and the ReLU (h is its output, never
+// negative), without a branch.
+func gateRange(g, h []float32, scale float32, active bool) {
+	h = h[:len(g)]
+	if active {
+		for i, v := range h {
+			keep := uint32(int32(-math.Float32bits(v)) >> 31) // all ones iff bits(v) in (0, 2³¹)
+			g[i] = math.Float32frombits(math.Float32bits(g[i]*scale) & keep)
+		}
+		return
+	}
+	for i, v := range h {
+		keep := uint32(int32(-math.Float32bits(v)) >> 31)
+		g[i] = math.Float32frombits(math.Float32bits(g[i]) & keep)
+	}
+}
