@@ -29,7 +29,7 @@ type GCNLayer struct {
 	x       *dense.Matrix // input of the last Forward
 	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first)
 	out, gx *dense.Matrix
-	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
+	noBias  bool          // Forward leaves the bias to a fused stage (deferBias)
 	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·Wᵀ (propagate-first)
 }
 

@@ -29,7 +29,7 @@ type SAGELayer struct {
 	x       *dense.Matrix // input of the last Forward
 	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first)
 	out, gx *dense.Matrix
-	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
+	noBias  bool          // Forward leaves the bias to a fused stage (deferBias)
 	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·W_lᵀ (propagate-first)
 }
 
