@@ -27,10 +27,9 @@ type GCNLayer struct {
 	W, B    *Param
 
 	x       *dense.Matrix // input of the last Forward
-	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first)
+	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·Wᵀ
 	out, gx *dense.Matrix
-	noBias  bool          // Forward leaves the bias to a fused stage (deferBias)
-	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·Wᵀ (propagate-first)
+	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
 }
 
 // NewGCNLayer returns a GCN layer whose parameters are named name+".lin.weight"
@@ -87,16 +86,18 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 	dense.ColSums(gout, l.B.G)
 	if l.transformFirst() {
 		// H = X·W, out = Â·H: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ.
-		l.gtmp = dense.Reshape(l.gtmp, n, l.Out)
-		if err := prop.Backward(p, gout, l.gtmp); err != nil {
+		// X·W is dead after Forward: its storage holds Âᵀ·G.
+		l.xw = dense.Reshape(l.xw, n, l.Out)
+		gtmp := l.xw
+		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
-		dense.Gemm(true, false, 1, l.x, l.gtmp, 0, l.W.grad())
+		dense.Gemm(true, false, 1, l.x, gtmp, 0, l.W.grad())
 		if !wantInputGrad {
 			return nil, nil
 		}
 		l.gx = dense.Reshape(l.gx, n, l.In)
-		dense.Gemm(false, true, 1, l.gtmp, l.W.values(), 0, l.gx)
+		dense.Gemm(false, true, 1, gtmp, l.W.values(), 0, l.gx)
 		return l.gx, nil
 	}
 	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
@@ -104,10 +105,12 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 	if !wantInputGrad {
 		return nil, nil
 	}
-	l.gtmp = dense.Reshape(l.gtmp, n, l.In)
-	dense.Gemm(false, true, 1, gout, l.W.values(), 0, l.gtmp)
+	// Â·X is dead after the weight gradient: its storage holds G·Wᵀ.
+	l.xw = dense.Reshape(l.xw, n, l.In)
+	gtmp := l.xw
+	dense.Gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
 	l.gx = dense.Reshape(l.gx, n, l.In)
-	if err := prop.Backward(p, l.gtmp, l.gx); err != nil {
+	if err := prop.Backward(p, gtmp, l.gx); err != nil {
 		return nil, err
 	}
 	return l.gx, nil

@@ -27,10 +27,9 @@ type SAGELayer struct {
 	B       *Param // bias of lin_l
 
 	x       *dense.Matrix // input of the last Forward
-	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first)
+	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·W_lᵀ
 	out, gx *dense.Matrix
-	noBias  bool          // Forward leaves the bias to a fused stage (deferBias)
-	gtmp    *dense.Matrix // Âᵀ·G (transform-first) or G·W_lᵀ (propagate-first)
+	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
 }
 
 // NewSAGELayer returns a SAGE layer with parameters name+".lin_l.weight",
@@ -93,16 +92,18 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 	if l.transformFirst() {
 		// H = X·W_l, out = Â·H + ...: dH = Âᵀ·G, dW_l = Xᵀ·dH,
 		// dX = dH·W_lᵀ + G·W_rᵀ.
-		l.gtmp = dense.Reshape(l.gtmp, n, l.Out)
-		if err := prop.Backward(p, gout, l.gtmp); err != nil {
+		// X·W is dead after Forward: its storage holds Âᵀ·G.
+		l.ax = dense.Reshape(l.ax, n, l.Out)
+		gtmp := l.ax
+		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
-		dense.Gemm(true, false, 1, l.x, l.gtmp, 0, l.WL.grad())
+		dense.Gemm(true, false, 1, l.x, gtmp, 0, l.WL.grad())
 		if !wantInputGrad {
 			return nil, nil
 		}
 		l.gx = dense.Reshape(l.gx, n, l.In)
-		dense.Gemm(false, true, 1, l.gtmp, l.WL.values(), 0, l.gx)
+		dense.Gemm(false, true, 1, gtmp, l.WL.values(), 0, l.gx)
 		dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
 		return l.gx, nil
 	}
@@ -111,10 +112,12 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 	if !wantInputGrad {
 		return nil, nil
 	}
-	l.gtmp = dense.Reshape(l.gtmp, n, l.In)
-	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, l.gtmp)
+	// Â·X is dead after the weight gradient: its storage holds G·Wᵀ.
+	l.ax = dense.Reshape(l.ax, n, l.In)
+	gtmp := l.ax
+	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, gtmp)
 	l.gx = dense.Reshape(l.gx, n, l.In)
-	if err := prop.Backward(p, l.gtmp, l.gx); err != nil {
+	if err := prop.Backward(p, gtmp, l.gx); err != nil {
 		return nil, err
 	}
 	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
