@@ -117,8 +117,9 @@ type trainer struct {
 	planS                          float64
 	lastLoss                       float64 // global loss sum of the last step
 	codecs                         []*quant.Codec
-	nonFiniteSeen                  int64     // t.nonFinite() at the last divergence check
-	lossBuf                        []float64 // loss sum, then one divergence code per rank
+	nonFiniteSeen                  int64         // t.nonFinite() at the last divergence check
+	lossBuf                        []float64     // loss sum, then one divergence code per rank
+	lossGrad                       *dense.Matrix // the loss gradient, reused across epochs
 	watch                          lossWatch
 
 	done     int          // epochs completed (by this run or the resumed one)
@@ -438,7 +439,11 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	if err != nil {
 		return m, diverged(epoch, err)
 	}
-	lossSum, grad := nn.SoftmaxCrossEntropy(logits, t.shard.Labels, supervised, float64(max(nSup[0], 1)))
+	lossSum, grad, err := nn.SoftmaxCrossEntropyInto(t.lossGrad, logits, t.shard.Labels, supervised, float64(max(nSup[0], 1)))
+	if err != nil {
+		return m, err
+	}
+	t.lossGrad = grad // reused next epoch (an activation-sized buffer, not reallocated)
 	gx, err := t.model.Backward(pass, grad, t.lp != nil)
 	if err != nil {
 		return m, diverged(epoch, err)
