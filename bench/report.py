@@ -33,19 +33,23 @@ for model in ("gcn", "sage"):
         ep = [e for e in ep if "epoch" in e and "final" not in e and "header" not in e]
         times = [e["epoch_s"] for e in ep]
         rss = read(f"rss_supergcn_{model}")
+        cpu = read(f"rss_supergcn_{model}.cpu")
         rows.append({"impl": "supergcn", "model": model, "epochs": len(times), "median_epoch_s": median_2_5(times),
                      "aggr_s": median_2_5([e.get("aggr_s", 0) for e in ep]),
                      "dense_s": median_2_5([e.get("dense_s", 0) for e in ep]),
                      "eval_s": median_2_5([e.get("eval_s", 0) for e in ep]),
                      "peak_rss_gb": int(rss) / 1e9 if rss else float("nan"),
+                     "run_cpu_s": float(cpu) if cpu else "",
                      "epoch_s": " ".join(f"{t:.2f}" for t in times)})
     t = [l for l in (read(f"torch_{model}.json") or "").splitlines() if l.startswith('{"impl"')]
     if t:
         s = json.loads(t[-1])
+        cpu = read(f"rss_torch_{model}.cpu")
         rows.append({"impl": "pytorch", "model": model, "epochs": len(s["epoch_s"]), "median_epoch_s": s["median_epoch_s"],
                      "aggr_s": "", "dense_s": "", "eval_s": "", "peak_rss_gb": s["peak_rss_bytes"] / 1e9,
+                     "run_cpu_s": float(cpu) if cpu else "",
                      "epoch_s": " ".join(f"{t:.2f}" for t in s["epoch_s"])})
-fields = ["impl", "model", "epochs", "median_epoch_s", "aggr_s", "dense_s", "eval_s", "peak_rss_gb", "epoch_s"]
+fields = ["impl", "model", "epochs", "median_epoch_s", "aggr_s", "dense_s", "eval_s", "peak_rss_gb", "run_cpu_s", "epoch_s"]
 with open(os.path.join(d, "epochs.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=fields)
     w.writeheader()
@@ -55,7 +59,8 @@ md = ["# single node: supergcn vs plain PyTorch", ""]
 info = read("info.txt")
 if info:
     md += ["```", info.strip(), "```", ""]
-md += ["| model | impl | median epoch s (2–5) | aggr s | dense s | eval s | peak RSS GB | epochs s |", "|---|---|---|---|---|---|---|---|"]
+md += ["| model | impl | median epoch s (2–5) | aggr s | dense s | eval s | peak RSS GB | CPU s of the run | epochs s |",
+       "|---|---|---|---|---|---|---|---|---|"]
 
 
 def fmt(v):
@@ -64,7 +69,7 @@ def fmt(v):
 
 for r in rows:
     md.append(f"| {r['model']} | {r['impl']} | {fmt(r['median_epoch_s'])} | {fmt(r['aggr_s'])} | {fmt(r['dense_s'])} | "
-              f"{fmt(r['eval_s'])} | {fmt(r['peak_rss_gb'])} | {r['epoch_s']} |")
+              f"{fmt(r['eval_s'])} | {fmt(r['peak_rss_gb'])} | {fmt(r['run_cpu_s'])} | {r['epoch_s']} |")
 by = {(r["impl"], r["model"]): r for r in rows}
 for model in ("gcn", "sage"):
     s, p = by.get(("supergcn", model)), by.get(("pytorch", model))

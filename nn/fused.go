@@ -87,10 +87,16 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 // the current draw from one row to the next.
 func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64) {
 	cols := a.o.Cols
-	or, hr, bias := a.o.Row(r), a.h.Row(r), a.bias
-	var mean, rstd float64
-	var gamma, beta []float32
-	if a.norm != nil {
+	or := a.o.Row(r)
+	bias := a.bias[:cols]
+	hr := a.h.Row(r)[j0:j1]
+	if a.norm == nil {
+		b := bias[j0:j1]
+		for j, v := range or[j0:j1] {
+			hr[j] = relu(v + b[j])
+		}
+	} else {
+		var mean float64
 		for j, v := range or {
 			mean += float64(v + bias[j])
 		}
@@ -100,30 +106,35 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh 
 			d := float64(v+bias[j]) - mean
 			sq += d * d
 		}
-		rstd = 1 / math.Sqrt(sq/float64(cols)+a.norm.Eps)
+		rstd := 1 / math.Sqrt(sq/float64(cols)+a.norm.Eps)
 		if store {
 			a.mean[r], a.rstd[r] = mean, rstd
 		}
-		gamma, beta = a.norm.Gamma.W, a.norm.Beta.W
+		b, gamma, beta := bias[j0:j1], a.norm.Gamma.W[j0:j1], a.norm.Beta.W[j0:j1]
+		gamma, beta = gamma[:len(hr)], beta[:len(hr)]
+		for j, v := range or[j0:j1] {
+			hr[j] = relu(float32((float64(v+b[j])-mean)*rstd)*gamma[j] + beta[j])
+		}
+	}
+	if src == nil {
+		return
 	}
 	sc := [2]float32{0, scale}
-	for j := j0; j < j1; j++ {
-		v := or[j] + bias[j]
-		if gamma != nil {
-			v = float32((float64(v)-mean)*rstd)*gamma[j] + beta[j]
+	k, cur := r*cols+j0-s, *bits
+	for j, v := range hr {
+		if q := uint(k+j) & 3; q == 0 {
+			cur = src.Uint64()
 		}
-		b := math.Float32bits(v)
-		v = math.Float32frombits(b &^ uint32(int32(b)>>31)) // ReLU, as ReLU
-		if src != nil {
-			k := r*cols + j - s
-			if k&3 == 0 {
-				*bits = src.Uint64()
-			}
-			u := int32(*bits >> (16 * uint(k&3)) & 0xffff)
-			v *= sc[uint8(^(u-thresh)>>31)&1]
-		}
-		hr[j] = v
+		u := int32(cur >> (16 * (uint(k+j) & 3)) & 0xffff)
+		hr[j] = v * sc[uint8(^(u-thresh)>>31)&1]
 	}
+	*bits = cur
+}
+
+// relu is max(v, 0) with −0 and negatives to +0, without a branch, as ReLU.
+func relu(v float32) float32 {
+	b := math.Float32bits(v)
+	return math.Float32frombits(b &^ uint32(int32(b)>>31))
 }
 
 // backward maps g = dL/dh (the next convolution's input gradient, which
