@@ -7,12 +7,14 @@
 #   BIN      supergcn binary (default bin/supergcn)           OUT   output directory (default out/bench-single-node)
 #   SPEC     `supergcn gen` spec (default products)           DATA  graph file (default build/bench-single-node/SPEC.sgb;
 #   THREADS  threads (default: all cores)                            generated when absent, kept for the next run)
-#   EPOCHS   epochs per run (default 5)                       PY    python3 with torch (default python3)
+#   EPOCHS   epochs per run (default 5; TORCH_EPOCHS for the PyTorch trainer, default EPOCHS)
+#   PY       python3 with torch (default python3)
 #   STEPS    what to run, comma separated (default info,gemm,supergcn,torch):
 #            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (both models) | torch (both models)
 #            | gcn | sage | torch-gcn | torch-sage (one model)
 #   GEMM_ROWS rows of the GEMM shapes (default: the graph's nodes)   GEMM_REPS timed repetitions (default 5)
-# The 16-core box: STEPS=info,gemm,supergcn then STEPS=torch (each under 10 min; DATA survives on a warm machine).
+# The 16-core box (products): STEPS=info,gemm,supergcn, then STEPS=torch-gcn and STEPS=torch-sage TORCH_EPOCHS=3, each
+# under 10 min with the same OUT (the report merges what OUT holds; DATA survives while the machine stays warm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/supergcn}
@@ -20,6 +22,7 @@ OUT=${OUT:-out/bench-single-node}
 SPEC=${SPEC:-products}
 THREADS=${THREADS:-$(nproc)}
 EPOCHS=${EPOCHS:-5}
+TORCH_EPOCHS=${TORCH_EPOCHS:-$EPOCHS}
 PY=${PY:-python3}
 STEPS=${STEPS:-info,gemm,supergcn,torch}
 DATA=${DATA:-build/bench-single-node/$(echo "$SPEC" | tr -c 'A-Za-z0-9=.\n' '_').sgb}
@@ -55,7 +58,7 @@ run_supergcn() { # model layers hidden norm
 run_torch() {
   log "pytorch $1 $2×$3 norm $4"
   "$PY" bench/peakrss.py "$OUT/rss_torch_$1" "$PY" bench/train_torch.py --data "$DATA" --model "$1" --layers "$2" \
-    --hidden "$3" --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "$OUT/train_torch_$1.txt"
+    --hidden "$3" --norm "$4" --epochs "$TORCH_EPOCHS" --threads "$THREADS" 2>&1 | tee "$OUT/train_torch_$1.txt"
   grep '^{"impl"' "$OUT/train_torch_$1.txt" > "$OUT/torch_$1.json"
 }
 if has supergcn || has gcn; then run_supergcn gcn 2 128 none; fi
