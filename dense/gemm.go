@@ -98,21 +98,36 @@ func gemmRows(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c b
 	})
 }
 
+// maxInnerParts bounds the partial products of gemmInner (and so its
+// memory: maxInnerParts·m·n values, 16 MiB for 256×256, whatever k is).
+const maxInnerParts = 64
+
 // gemmInner splits the long inner dimension k (the weight gradient
-// Xᵀ·G over all nodes) into blocks with a partial product each, then sums
-// the partials in block order.
+// Xᵀ·G over all nodes) into blocks of GemmBlock, and the blocks into at
+// most maxInnerParts consecutive groups; each group accumulates its blocks'
+// products in block order into its own partial (BLAS with beta = 1), then
+// the partials are summed in group order. Blocks and groups depend on the
+// shapes only, never on the thread count.
 func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
 	k := a.Cols
 	if tA {
 		k = a.Rows
 	}
 	blocks := (k + GemmBlock - 1) / GemmBlock
+	groups := min(blocks, maxInnerParts)
 	size := c.Rows * c.Cols
-	part := make([]float32, blocks*size)
-	par.Blocks(blocks, 0, func(i int) {
-		lo, hi := i*GemmBlock, min((i+1)*GemmBlock, k)
-		p := blas32.General{Rows: c.Rows, Cols: c.Cols, Stride: c.Cols, Data: part[i*size : (i+1)*size]}
-		blas32.Gemm(trans(tA), trans(tB), alpha, colsOf(a, tA, lo, hi), rowsOf(b, tB, lo, hi), 0, p)
+	part := make([]float32, groups*size)
+	par.Blocks(groups, 0, func(g int) {
+		p := blas32.General{Rows: c.Rows, Cols: c.Cols, Stride: c.Cols, Data: part[g*size : (g+1)*size]}
+		b0, b1 := g*blocks/groups, (g+1)*blocks/groups
+		for i := b0; i < b1; i++ {
+			lo, hi := i*GemmBlock, min((i+1)*GemmBlock, k)
+			pb := float32(1)
+			if i == b0 {
+				pb = 0
+			}
+			blas32.Gemm(trans(tA), trans(tB), alpha, colsOf(a, tA, lo, hi), rowsOf(b, tB, lo, hi), pb, p)
+		}
 	})
 	par.For(c.Rows, 16, func(r0, r1 int) {
 		for r := r0; r < r1; r++ {
@@ -122,7 +137,7 @@ func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c 
 			} else if beta != 1 {
 				Scale(beta, dst)
 			}
-			for i := 0; i < blocks; i++ {
+			for i := 0; i < groups; i++ {
 				Axpy(1, part[i*size+r*c.Cols:i*size+(r+1)*c.Cols], dst)
 			}
 		}

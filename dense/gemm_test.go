@@ -114,11 +114,12 @@ func TestGemmShapeMismatchPanics(t *testing.T) {
 }
 
 // The tall (rows split) and long-inner (partial products) parallel paths
-// equal the reference, and their result does not depend on the thread count.
+// equal the reference, and their result does not depend on the thread count
+// (the last shape has more blocks than maxInnerParts: groups of blocks).
 func TestGemmParallelPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, s := range [][3]int{{2*GemmBlock + 37, 9, 11}, {13, 7, 2*GemmBlock + 5}} {
+	for _, s := range [][3]int{{2*GemmBlock + 37, 9, 11}, {13, 7, 2*GemmBlock + 5}, {5, 3, (2*maxInnerParts+3)*GemmBlock + 17}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
