@@ -15,9 +15,9 @@ import (
 
 // TestOpenBLASCoreChoice runs an openblas build of the command with the
 // environment a weaker core choice leaves (OPENBLAS_CORETYPE=Prescott, as
-// marked by an earlier supergcn), and checks that it restarts itself into
-// the core type the CPU's features select and says so; and that a user's
-// OPENBLAS_CORETYPE is left alone.
+// marked by an earlier supergcn), and checks that it switches to the core
+// type the CPU's features select (in process, or by the restart fallback)
+// and says so; and that a user's OPENBLAS_CORETYPE is left alone.
 func TestOpenBLASCoreChoice(t *testing.T) {
 	want, why := openblas.CoreFor(openblas.HostFeatures())
 	if want == "" {

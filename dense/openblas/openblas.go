@@ -4,7 +4,27 @@ package openblas
 
 /*
 #cgo pkg-config: openblas
+#cgo LDFLAGS: -ldl
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
 #include <cblas.h>
+
+// sgcn_switch_core re-runs OpenBLAS's run-time core selection (DYNAMIC_ARCH
+// builds export gotoblas_dynamic_quit/init; OPENBLAS_CORETYPE, which the
+// caller has set, then names the core) when this OpenBLAS has the kernel
+// table sym (gotoblas_<CORE>). It returns 0 when a symbol is missing and
+// nothing was done. Call it before any BLAS routine runs.
+static int sgcn_switch_core(const char *sym) {
+	void (*quit)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit");
+	void (*init)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init");
+	if (quit == NULL || init == NULL || dlsym(RTLD_DEFAULT, sym) == NULL) {
+		return 0;
+	}
+	quit();
+	init();
+	return 1;
+}
 */
 import "C"
 
@@ -12,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -33,9 +54,49 @@ type Impl struct {
 // OpenBLAS's own threads are switched off: Gemm splits products into
 // blocks on its own goroutines (see GemmBlock), and idle OpenBLAS threads
 // spin on sched_yield, stealing the cores the aggregation runs on.
+//
+// It also selects OpenBLAS's core type from the CPU's features (see
+// CoreFor) when OpenBLAS's own detection, which goes by CPU model numbers,
+// picked a weaker class and the user set no OPENBLAS_CORETYPE: it sets
+// OPENBLAS_CORETYPE (and AutoEnv) and re-runs OpenBLAS's selection, before
+// any BLAS routine has run. Child processes inherit the variables and start
+// with that core directly. Where this OpenBLAS lacks the entry points,
+// ReexecEnv tells the command how to restart instead.
 func init() {
 	blas32.Use(Impl{})
 	C.openblas_set_num_threads(1)
+	switchCore()
+}
+
+// switchCore switches OpenBLAS to the core type plan selects, in process;
+// it reports whether it did.
+func switchCore() bool {
+	running := C.GoString(C.openblas_get_corename())
+	target, _ := plan(HostFeatures(), os.Getenv(CoreTypeEnv), os.Getenv(AutoEnv), running, dynamicArch())
+	if target == "" {
+		return false
+	}
+	sym := C.CString("gotoblas_" + strings.ToUpper(target))
+	defer C.free(unsafe.Pointer(sym))
+	// os.Setenv also sets the C environment (cgo), which OpenBLAS reads.
+	prevType, hadType := os.LookupEnv(CoreTypeEnv)
+	prevAuto, hadAuto := os.LookupEnv(AutoEnv)
+	os.Setenv(CoreTypeEnv, target)
+	os.Setenv(AutoEnv, target+","+running)
+	if C.sgcn_switch_core(sym) == 0 {
+		restore(CoreTypeEnv, prevType, hadType)
+		restore(AutoEnv, prevAuto, hadAuto)
+		return false
+	}
+	return true
+}
+
+func restore(key, val string, had bool) {
+	if had {
+		os.Setenv(key, val)
+	} else {
+		os.Unsetenv(key)
+	}
 }
 
 // Name describes the backend; dense.Backend reports it.
@@ -60,8 +121,9 @@ func (Impl) Choice() string {
 	return choice
 }
 
-// ReexecEnv returns the environment under which the process should
-// replace itself (syscall.Exec of its own executable, same arguments) so
+// ReexecEnv is the fallback of the in-process switch (init), for an
+// OpenBLAS without gotoblas_dynamic_quit/init: it returns the environment
+// under which the process should replace itself (syscall.Exec of its own executable, same arguments) so
 // that OpenBLAS runs the core type the CPU's features select: OpenBLAS
 // reads OPENBLAS_CORETYPE once, in its library constructor, before any Go
 // code runs, and its own detection goes by CPU model numbers, falling back
