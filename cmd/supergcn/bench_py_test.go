@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/supergcn/supergcn/graph"
+)
+
+// TestBenchSgbReader checks bench/sgb.py, the Python reader the PyTorch
+// trainer uses, against graph.LoadBinary on a generated file: counts,
+// CSR checksums, features, labels and splits. It skips without python3 and
+// numpy.
+func TestBenchSgbReader(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import numpy").Run() != nil {
+		t.Skip("python3 with numpy not available")
+	}
+	path := filepath.Join(t.TempDir(), "g.sgb")
+	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=700,degree=6,classes=5,feat=9,seed=3", "--out", path); r.code != 0 {
+		t.Fatalf("gen: %s", r.stderr)
+	}
+	ds, err := graph.LoadBinary(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ptrSum, idxSum, labSum, splitSum int64
+	for _, v := range ds.Graph.Ptr {
+		ptrSum += v
+	}
+	for _, v := range ds.Graph.Idx {
+		idxSum += int64(v)
+	}
+	for _, v := range ds.Labels {
+		labSum += int64(v)
+	}
+	for _, s := range [][]int32{ds.Train, ds.Valid, ds.Test} {
+		for _, v := range s {
+			splitSum += int64(v)
+		}
+	}
+	var xSum float64
+	for _, v := range ds.X {
+		xSum += float64(v)
+	}
+	want := fmt.Sprintf("%d %d %d %d %d %d %d %d %d %.3f", ds.Graph.NumRows, ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,
+		ptrSum, idxSum, labSum, len(ds.Train)+len(ds.Valid)+len(ds.Test), splitSum, xSum)
+	script := `import sys; sys.path.insert(0, sys.argv[1]); import sgb
+d = sgb.load(sys.argv[2])
+print(d["nodes"], d["nnz"], d["featdim"], d["classes"], int(d["ptr"].sum()), int(d["idx"].astype("i8").sum()),
+      int(d["labels"].astype("i8").sum()), sum(len(d[s]) for s in ("train", "valid", "test")),
+      sum(int(d[s].astype("i8").sum()) for s in ("train", "valid", "test")), "%.3f" % d["x"].astype("f8").sum())`
+	out, err := exec.Command(py, "-c", script, filepath.Join("..", "..", "bench"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench/sgb.py: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("bench/sgb.py read %q, graph.LoadBinary %q", got, want)
+	}
+}
