@@ -32,6 +32,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the tree
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import sgb  # noqa: E402
 

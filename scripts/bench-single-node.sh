@@ -34,7 +34,7 @@ if [ ! -f "$DATA" ]; then
   log "generating $SPEC -> $DATA"
   "$BIN" gen --spec "$SPEC" --out "$DATA" | tee "$OUT/gen.txt"
 fi
-NODES=$("$PY" -c "import sys; sys.path.insert(0,'bench'); import sgb; print(sgb.load('$DATA')['nodes'])")
+NODES=$("$PY" -c "import sys; sys.dont_write_bytecode = True; sys.path.insert(0,'bench'); import sgb; print(sgb.load('$DATA')['nodes'])")
 GEMM_ROWS=${GEMM_ROWS:-$NODES}
 GEMM_REPS=${GEMM_REPS:-5}
 

@@ -49,7 +49,7 @@ func TestBenchSgbReader(t *testing.T) {
 	}
 	want := fmt.Sprintf("%d %d %d %d %d %d %d %d %d %.3f", ds.Graph.NumRows, ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,
 		ptrSum, idxSum, labSum, len(ds.Train)+len(ds.Valid)+len(ds.Test), splitSum, xSum)
-	script := `import sys; sys.path.insert(0, sys.argv[1]); import sgb
+	script := `import sys; sys.dont_write_bytecode = True; sys.path.insert(0, sys.argv[1]); import sgb
 d = sgb.load(sys.argv[2])
 print(d["nodes"], d["nnz"], d["featdim"], d["classes"], int(d["ptr"].sum()), int(d["idx"].astype("i8").sum()),
       int(d["labels"].astype("i8").sum()), sum(len(d[s]) for s in ("train", "valid", "test")),
