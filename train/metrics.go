@@ -44,6 +44,7 @@ type EpochMetrics struct {
 	CommDataBytes  int64 `json:"comm_data_bytes"`  // of which row payload
 	CommParamBytes int64 `json:"comm_param_bytes"` // of which per-row quantisation parameters
 	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
+	IntraBytes     int64 `json:"intra_bytes"`      // two-level exchange: of comm_bytes, the fp32 rows moved inside nodes
 
 	// Per-rank minimum and maximum of every time of the breakdown above
 	// (keyed by its JSON name: epoch_s, aggr_s, ...): the spread between
@@ -81,6 +82,7 @@ type RunHeader struct {
 	Ranks        int      `json:"ranks"`
 	Threads      int      `json:"threads"`
 	Hosts        []string `json:"hosts"` // distinct host names, in rank order of first appearance
+	Exchange     string   `json:"exchange,omitempty"` // the boundary exchange that ran: flat or two-level
 	Start        string   `json:"start"` // RFC 3339, UTC
 	ResumedFrom  string   `json:"resumed_from,omitempty"`
 	ResumedEpoch int      `json:"resumed_epoch,omitempty"`
