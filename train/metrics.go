@@ -81,9 +81,9 @@ type RunHeader struct {
 	DataID       string   `json:"data_id"` // DataIdentity
 	Ranks        int      `json:"ranks"`
 	Threads      int      `json:"threads"`
-	Hosts        []string `json:"hosts"` // distinct host names, in rank order of first appearance
+	Hosts        []string `json:"hosts"`              // distinct host names, in rank order of first appearance
 	Exchange     string   `json:"exchange,omitempty"` // the boundary exchange that ran: flat or two-level
-	Start        string   `json:"start"` // RFC 3339, UTC
+	Start        string   `json:"start"`              // RFC 3339, UTC
 	ResumedFrom  string   `json:"resumed_from,omitempty"`
 	ResumedEpoch int      `json:"resumed_epoch,omitempty"`
 }
