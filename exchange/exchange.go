@@ -73,8 +73,9 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Exchange is "flat" (one all-to-all of every rank pair's rows),
 	// "two-level" (cut edges planned per node pair, rows crossing between
-	// nodes once; see twolevel.go), or "" (two-level when the ranks span
-	// more than one node and some node has more than one rank). Every rank
+	// nodes once; see twolevel.go), "two-level-paired" (the same, each rank
+	// talking to one rank per other node), or "" (two-level when the ranks
+	// span more than one node and some node has more than one rank). Every rank
 	// must pass the same value. Mode applies to the same-node rank pairs;
 	// the two-level inter-node stage always uses its node-pair cover.
 	Exchange string
@@ -150,8 +151,8 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err := agree(c, checkNodes(nodes, c)); err != nil {
 		return nil, err
 	}
-	if chooseExchange(exch, nodes) == ExchangeTwoLevel {
-		return newTwoLevel(s, c, e, kind, mode, nodes, o)
+	if exch = chooseExchange(exch, nodes); exch != ExchangeFlat {
+		return newTwoLevel(s, c, e, kind, mode, nodes, exch, o)
 	}
 	pl, err := buildPlan(s, c, mode)
 	if err != nil {

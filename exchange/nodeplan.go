@@ -31,7 +31,11 @@ type CutEdge struct {
 // its owner; a partial row arrives at its destination's owner. The other
 // end is the rank needing (contributing to) the row whose position in its
 // node is first at or after the partner's position (cyclically), so a row
-// needed by (contributed by) one rank only needs no intra-node step.
+// needed by (contributed by) one rank only needs no intra-node step. With
+// NodePairOptions.Paired the other end is always the rank at the partner's
+// position (modulo the node's size), needing the row or not: every rank
+// then talks to one rank of each other node (k messages per node pair
+// instead of up to k²), for more rows inside the nodes.
 type NodePairPlan struct {
 	Post     []int64   // global ids of the sources sent whole, ascending
 	PostFrom []int32   // owner of Post[i] (sends it in the inter-node stage)
@@ -40,8 +44,8 @@ type NodePairPlan struct {
 
 	Pre       []int64 // global ids of the destinations of partial rows, ascending
 	PreTo     []int32 // owner of Pre[i] (receives it)
-	PreFrom   []int32 // rank of A that reduces and sends partial row i
-	PreContr  [][]PartialContrib
+	PreFrom   []int32 // rank of A that reduces and sends partial row i (a contributor unless Paired)
+	PreContr  [][]PartialContrib // the ranks of A with sources in partial row i, ascending
 	EdgeCount int // cut edges of the pair
 }
 
@@ -55,12 +59,24 @@ type PartialContrib struct {
 // Rows returns the rows that cross between the nodes (the cover's size).
 func (p *NodePairPlan) Rows() int { return len(p.Post) + len(p.Pre) }
 
+// NodePairOptions selects how PlanNodePair assigns rows to rank pairs.
+type NodePairOptions struct {
+	// Paired sends every row between the ranks at the same position of the
+	// two nodes (see NodePairPlan).
+	Paired bool
+}
+
 // PlanNodePair plans the cut edges of one ordered node pair (every edge's
 // source on one node, every destination on another) over the node layout
 // nodes. It is a pure, deterministic function of the edge list (its order
 // fixes the summation order of partial rows), shared by the two-level
 // exchange and NodeVolumesOf.
 func PlanNodePair(edges []CutEdge, nodes *comm.Nodes) NodePairPlan {
+	return PlanNodePairWith(edges, nodes, NodePairOptions{})
+}
+
+// PlanNodePairWith is PlanNodePair with options.
+func PlanNodePairWith(edges []CutEdge, nodes *comm.Nodes, o NodePairOptions) NodePairPlan {
 	src := make([]int64, len(edges))
 	dst := make([]int64, len(edges))
 	for k, e := range edges {
@@ -113,7 +129,7 @@ func PlanNodePair(edges []CutEdge, nodes *comm.Nodes) NodePairPlan {
 		n := sortedUnique(need[i])
 		to := cyclicPick(nodes, nodes.Node[n[0]], nodes.LocalIndex(int(srcOwner[i])), func(r int) bool {
 			_, ok := slices.BinarySearch(n, int32(r))
-			return ok
+			return ok || o.Paired
 		})
 		pl.Post = append(pl.Post, u)
 		pl.PostFrom = append(pl.PostFrom, srcOwner[i])
@@ -127,7 +143,7 @@ func PlanNodePair(edges []CutEdge, nodes *comm.Nodes) NodePairPlan {
 		}
 		sort.Slice(cs, func(a, b int) bool { return cs[a].Rank < cs[b].Rank })
 		from := cyclicPick(nodes, nodes.Node[cs[0].Rank], nodes.LocalIndex(int(dstOwner[j])), func(r int) bool {
-			return slices.ContainsFunc(cs, func(c PartialContrib) bool { return int(c.Rank) == r })
+			return o.Paired || slices.ContainsFunc(cs, func(c PartialContrib) bool { return int(c.Rank) == r })
 		})
 		pl.Pre = append(pl.Pre, v)
 		pl.PreTo = append(pl.PreTo, dstOwner[j])

@@ -42,17 +42,20 @@ import (
 const (
 	ExchangeFlat     = "flat"
 	ExchangeTwoLevel = "two-level"
+	// ExchangeTwoLevelPaired is two-level with NodePairOptions.Paired: each
+	// rank sends to and receives from one rank of every other node.
+	ExchangeTwoLevelPaired = "two-level-paired"
 )
 
-// ParseExchange checks an Options.Exchange value: "flat", "two-level", or
-// "" (automatic: two-level when the ranks span more than one node and some
-// node has more than one rank, flat otherwise).
+// ParseExchange checks an Options.Exchange value: "flat", "two-level",
+// "two-level-paired", or "" (automatic: two-level when the ranks span more
+// than one node and some node has more than one rank, flat otherwise).
 func ParseExchange(s string) (string, error) {
 	switch s {
-	case "", ExchangeFlat, ExchangeTwoLevel:
+	case "", ExchangeFlat, ExchangeTwoLevel, ExchangeTwoLevelPaired:
 		return s, nil
 	}
-	return "", fmt.Errorf("exchange: unknown exchange %q (want flat or two-level)", s)
+	return "", fmt.Errorf("exchange: unknown exchange %q (want flat, two-level or two-level-paired)", s)
 }
 
 // chooseExchange resolves "" on the node layout.
@@ -124,7 +127,7 @@ func localIDs(global []int64, us []int64) ([]int32, error) {
 
 // buildTwoLevel plans the two-level exchange of shard s (collective on c
 // and nodes.Local).
-func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode) (*tlCSRs, PlanStats, error) {
+func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode, po NodePairOptions) (*tlCSRs, PlanStats, error) {
 	me := c.Rank()
 	P := c.Size()
 	myNode := nodes.Node[me]
@@ -171,7 +174,7 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 	plans := make([]*NodePairPlan, nodes.NumNodes())
 	for a, edges := range pairs {
 		if len(edges) > 0 {
-			pl := PlanNodePair(edges, nodes)
+			pl := PlanNodePairWith(edges, nodes, po)
 			plans[a] = &pl
 		}
 	}
@@ -203,20 +206,22 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 				continue
 			}
 			from := pl.PreFrom[i]
-			var others []int64
+			var others, own []int64
 			for _, ct := range pl.PreContr[i] {
 				if ct.Rank != from {
 					others = append(others, int64(ct.Rank))
+				} else {
+					own = ct.Src
 				}
 			}
+			// The reducing rank (with its own sources, if any), then the
+			// other contributors' partial sums for it.
+			out[from].send = append(out[from].send, v, int64(len(own)), int64(len(others)))
+			out[from].send = append(out[from].send, own...)
+			out[from].send = append(out[from].send, others...)
+			nSend[from]++
 			for _, ct := range pl.PreContr[i] {
-				x := ct.Rank
-				if x == from {
-					out[x].send = append(out[x].send, v, int64(len(ct.Src)), int64(len(others)))
-					out[x].send = append(out[x].send, ct.Src...)
-					out[x].send = append(out[x].send, others...)
-					nSend[x]++
-				} else {
+				if x := ct.Rank; x != from {
 					out[x].contr = append(out[x].contr, int64(from), v, int64(len(ct.Src)))
 					out[x].contr = append(out[x].contr, ct.Src...)
 					nContr[x]++
@@ -796,17 +801,17 @@ func checkNodes(nodes *comm.Nodes, c comm.Comm) error {
 }
 
 // newTwoLevel is New for the two-level exchange.
-func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, mode Mode, nodes *comm.Nodes, o Options) (*Propagator, error) {
+func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, mode Mode, nodes *comm.Nodes, exch string, o Options) (*Propagator, error) {
 	t0 := c.Wtime()
-	cs, stats, err := buildTwoLevel(s, c, nodes, mode)
+	cs, stats, err := buildTwoLevel(s, c, nodes, mode, NodePairOptions{Paired: exch == ExchangeTwoLevelPaired})
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
-	stats.Exchange = ExchangeTwoLevel
+	stats.Exchange = exch
 	stats.InterRows, stats.IntraRows = cs.interRows, cs.intraRows
 	stats.Seconds = c.Wtime() - t0
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: o.Codec, bwd: o.BackwardCodec, eval: o.EvalCodec,
-		plan: stats, exch: ExchangeTwoLevel}
+		plan: stats, exch: exch}
 	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
 	p.local = e.Prepare(localCSR(kind, s.Local))
 	p.tl = &twoLevel{local: nodes.Local,
@@ -815,8 +820,8 @@ func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind
 		s1Off: cs.s1Off, r1Off: cs.r1Off, s2Off: cs.s2Off, r2Off: cs.r2Off, s3Off: cs.s3Off, r3Off: cs.r3Off}
 	p.stats.PlanSeconds = stats.Seconds
 	if o.Logf != nil {
-		o.Logf("exchange: rank %d: two-level plan built in %.3fs: sends %d rows/layer between nodes, %d inside its node",
-			c.Rank(), stats.Seconds, cs.interRows, cs.intraRows)
+		o.Logf("exchange: rank %d: %s plan built in %.3fs: sends %d rows/layer between nodes, %d inside its node",
+			c.Rank(), exch, stats.Seconds, cs.interRows, cs.intraRows)
 	}
 	return p, nil
 }

@@ -63,12 +63,14 @@ func TestTwoLevelMatchesSingle(t *testing.T) {
 					for w, x := range xs {
 						name := fmt.Sprintf("P=%d/perNode=%d/%s/%s/%s/w=%d", p, perNode, oname, kind, mode, w)
 						wantF, wantB := singleRank(t, ds, kind, x)
-						gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, kind, Options{Mode: mode}, ExchangeTwoLevel, nn.Pass{}, x)
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
+						for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+							gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, kind, Options{Mode: mode, Exchange: exch}, exch, nn.Pass{}, x)
+							if err != nil {
+								t.Fatalf("%s/%s: %v", name, exch, err)
+							}
+							assertClose(t, name+"/"+exch+" forward", gotF, wantF, 1e-5)
+							assertClose(t, name+"/"+exch+" backward", gotB, wantB, 1e-5)
 						}
-						assertClose(t, name+" forward", gotF, wantF, 1e-5)
-						assertClose(t, name+" backward", gotB, wantB, 1e-5)
 					}
 				}
 			}
@@ -154,26 +156,28 @@ func TestTwoLevelVolumesMatchPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inter, intra := make([]int64, p), make([]int64, p)
-	err = comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
-		prop, err := New(partition.Split(ds, owner, c.Rank(), p), c, testEngine(), nn.OpSum, Options{})
-		if err != nil {
-			return err
-		}
-		inter[c.Rank()], intra[c.Rank()] = prop.PlanStats().InterRows, prop.PlanStats().IntraRows
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ti, ta int64
-	for r := range inter {
-		ti, ta = ti+inter[r], ta+intra[r]
-	}
 	if len(nv.TwoLevel.Scatter) == 0 || sumRows(nv.TwoLevel.Gather) == sumRows(nv.Flat.Gather) {
 		t.Fatalf("test graph exercises no scatter or no partial-sum gather: %+v", nv.TwoLevel)
 	}
-	if ti != nv.TwoLevel.InterRows() || ta != nv.TwoLevel.IntraRows() {
-		t.Fatalf("exchange sends %d inter / %d intra rows, volumes say %d / %d", ti, ta, nv.TwoLevel.InterRows(), nv.TwoLevel.IntraRows())
+	for exch, vol := range map[string]*ExchangeVolume{ExchangeTwoLevel: &nv.TwoLevel, ExchangeTwoLevelPaired: &nv.Paired} {
+		inter, intra := make([]int64, p), make([]int64, p)
+		err = comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
+			prop, err := New(partition.Split(ds, owner, c.Rank(), p), c, testEngine(), nn.OpSum, Options{Exchange: exch})
+			if err != nil {
+				return err
+			}
+			inter[c.Rank()], intra[c.Rank()] = prop.PlanStats().InterRows, prop.PlanStats().IntraRows
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ti, ta int64
+		for r := range inter {
+			ti, ta = ti+inter[r], ta+intra[r]
+		}
+		if ti != vol.InterRows() || ta != vol.IntraRows() {
+			t.Fatalf("%s: exchange sends %d inter / %d intra rows, volumes say %d / %d", exch, ti, ta, vol.InterRows(), vol.IntraRows())
+		}
 	}
 }

@@ -53,6 +53,9 @@ type NodeVolumes struct {
 	Nodes    int            `json:"nodes"`
 	Flat     ExchangeVolume `json:"flat"`
 	TwoLevel ExchangeVolume `json:"two_level"`
+	// Paired is the two-level exchange with NodePairOptions.Paired (same
+	// inter-node rows as TwoLevel, at most k messages per node pair).
+	Paired ExchangeVolume `json:"two_level_paired"`
 }
 
 // NodeVolumesOf plans the flat exchange (SplitShard, hybrid) and the
@@ -109,34 +112,41 @@ func NodeVolumesOf(ranks int, nodes *comm.Nodes, load func(rank int) (*partition
 			nv.Flat.Inter = append(nv.Flat.Inter, m)
 		}
 	}
-	inter := map[[2]int]int64{}
-	scatter := map[[2]int]int64{}
-	for nb := range pairs {
-		for na, edges := range pairs[nb] {
-			if len(edges) == 0 {
-				continue
-			}
-			pl := PlanNodePair(edges, nodes)
-			for i := range pl.Post {
-				inter[[2]int{int(pl.PostFrom[i]), int(pl.PostTo[i])}]++
-				for _, f := range pl.PostNeed[i] {
-					scatter[[2]int{int(pl.PostTo[i]), int(f)}]++
+	for _, paired := range []bool{false, true} {
+		inter := map[[2]int]int64{}
+		scatter := map[[2]int]int64{}
+		gat := map[[2]int]int64{}
+		for k, v := range gather {
+			gat[k] = v
+		}
+		for nb := range pairs {
+			for _, edges := range pairs[nb] {
+				if len(edges) == 0 {
+					continue
 				}
-			}
-			for i := range pl.Pre {
-				inter[[2]int{int(pl.PreFrom[i]), int(pl.PreTo[i])}]++
-				for _, c := range pl.PreContr[i] {
-					if c.Rank != pl.PreFrom[i] {
-						gather[[2]int{int(c.Rank), int(pl.PreFrom[i])}]++
+				pl := PlanNodePairWith(edges, nodes, NodePairOptions{Paired: paired})
+				for i := range pl.Post {
+					inter[[2]int{int(pl.PostFrom[i]), int(pl.PostTo[i])}]++
+					for _, f := range pl.PostNeed[i] {
+						scatter[[2]int{int(pl.PostTo[i]), int(f)}]++
+					}
+				}
+				for i := range pl.Pre {
+					inter[[2]int{int(pl.PreFrom[i]), int(pl.PreTo[i])}]++
+					for _, c := range pl.PreContr[i] {
+						if c.Rank != pl.PreFrom[i] {
+							gat[[2]int{int(c.Rank), int(pl.PreFrom[i])}]++
+						}
 					}
 				}
 			}
-			pairs[nb][na] = nil
 		}
+		v := &nv.TwoLevel
+		if paired {
+			v = &nv.Paired
+		}
+		v.Inter, v.Gather, v.Scatter = messages(inter), messages(gat), messages(scatter)
 	}
-	nv.TwoLevel.Inter = messages(inter)
-	nv.TwoLevel.Gather = messages(gather)
-	nv.TwoLevel.Scatter = messages(scatter)
 	sortMessages(nv.Flat.Inter)
 	sortMessages(nv.Flat.Gather)
 	return nv, nil

@@ -34,7 +34,20 @@ func TestPlanNodePairAccountsEveryEdge(t *testing.T) {
 			pairSrc[key] = append(pairSrc[key], e.Src)
 			pairDst[key] = append(pairDst[key], int32(e.Dst))
 		}
-		pl := PlanNodePair(edges, nodes)
+		paired := trial%2 == 1
+		pl := PlanNodePairWith(edges, nodes, NodePairOptions{Paired: paired})
+		if paired {
+			for i := range pl.Post {
+				if nodes.LocalIndex(int(pl.PostTo[i])) != nodes.LocalIndex(int(pl.PostFrom[i]))%len(rb) {
+					t.Fatalf("paired: post row from %d to %d", pl.PostFrom[i], pl.PostTo[i])
+				}
+			}
+			for i := range pl.Pre {
+				if nodes.LocalIndex(int(pl.PreFrom[i])) != nodes.LocalIndex(int(pl.PreTo[i]))%len(ra) {
+					t.Fatalf("paired: partial row from %d to %d", pl.PreFrom[i], pl.PreTo[i])
+				}
+			}
+		}
 		var rankCovers int64
 		for key := range pairSrc {
 			rankCovers += SplitCut(pairSrc[key], pairDst[key], ModeHybrid).Counts.Hybrid
@@ -58,7 +71,7 @@ func TestPlanNodePairAccountsEveryEdge(t *testing.T) {
 			}
 		}
 		for i, v := range pl.Pre {
-			if nodes.Node[pl.PreFrom[i]] != na || !slices.ContainsFunc(pl.PreContr[i], func(c PartialContrib) bool { return c.Rank == pl.PreFrom[i] }) {
+			if nodes.Node[pl.PreFrom[i]] != na || (!paired && !slices.ContainsFunc(pl.PreContr[i], func(c PartialContrib) bool { return c.Rank == pl.PreFrom[i] })) {
 				t.Fatalf("partial row %d sent by %d", v, pl.PreFrom[i])
 			}
 			for _, c := range pl.PreContr[i] {
@@ -112,6 +125,9 @@ func TestNodeVolumes(t *testing.T) {
 		}
 		if perNode == 3 && tl >= f {
 			t.Fatalf("perNode 3: two-level saves nothing (%d vs %d)", tl, f)
+		}
+		if nv.Paired.InterRows() != tl || len(nv.Paired.Inter) > nv.Nodes*(nv.Nodes-1)*perNode {
+			t.Fatalf("perNode %d: paired %d rows in %d messages, two-level %d rows", perNode, nv.Paired.InterRows(), len(nv.Paired.Inter), tl)
 		}
 		t.Logf("perNode %d: inter rows flat %d two-level %d, intra two-level %d, messages %d vs %d", perNode, f, tl, nv.TwoLevel.IntraRows(), len(nv.Flat.Inter), len(nv.TwoLevel.Inter))
 	}

@@ -7,14 +7,15 @@
 #   scripts/bench-cluster.sh                   # 16 ranks as 4×4, 10gbit and 2.5gbit, products scale
 #   NP=64 NODES=8 scripts/bench-cluster.sh     # the 64-core box
 #   SPEC=nodes=200000,degree=20,feat=100,classes=47 NP=4 NODES=2 RATES=100mbit EPOCHS=3 scripts/bench-cluster.sh
-#   NP=16 NODES=4 RATES="10gbit 2.5gbit" CONFIGS="hyb2 hyb2tl" MODELS=gcn scripts/bench-cluster.sh   # flat vs two-level
+#   NP=16 NODES=4 RATES="10gbit 2.5gbit" CONFIGS="hyb2 hyb2tl hyb2tlp" MODELS=gcn scripts/bench-cluster.sh   # flat vs two-level
 #
 # Environment (defaults in brackets):
 #   NP [16] ranks, NODES [4] emulated nodes, RATES ["10gbit 2.5gbit"] (plus shared memory, "shm", always)
 #   SPEC [products] graph (supergcn gen), EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
 #   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
 #     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
-#     the two-level exchange (--exchange two-level: once per node pair, then inside the node)
+#     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
+#     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node)
 #   LINKS_SHM [1]: 0 leaves out the shared-memory runs
 #   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
@@ -63,7 +64,10 @@ model_flags() {
 }
 config_flags() {
   local exch=flat c=$1
-  case $c in *tl) exch=two-level c=${c%tl} ;; esac
+  case $c in
+    *tlp) exch=two-level-paired c=${c%tlp} ;;
+    *tl) exch=two-level c=${c%tl} ;;
+  esac
   case $c in
     post32) echo "--aggr-mode post --bits 32 --exchange $exch" ;;
     hyb32) echo "--aggr-mode hybrid --bits 32 --exchange $exch" ;;

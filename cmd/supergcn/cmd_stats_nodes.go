@@ -26,6 +26,7 @@ type nodeStatsReport struct {
 	QuantParams  string          `json:"quant_params,omitempty"`
 	Flat         nodeLevelReport `json:"flat"`
 	TwoLevel     nodeLevelReport `json:"two_level"`
+	Paired       nodeLevelReport `json:"two_level_paired"`
 	Seconds      float64         `json:"seconds"`
 }
 
@@ -70,7 +71,7 @@ func nodeStats(dir string, parts, ranks, perNode, layers, width int, f wireForma
 		r.NodeSentRows, r.NodeRecvRows = spreadOf(sent), spreadOf(recv)
 		return r
 	}
-	rep.Flat, rep.TwoLevel = level(&nv.Flat), level(&nv.TwoLevel)
+	rep.Flat, rep.TwoLevel, rep.Paired = level(&nv.Flat), level(&nv.TwoLevel), level(&nv.Paired)
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep, nil
 }
@@ -93,13 +94,13 @@ func printNodeStats(w io.Writer, r *nodeStatsReport) {
 	}
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d nodes of %d ranks; one layer, one direction; inter-node bytes at %s, width %d; planned in %.2fs\n\n",
 		r.Dir, r.Parts, r.Ranks, r.Nodes, r.RanksPerNode, f, r.Width, r.Seconds)
-	fmt.Fprintf(w, "%-9s %12s %12s %9s %12s %9s %12s   %-24s %s\n", "exchange", "inter rows", "inter bytes", "inter msg",
+	fmt.Fprintf(w, "%-16s %12s %12s %9s %12s %9s %12s   %-24s %s\n", "exchange", "inter rows", "inter bytes", "inter msg",
 		"intra rows", "intra msg", "msg/epoch", "node sent rows min/avg/max", "node recv rows min/avg/max")
 	for _, l := range []struct {
 		name string
 		r    nodeLevelReport
-	}{{"flat", r.Flat}, {"two-level", r.TwoLevel}} {
-		fmt.Fprintf(w, "%-9s %12d %12s %9d %12d %9d %12d   %-26s %s\n", l.name, l.r.InterRows, humanBytes(l.r.InterBytes),
+	}{{"flat", r.Flat}, {"two-level", r.TwoLevel}, {"two-level-paired", r.Paired}} {
+		fmt.Fprintf(w, "%-16s %12d %12s %9d %12d %9d %12d   %-26s %s\n", l.name, l.r.InterRows, humanBytes(l.r.InterBytes),
 			l.r.InterMessages, l.r.IntraRows, l.r.IntraMessages, l.r.MessagesPerEpoch,
 			fmt.Sprintf("%d/%.0f/%d", l.r.NodeSentRows.Min, l.r.NodeSentRows.Avg, l.r.NodeSentRows.Max),
 			fmt.Sprintf("%d/%.0f/%d", l.r.NodeRecvRows.Min, l.r.NodeRecvRows.Avg, l.r.NodeRecvRows.Max))

@@ -78,7 +78,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
-	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|auto (two-level when several nodes run several ranks each)")
+	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
 	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
@@ -163,7 +163,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		cfg.Exchange = ""
 	}
 	if _, err := exchange.ParseExchange(cfg.Exchange); err != nil {
-		return bad("exchange", "%q is not flat, two-level or auto", cfg.Exchange)
+		return bad("exchange", "%q is not flat, two-level, two-level-paired or auto", cfg.Exchange)
 	}
 	if cfg.EvalEvery < 1 {
 		return bad("eval-every", "%d, need ≥ 1", cfg.EvalEvery)
