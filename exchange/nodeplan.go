@@ -42,11 +42,11 @@ type NodePairPlan struct {
 	PostTo   []int32   // rank of B receiving Post[i]
 	PostNeed [][]int32 // other ranks of B that need Post[i] (forwarded by PostTo[i]), ascending
 
-	Pre       []int64 // global ids of the destinations of partial rows, ascending
-	PreTo     []int32 // owner of Pre[i] (receives it)
-	PreFrom   []int32 // rank of A that reduces and sends partial row i (a contributor unless Paired)
+	Pre       []int64            // global ids of the destinations of partial rows, ascending
+	PreTo     []int32            // owner of Pre[i] (receives it)
+	PreFrom   []int32            // rank of A that reduces and sends partial row i (a contributor unless Paired)
 	PreContr  [][]PartialContrib // the ranks of A with sources in partial row i, ascending
-	EdgeCount int // cut edges of the pair
+	EdgeCount int                // cut edges of the pair
 }
 
 // PartialContrib is one rank's part of a partial row: the sum of its
