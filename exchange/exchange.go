@@ -79,6 +79,10 @@ type Options struct {
 	// must pass the same value. Mode applies to the same-node rank pairs;
 	// the two-level inter-node stage always uses its node-pair cover.
 	Exchange string
+	// IntraCodec encodes the rows of the two-level exchange's intra-node
+	// stages (every pass); nil sends them as float32 (exact). It must be a
+	// codec of its own (not Codec, BackwardCodec or EvalCodec).
+	IntraCodec RowCodec
 	// Nodes is the node layout (nil: comm.NodeLayout of the communicator,
 	// computed in New). Tests pass emulated layouts through the goroutine
 	// group instead.
@@ -117,6 +121,7 @@ type Propagator struct {
 	fwd     RowCodec // nil = float32 rows
 	bwd     RowCodec
 	eval    RowCodec
+	intra   RowCodec  // two-level intra-node stages (nil: float32)
 	tl      *twoLevel // nil: flat exchange
 	exch    string    // ExchangeFlat or ExchangeTwoLevel
 	plan    PlanStats

@@ -678,7 +678,7 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 		codec, stream = p.eval, 2
 	}
 	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
-		if err := p.intraStage(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", done); err != nil {
+		if err := p.intraStage(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
 			return err
 		}
 		t := p.c.Wtime()
@@ -691,7 +691,7 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 		t = p.c.Wtime()
 		spmm(tl.s3, tl.r2, tl.s3b, false)
 		p.lap(t, &p.stats.AggrSeconds)
-		return p.intraStage(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", done)
+		return p.intraStage(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", stream+8, done)
 	})
 	if err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
@@ -723,7 +723,7 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 		codec, stream = p.eval, 3
 	}
 	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
-		if err := p.intraStage(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", done); err != nil {
+		if err := p.intraStage(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
 			return err
 		}
 		t := p.c.Wtime()
@@ -736,7 +736,7 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 		t = p.c.Wtime()
 		spmmTAdd(tl.s2r, tl.s2, tl.r1)
 		p.lap(t, &p.stats.AggrSeconds)
-		return p.intraStage(tl.local, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", done)
+		return p.intraStage(tl.local, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", stream+4, done)
 	})
 	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
@@ -762,12 +762,13 @@ func (tl *twoLevel) resize(w int) {
 	tl.r3 = dense.Reshape(tl.r3, tl.r3Off[k], w)
 }
 
-// intraStage moves fp32 rows between the ranks of this node, counting the
-// bytes in IntraBytes (and CommBytes).
-func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, done <-chan struct{}) error {
+// intraStage moves rows between the ranks of this node (float32, or
+// through Options.IntraCodec with random stream stream), counting the bytes
+// in IntraBytes (and CommBytes).
+func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
 	before := p.stats.CommBytes
 	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, layer: ps.Layer, dir: dir}
-	err := p.transferRows(tr, ps, nil, 0, done)
+	err := p.transferRows(tr, ps, p.intra, stream, done)
 	p.stats.IntraBytes += p.stats.CommBytes - before
 	return err
 }
@@ -811,7 +812,7 @@ func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind
 	stats.InterRows, stats.IntraRows = cs.interRows, cs.intraRows
 	stats.Seconds = c.Wtime() - t0
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: o.Codec, bwd: o.BackwardCodec, eval: o.EvalCodec,
-		plan: stats, exch: exch}
+		intra: o.IntraCodec, plan: stats, exch: exch}
 	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
 	p.local = e.Prepare(localCSR(kind, s.Local))
 	p.tl = &twoLevel{local: nodes.Local,

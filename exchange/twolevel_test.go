@@ -122,6 +122,22 @@ func TestTwoLevelQuantized(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertClose(t, "int8 two-level forward", gotF, wantF, 0.05)
+	gotF, _, err = gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codec: q, BackwardCodec: q, IntraCodec: q}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, "int8 two-level forward, int8 inside nodes", gotF, wantF, 0.08)
+	// The FP32 codec inside nodes is exact.
+	gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{IntraCodec: FP32{}}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wantB, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClose(t, "fp32 codec inside nodes forward", gotF, wantF, 0)
+	assertClose(t, "fp32 codec inside nodes backward", gotB, wantB, 0)
 	err = comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
 		prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Codec: FP32{}, BackwardCodec: FP32{}})

@@ -15,7 +15,8 @@
 #   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
 #     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
 #     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
-#     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node)
+#     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node); digits after
+#     tl/tlp are the bits of the rows moved inside nodes (hyb2tl8: int2 between nodes, int8 inside; default 32)
 #   LINKS_SHM [1]: 0 leaves out the shared-memory runs
 #   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
@@ -63,15 +64,18 @@ model_flags() {
   esac
 }
 config_flags() {
-  local exch=flat c=$1
+  local exch=flat intra=32 c=$1
+  # two-level suffixes: tl / tlp, optionally followed by the intra-node bits (hyb2tl8)
   case $c in
-    *tlp) exch=two-level-paired c=${c%tlp} ;;
-    *tl) exch=two-level c=${c%tl} ;;
+    *tlp | *tlp[0-9]*) exch=two-level-paired intra=${c##*tlp} c=${c%tlp*} ;;
+    *tl | *tl[0-9]*) exch=two-level intra=${c##*tl} c=${c%tl*} ;;
   esac
+  intra=${intra:-32}
+  case $intra in 32 | 8 | 4 | 2) ;; *) echo "bench-cluster: bad intra-node bits in config $1" >&2; exit 2 ;; esac
   case $c in
-    post32) echo "--aggr-mode post --bits 32 --exchange $exch" ;;
-    hyb32) echo "--aggr-mode hybrid --bits 32 --exchange $exch" ;;
-    hyb2 | hyb4 | hyb8) echo "--aggr-mode hybrid --bits ${c#hyb} --exchange $exch" ;;
+    post32) echo "--aggr-mode post --bits 32 --exchange $exch --intra-bits $intra" ;;
+    hyb32) echo "--aggr-mode hybrid --bits 32 --exchange $exch --intra-bits $intra" ;;
+    hyb2 | hyb4 | hyb8) echo "--aggr-mode hybrid --bits ${c#hyb} --exchange $exch --intra-bits $intra" ;;
     *) echo "bench-cluster: unknown config $1" >&2; exit 2 ;;
   esac
 }

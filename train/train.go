@@ -45,7 +45,8 @@ type Config struct {
 	Threads      int
 	Kernel       string       // aggr kernel ("" = best available)
 	AggrMode     string       // post|pre|hybrid
-	Exchange     string       // flat|two-level ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
+	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
+	IntraBits    int          // bits of the two-level exchange's intra-node rows (0 or 32 = fp32)
 	Bits         int          // boundary-row bits forward (32 = fp32)
 	BitsBackward int          // bits for gradients sent back (0 = same as Bits)
 	EvalBits     int          // bits of the evaluation pass's boundary rows (0 = same as Bits)
@@ -290,6 +291,9 @@ func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	}
 	if o.EvalCodec, err = t.codec(eb); err != nil {
 		return o, field.Wrap("train.Config.EvalBits", err)
+	}
+	if o.IntraCodec, err = t.codec(cfg.IntraBits); err != nil {
+		return o, field.Wrap("train.Config.IntraBits", err)
 	}
 	return o, nil
 }

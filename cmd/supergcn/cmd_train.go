@@ -78,6 +78,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
+	fs.IntVar(&cfg.IntraBits, "intra-bits", 32, "bits per value of the two-level exchange's rows inside a node (shared memory): 32|8|4|2")
 	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
 	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
@@ -158,6 +159,11 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	}
 	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
 		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)
+	}
+	switch cfg.IntraBits {
+	case 32, 8, 4, 2:
+	default:
+		return bad("intra-bits", "%d, need 32, 8, 4 or 2", cfg.IntraBits)
 	}
 	if cfg.Exchange == "auto" {
 		cfg.Exchange = ""
