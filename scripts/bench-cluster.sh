@@ -95,7 +95,7 @@ median() {
 final() { awk -v k="\"$1\":" '/"final":true/ { i = index($0, k); v = substr($0, i + length(k)); sub(/[,}].*/, "", v); print v }' "$2"; }
 
 csv=$WORK/results.csv
-keys="epoch_s aggr_s comm_s quant_s dense_s sync_s eval_s other_s comm_bytes eval_bytes intra_bytes"
+keys="epoch_s aggr_s comm_s quant_s dense_s sync_s eval_s other_s reduce_s comm_bytes eval_bytes intra_bytes"
 header="model,config,link,ranks,nodes,threads,$(echo $keys | tr ' ' ','),last_test_acc"
 [ -f "$csv" ] || echo "$header" >"$csv"
 [ "$(head -1 "$csv")" = "$header" ] || { echo "bench-cluster: $csv has other columns (an older version's): move it away" >&2; exit 2; }

@@ -37,6 +37,9 @@ type EpochMetrics struct {
 	SyncS  float64 `json:"sync_s"`
 	EvalS  float64 `json:"eval_s"`  // the evaluation pass (0 in epochs without one; max over ranks)
 	OtherS float64 `json:"other_s"` // the rest of the epoch: optimizer, bookkeeping (max over ranks)
+	// ReduceS is the gradient (and loss) all-reduce after the backward
+	// pass, max over ranks: part of comm_s, reported on its own to weigh it.
+	ReduceS float64 `json:"reduce_s"`
 	// Evaluated is false in epochs that --eval-every skips; their
 	// accuracies are left out of the JSON line.
 	Evaluated      bool  `json:"evaluated"`

@@ -545,6 +545,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		{"sync_s", syncS + st.SyncSeconds, &m.SyncS},
 		{"eval_s", evalS, &m.EvalS},
 		{"other_s", math.Max(epochS-tCompute-syncS-reduceS-evalS, 0), &m.OtherS},
+		{"reduce_s", reduceS, &m.ReduceS},
 	}); err != nil {
 		return m, err
 	}
