@@ -7,11 +7,11 @@
 #
 #   scripts/node-volume-report.sh                                   # both graphs, 16 and 64 parts, 4 and 8 ranks/node
 #   GRAPHS=dblp-2010 scripts/node-volume-report.sh                  # dblp only (a few seconds)
-#   OUT=$OUT GRAPHS=products BIN=bin/supergcn scripts/node-volume-report.sh   # device: products-scale
+#   WORK=out/node-volume GRAPHS=products PARTS=16 scripts/node-volume-report.sh     # device: products-scale, one part count a call
 #
 # Env: SUPERGCN_DATASETS [../shared/datasets] (dblp-2010/edges.txt.gz), GRAPHS ["dblp-2010 products"],
 # PARTS ["16 64"], PER_NODE ["4 8"], WIDTH [128], BITS [2] (inter-node bytes at intBITS, block params),
-# BIN [bin/supergcn], OUT (work dir: partitions, JSON, node-volume.md; default a temporary directory, removed).
+# BIN [bin/supergcn], WORK (partitions, JSON, node-volume.md; reused when present; default a temporary directory, removed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATASETS=${SUPERGCN_DATASETS:-../shared/datasets}
@@ -22,11 +22,11 @@ WIDTH=${WIDTH:-128}
 BITS=${BITS:-2}
 BIN=${BIN:-bin/supergcn}
 [ -x "$BIN" ] || { echo "node-volume-report: $BIN not found (go build -tags openblas -o bin/supergcn ./cmd/supergcn)" >&2; exit 2; }
-if [ -z "${OUT:-}" ]; then
-  OUT=$(mktemp -d "${TMPDIR:-/tmp}/node-volume.XXXXXX")
-  trap 'rm -rf "$OUT"' EXIT
+if [ -z "${WORK:-}" ]; then
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/node-volume.XXXXXX")
+  trap 'rm -rf "$WORK"' EXIT
 fi
-mkdir -p "$OUT"
+mkdir -p "$WORK"
 
 # jget FILE KEY: a number from the stats JSON (two-space indent); KEY is
 # top-level ("nodes") or object.key ("flat.inter_rows").
@@ -40,7 +40,7 @@ jget() {
       if (line ~ /^  "/ || line ~ /^    "/) if (k == want) { print f[2]; exit } }' "$1"
 }
 
-run() { echo "+ $*" >>"$OUT/commands.log"; "$@"; }
+run() { echo "+ $*" >>"$WORK/commands.log"; "$@"; }
 
 rows=()
 for g in $GRAPHS; do
@@ -50,16 +50,16 @@ for g in $GRAPHS; do
       [ -e "$path" ] || { echo "node-volume-report: $path not found (set SUPERGCN_DATASETS)" >&2; exit 2; }
       input=(--data "$path" --synthetic-features 16) ;;
     products)
-      if [ ! -f "$OUT/products.sgb" ]; then
+      if [ ! -f "$WORK/products.sgb" ]; then
         t0=$(date +%s)
-        run "$BIN" gen --spec products --out "$OUT/products.sgb" >"$OUT/gen.log" 2>&1
+        run "$BIN" gen --spec products --out "$WORK/products.sgb" >"$WORK/gen.log" 2>&1
         echo "gen products: $(( $(date +%s) - t0 ))s" >&2
       fi
-      input=(--data "$OUT/products.sgb") ;;
+      input=(--data "$WORK/products.sgb") ;;
     *) echo "node-volume-report: unknown graph $g (dblp-2010 or products)" >&2; exit 2 ;;
   esac
   for parts in $PARTS; do
-    dir=$OUT/$g-$parts
+    dir=$WORK/$g-$parts
     if [ ! -f "$dir/meta.json" ]; then
       t0=$(date +%s)
       run "$BIN" partition "${input[@]}" --parts "$parts" --method metis --out "$dir" >"$dir.log" 2>&1 ||
@@ -67,7 +67,7 @@ for g in $GRAPHS; do
       echo "partition $g into $parts: $(( $(date +%s) - t0 ))s" >&2
     fi
     for k in $PER_NODE; do
-      j=$OUT/$g-$parts-k$k.json
+      j=$WORK/$g-$parts-k$k.json
       run "$BIN" stats "$dir" --ranks-per-node "$k" --width "$WIDTH" --bits "$BITS" --json >"$j"
       rows+=("$(awk -v g="$g" -v p="$parts" -v k="$k" -v n="$(jget "$j" nodes)" \
         -v fr="$(jget "$j" flat.inter_rows)" -v tr="$(jget "$j" two_level.inter_rows)" \
@@ -91,5 +91,5 @@ done
   printf '%s\n' "${rows[@]}"
   echo
   echo "commands:"
-  sed 's|'"$OUT"'/|$OUT/|g' "$OUT/commands.log"
-} | tee "$OUT/node-volume.md"
+  sed 's|'"$WORK"'/|$WORK/|g' "$WORK/commands.log"
+} | tee "$WORK/node-volume.md"
