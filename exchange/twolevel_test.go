@@ -78,6 +78,48 @@ func TestTwoLevelMatchesSingle(t *testing.T) {
 	}
 }
 
+// TestTwoLevelRoundRobinNodes: ranks placed round-robin on the nodes (rank
+// order and node order differ) give the one-rank operator too.
+func TestTwoLevelRoundRobinNodes(t *testing.T) {
+	const n, p = 200, 6
+	rng := rand.New(rand.NewPCG(23, 24))
+	ds := randomDataset(rng, n, 5, 0)
+	x := randomMatrix(rng, n, 4)
+	layout := []int{0, 1, 2, 0, 1, 0} // node sizes 3, 2, 1
+	for oname, owner := range ownerKinds(rng, n, 0, p) {
+		for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+			wantF, wantB := singleRank(t, ds, nn.OpGCN, x)
+			fwd, bwd := dense.New(n, 4), dense.New(n, 4)
+			var mu sync.Mutex
+			err := comm.RunGroupLayout(layout, func(c comm.Comm) error {
+				s := partition.Split(ds, owner, c.Rank(), p)
+				prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Exchange: exch})
+				if err != nil {
+					return err
+				}
+				xl := rowsOf(x, s.Global)
+				out, gx := dense.New(len(s.Global), 4), dense.New(len(s.Global), 4)
+				if err := prop.Forward(nn.Pass{}, xl, out); err != nil {
+					return err
+				}
+				if err := prop.Backward(nn.Pass{}, xl, gx); err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				scatterRows(fwd, out, s.Global)
+				scatterRows(bwd, gx, s.Global)
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", oname, exch, err)
+			}
+			assertClose(t, oname+"/"+exch+" forward", fwd, wantF, 1e-5)
+			assertClose(t, oname+"/"+exch+" backward", bwd, wantB, 1e-5)
+		}
+	}
+}
+
 // TestExchangeChoice: "" picks two-level only for several nodes with
 // several ranks on some node; "flat" is honoured on any layout.
 func TestExchangeChoice(t *testing.T) {
