@@ -2,6 +2,7 @@ package dist
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -18,6 +19,13 @@ type PeerError struct {
 }
 
 func (e *PeerError) Error() string { return fmt.Sprintf("rank %d failed: %s", e.Rank, e.Msg) }
+
+// AgreedError is the failing rank's own error once every rank knows of it
+// (the others hold a *PeerError): the job can end normally, no abort needed.
+type AgreedError struct{ Err error }
+
+func (e *AgreedError) Error() string { return e.Err.Error() }
+func (e *AgreedError) Unwrap() error { return e.Err }
 
 // agree is collective: it returns nil on every rank when err is nil on
 // every rank. Otherwise the lowest failing rank gets its own err back and
@@ -59,7 +67,11 @@ func agree(c comm.Comm, err error) error {
 		}
 	}
 	if c.Rank() == first {
-		return err
+		var ae *AgreedError
+		if errors.As(err, &ae) {
+			return err
+		}
+		return &AgreedError{Err: err}
 	}
 	return &PeerError{Rank: first, Msg: string(msg)}
 }
