@@ -9,7 +9,6 @@ package graph
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,21 +17,19 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 )
 
-// TextRange is the share of a plain text file that reader `part` of `parts`
-// parses: the whole lines that begin in [Start, End).
+// TextRange is the share of a text file that reader `part` of `parts`
+// parses: the whole lines that begin in [Start, End). A compressed file
+// cannot be entered in the middle: reader 0 gets all of it (Compressed set,
+// Lines unknown and 0) and the others an empty share.
 type TextRange struct {
 	Path       string
 	Start, End int64
 	Lines      int64 // lines in the share (a last line without "\n" counts)
+	Compressed bool  // a .gz/.bz2 input read whole by reader 0
 }
 
-// ErrCompressedSplit is wrapped by the error for a compressed input that
-// several readers were asked to split.
-var ErrCompressedSplit = errors.New("compressed input cannot be split by byte range")
-
 // OpenTextRange finds the share of path that reader part of parts reads and
-// counts its lines. Compressed files (.gz/.bz2 names or magic) are refused:
-// a compressed stream cannot be entered in the middle.
+// counts its lines.
 func OpenTextRange(path string, part, parts int) (*TextRange, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,13 +42,16 @@ func OpenTextRange(path string, part, parts int) (*TextRange, error) {
 	}
 	var magic [3]byte
 	k, _ := f.ReadAt(magic[:], 0)
-	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".bz2") ||
-		bytes.HasPrefix(magic[:k], []byte{0x1f, 0x8b}) || bytes.HasPrefix(magic[:k], []byte("BZh")) {
-		return nil, &ParseError{File: path, Msg: ErrCompressedSplit.Error() +
-			" across ranks: decompress it first (gunzip -k / bunzip2 -k) or run `supergcn convert --data " + path + " --out FILE.sgb` and use FILE.sgb"}
-	}
 	size := st.Size()
 	t := &TextRange{Path: path}
+	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".bz2") ||
+		bytes.HasPrefix(magic[:k], []byte{0x1f, 0x8b}) || bytes.HasPrefix(magic[:k], []byte("BZh")) {
+		t.Compressed = part == 0
+		if t.Compressed {
+			t.End = size
+		}
+		return t, nil
+	}
 	if t.Start, err = lineStart(f, size*int64(part)/int64(parts), size); err != nil {
 		return nil, err
 	}
@@ -121,6 +121,9 @@ func countLines(f *os.File, start, end int64) (int64, error) {
 // reader returns a lineReader over the share whose first line is numbered
 // firstLine (1-based, global to the file).
 func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
+	if t.Compressed {
+		return openLines(t.Path)
+	}
 	f, err := os.Open(t.Path)
 	if err != nil {
 		return nil, err
@@ -485,3 +488,7 @@ func (a *NpyRange) LabelRows(lo, hi int) ([]int32, error) {
 func (t *TextRange) String() string {
 	return fmt.Sprintf("%s[%d,%d)", t.Path, t.Start, t.End)
 }
+
+// DatasetName is the name Load gives the dataset at path: its base name
+// without a compression suffix and one further extension.
+func DatasetName(path string) string { return baseName(path) }

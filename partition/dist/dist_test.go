@@ -2,6 +2,7 @@ package dist
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -177,17 +178,31 @@ func TestBadLineOneError(t *testing.T) {
 	}
 }
 
-func TestCompressedRefused(t *testing.T) {
+// TestCompressedReadByRank0: a gzip edge list is read whole by rank 0 and
+// scattered; the partition equals the serial one.
+func TestCompressedReadByRank0(t *testing.T) {
+	ds := genDataset(t, 300)
 	tmp := t.TempDir()
-	path := filepath.Join(tmp, "g.txt.gz")
-	if err := os.WriteFile(path, []byte{0x1f, 0x8b, 0, 0}, 0o644); err != nil {
+	el := filepath.Join(tmp, "g.txt")
+	writeEdgeList(t, el, ds.Graph)
+	b, err := os.ReadFile(el)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := comm.RunGroup(2, func(c comm.Comm) error {
-		_, err := Read(c, Source{Path: path, Format: "edgelist"})
-		return err
-	})
-	if err == nil || !strings.Contains(err.Error(), "supergcn convert") {
-		t.Fatalf("got %v, want the convert remedy", err)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	zw.Close()
+	gz := el + ".gz"
+	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	info := partition.MetaInfo{Method: "random"}
+	ser := filepath.Join(tmp, "serial")
+	serialDir(t, gz, ser, func(n int) []int32 { return partition.Random(n, 4, 2) }, 4, info)
+	out := filepath.Join(tmp, "dist")
+	if err := distDir(gz, out, 4, 4, 2, info, 0); err != nil {
+		t.Fatal(err)
+	}
+	sameDirs(t, ser, out)
 }

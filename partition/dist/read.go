@@ -207,7 +207,7 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 	if hint > n && hint <= 2*n {
 		n = hint // isolated nodes after the largest id, as LoadEdgeList
 	}
-	r := &raw{name: baseName(src.Path), n: int(n), src: ch.Src, dst: ch.Dst, classes: -1}
+	r := &raw{name: graph.DatasetName(src.Path), n: int(n), src: ch.Src, dst: ch.Dst, classes: -1}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	r.split = make([]uint8, r.hi(c)-r.lo(c))
 	return r, nil
@@ -241,7 +241,7 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	r := &raw{name: br.Name, n: int(br.Nodes), featDim: br.FeatDim, classes: br.NumClasses,
 		nTrain: br.NTrain, nVal: br.NValid, nTst: br.NTest}
 	if r.name == "" {
-		r.name = baseName(src.Path)
+		r.name = graph.DatasetName(src.Path)
 	}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	lo, hi := int64(r.lo(c)), int64(r.hi(c))
@@ -353,7 +353,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
-	r := &raw{name: baseName(dir), n: n, classes: -1}
+	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())
 	tr, first, err := lineOffsets(c, edgePath)
 	if err != nil {
@@ -497,10 +497,7 @@ func readRows(c comm.Comm, r *raw, path string, labels bool) ([]float32, int, er
 	if err != nil {
 		return nil, 0, err
 	}
-	rows := int64(tr.Lines)
-	if dim > 0 && int64(len(x)) != rows*int64(dim) {
-		rows = int64(len(x) / dim)
-	}
+	rows := int64(len(x) / max(dim, 1))
 	var bad error
 	if len(x) > 0 && int64(dim) != d {
 		bad = &graph.ParseError{File: path, Line: first, Msg: fmt.Sprintf("%d columns, other lines have %d", dim, d)}
@@ -585,13 +582,4 @@ func overrides(c comm.Comm, src *Source, r *raw) error {
 		}
 	}
 	return nil
-}
-
-// baseName is the dataset name of path (as graph.Load names datasets).
-func baseName(path string) string {
-	b := filepath.Base(filepath.Clean(path))
-	if ext := filepath.Ext(b); ext != "" && ext != b {
-		b = strings.TrimSuffix(b, ext)
-	}
-	return b
 }

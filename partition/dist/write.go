@@ -138,6 +138,33 @@ func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteO
 	return fail(err)
 }
 
+// Shard moves the nodes of g to their parts (owner: the part of each of
+// this rank's nodes, one part per rank) and returns this rank's part, the
+// shard partition.Split returns for the whole dataset. Collective.
+func Shard(c comm.Comm, g *Graph, owner []int32, roundBytes int) (*partition.Shard, error) {
+	p := c.Size()
+	var err error
+	if len(owner) != g.Hi-g.Lo {
+		err = fmt.Errorf("dist: %d owners for %d nodes", len(owner), g.Hi-g.Lo)
+	}
+	for i, q := range owner {
+		if err == nil && (q < 0 || int(q) >= p) {
+			err = fmt.Errorf("dist: node %d has part %d outside [0,%d)", g.Lo+i, q, p)
+		}
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	if roundBytes <= 0 {
+		roundBytes = DefaultRoundBytes
+	}
+	shards, err := redistribute(c, g, owner, p, roundBytes)
+	if err != nil {
+		return nil, err
+	}
+	return shards[0], nil
+}
+
 // shardStats measures one part as partition.ComputeStats does. The graph
 // is symmetric, so a node has an out-edge into another part exactly when
 // it has an in-edge from one: boundary nodes are those that are not inner.
