@@ -131,8 +131,11 @@ func (w *world) finish(err error) error {
 		mpi.Finalize()
 		return silentExit{1}
 	case errors.As(err, &agreed): // every rank knows: no abort needed
+		// Printed before MPI_Finalize, whose fence keeps the other ranks
+		// (which exit non-zero at once, ending the job) from leaving first.
+		fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(fmt.Errorf("rank %d: %w", w.comm.Rank(), err)))
 		mpi.Finalize()
-		return fmt.Errorf("rank %d: %w", w.comm.Rank(), err)
+		return silentExit{1}
 	}
 	if err != nil {
 		err = fmt.Errorf("rank %d: %w", w.comm.Rank(), err)
