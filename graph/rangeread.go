@@ -26,6 +26,26 @@ type TextRange struct {
 	Start, End int64
 	Lines      int64 // lines in the share (a last line without "\n" counts)
 	Compressed bool  // a .gz/.bz2 input read whole by reader 0
+	// Progress, when set, is called with the bytes of the share (or of the
+	// compressed file) read so far, every few MB.
+	Progress func(bytes int64)
+}
+
+// countingReader reports the bytes read through it every 4 MB.
+type countingReader struct {
+	r        io.Reader
+	n, last  int64
+	progress func(int64)
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	if c.n-c.last >= 4<<20 || (err != nil && c.n != c.last) {
+		c.last = c.n
+		c.progress(c.n)
+	}
+	return k, err
 }
 
 // OpenTextRange finds the share of path that reader part of parts reads and
@@ -121,15 +141,22 @@ func countLines(f *os.File, start, end int64) (int64, error) {
 // reader returns a lineReader over the share whose first line is numbered
 // firstLine (1-based, global to the file).
 func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
-	if t.Compressed {
-		return openLines(t.Path)
-	}
 	f, err := os.Open(t.Path)
 	if err != nil {
 		return nil, err
 	}
-	sr := io.NewSectionReader(f, t.Start, t.End-t.Start)
-	return &lineReader{name: t.Path, r: bufio.NewReaderSize(sr, rawBufSize), closers: []io.Closer{f},
+	var r io.Reader = io.NewSectionReader(f, t.Start, t.End-t.Start)
+	if t.Progress != nil {
+		r = &countingReader{r: r, progress: t.Progress}
+	}
+	if t.Compressed {
+		lr, err := newCompressedLines(t.Path, f, r)
+		if err != nil {
+			f.Close()
+		}
+		return lr, err
+	}
+	return &lineReader{name: t.Path, r: bufio.NewReaderSize(r, rawBufSize), closers: []io.Closer{f},
 		size: t.End - t.Start, bufSize: lineBufSize, line: firstLine - 1}, nil
 }
 

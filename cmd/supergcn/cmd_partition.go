@@ -26,6 +26,7 @@ type partitionFlags struct {
 	weights   string
 	imbalance float64
 	ldgRounds float64
+	ldgPasses float64
 	out       string
 }
 
@@ -38,6 +39,7 @@ func cmdPartition(args []string) error {
 	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
 	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | ldg (streaming, no global partitioner) | random")
 	fs.Float64Var(&f.ldgRounds, "ldg-rounds", 32, "ldg: batches per rank between which the ranks exchange their placements")
+	fs.Float64Var(&f.ldgPasses, "ldg-passes", 3, "ldg: streams over the nodes (later ones re-place each node knowing all its neighbours' parts)")
 	fs.StringVar(&f.weights, "weights", metis.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
 	fs.Float64Var(&f.imbalance, "imbalance", metis.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
 	fs.StringVar(&f.out, "out", "", "partition directory to write (replaced if it holds a partition)")
@@ -97,6 +99,9 @@ func (f *partitionFlags) validate() error {
 	}
 	if f.ldgRounds < 1 || f.ldgRounds > 1<<20 || f.ldgRounds != float64(int(f.ldgRounds)) {
 		return usageError{fmt.Sprintf("--ldg-rounds: %g, want an integer in [1, 2^20]", f.ldgRounds)}
+	}
+	if f.ldgPasses < 1 || f.ldgPasses > 100 || f.ldgPasses != float64(int(f.ldgPasses)) {
+		return usageError{fmt.Sprintf("--ldg-passes: %g, want an integer in [1, 100]", f.ldgPasses)}
 	}
 	if f.method == "ldg" && d.data == "" {
 		return usageError{"--method ldg: reads --data (for --synthetic, use metis or random)"}
@@ -216,13 +221,13 @@ func printPartitionSummary(w io.Writer, m *partition.Meta) {
 }
 
 // distributed reports whether the partition runs on the distributed path
-// (partition/dist): --data under a launcher with parmetis, ldg or random, or
-// ldg anywhere. Every rank then reads only its share of the input.
+// (partition/dist): --data under a launcher (even of one rank) with parmetis
+// or random, or ldg anywhere. Every rank then reads only its share of the input.
 func (f *partitionFlags) distributed() bool {
 	if f.d.data == "" {
 		return false
 	}
-	return f.method == "ldg" || (launcherSize() > 1 && (f.method == "parmetis" || f.method == "random"))
+	return f.method == "ldg" || (launchedByMPI() && (f.method == "parmetis" || f.method == "random"))
 }
 
 // runDist reads, partitions and writes with partition/dist.
@@ -248,7 +253,7 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	case "random":
 		owner = dist.RandomOwners(g, f.parts, f.d.seed)
 	case "ldg":
-		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: int(f.ldgRounds), Imbalance: f.imbalance})
+		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: int(f.ldgRounds), Passes: int(f.ldgPasses), Imbalance: f.imbalance, Progress: f.d.prog})
 	case "parmetis":
 		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/internal/progress"
 )
 
 // LDGOptions tune LDG.
@@ -12,16 +13,22 @@ type LDGOptions struct {
 	// Rounds: each rank streams its nodes in this many batches, learning the
 	// parts its neighbours got on other ranks between batches (0 = 32).
 	Rounds int
+	// Passes: streams over the nodes (0 = 3). Later passes re-place every
+	// node knowing where all its neighbours went (restreaming LDG, Nishimura
+	// & Ugander, KDD 2013), which lowers the cut of an order without locality.
+	Passes int
 	// Imbalance is the allowed excess of a part's nodes over the average
 	// (0 = 0.05); the capacity is ⌈N/parts⌉·(1+Imbalance).
 	Imbalance float64
+	// Progress reports the batches done (rank 0's, nil elsewhere).
+	Progress *progress.Reporter
 }
 
 // LDG partitions the distributed graph into parts with linear deterministic
 // greedy streaming (Stanton & Kliot, KDD 2012), which needs no global
 // partitioner and no more memory than the rank's rows and the parts of its
 // neighbours: every rank streams its nodes in ascending id, in Rounds
-// batches, and puts node v in the part maximising |N(v) ∩ P_i|·(1 − |P_i|/C)
+// batches (Passes times over, restreaming), and puts node v in the part maximising |N(v) ∩ P_i|·(1 − |P_i|/C)
 // (ties: the smaller part, then the lower index; a node with no placed
 // neighbour goes to the smallest part). Between batches the ranks add up the
 // part sizes and send each new placement to the ranks holding a neighbour.
@@ -32,6 +39,10 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 	rounds := o.Rounds
 	if rounds <= 0 {
 		rounds = 32
+	}
+	passes := o.Passes
+	if passes <= 0 {
+		passes = 3
 	}
 	imb := o.Imbalance
 	if imb == 0 {
@@ -75,12 +86,20 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 	for i := range stamp {
 		stamp[i] = -1
 	}
-	for round := 0; round < rounds; round++ {
+	st := o.Progress.Start(fmt.Sprintf("dist: ldg, %d passes of %d batches", passes, rounds), int64(passes*rounds), "batches")
+	defer st.Done()
+	for step := 0; step < passes*rounds; step++ {
+		st.Set(int64(step))
+		round := step % rounds
 		a, b := n*round/rounds, n*(round+1)/rounds
 		for i := range delta {
 			delta[i] = 0
 		}
 		for i := a; i < b; i++ {
+			if old := owner[i]; old >= 0 { // a later pass: take v out first
+				delta[old]--
+				owner[i] = -1
+			}
 			touched = touched[:0]
 			for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
 				if q := partOf(u); q >= 0 {

@@ -96,7 +96,6 @@ func Read(c comm.Comm, src Source) (*Graph, error) {
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
-	st := src.Progress.Start("dist: reading "+src.Path, 0, "")
 	var r *raw
 	switch format {
 	case "edgelist":
@@ -110,14 +109,13 @@ func Read(c comm.Comm, src Source) (*Graph, error) {
 	default:
 		err = agree(c, field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want auto, edgelist, ogb or bin)", format))
 	}
-	st.Done()
 	if err != nil {
 		return nil, err
 	}
 	if err := overrides(c, &src, r); err != nil {
 		return nil, err
 	}
-	st = src.Progress.Start("dist: shuffling and symmetrising edges", 0, "")
+	st := src.Progress.Start("dist: shuffling and symmetrising edges", 0, "")
 	g, err := build(c, r, src.roundBytes())
 	st.Done()
 	if err != nil {
@@ -141,23 +139,35 @@ func blockOf(vd []int32, v int32) int {
 }
 
 // lineOffsets opens rank's share of a text file and returns it with the
-// number of the share's first line (agreed collectively).
-func lineOffsets(c comm.Comm, path string) (*graph.TextRange, int64, error) {
-	tr, err := graph.OpenTextRange(path, c.Rank(), c.Size())
+// number of the share's first line (agreed collectively). On rank 0 (prog
+// set) a step reports the bytes of its share read, with rate and ETA; done
+// ends it.
+func lineOffsets(c comm.Comm, path string, prog *progress.Reporter) (tr *graph.TextRange, first int64, done func(), err error) {
+	tr, err = graph.OpenTextRange(path, c.Rank(), c.Size())
 	if err = agree(c, err); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
+	if prog != nil && tr.Compressed && c.Size() > 1 {
+		fmt.Fprintf(prog.W, "dist: %s is compressed: rank 0 reads all of it (decompress it, or supergcn convert it to .sgb, for 1/P memory per rank)\n", path)
+	}
+	what, size := "its share of", tr.End-tr.Start
+	if tr.Compressed {
+		what = "compressed"
+	}
+	st := prog.Start(fmt.Sprintf("dist: reading %s %s", what, path), max(size>>20, 1), "MB")
+	tr.Progress = func(n int64) { st.Set(n >> 20) }
 	before, _, err := exclusiveScan(c, tr.Lines)
-	return tr, before + 1, err
+	return tr, before + 1, st.Done, err
 }
 
 // readEdgeList reads an edge list by byte ranges.
 func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
-	tr, first, err := lineOffsets(c, src.Path)
+	tr, first, done, err := lineOffsets(c, src.Path, src.Progress)
 	if err != nil {
 		return nil, err
 	}
 	ch, err := tr.ReadEdgeList(first)
+	done()
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
@@ -355,17 +365,18 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	}
 	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())
-	tr, first, err := lineOffsets(c, edgePath)
+	tr, first, done, err := lineOffsets(c, edgePath, src.Progress)
 	if err != nil {
 		return nil, err
 	}
 	r.src, r.dst, err = tr.ReadEdgeCSV(first, n)
+	done()
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
 	if src.Features == "" {
 		if p := graph.FindOGBData(rawDir, "node-feat", true); p != "" {
-			if r.x, r.featDim, err = readRows(c, r, p, false); err != nil {
+			if r.x, r.featDim, err = readRows(c, r, p, false, src.Progress); err != nil {
 				return nil, err
 			}
 		}
@@ -375,7 +386,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 			var y []float32
 			if strings.HasSuffix(p, ".npy") {
 				r.labels, err = npyLabels(c, r, p)
-			} else if y, _, err = readRows(c, r, p, true); err == nil {
+			} else if y, _, err = readRows(c, r, p, true, src.Progress); err == nil {
 				r.labels = make([]int32, len(y))
 				for i, v := range y {
 					r.labels[i] = int32(v)
@@ -399,11 +410,12 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 			if p == "" {
 				continue
 			}
-			tr, first, err := lineOffsets(c, p)
+			tr, first, done, err := lineOffsets(c, p, src.Progress)
 			if err != nil {
 				return nil, err
 			}
 			ids[k], err = tr.ReadNodeIDs(first, n)
+			done()
 			if err = agree(c, err); err != nil {
 				return nil, err
 			}
@@ -455,7 +467,7 @@ func ogbSplitDir(dir, want string) (string, error) {
 // readRows reads the rows of this rank's nodes from an OGB node table: a
 // .npy by rows, a CSV by byte ranges whose rows are sent to their owners.
 // labels reads one label a line instead of a float row.
-func readRows(c comm.Comm, r *raw, path string, labels bool) ([]float32, int, error) {
+func readRows(c comm.Comm, r *raw, path string, labels bool, prog *progress.Reporter) ([]float32, int, error) {
 	lo, hi := r.lo(c), r.hi(c)
 	if strings.HasSuffix(path, ".npy") {
 		a, err := graph.OpenNpyRange(path)
@@ -473,10 +485,11 @@ func readRows(c comm.Comm, r *raw, path string, labels bool) ([]float32, int, er
 		}
 		return x, a.Shape[1], nil
 	}
-	tr, first, err := lineOffsets(c, path)
+	tr, first, done, err := lineOffsets(c, path, prog)
 	if err != nil {
 		return nil, 0, err
 	}
+	defer done()
 	var x []float32
 	dim := 1
 	if labels {

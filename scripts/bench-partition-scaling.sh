@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Issue 11 device benchmark: distributed partitioning at P = 1, 2, 4, 8, 16
+# ranks on the products-scale generated graph. For each method (ParMETIS
+# through PT-Scotch, and ldg, the streaming method that needs no global
+# partitioner) and each P it runs
+#   mpirun -np P supergcn partition --method M --data g.sgb --parts PARTS --out ...
+# under /usr/bin/time -v per rank, and once the 1-process METIS partition as
+# the reference; it writes results.csv (method, ranks, wall seconds,
+# partitioner seconds, max per-rank peak RSS, edge cut, imbalances),
+# results.md (the same as a table) and the PNG plots (supergcn plot
+# --partition-scaling) into OUT.
+#
+#   BIN=bin/supergcn OUT=/tmp/ps scripts/bench-partition-scaling.sh
+#   SPEC=nodes=20000,degree=10,feat=8 PS="1 2" scripts/bench-partition-scaling.sh   # tiny check
+#
+# Env: BIN (bin/supergcn), OUT (a temp dir), SPEC (graph spec for supergcn gen;
+# products), PS ("1 2 4 8 16"), METHODS ("parmetis ldg"), PARTS (16),
+# SERIAL (1: also time the 1-process METIS partition; 0 skips it),
+# GRAPH (an existing .sgb instead of generating one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=${BIN:-bin/supergcn}
+SPEC=${SPEC:-products}
+PS=${PS:-1 2 4 8 16}
+METHODS=${METHODS:-parmetis ldg}
+PARTS=${PARTS:-16}
+SERIAL=${SERIAL:-1}
+[ -x "$BIN" ] || { echo "bench-partition-scaling: $BIN is not an executable (set BIN)" >&2; exit 1; }
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+[ -x /usr/bin/time ] || { echo "bench-partition-scaling: /usr/bin/time not found" >&2; exit 1; }
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/partition-scaling.XXXXXX")}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+g=${GRAPH:-$OUT/g.sgb}
+if [ -z "${GRAPH:-}" ]; then
+  echo "generating $SPEC ..."
+  "$BIN" gen --spec "$SPEC" --out "$g" | tee "$OUT/gen.log"
+fi
+
+rss() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): \([0-9]*\)$/\1/p' "$1"; }
+meta() { sed -n "s/^  \"$1\": \([-0-9.e+]*\),\{0,1\}$/\1/p" "$2"; }
+csv="$OUT/results.csv"
+echo "method,ranks,parts,seconds,partition_seconds,max_rss_mb,edge_cut_fraction,node_imbalance,edge_imbalance" >"$csv"
+
+record() { # method ranks dir seconds maxrss_kb
+  local m="$3/meta.json"
+  printf '%s,%d,%d,%.2f,%.2f,%.1f,%.4f,%.3f,%.3f\n' "$1" "$2" "$PARTS" "$4" "$(meta partition_seconds "$m")" \
+    "$(echo "$5 / 1024" | bc -l)" "$(meta cut_fraction "$m")" "$(meta node_imbalance "$m")" "$(meta edge_imbalance "$m")" >>"$csv"
+  rm -rf "$3"
+}
+
+if [ "$SERIAL" = 1 ]; then
+  d="$OUT/p-metis"
+  t0=$(date +%s.%N)
+  /usr/bin/time -v -o "$OUT/metis.time" "$BIN" partition --method metis --data "$g" --parts "$PARTS" --out "$d" >"$OUT/metis.log" 2>&1 ||
+    { cat "$OUT/metis.log" >&2; exit 1; }
+  t1=$(date +%s.%N)
+  record metis-serial 1 "$d" "$(echo "$t1 - $t0" | bc -l)" "$(rss "$OUT/metis.time")"
+  tail -1 "$csv"
+fi
+for m in $METHODS; do
+  for p in $PS; do
+    d="$OUT/p-$m-$p"
+    rm -f "$OUT/$m-$p.time."*
+    t0=$(date +%s.%N)
+    mpirun -np "$p" sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec /usr/bin/time -v -o "$0.$r" "$@"' \
+      "$OUT/$m-$p.time" "$BIN" partition --method "$m" --data "$g" --parts "$PARTS" --out "$d" >"$OUT/$m-$p.log" 2>&1 ||
+      { cat "$OUT/$m-$p.log" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    max=0
+    for f in "$OUT/$m-$p.time."*; do
+      k=$(rss "$f")
+      [ "$k" -gt "$max" ] && max=$k
+    done
+    record "$m" "$p" "$d" "$(echo "$t1 - $t0" | bc -l)" "$max"
+    tail -1 "$csv"
+  done
+done
+
+{
+  echo "| method | ranks | parts | wall s | partitioner s | max per-rank peak RSS (MB) | edge cut | node imb. | edge imb. |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  tail -n +2 "$csv" | awk -F, '{printf "| %s | %d | %d | %.1f | %.1f | %.0f | %.2f%% | %.3f | %.3f |\n", $1, $2, $3, $4, $5, $6, 100*$7, $8, $9}'
+} >"$OUT/results.md"
+cat "$OUT/results.md"
+"$BIN" plot --partition-scaling "$csv" --out "$OUT"
