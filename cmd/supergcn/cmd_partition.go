@@ -112,16 +112,19 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
 	}
 	d.featNorm = "none" // features are stored raw; train normalises on load
-	if n := launcherSize(); n > 1 && f.method == "metis" {
-		return usageError{fmt.Sprintf("--method metis runs in one process, but a launcher started %d ranks: run it without mpirun, or use --method parmetis (or ldg)", n)}
-	}
-	if n := launcherSize(); n > 1 && f.method == "random" && d.data == "" {
-		return usageError{fmt.Sprintf("--method random with --synthetic runs in one process, but a launcher started %d ranks: run it without mpirun", n)}
-	}
-	if f.distributed() {
+	if f.method == "ldg" {
 		if err := d.checkDistributed(); err != nil {
 			return err
 		}
+	}
+	if n := launcherSize(); n > 1 && !f.distributed() && f.method != "parmetis" {
+		why := "runs in one process"
+		if f.method == "random" {
+			why = "runs distributed only on --data with the default cleaning (no --synthetic-features, --undirected=false, --dedup=false)"
+		}
+		return usageError{fmt.Sprintf("--method %s %s, but a launcher started %d ranks: run it without mpirun, or use --method parmetis (or ldg)", f.method, why, n)}
+	}
+	if f.distributed() {
 		if n := max(1, launcherSize()); dist.CheckParts(f.parts, n) != nil {
 			return usageError{fmt.Sprintf("--parts: %d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", f.parts, n)}
 		}
@@ -221,11 +224,12 @@ func printPartitionSummary(w io.Writer, m *partition.Meta) {
 }
 
 // distributed reports whether the partition runs on the distributed path
-// (partition/dist): --data under a launcher (even of one rank) with parmetis
-// or random, or ldg anywhere. Every rank then reads only its share of the input.
+// (partition/dist): --data, with the default cleaning (see checkDistributed),
+// under a launcher (even of one rank) with parmetis or random, or ldg
+// anywhere. Every rank then reads only its share of the input.
 func (f *partitionFlags) distributed() bool {
-	if f.d.data == "" {
-		return false
+	if f.d.data == "" || f.d.checkDistributed() != nil {
+		return false // parmetis then has every rank load the whole graph
 	}
 	return f.method == "ldg" || (launchedByMPI() && (f.method == "parmetis" || f.method == "random"))
 }
@@ -240,8 +244,10 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	}
 	f.d.printDist(log, g, c.Size(), t0)
 	weights := f.weights
-	if f.method == "ldg" || f.method == "random" {
+	if f.method == "random" || (f.method == "ldg" && weights == metis.WeightsNone) {
 		weights = metis.WeightsNone
+	} else if f.method == "ldg" {
+		weights = metis.WeightsDegree // ldg balances degree+1 (training nodes are not a separate constraint)
 	} else if weights == metis.WeightsDegreeTrain && g.NumTrain == 0 {
 		fmt.Fprintf(log, "partition: %s has no training nodes: weights degree+train act as degree\n", g.Name)
 		weights = metis.WeightsDegree
@@ -253,7 +259,8 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	case "random":
 		owner = dist.RandomOwners(g, f.parts, f.d.seed)
 	case "ldg":
-		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: int(f.ldgRounds), Passes: int(f.ldgPasses), Imbalance: f.imbalance, Progress: f.d.prog})
+		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: int(f.ldgRounds), Passes: int(f.ldgPasses), Imbalance: f.imbalance,
+			ByDegree: weights != metis.WeightsNone, Progress: f.d.prog})
 	case "parmetis":
 		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
 	}

@@ -401,7 +401,7 @@ func (d *dataFlags) loadShardDist(c comm.Comm, w *world, log io.Writer) (*partit
 	case "random":
 		owner = dist.RandomOwners(g, p, d.seed)
 	case "ldg":
-		owner, err = dist.LDG(c, g, p, dist.LDGOptions{})
+		owner, err = dist.LDG(c, g, p, dist.LDGOptions{ByDegree: d.partWeights != metis.WeightsNone})
 	default:
 		weights := d.partWeights
 		if weights == metis.WeightsDegreeTrain && g.NumTrain == 0 {

@@ -20,6 +20,9 @@ type LDGOptions struct {
 	// Imbalance is the allowed excess of a part's nodes over the average
 	// (0 = 0.05); the capacity is ⌈N/parts⌉·(1+Imbalance).
 	Imbalance float64
+	// ByDegree balances the parts' sums of degree+1 (the aggregation work,
+	// as METIS's degree weights) instead of their node counts.
+	ByDegree bool
 	// Progress reports the batches done (rank 0's, nil elsewhere).
 	Progress *progress.Reporter
 }
@@ -67,7 +70,13 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 		}
 		return owner, nil
 	}
-	capacity := math.Ceil(float64(g.NumNodes)/float64(parts)) * (1 + imb)
+	weight := func(i int) int64 { return 1 }
+	total := int64(g.NumNodes)
+	if o.ByDegree {
+		weight = func(i int) int64 { return g.Ptr[i+1] - g.Ptr[i] + 1 }
+		total = g.NumArcs + int64(g.NumNodes)
+	}
+	capacity := math.Ceil(float64(total)/float64(parts)) * (1 + imb)
 	size := make([]int64, parts)  // global sizes at the start of the round
 	delta := make([]int64, parts) // this rank's placements in the round
 	remote := map[int32]int32{}   // parts of neighbours on other ranks
@@ -97,7 +106,7 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 		}
 		for i := a; i < b; i++ {
 			if old := owner[i]; old >= 0 { // a later pass: take v out first
-				delta[old]--
+				delta[old] -= weight(i)
 				owner[i] = -1
 			}
 			touched = touched[:0]
@@ -127,7 +136,7 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 				}
 			}
 			owner[i] = best
-			delta[best]++
+			delta[best] += weight(i)
 		}
 		if err := c.AllreduceSumI64(delta); err != nil {
 			return nil, err
