@@ -4,7 +4,7 @@
 # through PT-Scotch, and ldg, the streaming method that needs no global
 # partitioner) and each P it runs
 #   mpirun -np P supergcn partition --method M --data g.sgb --parts PARTS --out ...
-# under /usr/bin/time -v per rank, and once the 1-process METIS partition as
+# under /usr/bin/time -v (or scripts/peak-rss.py) per rank, and once the 1-process METIS partition as
 # the reference; it writes results.csv (method, ranks, wall seconds,
 # partitioner seconds, max per-rank peak RSS, edge cut, imbalances),
 # results.md (the same as a table) and the PNG plots (supergcn plot
@@ -28,7 +28,8 @@ PARTS=${PARTS:-16}
 SERIAL=${SERIAL:-1}
 [ -x "$BIN" ] || { echo "bench-partition-scaling: $BIN is not an executable (set BIN)" >&2; exit 1; }
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-[ -x /usr/bin/time ] || { echo "bench-partition-scaling: /usr/bin/time not found" >&2; exit 1; }
+# Peak RSS per process: GNU time, or scripts/peak-rss.py where it is missing.
+if [ -x /usr/bin/time ]; then TIMEV="/usr/bin/time -v -o"; else TIMEV="python3 $PWD/scripts/peak-rss.py"; fi
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/partition-scaling.XXXXXX")}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -47,17 +48,17 @@ echo "method,ranks,parts,seconds,partition_seconds,max_rss_mb,edge_cut_fraction,
 record() { # method ranks dir seconds maxrss_kb
   local m="$3/meta.json"
   printf '%s,%d,%d,%.2f,%.2f,%.1f,%.4f,%.3f,%.3f\n' "$1" "$2" "$PARTS" "$4" "$(meta partition_seconds "$m")" \
-    "$(echo "$5 / 1024" | bc -l)" "$(meta cut_fraction "$m")" "$(meta node_imbalance "$m")" "$(meta edge_imbalance "$m")" >>"$csv"
+    "$(awk -v k="$5" 'BEGIN{print k/1024}')" "$(meta cut_fraction "$m")" "$(meta node_imbalance "$m")" "$(meta edge_imbalance "$m")" >>"$csv"
   rm -rf "$3"
 }
 
 if [ "$SERIAL" = 1 ]; then
   d="$OUT/p-metis"
   t0=$(date +%s.%N)
-  /usr/bin/time -v -o "$OUT/metis.time" "$BIN" partition --method metis --data "$g" --parts "$PARTS" --out "$d" >"$OUT/metis.log" 2>&1 ||
+  $TIMEV "$OUT/metis.time" "$BIN" partition --method metis --data "$g" --parts "$PARTS" --out "$d" >"$OUT/metis.log" 2>&1 ||
     { cat "$OUT/metis.log" >&2; exit 1; }
   t1=$(date +%s.%N)
-  record metis-serial 1 "$d" "$(echo "$t1 - $t0" | bc -l)" "$(rss "$OUT/metis.time")"
+  record metis-serial 1 "$d" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$(rss "$OUT/metis.time")"
   tail -1 "$csv"
 fi
 for m in $METHODS; do
@@ -65,7 +66,7 @@ for m in $METHODS; do
     d="$OUT/p-$m-$p"
     rm -f "$OUT/$m-$p.time."*
     t0=$(date +%s.%N)
-    mpirun -np "$p" sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec /usr/bin/time -v -o "$0.$r" "$@"' \
+    TIMEV=$TIMEV mpirun -np "$p" sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec $TIMEV "$0.$r" "$@"' \
       "$OUT/$m-$p.time" "$BIN" partition --method "$m" --data "$g" --parts "$PARTS" --out "$d" >"$OUT/$m-$p.log" 2>&1 ||
       { cat "$OUT/$m-$p.log" >&2; exit 1; }
     t1=$(date +%s.%N)
@@ -74,7 +75,7 @@ for m in $METHODS; do
       k=$(rss "$f")
       [ "$k" -gt "$max" ] && max=$k
     done
-    record "$m" "$p" "$d" "$(echo "$t1 - $t0" | bc -l)" "$max"
+    record "$m" "$p" "$d" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$max"
     tail -1 "$csv"
   done
 done

@@ -82,7 +82,7 @@ func readPartScale(r io.Reader, path string) ([]PartScaleRow, error) {
 }
 
 // PartScale draws the wall time and the largest per-rank peak RSS of each
-// method against the rank count (log-log), and returns the files written
+// method against the rank count, and returns the files written
 // into dir (partition-scaling-time.png, partition-scaling-rss.png).
 func PartScale(dir string, rows []PartScaleRow) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
