@@ -12,11 +12,17 @@
 #
 #   BIN=bin/supergcn OUT=/tmp/ps scripts/bench-partition-scaling.sh
 #   SPEC=nodes=20000,degree=10,feat=8 PS="1 2" scripts/bench-partition-scaling.sh   # tiny check
+#   # in pieces of < 10 min, sharing one generated graph while the machine stays up:
+#   GRAPH=/tmp/products.sgb METHODS=ldg OUT=$OUT/a scripts/bench-partition-scaling.sh
+#   GRAPH=/tmp/products.sgb METHODS=parmetis PS="16 8 4" SERIAL=0 OUT=$OUT/b scripts/bench-partition-scaling.sh
 #
 # Env: BIN (bin/supergcn), OUT (a temp dir), SPEC (graph spec for supergcn gen;
 # products), PS ("1 2 4 8 16"), METHODS ("parmetis ldg"), PARTS (16),
 # SERIAL (1: also time the 1-process METIS partition; 0 skips it),
-# GRAPH (an existing .sgb instead of generating one).
+# GRAPH (the .sgb to partition: generated there from SPEC when missing, kept
+# for later runs; default WORK/g.sgb), WORK (graph and partition directories,
+# outside OUT so that only results come back; a temp dir, removed at the end
+# unless it holds GRAPH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,9 +40,12 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/partition-scaling.XXXXXX")}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-g=${GRAPH:-$OUT/g.sgb}
-if [ -z "${GRAPH:-}" ]; then
-  echo "generating $SPEC ..."
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/partition-scaling-work.XXXXXX")}
+mkdir -p "$WORK"
+g=${GRAPH:-$WORK/g.sgb}
+[ -n "${GRAPH:-}" ] || trap 'rm -rf "$WORK"' EXIT
+if [ ! -e "$g" ]; then
+  echo "generating $SPEC into $g ..."
   "$BIN" gen --spec "$SPEC" --out "$g" | tee "$OUT/gen.log"
 fi
 
@@ -53,7 +62,7 @@ record() { # method ranks dir seconds maxrss_kb
 }
 
 if [ "$SERIAL" = 1 ]; then
-  d="$OUT/p-metis"
+  d="$WORK/p-metis"
   t0=$(date +%s.%N)
   $TIMEV "$OUT/metis.time" "$BIN" partition --method metis --data "$g" --parts "$PARTS" --out "$d" >"$OUT/metis.log" 2>&1 ||
     { cat "$OUT/metis.log" >&2; exit 1; }
@@ -63,7 +72,7 @@ if [ "$SERIAL" = 1 ]; then
 fi
 for m in $METHODS; do
   for p in $PS; do
-    d="$OUT/p-$m-$p"
+    d="$WORK/p-$m-$p"
     rm -f "$OUT/$m-$p.time."*
     t0=$(date +%s.%N)
     TIMEV=$TIMEV mpirun -np "$p" sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec $TIMEV "$0.$r" "$@"' \

@@ -10,7 +10,7 @@
 #   NODES=200000 scripts/test-dist-partition-rss.sh        # smaller
 #
 # Env: BIN (default bin/supergcn, built when missing), OUT (results; a temp
-# dir by default), NODES (1000000), DEGREE (20), FEAT (64), NP (4), PARTS (8),
+# dir by default; the graph and partitions go to a temp dir removed at the end), NODES (1000000), DEGREE (20), FEAT (64), NP (4), PARTS (8),
 # RATIO (0.45), METHOD (parmetis; ldg for the no-global-partitioner path).
 # Takes ~5 min on 2 cores (PT-Scotch under 4 oversubscribed ranks), ~1 min on 16.
 set -euo pipefail
@@ -33,20 +33,21 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 if [ -x /usr/bin/time ]; then TIMEV="/usr/bin/time -v -o"; else TIMEV="python3 $PWD/scripts/peak-rss.py"; fi
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/dist-rss.XXXXXX")}
 mkdir -p "$OUT"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/dist-rss-work.XXXXXX") # graph and partitions, removed at the end
+trap 'rm -rf "$WORK"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
-g="$OUT/g.sgb"
+g="$WORK/g.sgb"
 "$BIN" gen --spec "nodes=$NODES,degree=$DEGREE,feat=$FEAT,classes=16" --out "$g" >"$OUT/gen.log"
 
 rss() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): \([0-9]*\)$/\1/p' "$1"; }
 wall() { sed -n 's/^[[:space:]]*Elapsed (wall clock) time (h:mm:ss or m:ss): \(.*\)$/\1/p' "$1"; }
 
-rm -rf "$OUT/p-serial" "$OUT/p-dist"
-$TIMEV "$OUT/serial.time" "$BIN" partition --method metis --data "$g" --parts "$PARTS" --out "$OUT/p-serial" >"$OUT/serial.log" 2>&1 ||
+$TIMEV "$OUT/serial.time" "$BIN" partition --method metis --data "$g" --parts "$PARTS" --out "$WORK/p-serial" >"$OUT/serial.log" 2>&1 ||
   { cat "$OUT/serial.log" >&2; exit 1; }
 # Each rank writes its own time file: RANK from Open MPI, MPICH/Hydra or Slurm.
 TIMEV=$TIMEV mpirun -np "$NP" sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}; exec $TIMEV "$0.$r" "$@"' \
-  "$OUT/dist.time" "$BIN" partition --method "$METHOD" --data "$g" --parts "$PARTS" --out "$OUT/p-dist" >"$OUT/dist.log" 2>&1 ||
+  "$OUT/dist.time" "$BIN" partition --method "$METHOD" --data "$g" --parts "$PARTS" --out "$WORK/p-dist" >"$OUT/dist.log" 2>&1 ||
   { cat "$OUT/dist.log" >&2; exit 1; }
 
 serial=$(rss "$OUT/serial.time")

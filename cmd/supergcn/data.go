@@ -368,7 +368,7 @@ func parmetisDist(w *world, g *dist.Graph, parts int, weights string, o metis.Op
 	if err != nil {
 		return nil, err
 	}
-	ptr, adj, err := dist.LocalCSR32(g)
+	ptr, adj, err := dist.LocalCSR32(w.comm, g)
 	if err != nil {
 		return nil, err
 	}

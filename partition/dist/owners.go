@@ -59,11 +59,14 @@ func VertexWeights(c comm.Comm, g *Graph, scheme string) (ncon int, w []int32, e
 }
 
 // LocalCSR32 returns this rank's rows in the 32-bit form of the ParMETIS
-// API (row offsets from 0, global column ids), or an error when the rank's
-// arcs exceed int32.
-func LocalCSR32(g *Graph) (ptr, adj []int32, err error) {
+// API (row offsets from 0, global column ids), or, on every rank, an error
+// when some rank's arcs exceed int32. Collective.
+func LocalCSR32(c comm.Comm, g *Graph) (ptr, adj []int32, err error) {
 	if int64(len(g.Adj)) > math.MaxInt32 {
-		return nil, nil, fmt.Errorf("dist: %d arcs on one rank exceed the int32 offsets of the ParMETIS API", len(g.Adj))
+		err = fmt.Errorf("dist: %d arcs on rank %d exceed the int32 row offsets of the ParMETIS API: use more ranks", len(g.Adj), c.Rank())
+	}
+	if err = agree(c, err); err != nil {
+		return nil, nil, err
 	}
 	ptr = make([]int32, len(g.Ptr))
 	for i, x := range g.Ptr {
