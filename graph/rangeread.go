@@ -519,3 +519,91 @@ func (t *TextRange) String() string {
 // DatasetName is the name Load gives the dataset at path: its base name
 // without a compression suffix and one further extension.
 func DatasetName(path string) string { return baseName(path) }
+
+// MetisHeader is the header of a METIS graph file, for range reading.
+type MetisHeader struct {
+	N, M     int64
+	Line     int64 // line of the header
+	Weighted bool  // fmt has edge weights
+	h        metisHeader
+}
+
+// ReadMetisHeader reads the header of the METIS graph file at path (the
+// first line that is neither a comment nor blank), reading only up to it.
+func ReadMetisHeader(path string) (*MetisHeader, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	h, err := readMetisHeader(lr)
+	if err != nil {
+		return nil, err
+	}
+	if h.n > nodeLimit() {
+		return nil, tooManyNodes(lr.name, h.line, "the header's vertex count", h.n)
+	}
+	return &MetisHeader{N: h.n, M: h.m, Line: h.line, Weighted: h.ewgt, h: h}, nil
+}
+
+// MetisChunk holds the vertex lines of one share of a METIS file, in file
+// order: row k lists the 0-based neighbours of the share's k-th vertex line
+// (edge weights, vertex sizes and weights are checked and dropped).
+type MetisChunk struct {
+	Ptr   []int64
+	Idx   []int32
+	blank []bool // the line was blank
+	lines vertexLines
+	path  string
+}
+
+// Rows is the number of vertex lines in the share.
+func (m *MetisChunk) Rows() int64 { return int64(len(m.Ptr) - 1) }
+
+// Line returns the file line of row k.
+func (m *MetisChunk) Line(k int64) int64 { return m.lines.of(k) }
+
+// DataAfter returns the first error for rows k, k+1, ... that are not blank
+// (they lie after the header's last vertex), or nil.
+func (m *MetisChunk) DataAfter(k int64, h *MetisHeader) error {
+	for ; k < m.Rows(); k++ {
+		if !m.blank[k] {
+			return errorf(m.path, m.Line(k), "data after the last vertex (the header on line %d says n=%d)", h.Line, h.N)
+		}
+	}
+	return nil
+}
+
+// ReadMetis parses the vertex lines of the share (lines after the header
+// that are not '%' comments; a blank line is a vertex without neighbours);
+// firstLine numbers the share's first line.
+func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	c := &CSR{Ptr: []int64{0}}
+	m := &MetisChunk{path: t.Path}
+	for {
+		line, ok := nextNonComment(lr)
+		if !ok {
+			break
+		}
+		if lr.line <= h.Line {
+			continue
+		}
+		if err := parseMetisVertex(c, &h.h, lr.name, lr.line, line); err != nil {
+			return nil, err
+		}
+		c.Val = c.Val[:0]
+		m.lines.add(int64(len(c.Ptr)-1), lr.line)
+		m.blank = append(m.blank, isBlank(line))
+		c.Ptr = append(c.Ptr, int64(len(c.Idx)))
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	m.Ptr, m.Idx = c.Ptr, c.Idx
+	return m, nil
+}

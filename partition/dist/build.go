@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
@@ -10,9 +11,11 @@ import (
 
 // build sends every edge u→v (u ≠ v) as the two arcs (v, u) and (u, v) to
 // the ranks owning v and u, so each rank receives the rows of its nodes of
-// the symmetrised graph; sorting the packed (row, column) pairs and dropping
-// repeats gives the rows ascending and duplicate-free, which is
-// Symmetrize(Dedup(RemoveSelfLoops(g))) row by row.
+// the symmetrised graph; sorting the packed (row, column, reverse) triples
+// and dropping repeats gives the rows ascending and duplicate-free, which is
+// Symmetrize(Dedup(RemoveSelfLoops(g))) row by row. For an input that must
+// be symmetric already (METIS), every arc must arrive as often as listed
+// (reverse bit 0) as its reverse (bit 1), as LoadMetis checks.
 func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	p := c.Size()
 	counts := make([]int, p)
@@ -27,15 +30,15 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	off := offsets(counts)
 	send := make([]int64, off[p])
 	next := append([]int(nil), off[:p]...)
-	put := func(row, col int32) {
+	put := func(row, col int32, rev int64) {
 		q := blockOf(r.vd, row)
-		send[next[q]] = int64(row)<<32 | int64(uint32(col))
+		send[next[q]] = int64(row)<<32 | int64(col)<<1 | rev
 		next[q]++
 	}
 	for k, u := range r.src {
 		if v := r.dst[k]; u != v {
-			put(v, u)
-			put(u, v)
+			put(v, u, 0)
+			put(u, v, 1)
 		}
 	}
 	r.src, r.dst = nil, nil
@@ -49,13 +52,27 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	g := &Graph{Name: r.name, NumNodes: r.n, VtxDist: r.vd, Lo: lo, Hi: hi, Ptr: make([]int64, hi-lo+1),
 		FeatDim: r.featDim, X: r.x, Labels: r.labels, Split: r.split, NumClasses: r.classes}
 	adj := make([]int32, 0, len(recv))
-	for i, x := range recv {
-		if i > 0 && x == recv[i-1] {
-			continue
+	var bad error
+	for i := 0; i < len(recv); {
+		key := recv[i] >> 1
+		var n [2]int
+		for ; i < len(recv) && recv[i]>>1 == key; i++ {
+			n[recv[i]&1]++
 		}
-		row := int(x >> 32)
-		g.Ptr[row-lo+1]++
-		adj = append(adj, int32(uint32(x)))
+		row, col := int32(key>>31), int32(key&(1<<31-1))
+		if r.symmetric && n[0] != n[1] && bad == nil {
+			v, u := row, col // v lists u but u does not list v (as often)
+			if n[1] > n[0] {
+				v, u = col, row
+			}
+			bad = &graph.ParseError{File: r.path, Msg: fmt.Sprintf("vertex %d lists neighbour %d, but vertex %d does not list %d (a METIS graph must be symmetric)",
+				v+1, u+1, u+1, v+1)}
+		}
+		g.Ptr[int(row)-lo+1]++
+		adj = append(adj, col)
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, err
 	}
 	recv = nil
 	g.Adj = slices.Clip(adj)

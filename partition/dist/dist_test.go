@@ -206,3 +206,80 @@ func TestCompressedReadByRank0(t *testing.T) {
 	}
 	sameDirs(t, ser, out)
 }
+
+// writeMetis writes the symmetric graph g as a METIS file, with a comment,
+// a blank-line vertex when g has an isolated node, and trailing blank lines.
+func writeMetis(t *testing.T, path string, g *graph.CSR, edit func(v int, line string) string) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%% test graph\n%d %d\n", g.NumRows, g.NNZ()/2)
+	for v := 0; v < g.NumRows; v++ {
+		var f []string
+		for _, u := range g.Idx[g.Ptr[v]:g.Ptr[v+1]] {
+			f = append(f, fmt.Sprint(u+1))
+		}
+		line := strings.Join(f, " ")
+		if edit != nil {
+			line = edit(v, line)
+		}
+		b.WriteString(line + "\n")
+		if v == g.NumRows/2 {
+			b.WriteString("% a comment between vertex lines\n")
+		}
+	}
+	b.WriteString("\n\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMetisByRanges(t *testing.T) {
+	ds := genDataset(t, 500)
+	tmp := t.TempDir()
+	path := filepath.Join(tmp, "g.graph")
+	writeMetis(t, path, ds.Graph, nil)
+	info := partition.MetaInfo{Method: "random"}
+	for _, p := range []int{1, 2, 4} {
+		dir := t.TempDir()
+		ser := filepath.Join(dir, "serial")
+		serialDir(t, path, ser, func(n int) []int32 { return partition.Random(n, 4, 9) }, 4, info)
+		out := filepath.Join(dir, "dist")
+		if err := distDir(path, out, p, 4, 9, info, 0); err != nil {
+			t.Fatal(err)
+		}
+		sameDirs(t, ser, out)
+	}
+	// The errors of LoadMetis, found by the rank holding the line.
+	for name, c := range map[string]struct {
+		edit func(v int, line string) string
+		want string
+	}{
+		"asymmetric": {func(v int, line string) string {
+			if v == 400 { // replace the first neighbour by vertex 3 (not a neighbour): same count
+				f := strings.Fields(line)
+				f[0] = "3"
+				return strings.Join(f, " ")
+			}
+			return line
+		}, "a METIS graph must be symmetric"},
+		"bad neighbour": {func(v int, line string) string {
+			if v == 450 {
+				return line + " 9999"
+			}
+			return line
+		}, ":454: field"},
+	} {
+		bad := filepath.Join(tmp, name+".graph")
+		writeMetis(t, bad, ds.Graph, c.edit)
+		err := comm.RunGroup(4, func(cm comm.Comm) error {
+			_, err := Read(cm, Source{Path: bad})
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", name, err, c.want)
+		}
+		if _, serr := graph.Load(bad, graph.LoadOptions{}); serr == nil {
+			t.Errorf("%s: the serial loader accepts it", name)
+		}
+	}
+}

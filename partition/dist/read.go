@@ -18,7 +18,7 @@ import (
 
 // Source names the input of Read and how to clean it.
 type Source struct {
-	Path     string // edge list, OGB-layout directory or binary dataset (.sgb); METIS files are not read here
+	Path     string // edge list, METIS graph file, OGB-layout directory or binary dataset (.sgb)
 	Format   string // "", "auto", "edgelist", "ogb" or "bin"
 	Split    string // OGB split directory ("" = public, or the only one)
 	Features string // optional .npy (N×F) replacing the dataset's features
@@ -72,6 +72,8 @@ type raw struct {
 	split              []uint8
 	vd                 []int32
 	nTrain, nVal, nTst int64
+	symmetric          bool   // the input lists every edge both ways (METIS): build checks it
+	path               string // the input, for errors
 }
 
 func (s *Source) roundBytes() int {
@@ -105,7 +107,7 @@ func Read(c comm.Comm, src Source) (*Graph, error) {
 	case "ogb":
 		r, err = readOGB(c, &src)
 	case "metis":
-		err = agree(c, fmt.Errorf("%s: METIS graph files are not read by ranges yet: run `supergcn convert --data %s --out FILE.sgb` and use FILE.sgb", src.Path, src.Path))
+		r, err = readMetis(c, &src)
 	default:
 		err = agree(c, field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want auto, edgelist, ogb or bin)", format))
 	}
@@ -218,6 +220,66 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 		n = hint // isolated nodes after the largest id, as LoadEdgeList
 	}
 	r := &raw{name: graph.DatasetName(src.Path), n: int(n), src: ch.Src, dst: ch.Dst, classes: -1}
+	r.vd = partition.NodeRanges(r.n, c.Size())
+	r.split = make([]uint8, r.hi(c)-r.lo(c))
+	return r, nil
+}
+
+// readMetis reads a METIS graph file by byte ranges: every rank finds the
+// header, parses the vertex lines of its share, and numbers them from the
+// vertex lines of the ranks before it.
+func readMetis(c comm.Comm, src *Source) (*raw, error) {
+	h, err := graph.ReadMetisHeader(src.Path)
+	if err == nil && h.Weighted && !src.IgnoreWeights {
+		err = weightsError(src.Path)
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	tr, first, done, err := lineOffsets(c, src.Path, src.Progress)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := tr.ReadMetis(first, h)
+	done()
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	before, total, err := exclusiveScan(c, ch.Rows())
+	if err != nil {
+		return nil, err
+	}
+	keep := max(0, min(ch.Rows(), h.N-before)) // rows of real vertices
+	var bad error
+	switch {
+	case total < h.N && c.Rank() == c.Size()-1:
+		bad = &graph.ParseError{File: src.Path, Line: first + tr.Lines - 1, Msg: fmt.Sprintf(
+			"file ends after %d of the %d vertex lines the header (line %d) announces", total, h.N, h.Line)}
+	case total > h.N:
+		bad = ch.DataAfter(keep, h)
+	}
+	if err = agree(c, bad); err != nil {
+		return nil, err
+	}
+	entries, err := allreduceSum(c, ch.Ptr[keep])
+	if err != nil {
+		return nil, err
+	}
+	if entries != 2*h.M && c.Rank() == 0 {
+		bad = &graph.ParseError{File: src.Path, Line: h.Line, Msg: fmt.Sprintf(
+			"header says m=%d edges (%d adjacency entries) but the vertex lines list %d entries", h.M, 2*h.M, entries)}
+	}
+	if err = agree(c, bad); err != nil {
+		return nil, err
+	}
+	r := &raw{name: graph.DatasetName(src.Path), n: int(h.N), classes: -1, symmetric: true, path: src.Path,
+		src: ch.Idx[:ch.Ptr[keep]]}
+	r.dst = make([]int32, len(r.src))
+	for k := int64(0); k < keep; k++ {
+		for e := ch.Ptr[k]; e < ch.Ptr[k+1]; e++ {
+			r.dst[e] = int32(before + k)
+		}
+	}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	r.split = make([]uint8, r.hi(c)-r.lo(c))
 	return r, nil
