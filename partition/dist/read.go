@@ -470,7 +470,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 			p := graph.FindOGBData(split, name, false)
 			names[k] = p
 			if p == "" {
-				continue
+				return nil, agree(c, &graph.ParseError{File: split, Msg: fmt.Sprintf("no %s.csv[.gz]", name)})
 			}
 			tr, first, done, err := lineOffsets(c, p, src.Progress)
 			if err != nil {
@@ -485,6 +485,33 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	}
 	if r.split, err = routeSplit(c, r.vd, ids, names); err != nil {
 		return nil, err
+	}
+	var bad error
+	for i, b := range r.split {
+		if b != 0 && r.labels != nil && r.labels[i] < 0 {
+			k := 0
+			for b>>k != 1 {
+				k++
+			}
+			bad = &graph.ParseError{File: names[k], Msg: fmt.Sprintf("node %d has no label", r.lo(c)+i)}
+			break
+		}
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, err
+	}
+	if p := graph.FindOGBData(rawDir, "num-edge-list", false); p != "" {
+		total, err := allreduceSum(c, int64(len(r.src)))
+		if err != nil {
+			return nil, err
+		}
+		m, err := graph.ReadCount(p)
+		if err == nil && int64(m) != total {
+			err = &graph.ParseError{File: p, Line: 1, Msg: fmt.Sprintf("says %d edges but %s has %d", m, edgePath, total)}
+		}
+		if err = agree(c, err); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
