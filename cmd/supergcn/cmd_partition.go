@@ -25,8 +25,8 @@ type partitionFlags struct {
 	method    string
 	weights   string
 	imbalance float64
-	ldgRounds float64
-	ldgPasses float64
+	ldgRounds int
+	ldgPasses int
 	out       string
 }
 
@@ -38,8 +38,8 @@ func cmdPartition(args []string) error {
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (partitioner, synthetic data)")
 	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
 	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | ldg (streaming, no global partitioner) | random")
-	fs.Float64Var(&f.ldgRounds, "ldg-rounds", 32, "ldg: batches per rank between which the ranks exchange their placements")
-	fs.Float64Var(&f.ldgPasses, "ldg-passes", 3, "ldg: streams over the nodes (later ones re-place each node knowing all its neighbours' parts)")
+	fs.IntVar(&f.ldgRounds, "ldg-rounds", 32, "ldg: batches per rank between which the ranks exchange their placements")
+	fs.IntVar(&f.ldgPasses, "ldg-passes", 3, "ldg: streams over the nodes (later ones re-place each node knowing all its neighbours' parts)")
 	fs.StringVar(&f.weights, "weights", metis.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
 	fs.Float64Var(&f.imbalance, "imbalance", metis.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
 	fs.StringVar(&f.out, "out", "", "partition directory to write (replaced if it holds a partition)")
@@ -97,11 +97,11 @@ func (f *partitionFlags) validate() error {
 	default:
 		return usageError{fmt.Sprintf("--method: %q is not metis, parmetis, ldg or random", f.method)}
 	}
-	if f.ldgRounds < 1 || f.ldgRounds > 1<<20 || f.ldgRounds != float64(int(f.ldgRounds)) {
-		return usageError{fmt.Sprintf("--ldg-rounds: %g, want an integer in [1, 2^20]", f.ldgRounds)}
+	if f.ldgRounds < 1 || f.ldgRounds > 1<<20 {
+		return usageError{fmt.Sprintf("--ldg-rounds: %d, want an integer in [1, 2^20]", f.ldgRounds)}
 	}
-	if f.ldgPasses < 1 || f.ldgPasses > 100 || f.ldgPasses != float64(int(f.ldgPasses)) {
-		return usageError{fmt.Sprintf("--ldg-passes: %g, want an integer in [1, 100]", f.ldgPasses)}
+	if f.ldgPasses < 1 || f.ldgPasses > 100 {
+		return usageError{fmt.Sprintf("--ldg-passes: %d, want an integer in [1, 100]", f.ldgPasses)}
 	}
 	if f.method == "ldg" && d.data == "" {
 		return usageError{"--method ldg: reads --data (for --synthetic, use metis or random)"}
@@ -259,7 +259,7 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	case "random":
 		owner = dist.RandomOwners(g, f.parts, f.d.seed)
 	case "ldg":
-		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: int(f.ldgRounds), Passes: int(f.ldgPasses), Imbalance: f.imbalance,
+		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: f.ldgRounds, Passes: f.ldgPasses, Imbalance: f.imbalance,
 			ByDegree: weights != metis.WeightsNone, Progress: f.d.prog})
 	case "parmetis":
 		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})

@@ -325,11 +325,11 @@ func (d *dataFlags) distributedShard(c comm.Comm) bool {
 func (d *dataFlags) checkDistributed() error {
 	switch {
 	case !d.undirected:
-		return usageError{"--undirected=false: the distributed reader (--data under mpirun) always symmetrises; partition in one process for a directed graph"}
+		return usageError{"--undirected=false: the distributed reader (ldg, or --data under mpirun) always symmetrises: use METIS in one process for a directed graph"}
 	case !d.dedup:
-		return usageError{"--dedup=false: the distributed reader (--data under mpirun) always drops duplicate edges and self-loops; partition in one process to keep them"}
+		return usageError{"--dedup=false: the distributed reader (ldg, or --data under mpirun) always drops duplicate edges and self-loops: use METIS in one process to keep them"}
 	case d.synthFeat > 0:
-		return usageError{"--synthetic-features: not available with the distributed reader (--data under mpirun); attach them once with supergcn convert --synthetic-features"}
+		return usageError{"--synthetic-features: not available with the distributed reader (ldg, or --data under mpirun): attach them once with supergcn convert --synthetic-features"}
 	}
 	return nil
 }
