@@ -124,15 +124,16 @@ func Read(c comm.Comm, src Source) (*Graph, error) {
 		return nil, err
 	}
 	if src.MaxArcs > 0 && g.NumArcs > src.MaxArcs {
-		return nil, arcLimitError(src.Path, g.NumArcs, src.MaxArcs, src.MaxArcsRemedy)
+		return nil, arcLimitError(src.Path, "the symmetrised graph has", g.NumArcs, src.MaxArcs, src.MaxArcsRemedy)
 	}
 	return g, nil
 }
 
-// arcLimitError names the arc count beyond a partitioner's index width.
-func arcLimitError(path string, arcs, limit int64, remedy string) error {
-	return fmt.Errorf("%s: the symmetrised graph has %d arcs (adjacency entries), more than the %d this build's partitioner can index (32-bit SCOTCH_Num/idx_t): %s",
-		path, arcs, limit, remedy)
+// arcLimitError names the arc count beyond a partitioner's index width;
+// what says where the count comes from.
+func arcLimitError(path, what string, arcs, limit int64, remedy string) error {
+	return fmt.Errorf("%s: %s %d arcs (adjacency entries), more than the %d this build's partitioner can index (32-bit SCOTCH_Num): %s",
+		path, what, arcs, limit, remedy)
 }
 
 // blockOf returns the rank whose node range holds v.
@@ -298,7 +299,7 @@ func (r *raw) hi(c comm.Comm) int { return int(r.vd[c.Rank()+1]) }
 func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	br, err := graph.OpenBinaryRange(src.Path)
 	if err == nil && src.MaxArcs > 0 && br.NNZ > src.MaxArcs {
-		err = arcLimitError(src.Path, br.NNZ, src.MaxArcs, src.MaxArcsRemedy)
+		err = arcLimitError(src.Path, "the header states", br.NNZ, src.MaxArcs, src.MaxArcsRemedy)
 	}
 	if err == nil && br.Weighted && !src.IgnoreWeights {
 		err = weightsError(src.Path)
