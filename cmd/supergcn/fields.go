@@ -38,6 +38,7 @@ var flagNames = map[string]string{
 	"graph.LoadOptions.Format":   "--format",
 	"graph.LoadOptions.Features": "--features",
 	"graph.LoadOptions.Labels":   "--labels",
+	"dist.Source.IgnoreWeights":  "--ignore-weights",
 }
 
 // hints complete library errors that have a command-line remedy.
