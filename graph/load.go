@@ -226,7 +226,14 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 	if !ok || (n >= 0 && a.Shape[0] != n) {
 		return nil, errorf(path, 0, "labels have shape %v, want (%s,) or (%s, 1)", a.Shape, nodesStr(n), nodesStr(n))
 	}
+	return npyLabels(path, a, 0)
+}
+
+// npyLabels converts the labels a (rows off, off+1, ... of the file path)
+// to int32: integers >= -1, or integral floats with NaN for unlabelled.
+func npyLabels(path string, a *NpyArray, off int) ([]int32, error) {
 	var y []int64
+	var err error
 	if strings.HasSuffix(a.Descr, "f4") || strings.HasSuffix(a.Descr, "f8") {
 		f, _ := a.Float32()
 		y = make([]int64, len(f))
@@ -235,7 +242,7 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 			case math.IsNaN(float64(v)):
 				y[i] = -1
 			case v != float32(int64(v)):
-				return nil, errorf(path, 0, "label %d is %v, not an integer", i, v)
+				return nil, errorf(path, 0, "label %d is %v, not an integer", off+i, v)
 			default:
 				y[i] = int64(v)
 			}
@@ -246,10 +253,10 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 	labels := make([]int32, len(y))
 	for i, v := range y {
 		if v < -1 || v > maxNodeID {
-			return nil, errorf(path, 0, "label %d is %d (want >= 0, or -1 for none)", i, v)
+			return nil, errorf(path, 0, "label %d is %d (want >= 0, or -1 for none)", off+i, v)
 		}
 		if v >= MaxClasses {
-			return nil, errorf(path, 0, "label %d is %d: at most %d classes are supported", i, v, MaxClasses)
+			return nil, errorf(path, 0, "label %d is %d: at most %d classes are supported", off+i, v, MaxClasses)
 		}
 		labels[i] = int32(v)
 	}

@@ -50,20 +50,29 @@ func openLines(path string) (*lineReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, rawBufSize)
+	lr, err := newCompressedLines(path, f, f)
+	if err != nil {
+		f.Close()
+	}
+	return lr, err
+}
+
+// newCompressedLines reads lines of path from r (the content of f, which
+// the lineReader closes; the caller closes it on error), decompressing as
+// openLines does.
+func newCompressedLines(path string, f *os.File, r io.Reader) (*lineReader, error) {
+	br := bufio.NewReaderSize(r, rawBufSize)
 	lr := &lineReader{name: path, closers: []io.Closer{f}, size: -1, bufSize: lineBufSize}
 	magic, _ := br.Peek(3)
 	switch {
 	case strings.HasSuffix(path, ".bz2"):
 		if !bytes.HasPrefix(magic, []byte("BZh")) {
-			f.Close()
 			return nil, errorf(path, 0, "not a bzip2 file (bad magic)")
 		}
 		lr.codec, lr.r = "bzip2", bzip2.NewReader(br)
 	case strings.HasSuffix(path, ".gz") || bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
 			return nil, errorf(path, 0, "not a gzip file: %v", err)
 		}
 		lr.codec, lr.r = "gzip", zr

@@ -130,17 +130,10 @@ func Write(dir string, ds *graph.Dataset, owner []int32, parts int, info MetaInf
 		NumNodes: int64(ds.NumNodes()), NumEdges: ds.Graph.NNZ(), FeatDim: ds.FeatDim, NumClasses: ds.NumClasses,
 		HasLabels: ds.Labels != nil, NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
 		NumTest: int64(len(ds.Test)), Stats: *st}
-	b, err := json.MarshalIndent(&m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("partition: %w", err)
+	if err := WriteMeta(tmp, &m); err != nil {
+		return err
 	}
-	if err := container.WriteBytes(filepath.Join(tmp, MetaFile), 0o644, append(b, '\n')); err != nil {
-		return fmt.Errorf("partition: writing %w", err)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("partition: %w", err)
-	}
-	return install(tmp, clean)
+	return InstallDir(tmp, clean)
 }
 
 // checkDataset checks the parts of ds that Write relies on.

@@ -102,6 +102,21 @@ func ComputeStats(g *graph.CSR, owner []int32, parts int, split []uint8) (*Stats
 			st.Parts[owner[v]].BoundaryNodes++
 		}
 	}
+	st.finish(int64(n))
+	return st, nil
+}
+
+// StatsOf returns the Stats of a partition from its per-part entries (as
+// ComputeStats fills them) over numNodes nodes: the totals and imbalances.
+func StatsOf(parts []PartStat, numNodes int64) *Stats {
+	st := &Stats{Parts: parts}
+	st.finish(numNodes)
+	return st
+}
+
+// finish computes the totals and imbalances from st.Parts.
+func (st *Stats) finish(n int64) {
+	parts := len(st.Parts)
 	var maxN, maxE, maxH, sumE int64
 	for _, ps := range st.Parts {
 		st.EdgeCut += ps.CutEdges
@@ -110,13 +125,12 @@ func ComputeStats(g *graph.CSR, owner []int32, parts int, split []uint8) (*Stats
 		sumE += e
 		maxN, maxE, maxH = max(maxN, ps.Nodes), max(maxE, e), max(maxH, ps.HaloRows)
 	}
-	st.NodeImbalance = ratio(maxN, int64(n), parts)
+	st.NodeImbalance = ratio(maxN, n, parts)
 	st.EdgeImbalance = ratio(maxE, sumE, parts)
 	st.HaloImbalance = ratio(maxH, st.TotalHaloRows, parts)
 	if sumE > 0 {
 		st.CutFraction = float64(st.EdgeCut) / float64(sumE)
 	}
-	return st, nil
 }
 
 // ratio returns max / (sum/parts), or 1 when sum is 0.

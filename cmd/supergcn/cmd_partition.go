@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/partition/metis"
 )
 
@@ -24,17 +25,21 @@ type partitionFlags struct {
 	method    string
 	weights   string
 	imbalance float64
+	ldgRounds int
+	ldgPasses int
 	out       string
 }
 
 func cmdPartition(args []string) error {
 	var f partitionFlags
-	fs := newFlagSet("partition", "(--data PATH | --synthetic SPEC) --parts N --method metis|parmetis|random --out PDIR [flags]")
+	fs := newFlagSet("partition", "(--data PATH | --synthetic SPEC) --parts N --method metis|parmetis|ldg|random --out PDIR [flags]")
 	d := &f.d
 	d.registerSource(fs, "partition")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (partitioner, synthetic data)")
 	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
-	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | random")
+	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | ldg (streaming, no global partitioner) | random")
+	fs.IntVar(&f.ldgRounds, "ldg-rounds", 32, "ldg: batches per rank between which the ranks exchange their placements")
+	fs.IntVar(&f.ldgPasses, "ldg-passes", 3, "ldg: streams over the nodes (later ones re-place each node knowing all its neighbours' parts)")
 	fs.StringVar(&f.weights, "weights", metis.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
 	fs.Float64Var(&f.imbalance, "imbalance", metis.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
 	fs.StringVar(&f.out, "out", "", "partition directory to write (replaced if it holds a partition)")
@@ -45,6 +50,20 @@ func cmdPartition(args []string) error {
 		return err
 	}
 	d.prog = progress.ForStderr(false)
+	if f.distributed() {
+		// Every rank reads its share of --data; the parts are written by all.
+		w, err := startWorld("auto")
+		if err != nil {
+			return err
+		}
+		var log io.Writer = io.Discard
+		if w.comm.Rank() == 0 {
+			log = os.Stdout
+		} else {
+			d.prog = nil
+		}
+		return w.finish(f.runDist(w, log))
+	}
 	if f.method != "parmetis" {
 		return f.run(nil, os.Stdout)
 	}
@@ -74,9 +93,18 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance)}
 	}
 	switch f.method {
-	case "metis", "parmetis", "random":
+	case "metis", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--method: %q is not metis, parmetis or random", f.method)}
+		return usageError{fmt.Sprintf("--method: %q is not metis, parmetis, ldg or random", f.method)}
+	}
+	if f.ldgRounds < 1 || f.ldgRounds > 1<<20 {
+		return usageError{fmt.Sprintf("--ldg-rounds: %d, want an integer in [1, 2^20]", f.ldgRounds)}
+	}
+	if f.ldgPasses < 1 || f.ldgPasses > 100 {
+		return usageError{fmt.Sprintf("--ldg-passes: %d, want an integer in [1, 100]", f.ldgPasses)}
+	}
+	if f.method == "ldg" && d.data == "" {
+		return usageError{"--method ldg: reads --data (for --synthetic, use metis or random)"}
 	}
 	switch f.weights {
 	case metis.WeightsNone, metis.WeightsDegree, metis.WeightsDegreeTrain:
@@ -84,8 +112,22 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
 	}
 	d.featNorm = "none" // features are stored raw; train normalises on load
-	if n := launcherSize(); n > 1 && f.method != "parmetis" {
-		return usageError{fmt.Sprintf("--method %s runs in one process, but a launcher started %d ranks: run it without mpirun, or use --method parmetis", f.method, n)}
+	if f.method == "ldg" {
+		if err := d.checkDistributed(); err != nil {
+			return err
+		}
+	}
+	if n := launcherSize(); n > 1 && !f.distributed() && f.method != "parmetis" {
+		why := "runs in one process"
+		if f.method == "random" {
+			why = "runs distributed only on --data with the default cleaning (no --synthetic-features, --undirected=false, --dedup=false)"
+		}
+		return usageError{fmt.Sprintf("--method %s %s, but a launcher started %d ranks: run it without mpirun, or use --method parmetis (or ldg)", f.method, why, n)}
+	}
+	if f.distributed() {
+		if n := max(1, launcherSize()); dist.CheckParts(f.parts, n) != nil {
+			return usageError{fmt.Sprintf("--parts: %d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", f.parts, n)}
+		}
 	}
 	if err := partition.CheckOutput(f.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", strings.TrimPrefix(err.Error(), "partition: "))}
@@ -179,4 +221,73 @@ func printPartitionSummary(w io.Writer, m *partition.Meta) {
 		fmt.Fprintf(w, "%5d %10d %10d %10d %10d %10d %10d %8d\n", p.Part, p.Nodes, p.LocalEdges, p.CutEdges,
 			p.InnerNodes, p.BoundaryNodes, p.HaloRows, p.TrainNodes)
 	}
+}
+
+// distributed reports whether the partition runs on the distributed path
+// (partition/dist): --data, with the default cleaning (see checkDistributed),
+// under a launcher (even of one rank) with parmetis or random, or ldg
+// anywhere. Every rank then reads only its share of the input.
+func (f *partitionFlags) distributed() bool {
+	if f.d.data == "" || f.d.checkDistributed() != nil {
+		return false // parmetis then has every rank load the whole graph
+	}
+	return f.method == "ldg" || (launchedByMPI() && (f.method == "parmetis" || f.method == "random"))
+}
+
+// runDist reads, partitions and writes with partition/dist.
+func (f *partitionFlags) runDist(w *world, log io.Writer) error {
+	c := w.comm
+	t0 := time.Now()
+	g, err := dist.Read(c, f.d.distSource(f.method, log))
+	if err != nil {
+		return err
+	}
+	f.d.printDist(log, g, c.Size(), t0)
+	weights := f.weights
+	if f.method == "random" || (f.method == "ldg" && weights == metis.WeightsNone) {
+		weights = metis.WeightsNone
+	} else if f.method == "ldg" {
+		weights = metis.WeightsDegree // ldg balances degree+1 (training nodes are not a separate constraint)
+	} else if weights == metis.WeightsDegreeTrain && g.NumTrain == 0 {
+		fmt.Fprintf(log, "partition: %s has no training nodes: weights degree+train act as degree\n", g.Name)
+		weights = metis.WeightsDegree
+	}
+	t1 := time.Now()
+	st := f.d.step(log, fmt.Sprintf("partition: %s into %d parts on %d ranks", f.method, f.parts, c.Size()))
+	var owner []int32
+	switch f.method {
+	case "random":
+		owner = dist.RandomOwners(g, f.parts, f.d.seed)
+	case "ldg":
+		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: f.ldgRounds, Passes: f.ldgPasses, Imbalance: f.imbalance,
+			ByDegree: weights != metis.WeightsNone, Progress: f.d.prog})
+	case "parmetis":
+		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
+	}
+	st.Done()
+	if err != nil {
+		return err
+	}
+	secs := time.Since(t1).Seconds()
+	method := fmt.Sprintf("%s (%d ranks, distributed)", f.method, c.Size())
+	fmt.Fprintf(log, "partition: %s into %d parts, weights %s: %.3fs\n", method, f.parts, weights, secs)
+	t2 := time.Now()
+	info := partition.MetaInfo{Method: method, Weights: weights, Seed: int(f.d.seed), Source: f.source(), Seconds: secs}
+	if err := dist.Write(c, f.out, g, owner, f.parts, dist.WriteOptions{Info: info, Progress: f.d.prog}); err != nil {
+		return err
+	}
+	if c.Rank() != 0 {
+		return nil
+	}
+	m, err := partition.ReadMeta(f.out)
+	if err != nil {
+		return err
+	}
+	printPartitionSummary(log, m)
+	var bytes int64
+	for _, p := range m.Stats.Parts {
+		bytes += p.Bytes
+	}
+	fmt.Fprintf(log, "wrote %s: %d part files from %d ranks, %.1f MB (%.2fs)\n", f.out, m.Parts, c.Size(), float64(bytes)/1e6, time.Since(t2).Seconds())
+	return nil
 }

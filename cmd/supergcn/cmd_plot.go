@@ -16,8 +16,23 @@ func cmdPlot(args []string) error {
 	fs := newFlagSet("plot", "(FILE.jsonl... | --bench RESULTS.csv) --out DIR")
 	out := fs.String("out", "", "directory for the PNG files (created if missing)")
 	bench := fs.String("bench", "", "draw scripts/bench-cluster.sh's results.csv: epoch time per link and exchange, one PNG per model")
+	partScale := fs.String("partition-scaling", "", "draw scripts/bench-partition-scaling.sh's results.csv: time and max per-rank peak RSS against the ranks")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
+		return err
+	}
+	if *partScale != "" {
+		if *out == "" || *bench != "" || len(files) > 0 {
+			return usageError{"--partition-scaling: give only the results.csv and --out DIR"}
+		}
+		rows, err := plots.ReadPartScale(*partScale)
+		if err != nil {
+			return err
+		}
+		written, err := plots.PartScale(*out, rows)
+		for _, w := range written {
+			fmt.Fprintln(os.Stdout, w)
+		}
 		return err
 	}
 	if *bench != "" && len(files) > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/partition/metis"
 )
 
@@ -45,7 +47,7 @@ func (d *dataFlags) register(fs *flag.FlagSet, verb string) {
 	d.registerSource(fs, verb)
 	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by supergcn partition (each rank reads only its parts)")
 	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
-	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis|parmetis|random")
+	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis (whole graph on every rank)|parmetis|ldg|random (these three read --data distributed: each rank only its share)")
 	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
 }
 
@@ -114,9 +116,12 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 		return usageError{fmt.Sprintf("--feat-norm: %q is not none or row", d.featNorm)}
 	}
 	switch d.partMethod {
-	case "metis", "parmetis", "random":
+	case "metis", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--partition-method: %q is not metis, parmetis or random", d.partMethod)}
+		return usageError{fmt.Sprintf("--partition-method: %q is not metis, parmetis, ldg or random", d.partMethod)}
+	}
+	if d.partMethod == "ldg" && d.data == "" && d.partitions == "" {
+		return usageError{"--partition-method ldg: reads --data (for --synthetic, use metis, parmetis or random)"}
 	}
 	return nil
 }
@@ -212,6 +217,9 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		}
 		return s, nil
 	}
+	if d.distributedShard(c) {
+		return d.loadShardDist(c, w, log)
+	}
 	ds, err := d.loadDataset(log)
 	if err != nil {
 		return nil, err
@@ -304,4 +312,116 @@ func defaultThreads() int {
 		n /= local
 	}
 	return max(1, n)
+}
+
+// distributedShard reports whether loadShard takes the distributed path:
+// --data under mpirun with --partition-method parmetis, ldg or random, on
+// the default cleaning (symmetrise, deduplicate) without synthetic features.
+func (d *dataFlags) distributedShard(c comm.Comm) bool {
+	return c.Size() > 1 && d.data != "" && d.partMethod != "metis" && d.checkDistributed() == nil
+}
+
+// checkDistributed refuses the flags the distributed reader cannot honour.
+func (d *dataFlags) checkDistributed() error {
+	switch {
+	case !d.undirected:
+		return usageError{"--undirected=false: the distributed reader (ldg, or --data under mpirun) always symmetrises: use METIS in one process for a directed graph"}
+	case !d.dedup:
+		return usageError{"--dedup=false: the distributed reader (ldg, or --data under mpirun) always drops duplicate edges and self-loops: use METIS in one process to keep them"}
+	case d.synthFeat > 0:
+		return usageError{"--synthetic-features: not available with the distributed reader (ldg, or --data under mpirun): attach them once with supergcn convert --synthetic-features"}
+	}
+	return nil
+}
+
+// distSource is the dist.Source of the data flags; method names the
+// partitioner (parmetis has the 32-bit arc limit).
+func (d *dataFlags) distSource(method string, log io.Writer) dist.Source {
+	src := dist.Source{Path: d.data, Format: d.format, Split: d.split, Features: d.features, Labels: d.labels,
+		IgnoreWeights: d.ignoreWeights}
+	if log != nil && log != io.Discard {
+		src.Progress = d.prog
+	}
+	if method == "parmetis" {
+		src.MaxArcs = metis.MaxArcs
+		src.MaxArcsRemedy = "partition it with --method ldg (or --partition-method ldg), which needs no global partitioner, " +
+			"or build supergcn with -tags scotch64 against a 64-bit PT-Scotch (README: beyond 2^31 arcs)"
+	}
+	return src
+}
+
+// printDist prints the data line of a distributed read (rank 0).
+func (d *dataFlags) printDist(log io.Writer, g *dist.Graph, ranks int, t0 time.Time) {
+	if log == nil {
+		return
+	}
+	fmt.Fprintf(log, "data: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d, read by %d ranks (%.2fs)\n",
+		g.Name, g.NumNodes, g.NumArcs, g.FeatDim, g.NumClasses, g.NumTrain, g.NumValid, g.NumTest, ranks, time.Since(t0).Seconds())
+}
+
+// parmetisDist partitions the distributed graph with ParMETIS (PT-Scotch).
+func parmetisDist(w *world, g *dist.Graph, parts int, weights string, o metis.Options) ([]int32, error) {
+	if !w.mpi {
+		return nil, usageError{"parmetis: needs MPI (run under mpirun)"}
+	}
+	ncon, vwgt, err := dist.VertexWeights(w.comm, g, weights)
+	if err != nil {
+		return nil, err
+	}
+	ptr, adj, err := dist.LocalCSR32(w.comm, g)
+	if err != nil {
+		return nil, err
+	}
+	// Hand the heap the reading stages freed back to the system before
+	// PT-Scotch allocates its own: the two peaks then do not add up in RSS.
+	debug.FreeOSMemory()
+	var owner []int32
+	err = mpi.Serialize(func() error {
+		var err error
+		owner, err = metis.ParMetisDistributed(w.fortranComm(), g.VtxDist, ptr, adj, vwgt, ncon, parts, o)
+		return err
+	})
+	return owner, err
+}
+
+// loadShardDist reads --data distributed and partitions it in memory into
+// one part per rank (partition/dist), never holding the whole graph.
+func (d *dataFlags) loadShardDist(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
+	t0 := time.Now()
+	g, err := dist.Read(c, d.distSource(d.partMethod, log))
+	if err != nil {
+		return nil, err
+	}
+	d.printDist(log, g, c.Size(), t0)
+	p := c.Size()
+	t1 := time.Now()
+	st := d.step(log, fmt.Sprintf("partition: %s into %d parts", d.partMethod, p))
+	var owner []int32
+	switch d.partMethod {
+	case "random":
+		owner = dist.RandomOwners(g, p, d.seed)
+	case "ldg":
+		owner, err = dist.LDG(c, g, p, dist.LDGOptions{ByDegree: d.partWeights != metis.WeightsNone})
+	default:
+		weights := d.partWeights
+		if weights == metis.WeightsDegreeTrain && g.NumTrain == 0 {
+			weights = metis.WeightsDegree
+		}
+		owner, err = parmetisDist(w, g, p, weights, metis.Options{Weights: weights, Seed: int(d.seed)})
+	}
+	st.Done()
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "partition: %s into %d parts, distributed (%.2fs)\n", d.partMethod, p, time.Since(t1).Seconds())
+	}
+	s, err := dist.Shard(c, g, owner, 0)
+	if err != nil {
+		return nil, err
+	}
+	if s.FeatDim > 0 && d.featNorm == "row" {
+		graph.RowNormalize(s.X, s.FeatDim)
+	}
+	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/comm/mpicomm"
 	"github.com/supergcn/supergcn/mpi"
+	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -122,6 +123,19 @@ func (w *world) finish(err error) error {
 			return silentExit{exitStopped}
 		}
 		return err
+	}
+	var peer *dist.PeerError
+	var agreed *dist.AgreedError
+	switch {
+	case errors.As(err, &peer): // the failing rank prints the cause
+		mpi.Finalize()
+		return silentExit{1}
+	case errors.As(err, &agreed): // every rank knows: no abort needed
+		// Printed before MPI_Finalize, whose fence keeps the other ranks
+		// (which exit non-zero at once, ending the job) from leaving first.
+		fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(fmt.Errorf("rank %d: %w", w.comm.Rank(), err)))
+		mpi.Finalize()
+		return silentExit{1}
 	}
 	if err != nil {
 		err = fmt.Errorf("rank %d: %w", w.comm.Rank(), err)

@@ -4,6 +4,7 @@ package metis
 
 import (
 	"errors"
+	"math"
 
 	"github.com/supergcn/supergcn/graph"
 )
@@ -32,3 +33,6 @@ func MetisVersion() string { return "unavailable (built without cgo)" }
 
 // ScotchVersion: no PT-Scotch in a build without cgo.
 func ScotchVersion() string { return "unavailable (built without cgo)" }
+
+// MaxArcs: the bound of the cgo build (32-bit SCOTCH_Num).
+const MaxArcs = math.MaxInt32

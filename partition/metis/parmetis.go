@@ -7,17 +7,6 @@ package metis
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include <scotch.h>
-
-// The Go side passes []int32: SCOTCH_Num must be 32 bits (Debian's default build).
-typedef char sgcn_scotch_num_is_int32[(sizeof(SCOTCH_Num) == 4) ? 1 : -1];
-
-// PT-Scotch's ParMETIS v3 compatibility layer (libptscotchparmetisv3); Debian
-// ships no parmetis.h for it. PT-Scotch returns METIS_OK (1) on success.
-extern int ParMETIS_V3_PartKway(const SCOTCH_Num *vtxdist, SCOTCH_Num *xadj, SCOTCH_Num *adjncy,
-	SCOTCH_Num *vwgt, SCOTCH_Num *adjwgt, const SCOTCH_Num *wgtflag, const SCOTCH_Num *numflag,
-	const SCOTCH_Num *ncon, const SCOTCH_Num *nparts, const float *tpwgts, const float *ubvec,
-	const SCOTCH_Num *options, SCOTCH_Num *edgecut, SCOTCH_Num *part, MPI_Comm *comm);
 
 // sgcn_comm returns 0 and the rank and size of the communicator with
 // Fortran handle fcomm, or a negative code: -1 MPI not initialised (or
@@ -45,17 +34,6 @@ static int sgcn_allgatherv_i32(int fcomm, const int32_t *send, int count,
 		MPI_Comm_f2c((MPI_Fint)fcomm));
 }
 
-static int sgcn_parmetis(int fcomm, SCOTCH_Num *vtxdist, SCOTCH_Num *xadj, SCOTCH_Num *adjncy,
-		SCOTCH_Num *vwgt, SCOTCH_Num ncon, SCOTCH_Num nparts, float *tpwgts, float *ubvec,
-		SCOTCH_Num seed, SCOTCH_Num *part) {
-	MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fcomm);
-	SCOTCH_Num wgtflag = vwgt != NULL ? 2 : 0, numflag = 0, edgecut = 0;
-	SCOTCH_Num options[3] = {0, 0, 0};
-	SCOTCH_randomSeed(seed);
-	SCOTCH_randomReset();
-	return ParMETIS_V3_PartKway(vtxdist, xadj, adjncy, vwgt, NULL, &wgtflag, &numflag, &ncon,
-		&nparts, tpwgts, ubvec, options, &edgecut, part, &c);
-}
 */
 import "C"
 
@@ -143,25 +121,23 @@ func ParMetisDistributed(fcomm int, vtxdist []int32, localPtr []int32, localAdj 
 			return nil, err
 		}
 	}
-	tpwgts := make([]C.float, parts)
+	tpwgts := make([]float32, parts)
 	for i := range tpwgts {
-		tpwgts[i] = C.float(1 / float64(parts))
+		tpwgts[i] = float32(1 / float64(parts))
 	}
-	ubvec := []C.float{C.float(ub)}
 	// C needs non-nil pointers for empty local ranges: pad with one element.
 	ptr := append(localPtr[:len(localPtr):len(localPtr)], 0)
 	adj := append(localAdj[:len(localAdj):len(localAdj)], 0)
 	out := append(part[:nloc:nloc], 0)
-	var vw *C.SCOTCH_Num
+	var vw []int32
 	if vwgt != nil {
-		vw = (*C.SCOTCH_Num)(&append(vwgt[:len(vwgt):len(vwgt)], 0)[0])
+		vw = append(vwgt[:len(vwgt):len(vwgt)], 0)
 	}
 	vd := append([]int32(nil), vtxdist...)
-	rc := C.sgcn_parmetis(C.int(fcomm), (*C.SCOTCH_Num)(&vd[0]), (*C.SCOTCH_Num)(&ptr[0]), (*C.SCOTCH_Num)(&adj[0]),
-		vw, 1, C.SCOTCH_Num(parts), &tpwgts[0], &ubvec[0], C.SCOTCH_Num(int32(o.Seed)), (*C.SCOTCH_Num)(&out[0]))
+	rc := partKway(fcomm, vd, ptr, adj, vw, parts, tpwgts, ub, int32(o.Seed), out)
 	var bad error
 	if rc != 1 {
-		bad = fmt.Errorf("partition: ParMETIS_V3_PartKway (PT-Scotch) on rank %d: status %d", rank, int(rc))
+		bad = fmt.Errorf("partition: ParMETIS_V3_PartKway (PT-Scotch) on rank %d: status %d", rank, rc)
 	} else {
 		copy(part, out[:nloc])
 		for i, p := range part {

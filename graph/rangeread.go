@@ -1,0 +1,609 @@
+package graph
+
+// Range readers: one reader of many (an MPI rank) reads only its share of an
+// input. Text files are split by byte range, each share starting at the
+// first line that begins at or after its start offset; binary arrays (.sgb
+// sections, .npy) are read by row range with pread, never whole. The
+// partition/dist package drives them across ranks.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/supergcn/supergcn/internal/container"
+)
+
+// TextRange is the share of a text file that reader `part` of `parts`
+// parses: the whole lines that begin in [Start, End). A compressed file
+// cannot be entered in the middle: reader 0 gets all of it (Compressed set,
+// Lines unknown and 0) and the others an empty share.
+type TextRange struct {
+	Path       string
+	Start, End int64
+	Lines      int64 // lines in the share (a last line without "\n" counts)
+	Compressed bool  // a .gz/.bz2 input read whole by reader 0
+	// Progress, when set, is called with the bytes of the share (or of the
+	// compressed file) read so far, every few MB.
+	Progress func(bytes int64)
+}
+
+// countingReader reports the bytes read through it every 4 MB.
+type countingReader struct {
+	r        io.Reader
+	n, last  int64
+	progress func(int64)
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	if c.n-c.last >= 4<<20 || (err != nil && c.n != c.last) {
+		c.last = c.n
+		c.progress(c.n)
+	}
+	return k, err
+}
+
+// OpenTextRange finds the share of path that reader part of parts reads and
+// counts its lines.
+func OpenTextRange(path string, part, parts int) (*TextRange, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var magic [3]byte
+	k, _ := f.ReadAt(magic[:], 0)
+	size := st.Size()
+	t := &TextRange{Path: path}
+	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".bz2") ||
+		bytes.HasPrefix(magic[:k], []byte{0x1f, 0x8b}) || bytes.HasPrefix(magic[:k], []byte("BZh")) {
+		t.Compressed = part == 0
+		if t.Compressed {
+			t.End = size
+		}
+		return t, nil
+	}
+	if t.Start, err = lineStart(f, size*int64(part)/int64(parts), size); err != nil {
+		return nil, err
+	}
+	if t.End, err = lineStart(f, size*int64(part+1)/int64(parts), size); err != nil {
+		return nil, err
+	}
+	if part+1 == parts {
+		t.End = size
+	}
+	t.End = max(t.End, t.Start)
+	if t.Lines, err = countLines(f, t.Start, t.End); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// lineStart returns the offset of the first line that begins at or after off.
+func lineStart(f *os.File, off, size int64) (int64, error) {
+	if off <= 0 {
+		return 0, nil
+	}
+	if off >= size {
+		return size, nil
+	}
+	buf := make([]byte, 64<<10)
+	for pos := off - 1; pos < size; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return pos + int64(i) + 1, nil
+		}
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		pos += int64(n)
+		if n == 0 {
+			break
+		}
+	}
+	return size, nil
+}
+
+// countLines counts the lines of [start, end) as lineReader returns them.
+func countLines(f *os.File, start, end int64) (int64, error) {
+	buf := make([]byte, 1<<20)
+	var n int64
+	last := byte('\n')
+	for pos := start; pos < end; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), end-pos)], pos)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if k > 0 {
+			last = buf[k-1]
+		}
+		pos += int64(k)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if k == 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
+}
+
+// reader returns a lineReader over the share whose first line is numbered
+// firstLine (1-based, global to the file).
+func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
+	f, err := os.Open(t.Path)
+	if err != nil {
+		return nil, err
+	}
+	var r io.Reader = io.NewSectionReader(f, t.Start, t.End-t.Start)
+	if t.Progress != nil {
+		r = &countingReader{r: r, progress: t.Progress}
+	}
+	if t.Compressed {
+		lr, err := newCompressedLines(t.Path, f, r)
+		if err != nil {
+			f.Close()
+		}
+		return lr, err
+	}
+	return &lineReader{name: t.Path, r: bufio.NewReaderSize(r, rawBufSize), closers: []io.Closer{f},
+		size: t.End - t.Start, bufSize: lineBufSize, line: firstLine - 1}, nil
+}
+
+// EdgeChunk is what one share of an edge list holds.
+type EdgeChunk struct {
+	Src, Dst  []int32
+	Weighted  bool  // the edges carry a third (weight) field, dropped here
+	Cols      int   // fields per edge line (2 or 3; 0 when the share has no edge)
+	FirstLine int64 // line of the share's first edge (0 when none)
+	MaxID     int32 // largest node id (-1 when none)
+	Hint      int64 // node count stated in a comment before the share's first edge, -1 if none
+}
+
+// ReadEdgeList parses the share as an edge list (the syntax of
+// LoadEdgeList); firstLine numbers its first line in errors. Weights are
+// parsed (a bad one is an error) and dropped.
+func (t *TextRange) ReadEdgeList(firstLine int64) (*EdgeChunk, error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	b := edgeListBuilder{maxID: -1, hint: -1, maxNodes: nodeLimit()}
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if b.src == nil {
+			b.est = lr.estimateLines()
+		}
+		if err := b.addLine(lr.name, lr.line, line); err != nil {
+			return nil, err
+		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	return &EdgeChunk{Src: b.src, Dst: b.dst, Weighted: b.cols == 3, Cols: b.cols, FirstLine: b.firstLine,
+		MaxID: b.maxID, Hint: b.hint}, nil
+}
+
+// ReadEdgeCSV parses the share as OGB "src,dst" lines with ids in [0, n)
+// (n < 0: any int32 id).
+func (t *TextRange) ReadEdgeCSV(firstLine int64, n int) (src, dst []int32, err error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lr.Close()
+	src, dst, err = parseEdgeCSV(lr, n)
+	return src, dst, err
+}
+
+// ReadLabels parses the share as one label a line (OGB node-label.csv).
+func (t *TextRange) ReadLabels(firstLine int64) ([]int32, error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	return parseLabels(lr)
+}
+
+// ReadFloatRows parses the share as rows of comma-separated floats (OGB
+// node-feat.csv); dim is the row length found (0 for an empty share).
+func (t *TextRange) ReadFloatRows(firstLine int64) (x []float32, dim int, err error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer lr.Close()
+	return parseFloatTable(lr)
+}
+
+// ReadNodeIDs parses the share as one node id a line in [0, n) (an OGB
+// split file).
+func (t *TextRange) ReadNodeIDs(firstLine int64, n int) ([]int32, error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	var ids []int32
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		f := trimSpace(line)
+		x, ok := parseInt(f)
+		if !ok || x < 0 || x >= int64(n) {
+			return nil, errorf(lr.name, lr.line, "bad node id %s (want an integer in [0,%d))", quote(f), n)
+		}
+		ids = append(ids, int32(x))
+	}
+	return ids, lr.Err()
+}
+
+// ReadCount reads the single count of an OGB num-node-list.csv.
+func ReadCount(path string) (int, error) { return readCount(path) }
+
+// FindOGBData returns raw/<base>.npy (when npy), .csv, .csv.gz or .csv.bz2
+// under the OGB directory's raw/, whichever exists first; "" if none.
+func FindOGBData(raw, base string, npy bool) string { return findData(raw, base, npy) }
+
+// BinaryRange reads row ranges of a binary dataset (.sgb) with pread: the
+// header is checked (magic, version, header CRC, section layout); section
+// checksums cover whole sections and are not verified (each reader sees a
+// slice), the structure of every slice read is.
+type BinaryRange struct {
+	Path                  string
+	Name                  string
+	Nodes, NNZ            int64
+	FeatDim, NumClasses   int
+	HasLabels, Weighted   bool
+	NTrain, NValid, NTest int64
+	f                     *os.File
+	h                     *binHeader
+}
+
+// OpenBinaryRange opens path and checks its header.
+func OpenBinaryRange(path string) (*BinaryRange, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	b := make([]byte, binHeaderSize())
+	n, _ := f.ReadAt(b, 0)
+	h, err := binDecodeHeader(path, b[:n], st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r := &BinaryRange{Path: path, Nodes: h.nodes, NNZ: h.nnz, FeatDim: int(h.featDim), NumClasses: int(h.classes),
+		HasLabels: h.flags&binFlagLabels != 0, Weighted: h.flags&binFlagWeights != 0,
+		NTrain: h.nTrain, NValid: h.nValid, NTest: h.nTest, f: f, h: h}
+	if h.flags&binFlagFeatures == 0 {
+		r.FeatDim = 0
+	}
+	name := make([]byte, h.nameLen)
+	if err := r.pread(secName, name, 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.Name = string(name)
+	return r, nil
+}
+
+// Close closes the file.
+func (r *BinaryRange) Close() error { return r.f.Close() }
+
+// pread reads len(b) bytes of section sec from byte off of the section.
+func (r *BinaryRange) pread(sec int, b []byte, off int64) error {
+	s := r.h.sections[sec]
+	if off < 0 || uint64(off)+uint64(len(b)) > s.length {
+		return binError(r.Path, "section %s: read of %d bytes at %d beyond its %d", binSectionName(sec), len(b), off, s.length)
+	}
+	if _, err := r.f.ReadAt(b, int64(s.offset)+off); err != nil {
+		return binError(r.Path, "section %s: %v", binSectionName(sec), err)
+	}
+	return nil
+}
+
+// readLE reads count little-endian values of T from element index at of sec.
+func readLE[T container.Fixed](r *BinaryRange, sec int, at, count int64) ([]T, error) {
+	var zero [1]T
+	size := int64(len(container.AsBytes(zero[:])))
+	out := make([]T, count)
+	b := container.AsBytes(out)
+	if err := r.pread(sec, b, at*size); err != nil {
+		return nil, err
+	}
+	if !container.HostLE {
+		container.SwapBytes(b, int(size))
+	}
+	return out, nil
+}
+
+// Rows returns the in-neighbour lists of nodes [lo, hi): ptr (hi-lo+1
+// offsets from 0) and idx, structure checked.
+func (r *BinaryRange) Rows(lo, hi int64) (ptr []int64, idx []int32, err error) {
+	if lo < 0 || hi < lo || hi > r.Nodes {
+		return nil, nil, binError(r.Path, "rows [%d,%d) outside [0,%d)", lo, hi, r.Nodes)
+	}
+	if ptr, err = readLE[int64](r, secPtr, lo, hi-lo+1); err != nil {
+		return nil, nil, err
+	}
+	base := ptr[0]
+	if (lo == 0 && base != 0) || ptr[hi-lo] > r.NNZ {
+		return nil, nil, binError(r.Path, "section ptr: offsets of rows [%d,%d) outside [0,%d]", lo, hi, r.NNZ)
+	}
+	for i := range ptr {
+		if i > 0 && ptr[i] < ptr[i-1] {
+			return nil, nil, binError(r.Path, "section ptr: offsets decrease at row %d", lo+int64(i)-1)
+		}
+		ptr[i] -= base
+	}
+	if idx, err = readLE[int32](r, secIdx, base, ptr[hi-lo]); err != nil {
+		return nil, nil, err
+	}
+	for k, u := range idx {
+		if u < 0 || int64(u) >= r.Nodes {
+			return nil, nil, binError(r.Path, "section idx: entry %d has column %d outside [0,%d)", base+int64(k), u, r.Nodes)
+		}
+	}
+	return ptr, idx, nil
+}
+
+// Features returns the feature rows [lo, hi) (nil when the file has none).
+func (r *BinaryRange) Features(lo, hi int64) ([]float32, error) {
+	d := int64(r.FeatDim)
+	if d == 0 {
+		return nil, nil
+	}
+	x, err := readLE[float32](r, secX, lo*d, (hi-lo)*d)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range x {
+		if v-v != 0 {
+			return nil, binError(r.Path, "section x: feature [%d,%d] is %v", lo+int64(i)/d, int64(i)%d, v)
+		}
+	}
+	return x, nil
+}
+
+// Labels returns the labels of nodes [lo, hi) (nil when the file has none).
+func (r *BinaryRange) Labels(lo, hi int64) ([]int32, error) {
+	if !r.HasLabels {
+		return nil, nil
+	}
+	y, err := readLE[int32](r, secLabels, lo, hi-lo)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range y {
+		if v < -1 || (r.NumClasses > 0 && v >= int32(r.NumClasses)) {
+			return nil, binError(r.Path, "section labels: node %d has label %d outside [-1,%d)", lo+int64(i), v, r.NumClasses)
+		}
+	}
+	return y, nil
+}
+
+// SplitIDs returns entries [lo, hi) of split list which (0 train, 1 valid,
+// 2 test), checked to lie in [0, Nodes) and ascend.
+func (r *BinaryRange) SplitIDs(which int, lo, hi int64) ([]int32, error) {
+	ids, err := readLE[int32](r, secTrain+which, lo, hi-lo)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range ids {
+		if v < 0 || int64(v) >= r.Nodes || (k > 0 && v <= ids[k-1]) {
+			return nil, binError(r.Path, "section %s: entry %d (node %d) out of range or not ascending",
+				binSectionName(secTrain+which), lo+int64(k), v)
+		}
+	}
+	return ids, nil
+}
+
+// NpyRange reads row ranges of a 2-D (or 1-D) .npy array with pread.
+type NpyRange struct {
+	Path  string
+	Shape []int
+	h     npyHeader
+	f     *os.File
+}
+
+// OpenNpyRange opens path and checks its header and size.
+func OpenNpyRange(path string) (*NpyRange, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	h, err := readNpyHeader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	n := int64(1)
+	for _, d := range h.shape {
+		n *= int64(d)
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if got, want := st.Size()-h.dataOff, n*int64(h.size); got != want {
+			f.Close()
+			return nil, errorf(path, 0, "npy data is %d bytes but shape %v of %s needs %d", got, h.shape, h.descr, want)
+		}
+	}
+	return &NpyRange{Path: path, Shape: h.shape, h: h, f: f}, nil
+}
+
+// Close closes the file.
+func (a *NpyRange) Close() error { return a.f.Close() }
+
+// rows reads rows [lo, hi) as an NpyArray.
+func (a *NpyRange) rows(lo, hi int) (*NpyArray, error) {
+	if len(a.Shape) == 0 || lo < 0 || hi < lo || hi > a.Shape[0] {
+		return nil, errorf(a.Path, 0, "rows [%d,%d) outside shape %v", lo, hi, a.Shape)
+	}
+	row := int64(1)
+	for _, d := range a.Shape[1:] {
+		row *= int64(d)
+	}
+	off := a.h.dataOff + int64(lo)*row*int64(a.h.size)
+	n := int64(hi-lo) * row
+	data, err := readNpyData(io.NewSectionReader(a.f, off, n*int64(a.h.size)), &a.h, int(n))
+	if err != nil {
+		return nil, errorf(a.Path, 0, "reading npy rows [%d,%d): %v", lo, hi, err)
+	}
+	shape := append([]int{hi - lo}, a.Shape[1:]...)
+	return &NpyArray{Shape: shape, Descr: a.h.descr, data: data}, nil
+}
+
+// FeatureRows returns rows [lo, hi) of an N×F array as float32, checked
+// finite; F is a.Shape[1].
+func (a *NpyRange) FeatureRows(lo, hi int) ([]float32, error) {
+	if len(a.Shape) != 2 {
+		return nil, errorf(a.Path, 0, "features have shape %v, want (N, F)", a.Shape)
+	}
+	arr, err := a.rows(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	x, err := arr.Float32()
+	if err != nil {
+		return nil, errorf(a.Path, 0, "%v", err)
+	}
+	for i, v := range x {
+		if v-v != 0 {
+			return nil, errorf(a.Path, 0, "feature [%d,%d] is %v", lo+i/a.Shape[1], i%a.Shape[1], v)
+		}
+	}
+	return x, nil
+}
+
+// LabelRows returns labels [lo, hi) of an (N,) or (N, 1) array, with the
+// conversions of the whole-file loader (NaN = unlabelled).
+func (a *NpyRange) LabelRows(lo, hi int) ([]int32, error) {
+	if !(len(a.Shape) == 1 || (len(a.Shape) == 2 && a.Shape[1] == 1)) {
+		return nil, errorf(a.Path, 0, "labels have shape %v, want (N,) or (N, 1)", a.Shape)
+	}
+	arr, err := a.rows(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	return npyLabels(a.Path, arr, lo)
+}
+
+// String describes the range for progress lines.
+func (t *TextRange) String() string {
+	return fmt.Sprintf("%s[%d,%d)", t.Path, t.Start, t.End)
+}
+
+// DatasetName is the name Load gives the dataset at path: its base name
+// without a compression suffix and one further extension.
+func DatasetName(path string) string { return baseName(path) }
+
+// MetisHeader is the header of a METIS graph file, for range reading.
+type MetisHeader struct {
+	N, M     int64
+	Line     int64 // line of the header
+	Weighted bool  // fmt has edge weights
+	h        metisHeader
+}
+
+// ReadMetisHeader reads the header of the METIS graph file at path (the
+// first line that is neither a comment nor blank), reading only up to it.
+func ReadMetisHeader(path string) (*MetisHeader, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	h, err := readMetisHeader(lr)
+	if err != nil {
+		return nil, err
+	}
+	if h.n > nodeLimit() {
+		return nil, tooManyNodes(lr.name, h.line, "the header's vertex count", h.n)
+	}
+	return &MetisHeader{N: h.n, M: h.m, Line: h.line, Weighted: h.ewgt, h: h}, nil
+}
+
+// MetisChunk holds the vertex lines of one share of a METIS file, in file
+// order: row k lists the 0-based neighbours of the share's k-th vertex line
+// (edge weights, vertex sizes and weights are checked and dropped).
+type MetisChunk struct {
+	Ptr   []int64
+	Idx   []int32
+	blank []bool // the line was blank
+	lines vertexLines
+	path  string
+}
+
+// Rows is the number of vertex lines in the share.
+func (m *MetisChunk) Rows() int64 { return int64(len(m.Ptr) - 1) }
+
+// Line returns the file line of row k.
+func (m *MetisChunk) Line(k int64) int64 { return m.lines.of(k) }
+
+// DataAfter returns the first error for rows k, k+1, ... that are not blank
+// (they lie after the header's last vertex), or nil.
+func (m *MetisChunk) DataAfter(k int64, h *MetisHeader) error {
+	for ; k < m.Rows(); k++ {
+		if !m.blank[k] {
+			return errorf(m.path, m.Line(k), "data after the last vertex (the header on line %d says n=%d)", h.Line, h.N)
+		}
+	}
+	return nil
+}
+
+// ReadMetis parses the vertex lines of the share (lines after the header
+// that are not '%' comments; a blank line is a vertex without neighbours);
+// firstLine numbers the share's first line.
+func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	c := &CSR{Ptr: []int64{0}}
+	m := &MetisChunk{path: t.Path}
+	for {
+		line, ok := nextNonComment(lr)
+		if !ok {
+			break
+		}
+		if lr.line <= h.Line {
+			continue
+		}
+		if err := parseMetisVertex(c, &h.h, lr.name, lr.line, line); err != nil {
+			return nil, err
+		}
+		c.Val = c.Val[:0]
+		m.lines.add(int64(len(c.Ptr)-1), lr.line)
+		m.blank = append(m.blank, isBlank(line))
+		c.Ptr = append(c.Ptr, int64(len(c.Idx)))
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	m.Ptr, m.Idx = c.Ptr, c.Idx
+	return m, nil
+}

@@ -1,0 +1,688 @@
+package dist
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/progress"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// Source names the input of Read and how to clean it.
+type Source struct {
+	Path     string // edge list, METIS graph file, OGB-layout directory or binary dataset (.sgb)
+	Format   string // "", "auto", "edgelist", "ogb" or "bin"
+	Split    string // OGB split directory ("" = public, or the only one)
+	Features string // optional .npy (N×F) replacing the dataset's features
+	Labels   string // optional .npy (N) replacing the dataset's labels
+	// IgnoreWeights drops edge weights; without it weighted input is an error.
+	IgnoreWeights bool
+	// MaxArcs, when positive, is the most arcs (adjacency entries of the
+	// symmetrised graph) the partitioner can take: a header stating more
+	// fails before any data is read.
+	MaxArcs int64
+	// MaxArcsRemedy completes the error for MaxArcs.
+	MaxArcsRemedy string
+	// RoundBytes bounds one all-to-all call (DefaultRoundBytes when 0).
+	RoundBytes int
+	// Progress reports long stages (rank 0 passes one, the others nil).
+	Progress *progress.Reporter
+}
+
+// Graph is one rank's block of a dataset distributed by node ranges: rank r
+// holds nodes [VtxDist[r], VtxDist[r+1]) with their rows of the undirected,
+// loop-free, duplicate-free adjacency (ascending global ids, the graph
+// Symmetrize(Dedup(RemoveSelfLoops(g))) of the whole input), features,
+// labels and split bits.
+type Graph struct {
+	Name       string
+	NumNodes   int
+	VtxDist    []int32
+	Lo, Hi     int     // this rank's nodes
+	Ptr        []int64 // Hi-Lo+1 row offsets from 0
+	Adj        []int32 // in-neighbours (global ids), ascending in each row
+	NumArcs    int64   // adjacency entries over all ranks
+	FeatDim    int
+	X          []float32 // (Hi-Lo)×FeatDim
+	Labels     []int32   // Hi-Lo, nil when the dataset has none
+	NumClasses int
+	Split      []uint8 // Hi-Lo, graph.InTrain|InValid|InTest bits
+	NumTrain   int64
+	NumValid   int64
+	NumTest    int64
+}
+
+// raw is what the readers produce before the graph is built.
+type raw struct {
+	name               string
+	n                  int
+	src, dst           []int32 // this rank's edges src→dst as read
+	featDim            int
+	x                  []float32 // rows of [lo,hi)
+	labels             []int32   // rows of [lo,hi) or nil
+	classes            int       // from a header; -1: max label + 1
+	split              []uint8
+	vd                 []int32
+	nTrain, nVal, nTst int64
+	symmetric          bool   // the input lists every edge both ways (METIS): build checks it
+	path               string // the input, for errors
+}
+
+func (s *Source) roundBytes() int {
+	if s.RoundBytes > 0 {
+		return s.RoundBytes
+	}
+	return DefaultRoundBytes
+}
+
+// Read reads rank c.Rank()'s share of src and builds its block of the graph.
+// Collective; every rank gets the same error when one fails (the failing
+// rank its own, the others a *PeerError).
+func Read(c comm.Comm, src Source) (*Graph, error) {
+	format := src.Format
+	var err error
+	if format == "" || format == "auto" {
+		format, err = graph.DetectFormat(src.Path)
+	}
+	if err == nil && (src.Split != "" && format != "ogb") {
+		err = field.Errorf("graph.LoadOptions.Split", "%q: only OGB directories have splits, %s is a %s file", src.Split, src.Path, format)
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	var r *raw
+	switch format {
+	case "edgelist":
+		r, err = readEdgeList(c, &src)
+	case "bin":
+		r, err = readBinary(c, &src)
+	case "ogb":
+		r, err = readOGB(c, &src)
+	case "metis":
+		r, err = readMetis(c, &src)
+	default:
+		err = agree(c, field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want auto, edgelist, ogb or bin)", format))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := overrides(c, &src, r); err != nil {
+		return nil, err
+	}
+	st := src.Progress.Start("dist: shuffling and symmetrising edges", 0, "")
+	g, err := build(c, r, src.roundBytes())
+	st.Done()
+	if err != nil {
+		return nil, err
+	}
+	if src.MaxArcs > 0 && g.NumArcs > src.MaxArcs {
+		return nil, arcLimitError(src.Path, "the symmetrised graph has", g.NumArcs, src.MaxArcs, src.MaxArcsRemedy)
+	}
+	return g, nil
+}
+
+// arcLimitError names the arc count beyond a partitioner's index width;
+// what says where the count comes from.
+func arcLimitError(path, what string, arcs, limit int64, remedy string) error {
+	return fmt.Errorf("%s: %s %d arcs (adjacency entries), more than the %d this build's partitioner can index (32-bit SCOTCH_Num): %s",
+		path, what, arcs, limit, remedy)
+}
+
+// blockOf returns the rank whose node range holds v.
+func blockOf(vd []int32, v int32) int {
+	return sort.Search(len(vd)-1, func(r int) bool { return vd[r+1] > v })
+}
+
+// lineOffsets opens rank's share of a text file and returns it with the
+// number of the share's first line (agreed collectively). On rank 0 (prog
+// set) a step reports the bytes of its share read, with rate and ETA; done
+// ends it.
+func lineOffsets(c comm.Comm, path string, prog *progress.Reporter) (tr *graph.TextRange, first int64, done func(), err error) {
+	tr, err = graph.OpenTextRange(path, c.Rank(), c.Size())
+	if err = agree(c, err); err != nil {
+		return nil, 0, nil, err
+	}
+	if prog != nil && tr.Compressed && c.Size() > 1 {
+		fmt.Fprintf(prog.W, "dist: %s is compressed: rank 0 reads all of it (decompress it, or supergcn convert it to .sgb, for 1/P memory per rank)\n", path)
+	}
+	what, size := "its share of", tr.End-tr.Start
+	if tr.Compressed {
+		what = "compressed"
+	}
+	st := prog.Start(fmt.Sprintf("dist: reading %s %s", what, path), max(size>>20, 1), "MB")
+	tr.Progress = func(n int64) { st.Set(n >> 20) }
+	before, _, err := exclusiveScan(c, tr.Lines)
+	return tr, before + 1, st.Done, err
+}
+
+// readEdgeList reads an edge list by byte ranges.
+func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
+	tr, first, done, err := lineOffsets(c, src.Path, src.Progress)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := tr.ReadEdgeList(first)
+	done()
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	// Every edge line must have the field count of the file's first edge line.
+	cols, err := gather(c, int64(ch.Cols))
+	if err != nil {
+		return nil, err
+	}
+	lines, err := gather(c, ch.FirstLine)
+	if err != nil {
+		return nil, err
+	}
+	ref := -1
+	for q, k := range cols {
+		if k != 0 {
+			ref = q
+			break
+		}
+	}
+	var bad error
+	switch {
+	case ref < 0:
+		if c.Rank() == 0 {
+			bad = &graph.ParseError{File: src.Path, Msg: "no edges found"}
+		}
+	case ch.Cols != 0 && int64(ch.Cols) != cols[ref]:
+		bad = &graph.ParseError{File: src.Path, Line: ch.FirstLine, Msg: fmt.Sprintf("%d fields but line %d has %d: weights must be given on every edge or on none",
+			ch.Cols, lines[ref], cols[ref])}
+	case ch.Weighted && !src.IgnoreWeights:
+		bad = weightsError(src.Path)
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, err
+	}
+	maxID, err := allreduceMax(c, int64(ch.MaxID))
+	if err != nil {
+		return nil, err
+	}
+	hint := int64(-1)
+	if c.Rank() == 0 {
+		hint = ch.Hint
+	}
+	if hint, err = allreduceMax(c, hint); err != nil {
+		return nil, err
+	}
+	n := maxID + 1
+	if hint > n && hint <= 2*n {
+		n = hint // isolated nodes after the largest id, as LoadEdgeList
+	}
+	r := &raw{name: graph.DatasetName(src.Path), n: int(n), src: ch.Src, dst: ch.Dst, classes: -1}
+	r.vd = partition.NodeRanges(r.n, c.Size())
+	r.split = make([]uint8, r.hi(c)-r.lo(c))
+	return r, nil
+}
+
+// readMetis reads a METIS graph file by byte ranges: every rank finds the
+// header, parses the vertex lines of its share, and numbers them from the
+// vertex lines of the ranks before it.
+func readMetis(c comm.Comm, src *Source) (*raw, error) {
+	h, err := graph.ReadMetisHeader(src.Path)
+	if err == nil && h.Weighted && !src.IgnoreWeights {
+		err = weightsError(src.Path)
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	tr, first, done, err := lineOffsets(c, src.Path, src.Progress)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := tr.ReadMetis(first, h)
+	done()
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	before, total, err := exclusiveScan(c, ch.Rows())
+	if err != nil {
+		return nil, err
+	}
+	keep := max(0, min(ch.Rows(), h.N-before)) // rows of real vertices
+	var bad error
+	switch {
+	case total < h.N && c.Rank() == c.Size()-1:
+		bad = &graph.ParseError{File: src.Path, Line: first + tr.Lines - 1, Msg: fmt.Sprintf(
+			"file ends after %d of the %d vertex lines the header (line %d) announces", total, h.N, h.Line)}
+	case total > h.N:
+		bad = ch.DataAfter(keep, h)
+	}
+	if err = agree(c, bad); err != nil {
+		return nil, err
+	}
+	entries, err := allreduceSum(c, ch.Ptr[keep])
+	if err != nil {
+		return nil, err
+	}
+	if entries != 2*h.M && c.Rank() == 0 {
+		bad = &graph.ParseError{File: src.Path, Line: h.Line, Msg: fmt.Sprintf(
+			"header says m=%d edges (%d adjacency entries) but the vertex lines list %d entries", h.M, 2*h.M, entries)}
+	}
+	if err = agree(c, bad); err != nil {
+		return nil, err
+	}
+	r := &raw{name: graph.DatasetName(src.Path), n: int(h.N), classes: -1, symmetric: true, path: src.Path,
+		src: ch.Idx[:ch.Ptr[keep]]}
+	r.dst = make([]int32, len(r.src))
+	for k := int64(0); k < keep; k++ {
+		for e := ch.Ptr[k]; e < ch.Ptr[k+1]; e++ {
+			r.dst[e] = int32(before + k)
+		}
+	}
+	r.vd = partition.NodeRanges(r.n, c.Size())
+	r.split = make([]uint8, r.hi(c)-r.lo(c))
+	return r, nil
+}
+
+// weightsError is the error for weighted input without IgnoreWeights.
+func weightsError(path string) error {
+	return field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
+		"remove them, or set dist.Source.IgnoreWeights to train on the unweighted graph", path)
+}
+
+func (r *raw) lo(c comm.Comm) int { return int(r.vd[c.Rank()]) }
+func (r *raw) hi(c comm.Comm) int { return int(r.vd[c.Rank()+1]) }
+
+// readBinary reads a binary dataset by row ranges (pread).
+func readBinary(c comm.Comm, src *Source) (*raw, error) {
+	br, err := graph.OpenBinaryRange(src.Path)
+	if err == nil && src.MaxArcs > 0 && br.NNZ > src.MaxArcs {
+		err = arcLimitError(src.Path, "the header states", br.NNZ, src.MaxArcs, src.MaxArcsRemedy)
+	}
+	if err == nil && br.Weighted && !src.IgnoreWeights {
+		err = weightsError(src.Path)
+	}
+	if err = agree(c, err); err != nil {
+		if br != nil {
+			br.Close()
+		}
+		return nil, err
+	}
+	defer br.Close()
+	r := &raw{name: br.Name, n: int(br.Nodes), featDim: br.FeatDim, classes: br.NumClasses,
+		nTrain: br.NTrain, nVal: br.NValid, nTst: br.NTest}
+	if r.name == "" {
+		r.name = graph.DatasetName(src.Path)
+	}
+	r.vd = partition.NodeRanges(r.n, c.Size())
+	lo, hi := int64(r.lo(c)), int64(r.hi(c))
+	ptr, idx, err := br.Rows(lo, hi)
+	if err == nil {
+		r.src = idx
+		r.dst = make([]int32, len(idx))
+		for i := range ptr[:len(ptr)-1] {
+			for k := ptr[i]; k < ptr[i+1]; k++ {
+				r.dst[k] = int32(lo) + int32(i)
+			}
+		}
+		if src.Features == "" {
+			r.x, err = br.Features(lo, hi)
+		}
+	}
+	if err == nil && src.Labels == "" {
+		r.labels, err = br.Labels(lo, hi)
+	}
+	var ids [3][]int32
+	if err == nil {
+		for k, total := range []int64{br.NTrain, br.NValid, br.NTest} {
+			a, b := total*int64(c.Rank())/int64(c.Size()), total*int64(c.Rank()+1)/int64(c.Size())
+			if ids[k], err = br.SplitIDs(k, a, b); err != nil {
+				break
+			}
+		}
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	if src.Features != "" {
+		r.featDim = 0
+	}
+	if r.split, err = routeSplit(c, r.vd, ids, [3]string{src.Path + " (train)", src.Path + " (valid)", src.Path + " (test)"}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// routeSplit sends the split node ids each rank read to the ranks owning
+// them and returns this rank's split bits; a node in two lists is an error
+// naming both.
+func routeSplit(c comm.Comm, vd []int32, ids [3][]int32, names [3]string) ([]uint8, error) {
+	p := c.Size()
+	counts := make([]int, p)
+	for _, l := range ids {
+		for _, v := range l {
+			counts[blockOf(vd, v)]++
+		}
+	}
+	off := offsets(counts)
+	send := make([]int64, off[p])
+	next := append([]int(nil), off[:p]...)
+	for k, l := range ids {
+		for _, v := range l {
+			q := blockOf(vd, v)
+			send[next[q]] = int64(v)<<2 | int64(k)
+			next[q]++
+		}
+	}
+	recv, _, err := exchange(c, send, counts, DefaultRoundBytes)
+	if err != nil {
+		return nil, err
+	}
+	lo := vd[c.Rank()]
+	split := make([]uint8, vd[c.Rank()+1]-lo)
+	var bad error
+	for _, x := range recv {
+		v, k := int32(x>>2), int(x&3)
+		bit := uint8(1) << k
+		if old := split[v-lo]; old != 0 && bad == nil {
+			prev := 0
+			for old>>prev != 1 {
+				prev++
+			}
+			bad = fmt.Errorf("%s and %s both hold node %d: the splits must be disjoint", names[prev], names[k], v)
+			if prev == k {
+				bad = fmt.Errorf("%s lists node %d twice", names[k], v)
+			}
+		}
+		split[v-lo] |= bit
+	}
+	return split, agree(c, bad)
+}
+
+// readOGB reads an OGB-layout directory: raw/edge.csv by byte ranges,
+// features and labels (.npy by rows, .csv by byte ranges routed to their
+// rows' owners), the split files by byte ranges. raw/num-node-list.csv is
+// required (it fixes the node ranges before any feature row is read).
+func readOGB(c comm.Comm, src *Source) (*raw, error) {
+	dir := src.Path
+	rawDir := filepath.Join(dir, "raw")
+	edgePath := graph.FindOGBData(rawDir, "edge", false)
+	countPath := graph.FindOGBData(rawDir, "num-node-list", false)
+	var err error
+	n := 0
+	switch {
+	case edgePath == "":
+		err = &graph.ParseError{File: dir, Msg: "no raw/edge.csv (heterogeneous OGB datasets such as ogbn-mag are not supported)"}
+	case countPath == "":
+		err = &graph.ParseError{File: dir, Msg: "no raw/num-node-list.csv: distributed reading needs the node count up front"}
+	default:
+		n, err = graph.ReadCount(countPath)
+		if err == nil && n > math.MaxInt32-1 {
+			err = &graph.ParseError{File: countPath, Line: 1, Msg: fmt.Sprintf("%d nodes exceed the int32 node id limit", n)}
+		}
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
+	r.vd = partition.NodeRanges(n, c.Size())
+	tr, first, done, err := lineOffsets(c, edgePath, src.Progress)
+	if err != nil {
+		return nil, err
+	}
+	r.src, r.dst, err = tr.ReadEdgeCSV(first, n)
+	done()
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	if src.Features == "" {
+		if p := graph.FindOGBData(rawDir, "node-feat", true); p != "" {
+			if r.x, r.featDim, err = readRows(c, r, p, false, src.Progress); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if src.Labels == "" {
+		if p := graph.FindOGBData(rawDir, "node-label", true); p != "" {
+			var y []float32
+			if strings.HasSuffix(p, ".npy") {
+				r.labels, err = npyLabels(c, r, p)
+			} else if y, _, err = readRows(c, r, p, true, src.Progress); err == nil {
+				r.labels = make([]int32, len(y))
+				for i, v := range y {
+					r.labels[i] = int32(v)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	split, err := ogbSplitDir(dir, src.Split)
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	var ids [3][]int32
+	var names [3]string
+	if split != "" {
+		for k, name := range []string{"train", "valid", "test"} {
+			p := graph.FindOGBData(split, name, false)
+			names[k] = p
+			if p == "" {
+				return nil, agree(c, &graph.ParseError{File: split, Msg: fmt.Sprintf("no %s.csv[.gz]", name)})
+			}
+			tr, first, done, err := lineOffsets(c, p, src.Progress)
+			if err != nil {
+				return nil, err
+			}
+			ids[k], err = tr.ReadNodeIDs(first, n)
+			done()
+			if err = agree(c, err); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if r.split, err = routeSplit(c, r.vd, ids, names); err != nil {
+		return nil, err
+	}
+	var bad error
+	for i, b := range r.split {
+		if b != 0 && r.labels != nil && r.labels[i] < 0 {
+			k := 0
+			for b>>k != 1 {
+				k++
+			}
+			bad = &graph.ParseError{File: names[k], Msg: fmt.Sprintf("node %d has no label", r.lo(c)+i)}
+			break
+		}
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, err
+	}
+	if p := graph.FindOGBData(rawDir, "num-edge-list", false); p != "" {
+		total, err := allreduceSum(c, int64(len(r.src)))
+		if err != nil {
+			return nil, err
+		}
+		m, err := graph.ReadCount(p)
+		if err == nil && int64(m) != total {
+			err = &graph.ParseError{File: p, Line: 1, Msg: fmt.Sprintf("says %d edges but %s has %d", m, edgePath, total)}
+		}
+		if err = agree(c, err); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// ogbSplitDir returns the split directory to read ("" when there is none).
+func ogbSplitDir(dir, want string) (string, error) {
+	base := filepath.Join(dir, "split")
+	ents, err := os.ReadDir(base)
+	if errors.Is(err, os.ErrNotExist) && want == "" {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	switch {
+	case want != "":
+		for _, n := range names {
+			if n == want {
+				return filepath.Join(base, n), nil
+			}
+		}
+		return "", field.Errorf("graph.LoadOptions.Split", "%q: no such split under %s (have %s)", want, base, strings.Join(names, ", "))
+	case len(names) == 0:
+		return "", nil
+	case len(names) == 1:
+		return filepath.Join(base, names[0]), nil
+	}
+	for _, n := range names {
+		if n == "public" {
+			return filepath.Join(base, n), nil
+		}
+	}
+	return "", field.Errorf("graph.LoadOptions.Split", "%s has several splits (%s): choose one", base, strings.Join(names, ", "))
+}
+
+// readRows reads the rows of this rank's nodes from an OGB node table: a
+// .npy by rows, a CSV by byte ranges whose rows are sent to their owners.
+// labels reads one label a line instead of a float row.
+func readRows(c comm.Comm, r *raw, path string, labels bool, prog *progress.Reporter) ([]float32, int, error) {
+	lo, hi := r.lo(c), r.hi(c)
+	if strings.HasSuffix(path, ".npy") {
+		a, err := graph.OpenNpyRange(path)
+		var x []float32
+		if err == nil {
+			defer a.Close()
+			if a.Shape[0] != r.n {
+				err = &graph.ParseError{File: path, Msg: fmt.Sprintf("has %d rows but the graph has %d nodes", a.Shape[0], r.n)}
+			} else {
+				x, err = a.FeatureRows(lo, hi)
+			}
+		}
+		if err = agree(c, err); err != nil {
+			return nil, 0, err
+		}
+		return x, a.Shape[1], nil
+	}
+	tr, first, done, err := lineOffsets(c, path, prog)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	var x []float32
+	dim := 1
+	if labels {
+		var y []int32
+		y, err = tr.ReadLabels(first)
+		x = make([]float32, len(y))
+		for i, v := range y {
+			x[i] = float32(v)
+		}
+	} else {
+		x, dim, err = tr.ReadFloatRows(first)
+	}
+	if err = agree(c, err); err != nil {
+		return nil, 0, err
+	}
+	// Every non-empty share must have the same row length.
+	d, err := allreduceMax(c, int64(dim))
+	if err != nil {
+		return nil, 0, err
+	}
+	rows := int64(len(x) / max(dim, 1))
+	var bad error
+	if len(x) > 0 && int64(dim) != d {
+		bad = &graph.ParseError{File: path, Line: first, Msg: fmt.Sprintf("%d columns, other lines have %d", dim, d)}
+	}
+	if err = agree(c, bad); err != nil {
+		return nil, 0, err
+	}
+	before, total, err := exclusiveScan(c, rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	if total != int64(r.n) {
+		err = &graph.ParseError{File: path, Msg: fmt.Sprintf("has %d rows but the graph has %d nodes", total, r.n)}
+		return nil, 0, agree(c, err)
+	}
+	// Rows [before, before+rows) go to the ranks owning them.
+	p := c.Size()
+	counts := make([]int, p)
+	for q := 0; q < p; q++ {
+		a, b := max(before, int64(r.vd[q])), min(before+rows, int64(r.vd[q+1]))
+		if b > a {
+			counts[q] = int(b-a) * int(d)
+		}
+	}
+	recv, _, err := exchange(c, x, counts, DefaultRoundBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(recv) != (hi-lo)*int(d) {
+		return nil, 0, fmt.Errorf("%s: received %d values for %d rows × %d", path, len(recv), hi-lo, d)
+	}
+	return recv, int(d), nil
+}
+
+// npyLabels reads this rank's labels from a .npy file.
+func npyLabels(c comm.Comm, r *raw, path string) ([]int32, error) {
+	a, err := graph.OpenNpyRange(path)
+	var y []int32
+	if err == nil {
+		defer a.Close()
+		if a.Shape[0] != r.n {
+			err = &graph.ParseError{File: path, Msg: fmt.Sprintf("labels have shape %v, want (%d,) or (%d, 1)", a.Shape, r.n, r.n)}
+		} else {
+			y, err = a.LabelRows(r.lo(c), r.hi(c))
+		}
+	}
+	return y, agree(c, err)
+}
+
+// overrides applies the .npy feature and label files of src.
+func overrides(c comm.Comm, src *Source, r *raw) error {
+	if src.Features != "" {
+		a, err := graph.OpenNpyRange(src.Features)
+		if err == nil {
+			if len(a.Shape) != 2 || a.Shape[0] != r.n {
+				err = &graph.ParseError{File: src.Features, Msg: fmt.Sprintf("features have shape %v, want (%d, F)", a.Shape, r.n)}
+			} else {
+				r.x, err = a.FeatureRows(r.lo(c), r.hi(c))
+				r.featDim = a.Shape[1]
+			}
+			a.Close()
+		}
+		if err = agree(c, field.Wrap("graph.LoadOptions.Features", err)); err != nil {
+			return err
+		}
+	}
+	if src.Labels != "" {
+		y, err := npyLabels(c, r, src.Labels)
+		if err != nil {
+			return field.Wrap("graph.LoadOptions.Labels", err)
+		}
+		r.labels, r.classes = y, -1
+		var bad error
+		for i, b := range r.split {
+			if b != 0 && y[i] < 0 {
+				bad = field.Errorf("graph.LoadOptions.Labels", "%s: node %d is in the split but has no label", src.Labels, r.lo(c)+i)
+				break
+			}
+		}
+		if err := agree(c, bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}

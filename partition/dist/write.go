@@ -1,0 +1,408 @@
+package dist
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/progress"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// CheckParts reports whether parts parts can be written by ranks ranks:
+// parts must be a multiple of ranks (rank r writes parts [r·k, (r+1)·k),
+// k = parts/ranks) or ranks a multiple of parts (part p is written by rank
+// p·ranks/parts, the other ranks write none).
+func CheckParts(parts, ranks int) error {
+	if parts < 1 || ranks < 1 || (parts%ranks != 0 && ranks%parts != 0) {
+		return fmt.Errorf("%d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", parts, ranks)
+	}
+	return nil
+}
+
+// writerOf returns the rank that writes part p.
+func writerOf(p, parts, ranks int) int {
+	if parts >= ranks {
+		return p / (parts / ranks)
+	}
+	return p * (ranks / parts)
+}
+
+// WriteOptions are the settings of Write.
+type WriteOptions struct {
+	Info       partition.MetaInfo
+	RoundBytes int                // one all-to-all call's bound (DefaultRoundBytes when 0)
+	Progress   *progress.Reporter // rank 0's, nil elsewhere
+}
+
+// Write stores the partition owner (the part of each of this rank's nodes
+// [g.Lo, g.Hi)) of the distributed graph g as a partition directory at dir,
+// the format partition.Write writes and byte for byte the same part files
+// for the same graph and owner. Collective: the nodes move to the ranks
+// that write their parts (with their in-edges, features, labels and split
+// bits), every rank writes its parts into one DIR.tmp-* (dir's file system
+// must be shared by the ranks), rank 0 writes meta.json from the reduced
+// statistics and renames the directory into place only when every rank
+// succeeded; on any error the temporary directory is removed.
+func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteOptions) error {
+	p, rank := c.Size(), c.Rank()
+	err := CheckParts(parts, p)
+	if err == nil && len(owner) != g.Hi-g.Lo {
+		err = fmt.Errorf("dist: %d owners for %d nodes", len(owner), g.Hi-g.Lo)
+	}
+	if err == nil {
+		for i, q := range owner {
+			if q < 0 || int(q) >= parts {
+				err = fmt.Errorf("dist: node %d has part %d outside [0,%d)", g.Lo+i, q, parts)
+				break
+			}
+		}
+	}
+	if err = agree(c, err); err != nil {
+		return err
+	}
+	rb := o.RoundBytes
+	if rb <= 0 {
+		rb = DefaultRoundBytes
+	}
+	st := o.Progress.Start("dist: moving nodes to their parts", 0, "")
+	shards, err := redistribute(c, g, owner, parts, rb)
+	st.Done()
+	if err != nil {
+		return err
+	}
+	// The temporary directory: made by rank 0, its name broadcast.
+	var tmp string
+	if rank == 0 {
+		tmp, err = partition.NewTempDir(dir)
+	}
+	if err = agree(c, err); err != nil {
+		return err
+	}
+	if tmp, err = bcastString(c, tmp); err != nil {
+		return err
+	}
+	fail := func(err error) error { // collective: nothing is left when any rank failed
+		err = agree(c, err)
+		if err != nil && rank == 0 {
+			os.RemoveAll(tmp)
+		}
+		if berr := c.Barrier(); berr != nil && err == nil {
+			err = berr
+		}
+		return err
+	}
+	const nf = 9
+	stats := make([]int64, parts*nf)
+	st = o.Progress.Start("dist: writing part files", int64(len(shards)), "parts")
+	hasLabels := g.Labels != nil
+	for _, sh := range shards {
+		size, sum, werr := partition.WritePart(tmp, sh, hasLabels)
+		if werr != nil {
+			err = werr
+			break
+		}
+		ps := shardStats(sh)
+		ps.Bytes, ps.CRC32C = size, sum
+		copy(stats[sh.Rank*nf:], []int64{ps.Nodes, ps.LocalEdges, ps.CutEdges, ps.InnerNodes, ps.BoundaryNodes,
+			ps.HaloRows, ps.TrainNodes, ps.Bytes, int64(ps.CRC32C)})
+		st.Add(1)
+	}
+	st.Done()
+	if err := fail(err); err != nil {
+		return err
+	}
+	if err := fail(c.AllreduceSumI64(stats)); err != nil {
+		return err
+	}
+	if rank == 0 {
+		ps := make([]partition.PartStat, parts)
+		for q := range ps {
+			s := stats[q*nf:]
+			ps[q] = partition.PartStat{Part: q, Nodes: s[0], LocalEdges: s[1], CutEdges: s[2], InnerNodes: s[3],
+				BoundaryNodes: s[4], HaloRows: s[5], TrainNodes: s[6], File: partition.PartFile(q), Bytes: s[7], CRC32C: uint32(s[8])}
+		}
+		info := o.Info
+		m := partition.Meta{FormatVersion: partition.FormatVersion, Dataset: g.Name, Source: info.Source, Parts: parts,
+			Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
+			NumNodes: int64(g.NumNodes), NumEdges: g.NumArcs, FeatDim: g.FeatDim, NumClasses: g.NumClasses,
+			HasLabels: hasLabels, NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
+			Stats: *partition.StatsOf(ps, int64(g.NumNodes))}
+		if err = partition.WriteMeta(tmp, &m); err == nil {
+			err = partition.InstallDir(tmp, dir)
+		}
+	}
+	return fail(err)
+}
+
+// Shard moves the nodes of g to their parts (owner: the part of each of
+// this rank's nodes, one part per rank) and returns this rank's part, the
+// shard partition.Split returns for the whole dataset. Collective.
+func Shard(c comm.Comm, g *Graph, owner []int32, roundBytes int) (*partition.Shard, error) {
+	p := c.Size()
+	var err error
+	if len(owner) != g.Hi-g.Lo {
+		err = fmt.Errorf("dist: %d owners for %d nodes", len(owner), g.Hi-g.Lo)
+	}
+	for i, q := range owner {
+		if err == nil && (q < 0 || int(q) >= p) {
+			err = fmt.Errorf("dist: node %d has part %d outside [0,%d)", g.Lo+i, q, p)
+		}
+	}
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	if roundBytes <= 0 {
+		roundBytes = DefaultRoundBytes
+	}
+	shards, err := redistribute(c, g, owner, p, roundBytes)
+	if err != nil {
+		return nil, err
+	}
+	return shards[0], nil
+}
+
+// shardStats measures one part as partition.ComputeStats does. The graph
+// is symmetric, so a node has an out-edge into another part exactly when
+// it has an in-edge from one: boundary nodes are those that are not inner.
+func shardStats(sh *partition.Shard) partition.PartStat {
+	n := int64(len(sh.Global))
+	ps := partition.PartStat{Part: sh.Rank, Nodes: n, LocalEdges: sh.Local.NNZ(), CutEdges: int64(len(sh.Remote.Src))}
+	for i := int64(0); i < n; i++ {
+		if sh.Remote.Ptr[i+1] == sh.Remote.Ptr[i] {
+			ps.InnerNodes++
+		}
+		if hasTrain(sh.Split[i]) {
+			ps.TrainNodes++
+		}
+	}
+	ps.BoundaryNodes = n - ps.InnerNodes
+	halo := append([]int64(nil), sh.Remote.Src...)
+	slices.Sort(halo)
+	for i := range halo {
+		if i == 0 || halo[i] != halo[i-1] {
+			ps.HaloRows++
+		}
+	}
+	return ps
+}
+
+// bcastString sends rank 0's s to every rank.
+func bcastString(c comm.Comm, s string) (string, error) {
+	n := make([]int64, 1)
+	if c.Rank() == 0 {
+		n[0] = int64(len(s))
+	}
+	if err := c.AllreduceSumI64(n); err != nil {
+		return "", err
+	}
+	b := make([]byte, n[0])
+	copy(b, s)
+	if len(b) > 0 {
+		if err := c.BcastBytes(b, 0); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+// redistribute moves every node, with its in-edges, features, labels and
+// split bits, to the rank that writes its part, and returns the shards of
+// the parts this rank writes (ascending part). Local ids: node v of part q
+// has index lid(v) = the number of nodes of part q with a smaller global id,
+// counted from the per-rank, per-part node counts.
+func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*partition.Shard, error) {
+	p, rank := c.Size(), c.Rank()
+	n := g.Hi - g.Lo
+	// lid of every local node.
+	cnt := make([]int64, p*parts)
+	for _, q := range owner {
+		cnt[rank*parts+int(q)]++
+	}
+	if err := c.AllreduceSumI64(cnt); err != nil {
+		return nil, err
+	}
+	next := make([]int64, parts)
+	for r := 0; r < rank; r++ {
+		for q := 0; q < parts; q++ {
+			next[q] += cnt[r*parts+q]
+		}
+	}
+	lid := make([]int32, n)
+	for i, q := range owner {
+		lid[i] = int32(next[q])
+		next[q]++
+	}
+	// The part and lid of every distinct source of this rank's rows, asked
+	// of the ranks owning them.
+	srcs := append([]int32(nil), g.Adj...)
+	slices.Sort(srcs)
+	srcs = uniq(srcs)
+	counts := make([]int, p)
+	ask := make([]int64, len(srcs))
+	for i, u := range srcs {
+		counts[blockOf(g.VtxDist, u)]++
+		ask[i] = int64(u)
+	}
+	asked, acounts, err := exchange(c, ask, counts, rb)
+	ask = nil
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range asked {
+		v := int(u) - g.Lo
+		asked[i] = int64(owner[v])<<32 | int64(lid[v])
+	}
+	info, _, err := exchange(c, asked, acounts, rb)
+	asked = nil
+	if err != nil {
+		return nil, err
+	}
+	find := func(u int32) int64 { return info[sort.Search(len(srcs), func(i int) bool { return srcs[i] >= u })] }
+	// Node records, edge entries and feature rows, grouped by writer rank.
+	nodeCnt, edgeCnt, featCnt := make([]int, p), make([]int, p), make([]int, p)
+	d := g.FeatDim
+	for i, q := range owner {
+		w := writerOf(int(q), parts, p)
+		nodeCnt[w] += 4
+		edgeCnt[w] += int(g.Ptr[i+1] - g.Ptr[i])
+		featCnt[w] += d
+	}
+	nodeOff, edgeOff, featOff := offsets(nodeCnt), offsets(edgeCnt), offsets(featCnt)
+	nodes := make([]int64, nodeOff[p])
+	edges := make([]int64, edgeOff[p])
+	var feats []float32
+	if d > 0 {
+		feats = make([]float32, featOff[p])
+	}
+	for i, q := range owner {
+		w := writerOf(int(q), parts, p)
+		label := int64(-2) // no labels
+		if g.Labels != nil {
+			label = int64(g.Labels[i])
+		}
+		copy(nodes[nodeOff[w]:], []int64{int64(g.Lo + i), int64(q), label<<8 | int64(g.Split[i]), g.Ptr[i+1] - g.Ptr[i]})
+		nodeOff[w] += 4
+		for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
+			x := find(u)
+			if int32(x>>32) == q {
+				edges[edgeOff[w]] = -1 - (x & 0xffffffff) // local: -(lid+1)
+			} else {
+				edges[edgeOff[w]] = x&^0xffffffff | int64(u) // remote: part<<32 | global id
+			}
+			edgeOff[w]++
+		}
+		if d > 0 {
+			copy(feats[featOff[w]:], g.X[i*d:(i+1)*d])
+			featOff[w] += d
+		}
+	}
+	info, srcs = nil, nil
+	rn, _, err := exchange(c, nodes, nodeCnt, rb)
+	if err != nil {
+		return nil, err
+	}
+	nodes = nil
+	re, _, err := exchange(c, edges, edgeCnt, rb)
+	if err != nil {
+		return nil, err
+	}
+	edges = nil
+	var rf []float32
+	if d > 0 {
+		if rf, _, err = exchange(c, feats, featCnt, rb); err != nil {
+			return nil, err
+		}
+		feats = nil
+	}
+	return buildShards(c, g, parts, rn, re, rf), nil
+}
+
+// buildShards assembles the shards of this rank's parts from the received
+// node records (global id, part, label<<8|split, degree), edge entries and
+// feature rows. Records arrive by source rank, each ascending: global order.
+func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rf []float32) []*partition.Shard {
+	p, rank := c.Size(), c.Rank()
+	var mine []int
+	for q := 0; q < parts; q++ {
+		if writerOf(q, parts, p) == rank {
+			mine = append(mine, q)
+		}
+	}
+	idx := map[int]int{}
+	shards := make([]*partition.Shard, len(mine))
+	nn, ne := make([]int, len(mine)), make([]int64, len(mine))
+	var nl, nr = make([]int64, len(mine)), make([]int64, len(mine))
+	for k, q := range mine {
+		idx[q] = k
+	}
+	for i, e := 0, int64(0); i < len(rn); i += 4 {
+		k := idx[int(rn[i+1])]
+		nn[k]++
+		deg := rn[i+3]
+		ne[k] += deg
+		for _, x := range re[e : e+deg] {
+			if x < 0 {
+				nl[k]++
+			} else {
+				nr[k]++
+			}
+		}
+		e += deg
+	}
+	d := g.FeatDim
+	for k, q := range mine {
+		n := nn[k]
+		sh := &partition.Shard{Rank: q, Ranks: parts, NumGlobalNodes: int64(g.NumNodes), Global: make([]int64, 0, n),
+			FeatDim: d, NumClasses: g.NumClasses, Split: make([]uint8, 0, n)}
+		if d > 0 {
+			sh.X = make([]float32, 0, n*d)
+		}
+		if g.Labels != nil {
+			sh.Labels = make([]int32, 0, n)
+		}
+		sh.Local = &graph.CSR{NumRows: n, NumCols: n, Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, nl[k])}
+		sh.Remote = partition.RemoteEdges{Ptr: make([]int64, 1, n+1), Src: make([]int64, 0, nr[k]), Owner: make([]int32, 0, nr[k])}
+		shards[k] = sh
+	}
+	for i, e, f := 0, int64(0), 0; i < len(rn); i += 4 {
+		sh := shards[idx[int(rn[i+1])]]
+		sh.Global = append(sh.Global, rn[i])
+		ls := rn[i+2]
+		sh.Split = append(sh.Split, uint8(ls&0xff))
+		if sh.Labels != nil {
+			sh.Labels = append(sh.Labels, int32(ls>>8))
+		}
+		if d > 0 {
+			sh.X = append(sh.X, rf[f:f+d]...)
+			f += d
+		}
+		deg := rn[i+3]
+		for _, x := range re[e : e+deg] {
+			if x < 0 {
+				sh.Local.Idx = append(sh.Local.Idx, int32(-1-x))
+			} else {
+				sh.Remote.Src = append(sh.Remote.Src, x&0xffffffff)
+				sh.Remote.Owner = append(sh.Remote.Owner, int32(x>>32))
+			}
+		}
+		e += deg
+		sh.Local.Ptr = append(sh.Local.Ptr, int64(len(sh.Local.Idx)))
+		sh.Remote.Ptr = append(sh.Remote.Ptr, int64(len(sh.Remote.Src)))
+	}
+	return shards
+}
+
+// uniq drops repeats from a sorted slice.
+func uniq(s []int32) []int32 {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

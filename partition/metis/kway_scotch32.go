@@ -1,0 +1,56 @@
+//go:build cgo && !scotch64
+
+package metis
+
+/*
+#cgo CFLAGS: -I/usr/include/scotch
+#include <stdint.h>
+#include <stdio.h>
+#include <mpi.h>
+#include <scotch.h>
+
+// The Go side passes []int32: SCOTCH_Num must be 32 bits (Debian's default
+// build; a 64-bit PT-Scotch needs -tags scotch64, kway_scotch64.go).
+typedef char sgcn_scotch_num_is_int32[(sizeof(SCOTCH_Num) == 4) ? 1 : -1];
+
+// PT-Scotch's ParMETIS v3 compatibility layer (libptscotchparmetisv3); Debian
+// ships no parmetis.h for it. PT-Scotch returns METIS_OK (1) on success.
+extern int ParMETIS_V3_PartKway(const SCOTCH_Num *vtxdist, SCOTCH_Num *xadj, SCOTCH_Num *adjncy,
+	SCOTCH_Num *vwgt, SCOTCH_Num *adjwgt, const SCOTCH_Num *wgtflag, const SCOTCH_Num *numflag,
+	const SCOTCH_Num *ncon, const SCOTCH_Num *nparts, const float *tpwgts, const float *ubvec,
+	const SCOTCH_Num *options, SCOTCH_Num *edgecut, SCOTCH_Num *part, MPI_Comm *comm);
+
+static int sgcn_parmetis(int fcomm, SCOTCH_Num *vtxdist, SCOTCH_Num *xadj, SCOTCH_Num *adjncy,
+		SCOTCH_Num *vwgt, SCOTCH_Num ncon, SCOTCH_Num nparts, float *tpwgts, float *ubvec,
+		SCOTCH_Num seed, SCOTCH_Num *part) {
+	MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fcomm);
+	SCOTCH_Num wgtflag = vwgt != NULL ? 2 : 0, numflag = 0, edgecut = 0;
+	SCOTCH_Num options[3] = {0, 0, 0};
+	SCOTCH_randomSeed(seed);
+	SCOTCH_randomReset();
+	return ParMETIS_V3_PartKway(vtxdist, xadj, adjncy, vwgt, NULL, &wgtflag, &numflag, &ncon,
+		&nparts, tpwgts, ubvec, options, &edgecut, part, &c);
+}
+*/
+import "C"
+
+import "math"
+
+// MaxArcs is the largest global arc count (adjacency entries of the
+// symmetrised graph) ParMetisDistributed can take: PT-Scotch's ParMETIS v3
+// layer as Debian builds it indexes with a 32-bit SCOTCH_Num. A build with
+// -tags scotch64 against a 64-bit PT-Scotch lifts it (README).
+const MaxArcs = math.MaxInt32
+
+// partKway calls ParMETIS_V3_PartKway on one rank's arrays (padded by the
+// caller so that none is empty; vwgt nil for unit weights) and returns its
+// status (1 = success).
+func partKway(fcomm int, vtxdist, xadj, adj, vwgt []int32, parts int, tpwgts []float32, ub float64, seed int32, part []int32) int {
+	var vw *C.SCOTCH_Num
+	if vwgt != nil {
+		vw = (*C.SCOTCH_Num)(&vwgt[0])
+	}
+	ubvec := []C.float{C.float(ub)}
+	return int(C.sgcn_parmetis(C.int(fcomm), (*C.SCOTCH_Num)(&vtxdist[0]), (*C.SCOTCH_Num)(&xadj[0]), (*C.SCOTCH_Num)(&adj[0]),
+		vw, 1, C.SCOTCH_Num(parts), (*C.float)(&tpwgts[0]), &ubvec[0], C.SCOTCH_Num(seed), (*C.SCOTCH_Num)(&part[0])))
+}
