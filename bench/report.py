@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Builds the CSV and markdown of scripts/bench-single-node.sh from its raw
-outputs in DIR: supergcn metrics (METRICS_<model>.jsonl), PyTorch trainer
-summaries (torch_<model>.json), peak RSS files (rss_<impl>_<model>) and the
-GEMM CSVs (gemm_supergcn.csv, gemm_torch.csv). Usage: report.py DIR."""
+outputs in DIR: supergcn metrics (metrics_<model>.jsonl), PyTorch trainer
+summaries (torch_<model>.json), GNU time -v reports (time_<impl>_<model>: peak
+RSS, CPU seconds) and the GEMM CSVs (gemm_supergcn.csv, gemm_torch.csv).
+Usage: report.py DIR (several runs' files may be copied into one DIR)."""
 import csv
 import json
 import os
@@ -10,6 +11,19 @@ import statistics
 import sys
 
 d = sys.argv[1]
+
+
+def timev(impl, model):
+    """(peak RSS bytes, user+system CPU seconds) from a time -v report, or (None, None)."""
+    t = read(f"time_{impl}_{model}") or ""
+    rss = cpu = None
+    for line in t.splitlines():
+        k, _, v = line.strip().partition(": ")
+        if k == "Maximum resident set size (kbytes)":
+            rss = int(v) * 1024
+        elif k in ("User time (seconds)", "System time (seconds)"):
+            cpu = (cpu or 0.0) + float(v)
+    return rss, cpu
 
 
 def median_2_5(times):
@@ -32,22 +46,21 @@ for model in ("gcn", "sage"):
         ep = [json.loads(l) for l in m.splitlines() if l.strip()]
         ep = [e for e in ep if "epoch" in e and "final" not in e and "header" not in e]
         times = [e["epoch_s"] for e in ep]
-        rss = read(f"rss_supergcn_{model}")
-        cpu = read(f"rss_supergcn_{model}.cpu")
+        rss, cpu = timev("supergcn", model)
         rows.append({"impl": "supergcn", "model": model, "epochs": len(times), "median_epoch_s": median_2_5(times),
                      "aggr_s": median_2_5([e.get("aggr_s", 0) for e in ep]),
                      "dense_s": median_2_5([e.get("dense_s", 0) for e in ep]),
                      "eval_s": median_2_5([e.get("eval_s", 0) for e in ep]),
-                     "peak_rss_gb": int(rss) / 1e9 if rss else float("nan"),
-                     "run_cpu_s": float(cpu) if cpu else "",
+                     "peak_rss_gb": rss / 1e9 if rss else float("nan"),
+                     "run_cpu_s": cpu if cpu is not None else "",
                      "epoch_s": " ".join(f"{t:.2f}" for t in times)})
     t = [l for l in (read(f"torch_{model}.json") or "").splitlines() if l.startswith('{"impl"')]
     if t:
         s = json.loads(t[-1])
-        cpu = read(f"rss_torch_{model}.cpu")
+        rss, cpu = timev("torch", model)
         rows.append({"impl": "pytorch", "model": model, "epochs": len(s["epoch_s"]), "median_epoch_s": s["median_epoch_s"],
-                     "aggr_s": "", "dense_s": "", "eval_s": "", "peak_rss_gb": s["peak_rss_bytes"] / 1e9,
-                     "run_cpu_s": float(cpu) if cpu else "",
+                     "aggr_s": "", "dense_s": "", "eval_s": "", "peak_rss_gb": (rss or s["peak_rss_bytes"]) / 1e9,
+                     "run_cpu_s": cpu if cpu is not None else "",
                      "epoch_s": " ".join(f"{t:.2f}" for t in s["epoch_s"])})
 fields = ["impl", "model", "epochs", "median_epoch_s", "aggr_s", "dense_s", "eval_s", "peak_rss_gb", "run_cpu_s", "epoch_s"]
 with open(os.path.join(d, "epochs.csv"), "w", newline="") as f:

@@ -2,7 +2,8 @@
 # One node at the hardware's limit (issue 15): supergcn GCN 2×128 and SAGE 3×256 LayerNorm against the plain-PyTorch
 # trainer (bench/train_torch.py) on the same generated graph, one process, T threads; dense GEMMs against torch.mm.
 # Writes to $OUT: info.txt, gemm_supergcn.csv, gemm_torch.csv, gemm.csv, metrics_<model>.jsonl, torch_<model>.json,
-# rss_*, epochs.csv (median epoch s of epochs 2–5, peak RSS) and summary.md.
+# time_* (GNU time -v, or scripts/peak-rss.py where it is missing: peak RSS, CPU seconds), epochs.csv (median epoch s
+# of epochs 2–5, peak RSS) and summary.md.
 #
 #   BIN      supergcn binary (default bin/supergcn)           OUT   output directory (default out/bench-single-node)
 #   SPEC     `supergcn gen` spec (default products)           DATA  graph file (default build/bench-single-node/SPEC.sgb;
@@ -27,6 +28,8 @@ PY=${PY:-python3}
 STEPS=${STEPS:-info,gemm,supergcn,torch}
 DATA=${DATA:-build/bench-single-node/$(echo "$SPEC" | tr -c 'A-Za-z0-9=.\n' '_').sgb}
 mkdir -p "$OUT" "$(dirname "$DATA")"
+# Peak RSS and CPU seconds per run: GNU time, or scripts/peak-rss.py where it is missing (as the other scripts).
+if [ -x /usr/bin/time ]; then TIMEV=(/usr/bin/time -v -o); else TIMEV=("$PY" scripts/peak-rss.py); fi
 has() { [[ ",$STEPS," == *",$1,"* ]]; }
 log() { echo "[bench-single-node $(date -u +%H:%M:%S)] $*"; }
 
@@ -52,12 +55,12 @@ fi
 run_supergcn() { # model layers hidden norm
   log "supergcn $1 $2×$3 norm $4"
   rm -f "$OUT/metrics_$1.jsonl"
-  "$PY" bench/peakrss.py "$OUT/rss_supergcn_$1" "$BIN" train --data "$DATA" --model "$1" --layers "$2" --hidden "$3" \
+  "${TIMEV[@]}" "$OUT/time_supergcn_$1" "$BIN" train --data "$DATA" --model "$1" --layers "$2" --hidden "$3" \
     --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$OUT/metrics_$1.jsonl" 2>&1 | tee "$OUT/train_supergcn_$1.txt"
 }
 run_torch() {
   log "pytorch $1 $2×$3 norm $4"
-  "$PY" bench/peakrss.py "$OUT/rss_torch_$1" "$PY" bench/train_torch.py --data "$DATA" --model "$1" --layers "$2" \
+  "${TIMEV[@]}" "$OUT/time_torch_$1" "$PY" bench/train_torch.py --data "$DATA" --model "$1" --layers "$2" \
     --hidden "$3" --norm "$4" --epochs "$TORCH_EPOCHS" --threads "$THREADS" 2>&1 | tee "$OUT/train_torch_$1.txt"
   grep '^{"impl"' "$OUT/train_torch_$1.txt" > "$OUT/torch_$1.json"
 }

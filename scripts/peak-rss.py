@@ -7,8 +7,11 @@ out, cmd = sys.argv[1], sys.argv[2:]
 t0 = time.time()
 rc = subprocess.call(cmd)
 wall = time.time() - t0
-kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+kb = ru.ru_maxrss  # KiB on Linux
 with open(out, "w") as f:
+    f.write("\tUser time (seconds): %.2f\n" % ru.ru_utime)
+    f.write("\tSystem time (seconds): %.2f\n" % ru.ru_stime)
     f.write("\tMaximum resident set size (kbytes): %d\n" % kb)
     f.write("\tElapsed (wall clock) time (h:mm:ss or m:ss): %d:%05.2f\n" % (wall // 60, wall % 60))
 sys.exit(rc)
