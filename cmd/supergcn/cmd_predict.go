@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/plots"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/quant"
@@ -24,6 +28,7 @@ const predictSynopsis = "--partitions PDIR --profile FILE[,FILE…] --network PR
 
 // predictRow is one line of `predict --json`: the setting and the prediction.
 type predictRow struct {
+	Label      string  `json:"label,omitempty"`
 	Partitions string  `json:"partitions"`
 	Profile    string  `json:"profile"`
 	Network    string  `json:"network"`
@@ -39,6 +44,8 @@ type predictRow struct {
 func cmdPredict(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predict", predictSynopsis)
 	pdir := fs.String("partitions", "", "partition directory (supergcn partition --out)")
+	volIn := fs.String("volumes", "", "read the partition's volumes from FILE (written by --save-volumes) instead of planning --partitions")
+	volOut := fs.String("save-volumes", "", "also write the planned volumes to FILE, for later --volumes")
 	profiles := fs.String("profile", "", "machine profile JSON (supergcn bench profile --out), or a comma-separated list")
 	networks := fs.String("network", "", "inter-node network: "+strings.Join(perfmodel.Presets(), "|")+", or an emulated tc tbf rate such as 2.5gbit; comma-separated for several")
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (default: one part per rank)")
@@ -61,11 +68,34 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
 	scale := fs.Float64("scale", 1, "multiply every per-rank volume (nodes, edges, rows) by this factor: a graph this much larger cut into as many parts (see docs/SCALING.md)")
 	asJSON := fs.Bool("json", false, "print one JSON object per profile × network × bits, one a line")
+	label := fs.String("label", "", "a name for the graph, kept in the JSON (--plot draws one PNG per label)")
+	plotIn := fs.String("plot", "", "instead of predicting: draw the --json lines of FILE (comma-separated files) as epoch time and efficiency against ranks, one PNG per label into --out")
+	plotOut := fs.String("out", "", "with --plot: output directory")
+	var refs []plots.ProjectionRef
+	fs.Func("ref", "with --plot: a reported figure NAME:RANKS:SECONDS drawn as a point (repeatable)", func(v string) error {
+		f := strings.Split(v, ":")
+		if len(f) != 3 {
+			return fmt.Errorf("%q is not NAME:RANKS:SECONDS", v)
+		}
+		r, err1 := strconv.ParseFloat(f[1], 64)
+		t, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || !(r > 0) || !(t > 0) {
+			return fmt.Errorf("%q: RANKS and SECONDS must be positive numbers", v)
+		}
+		refs = append(refs, plots.ProjectionRef{Name: f[0], Ranks: r, EpochS: t})
+		return nil
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *pdir == "" || *profiles == "" || *networks == "" {
-		return usageError{"--partitions, --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
+	if *plotIn != "" {
+		if *plotOut == "" {
+			return usageError{"--plot needs --out DIR"}
+		}
+		return plotPredictions(strings.Split(*plotIn, ","), *plotOut, refs, stdout)
+	}
+	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
+		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
 	mode, err := exchange.ParseMode(*aggrMode)
 	if err != nil {
@@ -107,16 +137,22 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		}
 		profs = append(profs, p)
 	}
-	meta, err := partition.ReadMeta(*pdir)
+	vf, err := predictVolumes(*pdir, *volIn, *ranks)
 	if err != nil {
 		return err
 	}
-	if *ranks == 0 {
-		*ranks = meta.Parts
+	if *volOut != "" {
+		b, err := json.Marshal(vf)
+		if err != nil {
+			return err
+		}
+		if err := container.WriteBytes(*volOut, 0o644, append(b, '\n')); err != nil {
+			return err
+		}
 	}
-	if *ranks < 1 {
-		return usageError{fmt.Sprintf("--ranks: %d, want ≥ 1", *ranks)}
-	}
+	meta, vols := &vf.Meta, vf.Volumes
+	*ranks = len(vols)
+	*pdir = vf.Meta.Dir
 	in, cls := *inWidth, *classes
 	if in == 0 {
 		in = meta.FeatDim
@@ -129,10 +165,6 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		if cls == 0 {
 			cls = 47
 		}
-	}
-	vols, err := exchange.Volumes(*pdir, *ranks, runtime.GOMAXPROCS(0))
-	if err != nil {
-		return err
 	}
 	if *scale != 1 {
 		vols = perfmodel.ScaleVolumes(vols, *scale)
@@ -167,7 +199,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					pr.EpochS = pr.TrainS + pr.EvalS
 					pr.Efficiency = pr.IdealS / pr.EpochS
 				}
-				rows = append(rows, predictRow{Partitions: *pdir, Profile: prof.Name, Network: net.Name, Model: m.Kind,
+				rows = append(rows, predictRow{Label: *label, Partitions: *pdir, Profile: prof.Name, Network: net.Name, Model: m.Kind,
 					Layers: m.Layers, Hidden: m.Hidden, AggrMode: mode.String(), Bits: b, Scale: *scale, Prediction: pr})
 			}
 		}
@@ -192,4 +224,140 @@ func cmdPredict(args []string, stdout io.Writer) error {
 			p.AllreduceS, p.CriticalRank, 100*p.Efficiency)
 	}
 	return nil
+}
+
+// volumesFile is what --save-volumes writes: the partition's shape and the
+// per-rank volumes (exchange.Volumes).
+type volumesFile struct {
+	Meta struct {
+		Dir        string `json:"dir"`
+		Parts      int    `json:"parts"`
+		Nodes      int64  `json:"num_nodes"`
+		Edges      int64  `json:"num_edges"`
+		FeatDim    int    `json:"feat_dim"`
+		NumClasses int    `json:"num_classes"`
+	} `json:"partition"`
+	Volumes []exchange.RankVolume `json:"volumes"`
+}
+
+// predictVolumes plans the partition in dir on ranks ranks (0: one part
+// each), or reads a --save-volumes file.
+func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
+	var vf volumesFile
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &vf); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if len(vf.Volumes) == 0 || vf.Meta.Parts < 1 {
+			return nil, fmt.Errorf("%s: no volumes (not written by --save-volumes?)", file)
+		}
+		for i, v := range vf.Volumes {
+			if v.Rank != i || v.Nodes < 0 || v.LocalEdges < 0 || v.CutEdges < 0 {
+				return nil, fmt.Errorf("%s: volumes[%d]: rank %d, nodes %d, edges %d+%d: want rank %d and counts ≥ 0", file, i, v.Rank, v.Nodes, v.LocalEdges, v.CutEdges, i)
+			}
+			for j, p := range v.Recv {
+				if p.From < 0 || p.From >= len(vf.Volumes) || p.From == i {
+					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: sender %d out of range", file, i, j, p.From)
+				}
+			}
+		}
+		if ranks != 0 && ranks != len(vf.Volumes) {
+			return nil, usageError{fmt.Sprintf("--ranks: %d, but %s holds %d ranks", ranks, file, len(vf.Volumes))}
+		}
+		return &vf, nil
+	}
+	meta, err := partition.ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ranks == 0 {
+		ranks = meta.Parts
+	}
+	if ranks < 1 {
+		return nil, usageError{fmt.Sprintf("--ranks: %d, want ≥ 1", ranks)}
+	}
+	vf.Meta.Dir, vf.Meta.Parts, vf.Meta.Nodes, vf.Meta.Edges = dir, meta.Parts, meta.NumNodes, meta.NumEdges
+	vf.Meta.FeatDim, vf.Meta.NumClasses = meta.FeatDim, meta.NumClasses
+	vf.Volumes, err = exchange.Volumes(dir, ranks, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	return &vf, nil
+}
+
+// plotPredictions draws predict --json lines: per label one PNG, one
+// series per profile × network × exchange (mode and bits), against ranks.
+func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, stdout io.Writer) error {
+	type key struct{ label, series string }
+	type pt struct{ ranks, t, eff float64 }
+	series := map[key][]pt{}
+	var order []key
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			var r predictRow
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				return fmt.Errorf("%s:%d: %w", f, i+1, err)
+			}
+			if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
+				return fmt.Errorf("%s:%d: not a supergcn predict --json line (ranks %d)", f, i+1, r.Ranks)
+			}
+			name := fmt.Sprintf("%s, %s, %s", r.Profile, r.Network, exchangeName(r.AggrMode, r.Bits))
+			k := key{r.Label, name}
+			if _, ok := series[k]; !ok {
+				order = append(order, k)
+			}
+			series[k] = append(series[k], pt{float64(r.Ranks), r.EpochS, r.Efficiency})
+		}
+	}
+	if len(order) == 0 {
+		return fmt.Errorf("%s: no predictions", strings.Join(files, ","))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	byLabel := map[string][]plots.ProjectionSeries{}
+	var labels []string
+	for _, k := range order {
+		pts := series[k]
+		sort.Slice(pts, func(i, j int) bool { return pts[i].ranks < pts[j].ranks })
+		s := plots.ProjectionSeries{Name: k.series}
+		for _, p := range pts {
+			s.Ranks, s.EpochS, s.Efficiency = append(s.Ranks, p.ranks), append(s.EpochS, p.t), append(s.Efficiency, p.eff)
+		}
+		if _, ok := byLabel[k.label]; !ok {
+			labels = append(labels, k.label)
+		}
+		byLabel[k.label] = append(byLabel[k.label], s)
+	}
+	for _, l := range labels {
+		name := l
+		if name == "" {
+			name = "predicted"
+		}
+		path := filepath.Join(dir, "projection-"+name+".png")
+		if err := plots.Projection(path, name, byLabel[l], refs); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, path)
+	}
+	return nil
+}
+
+// exchangeName is "hybrid int2", "post fp32", ...
+func exchangeName(mode string, bits int) string {
+	if bits == 32 {
+		return mode + " fp32"
+	}
+	return fmt.Sprintf("%s int%d", mode, bits)
 }
