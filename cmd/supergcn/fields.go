@@ -37,6 +37,18 @@ var flagNames = map[string]string{
 	"graph.LoadOptions.Format":   "--format",
 	"graph.LoadOptions.Features": "--features",
 	"graph.LoadOptions.Labels":   "--labels",
+	// supergcn predict
+	"perfmodel.Model.Kind":          "--model",
+	"perfmodel.Model.Layers":        "--layers",
+	"perfmodel.Model.Hidden":        "--hidden",
+	"perfmodel.Model.In":            "--in-width",
+	"perfmodel.Model.Classes":       "--classes",
+	"perfmodel.Config.Bits":         "--bits",
+	"perfmodel.Config.BackwardBits": "--bits-backward",
+	"perfmodel.Config.EvalBits":     "--eval-bits",
+	"perfmodel.Config.Threads":      "--threads",
+	"perfmodel.Config.RanksPerNode": "--ranks-per-node",
+	"perfmodel.Config.CoresPerNode": "--cores-per-node",
 }
 
 // hints complete library errors that have a command-line remedy.

@@ -9,6 +9,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -26,6 +27,8 @@ func TestUserMessage(t *testing.T) {
 		"train.Config":      reflect.TypeOf(train.Config{}),
 		"nn.Config":         reflect.TypeOf(nn.Config{}),
 		"graph.LoadOptions": reflect.TypeOf(graph.LoadOptions{}),
+		"perfmodel.Model":   reflect.TypeOf(perfmodel.Model{}),
+		"perfmodel.Config":  reflect.TypeOf(perfmodel.Config{}),
 	}
 	for name, flag := range flagNames {
 		i := strings.LastIndex(name, ".")
