@@ -310,7 +310,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 				return fmt.Errorf("%s:%d: %w", f, i+1, err)
 			}
 			if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
-				return fmt.Errorf("%s:%d: not a supergcn predict --json line (ranks %d)", f, i+1, r.Ranks)
+				return fmt.Errorf("%s:%d: not a supergcn predict --json line (no ranks or epoch_s)", f, i+1)
 			}
 			name := fmt.Sprintf("%s, %s, %s", r.Profile, r.Network, exchangeName(r.AggrMode, r.Bits))
 			k := key{r.Label, name}
