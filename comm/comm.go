@@ -44,4 +44,14 @@ type Comm interface {
 	// Non-blocking forms: the buffers must not be touched until Wait returns.
 	IalltoallvF32(send []float32, sendCounts, sendDispls []int, recv []float32, recvCounts, recvDispls []int) (Request, error)
 	IalltoallvBytes(send []byte, sendCounts, sendDispls []int, recv []byte, recvCounts, recvDispls []int) (Request, error)
+
+	// Split is MPI_Comm_split: the ranks that pass the same color form a
+	// new communicator, ranked by key (ties by rank in this one). A negative
+	// color leaves the rank out: it gets a nil Comm and a nil error.
+	// Collective.
+	Split(color, key int) (Comm, error)
+	// SplitShared is MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) keyed by rank:
+	// the ranks that share a node, in the order of their ranks here.
+	// Collective.
+	SplitShared() (Comm, error)
 }

@@ -3,6 +3,7 @@ package comm
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 )
@@ -29,14 +30,31 @@ func (e *AbortError) Error() string {
 // Abort cancels the group: every pending and later collective of every rank
 // returns an *AbortError, and the calling goroutine panics with that
 // *AbortError (Abort never returns). RunGroup recovers it.
-func NewGroup(p int) []Comm {
+func NewGroup(p int) []Comm { return NewGroupNodes(p, p) }
+
+// NewGroupNodes is NewGroup with the ranks placed on emulated nodes,
+// perNode consecutive ranks to a node (the last node may have fewer):
+// SplitShared groups the ranks of a node. perNode < 1 means one node.
+func NewGroupNodes(p, perNode int) []Comm {
 	if p < 1 {
 		panic(fmt.Sprintf("comm.NewGroup: %d ranks", p))
 	}
-	g := &group{p: p, ops: map[int64]*op{}, abort: make(chan struct{}), t0: time.Now()}
-	cs := make([]Comm, p)
+	if perNode < 1 {
+		perNode = p
+	}
+	nodes := make([]int, p)
+	for r := range nodes {
+		nodes[r] = r / perNode
+	}
+	return newGroup(nodes, &abortState{ch: make(chan struct{})}, time.Now())
+}
+
+// newGroup returns the members of a group whose rank r is on node nodes[r].
+func newGroup(nodes []int, ab *abortState, t0 time.Time) []Comm {
+	g := &group{p: len(nodes), ops: map[int64]*op{}, ab: ab, t0: t0}
+	cs := make([]Comm, len(nodes))
 	for r := range cs {
-		cs[r] = &member{g: g, rank: r}
+		cs[r] = &member{g: g, rank: r, node: nodes[r]}
 	}
 	return cs
 }
@@ -44,8 +62,11 @@ func NewGroup(p int) []Comm {
 // RunGroup runs fn on each of p ranks of a new group, one goroutine per
 // rank, and waits for all. It returns the ranks' errors joined (nil if none),
 // each prefixed with its rank; an Abort becomes its rank's *AbortError.
-func RunGroup(p int, fn func(c Comm) error) error {
-	cs := NewGroup(p)
+func RunGroup(p int, fn func(c Comm) error) error { return RunGroupNodes(p, p, fn) }
+
+// RunGroupNodes is RunGroup on a group of NewGroupNodes(p, perNode).
+func RunGroupNodes(p, perNode int, fn func(c Comm) error) error {
+	cs := NewGroupNodes(p, perNode)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for r, c := range cs {
@@ -76,12 +97,18 @@ func RunGroup(p int, fn func(c Comm) error) error {
 
 // group is the state the ranks share.
 type group struct {
-	p       int
-	t0      time.Time
+	p   int
+	t0  time.Time
+	mu  sync.Mutex
+	ops map[int64]*op // collectives in flight, by sequence number
+	ab  *abortState   // shared with the groups split from this one
+}
+
+// abortState is the abort of a group and of every group split from it.
+type abortState struct {
 	mu      sync.Mutex
-	ops     map[int64]*op // collectives in flight, by sequence number
-	abort   chan struct{}
-	aborted *AbortError // set before abort is closed
+	ch      chan struct{}
+	aborted *AbortError // set before ch is closed
 }
 
 // op is one collective: every rank posts its arguments, then each rank
@@ -96,12 +123,14 @@ type op struct {
 	nLeft    int
 	all      chan struct{}
 	left     chan struct{}
+	result   any // built once by the first rank to read (Split's groups)
 }
 
 // member is one rank's handle.
 type member struct {
 	g    *group
 	rank int
+	node int   // emulated node (SplitShared)
 	seq  int64 // collectives this rank has started
 }
 
@@ -111,14 +140,14 @@ func (m *member) Wtime() float64 { return time.Since(m.g.t0).Seconds() }
 
 // Abort cancels the group and panics with *AbortError (see NewGroup).
 func (m *member) Abort(code int) {
-	g := m.g
-	g.mu.Lock()
-	if g.aborted == nil {
-		g.aborted = &AbortError{Rank: m.rank, Code: code}
-		close(g.abort)
+	ab := m.g.ab
+	ab.mu.Lock()
+	if ab.aborted == nil {
+		ab.aborted = &AbortError{Rank: m.rank, Code: code}
+		close(ab.ch)
 	}
-	ae := g.aborted
-	g.mu.Unlock()
+	ae := ab.aborted
+	ab.mu.Unlock()
 	panic(ae)
 }
 
@@ -200,8 +229,8 @@ func (m *member) wait(ch chan struct{}) error {
 	select {
 	case <-ch:
 		return nil
-	case <-m.g.abort:
-		return m.g.aborted
+	case <-m.g.ab.ch:
+		return m.g.ab.aborted
 	}
 }
 
@@ -344,3 +373,47 @@ func (m *member) IalltoallvF32(send []float32, sc, sd []int, recv []float32, rc,
 func (m *member) IalltoallvBytes(send []byte, sc, sd []int, recv []byte, rc, rd []int) (Request, error) {
 	return startAlltoallv(m, "alltoallv-bytes", send, sc, sd, recv, rc, rd)
 }
+
+// Split implements Comm.Split: the first rank to read the arguments builds
+// the new groups, which share this group's abort.
+func (m *member) Split(color, key int) (Comm, error) {
+	type splitArgs struct{ color, key, node int }
+	o := m.post("split", splitArgs{color, key, m.node})
+	var out Comm
+	err := m.finish(o, func() error {
+		m.g.mu.Lock()
+		defer m.g.mu.Unlock()
+		if o.result == nil {
+			byColor := map[int][]int{} // color → parent ranks, ordered by (key, rank)
+			for r, a := range o.args {
+				if c := a.(splitArgs).color; c >= 0 {
+					byColor[c] = append(byColor[c], r)
+				}
+			}
+			members := make([]Comm, m.g.p)
+			for _, rs := range byColor {
+				sort.SliceStable(rs, func(i, j int) bool { return o.args[rs[i]].(splitArgs).key < o.args[rs[j]].(splitArgs).key })
+				nodes := make([]int, len(rs))
+				for i, r := range rs {
+					nodes[i] = o.args[r].(splitArgs).node
+				}
+				for i, c := range newGroup(nodes, m.g.ab, m.g.t0) {
+					members[rs[i]] = c
+				}
+			}
+			o.result = members
+		}
+		out = o.result.([]Comm)[m.rank]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if color < 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// SplitShared implements Comm.SplitShared over the emulated nodes.
+func (m *member) SplitShared() (Comm, error) { return m.Split(m.node, m.rank) }

@@ -53,6 +53,17 @@ func (s *single) IalltoallvBytes(send []byte, sc, sd []int, recv []byte, rc, rd 
 	return doneRequest{}, nil
 }
 
+// Split returns a new one-rank communicator (nil for a negative color).
+func (s *single) Split(color, key int) (Comm, error) {
+	if color < 0 {
+		return nil, nil
+	}
+	return Single(), nil
+}
+
+// SplitShared returns a new one-rank communicator.
+func (s *single) SplitShared() (Comm, error) { return Single(), nil }
+
 type doneRequest struct{}
 
 func (doneRequest) Wait() error { return nil }

@@ -59,7 +59,7 @@ type quantBits struct {
 
 // perRank returns o with every quantBits replaced by a fresh quant.Codec.
 func perRank(o Options) Options {
-	for _, c := range []*RowCodec{&o.Codec, &o.BackwardCodec} {
+	for _, c := range []*RowCodec{&o.Codec, &o.BackwardCodec, &o.IntraCodec} {
 		if q, ok := (*c).(quantBits); ok {
 			codec, err := quant.NewCodec(quant.Format{Bits: q.bits}, 1, "")
 			if err != nil {

@@ -71,6 +71,22 @@ type Options struct {
 	EvalCodec RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
+	// Exchange is "flat" (one all-to-all of every rank pair's rows),
+	// "two-level" (cut edges planned per node pair, rows crossing between
+	// nodes once; see twolevel.go), "two-level-paired" (the same, each rank
+	// talking to one rank per other node), or "" (two-level when the ranks
+	// span more than one node and some node has more than one rank). Every rank
+	// must pass the same value. Mode applies to the same-node rank pairs;
+	// the two-level inter-node stage always uses its node-pair cover.
+	Exchange string
+	// IntraCodec encodes the rows of the two-level exchange's intra-node
+	// stages (every pass); nil sends them as float32 (exact). It must be a
+	// codec of its own (not Codec, BackwardCodec or EvalCodec).
+	IntraCodec RowCodec
+	// Nodes is the node layout (nil: comm.NodeLayout of the communicator,
+	// computed in New). Tests pass emulated layouts through the goroutine
+	// group instead.
+	Nodes *comm.Nodes
 }
 
 // Stats are the counters of a Propagator since New or the last ResetStats.
@@ -82,6 +98,7 @@ type Stats struct {
 	CommBytes    int64   `json:"comm_bytes"` // bytes this rank sent to other ranks: DataBytes+ParamBytes
 	DataBytes    int64   `json:"data_bytes"` // ... of which encoded values
 	ParamBytes   int64   `json:"param_bytes"`
+	IntraBytes   int64   `json:"intra_bytes"` // two-level: of CommBytes, the fp32 rows moved inside nodes
 	Forwards     int     `json:"forwards"`
 	Backwards    int     `json:"backwards"`
 	PlanSeconds  float64 `json:"plan_s"` // plan build time (kept by ResetStats)
@@ -104,6 +121,9 @@ type Propagator struct {
 	fwd     RowCodec // nil = float32 rows
 	bwd     RowCodec
 	eval    RowCodec
+	intra   RowCodec  // two-level intra-node stages (nil: float32)
+	tl      *twoLevel // nil: flat exchange
+	exch    string    // ExchangeFlat or ExchangeTwoLevel
 	plan    PlanStats
 	stats   Stats
 
@@ -120,15 +140,32 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err == nil {
 		err = checkShard(s, c)
 	}
+	exch, xerr := ParseExchange(o.Exchange)
+	if err == nil {
+		err = xerr
+	}
 	if err := agree(c, err); err != nil {
 		return nil, err
+	}
+	nodes := o.Nodes
+	if nodes == nil {
+		if nodes, err = comm.NodeLayout(c); err != nil {
+			return nil, fmt.Errorf("exchange: %w", err)
+		}
+	}
+	if err := agree(c, checkNodes(nodes, c)); err != nil {
+		return nil, err
+	}
+	if exch = chooseExchange(exch, nodes); exch != ExchangeFlat {
+		return newTwoLevel(s, c, e, kind, mode, nodes, exch, o)
 	}
 	pl, err := buildPlan(s, c, mode)
 	if err != nil {
 		return nil, err
 	}
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: fwd, bwd: bwd, eval: o.EvalCodec,
-		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats}
+		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats, exch: ExchangeFlat}
+	p.plan.Exchange = ExchangeFlat
 	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
 	p.local = e.Prepare(localCSR(kind, s.Local))
 	p.send = e.Prepare(pl.send)
@@ -224,6 +261,9 @@ func (p *Propagator) Rows() int { return p.n }
 // Kind returns the operator kind.
 func (p *Propagator) Kind() nn.OpKind { return p.kind }
 
+// Exchange returns the exchange that runs: ExchangeFlat or ExchangeTwoLevel.
+func (p *Propagator) Exchange() string { return p.exch }
+
 // Mode returns the aggregation mode of the cut edges.
 func (p *Propagator) Mode() Mode { return p.mode }
 
@@ -241,6 +281,9 @@ func (p *Propagator) PlanStats() PlanStats { return p.plan }
 func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	if err := p.checkShapes("Forward", x, out); err != nil {
 		return err
+	}
+	if p.tl != nil {
+		return p.forwardTwoLevel(ps, x, out)
 	}
 	w := x.Cols
 	t := p.c.Wtime()
@@ -271,6 +314,9 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if err := p.checkShapes("Backward", gout, gx); err != nil {
 		return err
+	}
+	if p.tl != nil {
+		return p.backwardTwoLevel(ps, gout, gx)
 	}
 	w := gout.Cols
 	t := p.c.Wtime()

@@ -13,10 +13,17 @@ import (
 // layer in one direction under every mode (whatever mode runs), and the
 // plan's build time.
 type PlanStats struct {
-	Mode    string      `json:"mode"`
-	Sent    []RowCounts `json:"sent"` // rows this rank sends to each peer
-	Recv    []RowCounts `json:"recv"` // rows this rank receives from each peer
-	Seconds float64     `json:"plan_s"`
+	Mode     string `json:"mode"`
+	Exchange string `json:"exchange"` // ExchangeFlat, ExchangeTwoLevel or ExchangeTwoLevelPaired
+	// Two-level only: rows this rank sends per exchange between nodes
+	// (stage 2) and inside its node (stages 1 and 3). Sent and Recv then
+	// hold the rows of every rank pair in Hybrid (inter-node pairs: the
+	// stage-2 rows; same-node pairs: their own plan's counts).
+	InterRows int64       `json:"inter_rows,omitempty"`
+	IntraRows int64       `json:"intra_rows,omitempty"`
+	Sent      []RowCounts `json:"sent"` // rows this rank sends to each peer
+	Recv      []RowCounts `json:"recv"` // rows this rank receives from each peer
+	Seconds   float64     `json:"plan_s"`
 }
 
 // TotalSent sums Sent over peers.

@@ -1,79 +1,171 @@
 package exchange
 
 import (
-	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/par"
+	"fmt"
+	"slices"
+
+	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/partition"
 )
 
-// PeerRows is what one sender rank sends a receiver per layer and direction:
-// the rows of each mode (SplitCut's counts) and the cut edges behind them.
-type PeerRows struct {
-	From     int       `json:"from"`
-	Counts   RowCounts `json:"rows"`
-	CutEdges int64     `json:"cut_edges"`
+// Message is the rows one rank sends another in one exchange (one layer,
+// one direction; the backward pass sends the same rows the other way).
+type Message struct {
+	From int   `json:"from"`
+	To   int   `json:"to"`
+	Rows int64 `json:"rows"`
 }
 
-// RankVolume is one rank's share of a partition as the exchange would run
-// it: owned nodes, in-edges (local and cut) and, for every rank that sends
-// it rows, the pair's row counts (senders ascending, pairs without cut
-// edges left out).
-type RankVolume struct {
-	Rank       int        `json:"rank"`
-	Nodes      int64      `json:"nodes"`
-	TrainNodes int64      `json:"train_nodes"`
-	LocalEdges int64      `json:"local_edges"`
-	CutEdges   int64      `json:"cut_edges"`
-	Recv       []PeerRows `json:"recv"`
+// ExchangeVolume is what one exchange moves under one plan, by stage. Flat:
+// every ordered rank pair with cut edges is one message of its hybrid rows,
+// in Inter when the ranks are on different nodes, in Gather when on the
+// same node; Scatter is empty. Two-level: Gather holds the intra-node
+// messages before the inter-node stage (the same-node pairs' hybrid rows
+// plus the partial sums sent to the rank that reduces them), Inter the
+// inter-node stage (one row per cover vertex of each node pair), Scatter
+// the intra-node forwarding of post rows after it. Messages are sorted by
+// (From, To); no message has zero rows.
+type ExchangeVolume struct {
+	Inter   []Message `json:"inter"`
+	Gather  []Message `json:"gather"`
+	Scatter []Message `json:"scatter"`
 }
 
-// Volumes plans every ordered rank pair of the partition in dir shared by
-// ranks ranks with the exchange's own planner (SplitShard, which computes
-// the counts of all three modes), loading each rank's shard in turn (up to
-// workers at once; ≤ 0: the thread budget). It is the per-pair volume
-// `supergcn stats` totals and the performance model (perfmodel) reads.
-func Volumes(dir string, ranks, workers int) ([]RankVolume, error) {
-	vols := make([]RankVolume, ranks)
-	errs := make([]error, ranks)
-	par.Blocks(ranks, workers, func(r int) {
-		vols[r], errs[r] = rankVolume(dir, r, ranks)
-	})
-	for _, err := range errs {
+// InterRows sums the rows that cross between nodes.
+func (v *ExchangeVolume) InterRows() int64 { return sumRows(v.Inter) }
+
+// IntraRows sums the rows moved between ranks of the same node.
+func (v *ExchangeVolume) IntraRows() int64 { return sumRows(v.Gather) + sumRows(v.Scatter) }
+
+func sumRows(ms []Message) int64 {
+	var t int64
+	for _, m := range ms {
+		t += m.Rows
+	}
+	return t
+}
+
+// NodeVolumes compares the flat and the two-level exchange of one
+// partition on one node layout.
+type NodeVolumes struct {
+	Ranks    int            `json:"ranks"`
+	Node     []int          `json:"node"` // node index of every rank
+	Nodes    int            `json:"nodes"`
+	Flat     ExchangeVolume `json:"flat"`
+	TwoLevel ExchangeVolume `json:"two_level"`
+	// Paired is the two-level exchange with NodePairOptions.Paired (same
+	// inter-node rows as TwoLevel, at most k messages per node pair).
+	Paired ExchangeVolume `json:"two_level_paired"`
+}
+
+// NodeVolumesOf plans the flat exchange (SplitShard, hybrid) and the
+// two-level exchange (PlanNodePair per ordered node pair) of the shards of
+// ranks ranks laid out on nodes, loading each shard once through load.
+// Only the cut edges are kept in memory.
+func NodeVolumesOf(ranks int, nodes *comm.Nodes, load func(rank int) (*partition.Shard, error)) (*NodeVolumes, error) {
+	if len(nodes.Node) != ranks {
+		return nil, fmt.Errorf("exchange: node layout has %d ranks, want %d", len(nodes.Node), ranks)
+	}
+	nv := &NodeVolumes{Ranks: ranks, Node: slices.Clone(nodes.Node), Nodes: nodes.NumNodes()}
+	flat := map[[2]int]int64{}
+	gather := map[[2]int]int64{}
+	// pairs[B][A]: cut edges from node A into node B, in (destination rank,
+	// shard edge) order.
+	pairs := make([][][]CutEdge, nv.Nodes)
+	for b := range pairs {
+		pairs[b] = make([][]CutEdge, nv.Nodes)
+	}
+	for r := 0; r < ranks; r++ {
+		s, err := load(r)
 		if err != nil {
 			return nil, err
 		}
+		if s.Rank != r || s.Ranks != ranks {
+			return nil, fmt.Errorf("exchange: shard of rank %d says rank %d of %d", r, s.Rank, s.Ranks)
+		}
+		cuts, err := GroupCuts(s)
+		if err != nil {
+			return nil, err
+		}
+		nb := nodes.Node[r]
+		for q := range cuts.Src {
+			if len(cuts.Src[q]) == 0 {
+				continue
+			}
+			sp := SplitCut(cuts.Src[q], cuts.Dst[q], ModeHybrid)
+			flat[[2]int{q, r}] += sp.Counts.Hybrid
+			na := nodes.Node[q]
+			if na == nb {
+				gather[[2]int{q, r}] += sp.Counts.Hybrid
+				continue
+			}
+			for k, u := range cuts.Src[q] {
+				pairs[nb][na] = append(pairs[nb][na], CutEdge{Src: u, Dst: s.Global[cuts.Dst[q][k]], SrcRank: int32(q), DstRank: int32(r)})
+			}
+		}
 	}
-	return vols, nil
+	for key, rows := range flat {
+		m := Message{From: key[0], To: key[1], Rows: rows}
+		if nodes.Node[key[0]] == nodes.Node[key[1]] {
+			nv.Flat.Gather = append(nv.Flat.Gather, m)
+		} else {
+			nv.Flat.Inter = append(nv.Flat.Inter, m)
+		}
+	}
+	for _, paired := range []bool{false, true} {
+		inter := map[[2]int]int64{}
+		scatter := map[[2]int]int64{}
+		gat := map[[2]int]int64{}
+		for k, v := range gather {
+			gat[k] = v
+		}
+		for nb := range pairs {
+			for _, edges := range pairs[nb] {
+				if len(edges) == 0 {
+					continue
+				}
+				pl := PlanNodePairWith(edges, nodes, NodePairOptions{Paired: paired})
+				for i := range pl.Post {
+					inter[[2]int{int(pl.PostFrom[i]), int(pl.PostTo[i])}]++
+					for _, f := range pl.PostNeed[i] {
+						scatter[[2]int{int(pl.PostTo[i]), int(f)}]++
+					}
+				}
+				for i := range pl.Pre {
+					inter[[2]int{int(pl.PreFrom[i]), int(pl.PreTo[i])}]++
+					for _, c := range pl.PreContr[i] {
+						if c.Rank != pl.PreFrom[i] {
+							gat[[2]int{int(c.Rank), int(pl.PreFrom[i])}]++
+						}
+					}
+				}
+			}
+		}
+		v := &nv.TwoLevel
+		if paired {
+			v = &nv.Paired
+		}
+		v.Inter, v.Gather, v.Scatter = messages(inter), messages(gat), messages(scatter)
+	}
+	sortMessages(nv.Flat.Inter)
+	sortMessages(nv.Flat.Gather)
+	return nv, nil
 }
 
-func rankVolume(dir string, r, ranks int) (RankVolume, error) {
-	sh, err := partition.Load(dir, r, ranks)
-	if err != nil {
-		return RankVolume{}, err
+func messages(m map[[2]int]int64) []Message {
+	ms := make([]Message, 0, len(m))
+	for k, rows := range m {
+		ms = append(ms, Message{From: k[0], To: k[1], Rows: rows})
 	}
-	splits, err := SplitShard(sh, ModeHybrid)
-	if err != nil {
-		return RankVolume{}, err
-	}
-	v := RankVolume{Rank: r, Nodes: int64(len(sh.Global))}
-	if sh.Local != nil {
-		v.LocalEdges = int64(len(sh.Local.Idx))
-	}
-	for _, s := range sh.Split {
-		if s&graph.InTrain != 0 {
-			v.TrainNodes++
+	sortMessages(ms)
+	return ms
+}
+
+func sortMessages(ms []Message) {
+	slices.SortFunc(ms, func(a, b Message) int {
+		if a.From != b.From {
+			return a.From - b.From
 		}
-	}
-	cut := make([]int64, ranks)
-	for _, q := range sh.Remote.Owner {
-		cut[q]++ // SplitShard checked the owners
-	}
-	for q, sp := range splits {
-		if sp.Counts == (RowCounts{}) {
-			continue
-		}
-		v.Recv = append(v.Recv, PeerRows{From: q, Counts: sp.Counts, CutEdges: cut[q]})
-		v.CutEdges += cut[q]
-	}
-	return v, nil
+		return a.To - b.To
+	})
 }

@@ -7,11 +7,18 @@
 #   scripts/bench-cluster.sh                   # 16 ranks as 4×4, 10gbit and 2.5gbit, products scale
 #   NP=64 NODES=8 scripts/bench-cluster.sh     # the 64-core box
 #   SPEC=nodes=200000,degree=20,feat=100,classes=47 NP=4 NODES=2 RATES=100mbit EPOCHS=3 scripts/bench-cluster.sh
+#   NP=16 NODES=4 RATES="10gbit 2.5gbit" CONFIGS="hyb2 hyb2tl hyb2tlp" MODELS=gcn scripts/bench-cluster.sh   # flat vs two-level
 #
 # Environment (defaults in brackets):
 #   NP [16] ranks, NODES [4] emulated nodes, RATES ["10gbit 2.5gbit"] (plus shared memory, "shm", always)
 #   SPEC [products] graph (supergcn gen), EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
 #   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
+#     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
+#     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
+#     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node); digits after
+#     tl/tlp are the bits of the rows moved inside nodes (hyb2tl32: int2 between nodes, fp32 inside; default
+#     --intra-bits auto: 8 with quantised rows, 32 with fp32 rows)
+#   LINKS_SHM [1]: 0 leaves out the shared-memory runs
 #   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
 #         with DATA_FLAGS, e.g. DATA=dblp.sgb DATA_FLAGS="--synthetic-features 128 --partition-method random"
@@ -58,13 +65,22 @@ model_flags() {
   esac
 }
 config_flags() {
-  case $1 in
-    post32) echo "--aggr-mode post --bits 32" ;;
-    hyb32) echo "--aggr-mode hybrid --bits 32" ;;
-    hyb2 | hyb4 | hyb8) echo "--aggr-mode hybrid --bits ${1#hyb}" ;;
+  local exch=flat intra=auto c=$1
+  # two-level suffixes: tl / tlp, optionally followed by the intra-node bits (hyb2tl8)
+  case $c in
+    *tlp | *tlp[0-9]*) exch=two-level-paired intra=${c##*tlp} c=${c%tlp*} ;;
+    *tl | *tl[0-9]*) exch=two-level intra=${c##*tl} c=${c%tl*} ;;
+  esac
+  intra=${intra:-auto}
+  case $intra in auto | 32 | 8 | 4 | 2) ;; *) echo "bench-cluster: bad intra-node bits in config $1" >&2; exit 2 ;; esac
+  case $c in
+    post32) echo "--aggr-mode post --bits 32 --exchange $exch --intra-bits $intra" ;;
+    hyb32) echo "--aggr-mode hybrid --bits 32 --exchange $exch --intra-bits $intra" ;;
+    hyb2 | hyb4 | hyb8) echo "--aggr-mode hybrid --bits ${c#hyb} --exchange $exch --intra-bits $intra" ;;
     *) echo "bench-cluster: unknown config $1" >&2; exit 2 ;;
   esac
 }
+for cfg in $CONFIGS; do config_flags "$cfg" >/dev/null; done
 
 # median KEY FILE: median over epochs 2.. of a numeric key of the epoch records.
 median() {
@@ -80,10 +96,14 @@ median() {
 final() { awk -v k="\"$1\":" '/"final":true/ { i = index($0, k); v = substr($0, i + length(k)); sub(/[,}].*/, "", v); print v }' "$2"; }
 
 csv=$WORK/results.csv
-keys="epoch_s aggr_s comm_s quant_s dense_s sync_s eval_s other_s comm_bytes eval_bytes"
-[ -f "$csv" ] || echo "model,config,link,ranks,nodes,threads,$(echo $keys | tr ' ' ','),last_test_acc" >"$csv"
+keys="epoch_s aggr_s comm_s quant_s dense_s sync_s eval_s other_s reduce_s comm_bytes eval_bytes intra_bytes"
+header="model,config,link,ranks,nodes,threads,$(echo $keys | tr ' ' ','),last_test_acc"
+[ -f "$csv" ] || echo "$header" >"$csv"
+[ "$(head -1 "$csv")" = "$header" ] || { echo "bench-cluster: $csv has other columns (an older version's): move it away" >&2; exit 2; }
 for model in $MODELS; do
-  for link in shm $RATES; do
+  links="$RATES"
+  [ "${LINKS_SHM:-1}" = 0 ] || links="shm $RATES"
+  for link in $links; do
     for cfg in $CONFIGS; do
       m=$WORK/$model-$cfg-$link-np$NP.jsonl
       launcher=(mpirun --bind-to none -np "$NP")

@@ -37,6 +37,9 @@ type EpochMetrics struct {
 	SyncS  float64 `json:"sync_s"`
 	EvalS  float64 `json:"eval_s"`  // the evaluation pass (0 in epochs without one; max over ranks)
 	OtherS float64 `json:"other_s"` // the rest of the epoch: optimizer, bookkeeping (max over ranks)
+	// ReduceS is the gradient (and loss) all-reduce after the backward
+	// pass, max over ranks: part of comm_s, reported on its own to weigh it.
+	ReduceS float64 `json:"reduce_s"`
 	// Evaluated is false in epochs that --eval-every skips; their
 	// accuracies are left out of the JSON line.
 	Evaluated      bool  `json:"evaluated"`
@@ -44,6 +47,7 @@ type EpochMetrics struct {
 	CommDataBytes  int64 `json:"comm_data_bytes"`  // of which row payload
 	CommParamBytes int64 `json:"comm_param_bytes"` // of which per-row quantisation parameters
 	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
+	IntraBytes     int64 `json:"intra_bytes"`      // two-level exchange: of comm_bytes, the fp32 rows moved inside nodes
 
 	// Per-rank minimum and maximum of every time of the breakdown above
 	// (keyed by its JSON name: epoch_s, aggr_s, ...): the spread between
@@ -80,8 +84,9 @@ type RunHeader struct {
 	DataID       string   `json:"data_id"` // DataIdentity
 	Ranks        int      `json:"ranks"`
 	Threads      int      `json:"threads"`
-	Hosts        []string `json:"hosts"` // distinct host names, in rank order of first appearance
-	Start        string   `json:"start"` // RFC 3339, UTC
+	Hosts        []string `json:"hosts"`              // distinct host names, in rank order of first appearance
+	Exchange     string   `json:"exchange,omitempty"` // the boundary exchange that ran: flat or two-level
+	Start        string   `json:"start"`              // RFC 3339, UTC
 	ResumedFrom  string   `json:"resumed_from,omitempty"`
 	ResumedEpoch int      `json:"resumed_epoch,omitempty"`
 }

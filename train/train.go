@@ -45,6 +45,8 @@ type Config struct {
 	Threads      int
 	Kernel       string       // aggr kernel ("" = best available)
 	AggrMode     string       // post|pre|hybrid
+	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
+	IntraBits    int          // bits of the two-level exchange's intra-node rows (0 or 32 = fp32)
 	Bits         int          // boundary-row bits forward (32 = fp32)
 	BitsBackward int          // bits for gradients sent back (0 = same as Bits)
 	EvalBits     int          // bits of the evaluation pass's boundary rows (0 = same as Bits)
@@ -251,7 +253,16 @@ func (t *trainer) logPlan() error {
 	if err := t.c.AllreduceMaxF64(sec); err != nil {
 		return err
 	}
+	tl := []int64{ps.InterRows, ps.IntraRows}
+	if err := t.c.AllreduceSumI64(tl); err != nil {
+		return err
+	}
 	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.c.Size() > 1 {
+		if ps.Exchange == exchange.ExchangeTwoLevel {
+			fmt.Fprintf(t.cfg.Log, "exchange plan (two-level, same-node pairs %s) built in %.3fs: boundary rows per layer, all ranks: %d between nodes, %d inside nodes\n",
+				ps.Mode, sec[0], tl[0], tl[1])
+			return nil
+		}
 		fmt.Fprintf(t.cfg.Log, "exchange plan (%s) built in %.3fs: boundary rows per layer, all ranks: pre %d, post %d, hybrid %d\n",
 			ps.Mode, sec[0], rows[0], rows[1], rows[2])
 	}
@@ -262,7 +273,7 @@ func (t *trainer) logPlan() error {
 // per direction.
 func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	cfg := t.cfg
-	o := exchange.Options{Mode: cfg.AggrMode}
+	o := exchange.Options{Mode: cfg.AggrMode, Exchange: cfg.Exchange}
 	bb := cfg.BitsBackward
 	if bb == 0 {
 		bb = cfg.Bits
@@ -280,6 +291,9 @@ func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	}
 	if o.EvalCodec, err = t.codec(eb); err != nil {
 		return o, field.Wrap("train.Config.EvalBits", err)
+	}
+	if o.IntraCodec, err = t.codec(cfg.IntraBits); err != nil {
+		return o, field.Wrap("train.Config.IntraBits", err)
 	}
 	return o, nil
 }
@@ -500,6 +514,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes,
 		t.nonFinite(), stop,
 		ev.CommBytes - st.CommBytes,
+		st.IntraBytes,
 	}
 	if err := t.c.AllreduceSumI64(cnt); err != nil {
 		return m, err
@@ -530,10 +545,12 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		{"sync_s", syncS + st.SyncSeconds, &m.SyncS},
 		{"eval_s", evalS, &m.EvalS},
 		{"other_s", math.Max(epochS-tCompute-syncS-reduceS-evalS, 0), &m.OtherS},
+		{"reduce_s", reduceS, &m.ReduceS},
 	}); err != nil {
 		return m, err
 	}
 	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt[3], cnt[4], cnt[5], cnt[8]
+	m.IntraBytes = cnt[9]
 	return m, nil
 }
 
@@ -578,6 +595,7 @@ func (t *trainer) writeHeader(mw *metricsWriter, start time.Time) error {
 	}
 	h := *t.cfg.Header
 	h.Header, h.DataID, h.Ranks, h.Threads, h.Hosts = true, t.dataID, t.c.Size(), t.cfg.Threads, hosts
+	h.Exchange = t.prop.Exchange()
 	h.Start = start.UTC().Format(time.RFC3339)
 	if t.cfg.ResumePath != "" {
 		h.ResumedFrom, h.ResumedEpoch = t.cfg.ResumePath, t.done

@@ -19,7 +19,7 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--width F] [--bits 32|8|4|2] [--quant-params block|bf16|fp32] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L]] [--width F] [--bits 32|8|4|2] [--quant-params block|bf16|fp32] [--json]"
 
 // statsReport is the result of `supergcn stats`: one layer, one direction
 // (the backward pass moves the same rows the other way).
@@ -90,6 +90,8 @@ func cmdStats(args []string, stdout io.Writer) error {
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	perNode := fs.Int("ranks-per-node", 0, "compare the flat and the two-level exchange with K consecutive ranks to a node (inter-node rows, bytes, messages)")
+	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
 	dir, err := parseStatsArgs(fs, args)
 	if err != nil {
 		return err
@@ -117,6 +119,25 @@ func cmdStats(args []string, stdout io.Writer) error {
 	case 32, 8, 4, 2:
 	default:
 		return usageError{fmt.Sprintf("--bits: %d, want 32, 8, 4 or 2", *bits)}
+	}
+	if *perNode < 0 {
+		return usageError{fmt.Sprintf("--ranks-per-node: %d, want >= 1", *perNode)}
+	}
+	if *layers < 1 {
+		return usageError{fmt.Sprintf("--layers: %d, want >= 1", *layers)}
+	}
+	if *perNode > 0 {
+		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wireFormat{bits: *bits, params: params})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		printNodeStats(stdout, rep)
+		return nil
 	}
 	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wireFormat{bits: *bits, params: params})
 	if err != nil {

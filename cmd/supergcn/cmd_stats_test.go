@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -180,6 +181,54 @@ func TestStatsTableAndErrors(t *testing.T) {
 		{dir, "--bits", "3"}, {dir, "--bits", "16"}, {dir, "--half-params"}, {dir, "--bits", "2", "--quant-params", "fp16"}, {filepath.Join(dir, "none")}} {
 		if err := cmdStats(args, &out); err == nil {
 			t.Errorf("%q accepted", args)
+		}
+	}
+}
+
+// TestStatsRanksPerNode: with --ranks-per-node the flat inter-node rows
+// are the hybrid rows of the rank pairs on different nodes, two-level
+// sends no more, and one node moves nothing between nodes; bad values are
+// refused.
+func TestStatsRanksPerNode(t *testing.T) {
+	dir, ds, owner := statsDataset(t)
+	for _, perNode := range []int{1, 2, 4} {
+		var out bytes.Buffer
+		if err := cmdStats([]string{dir, "--ranks-per-node", fmt.Sprint(perNode), "--json", "--bits", "2"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		var rep nodeStatsReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		var want int64
+		for r := 0; r < 4; r++ {
+			splits, err := exchange.SplitShard(partition.Split(ds, owner, r, 4), exchange.ModeHybrid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for q, sp := range splits {
+				if q/perNode != r/perNode {
+					want += sp.Counts.Hybrid
+				}
+			}
+		}
+		if rep.Flat.InterRows != want || rep.TwoLevel.InterRows > want || rep.Nodes != 4/perNode {
+			t.Fatalf("perNode %d: inter rows flat %d (want %d), two-level %d, nodes %d", perNode, rep.Flat.InterRows, want, rep.TwoLevel.InterRows, rep.Nodes)
+		}
+		if perNode == 4 && (rep.Flat.InterRows != 0 || rep.TwoLevel.InterBytes != 0) {
+			t.Fatalf("one node: %+v", rep)
+		}
+		if perNode == 2 && (rep.TwoLevel.InterRows >= rep.Flat.InterRows || rep.Flat.MessagesPerEpoch != (rep.Flat.InterMessages+rep.Flat.IntraMessages)*4) {
+			t.Fatalf("2 per node: %+v", rep)
+		}
+		out.Reset()
+		if err := cmdStats([]string{dir, "--ranks-per-node", fmt.Sprint(perNode)}, &out); err != nil || !strings.Contains(out.String(), "two-level") {
+			t.Fatalf("table: %v\n%s", err, out.String())
+		}
+	}
+	for _, bad := range [][]string{{dir, "--ranks-per-node", "-1"}, {dir, "--ranks-per-node", "2", "--layers", "0"}} {
+		if err := cmdStats(bad, &bytes.Buffer{}); err == nil {
+			t.Fatalf("%v accepted", bad)
 		}
 	}
 }

@@ -78,6 +78,8 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
+	fs.StringVar(&bits.intra, "intra-bits", "auto", "bits per value of the two-level exchange's rows inside a node (shared memory): 32|8|4|2 (auto: 32 when --bits is 32, else 8)")
+	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
 	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
@@ -158,10 +160,16 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
 		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)
 	}
+	if cfg.Exchange == "auto" {
+		cfg.Exchange = ""
+	}
+	if _, err := exchange.ParseExchange(cfg.Exchange); err != nil {
+		return bad("exchange", "%q is not flat, two-level, two-level-paired or auto", cfg.Exchange)
+	}
 	if cfg.EvalEvery < 1 {
 		return bad("eval-every", "%d, need ≥ 1", cfg.EvalEvery)
 	}
-	for _, b := range [][2]string{{"bits", bits.fwd}, {"bits-backward", bits.bwd}, {"eval-bits", bits.eval}} {
+	for _, b := range [][2]string{{"bits", bits.fwd}, {"bits-backward", bits.bwd}, {"eval-bits", bits.eval}, {"intra-bits", bits.intra}} {
 		if b[1] != "" {
 			if _, err := parseBits("--"+b[0], b[1], 2); err != nil {
 				return err
@@ -274,7 +282,7 @@ func checkWritable(path string) error {
 
 // bitsFlags are the wire-format flags as given (resolved once the rank
 // count is known).
-type bitsFlags struct{ fwd, bwd, eval string }
+type bitsFlags struct{ fwd, bwd, eval, intra string }
 
 func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags) error {
 	c := w.comm
@@ -294,6 +302,17 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	}
 	if bits.eval != "" {
 		if cfg.EvalBits, err = parseBits("--eval-bits", bits.eval, c.Size()); err != nil {
+			return err
+		}
+	}
+	// Rows inside a node: exact with an fp32 exchange, else int8 (near
+	// lossless, a quarter of fp32's bytes over shared memory).
+	cfg.IntraBits = 32
+	if cfg.Bits != 32 {
+		cfg.IntraBits = 8
+	}
+	if bits.intra != "auto" {
+		if cfg.IntraBits, err = parseBits("--intra-bits", bits.intra, c.Size()); err != nil {
 			return err
 		}
 	}

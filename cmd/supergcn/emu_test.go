@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,5 +82,56 @@ func TestEmuClusterEqualsSharedMemory(t *testing.T) {
 	}
 	if after := emuNamespaces(t); len(after) != before {
 		t.Fatalf("namespaces left behind: %v", after)
+	}
+}
+
+// headerExchange reads the exchange the metrics header says ran.
+func headerExchange(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	var h struct {
+		Header   bool   `json:"header"`
+		Exchange string `json:"exchange"`
+	}
+	if err := json.Unmarshal([]byte(first), &h); err != nil || !h.Header {
+		t.Fatalf("%s: no header line (%v): %.200s", path, err, first)
+	}
+	return h.Exchange
+}
+
+// Four ranks as 2 nodes × 2 on the emulated cluster: MPI_Comm_split_type
+// (SHARED) tells the nodes apart (each has its own orted and hostname), so
+// the default exchange is two-level, and its fp32 per-epoch losses equal
+// the flat exchange's on the same cluster; in shared memory (one node) the
+// default is flat.
+func TestEmuClusterTwoLevelEqualsFlat(t *testing.T) {
+	emu := emuCluster(t, 2, 2, "1gbit")
+	dir := t.TempDir()
+	common := []string{"--synthetic", "nodes=3000,degree=8,classes=5,feat=24,seed=3", "--hidden", "16", "--dropout", "0",
+		"--epochs", "10", "--seed", "5", "--threads", "1", "--quiet", "--partition-method", "metis", "--bits", "32"}
+	train := func(launcher []string, name string, args ...string) ([]float64, string) {
+		t.Helper()
+		out := filepath.Join(dir, name+".jsonl")
+		r := run(t, 5*time.Minute, launcher, append(append([]string{"train", "--metrics", out}, common...), args...)...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", name, r.code, r.stdout, r.stderr)
+		}
+		return losses(t, out), headerExchange(t, out)
+	}
+	flat, ex := train(emu, "flat", "--exchange", "flat")
+	if ex != "flat" {
+		t.Fatalf("--exchange flat ran %q", ex)
+	}
+	two, ex := train(emu, "auto")
+	if ex != "two-level" {
+		t.Fatalf("2 nodes × 2 ranks: the default exchange is %q, want two-level (does split_type(SHARED) see the nodes?)", ex)
+	}
+	sameLosses(t, "2 nodes × 2 ranks, two-level vs flat, fp32", flat, two)
+	if _, ex := train(mpirun(t, 4), "shm"); ex != "flat" {
+		t.Fatalf("one node × 4 ranks: the default exchange is %q, want flat", ex)
 	}
 }

@@ -19,6 +19,7 @@ var flagNames = map[string]string{
 	"train.Config.Bits":          "--bits",
 	"train.Config.BitsBackward":  "--bits-backward",
 	"train.Config.EvalBits":      "--eval-bits",
+	"train.Config.IntraBits":     "--intra-bits",
 	"train.Config.EvalEvery":     "--eval-every",
 	"train.Config.QuantParams":   "--quant-params",
 	"train.Config.LR":            "--lr",

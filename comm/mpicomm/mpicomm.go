@@ -55,3 +55,21 @@ func request(r *mpi.Request, err error) (comm.Request, error) {
 	}
 	return r, nil
 }
+
+// Split is MPI_Comm_split; a negative color gives a nil Comm.
+func (m mpiComm) Split(color, key int) (comm.Comm, error) {
+	c, err := m.c.Split(color, key)
+	if err != nil || c.IsNull() {
+		return nil, err
+	}
+	return mpiComm{c}, nil
+}
+
+// SplitShared is MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) keyed by rank.
+func (m mpiComm) SplitShared() (comm.Comm, error) {
+	c, err := m.c.SplitTypeShared(m.c.Rank())
+	if err != nil {
+		return nil, err
+	}
+	return mpiComm{c}, nil
+}

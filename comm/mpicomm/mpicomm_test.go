@@ -190,3 +190,33 @@ func TestInnerAlltoallv(t *testing.T) {
 		t.Errorf("IalltoallvF32 with a short send buffer: %v, %v", req, err)
 	}
 }
+
+// TestInnerSplitAndNodes: Split by parity gives communicators of the right
+// size whose collectives stay inside them; under one mpirun on one host
+// NodeLayout sees one node of every rank.
+func TestInnerSplitAndNodes(t *testing.T) {
+	c := world(t)
+	sub, err := c.Split(c.Rank()%2, -c.Rank())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (c.Size() + 1 - c.Rank()%2) / 2
+	if sub.Size() != want {
+		t.Fatalf("rank %d: split size %d, want %d", c.Rank(), sub.Size(), want)
+	}
+	buf := []int64{1}
+	if err := sub.AllreduceSumI64(buf); err != nil || buf[0] != int64(want) {
+		t.Fatalf("rank %d: sum over the split %v (%v), want %d", c.Rank(), buf, err, want)
+	}
+	none, err := c.Split(-1, 0)
+	if err != nil || none != nil {
+		t.Fatalf("negative color: %v, %v", none, err)
+	}
+	nl, err := comm.NodeLayout(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nl.NumNodes() != 1 || nl.Local.Size() != c.Size() || nl.Local.Rank() != c.Rank() {
+		t.Fatalf("one host: %d nodes, node communicator rank %d of %d", nl.NumNodes(), nl.Local.Rank(), nl.Local.Size())
+	}
+}
