@@ -33,6 +33,13 @@ type Config struct {
 	Threads      int  // per rank
 	RanksPerNode int  // ranks r·K … r·K+K-1 share node r (ignored on a single-node network)
 	CoresPerNode int  // 0 = the profile's; decides whether the exchange overlaps the local product
+	// Staged, when set, is the two-level exchange's volume for the
+	// RanksPerNode layout (exchange.NodeVolumes.TwoLevel or .Paired, one
+	// layer, one direction): its three stages (gather inside the node at
+	// IntraBits, between nodes at Bits, scatter inside the node) replace
+	// the flat pairs of the volumes. Hybrid mode only.
+	Staged    *exchange.ExchangeVolume
+	IntraBits int // 0: 32 when Bits is 32, else 8 (train's --intra-bits auto)
 }
 
 func (c *Config) validate(ranks int) error {
@@ -65,6 +72,12 @@ func (c *Config) validate(ranks int) error {
 	}
 	if c.RanksPerNode < 1 || ranks%c.RanksPerNode != 0 {
 		return field.Errorf("perfmodel.Config.RanksPerNode", "%d, want ≥ 1 and a divisor of the %d ranks", c.RanksPerNode, ranks)
+	}
+	if c.Staged != nil && c.Mode != exchange.ModeHybrid {
+		return field.Errorf("perfmodel.Config.Staged", "the two-level exchange plans hybrid aggregation only (mode %s)", c.Mode)
+	}
+	if b := c.IntraBits; b != 0 && b != 32 && b != 8 && b != 4 && b != 2 {
+		return field.Errorf("perfmodel.Config.IntraBits", "%d, want 32, 8, 4 or 2", b)
 	}
 	if c.CoresPerNode < 0 {
 		return field.Errorf("perfmodel.Config.CoresPerNode", "%d, want ≥ 0", c.CoresPerNode)
@@ -100,6 +113,8 @@ type Prediction struct {
 	// and the fraction of them that crosses nodes.
 	TrainBytes     int64   `json:"train_bytes"`
 	EvalBytes      int64   `json:"eval_bytes"`
+	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those of a staged exchange's intra-node stages
+	Exchange       string  `json:"exchange"`    // flat or staged (two-level)
 	InterNodeShare float64 `json:"inter_node_share"`
 	Ranks          int     `json:"ranks"`
 	Nodes          int     `json:"nodes"`
@@ -168,6 +183,7 @@ type predictor struct {
 	aggr, dense, quant, comm []float64 // per rank totals
 	collective, allreduce    float64
 	trainBytes, evalBytes    int64
+	intraBytes               int64
 	interBytes, allBytes     float64
 	idealWork                float64 // Σ over ranks of aggr+dense (ideal)
 }
@@ -187,6 +203,12 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	}
 	if cfg.EvalBits == 0 {
 		cfg.EvalBits = cfg.Bits
+	}
+	if cfg.IntraBits == 0 {
+		cfg.IntraBits = 8
+		if cfg.Bits == 32 {
+			cfg.IntraBits = 32
+		}
 	}
 	if err := cfg.validate(ranks); err != nil {
 		return nil, err
@@ -227,7 +249,11 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, Overlap: p.over,
-		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, AllreduceS: ar, CollectiveS: coll}
+		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
+		Exchange: "flat"}
+	if cfg.Staged != nil {
+		pr.Exchange = "staged"
+	}
 	if p.allBytes > 0 {
 		pr.InterNodeShare = p.interBytes / p.allBytes
 	}
@@ -417,6 +443,10 @@ func ceilLog2(n int) int {
 // collective first); then each rank aggregates (local, pre-aggregated and
 // halo products), encodes, moves and decodes its rows.
 func (p *predictor) exchange(width, bits int, backward, training bool) {
+	if p.cfg.Staged != nil {
+		p.stagedExchange(width, bits, backward, training)
+		return
+	}
 	ranks := len(p.vols)
 	f := quant.Format{Bits: bits, Params: p.cfg.Params}
 	size := func(rows int64) int64 {
@@ -517,6 +547,125 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 			p.pending[r] += max(ag, xfer+dec)
 		} else {
 			p.pending[r] += ag + xfer + dec
+		}
+	}
+	p.sync()
+}
+
+// wireBytes is the size of rows rows of width values at bits bits.
+func (p *predictor) wireBytes(rows int64, width, bits int) int64 {
+	if bits == 32 {
+		return rows * 4 * int64(width)
+	}
+	d, pb := quant.Format{Bits: bits, Params: p.cfg.Params}.Size(int(rows), width)
+	return int64(d + pb)
+}
+
+// stagedExchange is exchange for the two-level exchange: three all-to-alls
+// in order (reversed, with the messages reversed, backward): gather inside
+// the node at IntraBits, between nodes at bits, scatter inside the node.
+// Each stage ends at its slowest rank; a rank's stage time is its intra-
+// node messages over the intra-node link, or its node's inter-node bytes
+// (the busiest direction, or the busiest node sending to it) over the
+// network.
+func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
+	ranks := len(p.vols)
+	st := p.cfg.Staged
+	type stage struct {
+		msgs  []exchange.Message
+		bits  int
+		inter bool
+	}
+	stages := []stage{{st.Gather, p.cfg.IntraBits, false}, {st.Inter, bits, true}, {st.Scatter, p.cfg.IntraBits, false}}
+	if backward {
+		stages[0], stages[2] = stages[2], stages[0]
+	}
+	enc, dec := make([]float64, ranks), make([]float64, ranks)
+	xfer := 0.0
+	for _, sg := range stages {
+		if len(sg.msgs) == 0 {
+			continue
+		}
+		out, in := make([]float64, ranks), make([]float64, ranks)
+		msgOut, msgIn := make([]int64, ranks), make([]int64, ranks)
+		sent, recv := make([]int64, ranks), make([]int64, ranks)
+		nodeOut, nodeIn := make([]float64, p.nodes), make([]float64, p.nodes)
+		for _, m := range sg.msgs {
+			from, to := m.From, m.To
+			if backward {
+				from, to = to, from
+			}
+			b := p.wireBytes(m.Rows, width, sg.bits)
+			out[from] += float64(b)
+			in[to] += float64(b)
+			msgOut[from]++
+			msgIn[to]++
+			sent[from] += m.Rows
+			recv[to] += m.Rows
+			if sg.inter && !p.net.Single && from/p.k != to/p.k {
+				nodeOut[from/p.k] += float64(b)
+				nodeIn[to/p.k] += float64(b)
+				p.interBytes += float64(b)
+			} else if training {
+				p.intraBytes += b
+			}
+			p.allBytes += float64(b)
+			if training {
+				p.trainBytes += b
+			} else {
+				p.evalBytes += b
+			}
+		}
+		busiest := make([]float64, ranks)
+		if sg.inter && !p.net.Single {
+			for _, m := range sg.msgs {
+				from, to := m.From, m.To
+				if backward {
+					from, to = to, from
+				}
+				busiest[to] = max(busiest[to], nodeOut[from/p.k])
+			}
+		}
+		t := 0.0
+		for r := 0; r < ranks; r++ {
+			enc[r] += p.rates.QuantSeconds(sent[r], width, sg.bits, false)
+			dec[r] += p.rates.QuantSeconds(recv[r], width, sg.bits, true)
+			var tr float64
+			if sg.inter && !p.net.Single && p.nodes > 1 {
+				n := r / p.k
+				tr = p.net.Inter.Seconds(max(msgOut[r], msgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
+			} else {
+				tr = p.intra.Seconds(max(msgOut[r], msgIn[r]), max(out[r], in[r]))
+			}
+			t = max(t, tr)
+		}
+		xfer += t
+	}
+	for r := range p.vols {
+		p.addQuant(r, enc[r])
+	}
+	p.sync()
+	coll := 0.0
+	if ranks > 1 {
+		l := p.intra
+		if !p.net.Single && p.nodes > 1 {
+			l = p.net.Inter
+		}
+		coll = 2 * float64(ceilLog2(ranks)) * l.LatencyUS * 1e-6
+	}
+	p.collective += coll
+	p.t += coll
+	for r := range p.vols {
+		v := &p.vols[r]
+		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
+		p.aggr[r] += ag
+		p.idealWork += ag
+		p.comm[r] += xfer
+		p.quant[r] += dec[r]
+		if p.over {
+			p.pending[r] += max(ag, xfer+dec[r])
+		} else {
+			p.pending[r] += ag + xfer + dec[r]
 		}
 	}
 	p.sync()

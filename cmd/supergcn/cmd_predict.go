@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/plots"
@@ -66,6 +67,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	evalEvery := fs.Int("eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
+	exchArg := fs.String("exchange", "flat", "boundary exchange: flat | two-level | two-level-paired (as train --exchange; two-level plans the partition per node pair)")
+	intraBits := fs.Int("intra-bits", 0, "bits of the two-level exchange's rows inside a node (default: 32 with --bits 32, else 8, as train's auto)")
 	scale := fs.Float64("scale", 1, "multiply every per-rank volume (nodes, edges, rows) by this factor: a graph this much larger cut into as many parts (see docs/SCALING.md)")
 	asJSON := fs.Bool("json", false, "print one JSON object per profile × network × bits, one a line")
 	label := fs.String("label", "", "a name for the graph, kept in the JSON (--plot draws one PNG per label)")
@@ -110,6 +113,14 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if *evalEvery < 0 {
 		return usageError{fmt.Sprintf("--eval-every: %d, need ≥ 0", *evalEvery)}
 	}
+	switch *exchArg {
+	case "flat", "two-level", "two-level-paired":
+	default:
+		return usageError{fmt.Sprintf("--exchange: %q is not flat, two-level or two-level-paired", *exchArg)}
+	}
+	if *exchArg != "flat" && *scale != 1 {
+		return usageError{"--scale applies to the flat exchange only"}
+	}
 	if !(*scale > 0) {
 		return usageError{fmt.Sprintf("--scale: %g, need > 0", *scale)}
 	}
@@ -140,6 +151,18 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	vf, err := predictVolumes(*pdir, *volIn, *ranks)
 	if err != nil {
 		return err
+	}
+	if *volOut != "" && *exchArg != "flat" {
+		// plan the node layouts now, so that the file holds them
+		for _, n := range nets {
+			per := *rpn
+			if n.Single {
+				per = len(vf.Volumes)
+			}
+			if _, err := vf.nodeVolumes(per); err != nil {
+				return err
+			}
+		}
 	}
 	if *volOut != "" {
 		b, err := json.Marshal(vf)
@@ -189,11 +212,26 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					th = max(1, c/per)
 				}
 				cfg := perfmodel.Config{Model: m, Mode: mode, Bits: b, BackwardBits: *bitsBwd, EvalBits: *evalBits,
-					Params: params, Eval: *evalEvery > 0, Threads: th, RanksPerNode: k, CoresPerNode: *cores}
+					Params: params, Eval: *evalEvery > 0, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits}
+				if *exchArg != "flat" {
+					per := k
+					if net.Single {
+						per = *ranks
+					}
+					nv, err := vf.nodeVolumes(per)
+					if err != nil {
+						return err
+					}
+					cfg.Staged = &nv.TwoLevel
+					if *exchArg == "two-level-paired" {
+						cfg.Staged = &nv.Paired
+					}
+				}
 				pr, err := perfmodel.Predict(vols, prof, net, cfg)
 				if err != nil {
 					return err
 				}
+				pr.Exchange = *exchArg
 				if *evalEvery > 1 {
 					pr.EvalS /= float64(*evalEvery)
 					pr.EpochS = pr.TrainS + pr.EvalS
@@ -238,6 +276,38 @@ type volumesFile struct {
 		NumClasses int    `json:"num_classes"`
 	} `json:"partition"`
 	Volumes []exchange.RankVolume `json:"volumes"`
+	// Node: the two-level volumes per node layout (ranks per node), as
+	// planned by exchange.NodeVolumesOf.
+	Node     map[int]*exchange.NodeVolumes `json:"node_volumes,omitempty"`
+	fromFile bool
+}
+
+// nodeVolumes returns the two-level volumes of perNode ranks per node,
+// planning them from the partition when the file does not hold them.
+func (vf *volumesFile) nodeVolumes(perNode int) (*exchange.NodeVolumes, error) {
+	ranks := len(vf.Volumes)
+	if ranks%perNode != 0 {
+		return nil, usageError{fmt.Sprintf("--ranks-per-node: %d does not divide the %d ranks", perNode, ranks)}
+	}
+	if nv, ok := vf.Node[perNode]; ok {
+		if nv.Ranks != ranks || len(nv.Node) != ranks {
+			return nil, fmt.Errorf("volumes: node_volumes[%d] holds %d ranks, want %d", perNode, nv.Ranks, ranks)
+		}
+		return nv, nil
+	}
+	if vf.fromFile {
+		return nil, fmt.Errorf("the volumes file holds no two-level volumes for %d ranks per node: plan them with --partitions %s", perNode, vf.Meta.Dir)
+	}
+	dir := vf.Meta.Dir
+	nv, err := exchange.NodeVolumesOf(ranks, comm.BlockNodes(ranks, perNode), func(r int) (*partition.Shard, error) { return partition.Load(dir, r, ranks) })
+	if err != nil {
+		return nil, err
+	}
+	if vf.Node == nil {
+		vf.Node = map[int]*exchange.NodeVolumes{}
+	}
+	vf.Node[perNode] = nv
+	return nv, nil
 }
 
 // predictVolumes plans the partition in dir on ranks ranks (0: one part
@@ -252,6 +322,7 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 		if err := json.Unmarshal(b, &vf); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
+		vf.fromFile = true
 		if len(vf.Volumes) == 0 || vf.Meta.Parts < 1 {
 			return nil, fmt.Errorf("%s: no volumes (not written by --save-volumes?)", file)
 		}
@@ -262,6 +333,20 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 			for j, p := range v.Recv {
 				if p.From < 0 || p.From >= len(vf.Volumes) || p.From == i {
 					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: sender %d out of range", file, i, j, p.From)
+				}
+			}
+		}
+		for per, nv := range vf.Node {
+			if nv == nil || nv.Ranks != len(vf.Volumes) || per < 1 {
+				return nil, fmt.Errorf("%s: node_volumes[%d]: not for %d ranks", file, per, len(vf.Volumes))
+			}
+			for _, ev := range []*exchange.ExchangeVolume{&nv.Flat, &nv.TwoLevel, &nv.Paired} {
+				for _, ms := range [][]exchange.Message{ev.Gather, ev.Inter, ev.Scatter} {
+					for _, m := range ms {
+						if m.From < 0 || m.From >= nv.Ranks || m.To < 0 || m.To >= nv.Ranks || m.Rows < 0 {
+							return nil, fmt.Errorf("%s: node_volumes[%d]: message %d→%d of %d rows out of range", file, per, m.From, m.To, m.Rows)
+						}
+					}
 				}
 			}
 		}

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 )
 
@@ -63,6 +66,24 @@ func TestPredictCLI(t *testing.T) {
 			t.Errorf("line %d: int2 train bytes %d, fp32 %d", i, ra.TrainBytes, rep.Bytes.Hybrid)
 		}
 	}
+	// Two-level: the bytes are NodeVolumesOf's rows, inside nodes at fp32
+	// (--intra-bits auto with --bits 32) and between them at the codec.
+	nv, err := exchange.NodeVolumesOf(4, comm.BlockNodes(4, 2), func(r int) (*partition.Shard, error) { return partition.Load(dir, r, 4) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tl bytes.Buffer
+	if err := cmdPredict([]string{"--partitions", dir, "--exchange", "two-level", "--profile", prof, "--network", "10gbit",
+		"--ranks-per-node", "2", "--layers", "1", "--classes", "7", "--bits", "32", "--eval-every", "0", "--json"}, &tl); err != nil {
+		t.Fatal(err)
+	}
+	var rt predictRow
+	if err := json.Unmarshal(tl.Bytes(), &rt); err != nil {
+		t.Fatal(err)
+	}
+	if want := 6 * 4 * (nv.TwoLevel.InterRows() + nv.TwoLevel.IntraRows()); rt.TrainBytes != want || rt.IntraBytes != 6*4*nv.TwoLevel.IntraRows() {
+		t.Errorf("two-level: %d bytes (%d intra), want %d (%d intra)", rt.TrainBytes, rt.IntraBytes, want, 6*4*nv.TwoLevel.IntraRows())
+	}
 	jl := filepath.Join(tmp, "p.jsonl")
 	if err := os.WriteFile(jl, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -100,6 +121,8 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--model", "gat"}, "--model"},
 		{[]string{"--volumes", garbage, "--profile", prof, "--network", "tofu-d"}, "sender 7 out of range"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--scale", "0"}, "--scale"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "three-level"}, "--exchange"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "two-level", "--aggr-mode", "post"}, "--exchange: the two-level exchange plans hybrid aggregation only"},
 		{[]string{"--plot", garbage, "--out", tmp}, "not a supergcn predict --json line"},
 	} {
 		err := cmdPredict(c.args, &bytes.Buffer{})

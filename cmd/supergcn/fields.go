@@ -50,6 +50,8 @@ var flagNames = map[string]string{
 	"perfmodel.Config.Threads":      "--threads",
 	"perfmodel.Config.RanksPerNode": "--ranks-per-node",
 	"perfmodel.Config.CoresPerNode": "--cores-per-node",
+	"perfmodel.Config.IntraBits":    "--intra-bits",
+	"perfmodel.Config.Staged":       "--exchange",
 }
 
 // hints complete library errors that have a command-line remedy.
