@@ -13,7 +13,7 @@ import (
 // flatProfile has the same rate at every width and shape, so times are
 // easy to compute by hand.
 func flatProfile() *Profile {
-	r := Rates{Threads: 1, Copies: 1, ElemGBs: 10,
+	r := Rates{Threads: 1, Copies: 1, ElemGBs: 10, DropoutGVs: 1, LayerNormGVs: 1, SoftmaxGVs: 1,
 		Aggr:  []AggrRate{{Width: 16, Forward: 1, Transpose: 1}, {Width: 256, Forward: 1, Transpose: 1}},
 		Gemm:  []GemmRate{{Op: "nn", K: 128, N: 128, GFLOPS: 100}},
 		Quant: []QuantRate{{Bits: 2, Width: 128, EncodeGBs: 2, DecodeGBs: 4}}}

@@ -125,21 +125,45 @@ type Prediction struct {
 }
 
 // Element-wise traffic, bytes per matrix value (4-byte floats, read +
-// written), of the passes around the GEMMs and aggregations.
+// written), of the bandwidth-bound passes around the GEMMs and
+// aggregations.
 const (
-	elemBias       = 8  // out += b
-	elemColSums    = 4  // bias gradient
-	elemReLU       = 8  // y = max(x, 0)
-	elemReLUBack   = 12 // g *= (y > 0)
-	elemDropout    = 9  // y = x·mask/p, one mask byte
-	elemDropBack   = 9  //
-	elemLNForward  = 16 // two reads (statistics, normalise) and a write
-	elemLNBackward = 24
-	elemLossZero   = 4  // gradient matrix cleared
-	elemLossRow    = 12 // softmax, loss and gradient of a training row
-	elemCount      = 4  // evaluation: arg max of each row
-	adamBytes      = 28 // per parameter: read p, g, m, v; write p, m, v
+	elemBias     = 8  // out += b
+	elemColSums  = 4  // bias gradient
+	elemReLU     = 8  // y = max(x, 0)
+	elemReLUBack = 12 // g *= (y > 0)
+	elemLossZero = 4  // gradient matrix cleared
+	elemCount    = 4  // evaluation: arg max of each row
+	adamBytes    = 28 // per parameter: read p, g, m, v; write p, m, v
 )
+
+// The passes measured as rates of their own (dropout, LayerNorm and the
+// loss: random numbers, row statistics and exponentials, not bandwidth).
+type measuredPass int
+
+const (
+	passDropout measuredPass = iota // forward and backward
+	passLayerNorm
+	passSoftmax
+)
+
+// pass adds a measured pass over rows×width values to every rank; forward
+// and backward together are one unit, so a direction counts half.
+func (p *predictor) pass(kind measuredPass, frac float64, width int, rowsOf func(v *exchange.RankVolume) int64) {
+	for r := range p.vols {
+		n := frac * float64(rowsOf(&p.vols[r])) * float64(width)
+		var s float64
+		switch kind {
+		case passDropout:
+			s = p.rates.DropoutSeconds(n)
+		case passLayerNorm:
+			s = p.rates.LayerNormSeconds(n)
+		case passSoftmax:
+			s = p.rates.SoftmaxSeconds(n)
+		}
+		p.addDense(r, s)
+	}
+}
 
 // layerDims returns the widths In, Hidden…, Classes.
 func (m Model) layerDims() []int {
@@ -325,7 +349,7 @@ func (p *predictor) forward(training bool) {
 		bits = p.cfg.EvalBits
 	}
 	if training && m.Dropout {
-		p.elem(elemDropout, d[0], nodesOf)
+		p.pass(passDropout, 0.5, d[0], nodesOf)
 	}
 	for i := 0; i < m.Layers; i++ {
 		in, out := d[i], d[i+1]
@@ -349,11 +373,11 @@ func (p *predictor) forward(training bool) {
 		p.elem(elemBias, out, nodesOf)
 		if i < m.Layers-1 {
 			if m.LayerNorm {
-				p.elem(elemLNForward, out, nodesOf)
+				p.pass(passLayerNorm, 0.5, out, nodesOf)
 			}
 			p.elem(elemReLU, out, nodesOf)
 			if training && m.Dropout {
-				p.elem(elemDropout, out, nodesOf)
+				p.pass(passDropout, 0.5, out, nodesOf)
 			}
 		}
 	}
@@ -367,7 +391,7 @@ func (p *predictor) lossAndBackward() {
 	m := p.cfg.Model
 	d := m.layerDims()
 	p.elem(elemLossZero, m.Classes, nodesOf)
-	p.elem(elemLossRow, m.Classes, trainOf)
+	p.pass(passSoftmax, 1, m.Classes, trainOf)
 	nGemm := 1
 	if m.Kind == "sage" {
 		nGemm = 2
@@ -401,11 +425,11 @@ func (p *predictor) lossAndBackward() {
 		}
 		if i > 0 {
 			if m.Dropout {
-				p.elem(elemDropBack, in, nodesOf)
+				p.pass(passDropout, 0.5, in, nodesOf)
 			}
 			p.elem(elemReLUBack, in, nodesOf)
 			if m.LayerNorm {
-				p.elem(elemLNBackward, in, nodesOf)
+				p.pass(passLayerNorm, 0.5, in, nodesOf)
 			}
 		}
 	}

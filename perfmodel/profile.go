@@ -46,6 +46,12 @@ type Rates struct {
 	// ElemGBs: element-wise passes (bias, activation, dropout), GB/s of
 	// bytes read plus written.
 	ElemGBs float64 `json:"elementwise_gbs"`
+	// DropoutGVs, LayerNormGVs: 1e9 values/s of nn.Dropout and
+	// nn.LayerNorm, forward and backward together. SoftmaxGVs: 1e9
+	// logits/s of nn.SoftmaxCrossEntropy (loss and gradient of a row).
+	DropoutGVs   float64 `json:"dropout_gvs"`
+	LayerNormGVs float64 `json:"layernorm_gvs"`
+	SoftmaxGVs   float64 `json:"softmax_gvs"`
 	// StreamGBs: STREAM triad of this rank (for reference).
 	StreamGBs float64 `json:"stream_triad_gbs,omitempty"`
 }
@@ -152,8 +158,13 @@ func (p *Profile) Validate() error {
 				return err
 			}
 		}
-		if err := pos(at+".elementwise_gbs", r.ElemGBs); err != nil {
-			return err
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"elementwise_gbs", r.ElemGBs}, {"dropout_gvs", r.DropoutGVs}, {"layernorm_gvs", r.LayerNormGVs}, {"softmax_gvs", r.SoftmaxGVs}} {
+			if err := pos(at+"."+v.name, v.v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -253,6 +264,12 @@ func (r *Rates) QuantSeconds(rows int64, width, bits int, decode bool) float64 {
 
 // ElemSeconds is the time of element-wise passes moving bytes bytes.
 func (r *Rates) ElemSeconds(bytes float64) float64 { return bytes / (r.ElemGBs * 1e9) }
+
+// DropoutSeconds, LayerNormSeconds: forward and backward over values values;
+// SoftmaxSeconds: the loss and gradient of values logits.
+func (r *Rates) DropoutSeconds(values float64) float64   { return values / (r.DropoutGVs * 1e9) }
+func (r *Rates) LayerNormSeconds(values float64) float64 { return values / (r.LayerNormGVs * 1e9) }
+func (r *Rates) SoftmaxSeconds(values float64) float64   { return values / (r.SoftmaxGVs * 1e9) }
 
 // interpLog interpolates the rate y at x linearly in log(x) between n
 // points (x ascending), holding the end values outside them.

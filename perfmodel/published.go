@@ -105,6 +105,14 @@ func FromHardware(h Hardware) *Profile {
 		stream := h.StreamGBs * float64(t) / float64(perDomain)
 		peak := float64(t) * h.GHz * h.FP32FlopsPerCycle
 		r := Rates{Threads: t, Copies: h.CoresPerNode / t, ElemGBs: elemStreamFraction * stream, StreamGBs: stream}
+		// dropout (18 bytes a value, forward and backward, and a 16-bit
+		// random draw) and LayerNorm (40 bytes a value) at the element-wise
+		// bandwidth or one value per core cycle, whichever is slower; the
+		// loss at 20 cycles a logit (exponential, row maximum and sum).
+		cycles := float64(t) * h.GHz
+		r.DropoutGVs = math.Min(r.ElemGBs/18, cycles)
+		r.LayerNormGVs = math.Min(r.ElemGBs/40, cycles)
+		r.SoftmaxGVs = cycles / 20
 		for _, w := range profileWidths {
 			g := aggrStreamFraction * stream / (4 + 8/float64(w))
 			r.Aggr = append(r.Aggr, AggrRate{Width: w, Forward: g, Transpose: g})

@@ -11,6 +11,7 @@
 #   PROFILE (required) machine profile of the box that measured the CSVs (supergcn bench profile --out)
 #   PDIR [out/bench-cluster/p16] the partition the CSVs trained on (bench-cluster.sh regenerates it the same way)
 #   CORES [the profile's cores_per_node] cores of the measuring box; an emulated node has CORES/NODES
+#   RANKS_PER_NODE [4] the emulated nodes' ranks whose two-level volumes are planned once (other layouts: planned per row)
 #   OUT [out/validate] where validate.csv, validate.md and the planned volumes go
 #   BIN [bin/supergcn]
 # Arguments: the CSVs [docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv
@@ -33,26 +34,37 @@ mkdir -p "$OUT"
 vol=$OUT/volumes-$(basename "$PDIR")-$parts.json
 if [ ! -f "$vol" ]; then
   echo "== planning $PDIR ($parts ranks) once: $vol" >&2
-  "$BIN" predict --partitions "$PDIR" --save-volumes "$vol" --profile "$PROFILE" --network shm >/dev/null
+  "$BIN" predict --partitions "$PDIR" --save-volumes "$vol" --profile "$PROFILE" --network shm,1gbit \
+    --ranks-per-node "${RANKS_PER_NODE:-4}" --exchange two-level >/dev/null
 fi
 
 csv=$OUT/validate.csv
 echo "source,model,config,link,ranks,nodes,threads,measured_s,predicted_s,ratio,meas_train_bytes,pred_train_bytes,meas_aggr,pred_aggr,meas_dense,pred_dense,meas_quant,pred_quant,meas_comm,pred_comm,meas_eval,pred_eval" >"$csv"
 for f in "$@"; do
   src=$(basename "$f" .csv)
-  # header: model,config,link,ranks,nodes,threads,epoch_s,aggr_s,comm_s,quant_s,dense_s,sync_s,eval_s,other_s,comm_bytes,eval_bytes,...
-  tail -n +2 "$f" | while IFS=, read -r model cfg link ranks nodes threads epoch aggr comm quant dns _sync evl _other bytes _rest; do
+  # columns by name (bench-cluster.sh has added columns over time)
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { printf "%s", $c["model"]; n = split("config link ranks nodes threads epoch_s aggr_s comm_s quant_s dense_s eval_s comm_bytes", k, " ")
+      for (i = 1; i <= n; i++) printf ",%s", (k[i] in c) ? $c[k[i]] : "nan"; printf "\n" }' "$f" |
+  while IFS=, read -r model cfg link ranks nodes threads epoch aggr comm quant dns evl bytes; do
     [ "$ranks" = "$parts" ] || continue
     case $model in
       gcn) mflags="--model gcn --layers 2 --hidden 128" ;;
       sage) mflags="--model sage --layers 3 --hidden 256 --norm layer" ;;
       *) echo "validate-model: $f: unknown model $model" >&2; continue ;;
     esac
-    case $cfg in
+    # bench-cluster.sh's configs: post32, hyb32, hyb2/4/8, with a two-level suffix tl or tlp and intra bits (hyb2tl8)
+    exch=flat intra=0 c=$cfg
+    case $c in
+      *tlp | *tlp[0-9]*) exch=two-level-paired intra=${c##*tlp} c=${c%tlp*} ;;
+      *tl | *tl[0-9]*) exch=two-level intra=${c##*tl} c=${c%tl*} ;;
+    esac
+    case $c in
       post32) cflags="--aggr-mode post --bits 32" ;;
-      hyb*) cflags="--aggr-mode hybrid --bits ${cfg#hyb}" ;;
+      hyb32 | hyb2 | hyb4 | hyb8) cflags="--aggr-mode hybrid --bits ${c#hyb}" ;;
       *) echo "validate-model: $f: unknown config $cfg" >&2; continue ;;
     esac
+    cflags="$cflags --exchange $exch --intra-bits ${intra:-0}"
     if [ "$link" = shm ]; then
       nflags="--network shm --cores-per-node $CORES"
     else

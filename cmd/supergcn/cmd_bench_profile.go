@@ -114,8 +114,8 @@ func benchProfile(args []string) error {
 		r := medianRates(rs)
 		r.Copies = copies
 		p.Rates = append(p.Rates, r)
-		fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s (%.0fs)\n",
-			t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, time.Since(t0).Seconds())
+		fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s, dropout %.2f, layernorm %.2f, softmax %.2f Gvalues/s (%.0fs)\n",
+			t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, r.DropoutGVs, r.LayerNormGVs, r.SoftmaxGVs, time.Since(t0).Seconds())
 	}
 	// Shared-memory MPI between ranks: one copy per message at the one-
 	// thread ranks' copy bandwidth (the receiver copies); 1 µs assumed.
@@ -228,6 +228,9 @@ func medianRates(rs []perfmodel.Rates) perfmodel.Rates {
 		m.Quant[i].DecodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Quant[i].DecodeGBs })
 	}
 	m.ElemGBs = med(func(r *perfmodel.Rates) float64 { return r.ElemGBs })
+	m.DropoutGVs = med(func(r *perfmodel.Rates) float64 { return r.DropoutGVs })
+	m.LayerNormGVs = med(func(r *perfmodel.Rates) float64 { return r.LayerNormGVs })
+	m.SoftmaxGVs = med(func(r *perfmodel.Rates) float64 { return r.SoftmaxGVs })
 	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
 	return m
 }
@@ -334,6 +337,36 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 		dense.Add(g, x)
 	}, sz.reps)
 	r.ElemGBs = 40 * float64(rows) * 128 / (ms / 1e3) / 1e9
+	// Dropout (rate 0.5) forward and backward, LayerNorm forward and
+	// backward, over the same rows×128 values; the loss over rows×47
+	// logits (every row supervised).
+	drop := &nn.Dropout{P: 0.5}
+	seed := uint64(0)
+	runtime.GC()
+	ms, _ = timeIt(func() { seed++; drop.Forward(x, true, false, seed); drop.Backward(g) }, sz.reps)
+	r.DropoutGVs = float64(rows) * 128 / (ms / 1e3) / 1e9
+	ln := nn.NewLayerNorm("ln", 128)
+	runtime.GC()
+	ms, _ = timeIt(func() { ln.Forward(x); ln.Backward(g) }, sz.reps)
+	r.LayerNormGVs = float64(rows) * 128 / (ms / 1e3) / 1e9
+	const classes = 47
+	logits := fill(dense.New(rows, classes))
+	labels, all := make([]int32, rows), make([]int32, rows)
+	for i := range labels {
+		labels[i], all[i] = int32(i%classes), int32(i)
+	}
+	grad := dense.New(rows, classes)
+	var lerr error
+	runtime.GC()
+	ms, _ = timeIt(func() {
+		if _, _, err := nn.SoftmaxCrossEntropyInto(grad, logits, labels, all, float64(rows)); err != nil {
+			lerr = err
+		}
+	}, sz.reps)
+	if lerr != nil {
+		return r, lerr
+	}
+	r.SoftmaxGVs = float64(rows) * classes / (ms / 1e3) / 1e9
 	r.StreamGBs = runStream(t, 64, sz.reps).triad
 	return r, nil
 }
