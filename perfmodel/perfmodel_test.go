@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -222,5 +223,22 @@ func TestPredictRejects(t *testing.T) {
 	}
 	if _, err := Predict(nil, flatProfile(), net, good); err == nil || !strings.Contains(err.Error(), "no ranks") {
 		t.Errorf("no ranks: %v", err)
+	}
+}
+
+// TestCommittedProfiles: profiles/NAME.json is what FromPublished derives
+// (regenerate with supergcn bench profile --published NAME --out ...).
+func TestCommittedProfiles(t *testing.T) {
+	for _, n := range PublishedNames() {
+		got, err := LoadProfile("profiles/" + n + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := FromPublished(n)
+		a, _ := json.Marshal(got)
+		b, _ := json.Marshal(want)
+		if string(a) != string(b) {
+			t.Errorf("profiles/%s.json differs from FromPublished(%q): regenerate it", n, n)
+		}
 	}
 }
