@@ -11,7 +11,7 @@
 #
 # Environment (defaults in brackets):
 #   GRAPHS ["products papers"]
-#   PARTS [products: "64 128 256 512 1024 2048 4096 8192"; papers: "64 256 768 1024 2048 4096 8192"]
+#   PARTS [products: "64 256 1024 4096 8192"; papers: "64 256 768 1024 4096 8192"]
 #   PAPERS_SCALE [64]: the papers-shaped graph has 111,059,956/PAPERS_SCALE nodes and papers100M's mean
 #     degree; per-rank volumes are multiplied by PAPERS_SCALE (predict --scale; docs/SCALING.md says why)
 #   WORK [out/projection] graphs and (transient) partitions; OUT [WORK] the .jsonl, .md and .png results
@@ -53,8 +53,8 @@ model_flags() {
 if [ -z "${PLOT_ONLY:-}" ]; then
   for g in $GRAPHS; do
     case $g in
-      products) spec="products,feat=0" scale=1 parts=${PARTS:-64 128 256 512 1024 2048 4096 8192} ;;
-      papers) spec=$(papers_spec) scale=$PAPERS_SCALE parts=${PARTS:-64 256 768 1024 2048 4096 8192} ;;
+      products) spec="products,feat=0" scale=1 parts=${PARTS:-64 256 1024 4096 8192} ;;
+      papers) spec=$(papers_spec) scale=$PAPERS_SCALE parts=${PARTS:-64 256 768 1024 4096 8192} ;;
       *) echo "projection: unknown graph $g (products, papers)" >&2; exit 2 ;;
     esac
     graph=$WORK/$g.sgb
