@@ -168,13 +168,19 @@ func TestPredictBytesAndComm(t *testing.T) {
 		t.Errorf("shm: share %v, %v s (1gbit %v s), %d ranks a node", one.InterNodeShare, one.EpochS, p.EpochS, one.RanksPerNode)
 	}
 	// The evaluation pass is a forward: widths 100 and 47.
-	cfg.Eval = true
+	cfg.EvalEvery = 1
 	ev, _ := Predict(twoRanks(), flatProfile(), net, cfg)
 	if want := rows * 4 * (100 + 47); ev.EvalBytes != want || math.Abs(ev.EpochS-ev.TrainS-ev.EvalS) > 1e-12 || !(ev.EvalS > 0) {
 		t.Errorf("eval: %d bytes (want %d), epoch %v = train %v + eval %v?", ev.EvalBytes, want, ev.EpochS, ev.TrainS, ev.EvalS)
 	}
 	if !(ev.Efficiency > 0 && ev.Efficiency <= 1) {
 		t.Errorf("efficiency %v", ev.Efficiency)
+	}
+	// Every second epoch: half the pass, the same training step.
+	cfg.EvalEvery = 2
+	ev2, _ := Predict(twoRanks(), flatProfile(), net, cfg)
+	if math.Abs(ev2.EvalS-ev.EvalS/2) > 1e-12 || ev2.TrainS != ev.TrainS || ev2.EvalBytes != ev.EvalBytes/2 || !(ev2.IdealS < ev.IdealS) {
+		t.Errorf("eval every 2: %+v", ev2)
 	}
 }
 
@@ -212,6 +218,7 @@ func TestPredictRejects(t *testing.T) {
 		{"perfmodel.Config.EvalBits", func(c *Config) { c.EvalBits = 16 }},
 		{"perfmodel.Config.Threads", func(c *Config) { c.Threads = 0 }},
 		{"perfmodel.Config.RanksPerNode", func(c *Config) { c.RanksPerNode = 3 }},
+		{"perfmodel.Config.EvalEvery", func(c *Config) { c.EvalEvery = -1 }},
 	} {
 		cfg := good
 		c.spoil(&cfg)

@@ -29,10 +29,10 @@ type Config struct {
 	BackwardBits int // 0 = Bits
 	EvalBits     int // 0 = Bits
 	Params       quant.Params
-	Eval         bool // every epoch has an evaluation pass (a forward at EvalBits)
-	Threads      int  // per rank
-	RanksPerNode int  // ranks r·K … r·K+K-1 share node r (ignored on a single-node network)
-	CoresPerNode int  // 0 = the profile's; decides whether the exchange overlaps the local product
+	EvalEvery    int // an evaluation pass (a forward at EvalBits) every EvalEvery epochs, averaged in; 0: none
+	Threads      int // per rank
+	RanksPerNode int // ranks r·K … r·K+K-1 share node r (ignored on a single-node network)
+	CoresPerNode int // 0 = the profile's; decides whether the exchange overlaps the local product
 	// Staged, when set, is the two-level exchange's volume for the
 	// RanksPerNode layout (exchange.NodeVolumes.TwoLevel or .Paired, one
 	// layer, one direction): its three stages (gather inside the node at
@@ -79,6 +79,9 @@ func (c *Config) validate(ranks int) error {
 	if b := c.IntraBits; b != 0 && b != 32 && b != 8 && b != 4 && b != 2 {
 		return field.Errorf("perfmodel.Config.IntraBits", "%d, want 32, 8, 4 or 2", b)
 	}
+	if c.EvalEvery < 0 {
+		return field.Errorf("perfmodel.Config.EvalEvery", "%d, want ≥ 0", c.EvalEvery)
+	}
 	if c.CoresPerNode < 0 {
 		return field.Errorf("perfmodel.Config.CoresPerNode", "%d, want ≥ 0", c.CoresPerNode)
 	}
@@ -112,7 +115,7 @@ type Prediction struct {
 	// Boundary bytes per epoch, all ranks (training step; evaluation pass),
 	// and the fraction of them that crosses nodes.
 	TrainBytes     int64   `json:"train_bytes"`
-	EvalBytes      int64   `json:"eval_bytes"`
+	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
 	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those of a staged exchange's intra-node stages
 	Exchange       string  `json:"exchange"`    // flat or staged (two-level)
 	InterNodeShare float64 `json:"inter_node_share"`
@@ -263,12 +266,14 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	train := p.t
 	aggr, dense, quant, comm := clone(p.aggr), clone(p.dense), clone(p.quant), clone(p.comm)
 	coll, ar := p.collective, p.allreduce
-	eval := 0.0
-	if cfg.Eval {
-		p.t = 0
+	trainIdeal := p.idealWork
+	eval, evalIdeal := 0.0, 0.0
+	if cfg.EvalEvery > 0 {
+		p.t, p.idealWork = 0, 0
 		p.forward(false)
 		p.sync()
-		eval = p.t
+		eval, evalIdeal = p.t/float64(cfg.EvalEvery), p.idealWork/float64(cfg.EvalEvery)
+		p.evalBytes /= int64(cfg.EvalEvery)
 	}
 
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
@@ -292,7 +297,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	c := pr.CriticalRank
 	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS = aggr[c], dense[c], quant[c], comm[c]
 	pr.SyncS = max(0, train-pr.BusyMaxS-ar-coll)
-	pr.IdealS = p.idealWork / float64(ranks)
+	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
 	return pr, nil
 }

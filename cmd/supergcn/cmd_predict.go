@@ -110,9 +110,6 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if *dropout < 0 || *dropout >= 1 {
 		return usageError{fmt.Sprintf("--dropout: %g is not in [0, 1)", *dropout)}
 	}
-	if *evalEvery < 0 {
-		return usageError{fmt.Sprintf("--eval-every: %d, need ≥ 0", *evalEvery)}
-	}
 	switch *exchArg {
 	case "flat", "two-level", "two-level-paired":
 	default:
@@ -212,7 +209,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					th = max(1, c/per)
 				}
 				cfg := perfmodel.Config{Model: m, Mode: mode, Bits: b, BackwardBits: *bitsBwd, EvalBits: *evalBits,
-					Params: params, Eval: *evalEvery > 0, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits}
+					Params: params, EvalEvery: *evalEvery, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits}
 				if *exchArg != "flat" {
 					per := k
 					if net.Single {
@@ -232,11 +229,6 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					return err
 				}
 				pr.Exchange = *exchArg
-				if *evalEvery > 1 {
-					pr.EvalS /= float64(*evalEvery)
-					pr.EpochS = pr.TrainS + pr.EvalS
-					pr.Efficiency = pr.IdealS / pr.EpochS
-				}
 				rows = append(rows, predictRow{Label: *label, Partitions: *pdir, Profile: prof.Name, Network: net.Name, Model: m.Kind,
 					Layers: m.Layers, Hidden: m.Hidden, AggrMode: mode.String(), Bits: b, Scale: *scale, Prediction: pr})
 			}

@@ -51,6 +51,7 @@ var flagNames = map[string]string{
 	"perfmodel.Config.RanksPerNode": "--ranks-per-node",
 	"perfmodel.Config.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.IntraBits":    "--intra-bits",
+	"perfmodel.Config.EvalEvery":    "--eval-every",
 	"perfmodel.Config.Staged":       "--exchange",
 }
 
