@@ -76,19 +76,12 @@ if [ -z "${PLOT_ONLY:-}" ]; then
         $LAUNCH "$BIN" partition --data "$graph" --parts "$p" --method "$METHOD" --out "$pdir" >&2
         echo "   $(( $(date +%s) - t0 ))s" >&2
       fi
-      vol=$WORK/$g-p$p.volumes.json
       tmp=$jl.tmp.$$
       : >"$tmp"
       for m in fugaku xeon; do
-        for mode in post hybrid; do
-          bits=32
-          [ $mode = hybrid ] && bits=32,2
-          src=(--partitions "$pdir" --save-volumes "$vol")
-          [ -f "$vol" ] && src=(--volumes "$vol")
-          # shellcheck disable=SC2046
-          "$BIN" predict "${src[@]}" $(machine $m) $(model_flags "$g") --aggr-mode $mode --bits $bits \
-            --eval-every 0 --scale "$scale" --label "$g" --json >>"$tmp"
-        done
+        # shellcheck disable=SC2046
+        "$BIN" predict --partitions "$pdir" $(machine $m) $(model_flags "$g") --aggr-mode post,hybrid --bits 32,2 \
+          --eval-every 0 --scale "$scale" --label "$g" --json >>"$tmp"
       done
       cat "$tmp" >>"$jl" && rm -f "$tmp"
       [ -n "${KEEP:-}" ] || rm -rf "$pdir"

@@ -60,7 +60,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	norm := fs.String("norm", "none", "normalisation between layers: none|layer")
 	inWidth := fs.Int("in-width", 0, "input feature width (default: the partition's, or 128 when structure-only)")
 	classes := fs.Int("classes", 0, "output classes (default: the partition's, or 47 when it has none)")
-	aggrMode := fs.String("aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid")
+	aggrMode := fs.String("aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid, or a comma-separated list")
 	bitsArg := fs.String("bits", "32", "bits per boundary value forward: 32|8|4|2, or a comma-separated list")
 	bitsBwd := fs.Int("bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	evalBits := fs.Int("eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
@@ -100,9 +100,13 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
-	mode, err := exchange.ParseMode(*aggrMode)
-	if err != nil {
-		return usageError{fmt.Sprintf("--aggr-mode: %q is not post, pre or hybrid", *aggrMode)}
+	var modes []exchange.Mode
+	for _, s := range strings.Split(*aggrMode, ",") {
+		mode, err := exchange.ParseMode(strings.TrimSpace(s))
+		if err != nil || strings.TrimSpace(s) == "" {
+			return usageError{fmt.Sprintf("--aggr-mode: %q is not post, pre or hybrid", s)}
+		}
+		modes = append(modes, mode)
 	}
 	if *norm != "none" && *norm != "layer" {
 		return usageError{fmt.Sprintf("--norm: %q is not none or layer", *norm)}
@@ -194,7 +198,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	var rows []predictRow
 	for _, prof := range profs {
 		for _, net := range nets {
-			for _, b := range bitsList {
+			for _, mb := range modeBits(modes, bitsList) {
+				mode, b := mb.mode, mb.bits
 				k := *rpn
 				c := *cores
 				if c == 0 {
@@ -244,13 +249,13 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s: %d parts on %d ranks, %s %d×%d (in %d, classes %d), %s exchange; seconds per epoch (critical rank's components)\n",
-		*pdir, meta.Parts, *ranks, m.Kind, m.Layers, m.Hidden, in, cls, mode)
-	fmt.Fprintf(stdout, "%-14s %-9s %4s %8s %7s %7s %7s %7s %7s %7s %7s %7s %5s %6s\n",
-		"profile", "network", "bits", "epoch_s", "train", "eval", "aggr", "dense", "quant", "comm", "sync", "allred", "crit", "eff")
+		*pdir, meta.Parts, *ranks, m.Kind, m.Layers, m.Hidden, in, cls, *exchArg)
+	fmt.Fprintf(stdout, "%-14s %-9s %-6s %4s %8s %7s %7s %7s %7s %7s %7s %7s %7s %5s %6s\n",
+		"profile", "network", "mode", "bits", "epoch_s", "train", "eval", "aggr", "dense", "quant", "comm", "sync", "allred", "crit", "eff")
 	for _, r := range rows {
 		p := r.Prediction
-		fmt.Fprintf(stdout, "%-14s %-9s %4d %8.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.4f %5d %5.1f%%\n",
-			r.Profile, r.Network, r.Bits, p.EpochS, p.TrainS, p.EvalS, p.AggrS, p.DenseS, p.QuantS, p.CommS, p.SyncS,
+		fmt.Fprintf(stdout, "%-14s %-9s %-6s %4d %8.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.4f %5d %5.1f%%\n",
+			r.Profile, r.Network, r.AggrMode, r.Bits, p.EpochS, p.TrainS, p.EvalS, p.AggrS, p.DenseS, p.QuantS, p.CommS, p.SyncS,
 			p.AllreduceS, p.CriticalRank, 100*p.Efficiency)
 	}
 	return nil
@@ -437,4 +442,20 @@ func exchangeName(mode string, bits int) string {
 		return mode + " fp32"
 	}
 	return fmt.Sprintf("%s int%d", mode, bits)
+}
+
+type modeAndBits struct {
+	mode exchange.Mode
+	bits int
+}
+
+// modeBits lists every mode with every bits.
+func modeBits(modes []exchange.Mode, bits []int) []modeAndBits {
+	var out []modeAndBits
+	for _, m := range modes {
+		for _, b := range bits {
+			out = append(out, modeAndBits{m, b})
+		}
+	}
+	return out
 }
