@@ -249,3 +249,56 @@ func TestCommittedProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictStaged: the two-level exchange's bytes are its stages' rows,
+// inside nodes at IntraBits and between them at Bits; only the inter-node
+// stage crosses the network.
+func TestPredictStaged(t *testing.T) {
+	v := make([]exchange.RankVolume, 4)
+	for r := range v {
+		v[r] = exchange.RankVolume{Rank: r, Nodes: 1000, TrainNodes: 100, LocalEdges: 10000}
+	}
+	st := &exchange.ExchangeVolume{
+		Gather:  []exchange.Message{{From: 1, To: 0, Rows: 50}, {From: 3, To: 2, Rows: 50}},
+		Inter:   []exchange.Message{{From: 0, To: 2, Rows: 100}, {From: 2, To: 0, Rows: 100}},
+		Scatter: []exchange.Message{{From: 0, To: 1, Rows: 30}, {From: 2, To: 3, Rows: 30}},
+	}
+	net, _ := ParseNetwork("1gbit")
+	cfg := Config{Model: Model{Kind: "gcn", Layers: 1, In: 10, Classes: 20}, Bits: 32, Threads: 1, RanksPerNode: 2,
+		CoresPerNode: 1, Staged: st}
+	p, err := Predict(v, flatProfile(), net, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One layer 10 → 20: one forward exchange at width 10, none backward.
+	// gather 100 rows, inter 200, scatter 60
+	if want := int64(4 * 10 * (100 + 200 + 60)); p.TrainBytes != want || p.IntraBytes != 4*10*(100+60) {
+		t.Errorf("bytes %d (intra %d), want %d (intra %d)", p.TrainBytes, p.IntraBytes, want, 4*10*(100+60))
+	}
+	if math.Abs(p.InterNodeShare-200.0/360) > 1e-12 || p.Exchange != "staged" {
+		t.Errorf("inter-node share %v, exchange %q", p.InterNodeShare, p.Exchange)
+	}
+	// int2 between nodes, fp32 inside (IntraBits auto is 8 for int2: set 32).
+	cfg.Bits, cfg.IntraBits = 2, 32
+	q, _ := Predict(v, flatProfile(), net, cfg)
+	if q.IntraBytes != p.IntraBytes || !(q.TrainBytes-q.IntraBytes < (p.TrainBytes-p.IntraBytes)/3) || !(q.CommS < p.CommS) {
+		t.Errorf("int2: %d bytes (%d intra), comm %v; fp32 %d (%d), comm %v", q.TrainBytes, q.IntraBytes, q.CommS, p.TrainBytes, p.IntraBytes, p.CommS)
+	}
+	cfg.Mode = exchange.ModePost
+	if _, err := Predict(v, flatProfile(), net, cfg); err == nil {
+		t.Error("two-level with post aggregation accepted")
+	}
+}
+
+// TestPredictOverlap: with a spare core per rank the exchange hides behind
+// the aggregation; without one they add up.
+func TestPredictOverlap(t *testing.T) {
+	net, _ := ParseNetwork("1gbit")
+	cfg := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
+	serial, _ := Predict(twoRanks(), flatProfile(), net, cfg)
+	cfg.CoresPerNode = 2
+	over, _ := Predict(twoRanks(), flatProfile(), net, cfg)
+	if serial.Overlap || !over.Overlap || !(over.EpochS < serial.EpochS) {
+		t.Errorf("serial %v s (overlap %v), overlapped %v s (overlap %v)", serial.EpochS, serial.Overlap, over.EpochS, over.Overlap)
+	}
+}
