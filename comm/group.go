@@ -66,7 +66,21 @@ func RunGroup(p int, fn func(c Comm) error) error { return RunGroupNodes(p, p, f
 
 // RunGroupNodes is RunGroup on a group of NewGroupNodes(p, perNode).
 func RunGroupNodes(p, perNode int, fn func(c Comm) error) error {
-	cs := NewGroupNodes(p, perNode)
+	return runMembers(NewGroupNodes(p, perNode), fn)
+}
+
+// RunGroupLayout is RunGroup on len(nodes) ranks, rank r on emulated node
+// nodes[r] (any mapping, e.g. round-robin: 0, 1, 0, 1).
+func RunGroupLayout(nodes []int, fn func(c Comm) error) error {
+	if len(nodes) < 1 {
+		panic("comm.RunGroupLayout: no ranks")
+	}
+	return runMembers(newGroup(nodes, &abortState{ch: make(chan struct{})}, time.Now()), fn)
+}
+
+// runMembers runs fn on every member of a group (see RunGroup).
+func runMembers(cs []Comm, fn func(c Comm) error) error {
+	p := len(cs)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for r, c := range cs {

@@ -41,6 +41,22 @@ func TestNodeLayoutGroup(t *testing.T) {
 	}
 }
 
+func TestNodeLayoutRoundRobin(t *testing.T) {
+	err := RunGroupLayout([]int{5, 7, 5, 7, 9}, func(c Comm) error {
+		nl, err := NodeLayout(c)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(nl.Node, []int{0, 1, 0, 1, 2}) || !slices.Equal(nl.Ranks[1], []int{1, 3}) || nl.LocalIndex(3) != 1 {
+			return fmt.Errorf("layout %v %v", nl.Node, nl.Ranks)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSplitGroup(t *testing.T) {
 	err := RunGroup(5, func(c Comm) error {
 		color := c.Rank() % 2

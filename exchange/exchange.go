@@ -25,6 +25,12 @@
 //	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = A_loc·xs; wait; out += H·recv; out = L∘out
 //	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
 //
+// That is the flat exchange. With several ranks per node, Options.Exchange
+// "two-level" (the default when the ranks span several nodes and some node
+// has several ranks) plans the cut edges per node pair instead, so a row
+// crosses between two nodes once, and moves rows inside a node through the
+// node communicator (see twolevel.go).
+//
 // Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured:
 // Options.Codec/BackwardCodec (e.g. the quant package's stochastic
 // quantizer) for training passes, Options.EvalCodec for evaluation passes.

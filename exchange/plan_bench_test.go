@@ -102,3 +102,45 @@ func BenchmarkPlanDBLP(b *testing.B) {
 	b.ReportMetric(float64(rows.Pre), "rows_pre")
 	b.ReportMetric(float64(rows.Post), "rows_post")
 }
+
+// BenchmarkPlanDBLPTwoLevel builds the two-level exchange of the same 64
+// shards on 8 emulated nodes of 8 ranks (comm.RunGroupNodes): every rank
+// plans the node pairs into its node (PlanNodePair), so the cover work is
+// done by each of the node's ranks. plan_s as in BenchmarkPlanDBLP; rows
+// are the inter-node and intra-node rows all ranks send per layer.
+//
+//	go test -run '^$' -bench PlanDBLPTwoLevel -benchtime 3x ./exchange/
+func BenchmarkPlanDBLPTwoLevel(b *testing.B) {
+	shards := loadDBLPShards(b)
+	var maxPlan, sumPlan float64
+	var inter, intra int64
+	rounds := 0
+	for b.Loop() {
+		stats := make([]PlanStats, planBenchParts)
+		err := comm.RunGroupNodes(planBenchParts, 8, func(c comm.Comm) error {
+			p, err := New(shards[c.Rank()], c, testEngine(), nn.OpGCN, Options{Exchange: ExchangeTwoLevel})
+			if err != nil {
+				return err
+			}
+			stats[c.Rank()] = p.PlanStats()
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		slowest := 0.0
+		inter, intra = 0, 0
+		for _, s := range stats {
+			slowest = max(slowest, s.Seconds)
+			inter += s.InterRows
+			intra += s.IntraRows
+		}
+		maxPlan = max(maxPlan, slowest)
+		sumPlan += slowest
+		rounds++
+	}
+	b.ReportMetric(sumPlan/float64(rounds), "plan_s")
+	b.ReportMetric(maxPlan, "plan_s_worst")
+	b.ReportMetric(float64(inter), "rows_inter")
+	b.ReportMetric(float64(intra), "rows_intra")
+}

@@ -146,39 +146,64 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 			stats.Recv[q] = splits[q].Counts
 		}
 	}
-	// Every rank of the node learns the node's incoming cut edges.
-	var mine []int64
+	// Node pair (A, this node) is planned by the rank of this node at
+	// position A mod k, from the node's cut edges out of A (sent to it in
+	// rank, then edge order); the plans are then shared on the node
+	// communicator, so every rank of the node knows every pair's plan.
+	edgeMsgs := make([][]int64, k)
 	for q := range cuts.Src {
 		if nodes.Node[q] == myNode {
 			continue
 		}
+		j := nodes.Node[q] % k
 		for i, u := range cuts.Src[q] {
-			mine = append(mine, u, int64(q), s.Global[cuts.Dst[q][i]])
+			edgeMsgs[j] = append(edgeMsgs[j], u, int64(q), s.Global[cuts.Dst[q][i]])
 		}
 	}
-	all, err := allgatherI64(nodes.Local, mine)
+	got, err := exchangeMessages(nodes.Local, edgeMsgs)
 	if err != nil {
 		return nil, stats, err
 	}
+	edgeMsgs = nil
+	var perr error // data errors: agreed on before the world collectives below
 	pairs := make([][]CutEdge, nodes.NumNodes())
-	for j, blk := range all {
-		for i := 0; i+2 < len(blk); i += 3 {
+	for j, blk := range got {
+		for i := 0; i+2 < len(blk) && perr == nil; i += 3 {
 			q := blk[i+1]
-			if q < 0 || q >= int64(P) || nodes.Node[q] == myNode {
-				return nil, stats, fmt.Errorf("exchange: rank %d: node edge list from rank %d names owner %d", me, peers[j], q)
+			if q < 0 || q >= int64(P) || nodes.Node[q] == myNode || nodes.Node[q]%k != nodes.LocalIndex(me) {
+				perr = fmt.Errorf("exchange: rank %d: node edge list from rank %d names owner %d", me, peers[j], q)
+				break
 			}
 			a := nodes.Node[q]
 			pairs[a] = append(pairs[a], CutEdge{Src: blk[i], SrcRank: int32(q), Dst: blk[i+2], DstRank: int32(peers[j])})
 		}
 	}
-	plans := make([]*NodePairPlan, nodes.NumNodes())
+	got = nil
+	var mineEnc []int64
 	for a, edges := range pairs {
 		if len(edges) > 0 {
 			pl := PlanNodePairWith(edges, nodes, po)
-			plans[a] = &pl
+			mineEnc = appendPlan(mineEnc, a, &pl)
+		}
+		pairs[a] = nil
+	}
+	allPlans, err := allgatherI64(nodes.Local, mineEnc)
+	if err != nil {
+		return nil, stats, err
+	}
+	mineEnc = nil
+	plans := make([]*NodePairPlan, nodes.NumNodes())
+	for j, blk := range allPlans {
+		if perr == nil {
+			if perr = decodePlans(blk, plans, P); perr != nil {
+				perr = fmt.Errorf("exchange: rank %d: node-pair plans from rank %d: %w", me, peers[j], perr)
+			}
 		}
 	}
-	pairs = nil
+	allPlans = nil
+	if err := agree(c, perr); err != nil {
+		return nil, stats, err
+	}
 
 	// Plan messages: same-node peers get the flat message of their pair;
 	// ranks of other nodes what they send this rank (post rows, partial rows
@@ -825,4 +850,100 @@ func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind
 			c.Rank(), exch, stats.Seconds, cs.interRows, cs.intraRows)
 	}
 	return p, nil
+}
+
+// appendPlan encodes node A's plan into dst: a, the row counts, then the
+// plan's slices (each need and contributor list with its length first).
+func appendPlan(dst []int64, a int, pl *NodePairPlan) []int64 {
+	dst = append(dst, int64(a), int64(len(pl.Post)), int64(len(pl.Pre)), int64(pl.EdgeCount))
+	dst = append(dst, pl.Post...)
+	for i := range pl.Post {
+		dst = append(dst, int64(pl.PostFrom[i]), int64(pl.PostTo[i]), int64(len(pl.PostNeed[i])))
+		for _, r := range pl.PostNeed[i] {
+			dst = append(dst, int64(r))
+		}
+	}
+	dst = append(dst, pl.Pre...)
+	for i := range pl.Pre {
+		dst = append(dst, int64(pl.PreTo[i]), int64(pl.PreFrom[i]), int64(len(pl.PreContr[i])))
+		for _, c := range pl.PreContr[i] {
+			dst = append(dst, int64(c.Rank), int64(len(c.Src)))
+			dst = append(dst, c.Src...)
+		}
+	}
+	return dst
+}
+
+// decodePlans decodes the plans appendPlan wrote into plans[a], checking
+// that every rank is in [0, p).
+func decodePlans(m []int64, plans []*NodePairPlan, p int) error {
+	bad := fmt.Errorf("malformed plan message")
+	rankOK := func(rs ...int64) bool {
+		for _, r := range rs {
+			if r < 0 || r >= int64(p) {
+				return false
+			}
+		}
+		return true
+	}
+	take := func(n int64) []int64 {
+		if n < 0 || n > int64(len(m)) {
+			return nil
+		}
+		out := m[:n]
+		m = m[n:]
+		return out
+	}
+	for len(m) > 0 {
+		hdr := take(4)
+		if hdr == nil || hdr[0] < 0 || hdr[0] >= int64(len(plans)) || plans[hdr[0]] != nil {
+			return bad
+		}
+		pl := &NodePairPlan{EdgeCount: int(hdr[3])}
+		if pl.Post = take(hdr[1]); pl.Post == nil && hdr[1] > 0 {
+			return bad
+		}
+		for range pl.Post {
+			h := take(3)
+			if h == nil {
+				return bad
+			}
+			need := take(h[2])
+			if (need == nil && h[2] != 0) || !rankOK(h[0], h[1]) || !rankOK(need...) {
+				return bad
+			}
+			pl.PostFrom = append(pl.PostFrom, int32(h[0]))
+			pl.PostTo = append(pl.PostTo, int32(h[1]))
+			n := make([]int32, len(need))
+			for i, r := range need {
+				n[i] = int32(r)
+			}
+			pl.PostNeed = append(pl.PostNeed, n)
+		}
+		if pl.Pre = take(hdr[2]); pl.Pre == nil && hdr[2] > 0 {
+			return bad
+		}
+		for range pl.Pre {
+			h := take(3)
+			if h == nil || h[2] < 1 || !rankOK(h[0], h[1]) {
+				return bad
+			}
+			pl.PreTo = append(pl.PreTo, int32(h[0]))
+			pl.PreFrom = append(pl.PreFrom, int32(h[1]))
+			cs := make([]PartialContrib, h[2])
+			for i := range cs {
+				ch := take(2)
+				if ch == nil || !rankOK(ch[0]) {
+					return bad
+				}
+				cs[i].Rank = int32(ch[0])
+				if cs[i].Src = take(ch[1]); cs[i].Src == nil && ch[1] != 0 {
+					return bad
+				}
+			}
+			pl.PreContr = append(pl.PreContr, cs)
+		}
+		plans[hdr[0]] = pl
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -74,6 +75,48 @@ func TestTwoLevelMatchesSingle(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestTwoLevelRoundRobinNodes: ranks placed round-robin on the nodes (rank
+// order and node order differ) give the one-rank operator too.
+func TestTwoLevelRoundRobinNodes(t *testing.T) {
+	const n, p = 200, 6
+	rng := rand.New(rand.NewPCG(23, 24))
+	ds := randomDataset(rng, n, 5, 0)
+	x := randomMatrix(rng, n, 4)
+	layout := []int{0, 1, 2, 0, 1, 0} // node sizes 3, 2, 1
+	for oname, owner := range ownerKinds(rng, n, 0, p) {
+		for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+			wantF, wantB := singleRank(t, ds, nn.OpGCN, x)
+			fwd, bwd := dense.New(n, 4), dense.New(n, 4)
+			var mu sync.Mutex
+			err := comm.RunGroupLayout(layout, func(c comm.Comm) error {
+				s := partition.Split(ds, owner, c.Rank(), p)
+				prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Exchange: exch})
+				if err != nil {
+					return err
+				}
+				xl := rowsOf(x, s.Global)
+				out, gx := dense.New(len(s.Global), 4), dense.New(len(s.Global), 4)
+				if err := prop.Forward(nn.Pass{}, xl, out); err != nil {
+					return err
+				}
+				if err := prop.Backward(nn.Pass{}, xl, gx); err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				scatterRows(fwd, out, s.Global)
+				scatterRows(bwd, gx, s.Global)
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", oname, exch, err)
+			}
+			assertClose(t, oname+"/"+exch+" forward", fwd, wantF, 1e-5)
+			assertClose(t, oname+"/"+exch+" backward", bwd, wantB, 1e-5)
 		}
 	}
 }
@@ -194,6 +237,46 @@ func TestTwoLevelVolumesMatchPlan(t *testing.T) {
 		}
 		if ti != vol.InterRows() || ta != vol.IntraRows() {
 			t.Fatalf("%s: exchange sends %d inter / %d intra rows, volumes say %d / %d", exch, ti, ta, vol.InterRows(), vol.IntraRows())
+		}
+	}
+}
+
+// TestTwoLevelAdjoint: Σ_ranks <Forward(x), y> == Σ_ranks <x, Backward(y)>
+// for the two-level exchanges on 3 emulated nodes of 2 ranks.
+func TestTwoLevelAdjoint(t *testing.T) {
+	const n, p, w = 200, 6, 3
+	rng := rand.New(rand.NewPCG(25, 26))
+	ds := randomDataset(rng, n, 6, 0)
+	owner := ownerKinds(rng, n, 0, p)["random"]
+	x, y := randomMatrix(rng, n, w), randomMatrix(rng, n, w)
+	for _, kind := range allKinds {
+		for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+			err := comm.RunGroupNodes(p, 2, func(c comm.Comm) error {
+				s := partition.Split(ds, owner, c.Rank(), p)
+				prop, err := New(s, c, testEngine(), kind, Options{Exchange: exch})
+				if err != nil {
+					return err
+				}
+				xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
+				ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
+				if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
+					return err
+				}
+				if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
+					return err
+				}
+				dots := []float64{dot(ax, yl), dot(xl, aty)}
+				if err := c.AllreduceSumF64(dots); err != nil {
+					return err
+				}
+				if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
+					return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s/%s: %v", kind, exch, err)
+			}
 		}
 	}
 }

@@ -132,3 +132,44 @@ func TestNodeVolumes(t *testing.T) {
 		t.Logf("perNode %d: inter rows flat %d two-level %d, intra two-level %d, messages %d vs %d", perNode, f, tl, nv.TwoLevel.IntraRows(), len(nv.Flat.Inter), len(nv.TwoLevel.Inter))
 	}
 }
+
+// TestPlanCodec: node-pair plans survive appendPlan/decodePlans; truncated
+// or out-of-range messages are errors, not panics.
+func TestPlanCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	nodes := comm.BlockNodes(6, 3)
+	var enc []int64
+	var want []NodePairPlan
+	for a := 0; a < 2; a++ {
+		ra, rb := nodes.Ranks[a], nodes.Ranks[1-a]
+		var edges []CutEdge
+		for k := 0; k < 60; k++ {
+			u, v := int64(rng.IntN(20)), int64(rng.IntN(20))
+			edges = append(edges, CutEdge{Src: u, Dst: 100 + v, SrcRank: int32(ra[int(u)%3]), DstRank: int32(rb[int(v)%3])})
+		}
+		pl := PlanNodePairWith(edges, nodes, NodePairOptions{Paired: a == 1})
+		enc = appendPlan(enc, a, &pl)
+		want = append(want, pl)
+	}
+	plans := make([]*NodePairPlan, 2)
+	if err := decodePlans(enc, plans, 6); err != nil {
+		t.Fatal(err)
+	}
+	for a := range want {
+		if got, w := appendPlan(nil, a, plans[a]), appendPlan(nil, a, &want[a]); !slices.Equal(got, w) {
+			t.Fatalf("node %d: plan changed in the round trip", a)
+		}
+	}
+	first := len(appendPlan(nil, 0, &want[0])) // a whole first plan is a valid message
+	for cut := 1; cut < len(enc); cut += 7 {
+		if cut == first {
+			continue
+		}
+		if err := decodePlans(enc[:cut], make([]*NodePairPlan, 2), 6); err == nil {
+			t.Fatalf("message cut at %d words decoded", cut)
+		}
+	}
+	if err := decodePlans(enc, make([]*NodePairPlan, 2), 2); err == nil {
+		t.Fatal("ranks outside [0, p) accepted")
+	}
+}

@@ -16,8 +16,7 @@
 #     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
 #     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
 #     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node); digits after
-#     tl/tlp are the bits of the rows moved inside nodes (hyb2tl32: int2 between nodes, fp32 inside; default
-#     --intra-bits auto: 8 with quantised rows, 32 with fp32 rows)
+#     tl/tlp are the bits of the rows moved inside nodes (hyb2tl8: int2 between nodes, int8 inside; default 32)
 #   LINKS_SHM [1]: 0 leaves out the shared-memory runs
 #   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
@@ -65,14 +64,14 @@ model_flags() {
   esac
 }
 config_flags() {
-  local exch=flat intra=auto c=$1
+  local exch=flat intra=32 c=$1
   # two-level suffixes: tl / tlp, optionally followed by the intra-node bits (hyb2tl8)
   case $c in
     *tlp | *tlp[0-9]*) exch=two-level-paired intra=${c##*tlp} c=${c%tlp*} ;;
     *tl | *tl[0-9]*) exch=two-level intra=${c##*tl} c=${c%tl*} ;;
   esac
-  intra=${intra:-auto}
-  case $intra in auto | 32 | 8 | 4 | 2) ;; *) echo "bench-cluster: bad intra-node bits in config $1" >&2; exit 2 ;; esac
+  intra=${intra:-32}
+  case $intra in 32 | 8 | 4 | 2) ;; *) echo "bench-cluster: bad intra-node bits in config $1" >&2; exit 2 ;; esac
   case $c in
     post32) echo "--aggr-mode post --bits 32 --exchange $exch --intra-bits $intra" ;;
     hyb32) echo "--aggr-mode hybrid --bits 32 --exchange $exch --intra-bits $intra" ;;

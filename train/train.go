@@ -258,9 +258,9 @@ func (t *trainer) logPlan() error {
 		return err
 	}
 	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.c.Size() > 1 {
-		if ps.Exchange == exchange.ExchangeTwoLevel {
-			fmt.Fprintf(t.cfg.Log, "exchange plan (two-level, same-node pairs %s) built in %.3fs: boundary rows per layer, all ranks: %d between nodes, %d inside nodes\n",
-				ps.Mode, sec[0], tl[0], tl[1])
+		if ps.Exchange != exchange.ExchangeFlat {
+			fmt.Fprintf(t.cfg.Log, "exchange plan (%s, same-node pairs %s) built in %.3fs: boundary rows per layer, all ranks: %d between nodes, %d inside nodes\n",
+				ps.Exchange, ps.Mode, sec[0], tl[0], tl[1])
 			return nil
 		}
 		fmt.Fprintf(t.cfg.Log, "exchange plan (%s) built in %.3fs: boundary rows per layer, all ranks: pre %d, post %d, hybrid %d\n",

@@ -78,7 +78,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
-	fs.StringVar(&bits.intra, "intra-bits", "auto", "bits per value of the two-level exchange's rows inside a node (shared memory): 32|8|4|2 (auto: 32 when --bits is 32, else 8)")
+	fs.StringVar(&bits.intra, "intra-bits", "32", "bits per value of the two-level exchange's rows inside a node (shared memory): 32|8|4|2")
 	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
 	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
@@ -305,16 +305,13 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 			return err
 		}
 	}
-	// Rows inside a node: exact with an fp32 exchange, else int8 (near
-	// lossless, a quarter of fp32's bytes over shared memory).
-	cfg.IntraBits = 32
-	if cfg.Bits != 32 {
-		cfg.IntraBits = 8
+	// Rows inside a node default to fp32: exact, and over shared memory
+	// copying them costs less CPU than encoding and decoding them.
+	if cfg.IntraBits, err = parseBits("--intra-bits", bits.intra, c.Size()); err != nil {
+		return err
 	}
-	if bits.intra != "auto" {
-		if cfg.IntraBits, err = parseBits("--intra-bits", bits.intra, c.Size()); err != nil {
-			return err
-		}
+	if bits.intra == "auto" {
+		cfg.IntraBits = 32
 	}
 	cfg.Threads = setThreadBudget(cfg.Threads)
 	if c.Size() > 1 {

@@ -107,7 +107,7 @@ func headerExchange(t *testing.T, path string) string {
 // (SHARED) tells the nodes apart (each has its own orted and hostname), so
 // the default exchange is two-level, and its fp32 per-epoch losses equal
 // the flat exchange's on the same cluster; in shared memory (one node) the
-// default is flat.
+// default is flat. two-level-paired gives the same losses too.
 func TestEmuClusterTwoLevelEqualsFlat(t *testing.T) {
 	emu := emuCluster(t, 2, 2, "1gbit")
 	dir := t.TempDir()
@@ -131,6 +131,11 @@ func TestEmuClusterTwoLevelEqualsFlat(t *testing.T) {
 		t.Fatalf("2 nodes × 2 ranks: the default exchange is %q, want two-level (does split_type(SHARED) see the nodes?)", ex)
 	}
 	sameLosses(t, "2 nodes × 2 ranks, two-level vs flat, fp32", flat, two)
+	paired, ex := train(emu, "paired", "--exchange", "two-level-paired")
+	if ex != "two-level-paired" {
+		t.Fatalf("--exchange two-level-paired ran %q", ex)
+	}
+	sameLosses(t, "2 nodes × 2 ranks, two-level-paired vs flat, fp32", flat, paired)
 	if _, ex := train(mpirun(t, 4), "shm"); ex != "flat" {
 		t.Fatalf("one node × 4 ranks: the default exchange is %q, want flat", ex)
 	}
