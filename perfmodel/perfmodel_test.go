@@ -278,8 +278,8 @@ func TestPredictStaged(t *testing.T) {
 	if math.Abs(p.InterNodeShare-200.0/360) > 1e-12 || p.Exchange != "staged" {
 		t.Errorf("inter-node share %v, exchange %q", p.InterNodeShare, p.Exchange)
 	}
-	// int2 between nodes, fp32 inside (IntraBits auto is 8 for int2: set 32).
-	cfg.Bits, cfg.IntraBits = 2, 32
+	// int2 between nodes, fp32 inside (the default).
+	cfg.Bits = 2
 	q, _ := Predict(v, flatProfile(), net, cfg)
 	if q.IntraBytes != p.IntraBytes || !(q.TrainBytes-q.IntraBytes < (p.TrainBytes-p.IntraBytes)/3) || !(q.CommS < p.CommS) {
 		t.Errorf("int2: %d bytes (%d intra), comm %v; fp32 %d (%d), comm %v", q.TrainBytes, q.IntraBytes, q.CommS, p.TrainBytes, p.IntraBytes, p.CommS)

@@ -39,7 +39,7 @@ type Config struct {
 	// IntraBits, between nodes at Bits, scatter inside the node) replace
 	// the flat pairs of the volumes. Hybrid mode only.
 	Staged    *exchange.ExchangeVolume
-	IntraBits int // 0: 32 when Bits is 32, else 8 (train's --intra-bits auto)
+	IntraBits int // 0: 32 (train's --intra-bits default)
 }
 
 func (c *Config) validate(ranks int) error {
@@ -232,10 +232,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		cfg.EvalBits = cfg.Bits
 	}
 	if cfg.IntraBits == 0 {
-		cfg.IntraBits = 8
-		if cfg.Bits == 32 {
-			cfg.IntraBits = 32
-		}
+		cfg.IntraBits = 32
 	}
 	if err := cfg.validate(ranks); err != nil {
 		return nil, err

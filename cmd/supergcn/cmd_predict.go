@@ -68,7 +68,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
 	exchArg := fs.String("exchange", "flat", "boundary exchange: flat | two-level | two-level-paired (as train --exchange; two-level plans the partition per node pair)")
-	intraBits := fs.Int("intra-bits", 0, "bits of the two-level exchange's rows inside a node (default: 32 with --bits 32, else 8, as train's auto)")
+	intraBits := fs.Int("intra-bits", 0, "bits of the two-level exchange's rows inside a node (default 32, as train's)")
 	scale := fs.Float64("scale", 1, "multiply every per-rank volume (nodes, edges, rows) by this factor: a graph this much larger cut into as many parts (see docs/SCALING.md)")
 	asJSON := fs.Bool("json", false, "print one JSON object per profile × network × bits, one a line")
 	label := fs.String("label", "", "a name for the graph, kept in the JSON (--plot draws one PNG per label)")
