@@ -35,8 +35,9 @@ type benchKind struct {
 // init with registerBench (e.g. cmd_bench_quant.go: registerBench("quant",
 // ...)); package-level variables are initialised before any init runs.
 var benchKinds = map[string]benchKind{
-	"aggr":   {"sparse aggregation operators (SpMM, transpose, mean, index_add) on a graph", benchAggr},
-	"stream": {"STREAM copy/triad memory bandwidth with T threads (the roofline of aggr)", benchStream},
+	"aggr":    {"sparse aggregation operators (SpMM, transpose, mean, index_add) on a graph", benchAggr},
+	"stream":  {"STREAM copy/triad memory bandwidth with T threads (the roofline of aggr)", benchStream},
+	"profile": {"machine profile for `supergcn predict`: kernel rates per thread count with the node full (JSON)", benchProfile},
 }
 
 // registerBench adds a benchmark kind `supergcn bench <name>`.

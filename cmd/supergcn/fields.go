@@ -39,6 +39,21 @@ var flagNames = map[string]string{
 	"graph.LoadOptions.Features": "--features",
 	"graph.LoadOptions.Labels":   "--labels",
 	"dist.Source.IgnoreWeights":  "--ignore-weights",
+	// supergcn predict
+	"perfmodel.Model.Kind":          "--model",
+	"perfmodel.Model.Layers":        "--layers",
+	"perfmodel.Model.Hidden":        "--hidden",
+	"perfmodel.Model.In":            "--in-width",
+	"perfmodel.Model.Classes":       "--classes",
+	"perfmodel.Config.Bits":         "--bits",
+	"perfmodel.Config.BackwardBits": "--bits-backward",
+	"perfmodel.Config.EvalBits":     "--eval-bits",
+	"perfmodel.Config.Threads":      "--threads",
+	"perfmodel.Config.RanksPerNode": "--ranks-per-node",
+	"perfmodel.Config.CoresPerNode": "--cores-per-node",
+	"perfmodel.Config.IntraBits":    "--intra-bits",
+	"perfmodel.Config.EvalEvery":    "--eval-every",
+	"perfmodel.Config.Staged":       "--exchange",
 }
 
 // hints complete library errors that have a command-line remedy.

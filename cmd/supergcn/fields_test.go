@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition/dist"
+	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -28,6 +29,8 @@ func TestUserMessage(t *testing.T) {
 		"nn.Config":         reflect.TypeOf(nn.Config{}),
 		"graph.LoadOptions": reflect.TypeOf(graph.LoadOptions{}),
 		"dist.Source":       reflect.TypeOf(dist.Source{}),
+		"perfmodel.Model":   reflect.TypeOf(perfmodel.Model{}),
+		"perfmodel.Config":  reflect.TypeOf(perfmodel.Config{}),
 	}
 	for name, flag := range flagNames {
 		i := strings.LastIndex(name, ".")

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/perfmodel"
+	"github.com/supergcn/supergcn/quant"
+)
+
+// profileSizes are the problem sizes of one `bench profile` worker.
+type profileSizes struct {
+	nodes  int     // aggregation graph nodes
+	degree float64 // and mean degree
+	rows   int     // GEMM, codec and element-wise rows
+	reps   int
+}
+
+func benchProfile(args []string) error {
+	fs := newFlagSet("bench profile", "--out FILE [flags] | --published "+strings.Join(perfmodel.PublishedNames(), "|")+" --out FILE")
+	out := fs.String("out", "", "profile JSON to write (perfmodel.Profile)")
+	published := fs.String("published", "", "derive the profile of a published node instead of measuring: "+strings.Join(perfmodel.PublishedNames(), "|"))
+	name := fs.String("name", "", "profile name (default: the host name)")
+	cores := fs.Int("cores", runtime.NumCPU(), "cores of the node: each thread count T runs cores/T copies at once")
+	threadsArg := fs.String("threads", "", "thread counts, comma separated (default: 1, 2, 4, … up to --cores, and --cores)")
+	var sz profileSizes
+	fs.IntVar(&sz.nodes, "nodes", 150_000, "nodes of each copy's aggregation graph (generated: products-like degree and classes)")
+	fs.Float64Var(&sz.degree, "degree", 50.5, "mean degree of that graph")
+	fs.IntVar(&sz.rows, "rows", 65_536, "rows of each copy's GEMMs, codec blocks and element-wise passes")
+	fs.IntVar(&sz.reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
+	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *worker > 0 {
+		setThreadBudget(*worker)
+		r, err := measureRates(*worker, sz)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(r)
+	}
+	if *out == "" {
+		return usageError{"--out is required"}
+	}
+	if *published != "" {
+		p, err := perfmodel.FromPublished(*published)
+		if err != nil {
+			return usageError{"--published: " + err.Error()}
+		}
+		return writeProfile(*out, p)
+	}
+	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 {
+		return usageError{"--cores, --nodes, --degree, --rows and --reps must be positive"}
+	}
+	var threads []int
+	if *threadsArg == "" {
+		for t := 1; t < *cores; t *= 2 {
+			threads = append(threads, t)
+		}
+		threads = append(threads, *cores)
+	} else {
+		for _, s := range strings.Split(*threadsArg, ",") {
+			t, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || t < 1 || t > *cores {
+				return usageError{fmt.Sprintf("--threads: %q is not a count in [1, --cores=%d]", s, *cores)}
+			}
+			threads = append(threads, t)
+		}
+		sort.Ints(threads)
+	}
+	if *name == "" {
+		h, _ := os.Hostname()
+		*name = h
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	eng, err := aggr.New(1, "")
+	if err != nil {
+		return kernelError(err)
+	}
+	kernel := eng.KernelName()
+	eng.Close()
+	blas, _, _ := dense.BLAS()
+	p := &perfmodel.Profile{Name: *name, CoresPerNode: *cores, Kernel: kernel, BLAS: blas,
+		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d",
+			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps)}
+	for _, t := range threads {
+		if len(p.Rates) > 0 && p.Rates[len(p.Rates)-1].Threads == t {
+			continue
+		}
+		copies := max(1, *cores/t)
+		t0 := time.Now()
+		rs, err := runProfileWorkers(exe, t, copies, sz)
+		if err != nil {
+			return err
+		}
+		r := medianRates(rs)
+		r.Copies = copies
+		p.Rates = append(p.Rates, r)
+		fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s, dropout %.2f, layernorm %.2f, softmax %.2f Gvalues/s (%.0fs)\n",
+			t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, r.DropoutGVs, r.LayerNormGVs, r.SoftmaxGVs, time.Since(t0).Seconds())
+	}
+	// Shared-memory MPI between ranks: one copy per message at the one-
+	// thread ranks' copy bandwidth (the receiver copies); 1 µs assumed.
+	p.IntraNode = perfmodel.Link{LatencyUS: 1, GBs: p.Rates[0].StreamGBs, Efficiency: 0.5}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("bench profile: %w", err)
+	}
+	return writeProfile(*out, p)
+}
+
+func aggrAt(r perfmodel.Rates, w int) float64 {
+	for _, a := range r.Aggr {
+		if a.Width == w {
+			return a.Forward
+		}
+	}
+	return 0
+}
+
+func gemmAt(r perfmodel.Rates, k, n int) float64 {
+	for _, g := range r.Gemm {
+		if g.Op == "nn" && g.K == k && g.N == n {
+			return g.GFLOPS
+		}
+	}
+	return 0
+}
+
+func quantAt(r perfmodel.Rates, b, w int) float64 {
+	for _, q := range r.Quant {
+		if q.Bits == b && q.Width == w {
+			return q.EncodeGBs
+		}
+	}
+	return 0
+}
+
+func writeProfile(path string, p *perfmodel.Profile) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return container.WriteBytes(path, 0o644, append(b, '\n'))
+}
+
+// runProfileWorkers runs copies workers of t threads at once (the node
+// fully busy, as when every core trains) and returns their rates.
+func runProfileWorkers(exe string, t, copies int, sz profileSizes) ([]perfmodel.Rates, error) {
+	type res struct {
+		out bytes.Buffer
+		err bytes.Buffer
+		cmd *exec.Cmd
+	}
+	rs := make([]*res, copies)
+	for i := range rs {
+		r := &res{}
+		r.cmd = exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--nodes", strconv.Itoa(sz.nodes),
+			"--degree", strconv.FormatFloat(sz.degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.rows), "--reps", strconv.Itoa(sz.reps))
+		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
+		if err := r.cmd.Start(); err != nil {
+			return nil, fmt.Errorf("bench profile: starting a worker: %w", err)
+		}
+		rs[i] = r
+	}
+	var failed error
+	for _, r := range rs {
+		if err := r.cmd.Wait(); err != nil && failed == nil {
+			failed = fmt.Errorf("bench profile: worker (%d threads): %v: %s", t, err, strings.TrimSpace(r.err.String()))
+		}
+	}
+	if failed != nil {
+		return nil, failed
+	}
+	out := make([]perfmodel.Rates, copies)
+	for i, r := range rs {
+		if err := json.Unmarshal(r.out.Bytes(), &out[i]); err != nil {
+			return nil, fmt.Errorf("bench profile: worker output: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// medianRates is the element-wise median over the copies' rates (all have
+// the same entries in the same order).
+func medianRates(rs []perfmodel.Rates) perfmodel.Rates {
+	med := func(f func(r *perfmodel.Rates) float64) float64 {
+		v := make([]float64, len(rs))
+		for i := range rs {
+			v[i] = f(&rs[i])
+		}
+		sort.Float64s(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	m := rs[0]
+	m.Aggr = append([]perfmodel.AggrRate(nil), m.Aggr...)
+	m.Gemm = append([]perfmodel.GemmRate(nil), m.Gemm...)
+	m.Quant = append([]perfmodel.QuantRate(nil), m.Quant...)
+	for i := range m.Aggr {
+		m.Aggr[i].Forward = med(func(r *perfmodel.Rates) float64 { return r.Aggr[i].Forward })
+		m.Aggr[i].Transpose = med(func(r *perfmodel.Rates) float64 { return r.Aggr[i].Transpose })
+	}
+	for i := range m.Gemm {
+		m.Gemm[i].GFLOPS = med(func(r *perfmodel.Rates) float64 { return r.Gemm[i].GFLOPS })
+	}
+	for i := range m.Quant {
+		m.Quant[i].EncodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Quant[i].EncodeGBs })
+		m.Quant[i].DecodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Quant[i].DecodeGBs })
+	}
+	m.ElemGBs = med(func(r *perfmodel.Rates) float64 { return r.ElemGBs })
+	m.DropoutGVs = med(func(r *perfmodel.Rates) float64 { return r.DropoutGVs })
+	m.LayerNormGVs = med(func(r *perfmodel.Rates) float64 { return r.LayerNormGVs })
+	m.SoftmaxGVs = med(func(r *perfmodel.Rates) float64 { return r.SoftmaxGVs })
+	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
+	return m
+}
+
+var profileWidths = []int{16, 32, 64, 128, 256}
+
+// measureRates measures one rank's kernel rates with t threads: the
+// aggregation engine on a generated products-like graph, dense.Gemm, the
+// quantisation codec and nn's element-wise passes.
+func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
+	r := perfmodel.Rates{Threads: t}
+	spec, err := graph.ParseGenSpec(fmt.Sprintf("nodes=%d,degree=%g,classes=47,feat=0,threads=%d", sz.nodes, sz.degree, t))
+	if err != nil {
+		return r, err
+	}
+	ds, err := graph.Generate(spec)
+	if err != nil {
+		return r, err
+	}
+	a := gcnWeights(ds.Graph)
+	eng, err := aggr.New(t, "")
+	if err != nil {
+		return r, kernelError(err)
+	}
+	defer eng.Close()
+	op := eng.Prepare(a)
+	op.PrepareT()
+	n, edges := a.NumRows, float64(len(a.Idx))
+	rng := rand.New(rand.NewPCG(1, 2))
+	fill := func(m *dense.Matrix) *dense.Matrix {
+		for i := range m.Data {
+			m.Data[i] = float32(rng.NormFloat64())
+		}
+		return m
+	}
+	for _, w := range profileWidths {
+		x, y := fill(dense.New(n, w)), dense.New(n, w)
+		runtime.GC()
+		fwd, _ := timeIt(func() { op.Apply(x, y, false) }, sz.reps)
+		tr, _ := timeIt(func() { op.ApplyT(x, y, false) }, sz.reps)
+		r.Aggr = append(r.Aggr, perfmodel.AggrRate{Width: w, Forward: edges * float64(w) / (fwd / 1e3) / 1e9,
+			Transpose: edges * float64(w) / (tr / 1e3) / 1e9})
+	}
+	ds, a, op = nil, nil, nil
+	rows := sz.rows
+	for _, opName := range []string{"nn", "tn", "nt"} {
+		for _, k := range []int{32, 128, 256} {
+			for _, nn := range []int{32, 128, 256} {
+				var ms float64
+				switch opName {
+				case "nn": // X (rows×k) · W (k×n)
+					x, w, c := fill(dense.New(rows, k)), fill(dense.New(k, nn)), dense.New(rows, nn)
+					runtime.GC()
+					ms, _ = timeIt(func() { dense.Gemm(false, false, 1, x, w, 0, c) }, sz.reps)
+				case "tn": // Xᵀ (k×rows) · G (rows×n)
+					x, g, c := fill(dense.New(rows, k)), fill(dense.New(rows, nn)), dense.New(k, nn)
+					runtime.GC()
+					ms, _ = timeIt(func() { dense.Gemm(true, false, 1, x, g, 0, c) }, sz.reps)
+				case "nt": // G (rows×k) · Wᵀ (W: n×k)
+					g, w, c := fill(dense.New(rows, k)), fill(dense.New(nn, k)), dense.New(rows, nn)
+					runtime.GC()
+					ms, _ = timeIt(func() { dense.Gemm(false, true, 1, g, w, 0, c) }, sz.reps)
+				}
+				r.Gemm = append(r.Gemm, perfmodel.GemmRate{Op: opName, K: k, N: nn,
+					GFLOPS: 2 * float64(rows) * float64(k) * float64(nn) / (ms / 1e3) / 1e9})
+			}
+		}
+	}
+	for _, b := range []int{2, 4, 8} {
+		for _, w := range profileWidths {
+			c, err := quant.NewCodec(quant.Format{Bits: b, Params: quant.ParamsBlock}, t, "")
+			if err != nil {
+				return r, kernelError(err)
+			}
+			x := fill(dense.New(rows, w))
+			y := dense.New(rows, w)
+			d, p := c.Size(rows, w)
+			buf := make([]byte, d+p)
+			seed := uint64(0)
+			runtime.GC()
+			enc, _ := timeIt(func() { seed++; c.Encode(buf, x.Data, rows, w, seed) }, sz.reps)
+			var derr error
+			dec, _ := timeIt(func() {
+				if err := c.Decode(y.Data, buf, rows, w); err != nil {
+					derr = err
+				}
+			}, sz.reps)
+			if derr != nil {
+				return r, derr
+			}
+			gb := float64(rows) * float64(w) * 4 / 1e9
+			r.Quant = append(r.Quant, perfmodel.QuantRate{Bits: b, Width: w, EncodeGBs: gb / (enc / 1e3), DecodeGBs: gb / (dec / 1e3)})
+		}
+	}
+	// Element-wise: bias, ReLU, ReLU backward and a matrix add over a
+	// rows×128 matrix: 8 + 8 + 12 + 12 bytes a value.
+	x, g := fill(dense.New(rows, 128)), fill(dense.New(rows, 128))
+	bias := make([]float32, 128)
+	runtime.GC()
+	ms, _ := timeIt(func() {
+		dense.AddBias(x, bias)
+		nn.ReLU(x)
+		nn.ReLUBackward(g, x)
+		dense.Add(g, x)
+	}, sz.reps)
+	r.ElemGBs = 40 * float64(rows) * 128 / (ms / 1e3) / 1e9
+	// Dropout (rate 0.5) forward and backward, LayerNorm forward and
+	// backward, over the same rows×128 values; the loss over rows×47
+	// logits (every row supervised).
+	drop := &nn.Dropout{P: 0.5}
+	seed := uint64(0)
+	runtime.GC()
+	ms, _ = timeIt(func() { seed++; drop.Forward(x, true, false, seed); drop.Backward(g) }, sz.reps)
+	r.DropoutGVs = float64(rows) * 128 / (ms / 1e3) / 1e9
+	ln := nn.NewLayerNorm("ln", 128)
+	runtime.GC()
+	ms, _ = timeIt(func() { ln.Forward(x); ln.Backward(g) }, sz.reps)
+	r.LayerNormGVs = float64(rows) * 128 / (ms / 1e3) / 1e9
+	const classes = 47
+	logits := fill(dense.New(rows, classes))
+	labels, all := make([]int32, rows), make([]int32, rows)
+	for i := range labels {
+		labels[i], all[i] = int32(i%classes), int32(i)
+	}
+	grad := dense.New(rows, classes)
+	var lerr error
+	runtime.GC()
+	ms, _ = timeIt(func() {
+		if _, _, err := nn.SoftmaxCrossEntropyInto(grad, logits, labels, all, float64(rows)); err != nil {
+			lerr = err
+		}
+	}, sz.reps)
+	if lerr != nil {
+		return r, lerr
+	}
+	r.SoftmaxGVs = float64(rows) * classes / (ms / 1e3) / 1e9
+	r.StreamGBs = runStream(t, 64, sz.reps).triad
+	return r, nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/perfmodel"
+)
+
+// TestPredictCLI: predict's bytes equal stats' hybrid bytes for the same
+// partition and width, --save-volumes and --volumes give the same answer,
+// and --plot draws the lines.
+func TestPredictCLI(t *testing.T) {
+	dir, _, _ := statsDataset(t)
+	tmp := t.TempDir()
+	prof := filepath.Join(tmp, "xeon.json")
+	if err := benchProfile([]string{"--published", "xeon-gold-6148", "--out", prof}); err != nil {
+		t.Fatal(err)
+	}
+	vol := filepath.Join(tmp, "vol.json")
+	// One layer 6 → 7: propagate first at width 6, one forward exchange;
+	// the first layer's backward skips its product; no evaluation.
+	args := []string{"--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--layers", "1", "--classes", "7",
+		"--bits", "32,2", "--eval-every", "0", "--json"}
+	var a, b bytes.Buffer
+	if err := cmdPredict(append([]string{"--partitions", dir, "--save-volumes", vol}, args...), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmdPredict(append([]string{"--volumes", vol, "--label", "x"}, args...), &b); err != nil {
+		t.Fatal(err)
+	}
+	var st bytes.Buffer
+	if err := cmdStats([]string{dir, "--json", "--width", "6"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	var rep statsReport
+	if err := json.Unmarshal(st.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	la, lb := strings.Split(strings.TrimSpace(a.String()), "\n"), strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(la) != 4 || len(lb) != 4 {
+		t.Fatalf("want 4 lines (2 networks × 2 bits), got %d and %d:\n%s", len(la), len(lb), a.String())
+	}
+	for i := range la {
+		var ra, rb predictRow
+		if err := json.Unmarshal([]byte(la[i]), &ra); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(lb[i]), &rb); err != nil {
+			t.Fatal(err)
+		}
+		if ra.EpochS != rb.EpochS || ra.TrainBytes != rb.TrainBytes || rb.Label != "x" {
+			t.Errorf("line %d: from the partition %+v, from --volumes %+v", i, ra.Prediction, rb.Prediction)
+		}
+		if ra.Bits == 32 && ra.TrainBytes != rep.Bytes.Hybrid {
+			t.Errorf("line %d: fp32 train bytes %d, stats says %d", i, ra.TrainBytes, rep.Bytes.Hybrid)
+		}
+		if ra.Bits == 2 && !(ra.TrainBytes < rep.Bytes.Hybrid/4) {
+			t.Errorf("line %d: int2 train bytes %d, fp32 %d", i, ra.TrainBytes, rep.Bytes.Hybrid)
+		}
+	}
+	// Two-level: the bytes are NodeVolumesOf's rows, inside nodes at fp32
+	// (--intra-bits auto with --bits 32) and between them at the codec.
+	nv, err := exchange.NodeVolumesOf(4, comm.BlockNodes(4, 2), func(r int) (*partition.Shard, error) { return partition.Load(dir, r, 4) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tl bytes.Buffer
+	if err := cmdPredict([]string{"--partitions", dir, "--exchange", "two-level", "--profile", prof, "--network", "10gbit",
+		"--ranks-per-node", "2", "--layers", "1", "--classes", "7", "--bits", "32", "--eval-every", "0", "--json"}, &tl); err != nil {
+		t.Fatal(err)
+	}
+	var rt predictRow
+	if err := json.Unmarshal(tl.Bytes(), &rt); err != nil {
+		t.Fatal(err)
+	}
+	if want := 6 * 4 * (nv.TwoLevel.InterRows() + nv.TwoLevel.IntraRows()); rt.TrainBytes != want || rt.IntraBytes != 6*4*nv.TwoLevel.IntraRows() {
+		t.Errorf("two-level: %d bytes (%d intra), want %d (%d intra)", rt.TrainBytes, rt.IntraBytes, want, 6*4*nv.TwoLevel.IntraRows())
+	}
+	jl := filepath.Join(tmp, "p.jsonl")
+	if err := os.WriteFile(jl, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := cmdPredict([]string{"--plot", jl, "--out", filepath.Join(tmp, "plots"), "--ref", "paper:4:0.5"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(tmp, "plots", "projection-x.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("plot: %v (printed %q)", err, out.String())
+	}
+}
+
+func TestPredictRejectsBadInput(t *testing.T) {
+	dir, _, _ := statsDataset(t)
+	tmp := t.TempDir()
+	prof := filepath.Join(tmp, "p.json")
+	p, _ := perfmodel.FromPublished("a64fx")
+	if err := writeProfile(prof, p); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(tmp, "bad.json")
+	os.WriteFile(bad, []byte(`{"cores_per_node": 4, "rates": []}`), 0o644)
+	garbage := filepath.Join(tmp, "garbage.json")
+	os.WriteFile(garbage, []byte(`{"volumes": [{"rank": 0, "recv": [{"from": 7}]}], "partition": {"parts": 1}}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--profile", prof, "--network", "tofu-d"}, "one of --partitions and --volumes"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "warp"}, "--network: unknown network"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--bits", "3"}, "--bits"},
+		{[]string{"--partitions", dir, "--profile", bad, "--network", "tofu-d"}, "bad.json"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--ranks-per-node", "3"}, "--ranks-per-node"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--model", "gat"}, "--model"},
+		{[]string{"--volumes", garbage, "--profile", prof, "--network", "tofu-d"}, "sender 7 out of range"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--scale", "0"}, "--scale"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "three-level"}, "--exchange"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "two-level", "--aggr-mode", "post"}, "--exchange: the two-level exchange plans hybrid aggregation only"},
+		{[]string{"--plot", garbage, "--out", tmp}, "not a supergcn predict --json line"},
+	} {
+		err := cmdPredict(c.args, &bytes.Buffer{})
+		if err == nil || !strings.Contains(userMessage(err), c.want) {
+			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
+		}
+	}
+}

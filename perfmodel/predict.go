@@ -1,0 +1,698 @@
+package perfmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/quant"
+)
+
+// Model is the network trained, as `supergcn train` builds it: Layers
+// graph convolutions In → Hidden … → Classes.
+type Model struct {
+	Kind      string // "gcn" or "sage"
+	Layers    int
+	Hidden    int
+	In        int // input feature width
+	Classes   int
+	LayerNorm bool // --norm layer between layers
+	Dropout   bool // dropout > 0 (input and hidden)
+}
+
+// Config is one prediction's setting.
+type Config struct {
+	Model        Model
+	Mode         exchange.Mode
+	Bits         int // forward boundary rows: 32 (fp32) or 8, 4, 2
+	BackwardBits int // 0 = Bits
+	EvalBits     int // 0 = Bits
+	Params       quant.Params
+	EvalEvery    int // an evaluation pass (a forward at EvalBits) every EvalEvery epochs, averaged in; 0: none
+	Threads      int // per rank
+	RanksPerNode int // ranks r·K … r·K+K-1 share node r (ignored on a single-node network)
+	CoresPerNode int // 0 = the profile's; decides whether the exchange overlaps the local product
+	// Staged, when set, is the two-level exchange's volume for the
+	// RanksPerNode layout (exchange.NodeVolumes.TwoLevel or .Paired, one
+	// layer, one direction): its three stages (gather inside the node at
+	// IntraBits, between nodes at Bits, scatter inside the node) replace
+	// the flat pairs of the volumes. Hybrid mode only.
+	Staged    *exchange.ExchangeVolume
+	IntraBits int // 0: 32 (train's --intra-bits default)
+}
+
+func (c *Config) validate(ranks int) error {
+	m := c.Model
+	if m.Kind != "gcn" && m.Kind != "sage" {
+		return field.Errorf("perfmodel.Model.Kind", "%q, want gcn or sage", m.Kind)
+	}
+	if m.Layers < 1 {
+		return field.Errorf("perfmodel.Model.Layers", "%d, want ≥ 1", m.Layers)
+	}
+	if m.Layers > 1 && m.Hidden < 1 {
+		return field.Errorf("perfmodel.Model.Hidden", "%d, want ≥ 1", m.Hidden)
+	}
+	if m.In < 1 {
+		return field.Errorf("perfmodel.Model.In", "%d, want ≥ 1", m.In)
+	}
+	if m.Classes < 1 {
+		return field.Errorf("perfmodel.Model.Classes", "%d, want ≥ 1", m.Classes)
+	}
+	for _, b := range []struct {
+		name string
+		v    int
+	}{{"perfmodel.Config.Bits", c.Bits}, {"perfmodel.Config.BackwardBits", c.BackwardBits}, {"perfmodel.Config.EvalBits", c.EvalBits}} {
+		if b.v != 32 && b.v != 8 && b.v != 4 && b.v != 2 && !(b.v == 0 && b.name != "perfmodel.Config.Bits") {
+			return field.Errorf(b.name, "%d, want 32, 8, 4 or 2", b.v)
+		}
+	}
+	if c.Threads < 1 {
+		return field.Errorf("perfmodel.Config.Threads", "%d, want ≥ 1", c.Threads)
+	}
+	if c.RanksPerNode < 1 || ranks%c.RanksPerNode != 0 {
+		return field.Errorf("perfmodel.Config.RanksPerNode", "%d, want ≥ 1 and a divisor of the %d ranks", c.RanksPerNode, ranks)
+	}
+	if c.Staged != nil && c.Mode != exchange.ModeHybrid {
+		return field.Errorf("perfmodel.Config.Staged", "the two-level exchange plans hybrid aggregation only (mode %s)", c.Mode)
+	}
+	if b := c.IntraBits; b != 0 && b != 32 && b != 8 && b != 4 && b != 2 {
+		return field.Errorf("perfmodel.Config.IntraBits", "%d, want 32, 8, 4 or 2", b)
+	}
+	if c.EvalEvery < 0 {
+		return field.Errorf("perfmodel.Config.EvalEvery", "%d, want ≥ 0", c.EvalEvery)
+	}
+	if c.CoresPerNode < 0 {
+		return field.Errorf("perfmodel.Config.CoresPerNode", "%d, want ≥ 0", c.CoresPerNode)
+	}
+	return nil
+}
+
+// Prediction is the predicted epoch of one configuration. Component times
+// are those of the critical rank (the one with the most busy time in the
+// training step); SyncS is the rest of the step: waiting at the exchanges
+// for slower ranks. EvalS is the evaluation pass, EpochS = TrainS + EvalS.
+type Prediction struct {
+	EpochS      float64 `json:"epoch_s"`
+	TrainS      float64 `json:"train_s"`
+	EvalS       float64 `json:"eval_s"`
+	AggrS       float64 `json:"aggr_s"`
+	DenseS      float64 `json:"dense_s"`
+	QuantS      float64 `json:"quant_s"`
+	CommS       float64 `json:"comm_s"`      // moving boundary rows (critical rank)
+	AllreduceS  float64 `json:"allreduce_s"` // gradient all-reduce
+	CollectiveS float64 `json:"collective_s"`
+	SyncS       float64 `json:"sync_s"`
+	// CriticalRank has the most busy time (aggr+dense+quant+comm) in the
+	// training step; BusyMin/BusyMax are the extremes over ranks.
+	CriticalRank int     `json:"critical_rank"`
+	BusyMinS     float64 `json:"busy_min_s"`
+	BusyMaxS     float64 `json:"busy_max_s"`
+	// IdealS is the epoch's aggregation and dense work spread evenly over
+	// the ranks with no exchange; Efficiency = IdealS / EpochS.
+	IdealS     float64 `json:"ideal_s"`
+	Efficiency float64 `json:"efficiency"`
+	// Boundary bytes per epoch, all ranks (training step; evaluation pass),
+	// and the fraction of them that crosses nodes.
+	TrainBytes     int64   `json:"train_bytes"`
+	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
+	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those of a staged exchange's intra-node stages
+	Exchange       string  `json:"exchange"`    // flat or staged (two-level)
+	InterNodeShare float64 `json:"inter_node_share"`
+	Ranks          int     `json:"ranks"`
+	Nodes          int     `json:"nodes"`
+	RanksPerNode   int     `json:"ranks_per_node"`
+	Threads        int     `json:"threads"`
+	ProfileThreads int     `json:"profile_threads"` // the profile's entry used
+	Overlap        bool    `json:"overlap"`         // exchange overlapped with the local product
+}
+
+// Element-wise traffic, bytes per matrix value (4-byte floats, read +
+// written), of the bandwidth-bound passes around the GEMMs and
+// aggregations.
+const (
+	elemBias     = 8  // out += b
+	elemColSums  = 4  // bias gradient
+	elemReLU     = 8  // y = max(x, 0)
+	elemReLUBack = 12 // g *= (y > 0)
+	elemLossZero = 4  // gradient matrix cleared
+	elemCount    = 4  // evaluation: arg max of each row
+	adamBytes    = 28 // per parameter: read p, g, m, v; write p, m, v
+)
+
+// The passes measured as rates of their own (dropout, LayerNorm and the
+// loss: random numbers, row statistics and exponentials, not bandwidth).
+type measuredPass int
+
+const (
+	passDropout measuredPass = iota // forward and backward
+	passLayerNorm
+	passSoftmax
+)
+
+// pass adds a measured pass over rows×width values to every rank; forward
+// and backward together are one unit, so a direction counts half.
+func (p *predictor) pass(kind measuredPass, frac float64, width int, rowsOf func(v *exchange.RankVolume) int64) {
+	for r := range p.vols {
+		n := frac * float64(rowsOf(&p.vols[r])) * float64(width)
+		var s float64
+		switch kind {
+		case passDropout:
+			s = p.rates.DropoutSeconds(n)
+		case passLayerNorm:
+			s = p.rates.LayerNormSeconds(n)
+		case passSoftmax:
+			s = p.rates.SoftmaxSeconds(n)
+		}
+		p.addDense(r, s)
+	}
+}
+
+// layerDims returns the widths In, Hidden…, Classes.
+func (m Model) layerDims() []int {
+	d := []int{m.In}
+	for i := 1; i < m.Layers; i++ {
+		d = append(d, m.Hidden)
+	}
+	return append(d, m.Classes)
+}
+
+// params is the number of trained values.
+func (m Model) params() int64 {
+	d := m.layerDims()
+	var p int64
+	for i := 0; i < m.Layers; i++ {
+		w := int64(d[i]) * int64(d[i+1])
+		if m.Kind == "sage" {
+			w *= 2
+		}
+		p += w + int64(d[i+1])
+		if m.LayerNorm && i < m.Layers-1 {
+			p += 2 * int64(d[i+1])
+		}
+	}
+	return p
+}
+
+// predictor holds the per-rank state of one walk over an epoch.
+type predictor struct {
+	cfg   Config
+	vols  []exchange.RankVolume
+	rates *Rates
+	intra Link
+	net   Network
+	k     int // ranks per node
+	nodes int
+	over  bool
+
+	t                        float64   // elapsed seconds of the walk
+	pending                  []float64 // work of each rank since the last exchange
+	aggr, dense, quant, comm []float64 // per rank totals
+	collective, allreduce    float64
+	trainBytes, evalBytes    int64
+	intraBytes               int64
+	interBytes, allBytes     float64
+	idealWork                float64 // Σ over ranks of aggr+dense (ideal)
+}
+
+// Predict predicts one epoch of training on the partition whose volumes
+// are vols (one per rank) on machine prof with network net.
+func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config) (*Prediction, error) {
+	ranks := len(vols)
+	if ranks == 0 {
+		return nil, fmt.Errorf("perfmodel: no ranks")
+	}
+	if net.Single {
+		cfg.RanksPerNode = ranks
+	}
+	if cfg.BackwardBits == 0 {
+		cfg.BackwardBits = cfg.Bits
+	}
+	if cfg.EvalBits == 0 {
+		cfg.EvalBits = cfg.Bits
+	}
+	if cfg.IntraBits == 0 {
+		cfg.IntraBits = 32
+	}
+	if err := cfg.validate(ranks); err != nil {
+		return nil, err
+	}
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
+	}
+	if !net.Single {
+		if err := net.Inter.validate("network " + net.Name); err != nil {
+			return nil, fmt.Errorf("perfmodel: %w", err)
+		}
+	}
+	cores := cfg.CoresPerNode
+	if cores == 0 {
+		cores = prof.CoresPerNode
+	}
+	rates, _ := prof.At(cfg.Threads)
+	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
+		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
+		over:    (cfg.Threads+1)*cfg.RanksPerNode <= cores,
+		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks),
+		quant: make([]float64, ranks), comm: make([]float64, ranks)}
+
+	p.forward(true)
+	p.lossAndBackward()
+	p.sync()
+	p.gradAllreduce()
+	train := p.t
+	aggr, dense, quant, comm := clone(p.aggr), clone(p.dense), clone(p.quant), clone(p.comm)
+	coll, ar := p.collective, p.allreduce
+	trainIdeal := p.idealWork
+	eval, evalIdeal := 0.0, 0.0
+	if cfg.EvalEvery > 0 {
+		p.t, p.idealWork = 0, 0
+		p.forward(false)
+		p.sync()
+		eval, evalIdeal = p.t/float64(cfg.EvalEvery), p.idealWork/float64(cfg.EvalEvery)
+		p.evalBytes /= int64(cfg.EvalEvery)
+	}
+
+	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
+		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, Overlap: p.over,
+		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
+		Exchange: "flat"}
+	if cfg.Staged != nil {
+		pr.Exchange = "staged"
+	}
+	if p.allBytes > 0 {
+		pr.InterNodeShare = p.interBytes / p.allBytes
+	}
+	pr.BusyMinS = math.Inf(1)
+	for r := range vols {
+		b := aggr[r] + dense[r] + quant[r] + comm[r]
+		if b > pr.BusyMaxS {
+			pr.BusyMaxS, pr.CriticalRank = b, r
+		}
+		pr.BusyMinS = min(pr.BusyMinS, b)
+	}
+	c := pr.CriticalRank
+	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS = aggr[c], dense[c], quant[c], comm[c]
+	pr.SyncS = max(0, train-pr.BusyMaxS-ar-coll)
+	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
+	pr.Efficiency = pr.IdealS / pr.EpochS
+	return pr, nil
+}
+
+func clone(a []float64) []float64 { return append([]float64(nil), a...) }
+
+// addDense adds s seconds of dense work to rank r (pending and total).
+func (p *predictor) addDense(r int, s float64) {
+	p.pending[r] += s
+	p.dense[r] += s
+	p.idealWork += s
+}
+
+// addQuant adds s seconds of encoding or decoding to rank r.
+func (p *predictor) addQuant(r int, s float64) {
+	p.pending[r] += s
+	p.quant[r] += s
+}
+
+// elem adds element-wise passes of bytesPerValue over rows×width values
+// to every rank (rows from rowsOf).
+func (p *predictor) elem(bytesPerValue float64, width int, rowsOf func(v *exchange.RankVolume) int64) {
+	for r := range p.vols {
+		p.addDense(r, p.rates.ElemSeconds(bytesPerValue*float64(rowsOf(&p.vols[r]))*float64(width)))
+	}
+}
+
+func nodesOf(v *exchange.RankVolume) int64 { return v.Nodes }
+func trainOf(v *exchange.RankVolume) int64 { return v.TrainNodes }
+
+// gemm adds one GEMM over each rank's rows.
+func (p *predictor) gemm(op string, k, n int) {
+	for r := range p.vols {
+		p.addDense(r, p.rates.GemmSeconds(op, p.vols[r].Nodes, k, n))
+	}
+}
+
+// sync ends a phase: the slowest rank's pending work.
+func (p *predictor) sync() {
+	m := 0.0
+	for r := range p.pending {
+		m = max(m, p.pending[r])
+		p.pending[r] = 0
+	}
+	p.t += m
+}
+
+// forward walks the layers' forward pass (training, or evaluation).
+func (p *predictor) forward(training bool) {
+	m := p.cfg.Model
+	d := m.layerDims()
+	bits := p.cfg.Bits
+	if !training {
+		bits = p.cfg.EvalBits
+	}
+	if training && m.Dropout {
+		p.pass(passDropout, 0.5, d[0], nodesOf)
+	}
+	for i := 0; i < m.Layers; i++ {
+		in, out := d[i], d[i+1]
+		tf := out <= in
+		nGemm := 1
+		if m.Kind == "sage" {
+			nGemm = 2 // neighbour and self weights
+		}
+		if tf {
+			p.gemm("nn", in, out)
+			p.exchange(out, bits, false, training)
+			for j := 1; j < nGemm; j++ {
+				p.gemm("nn", in, out)
+			}
+		} else {
+			p.exchange(in, bits, false, training)
+			for j := 0; j < nGemm; j++ {
+				p.gemm("nn", in, out)
+			}
+		}
+		p.elem(elemBias, out, nodesOf)
+		if i < m.Layers-1 {
+			if m.LayerNorm {
+				p.pass(passLayerNorm, 0.5, out, nodesOf)
+			}
+			p.elem(elemReLU, out, nodesOf)
+			if training && m.Dropout {
+				p.pass(passDropout, 0.5, out, nodesOf)
+			}
+		}
+	}
+	if !training {
+		p.elem(elemCount, m.Classes, nodesOf)
+	}
+}
+
+// lossAndBackward walks the loss, the backward pass and the optimiser.
+func (p *predictor) lossAndBackward() {
+	m := p.cfg.Model
+	d := m.layerDims()
+	p.elem(elemLossZero, m.Classes, nodesOf)
+	p.pass(passSoftmax, 1, m.Classes, trainOf)
+	nGemm := 1
+	if m.Kind == "sage" {
+		nGemm = 2
+	}
+	for i := m.Layers - 1; i >= 0; i-- {
+		in, out := d[i], d[i+1]
+		wantInputGrad := i > 0
+		p.elem(elemColSums, out, nodesOf)
+		if out <= in { // transform first: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ
+			if m.Kind == "sage" {
+				p.gemm("tn", in, out) // self weights' gradient
+			}
+			p.exchange(out, p.cfg.BackwardBits, true, true)
+			p.gemm("tn", in, out)
+			if wantInputGrad {
+				for j := 0; j < nGemm; j++ {
+					p.gemm("nt", out, in)
+				}
+			}
+		} else { // propagate first: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ)
+			for j := 0; j < nGemm; j++ {
+				p.gemm("tn", in, out)
+			}
+			if wantInputGrad {
+				p.gemm("nt", out, in)
+				p.exchange(in, p.cfg.BackwardBits, true, true)
+				for j := 1; j < nGemm; j++ {
+					p.gemm("nt", out, in)
+				}
+			}
+		}
+		if i > 0 {
+			if m.Dropout {
+				p.pass(passDropout, 0.5, in, nodesOf)
+			}
+			p.elem(elemReLUBack, in, nodesOf)
+			if m.LayerNorm {
+				p.pass(passLayerNorm, 0.5, in, nodesOf)
+			}
+		}
+	}
+	adam := p.rates.ElemSeconds(adamBytes * float64(m.params()))
+	for r := range p.vols {
+		p.addDense(r, adam)
+	}
+}
+
+// gradAllreduce adds the gradient all-reduce: within each node a reduce and
+// a broadcast over the intra-node link (binomial trees), across nodes a
+// ring all-reduce at the node's injection bandwidth.
+func (p *predictor) gradAllreduce() {
+	b := 4 * float64(p.cfg.Model.params())
+	t := 2 * p.intra.Seconds(int64(ceilLog2(p.k)), b)
+	if n := p.nodes; n > 1 && !p.net.Single {
+		t += p.net.Inter.Seconds(int64(2*(n-1)), 2*float64(n-1)/float64(n)*b)
+	}
+	p.allreduce += t
+	p.t += t
+}
+
+func ceilLog2(n int) int {
+	l := 0
+	for 1<<l < n {
+		l++
+	}
+	return l
+}
+
+// exchange adds one boundary exchange of rows of width values at bits
+// bits: forward rows travel from the owner of a source to the rank that
+// aggregates it, backward (gradient) rows the other way. The phase before
+// it ends at the slowest rank (the ranks agree on the method with a small
+// collective first); then each rank aggregates (local, pre-aggregated and
+// halo products), encodes, moves and decodes its rows.
+func (p *predictor) exchange(width, bits int, backward, training bool) {
+	if p.cfg.Staged != nil {
+		p.stagedExchange(width, bits, backward, training)
+		return
+	}
+	ranks := len(p.vols)
+	f := quant.Format{Bits: bits, Params: p.cfg.Params}
+	size := func(rows int64) int64 {
+		if bits == 32 {
+			return rows * 4 * int64(width)
+		}
+		d, pb := f.Size(int(rows), width)
+		return int64(d + pb)
+	}
+	sendRows, recvRows := make([]int64, ranks), make([]int64, ranks)
+	intraOut, intraIn := make([]float64, ranks), make([]float64, ranks)
+	intraMsgOut, intraMsgIn := make([]int64, ranks), make([]int64, ranks)
+	interMsgOut, interMsgIn := make([]int64, ranks), make([]int64, ranks)
+	nodeOut, nodeIn := make([]float64, p.nodes), make([]float64, p.nodes)
+	peerNodeOut := make([]int, ranks) // a node sending to the rank, the busiest seen (filled below)
+	for r := range p.vols {
+		peerNodeOut[r] = -1
+	}
+	var total int64
+	for rr := range p.vols {
+		for _, pe := range p.vols[rr].Recv {
+			from, to := pe.From, rr
+			if backward {
+				from, to = to, from
+			}
+			rows := pe.Counts.Of(p.cfg.Mode)
+			if rows == 0 {
+				continue
+			}
+			b := size(rows)
+			total += b
+			sendRows[from] += rows
+			recvRows[to] += rows
+			if p.net.Single || from/p.k == to/p.k {
+				intraOut[from] += float64(b)
+				intraIn[to] += float64(b)
+				intraMsgOut[from]++
+				intraMsgIn[to]++
+			} else {
+				nodeOut[from/p.k] += float64(b)
+				nodeIn[to/p.k] += float64(b)
+				interMsgOut[from]++
+				interMsgIn[to]++
+				p.interBytes += float64(b)
+			}
+			p.allBytes += float64(b)
+		}
+	}
+	if training {
+		p.trainBytes += total
+	} else {
+		p.evalBytes += total
+	}
+	// The busiest sending node each rank waits for.
+	busiest := make([]float64, ranks)
+	for rr := range p.vols {
+		for _, pe := range p.vols[rr].Recv {
+			from, to := pe.From, rr
+			if backward {
+				from, to = to, from
+			}
+			if !p.net.Single && from/p.k != to/p.k {
+				busiest[to] = max(busiest[to], nodeOut[from/p.k])
+			}
+		}
+	}
+	// Encode and post: before the exchange's synchronisation point.
+	for r := range p.vols {
+		p.addQuant(r, p.rates.QuantSeconds(sendRows[r], width, bits, false))
+	}
+	p.sync()
+	coll := 0.0
+	if ranks > 1 {
+		l := p.intra
+		if !p.net.Single && p.nodes > 1 {
+			l = p.net.Inter
+		}
+		coll = 2 * float64(ceilLog2(ranks)) * l.LatencyUS * 1e-6
+	}
+	p.collective += coll
+	p.t += coll
+	for r := range p.vols {
+		v := &p.vols[r]
+		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
+		tIntra := p.intra.Seconds(max(intraMsgOut[r], intraMsgIn[r]), max(intraOut[r], intraIn[r]))
+		tInter := 0.0
+		if !p.net.Single && p.nodes > 1 {
+			n := r / p.k
+			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
+		}
+		xfer := max(tIntra, tInter)
+		dec := p.rates.QuantSeconds(recvRows[r], width, bits, true)
+		p.aggr[r] += ag
+		p.idealWork += ag
+		p.comm[r] += xfer
+		p.quant[r] += dec
+		if p.over {
+			p.pending[r] += max(ag, xfer+dec)
+		} else {
+			p.pending[r] += ag + xfer + dec
+		}
+	}
+	p.sync()
+}
+
+// wireBytes is the size of rows rows of width values at bits bits.
+func (p *predictor) wireBytes(rows int64, width, bits int) int64 {
+	if bits == 32 {
+		return rows * 4 * int64(width)
+	}
+	d, pb := quant.Format{Bits: bits, Params: p.cfg.Params}.Size(int(rows), width)
+	return int64(d + pb)
+}
+
+// stagedExchange is exchange for the two-level exchange: three all-to-alls
+// in order (reversed, with the messages reversed, backward): gather inside
+// the node at IntraBits, between nodes at bits, scatter inside the node.
+// Each stage ends at its slowest rank; a rank's stage time is its intra-
+// node messages over the intra-node link, or its node's inter-node bytes
+// (the busiest direction, or the busiest node sending to it) over the
+// network.
+func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
+	ranks := len(p.vols)
+	st := p.cfg.Staged
+	type stage struct {
+		msgs  []exchange.Message
+		bits  int
+		inter bool
+	}
+	stages := []stage{{st.Gather, p.cfg.IntraBits, false}, {st.Inter, bits, true}, {st.Scatter, p.cfg.IntraBits, false}}
+	if backward {
+		stages[0], stages[2] = stages[2], stages[0]
+	}
+	enc, dec := make([]float64, ranks), make([]float64, ranks)
+	xfer := 0.0
+	for _, sg := range stages {
+		if len(sg.msgs) == 0 {
+			continue
+		}
+		out, in := make([]float64, ranks), make([]float64, ranks)
+		msgOut, msgIn := make([]int64, ranks), make([]int64, ranks)
+		sent, recv := make([]int64, ranks), make([]int64, ranks)
+		nodeOut, nodeIn := make([]float64, p.nodes), make([]float64, p.nodes)
+		for _, m := range sg.msgs {
+			from, to := m.From, m.To
+			if backward {
+				from, to = to, from
+			}
+			b := p.wireBytes(m.Rows, width, sg.bits)
+			out[from] += float64(b)
+			in[to] += float64(b)
+			msgOut[from]++
+			msgIn[to]++
+			sent[from] += m.Rows
+			recv[to] += m.Rows
+			if sg.inter && !p.net.Single && from/p.k != to/p.k {
+				nodeOut[from/p.k] += float64(b)
+				nodeIn[to/p.k] += float64(b)
+				p.interBytes += float64(b)
+			} else if training {
+				p.intraBytes += b
+			}
+			p.allBytes += float64(b)
+			if training {
+				p.trainBytes += b
+			} else {
+				p.evalBytes += b
+			}
+		}
+		busiest := make([]float64, ranks)
+		if sg.inter && !p.net.Single {
+			for _, m := range sg.msgs {
+				from, to := m.From, m.To
+				if backward {
+					from, to = to, from
+				}
+				busiest[to] = max(busiest[to], nodeOut[from/p.k])
+			}
+		}
+		t := 0.0
+		for r := 0; r < ranks; r++ {
+			enc[r] += p.rates.QuantSeconds(sent[r], width, sg.bits, false)
+			dec[r] += p.rates.QuantSeconds(recv[r], width, sg.bits, true)
+			var tr float64
+			if sg.inter && !p.net.Single && p.nodes > 1 {
+				n := r / p.k
+				tr = p.net.Inter.Seconds(max(msgOut[r], msgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
+			} else {
+				tr = p.intra.Seconds(max(msgOut[r], msgIn[r]), max(out[r], in[r]))
+			}
+			t = max(t, tr)
+		}
+		xfer += t
+	}
+	for r := range p.vols {
+		p.addQuant(r, enc[r])
+	}
+	p.sync()
+	coll := 0.0
+	if ranks > 1 {
+		l := p.intra
+		if !p.net.Single && p.nodes > 1 {
+			l = p.net.Inter
+		}
+		coll = 2 * float64(ceilLog2(ranks)) * l.LatencyUS * 1e-6
+	}
+	p.collective += coll
+	p.t += coll
+	for r := range p.vols {
+		v := &p.vols[r]
+		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
+		p.aggr[r] += ag
+		p.idealWork += ag
+		p.comm[r] += xfer
+		p.quant[r] += dec[r]
+		if p.over {
+			p.pending[r] += max(ag, xfer+dec[r])
+		} else {
+			p.pending[r] += ag + xfer + dec[r]
+		}
+	}
+	p.sync()
+}

@@ -1,0 +1,297 @@
+// Package perfmodel predicts the epoch time of full-batch distributed GNN
+// training from three inputs: a machine Profile (kernel rates per thread
+// count, measured by `supergcn bench profile` or derived from published
+// figures), the partition's per-rank volumes (exchange.Volumes: owned nodes,
+// edges, rows per ordered rank pair) and a Network (latency and bandwidth
+// per link class). Predict walks the epoch's phases (each boundary exchange
+// is a synchronisation point), takes the slowest rank of each phase, and
+// reports the components of the critical rank and the parallel efficiency.
+//
+// The package is pure Go and reads no files except through LoadProfile.
+package perfmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+)
+
+// Profile is a machine's kernel rates. Every rate is per rank (one process
+// using Threads threads) while the whole node is busy: `bench profile`
+// measures it with cores/Threads copies running at once, so memory
+// bandwidth is shared as it is when every core of a node trains.
+type Profile struct {
+	Name         string `json:"name"`
+	Source       string `json:"source"` // how the figures were obtained (command and machine, or publications)
+	CoresPerNode int    `json:"cores_per_node"`
+	Kernel       string `json:"kernel,omitempty"` // aggregation kernel measured
+	BLAS         string `json:"blas,omitempty"`   // GEMM backend measured
+	// IntraNode is MPI between ranks of one node (shared memory).
+	IntraNode Link    `json:"intra_node"`
+	Rates     []Rates `json:"rates"` // ascending Threads
+}
+
+// Rates are the kernel rates of one rank with Threads threads.
+type Rates struct {
+	Threads int `json:"threads"`
+	Copies  int `json:"copies"` // concurrent ranks when measured (node fully busy)
+	// Aggr: sparse aggregation, 1e9 edge·values per second (GUPS) by width.
+	Aggr []AggrRate `json:"aggr"`
+	// Gemm: GFLOP/s of tall-skinny products (many rows, small K and N).
+	Gemm []GemmRate `json:"gemm"`
+	// Quant: stochastic quantisation, GB/s of fp32 rows, by bits and width.
+	Quant []QuantRate `json:"quant"`
+	// ElemGBs: element-wise passes (bias, activation, dropout), GB/s of
+	// bytes read plus written.
+	ElemGBs float64 `json:"elementwise_gbs"`
+	// DropoutGVs, LayerNormGVs: 1e9 values/s of nn.Dropout and
+	// nn.LayerNorm, forward and backward together. SoftmaxGVs: 1e9
+	// logits/s of nn.SoftmaxCrossEntropy (loss and gradient of a row).
+	DropoutGVs   float64 `json:"dropout_gvs"`
+	LayerNormGVs float64 `json:"layernorm_gvs"`
+	SoftmaxGVs   float64 `json:"softmax_gvs"`
+	// StreamGBs: STREAM triad of this rank (for reference).
+	StreamGBs float64 `json:"stream_triad_gbs,omitempty"`
+}
+
+// AggrRate is aggregation at one width: Forward (out = Â·x, CSR rows) and
+// Transpose (out = Âᵀ·x), in 1e9 edge·values per second.
+type AggrRate struct {
+	Width     int     `json:"width"`
+	Forward   float64 `json:"forward_gups"`
+	Transpose float64 `json:"transpose_gups"`
+}
+
+// GemmRate is one GEMM shape class: Op "nn" (X·W: rows×K times K×N), "tn"
+// (Xᵀ·G: the weight gradient, K×rows times rows×N) or "nt" (G·Wᵀ: rows×K
+// times (N×K)ᵀ), with the small dimensions K and N.
+type GemmRate struct {
+	Op     string  `json:"op"`
+	K      int     `json:"k"`
+	N      int     `json:"n"`
+	GFLOPS float64 `json:"gflops"`
+}
+
+// QuantRate is encoding (row range, quantise, pack) and decoding of fp32
+// rows of Width values at Bits bits, GB/s of fp32 data.
+type QuantRate struct {
+	Bits      int     `json:"bits"`
+	Width     int     `json:"width"`
+	EncodeGBs float64 `json:"encode_gbs"`
+	DecodeGBs float64 `json:"decode_gbs"`
+}
+
+// LoadProfile reads and validates a profile JSON file.
+func LoadProfile(path string) (*Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Profile
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &p, nil
+}
+
+// Validate checks that every rate a prediction needs is present, finite
+// and positive.
+func (p *Profile) Validate() error {
+	if p.CoresPerNode < 1 {
+		return fmt.Errorf("cores_per_node %d, want ≥ 1", p.CoresPerNode)
+	}
+	if err := p.IntraNode.validate("intra_node"); err != nil {
+		return err
+	}
+	if len(p.Rates) == 0 {
+		return fmt.Errorf("no rates")
+	}
+	pos := func(what string, v float64) error {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s = %v, want a positive finite rate", what, v)
+		}
+		return nil
+	}
+	for i, r := range p.Rates {
+		at := fmt.Sprintf("rates[%d]", i)
+		if r.Threads < 1 || (i > 0 && r.Threads <= p.Rates[i-1].Threads) {
+			return fmt.Errorf("%s: threads %d, want ≥ 1 and ascending", at, r.Threads)
+		}
+		if len(r.Aggr) == 0 || len(r.Gemm) == 0 || len(r.Quant) == 0 {
+			return fmt.Errorf("%s: needs aggr, gemm and quant rates", at)
+		}
+		for j, a := range r.Aggr {
+			if a.Width < 1 || (j > 0 && a.Width <= r.Aggr[j-1].Width) {
+				return fmt.Errorf("%s.aggr[%d]: width %d, want ≥ 1 and ascending", at, j, a.Width)
+			}
+			if err := pos(fmt.Sprintf("%s.aggr[%d].forward_gups", at, j), a.Forward); err != nil {
+				return err
+			}
+			if err := pos(fmt.Sprintf("%s.aggr[%d].transpose_gups", at, j), a.Transpose); err != nil {
+				return err
+			}
+		}
+		for j, g := range r.Gemm {
+			if g.Op != "nn" && g.Op != "tn" && g.Op != "nt" {
+				return fmt.Errorf("%s.gemm[%d]: op %q, want nn, tn or nt", at, j, g.Op)
+			}
+			if g.K < 1 || g.N < 1 {
+				return fmt.Errorf("%s.gemm[%d]: k %d, n %d, want ≥ 1", at, j, g.K, g.N)
+			}
+			if err := pos(fmt.Sprintf("%s.gemm[%d].gflops", at, j), g.GFLOPS); err != nil {
+				return err
+			}
+		}
+		for j, q := range r.Quant {
+			if q.Bits != 2 && q.Bits != 4 && q.Bits != 8 || q.Width < 1 {
+				return fmt.Errorf("%s.quant[%d]: bits %d, width %d, want bits 2, 4 or 8 and width ≥ 1", at, j, q.Bits, q.Width)
+			}
+			if err := pos(fmt.Sprintf("%s.quant[%d].encode_gbs", at, j), q.EncodeGBs); err != nil {
+				return err
+			}
+			if err := pos(fmt.Sprintf("%s.quant[%d].decode_gbs", at, j), q.DecodeGBs); err != nil {
+				return err
+			}
+		}
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"elementwise_gbs", r.ElemGBs}, {"dropout_gvs", r.DropoutGVs}, {"layernorm_gvs", r.LayerNormGVs}, {"softmax_gvs", r.SoftmaxGVs}} {
+			if err := pos(at+"."+v.name, v.v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// At returns the rates for threads threads: the measured entry with that
+// count, else the largest count below it (none below: the smallest), and
+// whether the count was measured.
+func (p *Profile) At(threads int) (*Rates, bool) {
+	best := &p.Rates[0]
+	for i := range p.Rates {
+		r := &p.Rates[i]
+		if r.Threads == threads {
+			return r, true
+		}
+		if r.Threads < threads {
+			best = r
+		}
+	}
+	return best, false
+}
+
+// AggrSeconds is the time of edges·width edge·values of aggregation,
+// forward or transposed, interpolated linearly in log(width) between the
+// measured widths (the nearest one outside them).
+func (r *Rates) AggrSeconds(edges int64, width int, transpose bool) float64 {
+	if edges == 0 || width == 0 {
+		return 0
+	}
+	rate := func(a AggrRate) float64 {
+		if transpose {
+			return a.Transpose
+		}
+		return a.Forward
+	}
+	gups := interpLog(len(r.Aggr), func(i int) (int, float64) { return r.Aggr[i].Width, rate(r.Aggr[i]) }, width)
+	return float64(edges) * float64(width) / (gups * 1e9)
+}
+
+// GemmSeconds is the time of a rows×k by k×n product of class op ("nn",
+// "tn", "nt"), at the rate of the measured shape of that class nearest in
+// (log k, log n).
+func (r *Rates) GemmSeconds(op string, rows int64, k, n int) float64 {
+	if rows == 0 || k == 0 || n == 0 {
+		return 0
+	}
+	best, bestD := 0.0, math.Inf(1)
+	for _, g := range r.Gemm {
+		if g.Op != op {
+			continue
+		}
+		d := math.Hypot(math.Log(float64(g.K)/float64(k)), math.Log(float64(g.N)/float64(n)))
+		if d < bestD {
+			best, bestD = g.GFLOPS, d
+		}
+	}
+	if best == 0 { // class not measured: the nearest shape of any class
+		for _, g := range r.Gemm {
+			d := math.Hypot(math.Log(float64(g.K)/float64(k)), math.Log(float64(g.N)/float64(n)))
+			if d < bestD {
+				best, bestD = g.GFLOPS, d
+			}
+		}
+	}
+	return 2 * float64(rows) * float64(k) * float64(n) / (best * 1e9)
+}
+
+// QuantSeconds is the time to encode (or decode) rows rows of width values
+// at bits bits; 0 for bits 32 (fp32 rows are sent as they are). The rate
+// is that of the same bits, interpolated in log(width); bits not measured
+// take the nearest measured bits.
+func (r *Rates) QuantSeconds(rows int64, width, bits int, decode bool) float64 {
+	if bits == 32 || rows == 0 || width == 0 {
+		return 0
+	}
+	var pts []QuantRate
+	nearest := -1
+	for _, q := range r.Quant {
+		if nearest < 0 || abs(q.Bits-bits) < abs(nearest-bits) {
+			nearest = q.Bits
+		}
+	}
+	for _, q := range r.Quant {
+		if q.Bits == nearest {
+			pts = append(pts, q)
+		}
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].Width < pts[j].Width })
+	gbs := interpLog(len(pts), func(i int) (int, float64) {
+		if decode {
+			return pts[i].Width, pts[i].DecodeGBs
+		}
+		return pts[i].Width, pts[i].EncodeGBs
+	}, width)
+	return float64(rows) * float64(width) * 4 / (gbs * 1e9)
+}
+
+// ElemSeconds is the time of element-wise passes moving bytes bytes.
+func (r *Rates) ElemSeconds(bytes float64) float64 { return bytes / (r.ElemGBs * 1e9) }
+
+// DropoutSeconds, LayerNormSeconds: forward and backward over values values;
+// SoftmaxSeconds: the loss and gradient of values logits.
+func (r *Rates) DropoutSeconds(values float64) float64   { return values / (r.DropoutGVs * 1e9) }
+func (r *Rates) LayerNormSeconds(values float64) float64 { return values / (r.LayerNormGVs * 1e9) }
+func (r *Rates) SoftmaxSeconds(values float64) float64   { return values / (r.SoftmaxGVs * 1e9) }
+
+// interpLog interpolates the rate y at x linearly in log(x) between n
+// points (x ascending), holding the end values outside them.
+func interpLog(n int, at func(i int) (int, float64), x int) float64 {
+	x0, y0 := at(0)
+	if n == 1 || x <= x0 {
+		return y0
+	}
+	for i := 1; i < n; i++ {
+		x1, y1 := at(i)
+		if x <= x1 {
+			t := math.Log(float64(x)/float64(x0)) / math.Log(float64(x1)/float64(x0))
+			return y0 + t*(y1-y0)
+		}
+		x0, y0 = x1, y1
+	}
+	return y0
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

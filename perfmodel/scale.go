@@ -1,0 +1,30 @@
+package perfmodel
+
+import (
+	"math"
+
+	"github.com/supergcn/supergcn/exchange"
+)
+
+// ScaleVolumes returns vols with every count (owned and training nodes,
+// local and cut edges, rows of every pair) multiplied by f, rounded: the
+// per-rank volumes of a graph f times larger with the same structure, cut
+// into as many parts, assuming the boundary grows in proportion to the
+// part (true of graphs without geometric locality, where the cut fraction
+// at a given part count depends on degrees, not size; see docs/SCALING.md).
+// Pairs stay pairs: the message count per rank does not change.
+func ScaleVolumes(vols []exchange.RankVolume, f float64) []exchange.RankVolume {
+	s := func(x int64) int64 { return int64(math.Round(float64(x) * f)) }
+	out := make([]exchange.RankVolume, len(vols))
+	for i, v := range vols {
+		w := v
+		w.Nodes, w.TrainNodes, w.LocalEdges, w.CutEdges = s(v.Nodes), s(v.TrainNodes), s(v.LocalEdges), s(v.CutEdges)
+		w.Recv = make([]exchange.PeerRows, len(v.Recv))
+		for j, p := range v.Recv {
+			w.Recv[j] = exchange.PeerRows{From: p.From, CutEdges: s(p.CutEdges),
+				Counts: exchange.RowCounts{Pre: s(p.Counts.Pre), Post: s(p.Counts.Post), Hybrid: s(p.Counts.Hybrid)}}
+		}
+		out[i] = w
+	}
+	return out
+}
