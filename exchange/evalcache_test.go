@@ -54,10 +54,10 @@ func TestExactPassIgnoresCodecs(t *testing.T) {
 // TestModelEvalCacheDistributed: at several ranks, evaluation logits with
 // the first-layer aggregate cached (nn.Model.SetEvalInput) equal those
 // computed every pass, bit for bit with a float32 exchange, for GCN and
-// SAGE with and without LayerNorm, over several weight updates; with an
-// int2 evaluation codec the cached model's logits equal those of a model
-// whose first aggregate is exact and later ones go through the codec, so
-// they differ from the codec-every-pass model only by the codec's error.
+// SAGE with and without LayerNorm, over several weight updates, with one
+// exchange forward fewer per evaluation after the first; with an int2
+// evaluation codec the aggregate is still exact (the first layer's output
+// equals the float32 exchange's).
 func TestModelEvalCacheDistributed(t *testing.T) {
 	const n, p, in = 150, 3, 6
 	rng := rand.New(rand.NewPCG(23, 24))
@@ -133,20 +133,9 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 						return err
 					}
 					x := &dense.Matrix{Rows: len(s.Global), Cols: in, Data: s.X}
-					got, err := nn.NewModel(cfg, lossy)
-					if err != nil {
-						return err
-					}
-					got.SetEvalInput(x)
-					if _, err := got.Forward(nn.Pass{}, x); err != nil {
-						return err
-					}
-					want := dense.New(x.Rows, x.Cols)
-					if err := exact.Forward(nn.Pass{}, x, want); err != nil {
-						return err
-					}
-					// The second evaluation runs on the aggregate: compare
-					// the first layer's output through a one-layer model.
+					// A one-layer model's evaluation output is the first
+					// layer's: through the aggregate on the lossy exchange
+					// it equals the float32 exchange's.
 					one := cfg
 					one.Layers, one.Out = 1, 16
 					a, err := nn.NewModel(one, lossy)
