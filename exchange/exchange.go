@@ -34,6 +34,7 @@
 // Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured:
 // Options.Codec/BackwardCodec (e.g. the quant package's stochastic
 // quantizer) for training passes, Options.EvalCodec for evaluation passes.
+// A pass with nn.Pass.Exact sends float32 whatever the codecs.
 // A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
 // return an error once the all-to-all has completed; the caller should then
 // abort the job.
@@ -303,6 +304,9 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	if !ps.Train { // evaluation: its own codec and random streams
 		codec, stream = p.eval, 2
 	}
+	if ps.Exact {
+		codec = nil
+	}
 	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
 	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
@@ -336,6 +340,9 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	codec, stream := p.bwd, uint64(1)
 	if !ps.Train {
 		codec, stream = p.eval, 3
+	}
+	if ps.Exact {
+		codec = nil
 	}
 	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
 	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {

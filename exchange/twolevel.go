@@ -702,6 +702,9 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 	if !ps.Train {
 		codec, stream = p.eval, 2
 	}
+	if ps.Exact {
+		codec = nil
+	}
 	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
 		if err := p.intraStage(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
 			return err
@@ -746,6 +749,9 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 	codec, stream := p.bwd, uint64(1)
 	if !ps.Train {
 		codec, stream = p.eval, 3
+	}
+	if ps.Exact {
+		codec = nil
 	}
 	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
 		if err := p.intraStage(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
@@ -793,7 +799,11 @@ func (tl *twoLevel) resize(w int) {
 func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
 	before := p.stats.CommBytes
 	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, layer: ps.Layer, dir: dir}
-	err := p.transferRows(tr, ps, p.intra, stream, done)
+	codec := p.intra
+	if ps.Exact {
+		codec = nil
+	}
+	err := p.transferRows(tr, ps, codec, stream, done)
 	p.stats.IntraBytes += p.stats.CommBytes - before
 	return err
 }

@@ -28,6 +28,7 @@ type GCNLayer struct {
 
 	x       *dense.Matrix // input of the last Forward
 	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·Wᵀ
+	agg     *dense.Matrix // Â·X of the last propagate-first Forward: xw, or the caller's precomputed aggregate (read only)
 	out, gx *dense.Matrix
 	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
 }
@@ -50,7 +51,25 @@ func (l *GCNLayer) transformFirst() bool { return l.Out <= l.In }
 
 // Forward computes Â·(X·W) + b for x (Rows = prop.Rows(), Cols = In).
 func (l *GCNLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, prop, x, nil)
+}
+
+// aggregatesInput reports whether Forward starts with Â·X (propagate-first).
+func (l *GCNLayer) aggregatesInput() bool { return !l.transformFirst() }
+
+// forwardAggregated is Forward with Â·x given (aggregatesInput layers
+// only): ax (prop.Rows() × In) is read, never written, and must stay
+// unmodified until Backward.
+func (l *GCNLayer) forwardAggregated(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, prop, x, ax)
+}
+
+// forward is Forward, with ax = Â·x precomputed when non-nil.
+func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
 	if err := checkInput("GCN", prop, x, l.In); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate("GCN", l.transformFirst(), x, ax); err != nil {
 		return nil, err
 	}
 	n := x.Rows
@@ -63,11 +82,15 @@ func (l *GCNLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Mat
 			return nil, err
 		}
 	} else {
-		l.xw = dense.Reshape(l.xw, n, l.In)
-		if err := prop.Forward(p, x, l.xw); err != nil {
-			return nil, err
+		if ax == nil {
+			l.xw = dense.Reshape(l.xw, n, l.In)
+			if err := prop.Forward(p, x, l.xw); err != nil {
+				return nil, err
+			}
+			ax = l.xw
 		}
-		dense.Gemm(false, false, 1, l.xw, l.W.values(), 0, l.out)
+		l.agg = ax
+		dense.Gemm(false, false, 1, ax, l.W.values(), 0, l.out)
 	}
 	if !l.noBias {
 		dense.AddBias(l.out, l.B.W)
@@ -101,11 +124,12 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 		return l.gx, nil
 	}
 	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
-	dense.Gemm(true, false, 1, l.xw, gout, 0, l.W.grad())
+	dense.Gemm(true, false, 1, l.agg, gout, 0, l.W.grad())
 	if !wantInputGrad {
 		return nil, nil
 	}
-	// Â·X is dead after the weight gradient: its storage holds G·Wᵀ.
+	// Â·X is dead after the weight gradient: the layer's own storage (which
+	// held it unless the caller gave it) holds G·Wᵀ.
 	l.xw = dense.Reshape(l.xw, n, l.In)
 	gtmp := l.xw
 	dense.Gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
@@ -121,6 +145,22 @@ func checkInput(layer string, prop Propagator, x *dense.Matrix, in int) error {
 	if x.Rows != prop.Rows() || x.Cols != in {
 		return fmt.Errorf("nn: %s forward: input is %d×%d, want %d×%d (propagator rows × layer input width)",
 			layer, x.Rows, x.Cols, prop.Rows(), in)
+	}
+	return nil
+}
+
+// checkAggregate validates a precomputed aggregate Â·x (nil: none) given to
+// a layer whose Forward is propagate-first unless transformFirst.
+func checkAggregate(layer string, transformFirst bool, x, ax *dense.Matrix) error {
+	switch {
+	case ax == nil:
+		return nil
+	case transformFirst:
+		return fmt.Errorf("nn: %s forward: a precomputed aggregate given to a transform-first layer", layer)
+	case ax.Rows != x.Rows || ax.Cols != x.Cols:
+		return fmt.Errorf("nn: %s forward: precomputed aggregate is %d×%d, want %d×%d", layer, ax.Rows, ax.Cols, x.Rows, x.Cols)
+	case ax == x:
+		return fmt.Errorf("nn: %s forward: precomputed aggregate is the input itself", layer)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 type denseProp struct {
 	a              *dense.Matrix
 	fwdN, bwdN     int
+	exactN         int // Forwards with Pass.Exact
 	lastFwdLayer   int
 	failOnBackward bool
 }
@@ -21,6 +22,9 @@ func (d *denseProp) Rows() int { return d.a.Rows }
 
 func (d *denseProp) Forward(p Pass, x, out *dense.Matrix) error {
 	d.fwdN++
+	if p.Exact {
+		d.exactN++
+	}
 	d.lastFwdLayer = p.Layer
 	dense.Gemm(false, false, 1, d.a, x, 0, out)
 	return nil

@@ -158,6 +158,9 @@ type Model struct {
 	fused  bool         // hidden activations through stages (one pass each way), not norms/drops
 	stages []*hiddenAct // stages[i] after hidden layer i, when fused
 
+	evalX  *dense.Matrix // SetEvalInput's matrix, nil without
+	evalAX *dense.Matrix // Â·evalX for the first layer, computed at the first evaluation Forward on evalX
+
 	dropSeed uint64
 	step     uint64 // training forwards since the dropout seed was set
 	forward  bool   // a Forward has run (Backward is legal)
@@ -279,6 +282,48 @@ func (m *Model) dropSeedFor(site int) uint64 {
 	return mix64(m.dropSeed ^ mix64(m.step<<8|uint64(site)))
 }
 
+// inputAggregator is a Conv whose Forward can start from a precomputed
+// aggregate Â·x of its input (GCNLayer, SAGELayer when propagate-first).
+type inputAggregator interface {
+	aggregatesInput() bool
+	forwardAggregated(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error)
+}
+
+// SetEvalInput declares x the constant input of the evaluation Forwards to
+// come (Pass.Train false): when the first layer starts by aggregating its
+// input (a GCN or SAGE layer wider than its input), an evaluation Forward
+// given this very matrix x reuses Â·x, computed once through the
+// Propagator at the first such Forward with exact float32 rows
+// (Pass.Exact; under MPI this is the one distributed exchange of x), and
+// so skips the first layer's graph operator. x must stay unmodified until
+// the next SetEvalInput; SetEvalInput(nil) (or another matrix) drops the
+// aggregate. Training Forwards, and evaluation Forwards on other matrices,
+// are unaffected. The aggregate costs prop.Rows() × In floats.
+func (m *Model) SetEvalInput(x *dense.Matrix) {
+	m.evalX, m.evalAX = x, nil
+}
+
+// firstConv runs the first convolution on the model input x (h: x after
+// input dropout), through the evaluation aggregate when SetEvalInput
+// declared x and the layer takes one.
+func (m *Model) firstConv(p Pass, x, h *dense.Matrix) (*dense.Matrix, error) {
+	c := m.convs[0]
+	ia, ok := c.(inputAggregator)
+	if p.Train || x != m.evalX || h != x || !ok || !ia.aggregatesInput() {
+		return c.Forward(p, m.prop, h)
+	}
+	if m.evalAX == nil {
+		ax := dense.New(x.Rows, x.Cols)
+		pe := p
+		pe.Exact = true
+		if err := m.prop.Forward(pe, x, ax); err != nil {
+			return nil, err
+		}
+		m.evalAX = ax
+	}
+	return ia.forwardAggregated(p, m.prop, x, m.evalAX)
+}
+
 // Forward computes the logits (prop.Rows() × Out) for the input features x
 // (prop.Rows() × In). x is read, never written, and must stay unmodified
 // until Backward.
@@ -294,7 +339,13 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 	last := len(m.convs) - 1
 	for i, c := range m.convs {
 		p.Layer = i
-		out, err := c.Forward(p, m.prop, h)
+		var out *dense.Matrix
+		var err error
+		if i == 0 {
+			out, err = m.firstConv(p, x, h)
+		} else {
+			out, err = c.Forward(p, m.prop, h)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,10 @@ type Pass struct {
 	Train bool // false for evaluation passes (fp32 exchange, no dropout)
 	Layer int  // index of the graph layer, for per-layer state (RNG streams, buffers)
 	Epoch int
+	// Exact asks for the operator with exact float32 rows whatever codecs
+	// the Propagator holds (Model's one-time evaluation aggregate, reused
+	// across epochs, is computed so).
+	Exact bool
 }
 
 // Propagator applies a layer's graph operator Â to node-feature rows. It is

@@ -28,6 +28,7 @@ type SAGELayer struct {
 
 	x       *dense.Matrix // input of the last Forward
 	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·W_lᵀ
+	agg     *dense.Matrix // Â·X of the last propagate-first Forward: ax, or the caller's precomputed aggregate (read only)
 	out, gx *dense.Matrix
 	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
 }
@@ -54,7 +55,26 @@ func (l *SAGELayer) transformFirst() bool { return l.Out <= l.In }
 
 // Forward computes mean_agg(X)·W_l + X·W_r + b.
 func (l *SAGELayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, prop, x, nil)
+}
+
+// aggregatesInput reports whether Forward starts with mean_agg(X)
+// (propagate-first).
+func (l *SAGELayer) aggregatesInput() bool { return !l.transformFirst() }
+
+// forwardAggregated is Forward with mean_agg(x) given (aggregatesInput
+// layers only): ax (prop.Rows() × In) is read, never written, and must stay
+// unmodified until Backward.
+func (l *SAGELayer) forwardAggregated(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, prop, x, ax)
+}
+
+// forward is Forward, with ax = mean_agg(x) precomputed when non-nil.
+func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
 	if err := checkInput("SAGE", prop, x, l.In); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate("SAGE", l.transformFirst(), x, ax); err != nil {
 		return nil, err
 	}
 	n := x.Rows
@@ -67,11 +87,15 @@ func (l *SAGELayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Ma
 			return nil, err
 		}
 	} else {
-		l.ax = dense.Reshape(l.ax, n, l.In)
-		if err := prop.Forward(p, x, l.ax); err != nil {
-			return nil, err
+		if ax == nil {
+			l.ax = dense.Reshape(l.ax, n, l.In)
+			if err := prop.Forward(p, x, l.ax); err != nil {
+				return nil, err
+			}
+			ax = l.ax
 		}
-		dense.Gemm(false, false, 1, l.ax, l.WL.values(), 0, l.out)
+		l.agg = ax
+		dense.Gemm(false, false, 1, ax, l.WL.values(), 0, l.out)
 	}
 	dense.Gemm(false, false, 1, x, l.WR.values(), 1, l.out)
 	if !l.noBias {
@@ -108,11 +132,12 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 		return l.gx, nil
 	}
 	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
-	dense.Gemm(true, false, 1, l.ax, gout, 0, l.WL.grad())
+	dense.Gemm(true, false, 1, l.agg, gout, 0, l.WL.grad())
 	if !wantInputGrad {
 		return nil, nil
 	}
-	// Â·X is dead after the weight gradient: its storage holds G·Wᵀ.
+	// Â·X is dead after the weight gradient: the layer's own storage (which
+	// held it unless the caller gave it) holds G·Wᵀ.
 	l.ax = dense.Reshape(l.ax, n, l.In)
 	gtmp := l.ax
 	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, gtmp)

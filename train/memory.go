@@ -29,7 +29,15 @@ func Estimate(mc nn.Config, labelProp bool, s *partition.Shard) (total, hidden i
 	// Measured on Cora (hidden 2048-4096, 2-3 layers): about five rows×hidden
 	// float32 buffers live per hidden layer; six leaves room for the halo.
 	hiddenActs := 6 * rows * h * int64(mc.Layers-1)
-	total = 4 * (5*params + 2*rows*f + hiddenActs + 4*rows*c)
+	inputs := 2 * rows * f
+	first := int64(mc.Hidden) // the first layer's output width
+	if mc.Layers == 1 {
+		first = c
+	}
+	if !labelProp && first > f { // the evaluation passes' aggregate of the features (nn.Model.SetEvalInput)
+		inputs += rows * f
+	}
+	total = 4 * (5*params + inputs + hiddenActs + 4*rows*c)
 	hidden = 4 * hiddenActs
 	if mc.Layers > 1 { // every parameter tensor then has a hidden side
 		hidden += 4 * 5 * params

@@ -249,3 +249,24 @@ func writeV1(path string, ck *Checkpoint) error {
 	b[len(b)-4], b[len(b)-3], b[len(b)-2], b[len(b)-1] = byte(sum), byte(sum>>8), byte(sum>>16), byte(sum>>24)
 	return os.WriteFile(path, b, 0o644)
 }
+
+// Resuming stays exact when the evaluation passes reuse the features'
+// aggregate (a 16-wide first layer on 8 features): the resumed run computes
+// it afresh at its first evaluation, exactly as the uninterrupted run did,
+// also with an 8-bit evaluation exchange at P=2.
+func TestResumeEqualsUninterruptedEvalAggregate(t *testing.T) {
+	ds := narrowCora(t, 8)
+	for _, tc := range []struct {
+		name     string
+		p        int
+		evalBits int
+	}{{"P1", 1, 0}, {"P2", 2, 0}, {"P2/eval8", 2, 8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := kipfConfig("sage", 5, 0, 0.5)
+			cfg.Model.Norm = "layer"
+			cfg.EvalBits = tc.evalBits
+			ref, got, refCk, gotCk := trainTwice(t, ds, tc.p, cfg)
+			checkResumed(t, ref, got, refCk, gotCk)
+		})
+	}
+}

@@ -218,6 +218,12 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 			return nil, field.Wrap("train.Config.LabelProp", err)
 		}
 		params = append(params, t.lp.Param())
+	} else {
+		// The features never change and evaluation has no dropout: the
+		// first layer's aggregate of them is computed once (exact float32
+		// rows) and reused by every evaluation pass. With label propagation
+		// the evaluation input changes every epoch.
+		t.model.SetEvalInput(t.x)
 	}
 	t.opt, err = nn.NewAdam(params, nn.AdamConfig{LR: cfg.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
 		WeightDecay: cfg.WeightDecay, Decoupled: cfg.Decoupled})

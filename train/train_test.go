@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,5 +204,72 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.MetricsPath); err != nil {
 		t.Fatalf("metrics file: %v", err)
+	}
+}
+
+// narrowCora is Cora with its features projected to dim columns (a fixed
+// random ±1 projection), so that a 16-wide first layer aggregates its
+// input first and the evaluation passes reuse that aggregate.
+func narrowCora(t testing.TB, dim int) *graph.Dataset {
+	ds := *cora(t)
+	n, f := ds.NumNodes(), ds.FeatDim
+	r := rand.New(rand.NewPCG(3, 4))
+	proj := make([]float32, f*dim)
+	for i := range proj {
+		proj[i] = float32(2*r.IntN(2) - 1)
+	}
+	x := make([]float32, n*dim)
+	for v := range n {
+		for k, a := range ds.X[v*f : (v+1)*f] {
+			if a != 0 {
+				for j := range dim {
+					x[v*dim+j] += a * proj[k*dim+j]
+				}
+			}
+		}
+	}
+	ds.X, ds.FeatDim = x, dim
+	return &ds
+}
+
+// TestEvalAggregateReused: a first layer wider than the features makes the
+// evaluation passes reuse the features' aggregate; the last epoch's
+// accuracies still equal those of Evaluate on the saved model, which
+// computes the aggregate afresh, at one and at three ranks, GCN and SAGE,
+// with and without LayerNorm.
+func TestEvalAggregateReused(t *testing.T) {
+	ds := narrowCora(t, 8)
+	for _, model := range []string{"gcn", "sage"} {
+		for _, norm := range []string{"none", "layer"} {
+			for _, p := range []int{1, 3} {
+				cfg := kipfConfig(model, 2, 20, 0.5)
+				cfg.Model.Norm = norm
+				cfg.SavePath = filepath.Join(t.TempDir(), "m.ckpt")
+				owner := make([]int32, ds.NumNodes())
+				if p > 1 {
+					owner = partitionFor(t, ds, "random", p)
+				}
+				res := distributed(t, ds, owner, p, cfg)
+				ck, err := LoadCheckpoint(cfg.SavePath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scores := make([]*Scores, p)
+				err = comm.RunGroup(p, func(c comm.Comm) error {
+					sc, err := Evaluate(ck, partition.Split(ds, owner, c.Rank(), p), c, 2, "")
+					scores[c.Rank()] = sc
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				last, sc := res.Epochs[len(res.Epochs)-1], scores[0]
+				if sc.TrainAcc != last.TrainAcc || sc.ValAcc != last.ValAcc || sc.TestAcc != last.TestAcc {
+					t.Fatalf("%s %s at %d ranks: Evaluate gives train %.4f val %.4f test %.4f, training's last epoch train %.4f val %.4f test %.4f",
+						model, norm, p, sc.TrainAcc, sc.ValAcc, sc.TestAcc, last.TrainAcc, last.ValAcc, last.TestAcc)
+				}
+				t.Logf("%s %s at %d ranks: last epoch val %.4f test %.4f", model, norm, p, last.ValAcc, last.TestAcc)
+			}
+		}
 	}
 }
