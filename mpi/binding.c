@@ -252,17 +252,6 @@ static int status_error(int rc, MPI_Status *st, int n) {
 	return rc;
 }
 
-int sg_req_wait(sg_req *q) {
-	MPI_Status *st;
-	int rc;
-	if (q->n == 0) return MPI_SUCCESS;
-	st = malloc(q->n * sizeof(MPI_Status));
-	if (st == NULL) return SG_ERR_NOMEM;
-	rc = status_error(MPI_Waitall(q->n, q->reqs, st), st, q->n);
-	free(st);
-	return rc;
-}
-
 int sg_req_test(sg_req *q, int *done) {
 	MPI_Status *st;
 	int rc;

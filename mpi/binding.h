@@ -57,7 +57,6 @@ void sg_req_free(sg_req *q);
 int sg_ialltoallv(const void *send, void *recv, int type, MPI_Fint comm, sg_req *q);
 int sg_isend(const void *buf, int n, int type, int dest, int tag, MPI_Fint comm, sg_req *q);
 int sg_irecv(void *buf, int n, int type, int src, int tag, MPI_Fint comm, sg_req *q);
-int sg_req_wait(sg_req *q);
 int sg_req_test(sg_req *q, int *done);
 int sg_req_cancel(sg_req *q);
 

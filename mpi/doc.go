@@ -21,10 +21,11 @@
 //     error instead.
 //   - Every other function may be called from any goroutine. The package
 //     serialises all MPI calls with one mutex, which is what
-//     MPI_THREAD_SERIALIZED asks of the caller. A blocking call (a collective,
-//     Request.Wait) holds the mutex until it returns, so a rank must never block
-//     on an operation that only another goroutine of the same rank could
-//     complete: post every non-blocking operation first, then wait.
+//     MPI_THREAD_SERIALIZED asks of the caller. A blocking collective holds
+//     the mutex until it returns, so a rank must never block in one on an
+//     operation that only another goroutine of the same rank could complete.
+//     Request.Wait does not hold it while waiting: it polls MPI_Testall and
+//     releases the mutex between polls, so other goroutines can post.
 //   - Collectives on one communicator must be issued in the same order on
 //     every rank; with several goroutines that order is a race, so issue the
 //     collectives of a communicator from one goroutine.

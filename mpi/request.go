@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -68,17 +69,38 @@ func (r *Request) release() {
 	r.pin.Unpin()
 }
 
-// Wait blocks until the operation completes (MPI_Waitall over its
-// requests); the buffers may be reused after. Waiting again, or on a nil
-// Request, returns nil at once.
+// Wait blocks until the operation completes; the buffers may be reused
+// after. Waiting again, or on a nil Request, returns nil at once.
+//
+// It polls (MPI_Testall) and releases the package mutex between polls, so
+// that other goroutines of the rank can post their operations while it
+// waits: a Wait holding the mutex inside MPI_Waitall could deadlock a job
+// in which another goroutine's send, not yet posted, is what some other
+// rank's wait needs. Polls back off from immediate retries to waitPollMax.
 func (r *Request) Wait() error {
 	if r == nil || r.q == nil {
 		return nil
 	}
-	err := locked("MPI_Waitall", func() C.int { return C.sg_req_wait(r.q) })
-	r.release()
-	return err
+	pause := time.Duration(0)
+	for {
+		done, err := r.Test()
+		if done || err != nil {
+			return err
+		}
+		if pause == 0 {
+			runtime.Gosched()
+			pause = time.Microsecond
+			continue
+		}
+		time.Sleep(pause)
+		if pause < waitPollMax {
+			pause *= 2
+		}
+	}
 }
+
+// waitPollMax is the longest pause between two polls of Wait.
+const waitPollMax = 64 * time.Microsecond
 
 // Test reports whether the operation has completed (MPI_Testall), without
 // blocking; once it reports true the Request is finished like after Wait.
