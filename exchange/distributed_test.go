@@ -226,6 +226,28 @@ func checkByteCounts(prop *Propagator, rows, w int) error {
 	return nil
 }
 
+// checkAdjoint checks Σ_ranks <Forward(x), y> == Σ_ranks <x, Backward(y)>,
+// this rank contributing its rows (s.Global) of x and y.
+func checkAdjoint(c comm.Comm, prop *Propagator, s *partition.Shard, x, y *dense.Matrix) error {
+	w := x.Cols
+	xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
+	ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
+	if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
+		return err
+	}
+	if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
+		return err
+	}
+	dots := []float64{dot(ax, yl), dot(xl, aty)}
+	if err := c.AllreduceSumF64(dots); err != nil {
+		return err
+	}
+	if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
+		return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
+	}
+	return nil
+}
+
 // TestAdjoint: Σ_ranks <Forward(x), y> == Σ_ranks <x, Backward(y)>.
 func TestAdjoint(t *testing.T) {
 	const n, p, w = 200, 4, 3
@@ -236,22 +258,7 @@ func TestAdjoint(t *testing.T) {
 	for _, kind := range allKinds {
 		for _, mode := range allModes {
 			err := runRanks(ds, owner, p, kind, Options{Mode: mode}, func(s *partition.Shard, c comm.Comm, prop *Propagator) error {
-				xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
-				ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
-				if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
-					return err
-				}
-				if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
-					return err
-				}
-				dots := []float64{dot(ax, yl), dot(xl, aty)}
-				if err := c.AllreduceSumF64(dots); err != nil {
-					return err
-				}
-				if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
-					return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
-				}
-				return nil
+				return checkAdjoint(c, prop, s, x, y)
 			})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", kind, mode, err)

@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -257,22 +256,7 @@ func TestTwoLevelAdjoint(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
-				ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
-				if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
-					return err
-				}
-				if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
-					return err
-				}
-				dots := []float64{dot(ax, yl), dot(xl, aty)}
-				if err := c.AllreduceSumF64(dots); err != nil {
-					return err
-				}
-				if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
-					return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
-				}
-				return nil
+				return checkAdjoint(c, prop, s, x, y)
 			})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", kind, exch, err)
