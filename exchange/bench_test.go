@@ -8,6 +8,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -27,25 +28,7 @@ func BenchmarkForwardBackward(b *testing.B) {
 			b.Run(fmt.Sprintf("P=%d/%s", p, mode), func(b *testing.B) {
 				var once sync.Once
 				err := comm.RunGroup(p, func(c comm.Comm) error {
-					s := partition.Split(ds, owner, c.Rank(), p)
-					prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Mode: mode})
-					if err != nil {
-						return err
-					}
-					x, out := dense.New(len(s.Global), w), dense.New(len(s.Global), w)
-					if err := c.Barrier(); err != nil {
-						return err
-					}
-					once.Do(b.ResetTimer)
-					for i := 0; i < b.N; i++ {
-						if err := prop.Forward(nn.Pass{}, x, out); err != nil {
-							return err
-						}
-						if err := prop.Backward(nn.Pass{}, out, x); err != nil {
-							return err
-						}
-					}
-					return nil
+					return benchRank(b, &once, c, ds, owner, p, w, Options{Mode: mode})
 				})
 				if err != nil {
 					b.Fatal(err)
@@ -68,29 +51,37 @@ func BenchmarkTwoLevelForwardBackward(b *testing.B) {
 		b.Run(exch, func(b *testing.B) {
 			var once sync.Once
 			err := comm.RunGroupNodes(p, 4, func(c comm.Comm) error {
-				s := partition.Split(ds, owner, c.Rank(), p)
-				prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Exchange: exch})
-				if err != nil {
-					return err
-				}
-				x, out := dense.New(len(s.Global), w), dense.New(len(s.Global), w)
-				if err := c.Barrier(); err != nil {
-					return err
-				}
-				once.Do(b.ResetTimer)
-				for i := 0; i < b.N; i++ {
-					if err := prop.Forward(nn.Pass{}, x, out); err != nil {
-						return err
-					}
-					if err := prop.Backward(nn.Pass{}, out, x); err != nil {
-						return err
-					}
-				}
-				return nil
+				return benchRank(b, &once, c, ds, owner, p, w, Options{Exchange: exch})
 			})
 			if err != nil {
 				b.Fatal(err)
 			}
 		})
 	}
+}
+
+// benchRank is one rank's part of a forward+backward benchmark: it builds
+// the GCN propagator of its shard with o, waits for every rank, restarts
+// b's timer (once for all ranks) and runs b.N forward and backward passes
+// of width w.
+func benchRank(b *testing.B, once *sync.Once, c comm.Comm, ds *graph.Dataset, owner []int32, p, w int, o Options) error {
+	s := partition.Split(ds, owner, c.Rank(), p)
+	prop, err := New(s, c, testEngine(), nn.OpGCN, o)
+	if err != nil {
+		return err
+	}
+	x, out := dense.New(len(s.Global), w), dense.New(len(s.Global), w)
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	once.Do(b.ResetTimer)
+	for i := 0; i < b.N; i++ {
+		if err := prop.Forward(nn.Pass{}, x, out); err != nil {
+			return err
+		}
+		if err := prop.Backward(nn.Pass{}, out, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -74,25 +74,44 @@ func perRank(o Options) Options {
 // gathered applies the distributed operator to the global matrix x (rows by
 // global id) and returns Forward and Backward results gathered by global id.
 func gathered(ds *graph.Dataset, owner []int32, p int, kind nn.OpKind, o Options, pass nn.Pass, x *dense.Matrix) (fwd, bwd *dense.Matrix, err error) {
-	n, w := x.Rows, x.Cols
-	fwd, bwd = dense.New(n, w), dense.New(n, w)
-	var mu sync.Mutex
+	g := newGather(x)
 	err = runRanks(ds, owner, p, kind, o, func(s *partition.Shard, c comm.Comm, prop *Propagator) error {
-		xl := rowsOf(x, s.Global)
-		out, gx := dense.New(len(s.Global), w), dense.New(len(s.Global), w)
+		return g.apply(prop, s, pass, 1)
+	})
+	return g.fwd, g.bwd, err
+}
+
+// gather collects the ranks' Forward and Backward results of the global
+// matrix x by global id.
+type gather struct {
+	x        *dense.Matrix
+	mu       sync.Mutex
+	fwd, bwd *dense.Matrix
+}
+
+func newGather(x *dense.Matrix) *gather {
+	return &gather{x: x, fwd: dense.New(x.Rows, x.Cols), bwd: dense.New(x.Rows, x.Cols)}
+}
+
+// apply runs prop's Forward and Backward reps times on this rank's rows
+// (s.Global) of x, reusing the buffers, and stores the last results.
+func (g *gather) apply(prop *Propagator, s *partition.Shard, pass nn.Pass, reps int) error {
+	w := g.x.Cols
+	xl := rowsOf(g.x, s.Global)
+	out, gx := dense.New(len(s.Global), w), dense.New(len(s.Global), w)
+	for rep := 0; rep < reps; rep++ {
 		if err := prop.Forward(pass, xl, out); err != nil {
 			return err
 		}
 		if err := prop.Backward(pass, xl, gx); err != nil {
 			return err
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		scatterRows(fwd, out, s.Global)
-		scatterRows(bwd, gx, s.Global)
-		return nil
-	})
-	return fwd, bwd, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	scatterRows(g.fwd, out, s.Global)
+	scatterRows(g.bwd, gx, s.Global)
+	return nil
 }
 
 func rowsOf(x *dense.Matrix, global []int64) *dense.Matrix {
@@ -226,6 +245,28 @@ func checkByteCounts(prop *Propagator, rows, w int) error {
 	return nil
 }
 
+// checkAdjoint checks Σ_ranks <Forward(x), y> == Σ_ranks <x, Backward(y)>,
+// this rank contributing its rows (s.Global) of x and y.
+func checkAdjoint(c comm.Comm, prop *Propagator, s *partition.Shard, x, y *dense.Matrix) error {
+	w := x.Cols
+	xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
+	ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
+	if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
+		return err
+	}
+	if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
+		return err
+	}
+	dots := []float64{dot(ax, yl), dot(xl, aty)}
+	if err := c.AllreduceSumF64(dots); err != nil {
+		return err
+	}
+	if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
+		return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
+	}
+	return nil
+}
+
 // TestAdjoint: Σ_ranks <Forward(x), y> == Σ_ranks <x, Backward(y)>.
 func TestAdjoint(t *testing.T) {
 	const n, p, w = 200, 4, 3
@@ -236,22 +277,7 @@ func TestAdjoint(t *testing.T) {
 	for _, kind := range allKinds {
 		for _, mode := range allModes {
 			err := runRanks(ds, owner, p, kind, Options{Mode: mode}, func(s *partition.Shard, c comm.Comm, prop *Propagator) error {
-				xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
-				ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
-				if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
-					return err
-				}
-				if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
-					return err
-				}
-				dots := []float64{dot(ax, yl), dot(xl, aty)}
-				if err := c.AllreduceSumF64(dots); err != nil {
-					return err
-				}
-				if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
-					return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
-				}
-				return nil
+				return checkAdjoint(c, prop, s, x, y)
 			})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", kind, mode, err)

@@ -300,13 +300,7 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	p.send.Apply(xs, p.sbuf, false)
 	t = p.lap(t, &p.stats.AggrSeconds)
 
-	codec, stream := p.fwd, uint64(0)
-	if !ps.Train { // evaluation: its own codec and random streams
-		codec, stream = p.eval, 2
-	}
-	if ps.Exact {
-		codec = nil
-	}
+	codec, stream := p.codecFor(ps, false)
 	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
 	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
@@ -337,13 +331,7 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	t = p.lap(t, &p.stats.AggrSeconds)
 
 	// Rows go back the way they came: receive-buffer rows to their senders.
-	codec, stream := p.bwd, uint64(1)
-	if !ps.Train {
-		codec, stream = p.eval, 3
-	}
-	if ps.Exact {
-		codec = nil
-	}
+	codec, stream := p.codecFor(ps, true)
 	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
 	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
@@ -354,6 +342,23 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	p.lap(t, &p.stats.AggrSeconds)
 	p.stats.Backwards++
 	return nil
+}
+
+// codecFor returns the codec of pass ps in the given direction (nil for
+// float32 rows: no codec set, or an exact pass) and its random stream (see
+// passSeed): evaluation has its own codec and streams.
+func (p *Propagator) codecFor(ps nn.Pass, backward bool) (RowCodec, uint64) {
+	codec, stream := p.fwd, uint64(0)
+	if backward {
+		codec, stream = p.bwd, 1
+	}
+	if !ps.Train {
+		codec, stream = p.eval, stream+2
+	}
+	if ps.Exact {
+		codec = nil
+	}
+	return codec, stream
 }
 
 // pollInterval is how often the exchange drives MPI's progress engine.

@@ -139,38 +139,11 @@ func haloCSR(s *partition.Shard, splits []PairSplit, recvOff []int) *graph.CSR {
 // exchangeRequests sends every sender the plan message of its pair and
 // returns the messages this rank receives as a sender, one per receiver.
 func exchangeRequests(c comm.Comm, splits []PairSplit) ([][]int64, error) {
-	p := c.Size()
-	var send []int64
-	sc, sd := make([]int, p), make([]int, p)
+	msgs := make([][]int64, len(splits))
 	for q := range splits {
-		sd[q] = len(send)
-		send = appendMessage(send, &splits[q])
-		sc[q] = len(send) - sd[q]
+		msgs[q] = appendMessage(nil, &splits[q])
 	}
-	lens := make([]int64, p)
-	one, idx := make([]int, p), make([]int, p)
-	sizes := make([]int64, p)
-	for q := 0; q < p; q++ {
-		one[q], idx[q], sizes[q] = 1, q, int64(sc[q])
-	}
-	if err := c.AlltoallvI64(sizes, one, idx, lens, one, idx); err != nil {
-		return nil, fmt.Errorf("exchange: plan sizes: %w", err)
-	}
-	rc, rd := make([]int, p), make([]int, p)
-	total := 0
-	for q := 0; q < p; q++ {
-		rc[q], rd[q] = int(lens[q]), total
-		total += rc[q]
-	}
-	recv := make([]int64, total)
-	if err := c.AlltoallvI64(send, sc, sd, recv, rc, rd); err != nil {
-		return nil, fmt.Errorf("exchange: plan: %w", err)
-	}
-	msgs := make([][]int64, p)
-	for q := 0; q < p; q++ {
-		msgs[q] = recv[rd[q] : rd[q]+rc[q]]
-	}
-	return msgs, nil
+	return exchangeMessages(c, msgs)
 }
 
 // appendMessage encodes the plan message of one pair (empty for no edges).

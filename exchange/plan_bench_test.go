@@ -74,22 +74,9 @@ func BenchmarkPlanDBLP(b *testing.B) {
 	var rows RowCounts
 	rounds := 0
 	for b.Loop() {
-		stats := make([]PlanStats, planBenchParts)
-		err := comm.RunGroup(planBenchParts, func(c comm.Comm) error {
-			p, err := New(shards[c.Rank()], c, testEngine(), nn.OpGCN, Options{Mode: "hybrid"})
-			if err != nil {
-				return err
-			}
-			stats[c.Rank()] = p.PlanStats()
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		slowest := 0.0
+		stats, slowest := buildPlans(b, shards, planBenchParts, Options{Mode: "hybrid"})
 		rows = RowCounts{}
 		for _, s := range stats {
-			slowest = max(slowest, s.Seconds)
 			rows = rows.Add(s.TotalSent())
 		}
 		maxPlan = max(maxPlan, slowest)
@@ -116,22 +103,9 @@ func BenchmarkPlanDBLPTwoLevel(b *testing.B) {
 	var inter, intra int64
 	rounds := 0
 	for b.Loop() {
-		stats := make([]PlanStats, planBenchParts)
-		err := comm.RunGroupNodes(planBenchParts, 8, func(c comm.Comm) error {
-			p, err := New(shards[c.Rank()], c, testEngine(), nn.OpGCN, Options{Exchange: ExchangeTwoLevel})
-			if err != nil {
-				return err
-			}
-			stats[c.Rank()] = p.PlanStats()
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		slowest := 0.0
+		stats, slowest := buildPlans(b, shards, 8, Options{Exchange: ExchangeTwoLevel})
 		inter, intra = 0, 0
 		for _, s := range stats {
-			slowest = max(slowest, s.Seconds)
 			inter += s.InterRows
 			intra += s.IntraRows
 		}
@@ -143,4 +117,27 @@ func BenchmarkPlanDBLPTwoLevel(b *testing.B) {
 	b.ReportMetric(maxPlan, "plan_s_worst")
 	b.ReportMetric(float64(inter), "rows_inter")
 	b.ReportMetric(float64(intra), "rows_intra")
+}
+
+// buildPlans builds the GCN exchange of every shard with o on a goroutine
+// group of planBenchParts ranks, perNode to an emulated node, and returns
+// each rank's PlanStats and the slowest rank's plan time.
+func buildPlans(b *testing.B, shards []*partition.Shard, perNode int, o Options) ([]PlanStats, float64) {
+	stats := make([]PlanStats, planBenchParts)
+	err := comm.RunGroupNodes(planBenchParts, perNode, func(c comm.Comm) error {
+		p, err := New(shards[c.Rank()], c, testEngine(), nn.OpGCN, o)
+		if err != nil {
+			return err
+		}
+		stats[c.Rank()] = p.PlanStats()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	slowest := 0.0
+	for _, s := range stats {
+		slowest = max(slowest, s.Seconds)
+	}
+	return stats, slowest
 }

@@ -698,13 +698,7 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 	tl.s2x.Apply(xs, tl.s2, false)
 	t = p.lap(t, &p.stats.AggrSeconds)
 
-	codec, stream := p.fwd, uint64(0)
-	if !ps.Train {
-		codec, stream = p.eval, 2
-	}
-	if ps.Exact {
-		codec = nil
-	}
+	codec, stream := p.codecFor(ps, false)
 	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
 		if err := p.intraStage(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
 			return err
@@ -746,13 +740,7 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 	tl.h3.ApplyT(g, tl.r3, false)
 	t = p.lap(t, &p.stats.AggrSeconds)
 
-	codec, stream := p.bwd, uint64(1)
-	if !ps.Train {
-		codec, stream = p.eval, 3
-	}
-	if ps.Exact {
-		codec = nil
-	}
+	codec, stream := p.codecFor(ps, true)
 	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
 		if err := p.intraStage(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
 			return err

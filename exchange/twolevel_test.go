@@ -2,9 +2,7 @@ package exchange
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
@@ -17,9 +15,7 @@ import (
 // gatheredNodes is gathered on a goroutine group of p ranks, perNode to an
 // emulated node, checking that the exchange that ran is want.
 func gatheredNodes(ds *graph.Dataset, owner []int32, p, perNode int, kind nn.OpKind, o Options, want string, pass nn.Pass, x *dense.Matrix) (fwd, bwd *dense.Matrix, err error) {
-	n, w := x.Rows, x.Cols
-	fwd, bwd = dense.New(n, w), dense.New(n, w)
-	var mu sync.Mutex
+	g := newGather(x)
 	err = comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
 		prop, err := New(s, c, testEngine(), kind, perRank(o))
@@ -29,23 +25,9 @@ func gatheredNodes(ds *graph.Dataset, owner []int32, p, perNode int, kind nn.OpK
 		if prop.Exchange() != want {
 			return fmt.Errorf("exchange %s ran, want %s", prop.Exchange(), want)
 		}
-		xl := rowsOf(x, s.Global)
-		out, gx := dense.New(len(s.Global), w), dense.New(len(s.Global), w)
-		for rep := 0; rep < 2; rep++ { // buffers are reused: a second pass must give the same
-			if err := prop.Forward(pass, xl, out); err != nil {
-				return err
-			}
-			if err := prop.Backward(pass, xl, gx); err != nil {
-				return err
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		scatterRows(fwd, out, s.Global)
-		scatterRows(bwd, gx, s.Global)
-		return nil
+		return g.apply(prop, s, pass, 2) // buffers are reused: a second pass must give the same
 	})
-	return fwd, bwd, err
+	return g.fwd, g.bwd, err
 }
 
 // TestTwoLevelMatchesSingle: the two-level exchange on emulated nodes (2×2,
@@ -90,33 +72,20 @@ func TestTwoLevelRoundRobinNodes(t *testing.T) {
 	for oname, owner := range ownerKinds(rng, n, 0, p) {
 		for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
 			wantF, wantB := singleRank(t, ds, nn.OpGCN, x)
-			fwd, bwd := dense.New(n, 4), dense.New(n, 4)
-			var mu sync.Mutex
+			g := newGather(x)
 			err := comm.RunGroupLayout(layout, func(c comm.Comm) error {
 				s := partition.Split(ds, owner, c.Rank(), p)
 				prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Exchange: exch})
 				if err != nil {
 					return err
 				}
-				xl := rowsOf(x, s.Global)
-				out, gx := dense.New(len(s.Global), 4), dense.New(len(s.Global), 4)
-				if err := prop.Forward(nn.Pass{}, xl, out); err != nil {
-					return err
-				}
-				if err := prop.Backward(nn.Pass{}, xl, gx); err != nil {
-					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				scatterRows(fwd, out, s.Global)
-				scatterRows(bwd, gx, s.Global)
-				return nil
+				return g.apply(prop, s, nn.Pass{}, 1)
 			})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", oname, exch, err)
 			}
-			assertClose(t, oname+"/"+exch+" forward", fwd, wantF, 1e-5)
-			assertClose(t, oname+"/"+exch+" backward", bwd, wantB, 1e-5)
+			assertClose(t, oname+"/"+exch+" forward", g.fwd, wantF, 1e-5)
+			assertClose(t, oname+"/"+exch+" backward", g.bwd, wantB, 1e-5)
 		}
 	}
 }
@@ -257,22 +226,7 @@ func TestTwoLevelAdjoint(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				xl, yl := rowsOf(x, s.Global), rowsOf(y, s.Global)
-				ax, aty := dense.New(xl.Rows, w), dense.New(xl.Rows, w)
-				if err := prop.Forward(nn.Pass{}, xl, ax); err != nil {
-					return err
-				}
-				if err := prop.Backward(nn.Pass{}, yl, aty); err != nil {
-					return err
-				}
-				dots := []float64{dot(ax, yl), dot(xl, aty)}
-				if err := c.AllreduceSumF64(dots); err != nil {
-					return err
-				}
-				if math.Abs(dots[0]-dots[1]) > 1e-5*math.Max(1, math.Abs(dots[0])) {
-					return fmt.Errorf("<Ax,y> = %g, <x,Aᵀy> = %g", dots[0], dots[1])
-				}
-				return nil
+				return checkAdjoint(c, prop, s, x, y)
 			})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", kind, exch, err)

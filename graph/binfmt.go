@@ -444,18 +444,28 @@ func (m *binImage) close() error {
 	return r()
 }
 
+// openStat opens path for reading and stats it.
+func openStat(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
 // binReadImage reads the whole file into 8-byte aligned heap memory: the
 // portable fallback of binOpenImage.
 func binReadImage(path string) (*binImage, error) {
-	f, err := os.Open(path)
+	f, st, err := openStat(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	size := st.Size()
 	if size > math.MaxInt-8 {
 		return nil, binError(path, "file of %d bytes too large for this platform", size)

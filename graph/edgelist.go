@@ -46,9 +46,9 @@ type edgeListBuilder struct {
 	maxNodes  int64 // nodeLimit()
 }
 
-// readEdgeList parses an edge list from lr.
-func readEdgeList(lr *lineReader) (*CSR, error) {
-	b := edgeListBuilder{maxID: -1, hint: -1, maxNodes: nodeLimit()}
+// scanEdgeList reads every line of lr into an edgeListBuilder.
+func scanEdgeList(lr *lineReader) (*edgeListBuilder, error) {
+	b := &edgeListBuilder{maxID: -1, hint: -1, maxNodes: nodeLimit()}
 	for {
 		line, ok := lr.Next()
 		if !ok {
@@ -62,6 +62,15 @@ func readEdgeList(lr *lineReader) (*CSR, error) {
 		}
 	}
 	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readEdgeList parses an edge list from lr.
+func readEdgeList(lr *lineReader) (*CSR, error) {
+	b, err := scanEdgeList(lr)
+	if err != nil {
 		return nil, err
 	}
 	if len(b.src) == 0 {

@@ -4,7 +4,6 @@ package graph
 
 import (
 	"math"
-	"os"
 	"syscall"
 )
 
@@ -17,15 +16,11 @@ import (
 // address space and file systems that refuse mmap fall back to reading the
 // file into memory.
 func binOpenImage(path string) (*binImage, error) {
-	f, err := os.Open(path)
+	f, st, err := openStat(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	size := st.Size()
 	if size == 0 || size > math.MaxInt || !st.Mode().IsRegular() {
 		return binReadImage(path)

@@ -402,29 +402,24 @@ func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int3
 	}
 	defer lr.Close()
 	var ids []int32
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		f := trimSpace(line)
-		x, ok := parseInt(f)
+	err = lr.eachInt(func(f []byte, x int64, ok bool) error {
 		switch {
 		case !ok:
-			return nil, errorf(path, lr.line, "bad node id %s", quote(f))
+			return errorf(path, lr.line, "bad node id %s", quote(f))
 		case x < 0 || x >= int64(len(seen)):
-			return nil, errorf(path, lr.line, "node id %d outside [0,%d)", x, len(seen))
+			return errorf(path, lr.line, "node id %d outside [0,%d)", x, len(seen))
 		case seen[x]&bit != 0:
-			return nil, errorf(path, lr.line, "node %d listed twice", x)
+			return errorf(path, lr.line, "node %d listed twice", x)
 		case seen[x] != 0:
-			return nil, errorf(path, lr.line, "node %d is also in the %s split: the splits must be disjoint (a label leak otherwise)", x, splitName(seen[x]))
+			return errorf(path, lr.line, "node %d is also in the %s split: the splits must be disjoint (a label leak otherwise)", x, splitName(seen[x]))
 		case labels != nil && labels[x] < 0:
-			return nil, errorf(path, lr.line, "node %d has no label", x)
+			return errorf(path, lr.line, "node %d has no label", x)
 		}
 		seen[x] |= bit
 		ids = append(ids, int32(x))
-	}
-	if err := lr.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if !sort.SliceIsSorted(ids, func(i, j int) bool { return ids[i] < ids[j] }) {

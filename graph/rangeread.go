@@ -51,15 +51,11 @@ func (c *countingReader) Read(b []byte) (int, error) {
 // OpenTextRange finds the share of path that reader part of parts reads and
 // counts its lines.
 func OpenTextRange(path string, part, parts int) (*TextRange, error) {
-	f, err := os.Open(path)
+	f, st, err := openStat(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	var magic [3]byte
 	k, _ := f.ReadAt(magic[:], 0)
 	size := st.Size()
@@ -179,20 +175,8 @@ func (t *TextRange) ReadEdgeList(firstLine int64) (*EdgeChunk, error) {
 		return nil, err
 	}
 	defer lr.Close()
-	b := edgeListBuilder{maxID: -1, hint: -1, maxNodes: nodeLimit()}
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if b.src == nil {
-			b.est = lr.estimateLines()
-		}
-		if err := b.addLine(lr.name, lr.line, line); err != nil {
-			return nil, err
-		}
-	}
-	if err := lr.Err(); err != nil {
+	b, err := scanEdgeList(lr)
+	if err != nil {
 		return nil, err
 	}
 	return &EdgeChunk{Src: b.src, Dst: b.dst, Weighted: b.cols == 3, Cols: b.cols, FirstLine: b.firstLine,
@@ -241,19 +225,17 @@ func (t *TextRange) ReadNodeIDs(firstLine int64, n int) ([]int32, error) {
 	}
 	defer lr.Close()
 	var ids []int32
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		f := trimSpace(line)
-		x, ok := parseInt(f)
+	err = lr.eachInt(func(f []byte, x int64, ok bool) error {
 		if !ok || x < 0 || x >= int64(n) {
-			return nil, errorf(lr.name, lr.line, "bad node id %s (want an integer in [0,%d))", quote(f), n)
+			return errorf(lr.name, lr.line, "bad node id %s (want an integer in [0,%d))", quote(f), n)
 		}
 		ids = append(ids, int32(x))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return ids, lr.Err()
+	return ids, nil
 }
 
 // ReadCount reads the single count of an OGB num-node-list.csv.

@@ -184,6 +184,24 @@ func (lr *lineReader) fill() {
 	lr.err = io.ErrNoProgress
 }
 
+// eachInt calls fn for each line, trimmed, with the line parsed as an
+// integer (ok false when it is not one); it stops at fn's first error and
+// otherwise returns Err().
+func (lr *lineReader) eachInt(fn func(f []byte, x int64, ok bool) error) error {
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		f := trimSpace(line)
+		x, ok := parseInt(f)
+		if err := fn(f, x, ok); err != nil {
+			return err
+		}
+	}
+	return lr.Err()
+}
+
 // Err returns nil after a clean end of input, or a *ParseError naming the
 // file and the line being read when the input failed (a truncated or
 // corrupt compressed stream, an I/O error).

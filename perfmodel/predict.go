@@ -314,6 +314,37 @@ func (p *predictor) addQuant(r int, s float64) {
 	p.quant[r] += s
 }
 
+// addCollective adds the exchange's synchronisation point, a collective of
+// 2·⌈log2 ranks⌉ latency-bound steps over the slowest link in use, to the
+// collective total and the clock.
+func (p *predictor) addCollective(ranks int) {
+	coll := 0.0
+	if ranks > 1 {
+		l := p.intra
+		if !p.net.Single && p.nodes > 1 {
+			l = p.net.Inter
+		}
+		coll = 2 * float64(ceilLog2(ranks)) * l.LatencyUS * 1e-6
+	}
+	p.collective += coll
+	p.t += coll
+}
+
+// addAggrExchange adds to rank r ag seconds of aggregation, xfer of
+// transfer and dec of decoding; aggregation overlaps transfer+decoding
+// when the exchange overlaps.
+func (p *predictor) addAggrExchange(r int, ag, xfer, dec float64) {
+	p.aggr[r] += ag
+	p.idealWork += ag
+	p.comm[r] += xfer
+	p.quant[r] += dec
+	if p.over {
+		p.pending[r] += max(ag, xfer+dec)
+	} else {
+		p.pending[r] += ag + xfer + dec
+	}
+}
+
 // elem adds element-wise passes of bytesPerValue over rows×width values
 // to every rank (rows from rowsOf).
 func (p *predictor) elem(bytesPerValue float64, width int, rowsOf func(v *exchange.RankVolume) int64) {
@@ -544,16 +575,7 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 		p.addQuant(r, p.rates.QuantSeconds(sendRows[r], width, bits, false))
 	}
 	p.sync()
-	coll := 0.0
-	if ranks > 1 {
-		l := p.intra
-		if !p.net.Single && p.nodes > 1 {
-			l = p.net.Inter
-		}
-		coll = 2 * float64(ceilLog2(ranks)) * l.LatencyUS * 1e-6
-	}
-	p.collective += coll
-	p.t += coll
+	p.addCollective(ranks)
 	for r := range p.vols {
 		v := &p.vols[r]
 		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
@@ -565,15 +587,7 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 		}
 		xfer := max(tIntra, tInter)
 		dec := p.rates.QuantSeconds(recvRows[r], width, bits, true)
-		p.aggr[r] += ag
-		p.idealWork += ag
-		p.comm[r] += xfer
-		p.quant[r] += dec
-		if p.over {
-			p.pending[r] += max(ag, xfer+dec)
-		} else {
-			p.pending[r] += ag + xfer + dec
-		}
+		p.addAggrExchange(r, ag, xfer, dec)
 	}
 	p.sync()
 }
@@ -671,28 +685,11 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 		p.addQuant(r, enc[r])
 	}
 	p.sync()
-	coll := 0.0
-	if ranks > 1 {
-		l := p.intra
-		if !p.net.Single && p.nodes > 1 {
-			l = p.net.Inter
-		}
-		coll = 2 * float64(ceilLog2(ranks)) * l.LatencyUS * 1e-6
-	}
-	p.collective += coll
-	p.t += coll
+	p.addCollective(ranks)
 	for r := range p.vols {
 		v := &p.vols[r]
 		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
-		p.aggr[r] += ag
-		p.idealWork += ag
-		p.comm[r] += xfer
-		p.quant[r] += dec[r]
-		if p.over {
-			p.pending[r] += max(ag, xfer+dec[r])
-		} else {
-			p.pending[r] += ag + xfer + dec[r]
-		}
+		p.addAggrExchange(r, ag, xfer, dec[r])
 	}
 	p.sync()
 }

@@ -188,7 +188,20 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := partition.ReadMeta(f.out)
+	return printWritten(log, f.out, "", t1)
+}
+
+func (f *partitionFlags) source() string {
+	if f.d.data != "" {
+		return f.d.data
+	}
+	return "synthetic:" + f.d.synthetic
+}
+
+// printWritten reads back the partition written to out (started at t0) and
+// prints its summary and a "wrote" line; from follows the part-file count.
+func printWritten(log io.Writer, out, from string, t0 time.Time) error {
+	m, err := partition.ReadMeta(out)
 	if err != nil {
 		return err
 	}
@@ -197,15 +210,8 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	for _, p := range m.Stats.Parts {
 		bytes += p.Bytes
 	}
-	fmt.Fprintf(log, "wrote %s: %d part files, %.1f MB (%.2fs)\n", f.out, m.Parts, float64(bytes)/1e6, time.Since(t1).Seconds())
+	fmt.Fprintf(log, "wrote %s: %d part files%s, %.1f MB (%.2fs)\n", out, m.Parts, from, float64(bytes)/1e6, time.Since(t0).Seconds())
 	return nil
-}
-
-func (f *partitionFlags) source() string {
-	if f.d.data != "" {
-		return f.d.data
-	}
-	return "synthetic:" + f.d.synthetic
 }
 
 // printPartitionSummary prints the edge cut, the imbalances and, for up to
@@ -279,15 +285,5 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	if c.Rank() != 0 {
 		return nil
 	}
-	m, err := partition.ReadMeta(f.out)
-	if err != nil {
-		return err
-	}
-	printPartitionSummary(log, m)
-	var bytes int64
-	for _, p := range m.Stats.Parts {
-		bytes += p.Bytes
-	}
-	fmt.Fprintf(log, "wrote %s: %d part files from %d ranks, %.1f MB (%.2fs)\n", f.out, m.Parts, c.Size(), float64(bytes)/1e6, time.Since(t2).Seconds())
-	return nil
+	return printWritten(log, f.out, fmt.Sprintf(" from %d ranks", c.Size()), t2)
 }

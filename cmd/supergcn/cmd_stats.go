@@ -128,27 +128,24 @@ func cmdStats(args []string, stdout io.Writer) error {
 	}
 	if *perNode > 0 {
 		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wireFormat{bits: *bits, params: params})
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		}
-		printNodeStats(stdout, rep)
-		return nil
+		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
 	}
 	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wireFormat{bits: *bits, params: params})
+	return writeStats(stdout, *asJSON, rep, err, printStats)
+}
+
+// writeStats writes rep (unless err, which it returns) to w as indented
+// JSON or through print.
+func writeStats[R any](w io.Writer, asJSON bool, rep R, err error, print func(io.Writer, R)) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
+	if asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printStats(stdout, rep)
+	print(w, rep)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -26,56 +25,18 @@ type MatrixRow struct {
 // columns model, config, link, ranks and epoch_s are used). Bad lines are
 // errors naming file:line.
 func ReadMatrix(path string) ([]MatrixRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readMatrix(f, path)
+	return readResultsFile(path, readMatrix)
 }
 
 func readMatrix(r io.Reader, path string) ([]MatrixRow, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s:1: no header line: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	for _, want := range []string{"model", "config", "link", "ranks", "epoch_s"} {
-		if _, ok := col[want]; !ok {
-			return nil, fmt.Errorf("%s:1: no %q column (not a bench-cluster results.csv?)", path, want)
-		}
-	}
-	var rows []MatrixRow
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-		}
-		if len(rec) != len(head) {
-			return nil, fmt.Errorf("%s:%d: %d fields, the header has %d", path, line, len(rec), len(head))
-		}
-		ranks, err := strconv.Atoi(rec[col["ranks"]])
-		if err != nil || ranks < 1 {
-			return nil, fmt.Errorf("%s:%d: ranks %q is not a positive count", path, line, rec[col["ranks"]])
-		}
+	want := []string{"model", "config", "link", "ranks", "epoch_s"}
+	return readResultsCSV(r, path, "bench-cluster", want, func(line int, rec []string, col map[string]int, ranks int) (MatrixRow, error) {
 		t, err := strconv.ParseFloat(rec[col["epoch_s"]], 64)
 		if err != nil || !(t >= 0) {
-			return nil, fmt.Errorf("%s:%d: epoch_s %q is not a time in seconds", path, line, rec[col["epoch_s"]])
+			return MatrixRow{}, fmt.Errorf("%s:%d: epoch_s %q is not a time in seconds", path, line, rec[col["epoch_s"]])
 		}
-		rows = append(rows, MatrixRow{Model: rec[col["model"]], Config: rec[col["config"]], Link: rec[col["link"]], Ranks: ranks, EpochS: t})
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no result lines", path)
-	}
-	return rows, nil
+		return MatrixRow{Model: rec[col["model"]], Config: rec[col["config"]], Link: rec[col["link"]], Ranks: ranks, EpochS: t}, nil
+	})
 }
 
 // configLabels names bench-cluster's configurations in the legend.

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -27,58 +26,21 @@ type PartScaleRow struct {
 // first; columns method, ranks, seconds and max_rss_mb). Bad lines are
 // errors naming file:line.
 func ReadPartScale(path string) ([]PartScaleRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readPartScale(f, path)
+	return readResultsFile(path, readPartScale)
 }
 
 func readPartScale(r io.Reader, path string) ([]PartScaleRow, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s:1: no header line: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	for _, want := range []string{"method", "ranks", "seconds", "max_rss_mb"} {
-		if _, ok := col[want]; !ok {
-			return nil, fmt.Errorf("%s:1: no %q column (not a bench-partition-scaling results.csv?)", path, want)
-		}
-	}
-	var rows []PartScaleRow
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-		}
-		if len(rec) != len(head) {
-			return nil, fmt.Errorf("%s:%d: %d fields, the header has %d", path, line, len(rec), len(head))
-		}
-		ranks, err := strconv.Atoi(rec[col["ranks"]])
-		if err != nil || ranks < 1 {
-			return nil, fmt.Errorf("%s:%d: ranks %q is not a positive count", path, line, rec[col["ranks"]])
-		}
+	want := []string{"method", "ranks", "seconds", "max_rss_mb"}
+	return readResultsCSV(r, path, "bench-partition-scaling", want, func(line int, rec []string, col map[string]int, ranks int) (PartScaleRow, error) {
 		var v [2]float64
 		for i, name := range []string{"seconds", "max_rss_mb"} {
+			var err error
 			if v[i], err = strconv.ParseFloat(rec[col[name]], 64); err != nil || !(v[i] >= 0) {
-				return nil, fmt.Errorf("%s:%d: %s %q is not a non-negative number", path, line, name, rec[col[name]])
+				return PartScaleRow{}, fmt.Errorf("%s:%d: %s %q is not a non-negative number", path, line, name, rec[col[name]])
 			}
 		}
-		rows = append(rows, PartScaleRow{Method: rec[col["method"]], Ranks: ranks, Seconds: v[0], MaxRSSMB: v[1]})
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no result lines", path)
-	}
-	return rows, nil
+		return PartScaleRow{Method: rec[col["method"]], Ranks: ranks, Seconds: v[0], MaxRSSMB: v[1]}, nil
+	})
 }
 
 // PartScale draws the wall time and the largest per-rank peak RSS of each

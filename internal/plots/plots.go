@@ -343,13 +343,17 @@ func Scaling(runs []*Run, path string) error {
 		c.p.Add(l, s)
 		c.p.Y.Min = 0
 	}
-	img := vgimg.New(2*width, height)
+	return savePair(path, 2*width, height, pt1, pt2)
+}
+
+// savePair draws left and right side by side into one w×h PNG at path.
+func savePair(path string, w, h vg.Length, left, right *plot.Plot) error {
+	img := vgimg.New(w, h)
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	grid := [][]*plot.Plot{{pt1, pt2}}
-	cs := plot.Align(grid, tiles, dc)
-	pt1.Draw(cs[0][0])
-	pt2.Draw(cs[0][1])
+	cs := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
+	left.Draw(cs[0][0])
+	right.Draw(cs[0][1])
 	f, err := os.Create(path)
 	if err != nil {
 		return err

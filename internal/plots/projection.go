@@ -2,14 +2,12 @@ package plots
 
 import (
 	"fmt"
-	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // ProjectionSeries is one predicted configuration against the rank count.
@@ -80,19 +78,5 @@ func Projection(path, title string, series []ProjectionSeries, refs []Projection
 		pt.Add(s)
 		pt.Legend.Add(r.Name, s)
 	}
-	img := vgimg.New(2*width, 1.5*height)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	cs := plot.Align([][]*plot.Plot{{pt, pe}}, tiles, dc)
-	pt.Draw(cs[0][0])
-	pe.Draw(cs[0][1])
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return savePair(path, 2*width, 1.5*height, pt, pe)
 }

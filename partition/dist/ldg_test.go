@@ -1,15 +1,13 @@
 package dist
 
 import (
-	"encoding/binary"
-	"hash/crc32"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -78,35 +76,8 @@ func TestArcLimitForgedHeader(t *testing.T) {
 	if err := graph.WriteBinary(path, ds); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const nsec, fixed, entry = 9, 96, 24
-	le := binary.LittleEndian
-	nnz := uint64(1) << 31
-	le.PutUint64(b[32:], nnz)
-	le.PutUint64(b[fixed+entry*1+16:], nnz*4) // idx section length
-	end := uint64(0)
-	for i := 0; i < nsec; i++ {
-		e := b[fixed+entry*i:]
-		if i > 0 {
-			le.PutUint64(e[8:], (end+63)&^63)
-		}
-		end = le.Uint64(e[8:]) + le.Uint64(e[16:])
-	}
-	le.PutUint32(b[fixed+entry*nsec:], crc32.Checksum(b[:fixed+entry*nsec], crc32.MakeTable(crc32.Castagnoli)))
-	hdr := b[:fixed+entry*nsec+4]
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(hdr)
-	if err := f.Truncate(int64(end)); err != nil {
-		t.Skipf("cannot make an %d-byte sparse file here: %v", end, err)
-	}
-	f.Close()
-	err = comm.RunGroup(2, func(c comm.Comm) error {
+	testdata.ForgeArcCount(t, path, 1<<31)
+	err := comm.RunGroup(2, func(c comm.Comm) error {
 		_, err := Read(c, Source{Path: path, MaxArcs: 1<<31 - 1, MaxArcsRemedy: "use the ldg method"})
 		return err
 	})

@@ -12,22 +12,7 @@ package metis
 // README's recipe): global arc counts beyond 2^31 go through.
 typedef char sgcn_scotch_num_is_int64[(sizeof(SCOTCH_Num) == 8) ? 1 : -1];
 
-extern int ParMETIS_V3_PartKway(const SCOTCH_Num *vtxdist, SCOTCH_Num *xadj, SCOTCH_Num *adjncy,
-	SCOTCH_Num *vwgt, SCOTCH_Num *adjwgt, const SCOTCH_Num *wgtflag, const SCOTCH_Num *numflag,
-	const SCOTCH_Num *ncon, const SCOTCH_Num *nparts, const float *tpwgts, const float *ubvec,
-	const SCOTCH_Num *options, SCOTCH_Num *edgecut, SCOTCH_Num *part, MPI_Comm *comm);
-
-static int sgcn_parmetis64(int fcomm, SCOTCH_Num *vtxdist, SCOTCH_Num *xadj, SCOTCH_Num *adjncy,
-		SCOTCH_Num *vwgt, SCOTCH_Num ncon, SCOTCH_Num nparts, float *tpwgts, float *ubvec,
-		SCOTCH_Num seed, SCOTCH_Num *part) {
-	MPI_Comm c = MPI_Comm_f2c((MPI_Fint)fcomm);
-	SCOTCH_Num wgtflag = vwgt != NULL ? 2 : 0, numflag = 0, edgecut = 0;
-	SCOTCH_Num options[3] = {0, 0, 0};
-	SCOTCH_randomSeed(seed);
-	SCOTCH_randomReset();
-	return ParMETIS_V3_PartKway(vtxdist, xadj, adjncy, vwgt, NULL, &wgtflag, &numflag, &ncon,
-		&nparts, tpwgts, ubvec, options, &edgecut, part, &c);
-}
+#include "kway_scotch.h"
 */
 import "C"
 
@@ -55,7 +40,7 @@ func partKway(fcomm int, vtxdist, xadj, adj, vwgt []int32, parts int, tpwgts []f
 		vw = &widen(vwgt)[0]
 	}
 	ubvec := []C.float{C.float(ub)}
-	rc := int(C.sgcn_parmetis64(C.int(fcomm), &vd[0], &xa[0], &ad[0], vw, 1, C.SCOTCH_Num(parts),
+	rc := int(C.sgcn_parmetis(C.int(fcomm), &vd[0], &xa[0], &ad[0], vw, 1, C.SCOTCH_Num(parts),
 		(*C.float)(&tpwgts[0]), &ubvec[0], C.SCOTCH_Num(seed), &out[0]))
 	for i, x := range out {
 		part[i] = int32(x)
