@@ -298,18 +298,14 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
 	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
 	p.send.Apply(xs, p.sbuf, false)
-	t = p.lap(t, &p.stats.AggrSeconds)
+	p.lap(t, &p.stats.AggrSeconds)
 
 	codec, stream := p.codecFor(ps, false)
 	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
 	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	t = p.c.Wtime()
-	p.halo.Apply(p.rbuf, out, true)
-	scaleInPlace(out, p.left)
-	p.lap(t, &p.stats.AggrSeconds)
-	p.stats.Forwards++
+	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.halo.Apply(p.rbuf, out, true) })
 	return nil
 }
 
@@ -328,7 +324,7 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
 	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
 	p.halo.ApplyT(g, p.rbuf, false)
-	t = p.lap(t, &p.stats.AggrSeconds)
+	p.lap(t, &p.stats.AggrSeconds)
 
 	// Rows go back the way they came: receive-buffer rows to their senders.
 	codec, stream := p.codecFor(ps, true)
@@ -336,12 +332,19 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	t = p.c.Wtime()
-	p.send.ApplyT(p.sbuf, gx, true)
-	scaleInPlace(gx, p.right)
-	p.lap(t, &p.stats.AggrSeconds)
-	p.stats.Backwards++
+	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.send.ApplyT(p.sbuf, gx, true) })
 	return nil
+}
+
+// finishPass is the tail of every Forward and Backward, flat or two-level:
+// add adds the received rows into out, then row i of out is scaled by s[i];
+// the time counts as aggregation, and *count (Forwards or Backwards) goes up.
+func (p *Propagator) finishPass(out *dense.Matrix, s []float32, count *int, add func()) {
+	t := p.c.Wtime()
+	add()
+	scaleInPlace(out, s)
+	p.lap(t, &p.stats.AggrSeconds)
+	*count++
 }
 
 // codecFor returns the codec of pass ps in the given direction (nil for

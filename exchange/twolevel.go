@@ -696,7 +696,7 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 	tl.resize(w)
 	tl.s1.Apply(xs, tl.s1b, false)
 	tl.s2x.Apply(xs, tl.s2, false)
-	t = p.lap(t, &p.stats.AggrSeconds)
+	p.lap(t, &p.stats.AggrSeconds)
 
 	codec, stream := p.codecFor(ps, false)
 	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
@@ -718,13 +718,11 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 	if err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	t = p.c.Wtime()
-	tl.h1.Apply(tl.r1, out, true)
-	tl.h2.Apply(tl.r2, out, true)
-	tl.h3.Apply(tl.r3, out, true)
-	scaleInPlace(out, p.left)
-	p.lap(t, &p.stats.AggrSeconds)
-	p.stats.Forwards++
+	p.finishPass(out, p.left, &p.stats.Forwards, func() {
+		tl.h1.Apply(tl.r1, out, true)
+		tl.h2.Apply(tl.r2, out, true)
+		tl.h3.Apply(tl.r3, out, true)
+	})
 	return nil
 }
 
@@ -738,7 +736,7 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 	tl.h1.ApplyT(g, tl.r1, false)
 	tl.h2.ApplyT(g, tl.r2, false)
 	tl.h3.ApplyT(g, tl.r3, false)
-	t = p.lap(t, &p.stats.AggrSeconds)
+	p.lap(t, &p.stats.AggrSeconds)
 
 	codec, stream := p.codecFor(ps, true)
 	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
@@ -760,12 +758,10 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	t = p.c.Wtime()
-	tl.s2x.ApplyT(tl.s2, gx, true)
-	tl.s1.ApplyT(tl.s1b, gx, true)
-	scaleInPlace(gx, p.right)
-	p.lap(t, &p.stats.AggrSeconds)
-	p.stats.Backwards++
+	p.finishPass(gx, p.right, &p.stats.Backwards, func() {
+		tl.s2x.ApplyT(tl.s2, gx, true)
+		tl.s1.ApplyT(tl.s1b, gx, true)
+	})
 	return nil
 }
 
