@@ -378,12 +378,20 @@ const pollInterval = 50 * time.Microsecond
 // arrive) in sync_s, moving rows in comm_s, and what is left of the local
 // product after all that in aggr_s.
 func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, local func()) error {
+	return p.overlap(local, func(done <-chan struct{}) error {
+		return p.transferRows(tr, ps, codec, stream, done)
+	})
+}
+
+// overlap runs local on its own goroutine while stages runs on this one
+// (done closes when local has finished), then waits for local.
+func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) error) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		local()
 	}()
-	err := p.transferRows(tr, ps, codec, stream, done)
+	err := stages(done)
 	t := p.c.Wtime()
 	<-done
 	p.lap(t, &p.stats.AggrSeconds)

@@ -792,21 +792,6 @@ func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, 
 	return err
 }
 
-// overlap runs local on its own goroutine while stages runs on this one
-// (done closes when local has finished), then waits for local.
-func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) error) error {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		local()
-	}()
-	err := stages(done)
-	t := p.c.Wtime()
-	<-done
-	p.lap(t, &p.stats.AggrSeconds)
-	return err
-}
-
 // checkNodes validates a node layout against the communicator.
 func checkNodes(nodes *comm.Nodes, c comm.Comm) error {
 	if len(nodes.Node) != c.Size() || nodes.Local == nil {
