@@ -220,10 +220,20 @@ func appendPeerRows(S *graph.CSR, global []int64, m []int64, counts *RowCounts) 
 
 // appendSource adds the local id of global node u to S's current row.
 func appendSource(S *graph.CSR, global []int64, u int64) error {
+	i, err := localID(global, u)
+	if err != nil {
+		return err
+	}
+	S.Idx = append(S.Idx, i)
+	return nil
+}
+
+// localID returns the local id of global node u among this rank's owned
+// nodes global (ascending).
+func localID(global []int64, u int64) (int32, error) {
 	i, ok := slices.BinarySearch(global, u)
 	if !ok {
-		return fmt.Errorf("asked for node %d, which this rank does not own", u)
+		return 0, fmt.Errorf("asked for node %d, which this rank does not own", u)
 	}
-	S.Idx = append(S.Idx, int32(i))
-	return nil
+	return int32(i), nil
 }

@@ -116,11 +116,11 @@ func (b *csrBuilder) row(idx ...int32) {
 func localIDs(global []int64, us []int64) ([]int32, error) {
 	out := make([]int32, len(us))
 	for i, u := range us {
-		j, ok := slices.BinarySearch(global, u)
-		if !ok {
-			return nil, fmt.Errorf("asked for node %d, which this rank does not own", u)
+		j, err := localID(global, u)
+		if err != nil {
+			return nil, err
 		}
-		out[i] = int32(j)
+		out[i] = j
 	}
 	return out, nil
 }
