@@ -119,21 +119,29 @@ func haloCSR(s *partition.Shard, splits []PairSplit, recvOff []int) *graph.CSR {
 	for v := 0; v < n; v++ {
 		for k := r.Ptr[v]; k < r.Ptr[v+1]; k++ {
 			q := int(r.Owner[k])
-			sp := &splits[q]
-			if i, ok := slices.BinarySearch(sp.Post, r.Src[k]); ok {
+			if i, ok := haloRow(&splits[q], r.Src[k], v, &lastPre[q]); ok {
 				h.Idx = append(h.Idx, int32(recvOff[q]+i))
-				continue
 			}
-			if lastPre[q] == v+1 {
-				continue
-			}
-			lastPre[q] = v + 1
-			i, _ := slices.BinarySearch(sp.Pre, int32(v))
-			h.Idx = append(h.Idx, int32(recvOff[q]+len(sp.Post)+i))
 		}
 		h.Ptr[v+1] = int64(len(h.Idx))
 	}
 	return h
+}
+
+// haloRow returns the row, within pair split sp's block of the receive
+// buffer, that cut edge u → v (v a local node) reads: u's post row, or v's
+// pre row, which only v's first such edge reads (false for the others;
+// *lastPre is the local node whose pre row was last added, +1).
+func haloRow(sp *PairSplit, u int64, v int, lastPre *int) (int, bool) {
+	if i, ok := slices.BinarySearch(sp.Post, u); ok {
+		return i, true
+	}
+	if *lastPre == v+1 {
+		return 0, false
+	}
+	*lastPre = v + 1
+	i, _ := slices.BinarySearch(sp.Pre, int32(v))
+	return len(sp.Post) + i, true
 }
 
 // exchangeRequests sends every sender the plan message of its pair and

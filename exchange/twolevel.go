@@ -460,18 +460,9 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 				q := int(r.Owner[kk])
 				u := r.Src[kk]
 				if nodes.Node[q] == myNode {
-					j := nodes.LocalIndex(q)
-					sp := &splits[q]
-					if i, ok := slices.BinarySearch(sp.Post, u); ok {
-						e1 = append(e1, int32(cs.r1Off[j]+i))
-						continue
+					if i, ok := haloRow(&splits[q], u, v, &lastPre[q]); ok {
+						e1 = append(e1, int32(cs.r1Off[nodes.LocalIndex(q)]+i))
 					}
-					if lastPre[q] == v+1 {
-						continue
-					}
-					lastPre[q] = v + 1
-					i, _ := slices.BinarySearch(sp.Pre, int32(v))
-					e1 = append(e1, int32(cs.r1Off[j]+len(sp.Post)+i))
 					continue
 				}
 				a := nodes.Node[q]
