@@ -83,22 +83,7 @@ func PlanNodePairWith(edges []CutEdge, nodes *comm.Nodes, o NodePairOptions) Nod
 		src[k], dst[k] = e.Src, e.Dst
 	}
 	us, vs := sortedUnique(src), sortedUnique(dst)
-	ui, vi := make([]int32, len(edges)), make([]int32, len(edges))
-	b := &vcover.Bipartite{NL: len(us), NR: len(vs), Ptr: make([]int64, len(us)+1), Adj: make([]int32, len(edges))}
-	for k := range edges {
-		i, _ := slices.BinarySearch(us, src[k])
-		j, _ := slices.BinarySearch(vs, dst[k])
-		ui[k], vi[k] = int32(i), int32(j)
-		b.Ptr[i+1]++
-	}
-	for i := range us {
-		b.Ptr[i+1] += b.Ptr[i]
-	}
-	next := slices.Clone(b.Ptr[:len(us)])
-	for k := range edges {
-		b.Adj[next[ui[k]]] = vi[k]
-		next[ui[k]]++
-	}
+	b, ui, vi := cutBipartite(src, dst, us, vs)
 	inL, _, _ := vcover.MinVertexCover(b)
 
 	pl := NodePairPlan{EdgeCount: len(edges)}

@@ -98,7 +98,7 @@ func (p *PairSplit) Rows() int { return len(p.Post) + len(p.Pre) }
 func SplitCut(src []int64, dst []int32, mode Mode) PairSplit {
 	us := sortedUnique(src)
 	vs := sortedUnique(dst)
-	b := cutBipartite(src, dst, us, vs)
+	b, _, _ := cutBipartite(src, dst, us, vs)
 	inL, _, cover := vcover.MinVertexCover(b)
 	ps := PairSplit{Counts: RowCounts{Pre: int64(len(vs)), Post: int64(len(us)), Hybrid: int64(cover)}}
 	post := make([]bool, len(us))
@@ -156,10 +156,11 @@ func (ps *PairSplit) splitPre(src []int64, dst []int32, us []int64, vs []int32, 
 }
 
 // cutBipartite builds the bipartite graph sources (left, indices into us) →
-// destinations (right, indices into vs).
-func cutBipartite(src []int64, dst []int32, us []int64, vs []int32) *vcover.Bipartite {
-	b := &vcover.Bipartite{NL: len(us), NR: len(vs), Ptr: make([]int64, len(us)+1), Adj: make([]int32, len(src))}
-	li := make([]int32, len(src))
+// destinations (right, indices into vs), and returns with it every edge's
+// left and right index.
+func cutBipartite[D int32 | int64](src []int64, dst []D, us []int64, vs []D) (b *vcover.Bipartite, li, ri []int32) {
+	b = &vcover.Bipartite{NL: len(us), NR: len(vs), Ptr: make([]int64, len(us)+1), Adj: make([]int32, len(src))}
+	li, ri = make([]int32, len(src)), make([]int32, len(src))
 	for k, u := range src {
 		i, _ := slices.BinarySearch(us, u)
 		li[k] = int32(i)
@@ -171,10 +172,11 @@ func cutBipartite(src []int64, dst []int32, us []int64, vs []int32) *vcover.Bipa
 	next := slices.Clone(b.Ptr[:len(us)])
 	for k, i := range li {
 		j, _ := slices.BinarySearch(vs, dst[k])
+		ri[k] = int32(j)
 		b.Adj[next[i]] = int32(j)
 		next[i]++
 	}
-	return b
+	return b, li, ri
 }
 
 func sortedUnique[T int32 | int64](a []T) []T {
