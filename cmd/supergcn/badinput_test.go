@@ -178,6 +178,13 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	if r := run(t, 2*time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--method", "random", "--out", pdir); r.code != 0 {
 		t.Fatalf("partitioning: %s", r.stderr)
 	}
+	prof := p("xeon.json")
+	if r := run(t, time.Minute, nil, "bench", "profile", "--published", "xeon-gold-6148", "--out", prof); r.code != 0 {
+		t.Fatalf("profile: %s", r.stderr)
+	}
+	predict := func(extra ...string) []string {
+		return append([]string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit"}, extra...)
+	}
 	gomem := []string{"GOMEMLIMIT=1GiB"}
 	for _, c := range []badCase{
 		// 1: divergence and non-finite optimiser settings.
@@ -217,6 +224,9 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "split overlap", args: []string{"train", "--data", overlap}, want: "test.csv:1: node 1 is also in the train split"},
 		{name: "asymmetric METIS", args: []string{"convert", "--data", p("asym.graph"), "--out", p("asym.sgb")}, want: "asym.graph:2: vertex 1 lists neighbour 3, but vertex 3 does not list 1"},
 		{name: "NaN feature sgb", args: []string{"train", "--data", nanSGB}, want: "section x: feature [1,1] is NaN"},
+		// 6: predict, stats, bench profile and plot.
+		{name: "predict ranks-per-node 0", args: predict("--ranks-per-node", "0"), want: "--ranks-per-node: 0, want ≥ 1"},
+		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
 	}

@@ -125,6 +125,11 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if !(*scale > 0) {
 		return usageError{fmt.Sprintf("--scale: %g, need > 0", *scale)}
 	}
+	if *rpn < 1 {
+		// checked here, not only by perfmodel.Config: the default
+		// threads and the two-level plans divide by it first
+		return usageError{fmt.Sprintf("--ranks-per-node: %d, want ≥ 1", *rpn)}
+	}
 	var bitsList []int
 	for _, s := range strings.Split(*bitsArg, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(s))
@@ -283,8 +288,8 @@ type volumesFile struct {
 // planning them from the partition when the file does not hold them.
 func (vf *volumesFile) nodeVolumes(perNode int) (*exchange.NodeVolumes, error) {
 	ranks := len(vf.Volumes)
-	if ranks%perNode != 0 {
-		return nil, usageError{fmt.Sprintf("--ranks-per-node: %d does not divide the %d ranks", perNode, ranks)}
+	if perNode < 1 || ranks%perNode != 0 {
+		return nil, usageError{fmt.Sprintf("--ranks-per-node: %d, want ≥ 1 and a divisor of the %d ranks", perNode, ranks)}
 	}
 	if nv, ok := vf.Node[perNode]; ok {
 		if nv.Ranks != ranks || len(nv.Node) != ranks {
