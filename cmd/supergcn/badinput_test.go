@@ -154,9 +154,12 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	// Data files.
 	os.MkdirAll(p("outdir"), 0o755)
 	writeFiles(t, dir, map[string]string{
-		"big1e9.edges":  "0 1\n1 999999999\n",
-		"big2e31.edges": "0 1\n1 2147483646\n",
-		"asym.graph":    "3 2\n2 3\n1\n2\n",
+		"big1e9.edges":   "0 1\n1 999999999\n",
+		"big2e31.edges":  "0 1\n1 2147483646\n",
+		"asym.graph":     "3 2\n2 3\n1\n2\n",
+		"vol-rows.json":  `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"recv":[{"from":1,"rows":{"pre":1,"post":1,"hybrid":-5}}]},{"rank":1,"nodes":5}]}`,
+		"vol-train.json": `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"train_nodes":9},{"rank":1,"nodes":5}]}`,
+		"vol-parts.json": `{"partition":{"parts":3},"volumes":[{"rank":0,"nodes":5},{"rank":1,"nodes":5}]}`,
 	})
 	labels1e9 := ogbDir(t, p("labels1e9"), map[string]string{"raw/node-label.csv": "0\n1\n1000000000\n1\n"})
 	edges2e31 := ogbDir(t, p("edges2e31"), map[string]string{"raw/num-edge-list.csv": "2147483648\n"})
@@ -226,6 +229,10 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "NaN feature sgb", args: []string{"train", "--data", nanSGB}, want: "section x: feature [1,1] is NaN"},
 		// 6: predict, stats, bench profile and plot.
 		{name: "predict ranks-per-node 0", args: predict("--ranks-per-node", "0"), want: "--ranks-per-node: 0, want ≥ 1"},
+		{name: "predict volumes negative rows", args: []string{"predict", "--volumes", p("vol-rows.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-rows.json: volumes[0].recv[0]: rows pre 1, post 1, hybrid -5"},
+		{name: "predict volumes train > nodes", args: []string{"predict", "--volumes", p("vol-train.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-train.json: volumes[0]: rank 0, nodes 5 (9 training)"},
+		{name: "predict volumes parts", args: []string{"predict", "--volumes", p("vol-parts.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-parts.json: partition: 3 parts"},
+		{name: "predict volumes missing", args: []string{"predict", "--volumes", p("none.json"), "--profile", prof, "--network", "10gbit"}, want: "--volumes: open "},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

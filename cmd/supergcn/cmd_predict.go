@@ -319,7 +319,7 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--volumes: %w", err)
 		}
 		if err := json.Unmarshal(b, &vf); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
@@ -328,13 +328,22 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 		if len(vf.Volumes) == 0 || vf.Meta.Parts < 1 {
 			return nil, fmt.Errorf("%s: no volumes (not written by --save-volumes?)", file)
 		}
+		if r := len(vf.Volumes); vf.Meta.Parts%r != 0 || vf.Meta.Nodes < 0 || vf.Meta.Edges < 0 || vf.Meta.FeatDim < 0 || vf.Meta.NumClasses < 0 {
+			return nil, fmt.Errorf("%s: partition: %d parts, %d nodes, %d edges, %d features, %d classes for %d ranks: want a multiple of the ranks and counts ≥ 0",
+				file, vf.Meta.Parts, vf.Meta.Nodes, vf.Meta.Edges, vf.Meta.FeatDim, vf.Meta.NumClasses, r)
+		}
 		for i, v := range vf.Volumes {
-			if v.Rank != i || v.Nodes < 0 || v.LocalEdges < 0 || v.CutEdges < 0 {
-				return nil, fmt.Errorf("%s: volumes[%d]: rank %d, nodes %d, edges %d+%d: want rank %d and counts ≥ 0", file, i, v.Rank, v.Nodes, v.LocalEdges, v.CutEdges, i)
+			if v.Rank != i || v.Nodes < 0 || v.LocalEdges < 0 || v.CutEdges < 0 || v.TrainNodes < 0 || v.TrainNodes > v.Nodes {
+				return nil, fmt.Errorf("%s: volumes[%d]: rank %d, nodes %d (%d training), edges %d+%d: want rank %d, counts ≥ 0 and training nodes ≤ nodes",
+					file, i, v.Rank, v.Nodes, v.TrainNodes, v.LocalEdges, v.CutEdges, i)
 			}
 			for j, p := range v.Recv {
-				if p.From < 0 || p.From >= len(vf.Volumes) || p.From == i {
-					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: sender %d out of range", file, i, j, p.From)
+				if p.From < 0 || p.From >= len(vf.Volumes) || p.From == i || (j > 0 && p.From <= v.Recv[j-1].From) {
+					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: sender %d out of range or not ascending", file, i, j, p.From)
+				}
+				if c := p.Counts; c.Pre < 0 || c.Post < 0 || c.Hybrid < 0 || p.CutEdges < 0 {
+					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: rows pre %d, post %d, hybrid %d, cut edges %d: want counts ≥ 0",
+						file, i, j, c.Pre, c.Post, c.Hybrid, p.CutEdges)
 				}
 			}
 		}
