@@ -233,6 +233,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict volumes train > nodes", args: []string{"predict", "--volumes", p("vol-train.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-train.json: volumes[0]: rank 0, nodes 5 (9 training)"},
 		{name: "predict volumes parts", args: []string{"predict", "--volumes", p("vol-parts.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-parts.json: partition: 3 parts"},
 		{name: "predict volumes missing", args: []string{"predict", "--volumes", p("none.json"), "--profile", prof, "--network", "10gbit"}, want: "--volumes: open "},
+		{name: "stats ranks-per-node -1", args: []string{"stats", pdir, "--ranks-per-node", "-1"}, want: "--ranks-per-node: -1, want >= 1 and a divisor of the 2 ranks"},
+		{name: "stats ranks-per-node not dividing", args: []string{"stats", pdir, "--ranks-per-node", "3"}, want: "--ranks-per-node: 3, want >= 1 and a divisor of the 2 ranks"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
