@@ -235,6 +235,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict volumes missing", args: []string{"predict", "--volumes", p("none.json"), "--profile", prof, "--network", "10gbit"}, want: "--volumes: open "},
 		{name: "stats ranks-per-node -1", args: []string{"stats", pdir, "--ranks-per-node", "-1"}, want: "--ranks-per-node: -1, want >= 1 and a divisor of the 2 ranks"},
 		{name: "stats ranks-per-node not dividing", args: []string{"stats", pdir, "--ranks-per-node", "3"}, want: "--ranks-per-node: 3, want >= 1 and a divisor of the 2 ranks"},
+		{name: "bench profile degree NaN", args: []string{"bench", "profile", "--out", p("prof.json"), "--degree", "NaN"}, want: "--degree: NaN, want a mean degree in (0, --nodes-1 = 149999]"},
+		{name: "bench profile degree > nodes", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "10", "--degree", "20"}, want: "--degree: 20, want a mean degree in (0, --nodes-1 = 9]"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

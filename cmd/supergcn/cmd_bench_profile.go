@@ -67,6 +67,11 @@ func benchProfile(args []string) error {
 	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 {
 		return usageError{"--cores, --nodes, --degree, --rows and --reps must be positive"}
 	}
+	if !(sz.degree <= float64(sz.nodes-1)) {
+		// NaN and +Inf pass the test above; the workers' generator
+		// would refuse them only after the first measurement
+		return usageError{fmt.Sprintf("--degree: %g, want a mean degree in (0, --nodes-1 = %d]", sz.degree, sz.nodes-1)}
+	}
 	var threads []int
 	if *threadsArg == "" {
 		for t := 1; t < *cores; t *= 2 {
