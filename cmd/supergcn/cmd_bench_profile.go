@@ -57,6 +57,9 @@ func benchProfile(args []string) error {
 	if *out == "" {
 		return usageError{"--out is required"}
 	}
+	if err := checkWritable(*out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	if *published != "" {
 		p, err := perfmodel.FromPublished(*published)
 		if err != nil {

@@ -100,6 +100,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
+	if err := checkWritable(*volOut); err != nil {
+		return fmt.Errorf("--save-volumes: %w", err)
+	}
 	var modes []exchange.Mode
 	for _, s := range strings.Split(*aggrMode, ",") {
 		mode, err := exchange.ParseMode(strings.TrimSpace(s))
@@ -176,7 +179,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 			return err
 		}
 		if err := container.WriteBytes(*volOut, 0o644, append(b, '\n')); err != nil {
-			return err
+			return fmt.Errorf("--save-volumes: %w", err)
 		}
 	}
 	meta, vols := &vf.Meta, vf.Volumes
