@@ -154,12 +154,15 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	// Data files.
 	os.MkdirAll(p("outdir"), 0o755)
 	writeFiles(t, dir, map[string]string{
-		"big1e9.edges":   "0 1\n1 999999999\n",
-		"big2e31.edges":  "0 1\n1 2147483646\n",
-		"asym.graph":     "3 2\n2 3\n1\n2\n",
-		"vol-rows.json":  `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"recv":[{"from":1,"rows":{"pre":1,"post":1,"hybrid":-5}}]},{"rank":1,"nodes":5}]}`,
-		"vol-train.json": `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"train_nodes":9},{"rank":1,"nodes":5}]}`,
-		"vol-parts.json": `{"partition":{"parts":3},"volumes":[{"rank":0,"nodes":5},{"rank":1,"nodes":5}]}`,
+		"big1e9.edges":     "0 1\n1 999999999\n",
+		"big2e31.edges":    "0 1\n1 2147483646\n",
+		"asym.graph":       "3 2\n2 3\n1\n2\n",
+		"vol-rows.json":    `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"recv":[{"from":1,"rows":{"pre":1,"post":1,"hybrid":-5}}]},{"rank":1,"nodes":5}]}`,
+		"vol-train.json":   `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"train_nodes":9},{"rank":1,"nodes":5}]}`,
+		"scale-inf.csv":    "method,ranks,seconds,max_rss_mb\nldg,2,1.5,100\nldg,4,Inf,90\n",
+		"scale-nometh.csv": "method,ranks,seconds,max_rss_mb\n,2,1.5,100\n",
+		"scale-short.csv":  "method,ranks,seconds,max_rss_mb\nldg,2,1.5\n",
+		"vol-parts.json":   `{"partition":{"parts":3},"volumes":[{"rank":0,"nodes":5},{"rank":1,"nodes":5}]}`,
 	})
 	labels1e9 := ogbDir(t, p("labels1e9"), map[string]string{"raw/node-label.csv": "0\n1\n1000000000\n1\n"})
 	edges2e31 := ogbDir(t, p("edges2e31"), map[string]string{"raw/num-edge-list.csv": "2147483648\n"})
@@ -240,6 +243,9 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "bench profile out dir", args: []string{"bench", "profile", "--published", "a64fx", "--out", p("outdir")}, want: "--out: " + p("outdir") + " is a directory"},
 		{name: "bench profile out unwritable", args: []string{"bench", "profile", "--published", "a64fx", "--out", p("nodir/p.json")}, want: "--out: open " + p("nodir")},
 		{name: "predict save-volumes dir", args: predict("--save-volumes", p("outdir")), want: "--save-volumes: " + p("outdir") + " is a directory"},
+		{name: "plot partition-scaling Inf", args: []string{"plot", "--partition-scaling", p("scale-inf.csv"), "--out", p("plots")}, want: `scale-inf.csv:3: seconds "Inf" is not a finite non-negative number`},
+		{name: "plot partition-scaling no method", args: []string{"plot", "--partition-scaling", p("scale-nometh.csv"), "--out", p("plots")}, want: "scale-nometh.csv:2: empty method"},
+		{name: "plot partition-scaling short line", args: []string{"plot", "--partition-scaling", p("scale-short.csv"), "--out", p("plots")}, want: "scale-short.csv:2: 3 fields, the header has 4"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
