@@ -188,6 +188,29 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	if r := run(t, time.Minute, nil, "bench", "profile", "--published", "xeon-gold-6148", "--out", prof); r.code != 0 {
 		t.Fatalf("profile: %s", r.stderr)
 	}
+	profText, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"prof-garbage.json": "garbage\n",
+		"prof-trunc.json":   string(profText[:len(profText)/2]),
+		"prof-neg.json":     strings.Replace(string(profText), `"gflops": `, `"gflops": -`, 1),
+		"prof-zero.json":    regexp.MustCompile(`"forward_gups": [0-9.e+-]+`).ReplaceAllString(string(profText), `"forward_gups": 0`),
+		"prof-cores.json":   strings.Replace(string(profText), `"cores_per_node": 40`, `"cores_per_node": 0`, 1),
+	})
+	truncPart := p("cora-2-trunc")
+	os.MkdirAll(truncPart, 0o755)
+	for _, name := range []string{"meta.json", "part-00000.bin", "part-00001.bin"} {
+		b, err := os.ReadFile(filepath.Join(pdir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "part-00001.bin" {
+			b = b[:len(b)/2]
+		}
+		writeFiles(t, truncPart, map[string]string{name: string(b)})
+	}
 	predict := func(extra ...string) []string {
 		return append([]string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit"}, extra...)
 	}
@@ -246,6 +269,32 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "plot partition-scaling Inf", args: []string{"plot", "--partition-scaling", p("scale-inf.csv"), "--out", p("plots")}, want: `scale-inf.csv:3: seconds "Inf" is not a finite non-negative number`},
 		{name: "plot partition-scaling no method", args: []string{"plot", "--partition-scaling", p("scale-nometh.csv"), "--out", p("plots")}, want: "scale-nometh.csv:2: empty method"},
 		{name: "plot partition-scaling short line", args: []string{"plot", "--partition-scaling", p("scale-short.csv"), "--out", p("plots")}, want: "scale-short.csv:2: 3 fields, the header has 4"},
+		{name: "predict profile missing", args: []string{"predict", "--partitions", pdir, "--profile", p("none.json"), "--network", "10gbit"}, want: "--profile: open " + p("none.json")},
+		{name: "predict profile garbage", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-garbage.json"), "--network", "10gbit"}, want: "--profile: " + p("prof-garbage.json") + ": invalid character"},
+		{name: "predict profile truncated", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-trunc.json"), "--network", "10gbit"}, want: "--profile: " + p("prof-trunc.json") + ": unexpected end of JSON input"},
+		{name: "predict profile negative rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-neg.json"), "--network", "10gbit"}, want: "rates[0].gemm[0].gflops = -"},
+		{name: "predict profile zero rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-zero.json"), "--network", "10gbit"}, want: "rates[0].aggr[0].forward_gups = 0, want a positive finite rate"},
+		{name: "predict profile 0 cores", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-cores.json"), "--network", "10gbit"}, want: "cores_per_node 0, want ≥ 1"},
+		{name: "predict network unknown", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "warp"}, want: `--network: unknown network "warp"`},
+		{name: "predict network 0gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "0gbit"}, want: `--network: unknown network "0gbit"`},
+		{name: "predict network empty item", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit,"}, want: `--network: unknown network ""`},
+		{name: "predict ranks-per-node not dividing", args: predict("--ranks-per-node", "3"), want: "--ranks-per-node: 3, want ≥ 1 and a divisor of the 2 ranks"},
+		{name: "predict bits empty item", args: predict("--bits", "8,,4"), want: `--bits: "" is not 32, 8, 4 or 2`},
+		{name: "predict bits 16", args: predict("--bits", "32,16"), want: `--bits: "16" is not 32, 8, 4 or 2`},
+		{name: "predict intra-bits 3", args: predict("--exchange", "two-level", "--intra-bits", "3"), want: "--intra-bits: 3, want 32, 8, 4 or 2"},
+		{name: "predict truncated part file", args: []string{"predict", "--partitions", truncPart, "--profile", prof, "--network", "10gbit"}, want: "part-00001.bin: "},
+		{name: "stats truncated part file", args: []string{"stats", truncPart}, want: "part-00001.bin: "},
+		{name: "bench profile nodes 0", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "0"}, want: "--nodes"},
+		{name: "bench profile threads x", args: []string{"bench", "profile", "--out", p("prof.json"), "--threads", "1,x"}, want: `--threads: "x"`},
+		{name: "bench profile unknown flag", args: []string{"bench", "profile", "--out", p("prof.json"), "--bogus"}, want: "flag provided but not defined: -bogus"},
+		{name: "bench gemm rows 0", args: []string{"bench", "gemm", "--rows", "0"}, want: "--rows"},
+		{name: "bench gemm in -1", args: []string{"bench", "gemm", "--in", "-1"}, want: `--in: "-1" is not a width`},
+		{name: "bench gemm unknown flag", args: []string{"bench", "gemm", "--sizes", "4"}, want: "flag provided but not defined: -sizes"},
+		{name: "partition ldg passes 0", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--ldg-passes", "0", "--out", p("ldg")}, want: "--ldg-passes: 0"},
+		{name: "partition ldg rounds -1", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--ldg-rounds", "-1", "--out", p("ldg")}, want: "--ldg-rounds: -1"},
+		{name: "partition ldg parts 0", args: []string{"partition", "--data", cora, "--parts", "0", "--method", "ldg", "--out", p("ldg")}, want: "--parts: 0"},
+		{name: "train exchange bogus", args: []string{"train", "--data", cora, "--exchange", "bogus"}, want: `--exchange: "bogus" is not`},
+		{name: "train intra-bits 3", args: []string{"train", "--data", cora, "--intra-bits", "3"}, want: `--intra-bits: "3" is not`},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
