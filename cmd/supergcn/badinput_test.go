@@ -295,6 +295,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "partition ldg parts 0", args: []string{"partition", "--data", cora, "--parts", "0", "--method", "ldg", "--out", p("ldg")}, want: "--parts: 0"},
 		{name: "train exchange bogus", args: []string{"train", "--data", cora, "--exchange", "bogus"}, want: `--exchange: "bogus" is not`},
 		{name: "train intra-bits 3", args: []string{"train", "--data", cora, "--intra-bits", "3"}, want: `--intra-bits: "3" is not`},
+		{name: "predict scale 1e300", args: predict("--scale", "1e300"), want: "--scale: scale factor 1e+300 takes a count of"},
+		{name: "predict scale Inf", args: predict("--scale", "Inf"), want: "--scale: "},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

@@ -199,7 +199,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		}
 	}
 	if *scale != 1 {
-		vols = perfmodel.ScaleVolumes(vols, *scale)
+		if vols, err = perfmodel.ScaleVolumes(vols, *scale); err != nil {
+			return fmt.Errorf("--scale: %w", err)
+		}
 	}
 	m := perfmodel.Model{Kind: *model, Layers: *layers, Hidden: *hidden, In: in, Classes: cls,
 		LayerNorm: *norm == "layer", Dropout: *dropout > 0}
