@@ -114,7 +114,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if *norm != "none" && *norm != "layer" {
 		return usageError{fmt.Sprintf("--norm: %q is not none or layer", *norm)}
 	}
-	if *dropout < 0 || *dropout >= 1 {
+	if !(*dropout >= 0 && *dropout < 1) { // NaN too
 		return usageError{fmt.Sprintf("--dropout: %g is not in [0, 1)", *dropout)}
 	}
 	switch *exchArg {
