@@ -151,6 +151,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	var profs []*perfmodel.Profile
 	for _, s := range strings.Split(*profiles, ",") {
+		if strings.TrimSpace(s) == "" {
+			return usageError{fmt.Sprintf("--profile: %q has an empty file name", *profiles)}
+		}
 		p, err := perfmodel.LoadProfile(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("--profile: %w", err)
