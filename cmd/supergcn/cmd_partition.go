@@ -89,7 +89,7 @@ func (f *partitionFlags) validate() error {
 		return usageError{"--out: the partition directory is required"}
 	case f.parts < 1:
 		return usageError{fmt.Sprintf("--parts: %d, want a positive number of parts", f.parts)}
-	case f.imbalance < 0 || f.imbalance > 10:
+	case !(f.imbalance >= 0 && f.imbalance <= 10): // NaN too
 		return usageError{fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance)}
 	}
 	switch f.method {
