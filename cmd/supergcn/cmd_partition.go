@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,17 @@ func cmdPartition(args []string) error {
 	}
 	if err := f.validate(); err != nil {
 		return err
+	}
+	if f.method != "ldg" {
+		var ldgOnly string
+		fs.Visit(func(fl *flag.Flag) {
+			if strings.HasPrefix(fl.Name, "ldg-") && ldgOnly == "" {
+				ldgOnly = fl.Name
+			}
+		})
+		if ldgOnly != "" {
+			return usageError{fmt.Sprintf("--%s: applies to --method ldg only (not %s)", ldgOnly, f.method)}
+		}
 	}
 	d.prog = progress.ForStderr(false)
 	if f.distributed() {
