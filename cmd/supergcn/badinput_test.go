@@ -303,6 +303,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict profile empty item", args: []string{"predict", "--partitions", pdir, "--profile", prof + ",", "--network", "10gbit"}, want: "--profile: \"" + prof + ",\" has an empty file name"},
 		{name: "partition imbalance NaN", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--imbalance", "NaN", "--out", p("ldg")}, want: "--imbalance: NaN outside [0, 10]"},
 		{name: "partition ldg flag on metis", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "metis", "--ldg-rounds", "8", "--out", p("ldg")}, want: "--ldg-rounds: applies to --method ldg only (not metis)"},
+		{name: "train exchange empty", args: []string{"train", "--data", cora, "--exchange", ""}, want: `--exchange: "" is not flat`},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
