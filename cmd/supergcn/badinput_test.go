@@ -304,6 +304,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "partition imbalance NaN", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--imbalance", "NaN", "--out", p("ldg")}, want: "--imbalance: NaN outside [0, 10]"},
 		{name: "partition ldg flag on metis", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "metis", "--ldg-rounds", "8", "--out", p("ldg")}, want: "--ldg-rounds: applies to --method ldg only (not metis)"},
 		{name: "train exchange empty", args: []string{"train", "--data", cora, "--exchange", ""}, want: `--exchange: "" is not flat`},
+		{name: "bench profile cores beyond the machine", args: []string{"bench", "profile", "--out", p("prof.json"), "--cores", "100000"}, want: "--cores: 100000, but this process may run on"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

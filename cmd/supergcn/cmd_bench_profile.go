@@ -75,6 +75,11 @@ func benchProfile(args []string) error {
 		// would refuse them only after the first measurement
 		return usageError{fmt.Sprintf("--degree: %g, want a mean degree in (0, --nodes-1 = %d]", sz.degree, sz.nodes-1)}
 	}
+	if n := runtime.NumCPU(); *cores > n {
+		// more copies than CPUs would time them oversubscribed: rates
+		// of no node
+		return usageError{fmt.Sprintf("--cores: %d, but this process may run on %d CPUs: the profile measures this node full", *cores, n)}
+	}
 	var threads []int
 	if *threadsArg == "" {
 		for t := 1; t < *cores; t *= 2 {
