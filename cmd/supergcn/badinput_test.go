@@ -161,6 +161,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		"vol-train.json":   `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"train_nodes":9},{"rank":1,"nodes":5}]}`,
 		"scale-inf.csv":    "method,ranks,seconds,max_rss_mb\nldg,2,1.5,100\nldg,4,Inf,90\n",
 		"scale-nometh.csv": "method,ranks,seconds,max_rss_mb\n,2,1.5,100\n",
+		"scale-ok.csv":     "method,ranks,seconds,max_rss_mb\nldg,2,1.5,100\n",
+		"pred.jsonl":       `{"ranks":2,"epoch_s":1,"efficiency":0.5,"label":"x"}` + "\n",
 		"scale-short.csv":  "method,ranks,seconds,max_rss_mb\nldg,2,1.5\n",
 		"vol-parts.json":   `{"partition":{"parts":3},"volumes":[{"rank":0,"nodes":5},{"rank":1,"nodes":5}]}`,
 	})
@@ -305,6 +307,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "partition ldg flag on metis", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "metis", "--ldg-rounds", "8", "--out", p("ldg")}, want: "--ldg-rounds: applies to --method ldg only (not metis)"},
 		{name: "train exchange empty", args: []string{"train", "--data", cora, "--exchange", ""}, want: `--exchange: "" is not flat`},
 		{name: "bench profile cores beyond the machine", args: []string{"bench", "profile", "--out", p("prof.json"), "--cores", "100000"}, want: "--cores: 100000, but this process may run on"},
+		{name: "plot partition-scaling out is a file", args: []string{"plot", "--partition-scaling", p("scale-ok.csv"), "--out", prof}, want: "--out: mkdir " + prof + ": not a directory"},
+		{name: "predict plot out is a file", args: []string{"predict", "--plot", p("pred.jsonl"), "--out", prof}, want: "--out: mkdir " + prof + ": not a directory"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

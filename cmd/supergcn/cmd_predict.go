@@ -403,7 +403,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return fmt.Errorf("--plot: %w", err)
 		}
 		for i, line := range strings.Split(string(b), "\n") {
 			if strings.TrimSpace(line) == "" {
@@ -428,7 +428,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 		return fmt.Errorf("%s: no predictions", strings.Join(files, ","))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
 	}
 	byLabel := map[string][]plots.ProjectionSeries{}
 	var labels []string
