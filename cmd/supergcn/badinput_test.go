@@ -163,6 +163,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		"scale-nometh.csv": "method,ranks,seconds,max_rss_mb\n,2,1.5,100\n",
 		"scale-ok.csv":     "method,ranks,seconds,max_rss_mb\nldg,2,1.5,100\n",
 		"pred.jsonl":       `{"ranks":2,"epoch_s":1,"efficiency":0.5,"label":"x"}` + "\n",
+		"pred-label.jsonl": `{"ranks":2,"epoch_s":1,"efficiency":0.5,"label":"../../x"}` + "\n",
+		"pred-eff.jsonl":   `{"ranks":2,"epoch_s":1,"efficiency":-5}` + "\n",
 		"scale-short.csv":  "method,ranks,seconds,max_rss_mb\nldg,2,1.5\n",
 		"vol-parts.json":   `{"partition":{"parts":3},"volumes":[{"rank":0,"nodes":5},{"rank":1,"nodes":5}]}`,
 	})
@@ -309,6 +311,9 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "bench profile cores beyond the machine", args: []string{"bench", "profile", "--out", p("prof.json"), "--cores", "100000"}, want: "--cores: 100000, but this process may run on"},
 		{name: "plot partition-scaling out is a file", args: []string{"plot", "--partition-scaling", p("scale-ok.csv"), "--out", prof}, want: "--out: mkdir " + prof + ": not a directory"},
 		{name: "predict plot out is a file", args: []string{"predict", "--plot", p("pred.jsonl"), "--out", prof}, want: "--out: mkdir " + prof + ": not a directory"},
+		{name: "predict plot label with a path", args: []string{"predict", "--plot", p("pred-label.jsonl"), "--out", p("plots")}, want: `pred-label.jsonl:1: label "../../x" cannot name a PNG file`},
+		{name: "predict plot negative efficiency", args: []string{"predict", "--plot", p("pred-eff.jsonl"), "--out", p("plots")}, want: "pred-eff.jsonl:1: efficiency -5, want a finite fraction ≥ 0"},
+		{name: "predict label with a path", args: predict("--label", "a/b"), want: `--label: "a/b" cannot name a PNG file`},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

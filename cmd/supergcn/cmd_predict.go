@@ -97,6 +97,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		}
 		return plotPredictions(strings.Split(*plotIn, ","), *plotOut, refs, stdout)
 	}
+	if !validPlotLabel(*label) {
+		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", *label)}
+	}
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
@@ -416,6 +419,12 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 			if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
 				return fmt.Errorf("%s:%d: not a supergcn predict --json line (no ranks or epoch_s)", f, i+1)
 			}
+			if !(r.Efficiency >= 0 && r.Efficiency <= 1e6) {
+				return fmt.Errorf("%s:%d: efficiency %g, want a finite fraction ≥ 0", f, i+1, r.Efficiency)
+			}
+			if !validPlotLabel(r.Label) {
+				return fmt.Errorf("%s:%d: label %q cannot name a PNG file (no / or \\)", f, i+1, r.Label)
+			}
 			name := fmt.Sprintf("%s, %s, %s", r.Profile, r.Network, exchangeName(r.AggrMode, r.Bits))
 			k := key{r.Label, name}
 			if _, ok := series[k]; !ok {
@@ -480,4 +489,10 @@ func modeBits(modes []exchange.Mode, bits []int) []modeAndBits {
 		}
 	}
 	return out
+}
+
+// validPlotLabel: the label becomes the file name projection-LABEL.png
+// inside --out, so it may not leave that directory.
+func validPlotLabel(l string) bool {
+	return !strings.ContainsAny(l, "/\\\x00")
 }
