@@ -314,6 +314,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict plot label with a path", args: []string{"predict", "--plot", p("pred-label.jsonl"), "--out", p("plots")}, want: `pred-label.jsonl:1: label "../../x" cannot name a PNG file`},
 		{name: "predict plot negative efficiency", args: []string{"predict", "--plot", p("pred-eff.jsonl"), "--out", p("plots")}, want: "pred-eff.jsonl:1: efficiency -5, want a finite fraction ≥ 0"},
 		{name: "predict label with a path", args: predict("--label", "a/b"), want: `--label: "a/b" cannot name a PNG file`},
+		{name: "predict plot empty item", args: []string{"predict", "--plot", p("pred.jsonl") + ",", "--out", p("plots")}, want: "--plot: \"" + p("pred.jsonl") + ",\" has an empty file name"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)

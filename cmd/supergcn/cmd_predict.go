@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +96,11 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		if *plotOut == "" {
 			return usageError{"--plot needs --out DIR"}
 		}
-		return plotPredictions(strings.Split(*plotIn, ","), *plotOut, refs, stdout)
+		files := strings.Split(*plotIn, ",")
+		if slices.Contains(files, "") {
+			return usageError{fmt.Sprintf("--plot: %q has an empty file name", *plotIn)}
+		}
+		return plotPredictions(files, *plotOut, refs, stdout)
 	}
 	if !validPlotLabel(*label) {
 		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", *label)}
