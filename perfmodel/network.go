@@ -95,10 +95,16 @@ func ParseNetwork(s string) (Network, error) {
 	}{{"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}} {
 		if num, ok := strings.CutSuffix(low, u.suffix); ok {
 			v, err := strconv.ParseFloat(num, 64)
-			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			if err != nil {
 				break
 			}
-			return Network{Name: s, Inter: Link{LatencyUS: tbfLatencyUS, GBs: v * u.scale / 8 / 1e9, Efficiency: tbfEfficiency},
+			// 1 kbit … 1 Pbit: outside, the times overflow or vanish
+			bits := v * u.scale
+			if !(bits >= 1e3 && bits <= 1e15) {
+				return Network{}, fmt.Errorf("rate %q: want a rate from 1kbit to 1000000gbit, such as 2.5gbit", s)
+			}
+			gbs := bits / 8 / 1e9
+			return Network{Name: s, Inter: Link{LatencyUS: tbfLatencyUS, GBs: gbs, Efficiency: tbfEfficiency},
 				Source: fmt.Sprintf("emulated link (tc tbf, scripts/emu-cluster.sh): %s per node each way, TCP payload 1448/1514 of the shaped bytes, %d µs latency assumed", s, tbfLatencyUS)}, nil
 		}
 	}

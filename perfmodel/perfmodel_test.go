@@ -200,7 +200,10 @@ func TestPredictImbalance(t *testing.T) {
 	if !(p.TrainS >= p.BusyMaxS) {
 		t.Errorf("the step (%v s) is shorter than its busiest rank (%v s)", p.TrainS, p.BusyMaxS)
 	}
-	if s := ScaleVolumes(v, 2); s[1].LocalEdges != 2*v[1].LocalEdges || s[0].Recv[0].Counts.Hybrid != 400 || v[0].Recv[0].Counts.Hybrid != 200 {
+	if _, err := ScaleVolumes(v, 1e300); err == nil {
+		t.Error("ScaleVolumes by 1e300: no error (counts wrap past int64)")
+	}
+	if s, err := ScaleVolumes(v, 2); err != nil || s[1].LocalEdges != 2*v[1].LocalEdges || s[0].Recv[0].Counts.Hybrid != 400 || v[0].Recv[0].Counts.Hybrid != 200 {
 		t.Errorf("ScaleVolumes: %+v", s[0])
 	}
 }

@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/supergcn/supergcn/exchange"
@@ -12,9 +13,23 @@ import (
 // into as many parts, assuming the boundary grows in proportion to the
 // part (true of graphs without geometric locality, where the cut fraction
 // at a given part count depends on degrees, not size; see docs/SCALING.md).
-// Pairs stay pairs: the message count per rank does not change.
-func ScaleVolumes(vols []exchange.RankVolume, f float64) []exchange.RankVolume {
-	s := func(x int64) int64 { return int64(math.Round(float64(x) * f)) }
+// Pairs stay pairs: the message count per rank does not change. A factor
+// that is not finite and positive, or that takes a count past 2^40 (a
+// trillion per rank: far beyond any graph, and small enough that bytes of
+// any width stay within int64), is an error rather than a wrapped count.
+func ScaleVolumes(vols []exchange.RankVolume, f float64) ([]exchange.RankVolume, error) {
+	if !(f > 0) || math.IsInf(f, 1) {
+		return nil, fmt.Errorf("scale factor %g, want a finite factor > 0", f)
+	}
+	const limit = 1 << 40
+	var bad error
+	s := func(x int64) int64 {
+		y := math.Round(float64(x) * f)
+		if y > limit && bad == nil {
+			bad = fmt.Errorf("scale factor %g takes a count of %d to %.3g, beyond 2^40 per rank", f, x, y)
+		}
+		return int64(min(y, limit))
+	}
 	out := make([]exchange.RankVolume, len(vols))
 	for i, v := range vols {
 		w := v
@@ -26,5 +41,8 @@ func ScaleVolumes(vols []exchange.RankVolume, f float64) []exchange.RankVolume {
 		}
 		out[i] = w
 	}
-	return out
+	if bad != nil {
+		return nil, bad
+	}
+	return out, nil
 }

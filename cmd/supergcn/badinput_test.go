@@ -154,9 +154,19 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	// Data files.
 	os.MkdirAll(p("outdir"), 0o755)
 	writeFiles(t, dir, map[string]string{
-		"big1e9.edges":  "0 1\n1 999999999\n",
-		"big2e31.edges": "0 1\n1 2147483646\n",
-		"asym.graph":    "3 2\n2 3\n1\n2\n",
+		"big1e9.edges":     "0 1\n1 999999999\n",
+		"big2e31.edges":    "0 1\n1 2147483646\n",
+		"asym.graph":       "3 2\n2 3\n1\n2\n",
+		"vol-rows.json":    `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"recv":[{"from":1,"rows":{"pre":1,"post":1,"hybrid":-5}}]},{"rank":1,"nodes":5}]}`,
+		"vol-train.json":   `{"partition":{"parts":2},"volumes":[{"rank":0,"nodes":5,"train_nodes":9},{"rank":1,"nodes":5}]}`,
+		"scale-inf.csv":    "method,ranks,seconds,max_rss_mb\nldg,2,1.5,100\nldg,4,Inf,90\n",
+		"scale-nometh.csv": "method,ranks,seconds,max_rss_mb\n,2,1.5,100\n",
+		"scale-ok.csv":     "method,ranks,seconds,max_rss_mb\nldg,2,1.5,100\n",
+		"pred.jsonl":       `{"ranks":2,"epoch_s":1,"efficiency":0.5,"label":"x"}` + "\n",
+		"pred-label.jsonl": `{"ranks":2,"epoch_s":1,"efficiency":0.5,"label":"../../x"}` + "\n",
+		"pred-eff.jsonl":   `{"ranks":2,"epoch_s":1,"efficiency":-5}` + "\n",
+		"scale-short.csv":  "method,ranks,seconds,max_rss_mb\nldg,2,1.5\n",
+		"vol-parts.json":   `{"partition":{"parts":3},"volumes":[{"rank":0,"nodes":5},{"rank":1,"nodes":5}]}`,
 	})
 	labels1e9 := ogbDir(t, p("labels1e9"), map[string]string{"raw/node-label.csv": "0\n1\n1000000000\n1\n"})
 	edges2e31 := ogbDir(t, p("edges2e31"), map[string]string{"raw/num-edge-list.csv": "2147483648\n"})
@@ -177,6 +187,36 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	pdir := p("cora-2")
 	if r := run(t, 2*time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--method", "random", "--out", pdir); r.code != 0 {
 		t.Fatalf("partitioning: %s", r.stderr)
+	}
+	prof := p("xeon.json")
+	if r := run(t, time.Minute, nil, "bench", "profile", "--published", "xeon-gold-6148", "--out", prof); r.code != 0 {
+		t.Fatalf("profile: %s", r.stderr)
+	}
+	profText, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"prof-garbage.json": "garbage\n",
+		"prof-trunc.json":   string(profText[:len(profText)/2]),
+		"prof-neg.json":     strings.Replace(string(profText), `"gflops": `, `"gflops": -`, 1),
+		"prof-zero.json":    regexp.MustCompile(`"forward_gups": [0-9.e+-]+`).ReplaceAllString(string(profText), `"forward_gups": 0`),
+		"prof-cores.json":   strings.Replace(string(profText), `"cores_per_node": 40`, `"cores_per_node": 0`, 1),
+	})
+	truncPart := p("cora-2-trunc")
+	os.MkdirAll(truncPart, 0o755)
+	for _, name := range []string{"meta.json", "part-00000.bin", "part-00001.bin"} {
+		b, err := os.ReadFile(filepath.Join(pdir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "part-00001.bin" {
+			b = b[:len(b)/2]
+		}
+		writeFiles(t, truncPart, map[string]string{name: string(b)})
+	}
+	predict := func(extra ...string) []string {
+		return append([]string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit"}, extra...)
 	}
 	gomem := []string{"GOMEMLIMIT=1GiB"}
 	for _, c := range []badCase{
@@ -217,6 +257,65 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "split overlap", args: []string{"train", "--data", overlap}, want: "test.csv:1: node 1 is also in the train split"},
 		{name: "asymmetric METIS", args: []string{"convert", "--data", p("asym.graph"), "--out", p("asym.sgb")}, want: "asym.graph:2: vertex 1 lists neighbour 3, but vertex 3 does not list 1"},
 		{name: "NaN feature sgb", args: []string{"train", "--data", nanSGB}, want: "section x: feature [1,1] is NaN"},
+		// 6: predict, stats, bench profile and plot.
+		{name: "predict ranks-per-node 0", args: predict("--ranks-per-node", "0"), want: "--ranks-per-node: 0, want ≥ 1"},
+		{name: "predict volumes negative rows", args: []string{"predict", "--volumes", p("vol-rows.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-rows.json: volumes[0].recv[0]: rows pre 1, post 1, hybrid -5"},
+		{name: "predict volumes train > nodes", args: []string{"predict", "--volumes", p("vol-train.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-train.json: volumes[0]: rank 0, nodes 5 (9 training)"},
+		{name: "predict volumes parts", args: []string{"predict", "--volumes", p("vol-parts.json"), "--profile", prof, "--network", "10gbit"}, want: "vol-parts.json: partition: 3 parts"},
+		{name: "predict volumes missing", args: []string{"predict", "--volumes", p("none.json"), "--profile", prof, "--network", "10gbit"}, want: "--volumes: open "},
+		{name: "stats ranks-per-node -1", args: []string{"stats", pdir, "--ranks-per-node", "-1"}, want: "--ranks-per-node: -1, want >= 1 and a divisor of the 2 ranks"},
+		{name: "stats ranks-per-node not dividing", args: []string{"stats", pdir, "--ranks-per-node", "3"}, want: "--ranks-per-node: 3, want >= 1 and a divisor of the 2 ranks"},
+		{name: "bench profile degree NaN", args: []string{"bench", "profile", "--out", p("prof.json"), "--degree", "NaN"}, want: "--degree: NaN, want a mean degree in (0, --nodes-1 = 149999]"},
+		{name: "bench profile degree > nodes", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "10", "--degree", "20"}, want: "--degree: 20, want a mean degree in (0, --nodes-1 = 9]"},
+		{name: "bench profile out dir", args: []string{"bench", "profile", "--published", "a64fx", "--out", p("outdir")}, want: "--out: " + p("outdir") + " is a directory"},
+		{name: "bench profile out unwritable", args: []string{"bench", "profile", "--published", "a64fx", "--out", p("nodir/p.json")}, want: "--out: open " + p("nodir")},
+		{name: "predict save-volumes dir", args: predict("--save-volumes", p("outdir")), want: "--save-volumes: " + p("outdir") + " is a directory"},
+		{name: "plot partition-scaling Inf", args: []string{"plot", "--partition-scaling", p("scale-inf.csv"), "--out", p("plots")}, want: `scale-inf.csv:3: seconds "Inf" is not a finite non-negative number`},
+		{name: "plot partition-scaling no method", args: []string{"plot", "--partition-scaling", p("scale-nometh.csv"), "--out", p("plots")}, want: "scale-nometh.csv:2: empty method"},
+		{name: "plot partition-scaling short line", args: []string{"plot", "--partition-scaling", p("scale-short.csv"), "--out", p("plots")}, want: "scale-short.csv:2: 3 fields, the header has 4"},
+		{name: "predict profile missing", args: []string{"predict", "--partitions", pdir, "--profile", p("none.json"), "--network", "10gbit"}, want: "--profile: open " + p("none.json")},
+		{name: "predict profile garbage", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-garbage.json"), "--network", "10gbit"}, want: "--profile: " + p("prof-garbage.json") + ": invalid character"},
+		{name: "predict profile truncated", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-trunc.json"), "--network", "10gbit"}, want: "--profile: " + p("prof-trunc.json") + ": unexpected end of JSON input"},
+		{name: "predict profile negative rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-neg.json"), "--network", "10gbit"}, want: "rates[0].gemm[0].gflops = -"},
+		{name: "predict profile zero rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-zero.json"), "--network", "10gbit"}, want: "rates[0].aggr[0].forward_gups = 0, want a positive finite rate"},
+		{name: "predict profile 0 cores", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-cores.json"), "--network", "10gbit"}, want: "cores_per_node 0, want ≥ 1"},
+		{name: "predict network unknown", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "warp"}, want: `--network: unknown network "warp"`},
+		{name: "predict network 0gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "0gbit"}, want: `--network: rate "0gbit": want a rate from 1kbit to 1000000gbit`},
+		{name: "predict network 1e-320gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "1e-320gbit"}, want: `--network: rate "1e-320gbit": want a rate from 1kbit`},
+		{name: "predict network 1e300gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "1e300gbit"}, want: `--network: rate "1e300gbit": want a rate from 1kbit to 1000000gbit`},
+		{name: "predict network empty item", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit,"}, want: `--network: unknown network ""`},
+		{name: "predict ranks-per-node not dividing", args: predict("--ranks-per-node", "3"), want: "--ranks-per-node: 3, want ≥ 1 and a divisor of the 2 ranks"},
+		{name: "predict bits empty item", args: predict("--bits", "8,,4"), want: `--bits: "" is not 32, 8, 4 or 2`},
+		{name: "predict bits 16", args: predict("--bits", "32,16"), want: `--bits: "16" is not 32, 8, 4 or 2`},
+		{name: "predict intra-bits 3", args: predict("--exchange", "two-level", "--intra-bits", "3"), want: "--intra-bits: 3, want 32, 8, 4 or 2"},
+		{name: "predict truncated part file", args: []string{"predict", "--partitions", truncPart, "--profile", prof, "--network", "10gbit"}, want: "part-00001.bin: "},
+		{name: "stats truncated part file", args: []string{"stats", truncPart}, want: "part-00001.bin: "},
+		{name: "bench profile nodes 0", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "0"}, want: "--nodes"},
+		{name: "bench profile threads x", args: []string{"bench", "profile", "--out", p("prof.json"), "--threads", "1,x"}, want: `--threads: "x"`},
+		{name: "bench profile unknown flag", args: []string{"bench", "profile", "--out", p("prof.json"), "--bogus"}, want: "flag provided but not defined: -bogus"},
+		{name: "bench gemm rows 0", args: []string{"bench", "gemm", "--rows", "0"}, want: "--rows"},
+		{name: "bench gemm in -1", args: []string{"bench", "gemm", "--in", "-1"}, want: `--in: "-1" is not a width`},
+		{name: "bench gemm unknown flag", args: []string{"bench", "gemm", "--sizes", "4"}, want: "flag provided but not defined: -sizes"},
+		{name: "partition ldg passes 0", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--ldg-passes", "0", "--out", p("ldg")}, want: "--ldg-passes: 0"},
+		{name: "partition ldg rounds -1", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--ldg-rounds", "-1", "--out", p("ldg")}, want: "--ldg-rounds: -1"},
+		{name: "partition ldg parts 0", args: []string{"partition", "--data", cora, "--parts", "0", "--method", "ldg", "--out", p("ldg")}, want: "--parts: 0"},
+		{name: "train exchange bogus", args: []string{"train", "--data", cora, "--exchange", "bogus"}, want: `--exchange: "bogus" is not`},
+		{name: "train intra-bits 3", args: []string{"train", "--data", cora, "--intra-bits", "3"}, want: `--intra-bits: "3" is not`},
+		{name: "predict scale 1e300", args: predict("--scale", "1e300"), want: "--scale: scale factor 1e+300 takes a count of"},
+		{name: "predict scale Inf", args: predict("--scale", "Inf"), want: "--scale: "},
+		{name: "predict dropout NaN", args: predict("--dropout", "NaN"), want: "--dropout: NaN is not in [0, 1)"},
+		{name: "predict profile empty item", args: []string{"predict", "--partitions", pdir, "--profile", prof + ",", "--network", "10gbit"}, want: "--profile: \"" + prof + ",\" has an empty file name"},
+		{name: "partition imbalance NaN", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--imbalance", "NaN", "--out", p("ldg")}, want: "--imbalance: NaN outside [0, 10]"},
+		{name: "partition ldg flag on metis", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "metis", "--ldg-rounds", "8", "--out", p("ldg")}, want: "--ldg-rounds: applies to --method ldg only (not metis)"},
+		{name: "train exchange empty", args: []string{"train", "--data", cora, "--exchange", ""}, want: `--exchange: "" is not flat`},
+		{name: "bench profile cores beyond the machine", args: []string{"bench", "profile", "--out", p("prof.json"), "--cores", "100000"}, want: "--cores: 100000, but this process may run on"},
+		{name: "plot partition-scaling out is a file", args: []string{"plot", "--partition-scaling", p("scale-ok.csv"), "--out", prof}, want: "--out: mkdir " + prof + ": not a directory"},
+		{name: "predict plot out is a file", args: []string{"predict", "--plot", p("pred.jsonl"), "--out", prof}, want: "--out: mkdir " + prof + ": not a directory"},
+		{name: "predict plot label with a path", args: []string{"predict", "--plot", p("pred-label.jsonl"), "--out", p("plots")}, want: `pred-label.jsonl:1: label "../../x" cannot name a PNG file`},
+		{name: "predict plot negative efficiency", args: []string{"predict", "--plot", p("pred-eff.jsonl"), "--out", p("plots")}, want: "pred-eff.jsonl:1: efficiency -5, want a finite fraction ≥ 0"},
+		{name: "predict label with a path", args: predict("--label", "a/b"), want: `--label: "a/b" cannot name a PNG file`},
+		{name: "predict plot empty item", args: []string{"predict", "--plot", p("pred.jsonl") + ",", "--out", p("plots")}, want: "--plot: \"" + p("pred.jsonl") + ",\" has an empty file name"},
+		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
 	}

@@ -57,6 +57,9 @@ func benchProfile(args []string) error {
 	if *out == "" {
 		return usageError{"--out is required"}
 	}
+	if err := checkWritable(*out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	if *published != "" {
 		p, err := perfmodel.FromPublished(*published)
 		if err != nil {
@@ -66,6 +69,16 @@ func benchProfile(args []string) error {
 	}
 	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 {
 		return usageError{"--cores, --nodes, --degree, --rows and --reps must be positive"}
+	}
+	if !(sz.degree <= float64(sz.nodes-1)) {
+		// NaN and +Inf pass the test above; the workers' generator
+		// would refuse them only after the first measurement
+		return usageError{fmt.Sprintf("--degree: %g, want a mean degree in (0, --nodes-1 = %d]", sz.degree, sz.nodes-1)}
+	}
+	if n := runtime.NumCPU(); *cores > n {
+		// more copies than CPUs would time them oversubscribed: rates
+		// of no node
+		return usageError{fmt.Sprintf("--cores: %d, but this process may run on %d CPUs: the profile measures this node full", *cores, n)}
 	}
 	var threads []int
 	if *threadsArg == "" {

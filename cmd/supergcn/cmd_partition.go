@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,6 +50,17 @@ func cmdPartition(args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	if f.method != "ldg" {
+		var ldgOnly string
+		fs.Visit(func(fl *flag.Flag) {
+			if strings.HasPrefix(fl.Name, "ldg-") && ldgOnly == "" {
+				ldgOnly = fl.Name
+			}
+		})
+		if ldgOnly != "" {
+			return usageError{fmt.Sprintf("--%s: applies to --method ldg only (not %s)", ldgOnly, f.method)}
+		}
+	}
 	d.prog = progress.ForStderr(false)
 	if f.distributed() {
 		// Every rank reads its share of --data; the parts are written by all.
@@ -89,7 +101,7 @@ func (f *partitionFlags) validate() error {
 		return usageError{"--out: the partition directory is required"}
 	case f.parts < 1:
 		return usageError{fmt.Sprintf("--parts: %d, want a positive number of parts", f.parts)}
-	case f.imbalance < 0 || f.imbalance > 10:
+	case !(f.imbalance >= 0 && f.imbalance <= 10): // NaN too
 		return usageError{fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance)}
 	}
 	switch f.method {

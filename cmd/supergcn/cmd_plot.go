@@ -29,6 +29,9 @@ func cmdPlot(args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
 		written, err := plots.PartScale(*out, rows)
 		for _, w := range written {
 			fmt.Fprintln(os.Stdout, w)

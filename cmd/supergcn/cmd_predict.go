@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,10 +96,20 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		if *plotOut == "" {
 			return usageError{"--plot needs --out DIR"}
 		}
-		return plotPredictions(strings.Split(*plotIn, ","), *plotOut, refs, stdout)
+		files := strings.Split(*plotIn, ",")
+		if slices.Contains(files, "") {
+			return usageError{fmt.Sprintf("--plot: %q has an empty file name", *plotIn)}
+		}
+		return plotPredictions(files, *plotOut, refs, stdout)
+	}
+	if !validPlotLabel(*label) {
+		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", *label)}
 	}
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
+	}
+	if err := checkWritable(*volOut); err != nil {
+		return fmt.Errorf("--save-volumes: %w", err)
 	}
 	var modes []exchange.Mode
 	for _, s := range strings.Split(*aggrMode, ",") {
@@ -111,7 +122,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if *norm != "none" && *norm != "layer" {
 		return usageError{fmt.Sprintf("--norm: %q is not none or layer", *norm)}
 	}
-	if *dropout < 0 || *dropout >= 1 {
+	if !(*dropout >= 0 && *dropout < 1) { // NaN too
 		return usageError{fmt.Sprintf("--dropout: %g is not in [0, 1)", *dropout)}
 	}
 	switch *exchArg {
@@ -124,6 +135,11 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	if !(*scale > 0) {
 		return usageError{fmt.Sprintf("--scale: %g, need > 0", *scale)}
+	}
+	if *rpn < 1 {
+		// checked here, not only by perfmodel.Config: the default
+		// threads and the two-level plans divide by it first
+		return usageError{fmt.Sprintf("--ranks-per-node: %d, want ≥ 1", *rpn)}
 	}
 	var bitsList []int
 	for _, s := range strings.Split(*bitsArg, ",") {
@@ -143,6 +159,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	var profs []*perfmodel.Profile
 	for _, s := range strings.Split(*profiles, ",") {
+		if strings.TrimSpace(s) == "" {
+			return usageError{fmt.Sprintf("--profile: %q has an empty file name", *profiles)}
+		}
 		p, err := perfmodel.LoadProfile(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("--profile: %w", err)
@@ -171,7 +190,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 			return err
 		}
 		if err := container.WriteBytes(*volOut, 0o644, append(b, '\n')); err != nil {
-			return err
+			return fmt.Errorf("--save-volumes: %w", err)
 		}
 	}
 	meta, vols := &vf.Meta, vf.Volumes
@@ -191,7 +210,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		}
 	}
 	if *scale != 1 {
-		vols = perfmodel.ScaleVolumes(vols, *scale)
+		if vols, err = perfmodel.ScaleVolumes(vols, *scale); err != nil {
+			return fmt.Errorf("--scale: %w", err)
+		}
 	}
 	m := perfmodel.Model{Kind: *model, Layers: *layers, Hidden: *hidden, In: in, Classes: cls,
 		LayerNorm: *norm == "layer", Dropout: *dropout > 0}
@@ -283,8 +304,8 @@ type volumesFile struct {
 // planning them from the partition when the file does not hold them.
 func (vf *volumesFile) nodeVolumes(perNode int) (*exchange.NodeVolumes, error) {
 	ranks := len(vf.Volumes)
-	if ranks%perNode != 0 {
-		return nil, usageError{fmt.Sprintf("--ranks-per-node: %d does not divide the %d ranks", perNode, ranks)}
+	if perNode < 1 || ranks%perNode != 0 {
+		return nil, usageError{fmt.Sprintf("--ranks-per-node: %d, want ≥ 1 and a divisor of the %d ranks", perNode, ranks)}
 	}
 	if nv, ok := vf.Node[perNode]; ok {
 		if nv.Ranks != ranks || len(nv.Node) != ranks {
@@ -314,7 +335,7 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--volumes: %w", err)
 		}
 		if err := json.Unmarshal(b, &vf); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
@@ -323,13 +344,22 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 		if len(vf.Volumes) == 0 || vf.Meta.Parts < 1 {
 			return nil, fmt.Errorf("%s: no volumes (not written by --save-volumes?)", file)
 		}
+		if r := len(vf.Volumes); vf.Meta.Parts%r != 0 || vf.Meta.Nodes < 0 || vf.Meta.Edges < 0 || vf.Meta.FeatDim < 0 || vf.Meta.NumClasses < 0 {
+			return nil, fmt.Errorf("%s: partition: %d parts, %d nodes, %d edges, %d features, %d classes for %d ranks: want a multiple of the ranks and counts ≥ 0",
+				file, vf.Meta.Parts, vf.Meta.Nodes, vf.Meta.Edges, vf.Meta.FeatDim, vf.Meta.NumClasses, r)
+		}
 		for i, v := range vf.Volumes {
-			if v.Rank != i || v.Nodes < 0 || v.LocalEdges < 0 || v.CutEdges < 0 {
-				return nil, fmt.Errorf("%s: volumes[%d]: rank %d, nodes %d, edges %d+%d: want rank %d and counts ≥ 0", file, i, v.Rank, v.Nodes, v.LocalEdges, v.CutEdges, i)
+			if v.Rank != i || v.Nodes < 0 || v.LocalEdges < 0 || v.CutEdges < 0 || v.TrainNodes < 0 || v.TrainNodes > v.Nodes {
+				return nil, fmt.Errorf("%s: volumes[%d]: rank %d, nodes %d (%d training), edges %d+%d: want rank %d, counts ≥ 0 and training nodes ≤ nodes",
+					file, i, v.Rank, v.Nodes, v.TrainNodes, v.LocalEdges, v.CutEdges, i)
 			}
 			for j, p := range v.Recv {
-				if p.From < 0 || p.From >= len(vf.Volumes) || p.From == i {
-					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: sender %d out of range", file, i, j, p.From)
+				if p.From < 0 || p.From >= len(vf.Volumes) || p.From == i || (j > 0 && p.From <= v.Recv[j-1].From) {
+					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: sender %d out of range or not ascending", file, i, j, p.From)
+				}
+				if c := p.Counts; c.Pre < 0 || c.Post < 0 || c.Hybrid < 0 || p.CutEdges < 0 {
+					return nil, fmt.Errorf("%s: volumes[%d].recv[%d]: rows pre %d, post %d, hybrid %d, cut edges %d: want counts ≥ 0",
+						file, i, j, c.Pre, c.Post, c.Hybrid, p.CutEdges)
 				}
 			}
 		}
@@ -381,7 +411,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return fmt.Errorf("--plot: %w", err)
 		}
 		for i, line := range strings.Split(string(b), "\n") {
 			if strings.TrimSpace(line) == "" {
@@ -393,6 +423,12 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 			}
 			if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
 				return fmt.Errorf("%s:%d: not a supergcn predict --json line (no ranks or epoch_s)", f, i+1)
+			}
+			if !(r.Efficiency >= 0 && r.Efficiency <= 1e6) {
+				return fmt.Errorf("%s:%d: efficiency %g, want a finite fraction ≥ 0", f, i+1, r.Efficiency)
+			}
+			if !validPlotLabel(r.Label) {
+				return fmt.Errorf("%s:%d: label %q cannot name a PNG file (no / or \\)", f, i+1, r.Label)
 			}
 			name := fmt.Sprintf("%s, %s, %s", r.Profile, r.Network, exchangeName(r.AggrMode, r.Bits))
 			k := key{r.Label, name}
@@ -406,7 +442,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 		return fmt.Errorf("%s: no predictions", strings.Join(files, ","))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
 	}
 	byLabel := map[string][]plots.ProjectionSeries{}
 	var labels []string
@@ -458,4 +494,10 @@ func modeBits(modes []exchange.Mode, bits []int) []modeAndBits {
 		}
 	}
 	return out
+}
+
+// validPlotLabel: the label becomes the file name projection-LABEL.png
+// inside --out, so it may not leave that directory.
+func validPlotLabel(l string) bool {
+	return !strings.ContainsAny(l, "/\\\x00")
 }

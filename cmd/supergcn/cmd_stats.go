@@ -120,8 +120,10 @@ func cmdStats(args []string, stdout io.Writer) error {
 	default:
 		return usageError{fmt.Sprintf("--bits: %d, want 32, 8, 4 or 2", *bits)}
 	}
-	if *perNode < 0 {
-		return usageError{fmt.Sprintf("--ranks-per-node: %d, want >= 1", *perNode)}
+	if *perNode < 0 || (*perNode > 0 && *ranks%*perNode != 0) {
+		// as predict: a layout whose last node is short is not the even
+		// K-to-a-node layout the report describes
+		return usageError{fmt.Sprintf("--ranks-per-node: %d, want >= 1 and a divisor of the %d ranks", *perNode, *ranks)}
 	}
 	if *layers < 1 {
 		return usageError{fmt.Sprintf("--layers: %d, want >= 1", *layers)}

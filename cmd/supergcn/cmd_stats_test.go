@@ -226,7 +226,7 @@ func TestStatsRanksPerNode(t *testing.T) {
 			t.Fatalf("table: %v\n%s", err, out.String())
 		}
 	}
-	for _, bad := range [][]string{{dir, "--ranks-per-node", "-1"}, {dir, "--ranks-per-node", "2", "--layers", "0"}} {
+	for _, bad := range [][]string{{dir, "--ranks-per-node", "-1"}, {dir, "--ranks-per-node", "3"}, {dir, "--ranks-per-node", "2", "--layers", "0"}} {
 		if err := cmdStats(bad, &bytes.Buffer{}); err == nil {
 			t.Fatalf("%v accepted", bad)
 		}

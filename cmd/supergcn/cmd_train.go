@@ -162,6 +162,8 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	}
 	if cfg.Exchange == "auto" {
 		cfg.Exchange = ""
+	} else if cfg.Exchange == "" { // the library's "auto": not a spelling of the flag
+		return bad("exchange", "%q is not flat, two-level, two-level-paired or auto", cfg.Exchange)
 	}
 	if _, err := exchange.ParseExchange(cfg.Exchange); err != nil {
 		return bad("exchange", "%q is not flat, two-level, two-level-paired or auto", cfg.Exchange)

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,9 +36,12 @@ func readPartScale(r io.Reader, path string) ([]PartScaleRow, error) {
 		var v [2]float64
 		for i, name := range []string{"seconds", "max_rss_mb"} {
 			var err error
-			if v[i], err = strconv.ParseFloat(rec[col[name]], 64); err != nil || !(v[i] >= 0) {
-				return PartScaleRow{}, fmt.Errorf("%s:%d: %s %q is not a non-negative number", path, line, name, rec[col[name]])
+			if v[i], err = strconv.ParseFloat(rec[col[name]], 64); err != nil || !(v[i] >= 0) || math.IsInf(v[i], 1) {
+				return PartScaleRow{}, fmt.Errorf("%s:%d: %s %q is not a finite non-negative number", path, line, name, rec[col[name]])
 			}
+		}
+		if rec[col["method"]] == "" {
+			return PartScaleRow{}, fmt.Errorf("%s:%d: empty method", path, line)
 		}
 		return PartScaleRow{Method: rec[col["method"]], Ranks: ranks, Seconds: v[0], MaxRSSMB: v[1]}, nil
 	})

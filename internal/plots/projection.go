@@ -78,5 +78,13 @@ func Projection(path, title string, series []ProjectionSeries, refs []Projection
 		pt.Add(s)
 		pt.Legend.Add(r.Name, s)
 	}
+	// One rank count or one time (a single partition predicted): gonum
+	// would widen the empty range by ±1, through 0 on a log axis, and
+	// panic; widen it by a factor of 2 instead.
+	for _, ax := range []*plot.Axis{&pt.X, &pt.Y, &pe.X} {
+		if ax.Min == ax.Max {
+			ax.Min, ax.Max = ax.Min/2, ax.Max*2
+		}
+	}
 	return savePair(path, 2*width, 1.5*height, pt, pe)
 }

@@ -25,6 +25,12 @@ func TestProjectionRendersAndRejects(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Fatalf("not a PNG: %v", err)
 	}
+	// One partition predicted: one rank count and one time per series (the
+	// log axes' range is empty; it panicked in gonum).
+	one := []ProjectionSeries{{Name: "one", Ranks: []float64{1}, EpochS: []float64{0.01}, Efficiency: []float64{0.5}}}
+	if err := Projection(filepath.Join(dir, "one.png"), "t", one, nil); err != nil {
+		t.Fatal(err)
+	}
 	for name, bad := range map[string][]ProjectionSeries{
 		"none":        nil,
 		"short":       {{Name: "x", Ranks: []float64{64, 128}, EpochS: []float64{1}, Efficiency: []float64{1, 1}}},
