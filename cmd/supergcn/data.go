@@ -47,7 +47,7 @@ func (d *dataFlags) register(fs *flag.FlagSet, verb string) {
 	d.registerSource(fs, verb)
 	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by supergcn partition (each rank reads only its parts)")
 	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
-	fs.StringVar(&d.partMethod, "partition-method", "metis", "in-memory partitioning under mpirun without --partitions: metis (whole graph on every rank)|parmetis|ldg|random (these three read --data distributed: each rank only its share)")
+	fs.StringVar(&d.partMethod, "partition-method", "auto", "in-memory partitioning under mpirun without --partitions: auto (parmetis for --data where the distributed reader can honour the flags, else metis)|metis (whole graph on every rank)|parmetis|ldg|random (these three read --data distributed: each rank only its share)")
 	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
 }
 
@@ -116,9 +116,9 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 		return usageError{fmt.Sprintf("--feat-norm: %q is not none or row", d.featNorm)}
 	}
 	switch d.partMethod {
-	case "metis", "parmetis", "random", "ldg":
+	case "auto", "metis", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--partition-method: %q is not metis, parmetis, ldg or random", d.partMethod)}
+		return usageError{fmt.Sprintf("--partition-method: %q is not auto, metis, parmetis, ldg or random", d.partMethod)}
 	}
 	if d.partMethod == "ldg" && d.data == "" && d.partitions == "" {
 		return usageError{"--partition-method ldg: reads --data (for --synthetic, use metis, parmetis or random)"}
@@ -217,6 +217,7 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		}
 		return s, nil
 	}
+	d.resolvePartMethod(c, w, log)
 	if d.distributedShard(c) {
 		return d.loadShardDist(c, w, log)
 	}
@@ -312,6 +313,27 @@ func defaultThreads() int {
 		n /= local
 	}
 	return max(1, n)
+}
+
+// resolvePartMethod replaces --partition-method auto by the method it
+// stands for: parmetis, reading --data distributed, under MPI with more
+// than one rank where the distributed reader honours the cleaning flags;
+// otherwise metis on rank 0 (saying why where --data was given).
+func (d *dataFlags) resolvePartMethod(c comm.Comm, w *world, log io.Writer) {
+	if d.partMethod != "auto" {
+		return
+	}
+	d.partMethod = "metis"
+	if c.Size() < 2 || d.data == "" || !w.mpi {
+		return
+	}
+	if err := d.checkDistributed(); err != nil {
+		if log != nil {
+			fmt.Fprintf(log, "partition: auto: metis on rank 0, every rank loading the whole graph (%v)\n", err)
+		}
+		return
+	}
+	d.partMethod = "parmetis"
 }
 
 // distributedShard reports whether loadShard takes the distributed path:

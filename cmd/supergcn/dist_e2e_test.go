@@ -164,6 +164,22 @@ func TestMPIDistPartitionMatchesSerial(t *testing.T) {
 	}
 	// In memory: train --data under mpirun with the distributed reader.
 	sameLosses(t, "in memory, ldg on 4 ranks", ref, trainLosses(mpirun(t, 4), "mem-ldg", append([]string{"--partition-method", "ldg"}, inputs["ogb"]...)...))
+	// The default (--partition-method auto) under mpirun is ParMETIS on the
+	// distributed reader; a flag it cannot honour falls back to METIS, saying so.
+	sameLosses(t, "in memory, default method on 2 ranks", ref, trainLosses(mpirun(t, 2), "mem-auto", inputs["sgb"]...))
+	for _, c := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "partition: parmetis into 2 parts, distributed"},
+		{[]string{"--dedup=false"}, "partition: auto: metis on rank 0"},
+	} {
+		args := append(append([]string{"train", "--epochs", "1", "--threads", "1", "--bits", "32"}, c.extra...), inputs["sgb"]...)
+		r := run(t, 2*time.Minute, mpirun(t, 2), args...)
+		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, c.want) {
+			t.Errorf("train %v on 2 ranks: exit %d, want a line with %q in\n%s%s", c.extra, r.code, c.want, r.stdout, r.stderr)
+		}
+	}
 }
 
 // A bad line in the last rank's byte range: one error naming the file and
