@@ -4,12 +4,9 @@ package metis
 
 /*
 #cgo CFLAGS: -I/usr/include/scotch
-#define _GNU_SOURCE // sched_getaffinity, CPU_COUNT
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <mpi.h>
 #include <scotch.h>
 

@@ -3,12 +3,9 @@
 package metis
 
 /*
-#define _GNU_SOURCE // sched_getaffinity, CPU_COUNT
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <mpi.h>
 #include <scotch.h>
 
