@@ -428,7 +428,18 @@ func TestRatesFor(t *testing.T) {
 	if !(alone.AggrS < full.AggrS && full.AggrS < busy.AggrS) {
 		t.Errorf("aggregation %v (1 copy), %v (2), %v (4): want ascending", alone.AggrS, full.AggrS, busy.AggrS)
 	}
-	cfg.RanksPerHost = -1
+	// More threads than the host's cores: the ranks time-share them.
+	// flatProfile has 4 cores and one entry: 2 ranks × 2 threads fill
+	// them, 2 × 4 run at half speed.
+	cfg = Config{Model: gcn(), Bits: 32, Threads: 2, RanksPerNode: 2, CoresPerNode: 8}
+	fits, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
+	cfg.Threads = 4
+	half, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
+	if fits.Oversubscription != 1 || half.Oversubscription != 2 || math.Abs(half.DenseS-2*fits.DenseS) > 1e-15 || math.Abs(half.AggrS-2*fits.AggrS) > 1e-15 {
+		t.Errorf("oversubscription %v → %v, dense %v → %v, aggr %v → %v: want 1 → 2 and twice the times",
+			fits.Oversubscription, half.Oversubscription, fits.DenseS, half.DenseS, fits.AggrS, half.AggrS)
+	}
+	cfg = Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1, RanksPerHost: -1}
 	var fe *field.Error
 	if _, err := Predict(twoRanks(), p, shm, cfg); !errors.As(err, &fe) || fe.Field != "perfmodel.Config.RanksPerHost" {
 		t.Errorf("RanksPerHost -1: %v", err)

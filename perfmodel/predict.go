@@ -135,6 +135,10 @@ type Prediction struct {
 	ProfileThreads int     `json:"profile_threads"` // the profile's entry used
 	ProfileCopies  int     `json:"profile_copies"`  // and the copies it was measured with (Config.RanksPerHost)
 	Overlap        bool    `json:"overlap"`         // exchange overlapped with the local product
+	// Oversubscription is (ranks per host · threads) / the profile's
+	// cores when above 1: the ranks time-share the cores, and every
+	// compute rate is divided by it.
+	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
 // Element-wise traffic, bytes per matrix value (4-byte floats, read +
@@ -264,6 +268,10 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		busy = cfg.RanksPerNode
 	}
 	rates, _ := prof.RatesFor(cfg.Threads, busy)
+	over := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
+	if over > 1 {
+		rates = rates.Scaled(1 / over)
+	}
 	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
 		over:    (cfg.Threads+1)*cfg.RanksPerNode <= cores,
@@ -289,7 +297,8 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
-		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
+		Oversubscription: max(over, 1),
+		TrainBytes:       p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
 		Exchange: "flat"}
 	if cfg.Staged != nil {
 		pr.Exchange = "staged"

@@ -343,6 +343,47 @@ func (p *Profile) RatesFor(threads, busy int) (*Rates, bool) {
 	return best, exact
 }
 
+// Scaled returns a copy of r with every rate multiplied by f (f < 1: a
+// share of the cores).
+func (r *Rates) Scaled(f float64) *Rates {
+	c := *r
+	c.Aggr = append([]AggrRate(nil), r.Aggr...)
+	for i := range c.Aggr {
+		c.Aggr[i].Forward *= f
+		c.Aggr[i].Transpose *= f
+	}
+	c.Gemm = append([]GemmRate(nil), r.Gemm...)
+	for i := range c.Gemm {
+		c.Gemm[i].GFLOPS *= f
+	}
+	c.Quant = scaleQuant(r.Quant, f)
+	c.ElemGBs *= f
+	c.DropoutGVs *= f
+	c.LayerNormGVs *= f
+	c.SoftmaxGVs *= f
+	c.StreamGBs *= f
+	if r.Exchange != nil {
+		x := *r.Exchange
+		x.RowRates = append([]RowRate(nil), x.RowRates...)
+		for i := range x.RowRates {
+			x.RowRates[i].GatherGBs *= f
+			x.RowRates[i].ScatterGBs *= f
+		}
+		x.Quant = scaleQuant(x.Quant, f)
+		c.Exchange = &x
+	}
+	return &c
+}
+
+func scaleQuant(qs []QuantRate, f float64) []QuantRate {
+	c := append([]QuantRate(nil), qs...)
+	for i := range c {
+		c[i].EncodeGBs *= f
+		c[i].DecodeGBs *= f
+	}
+	return c
+}
+
 // AggrSeconds is the time of edges·width edge·values of aggregation,
 // forward or transposed, interpolated linearly in log(width) between the
 // measured widths (the nearest one outside them).
