@@ -297,9 +297,8 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
-		Oversubscription: max(over, 1),
-		TrainBytes:       p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: "flat"}
+		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
+		Exchange: "flat", Oversubscription: max(over, 1)}
 	if cfg.Staged != nil {
 		pr.Exchange = "staged"
 	}
