@@ -106,6 +106,7 @@ type Prediction struct {
 	TrainS      float64 `json:"train_s"`
 	EvalS       float64 `json:"eval_s"`
 	AggrS       float64 `json:"aggr_s"`
+	AggrLocalS  float64 `json:"aggr_local_s"` // of AggrS, the local products (beside the transfer; the rest cannot hide)
 	DenseS      float64 `json:"dense_s"`
 	QuantS      float64 `json:"quant_s"`
 	CommS       float64 `json:"comm_s"`      // moving boundary rows (critical rank)
@@ -222,6 +223,7 @@ type predictor struct {
 	t                        float64   // elapsed seconds of the walk
 	pending                  []float64 // work of each rank since the last exchange
 	aggr, dense, quant, comm []float64 // per rank totals
+	local                    []float64 // of aggr, the local products
 	collective, allreduce    float64
 	trainBytes, evalBytes    int64
 	intraBytes               int64
@@ -275,7 +277,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
 		over:    (cfg.Threads+1)*cfg.RanksPerNode <= cores,
-		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks),
+		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 
 	p.forward(true)
@@ -283,7 +285,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	p.sync()
 	p.gradAllreduce()
 	train := p.t
-	aggr, dense, quant, comm := clone(p.aggr), clone(p.dense), clone(p.quant), clone(p.comm)
+	aggr, dense, quant, comm, local := clone(p.aggr), clone(p.dense), clone(p.quant), clone(p.comm), clone(p.local)
 	coll, ar := p.collective, p.allreduce
 	trainIdeal := p.idealWork
 	eval, evalIdeal := 0.0, 0.0
@@ -314,7 +316,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		pr.BusyMinS = min(pr.BusyMinS, b)
 	}
 	c := pr.CriticalRank
-	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS = aggr[c], dense[c], quant[c], comm[c]
+	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS, pr.AggrLocalS = aggr[c], dense[c], quant[c], comm[c], local[c]
 	pr.SyncS = max(0, train-pr.BusyMaxS-ar-coll)
 	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
@@ -371,6 +373,7 @@ func (p *predictor) addAggr(r int, s float64) {
 // copies and the decoding and hides only behind the wire time.
 func (p *predictor) addAggrExchange(r int, local, cpu, wire, dec, after float64) {
 	p.aggr[r] += local + after
+	p.local[r] += local
 	p.idealWork += local + after
 	p.comm[r] += max(cpu, wire)
 	p.quant[r] += dec
