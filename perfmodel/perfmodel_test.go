@@ -177,6 +177,21 @@ func TestPredictBytesAndComm(t *testing.T) {
 	if !(ev.Efficiency > 0 && ev.Efficiency <= 1) {
 		t.Errorf("efficiency %v", ev.Efficiency)
 	}
+	// With the evaluation aggregate cached, the propagate-first first layer
+	// exchanges nothing in evaluation: width 47 only.
+	cfg.EvalCache = true
+	evc, _ := Predict(twoRanks(), flatProfile(), net, cfg)
+	if want := rows * 4 * 47; evc.EvalBytes != want || !(evc.EvalS < ev.EvalS) || evc.TrainS != ev.TrainS {
+		t.Errorf("eval cache: %d bytes (want %d), eval %v s (uncached %v), train %v (uncached %v)", evc.EvalBytes, want, evc.EvalS, ev.EvalS, evc.TrainS, ev.TrainS)
+	}
+	// A transform-first first layer (100 → 47) has no aggregate to reuse.
+	tfCfg := cfg
+	tfCfg.Model = Model{Kind: "gcn", Layers: 1, In: 100, Classes: 47}
+	tf1, _ := Predict(twoRanks(), flatProfile(), net, tfCfg)
+	if want := rows * 4 * 47; tf1.EvalBytes != want {
+		t.Errorf("transform-first, eval cache: %d bytes, want %d", tf1.EvalBytes, want)
+	}
+	cfg.EvalCache = false
 	// Every second epoch: half the pass, the same training step.
 	cfg.EvalEvery = 2
 	ev2, _ := Predict(twoRanks(), flatProfile(), net, cfg)

@@ -46,6 +46,12 @@ type Config struct {
 	// (Profile.RatesFor). An emulated cluster on one box runs all its
 	// ranks on that box, whatever its emulated nodes.
 	RanksPerHost int
+	// EvalCache: the evaluation pass starts from the first layer's
+	// aggregate of the features, computed once (nn.Model.SetEvalInput,
+	// which train uses unless label propagation is on), so a first layer
+	// that aggregates its input (propagate-first) exchanges and
+	// aggregates nothing in evaluation.
+	EvalCache bool
 }
 
 func (c *Config) validate(ranks int) error {
@@ -468,7 +474,9 @@ func (p *predictor) forward(training bool) {
 				p.gemm("nn", in, out)
 			}
 		} else {
-			p.exchange(in, bits, false, training)
+			if training || i > 0 || !p.cfg.EvalCache {
+				p.exchange(in, bits, false, training)
+			}
 			for j := 0; j < nGemm; j++ {
 				p.gemm("nn", in, out)
 			}

@@ -19,6 +19,8 @@
 #   PROFILE (required) machine profile of the box that measured the CSVs (supergcn bench profile --out)
 #   PDIR [out/bench-cluster/p16] the partition the CSVs trained on (bench-cluster.sh regenerates it the same way)
 #   VOLUMES [unset] a predict --save-volumes file of that partition: predict only (PDIR is not read)
+#   EVAL_CACHE [false] whether the measuring binary reused the first layer's evaluation aggregate (predict
+#     --eval-cache; every CSV in docs/data before 2026-11-23 01:00 predates it: false)
 #   HOST_RANKS [each row's ranks] ranks busy on the measuring box (--ranks-per-host): an emulated cluster runs all on one box
 #   CORES [the profile's cores_per_node] cores of the measuring box; an emulated node has CORES/NODES
 #   RANKS_PER_NODE [4] the emulated nodes' ranks whose two-level volumes are planned once (other layouts: planned per row)
@@ -56,7 +58,7 @@ if [ ! -f "$vol" ]; then
 fi
 
 csv=$OUT/validate.csv
-echo "source,model,config,link,ranks,nodes,threads,measured_s,predicted_s,ratio,meas_train_bytes,pred_train_bytes,meas_aggr,pred_aggr,meas_dense,pred_dense,meas_quant,pred_quant,meas_comm,pred_comm,meas_eval,pred_eval,meas_sync,pred_sync,profile_copies" >"$csv"
+echo "source,model,config,link,ranks,nodes,threads,measured_s,predicted_s,ratio,meas_train_bytes,pred_train_bytes,meas_aggr,pred_aggr,meas_dense,pred_dense,meas_quant,pred_quant,meas_comm,pred_comm,meas_eval,pred_eval,meas_sync,pred_sync,profile_copies,pred_aggr_local" >"$csv"
 for f in "$@"; do
   src=$(basename "$f" .csv)
   # columns by name (bench-cluster.sh has added columns over time)
@@ -89,9 +91,9 @@ for f in "$@"; do
     fi
     # shellcheck disable=SC2086
     j=$("$BIN" predict --volumes "$vol" --profile "$PROFILE" $mflags $cflags $nflags --threads "$threads" \
-      --ranks-per-host "${HOST_RANKS:-$ranks}" --json)
+      --ranks-per-host "${HOST_RANKS:-$ranks}" --eval-cache="${EVAL_CACHE:-false}" --json)
     p=$(jkey epoch_s <<<"$j")
-    echo "$src,$model,$cfg,$link,$ranks,$nodes,$threads,$epoch,$p,$(awk -v a="$p" -v b="$epoch" 'BEGIN { printf "%.3f", a / b }'),$bytes,$(jkey train_bytes <<<"$j"),$aggr,$(jkey aggr_s <<<"$j"),$dns,$(jkey dense_s <<<"$j"),$quant,$(jkey quant_s <<<"$j"),$comm,$(jkey comm_s <<<"$j"),$evl,$(jkey eval_s <<<"$j"),$sync,$(jkey sync_s <<<"$j"),$(jkey profile_copies <<<"$j")" >>"$csv"
+    echo "$src,$model,$cfg,$link,$ranks,$nodes,$threads,$epoch,$p,$(awk -v a="$p" -v b="$epoch" 'BEGIN { printf "%.3f", a / b }'),$bytes,$(jkey train_bytes <<<"$j"),$aggr,$(jkey aggr_s <<<"$j"),$dns,$(jkey dense_s <<<"$j"),$quant,$(jkey quant_s <<<"$j"),$comm,$(jkey comm_s <<<"$j"),$evl,$(jkey eval_s <<<"$j"),$sync,$(jkey sync_s <<<"$j"),$(jkey profile_copies <<<"$j"),$(jkey aggr_local_s <<<"$j")" >>"$csv"
   done
 done
 

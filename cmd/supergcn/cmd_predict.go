@@ -66,6 +66,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	bitsArg := fs.String("bits", "32", "bits per boundary value forward: 32|8|4|2, or a comma-separated list")
 	bitsBwd := fs.Int("bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	evalBits := fs.Int("eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
+	evalCache := fs.Bool("eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: binaries before it")
 	evalEvery := fs.Int("eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
@@ -237,7 +238,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 				}
 				cfg := perfmodel.Config{Model: m, Mode: mode, Bits: b, BackwardBits: *bitsBwd, EvalBits: *evalBits,
 					Params: params, EvalEvery: *evalEvery, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits,
-					RanksPerHost: *hostRanks}
+					RanksPerHost: *hostRanks, EvalCache: *evalCache}
 				if *exchArg != "flat" {
 					per := k
 					if net.Single {
