@@ -52,6 +52,9 @@ func benchProfile(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if sz.xrows < 0 {
+		sz.xrows = 4 * sz.rows
+	}
 	if *worker > 0 {
 		setThreadBudget(*worker)
 		r, err := measureRates(*worker, sz)
@@ -59,9 +62,6 @@ func benchProfile(args []string) error {
 			return err
 		}
 		return json.NewEncoder(os.Stdout).Encode(r)
-	}
-	if sz.xrows < 0 {
-		sz.xrows = 4 * sz.rows
 	}
 	if *out == "" {
 		return usageError{"--out is required"}
