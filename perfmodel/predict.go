@@ -276,9 +276,9 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		busy = cfg.RanksPerNode
 	}
 	rates, _ := prof.RatesFor(cfg.Threads, busy)
-	over := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
-	if over > 1 {
-		rates = rates.Scaled(1 / over)
+	oversub := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
+	if oversub > 1 {
+		rates = rates.Scaled(1 / oversub)
 	}
 	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
@@ -306,7 +306,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: "flat", Oversubscription: max(over, 1)}
+		Exchange: "flat", Oversubscription: max(oversub, 1)}
 	if cfg.Staged != nil {
 		pr.Exchange = "staged"
 	}
