@@ -45,14 +45,17 @@ func benchProfile(args []string) error {
 	fs.Float64Var(&sz.degree, "degree", 50.5, "mean degree of that graph")
 	fs.IntVar(&sz.rows, "rows", 65_536, "rows of each copy's GEMMs, codec blocks and element-wise passes")
 	fs.IntVar(&sz.reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
-	fs.IntVar(&sz.xrows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; default 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
+	fs.IntVar(&sz.xrows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; -1: 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
 	fs.IntVar(&sz.peers, "peers", 15, "peer blocks of the exchange-pattern buffers (the ranks a rank exchanges with)")
 	loadsArg := fs.String("loads", "1", "also measure each thread count with these numbers of copies at once (comma separated, each below cores/threads; empty: none): the rates of a node not full, for predict --ranks-per-host")
 	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if sz.xrows < 0 {
+	if sz.xrows < -1 {
+		return usageError{fmt.Sprintf("--exchange-rows: %d, want ≥ 0 (or -1: 4·--rows)", sz.xrows)}
+	}
+	if sz.xrows == -1 {
 		sz.xrows = 4 * sz.rows
 	}
 	if *worker > 0 {

@@ -58,7 +58,7 @@ func TestMeasureRates(t *testing.T) {
 	if err := benchProfile([]string{"--threads", "99", "--cores", "2", "--out", path}); err == nil {
 		t.Error("--threads above --cores accepted")
 	}
-	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}} {
+	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}} {
 		err := benchProfile(append([]string{"--cores", "1", "--out", path}, bad...))
 		if err == nil || !strings.Contains(userMessage(err), bad[0]) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
