@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -176,6 +177,21 @@ func TestPredictBytesAndComm(t *testing.T) {
 	if !(ev.Efficiency > 0 && ev.Efficiency <= 1) {
 		t.Errorf("efficiency %v", ev.Efficiency)
 	}
+	// With the evaluation aggregate cached, the propagate-first first layer
+	// exchanges nothing in evaluation: width 47 only.
+	cfg.EvalCache = true
+	evc, _ := Predict(twoRanks(), flatProfile(), net, cfg)
+	if want := rows * 4 * 47; evc.EvalBytes != want || !(evc.EvalS < ev.EvalS) || evc.TrainS != ev.TrainS {
+		t.Errorf("eval cache: %d bytes (want %d), eval %v s (uncached %v), train %v (uncached %v)", evc.EvalBytes, want, evc.EvalS, ev.EvalS, evc.TrainS, ev.TrainS)
+	}
+	// A transform-first first layer (100 → 47) has no aggregate to reuse.
+	tfCfg := cfg
+	tfCfg.Model = Model{Kind: "gcn", Layers: 1, In: 100, Classes: 47}
+	tf1, _ := Predict(twoRanks(), flatProfile(), net, tfCfg)
+	if want := rows * 4 * 47; tf1.EvalBytes != want {
+		t.Errorf("transform-first, eval cache: %d bytes, want %d", tf1.EvalBytes, want)
+	}
+	cfg.EvalCache = false
 	// Every second epoch: half the pass, the same training step.
 	cfg.EvalEvery = 2
 	ev2, _ := Predict(twoRanks(), flatProfile(), net, cfg)
@@ -293,15 +309,227 @@ func TestPredictStaged(t *testing.T) {
 	}
 }
 
-// TestPredictOverlap: with a spare core per rank the exchange hides behind
-// the aggregation; without one they add up.
+// TestPredictOverlap: with a spare core per rank the exchange's
+// shared-memory copies run beside the local product; without one they
+// share the rank's core and add up. Time on the wire hides the local
+// product either way (the rank waits on the network, its core is free).
 func TestPredictOverlap(t *testing.T) {
-	net, _ := ParseNetwork("1gbit")
-	cfg := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
-	serial, _ := Predict(twoRanks(), flatProfile(), net, cfg)
-	cfg.CoresPerNode = 2
-	over, _ := Predict(twoRanks(), flatProfile(), net, cfg)
+	shm, _ := ParseNetwork("shm")
+	prof := flatProfile()
+	prof.IntraNode.GBs = 0.1 // copies as long as the local product
+	cfg := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 2, CoresPerNode: 2}
+	serial, _ := Predict(twoRanks(), prof, shm, cfg)
+	cfg.CoresPerNode = 4
+	over, _ := Predict(twoRanks(), prof, shm, cfg)
 	if serial.Overlap || !over.Overlap || !(over.EpochS < serial.EpochS) {
 		t.Errorf("serial %v s (overlap %v), overlapped %v s (overlap %v)", serial.EpochS, serial.Overlap, over.EpochS, over.Overlap)
+	}
+	// 100 Mbit/s: the wire time of every exchange exceeds the local
+	// product, so twice the local edges cost nothing, with or without a
+	// spare core; in shared memory they cost their aggregation time.
+	slow, _ := ParseNetwork("100mbit")
+	cfg = Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
+	base, _ := Predict(twoRanks(), flatProfile(), slow, cfg)
+	v := twoRanks()
+	for r := range v {
+		v[r].LocalEdges *= 2
+	}
+	more, _ := Predict(v, flatProfile(), slow, cfg)
+	if math.Abs(more.TrainS-base.TrainS) > 1e-12 || !(more.AggrS > base.AggrS) {
+		t.Errorf("100mbit: local edges ×2 changed the step %v → %v s (aggr %v → %v)", base.TrainS, more.TrainS, base.AggrS, more.AggrS)
+	}
+	cfg.RanksPerNode = 2
+	baseShm, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
+	moreShm, _ := Predict(v, flatProfile(), shm, cfg)
+	// GCN: three exchanges at widths 100, 47, 47 (backward transposed),
+	// 10000 more local edges each, at 1 GUPS
+	if want := 10000 * (100 + 47 + 47) / 1e9; math.Abs(moreShm.TrainS-baseShm.TrainS-want) > 1e-12 {
+		t.Errorf("shm: local edges ×2 added %v s, want %v", moreShm.TrainS-baseShm.TrainS, want)
+	}
+}
+
+// TestExchangeWork: the aggregation of an exchange counts the local
+// product with GCN's self-loops, the cut edges, one entry a boundary row
+// and GCN's two row scalings, each a pass of 8 bytes a value.
+func TestExchangeWork(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	m := Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32} // one layer, transform first: one exchange at width 16... (out > in: propagate first at 16)
+	cfg := Config{Model: m, Mode: exchange.ModePost, Bits: 32, Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	p, err := Predict(twoRanks(), flatProfile(), shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// per rank: local 10000 + 1000 self-loops, cut 500, 300 post rows
+	// sent (one entry each), at 1 GUPS × width 16; scalings 2 × 8 B ×
+	// 1000 × 16 at 10 GB/s
+	want := float64(10000+1000+500+300)*16/1e9 + 2*8*1000*16/10e9
+	if math.Abs(p.AggrS-want) > 1e-15 {
+		t.Errorf("AggrS = %v, want %v", p.AggrS, want)
+	}
+	// SAGE (mean) scales one side only; pre mode sends 400 rows and adds
+	// the 400 received ones.
+	cfg.Model.Kind, cfg.Mode = "sage", exchange.ModePre
+	q, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
+	if want := float64(10000+500+400+400)*16/1e9 + 8*1000*16/10e9; math.Abs(q.AggrS-want) > 1e-15 {
+		t.Errorf("sage pre: AggrS = %v, want %v", q.AggrS, want)
+	}
+	// With the exchange pattern measured, the rows go at its gather rate
+	// and the codec at its rates.
+	prof := flatProfile()
+	prof.Rates[0].Exchange = &ExchangeRates{Rows: 100, Peers: 1,
+		RowRates: []RowRate{{Width: 16, GatherGBs: 0.5, ScatterGBs: 0.25}},
+		Quant:    []QuantRate{{Bits: 2, Width: 16, EncodeGBs: 0.1, DecodeGBs: 0.2}}}
+	cfg.Model.Kind, cfg.Mode = "gcn", exchange.ModePost
+	x, _ := Predict(twoRanks(), prof, shm, cfg)
+	if want := float64(10000+1000+500)*16/1e9 + 300*16*4/0.5e9 + 2*8*1000*16/10e9; math.Abs(x.AggrS-want) > 1e-15 {
+		t.Errorf("exchange rates: AggrS = %v, want %v", x.AggrS, want)
+	}
+	cfg.Bits = 2
+	y, _ := Predict(twoRanks(), prof, shm, cfg)
+	// 300 rows encoded and 300 decoded, width 16
+	if want := 300*16*4/0.1e9 + 300*16*4/0.2e9; math.Abs(y.QuantS-want) > 1e-15 {
+		t.Errorf("exchange codec: QuantS = %v, want %v", y.QuantS, want)
+	}
+}
+
+// loadedProfile: one thread measured with 4 copies (the node full) and,
+// in Loads, with 1 and 2 copies, each faster than the fuller one.
+func loadedProfile() *Profile {
+	p := flatProfile()
+	p.Rates[0].Copies = 4
+	for _, c := range []int{2, 1} {
+		r := p.Rates[0]
+		r.Copies = c
+		r.Aggr = []AggrRate{{Width: 16, Forward: 4 / float64(c), Transpose: 4 / float64(c)}}
+		p.Loads = append(p.Loads, r)
+	}
+	two := p.Rates[0]
+	two.Threads = 2
+	p.Rates = append(p.Rates, two)
+	return p
+}
+
+func TestRatesFor(t *testing.T) {
+	p := loadedProfile()
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ threads, busy, copies, ratesThreads int }{
+		{1, 1, 1, 1}, {1, 2, 2, 1}, {1, 3, 4, 1}, {1, 4, 4, 1}, {1, 16, 4, 1}, {1, 0, 1, 1},
+		{2, 1, 4, 2}, // no loads measured at 2 threads: the node full
+		{3, 1, 4, 2}, // 3 threads take the 2-thread entry
+	} {
+		r, _ := p.RatesFor(c.threads, c.busy)
+		if r.Copies != c.copies || r.Threads != c.ratesThreads {
+			t.Errorf("RatesFor(%d, %d) = %d threads × %d copies, want %d × %d", c.threads, c.busy, r.Threads, r.Copies, c.ratesThreads, c.copies)
+		}
+	}
+	// A profile without loads (every profile before them) answers Rates.
+	old := flatProfile()
+	if r, ok := old.RatesFor(1, 1); r != &old.Rates[0] || !ok {
+		t.Errorf("old profile: %+v", r)
+	}
+	// Predict takes the rate of the ranks busy on the host.
+	shm, _ := ParseNetwork("shm")
+	cfg := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
+	full, _ := Predict(twoRanks(), p, shm, cfg) // shm: both ranks busy → 2 copies
+	cfg.RanksPerHost = 1
+	alone, _ := Predict(twoRanks(), p, shm, cfg)
+	cfg.RanksPerHost = 4
+	busy, _ := Predict(twoRanks(), p, shm, cfg)
+	if full.ProfileCopies != 2 || alone.ProfileCopies != 1 || busy.ProfileCopies != 4 {
+		t.Errorf("copies used: default %d, host 1 %d, host 4 %d; want 2, 1, 4", full.ProfileCopies, alone.ProfileCopies, busy.ProfileCopies)
+	}
+	if !(alone.AggrS < full.AggrS && full.AggrS < busy.AggrS) {
+		t.Errorf("aggregation %v (1 copy), %v (2), %v (4): want ascending", alone.AggrS, full.AggrS, busy.AggrS)
+	}
+	// More threads than the host's cores: the ranks time-share them.
+	// flatProfile has 4 cores and one entry: 2 ranks × 2 threads fill
+	// them, 2 × 4 run at half speed.
+	cfg = Config{Model: gcn(), Bits: 32, Threads: 2, RanksPerNode: 2, CoresPerNode: 8}
+	fits, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
+	cfg.Threads = 4
+	half, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
+	if fits.Oversubscription != 1 || half.Oversubscription != 2 || math.Abs(half.DenseS-2*fits.DenseS) > 1e-15 || math.Abs(half.AggrS-2*fits.AggrS) > 1e-15 {
+		t.Errorf("oversubscription %v → %v, dense %v → %v, aggr %v → %v: want 1 → 2 and twice the times",
+			fits.Oversubscription, half.Oversubscription, fits.DenseS, half.DenseS, fits.AggrS, half.AggrS)
+	}
+	cfg = Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1, RanksPerHost: -1}
+	var fe *field.Error
+	if _, err := Predict(twoRanks(), p, shm, cfg); !errors.As(err, &fe) || fe.Field != "perfmodel.Config.RanksPerHost" {
+		t.Errorf("RanksPerHost -1: %v", err)
+	}
+	for name, spoil := range map[string]func(p *Profile){
+		"load of unmeasured threads": func(p *Profile) { p.Loads[0].Threads = 8 },
+		"load of no copies":          func(p *Profile) { p.Loads[0].Copies = 0 },
+		"load measured twice":        func(p *Profile) { p.Loads[1].Copies = 2 },
+		"load repeats rates":         func(p *Profile) { p.Loads[0].Copies = 4 },
+		"load bad rate":              func(p *Profile) { p.Loads[1].Aggr[0].Forward = math.Inf(1) },
+		"exchange no rows": func(p *Profile) {
+			p.Rates[0].Exchange = &ExchangeRates{Rows: 0, Peers: 1, RowRates: []RowRate{{16, 1, 1}}, Quant: p.Rates[0].Quant}
+		},
+		"exchange zero gather": func(p *Profile) {
+			p.Rates[0].Exchange = &ExchangeRates{Rows: 1, Peers: 1, RowRates: []RowRate{{16, 0, 1}}, Quant: p.Rates[0].Quant}
+		},
+		"exchange no quant": func(p *Profile) {
+			p.Rates[0].Exchange = &ExchangeRates{Rows: 1, Peers: 1, RowRates: []RowRate{{16, 1, 1}}}
+		},
+	} {
+		p := loadedProfile()
+		spoil(p)
+		if err := p.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestLoadProfileFiles: profiles written before the optional fields load
+// as they are; malformed JSON is reported with the file and the line and
+// column; a bad value with the file and the field.
+func TestLoadProfileFiles(t *testing.T) {
+	for _, f := range []string{"../docs/data/profile-lent-xeon-16c-prescott.json", "../docs/data/profile-dev-2c.json", "profiles/a64fx.json"} {
+		p, err := LoadProfile(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if p.Loads != nil || p.Rates[0].Exchange != nil {
+			t.Errorf("%s: loads or exchange rates appeared", f)
+		}
+		if r, _ := p.RatesFor(1, 16); r != &p.Rates[0] {
+			t.Errorf("%s: RatesFor(1, 16) is not rates[0]", f)
+		}
+	}
+	dir := t.TempDir()
+	good, _ := json.MarshalIndent(loadedProfile(), "", "  ")
+	for _, c := range []struct{ name, text, want string }{
+		{"syntax.json", "{\n  \"name\": \"x\",\n  \"cores_per_node\": 4,,\n}", "syntax.json: line 3, column 23: invalid character ','"},
+		{"type.json", "{\"name\": \"x\",\n\"cores_per_node\": \"four\"}", "type.json: line 2, column 24: json: cannot unmarshal string"},
+		{"truncated.json", "{\"name\": \"x\",\n\"rates\": [", "truncated.json: line 2, column 10: unexpected end of JSON input"},
+		{"loads.json", strings.Replace(string(good), `"threads": 1,
+      "copies": 2`, `"threads": 3,
+      "copies": 2`, 1), "loads.json: loads[0]: threads 3, want a thread count of rates"},
+	} {
+		path := dir + "/" + c.name
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadProfile(path)
+		if err == nil || !strings.HasPrefix(err.Error(), dir+"/") || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line containing %q", c.name, err, c.want)
+		}
+	}
+	// The profile with loads and exchange rates round-trips.
+	p := loadedProfile()
+	p.Rates[0].Exchange = &ExchangeRates{Rows: 8, Peers: 2, RowRates: []RowRate{{16, 1, 2}}, Quant: p.Rates[0].Quant}
+	b, _ := json.Marshal(p)
+	path := dir + "/new.json"
+	os.WriteFile(path, b, 0o644)
+	q, err := LoadProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := json.Marshal(q); string(b2) != string(b) {
+		t.Errorf("round trip: %s\nwant %s", b2, b)
 	}
 }

@@ -40,6 +40,18 @@ type Config struct {
 	// the flat pairs of the volumes. Hybrid mode only.
 	Staged    *exchange.ExchangeVolume
 	IntraBits int // 0: 32 (train's --intra-bits default)
+	// RanksPerHost is how many ranks share the machine whose memory a
+	// rank uses (0: RanksPerNode; every rank on a single-node network):
+	// it picks the profile's measurement of that many copies
+	// (Profile.RatesFor). An emulated cluster on one box runs all its
+	// ranks on that box, whatever its emulated nodes.
+	RanksPerHost int
+	// EvalCache: the evaluation pass starts from the first layer's
+	// aggregate of the features, computed once (nn.Model.SetEvalInput,
+	// which train uses unless label propagation is on), so a first layer
+	// that aggregates its input (propagate-first) exchanges and
+	// aggregates nothing in evaluation.
+	EvalCache bool
 }
 
 func (c *Config) validate(ranks int) error {
@@ -85,6 +97,9 @@ func (c *Config) validate(ranks int) error {
 	if c.CoresPerNode < 0 {
 		return field.Errorf("perfmodel.Config.CoresPerNode", "%d, want ≥ 0", c.CoresPerNode)
 	}
+	if c.RanksPerHost < 0 {
+		return field.Errorf("perfmodel.Config.RanksPerHost", "%d, want ≥ 0", c.RanksPerHost)
+	}
 	return nil
 }
 
@@ -97,6 +112,7 @@ type Prediction struct {
 	TrainS      float64 `json:"train_s"`
 	EvalS       float64 `json:"eval_s"`
 	AggrS       float64 `json:"aggr_s"`
+	AggrLocalS  float64 `json:"aggr_local_s"` // of AggrS, the local products (beside the transfer; the rest cannot hide)
 	DenseS      float64 `json:"dense_s"`
 	QuantS      float64 `json:"quant_s"`
 	CommS       float64 `json:"comm_s"`      // moving boundary rows (critical rank)
@@ -124,7 +140,12 @@ type Prediction struct {
 	RanksPerNode   int     `json:"ranks_per_node"`
 	Threads        int     `json:"threads"`
 	ProfileThreads int     `json:"profile_threads"` // the profile's entry used
+	ProfileCopies  int     `json:"profile_copies"`  // and the copies it was measured with (Config.RanksPerHost)
 	Overlap        bool    `json:"overlap"`         // exchange overlapped with the local product
+	// Oversubscription is (ranks per host · threads) / the profile's
+	// cores when above 1: the ranks time-share the cores, and every
+	// compute rate is divided by it.
+	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
 // Element-wise traffic, bytes per matrix value (4-byte floats, read +
@@ -208,6 +229,7 @@ type predictor struct {
 	t                        float64   // elapsed seconds of the walk
 	pending                  []float64 // work of each rank since the last exchange
 	aggr, dense, quant, comm []float64 // per rank totals
+	local                    []float64 // of aggr, the local products
 	collective, allreduce    float64
 	trainBytes, evalBytes    int64
 	intraBytes               int64
@@ -249,11 +271,19 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if cores == 0 {
 		cores = prof.CoresPerNode
 	}
-	rates, _ := prof.At(cfg.Threads)
+	busy := cfg.RanksPerHost
+	if busy == 0 {
+		busy = cfg.RanksPerNode
+	}
+	rates, _ := prof.RatesFor(cfg.Threads, busy)
+	oversub := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
+	if oversub > 1 {
+		rates = rates.Scaled(1 / oversub)
+	}
 	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
 		over:    (cfg.Threads+1)*cfg.RanksPerNode <= cores,
-		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks),
+		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 
 	p.forward(true)
@@ -261,7 +291,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	p.sync()
 	p.gradAllreduce()
 	train := p.t
-	aggr, dense, quant, comm := clone(p.aggr), clone(p.dense), clone(p.quant), clone(p.comm)
+	aggr, dense, quant, comm, local := clone(p.aggr), clone(p.dense), clone(p.quant), clone(p.comm), clone(p.local)
 	coll, ar := p.collective, p.allreduce
 	trainIdeal := p.idealWork
 	eval, evalIdeal := 0.0, 0.0
@@ -274,9 +304,9 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	}
 
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
-		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, Overlap: p.over,
+		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: "flat"}
+		Exchange: "flat", Oversubscription: max(oversub, 1)}
 	if cfg.Staged != nil {
 		pr.Exchange = "staged"
 	}
@@ -292,7 +322,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		pr.BusyMinS = min(pr.BusyMinS, b)
 	}
 	c := pr.CriticalRank
-	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS = aggr[c], dense[c], quant[c], comm[c]
+	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS, pr.AggrLocalS = aggr[c], dense[c], quant[c], comm[c], local[c]
 	pr.SyncS = max(0, train-pr.BusyMaxS-ar-coll)
 	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
@@ -330,19 +360,65 @@ func (p *predictor) addCollective(ranks int) {
 	p.t += coll
 }
 
-// addAggrExchange adds to rank r ag seconds of aggregation, xfer of
-// transfer and dec of decoding; aggregation overlaps transfer+decoding
-// when the exchange overlaps.
-func (p *predictor) addAggrExchange(r int, ag, xfer, dec float64) {
-	p.aggr[r] += ag
-	p.idealWork += ag
-	p.comm[r] += xfer
+// addAggr adds s seconds of aggregation work outside the overlap to rank
+// r (pending and totals).
+func (p *predictor) addAggr(r int, s float64) {
+	p.pending[r] += s
+	p.aggr[r] += s
+	p.idealWork += s
+}
+
+// addAggrExchange adds to rank r the part of an exchange after the post:
+// local seconds of the local product, which runs beside the transfer;
+// cpu seconds of transfer done by the rank's own core (shared-memory
+// copies), wire seconds of transfer on the network (the rank waits);
+// dec seconds of decoding, once the rows have arrived; after seconds of
+// aggregation after the exchange (cut edges, received rows, scaling).
+// With a spare core per rank (over) the local product runs beside all of
+// the transfer and the decoding; without one it shares the core with the
+// copies and the decoding and hides only behind the wire time.
+func (p *predictor) addAggrExchange(r int, local, cpu, wire, dec, after float64) {
+	p.aggr[r] += local + after
+	p.local[r] += local
+	p.idealWork += local + after
+	p.comm[r] += max(cpu, wire)
 	p.quant[r] += dec
 	if p.over {
-		p.pending[r] += max(ag, xfer+dec)
+		p.pending[r] += max(local, max(cpu, wire)+dec) + after
 	} else {
-		p.pending[r] += ag + xfer + dec
+		p.pending[r] += max(local+cpu, wire) + dec + after
 	}
+}
+
+// exchangeWork is rank r's aggregation work of one exchange at width,
+// counted from the exchange's products (exchange.Propagator): before the
+// post, the input row scaling and the send product, which writes every
+// row sent (the row gather: one entry a row, RowSeconds); beside the
+// transfer, the local product (GCN: with a self-loop a node); after it,
+// the cut edges (each one entry of the send or the halo product, at the
+// aggregation rate), in pre mode one more entry a received row (its
+// scatter-add into the destination), and the output row scaling. GCN
+// scales input and output rows (D^-1/2 each side), SAGE's mean one side;
+// a scaling is a pass of 8 bytes a value (read and write).
+func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) (before, local, after float64) {
+	v := &p.vols[r]
+	pass := p.rates.ElemSeconds(8 * float64(v.Nodes) * float64(width))
+	loops := int64(0)
+	if p.cfg.Model.Kind == "gcn" {
+		before, after = pass, pass
+		loops = v.Nodes
+	} else if backward {
+		before = pass
+	} else {
+		after = pass
+	}
+	before += p.rates.RowSeconds(sent, width, false, backward)
+	if p.cfg.Mode == exchange.ModePre {
+		after += p.rates.RowSeconds(recv, width, true, backward)
+	}
+	local = p.rates.AggrSeconds(v.LocalEdges+loops, width, backward)
+	after += p.rates.AggrSeconds(v.CutEdges, width, backward)
+	return before, local, after
 }
 
 // elem adds element-wise passes of bytesPerValue over rows×width values
@@ -398,7 +474,9 @@ func (p *predictor) forward(training bool) {
 				p.gemm("nn", in, out)
 			}
 		} else {
-			p.exchange(in, bits, false, training)
+			if training || i > 0 || !p.cfg.EvalCache {
+				p.exchange(in, bits, false, training)
+			}
 			for j := 0; j < nGemm; j++ {
 				p.gemm("nn", in, out)
 			}
@@ -570,24 +648,26 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 			}
 		}
 	}
-	// Encode and post: before the exchange's synchronisation point.
+	// Scale, fill the send buffer, encode and post: before the exchange's
+	// synchronisation point.
+	local, after := make([]float64, ranks), make([]float64, ranks)
 	for r := range p.vols {
+		var before float64
+		before, local[r], after[r] = p.exchangeWork(r, width, backward, sendRows[r], recvRows[r])
+		p.addAggr(r, before)
 		p.addQuant(r, p.rates.QuantSeconds(sendRows[r], width, bits, false))
 	}
 	p.sync()
 	p.addCollective(ranks)
 	for r := range p.vols {
-		v := &p.vols[r]
-		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
 		tIntra := p.intra.Seconds(max(intraMsgOut[r], intraMsgIn[r]), max(intraOut[r], intraIn[r]))
 		tInter := 0.0
 		if !p.net.Single && p.nodes > 1 {
 			n := r / p.k
 			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
 		}
-		xfer := max(tIntra, tInter)
 		dec := p.rates.QuantSeconds(recvRows[r], width, bits, true)
-		p.addAggrExchange(r, ag, xfer, dec)
+		p.addAggrExchange(r, local[r], tIntra, tInter, dec, after[r])
 	}
 	p.sync()
 }
@@ -621,8 +701,9 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 		stages[0], stages[2] = stages[2], stages[0]
 	}
 	enc, dec := make([]float64, ranks), make([]float64, ranks)
-	xfer := 0.0
-	for _, sg := range stages {
+	first, last := make([]int64, ranks), make([]int64, ranks) // rows a rank puts into the exchange and takes out of it
+	cpu, wire := 0.0, 0.0
+	for si, sg := range stages {
 		if len(sg.msgs) == 0 {
 			continue
 		}
@@ -642,6 +723,12 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 			msgIn[to]++
 			sent[from] += m.Rows
 			recv[to] += m.Rows
+			if si == 0 {
+				first[from] += m.Rows
+			}
+			if si == len(stages)-1 {
+				last[to] += m.Rows
+			}
 			if sg.inter && !p.net.Single && from/p.k != to/p.k {
 				nodeOut[from/p.k] += float64(b)
 				nodeIn[to/p.k] += float64(b)
@@ -666,7 +753,7 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 				busiest[to] = max(busiest[to], nodeOut[from/p.k])
 			}
 		}
-		t := 0.0
+		t, onWire := 0.0, false
 		for r := 0; r < ranks; r++ {
 			enc[r] += p.rates.QuantSeconds(sent[r], width, sg.bits, false)
 			dec[r] += p.rates.QuantSeconds(recv[r], width, sg.bits, true)
@@ -674,22 +761,31 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 			if sg.inter && !p.net.Single && p.nodes > 1 {
 				n := r / p.k
 				tr = p.net.Inter.Seconds(max(msgOut[r], msgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
+				onWire = true
 			} else {
 				tr = p.intra.Seconds(max(msgOut[r], msgIn[r]), max(out[r], in[r]))
 			}
 			t = max(t, tr)
 		}
-		xfer += t
+		if onWire {
+			wire += t
+		} else {
+			cpu += t
+		}
 	}
+	local, after := make([]float64, ranks), make([]float64, ranks)
 	for r := range p.vols {
+		var before float64
+		before, local[r], after[r] = p.exchangeWork(r, width, backward, first[r], last[r])
+		p.addAggr(r, before)
 		p.addQuant(r, enc[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
 	for r := range p.vols {
-		v := &p.vols[r]
-		ag := p.rates.AggrSeconds(v.LocalEdges+v.CutEdges, width, backward)
-		p.addAggrExchange(r, ag, xfer, dec[r])
+		// the stages run one after another: the transfer takes cpu+wire,
+		// of which the local product can hide behind the wire part only
+		p.addAggrExchange(r, local[r], cpu, cpu+wire, dec[r], after[r])
 	}
 	p.sync()
 }

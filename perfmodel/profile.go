@@ -12,6 +12,7 @@ package perfmodel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -31,6 +32,13 @@ type Profile struct {
 	// IntraNode is MPI between ranks of one node (shared memory).
 	IntraNode Link    `json:"intra_node"`
 	Rates     []Rates `json:"rates"` // ascending Threads
+	// Loads (optional) are more measurements of thread counts of Rates
+	// with other numbers of copies running at once (Copies), e.g. one
+	// rank alone on the node: memory bandwidth is shared by fewer ranks.
+	// RatesFor picks, for a rank count busy on the host, the measurement
+	// with the fewest copies that are at least that many. Profiles
+	// without them use Rates (the node full) for every rank count.
+	Loads []Rates `json:"loads,omitempty"`
 }
 
 // Rates are the kernel rates of one rank with Threads threads.
@@ -54,6 +62,34 @@ type Rates struct {
 	SoftmaxGVs   float64 `json:"softmax_gvs"`
 	// StreamGBs: STREAM triad of this rank (for reference).
 	StreamGBs float64 `json:"stream_triad_gbs,omitempty"`
+	// Exchange (optional): the boundary exchange's own passes measured as
+	// the exchange runs them; without it the model takes the codec from
+	// Quant and the buffer rows at the aggregation rate.
+	Exchange *ExchangeRates `json:"exchange,omitempty"`
+}
+
+// ExchangeRates are the passes of one boundary exchange, measured in the
+// order and on the buffers an exchange uses: Rows rows are gathered by a
+// random index from a (cold) feature matrix into the send buffer, encoded
+// in Peers blocks (one per peer), decoded block by block into the receive
+// buffer and added by a random index into the output rows. Every pass
+// moves its buffer once per repetition, so no buffer is cache-hot unless
+// it fits in the cache.
+type ExchangeRates struct {
+	Rows  int `json:"rows"`
+	Peers int `json:"peers"`
+	// Rows: the gather and the scatter-add, GB/s of fp32 rows, by width.
+	RowRates []RowRate `json:"row_rates"`
+	// Quant: the codec on those buffers, per peer block, GB/s of fp32 rows.
+	Quant []QuantRate `json:"quant"`
+}
+
+// RowRate is the row gather into the send buffer and the scatter-add of
+// the receive buffer at one width, GB/s of fp32 rows moved.
+type RowRate struct {
+	Width      int     `json:"width"`
+	GatherGBs  float64 `json:"gather_gbs"`
+	ScatterGBs float64 `json:"scatter_gbs"`
 }
 
 // AggrRate is aggregation at one width: Forward (out = Â·x, CSR rows) and
@@ -83,7 +119,8 @@ type QuantRate struct {
 	DecodeGBs float64 `json:"decode_gbs"`
 }
 
-// LoadProfile reads and validates a profile JSON file.
+// LoadProfile reads and validates a profile JSON file. Malformed JSON is
+// reported at its line and column.
 func LoadProfile(path string) (*Profile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -91,7 +128,7 @@ func LoadProfile(path string) (*Profile, error) {
 	}
 	var p Profile
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, jsonPosError(b, err))
 	}
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -99,8 +136,37 @@ func LoadProfile(path string) (*Profile, error) {
 	return &p, nil
 }
 
+// jsonPosError prefixes a decoding error of b with the line and column it
+// occurred at, when the error knows its offset.
+func jsonPosError(b []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 1 || off > int64(len(b)) {
+		return err
+	}
+	// the offset is just past the byte that failed (or the value that
+	// did not fit): report that byte's line and column
+	line, col := 1, 1
+	for _, c := range b[:off-1] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
 // Validate checks that every rate a prediction needs is present, finite
-// and positive.
+// and positive, and that the optional measurements (Loads, Exchange) are
+// well-formed where present.
 func (p *Profile) Validate() error {
 	if p.CoresPerNode < 1 {
 		return fmt.Errorf("cores_per_node %d, want ≥ 1", p.CoresPerNode)
@@ -111,60 +177,125 @@ func (p *Profile) Validate() error {
 	if len(p.Rates) == 0 {
 		return fmt.Errorf("no rates")
 	}
-	pos := func(what string, v float64) error {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s = %v, want a positive finite rate", what, v)
-		}
-		return nil
-	}
 	for i, r := range p.Rates {
 		at := fmt.Sprintf("rates[%d]", i)
 		if r.Threads < 1 || (i > 0 && r.Threads <= p.Rates[i-1].Threads) {
 			return fmt.Errorf("%s: threads %d, want ≥ 1 and ascending", at, r.Threads)
 		}
-		if len(r.Aggr) == 0 || len(r.Gemm) == 0 || len(r.Quant) == 0 {
-			return fmt.Errorf("%s: needs aggr, gemm and quant rates", at)
+		if err := r.validate(at); err != nil {
+			return err
 		}
-		for j, a := range r.Aggr {
-			if a.Width < 1 || (j > 0 && a.Width <= r.Aggr[j-1].Width) {
-				return fmt.Errorf("%s.aggr[%d]: width %d, want ≥ 1 and ascending", at, j, a.Width)
-			}
-			if err := pos(fmt.Sprintf("%s.aggr[%d].forward_gups", at, j), a.Forward); err != nil {
-				return err
-			}
-			if err := pos(fmt.Sprintf("%s.aggr[%d].transpose_gups", at, j), a.Transpose); err != nil {
-				return err
-			}
+	}
+	for i, r := range p.Loads {
+		at := fmt.Sprintf("loads[%d]", i)
+		found := false
+		for _, q := range p.Rates {
+			found = found || q.Threads == r.Threads
 		}
-		for j, g := range r.Gemm {
-			if g.Op != "nn" && g.Op != "tn" && g.Op != "nt" {
-				return fmt.Errorf("%s.gemm[%d]: op %q, want nn, tn or nt", at, j, g.Op)
-			}
-			if g.K < 1 || g.N < 1 {
-				return fmt.Errorf("%s.gemm[%d]: k %d, n %d, want ≥ 1", at, j, g.K, g.N)
-			}
-			if err := pos(fmt.Sprintf("%s.gemm[%d].gflops", at, j), g.GFLOPS); err != nil {
-				return err
+		if !found {
+			return fmt.Errorf("%s: threads %d, want a thread count of rates", at, r.Threads)
+		}
+		if r.Copies < 1 {
+			return fmt.Errorf("%s: copies %d, want ≥ 1", at, r.Copies)
+		}
+		for j, q := range p.Rates {
+			if q.Threads == r.Threads && q.Copies == r.Copies {
+				return fmt.Errorf("%s: %d threads × %d copies measured again (rates[%d])", at, r.Threads, r.Copies, j)
 			}
 		}
-		for j, q := range r.Quant {
-			if q.Bits != 2 && q.Bits != 4 && q.Bits != 8 || q.Width < 1 {
-				return fmt.Errorf("%s.quant[%d]: bits %d, width %d, want bits 2, 4 or 8 and width ≥ 1", at, j, q.Bits, q.Width)
+		for j, q := range p.Loads[:i] {
+			if q.Threads == r.Threads && q.Copies == r.Copies {
+				return fmt.Errorf("%s: %d threads × %d copies measured again (loads[%d])", at, r.Threads, r.Copies, j)
 			}
-			if err := pos(fmt.Sprintf("%s.quant[%d].encode_gbs", at, j), q.EncodeGBs); err != nil {
+		}
+		if err := r.validate(at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func positive(what string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s = %v, want a positive finite rate", what, v)
+	}
+	return nil
+}
+
+// validate checks one measurement's rates (at names it in errors).
+func (r *Rates) validate(at string) error {
+	if len(r.Aggr) == 0 || len(r.Gemm) == 0 || len(r.Quant) == 0 {
+		return fmt.Errorf("%s: needs aggr, gemm and quant rates", at)
+	}
+	for j, a := range r.Aggr {
+		if a.Width < 1 || (j > 0 && a.Width <= r.Aggr[j-1].Width) {
+			return fmt.Errorf("%s.aggr[%d]: width %d, want ≥ 1 and ascending", at, j, a.Width)
+		}
+		if err := positive(fmt.Sprintf("%s.aggr[%d].forward_gups", at, j), a.Forward); err != nil {
+			return err
+		}
+		if err := positive(fmt.Sprintf("%s.aggr[%d].transpose_gups", at, j), a.Transpose); err != nil {
+			return err
+		}
+	}
+	for j, g := range r.Gemm {
+		if g.Op != "nn" && g.Op != "tn" && g.Op != "nt" {
+			return fmt.Errorf("%s.gemm[%d]: op %q, want nn, tn or nt", at, j, g.Op)
+		}
+		if g.K < 1 || g.N < 1 {
+			return fmt.Errorf("%s.gemm[%d]: k %d, n %d, want ≥ 1", at, j, g.K, g.N)
+		}
+		if err := positive(fmt.Sprintf("%s.gemm[%d].gflops", at, j), g.GFLOPS); err != nil {
+			return err
+		}
+	}
+	if err := validateQuant(at+".quant", r.Quant); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"elementwise_gbs", r.ElemGBs}, {"dropout_gvs", r.DropoutGVs}, {"layernorm_gvs", r.LayerNormGVs}, {"softmax_gvs", r.SoftmaxGVs}} {
+		if err := positive(at+"."+v.name, v.v); err != nil {
+			return err
+		}
+	}
+	if x := r.Exchange; x != nil {
+		at := at + ".exchange"
+		if x.Rows < 1 || x.Peers < 1 {
+			return fmt.Errorf("%s: rows %d, peers %d, want ≥ 1", at, x.Rows, x.Peers)
+		}
+		if len(x.RowRates) == 0 || len(x.Quant) == 0 {
+			return fmt.Errorf("%s: needs row_rates and quant", at)
+		}
+		for j, w := range x.RowRates {
+			if w.Width < 1 || (j > 0 && w.Width <= x.RowRates[j-1].Width) {
+				return fmt.Errorf("%s.row_rates[%d]: width %d, want ≥ 1 and ascending", at, j, w.Width)
+			}
+			if err := positive(fmt.Sprintf("%s.row_rates[%d].gather_gbs", at, j), w.GatherGBs); err != nil {
 				return err
 			}
-			if err := pos(fmt.Sprintf("%s.quant[%d].decode_gbs", at, j), q.DecodeGBs); err != nil {
+			if err := positive(fmt.Sprintf("%s.row_rates[%d].scatter_gbs", at, j), w.ScatterGBs); err != nil {
 				return err
 			}
 		}
-		for _, v := range []struct {
-			name string
-			v    float64
-		}{{"elementwise_gbs", r.ElemGBs}, {"dropout_gvs", r.DropoutGVs}, {"layernorm_gvs", r.LayerNormGVs}, {"softmax_gvs", r.SoftmaxGVs}} {
-			if err := pos(at+"."+v.name, v.v); err != nil {
-				return err
-			}
+		if err := validateQuant(at+".quant", x.Quant); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateQuant(at string, qs []QuantRate) error {
+	for j, q := range qs {
+		if q.Bits != 2 && q.Bits != 4 && q.Bits != 8 || q.Width < 1 {
+			return fmt.Errorf("%s[%d]: bits %d, width %d, want bits 2, 4 or 8 and width ≥ 1", at, j, q.Bits, q.Width)
+		}
+		if err := positive(fmt.Sprintf("%s[%d].encode_gbs", at, j), q.EncodeGBs); err != nil {
+			return err
+		}
+		if err := positive(fmt.Sprintf("%s[%d].decode_gbs", at, j), q.DecodeGBs); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -185,6 +316,72 @@ func (p *Profile) At(threads int) (*Rates, bool) {
 		}
 	}
 	return best, false
+}
+
+// RatesFor returns the rates of threads threads (the thread count At
+// picks) measured with busy ranks sharing the host: of that thread count's
+// measurements (Rates and Loads), the one with the fewest copies ≥ busy,
+// else the one with the most copies. The second result says whether the
+// thread count was measured.
+func (p *Profile) RatesFor(threads, busy int) (*Rates, bool) {
+	r, exact := p.At(threads)
+	best := r
+	for i := range p.Loads {
+		l := &p.Loads[i]
+		if l.Threads != r.Threads {
+			continue
+		}
+		switch {
+		case best.Copies < busy: // best has too few: take more
+			if l.Copies > best.Copies {
+				best = l
+			}
+		case l.Copies >= busy && l.Copies < best.Copies:
+			best = l
+		}
+	}
+	return best, exact
+}
+
+// Scaled returns a copy of r with every rate multiplied by f (f < 1: a
+// share of the cores).
+func (r *Rates) Scaled(f float64) *Rates {
+	c := *r
+	c.Aggr = append([]AggrRate(nil), r.Aggr...)
+	for i := range c.Aggr {
+		c.Aggr[i].Forward *= f
+		c.Aggr[i].Transpose *= f
+	}
+	c.Gemm = append([]GemmRate(nil), r.Gemm...)
+	for i := range c.Gemm {
+		c.Gemm[i].GFLOPS *= f
+	}
+	c.Quant = scaleQuant(r.Quant, f)
+	c.ElemGBs *= f
+	c.DropoutGVs *= f
+	c.LayerNormGVs *= f
+	c.SoftmaxGVs *= f
+	c.StreamGBs *= f
+	if r.Exchange != nil {
+		x := *r.Exchange
+		x.RowRates = append([]RowRate(nil), x.RowRates...)
+		for i := range x.RowRates {
+			x.RowRates[i].GatherGBs *= f
+			x.RowRates[i].ScatterGBs *= f
+		}
+		x.Quant = scaleQuant(x.Quant, f)
+		c.Exchange = &x
+	}
+	return &c
+}
+
+func scaleQuant(qs []QuantRate, f float64) []QuantRate {
+	c := append([]QuantRate(nil), qs...)
+	for i := range c {
+		c[i].EncodeGBs *= f
+		c[i].DecodeGBs *= f
+	}
+	return c
 }
 
 // AggrSeconds is the time of edges·width edge·values of aggregation,
@@ -234,20 +431,25 @@ func (r *Rates) GemmSeconds(op string, rows int64, k, n int) float64 {
 
 // QuantSeconds is the time to encode (or decode) rows rows of width values
 // at bits bits; 0 for bits 32 (fp32 rows are sent as they are). The rate
-// is that of the same bits, interpolated in log(width); bits not measured
+// is the exchange pattern's (Exchange.Quant) when measured, else Quant's:
+// that of the same bits, interpolated in log(width); bits not measured
 // take the nearest measured bits.
 func (r *Rates) QuantSeconds(rows int64, width, bits int, decode bool) float64 {
 	if bits == 32 || rows == 0 || width == 0 {
 		return 0
 	}
+	qs := r.Quant
+	if r.Exchange != nil {
+		qs = r.Exchange.Quant
+	}
 	var pts []QuantRate
 	nearest := -1
-	for _, q := range r.Quant {
+	for _, q := range qs {
 		if nearest < 0 || abs(q.Bits-bits) < abs(nearest-bits) {
 			nearest = q.Bits
 		}
 	}
-	for _, q := range r.Quant {
+	for _, q := range qs {
 		if q.Bits == nearest {
 			pts = append(pts, q)
 		}
@@ -258,6 +460,28 @@ func (r *Rates) QuantSeconds(rows int64, width, bits int, decode bool) float64 {
 			return pts[i].Width, pts[i].DecodeGBs
 		}
 		return pts[i].Width, pts[i].EncodeGBs
+	}, width)
+	return float64(rows) * float64(width) * 4 / (gbs * 1e9)
+}
+
+// RowSeconds is the time to gather rows rows of width values into the
+// send buffer (scatter false) or to add them from the receive buffer into
+// their rows (scatter true), at Exchange's rates; without them, one
+// aggregation entry a row (the exchange's products hold one entry for
+// each such row).
+func (r *Rates) RowSeconds(rows int64, width int, scatter, transpose bool) float64 {
+	if rows == 0 || width == 0 {
+		return 0
+	}
+	if r.Exchange == nil {
+		return r.AggrSeconds(rows, width, transpose)
+	}
+	x := r.Exchange.RowRates
+	gbs := interpLog(len(x), func(i int) (int, float64) {
+		if scatter {
+			return x[i].Width, x[i].ScatterGBs
+		}
+		return x[i].Width, x[i].GatherGBs
 	}, width)
 	return float64(rows) * float64(width) * 4 / (gbs * 1e9)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,8 @@ type profileSizes struct {
 	degree float64 // and mean degree
 	rows   int     // GEMM, codec and element-wise rows
 	reps   int
+	xrows  int // exchange pattern: send/receive buffer rows (0: not measured)
+	peers  int // and the peer blocks they are split into
 }
 
 func benchProfile(args []string) error {
@@ -42,9 +45,18 @@ func benchProfile(args []string) error {
 	fs.Float64Var(&sz.degree, "degree", 50.5, "mean degree of that graph")
 	fs.IntVar(&sz.rows, "rows", 65_536, "rows of each copy's GEMMs, codec blocks and element-wise passes")
 	fs.IntVar(&sz.reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
+	fs.IntVar(&sz.xrows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; -1: 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
+	fs.IntVar(&sz.peers, "peers", 15, "peer blocks of the exchange-pattern buffers (the ranks a rank exchanges with)")
+	loadsArg := fs.String("loads", "1", "also measure each thread count with these numbers of copies at once (comma separated, each below cores/threads; empty: none): the rates of a node not full, for predict --ranks-per-host")
 	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if sz.xrows < -1 {
+		return usageError{fmt.Sprintf("--exchange-rows: %d, want ≥ 0 (or -1: 4·--rows)", sz.xrows)}
+	}
+	if sz.xrows == -1 {
+		sz.xrows = 4 * sz.rows
 	}
 	if *worker > 0 {
 		setThreadBudget(*worker)
@@ -67,9 +79,24 @@ func benchProfile(args []string) error {
 		}
 		return writeProfile(*out, p)
 	}
-	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 {
-		return usageError{"--cores, --nodes, --degree, --rows and --reps must be positive"}
+	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 || sz.peers < 1 {
+		return usageError{"--cores, --nodes, --degree, --rows, --reps and --peers must be positive"}
 	}
+	if sz.xrows > 0 && sz.xrows < sz.peers {
+		return usageError{fmt.Sprintf("--exchange-rows: %d, want 0 or at least --peers (%d): a row a peer", sz.xrows, sz.peers)}
+	}
+	var loads []int
+	for _, s := range strings.Split(*loadsArg, ",") {
+		if strings.TrimSpace(s) == "" && *loadsArg == "" {
+			break
+		}
+		c, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || c < 1 || c > *cores {
+			return usageError{fmt.Sprintf("--loads: %q is not a copy count in [1, --cores=%d]", s, *cores)}
+		}
+		loads = append(loads, c)
+	}
+	sort.Ints(loads)
 	if !(sz.degree <= float64(sz.nodes-1)) {
 		// NaN and +Inf pass the test above; the workers' generator
 		// would refuse them only after the first measurement
@@ -112,8 +139,8 @@ func benchProfile(args []string) error {
 	eng.Close()
 	blas, _, _ := dense.BLAS()
 	p := &perfmodel.Profile{Name: *name, CoresPerNode: *cores, Kernel: kernel, BLAS: blas,
-		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d",
-			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps)}
+		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d",
+			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers)}
 	for _, t := range threads {
 		if len(p.Rates) > 0 && p.Rates[len(p.Rates)-1].Threads == t {
 			continue
@@ -127,8 +154,21 @@ func benchProfile(args []string) error {
 		r := medianRates(rs)
 		r.Copies = copies
 		p.Rates = append(p.Rates, r)
-		fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s, dropout %.2f, layernorm %.2f, softmax %.2f Gvalues/s (%.0fs)\n",
-			t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, r.DropoutGVs, r.LayerNormGVs, r.SoftmaxGVs, time.Since(t0).Seconds())
+		logRates(t, copies, r, t0)
+		for _, c := range loads {
+			if c >= copies || (len(p.Loads) > 0 && p.Loads[len(p.Loads)-1].Threads == t && p.Loads[len(p.Loads)-1].Copies == c) {
+				continue // the full node is Rates; a count twice once
+			}
+			t0 := time.Now()
+			rs, err := runProfileWorkers(exe, t, c, sz)
+			if err != nil {
+				return err
+			}
+			l := medianRates(rs)
+			l.Copies = c
+			p.Loads = append(p.Loads, l)
+			logRates(t, c, l, t0)
+		}
 	}
 	// Shared-memory MPI between ranks: one copy per message at the one-
 	// thread ranks' copy bandwidth (the receiver copies); 1 µs assumed.
@@ -137,6 +177,24 @@ func benchProfile(args []string) error {
 		return fmt.Errorf("bench profile: %w", err)
 	}
 	return writeProfile(*out, p)
+}
+
+func logRates(t, copies int, r perfmodel.Rates, t0 time.Time) {
+	x := ""
+	if e := r.Exchange; e != nil {
+		for _, q := range e.Quant {
+			if q.Bits == 2 && q.Width == 128 {
+				x = fmt.Sprintf(", exchange pattern: int2 encode(128) %.2f GB/s, decode %.2f GB/s", q.EncodeGBs, q.DecodeGBs)
+			}
+		}
+		for _, w := range e.RowRates {
+			if w.Width == 128 {
+				x += fmt.Sprintf(", gather(128) %.2f GB/s, scatter-add %.2f GB/s", w.GatherGBs, w.ScatterGBs)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s, dropout %.2f, layernorm %.2f, softmax %.2f Gvalues/s%s (%.0fs)\n",
+		t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, r.DropoutGVs, r.LayerNormGVs, r.SoftmaxGVs, x, time.Since(t0).Seconds())
 }
 
 func aggrAt(r perfmodel.Rates, w int) float64 {
@@ -186,7 +244,8 @@ func runProfileWorkers(exe string, t, copies int, sz profileSizes) ([]perfmodel.
 	for i := range rs {
 		r := &res{}
 		r.cmd = exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--nodes", strconv.Itoa(sz.nodes),
-			"--degree", strconv.FormatFloat(sz.degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.rows), "--reps", strconv.Itoa(sz.reps))
+			"--degree", strconv.FormatFloat(sz.degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.rows), "--reps", strconv.Itoa(sz.reps),
+			"--exchange-rows", strconv.Itoa(sz.xrows), "--peers", strconv.Itoa(sz.peers))
 		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
 		if err := r.cmd.Start(); err != nil {
 			return nil, fmt.Errorf("bench profile: starting a worker: %w", err)
@@ -245,6 +304,20 @@ func medianRates(rs []perfmodel.Rates) perfmodel.Rates {
 	m.LayerNormGVs = med(func(r *perfmodel.Rates) float64 { return r.LayerNormGVs })
 	m.SoftmaxGVs = med(func(r *perfmodel.Rates) float64 { return r.SoftmaxGVs })
 	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
+	if m.Exchange != nil {
+		x := *m.Exchange
+		x.RowRates = append([]perfmodel.RowRate(nil), x.RowRates...)
+		x.Quant = append([]perfmodel.QuantRate(nil), x.Quant...)
+		for i := range x.RowRates {
+			x.RowRates[i].GatherGBs = med(func(r *perfmodel.Rates) float64 { return r.Exchange.RowRates[i].GatherGBs })
+			x.RowRates[i].ScatterGBs = med(func(r *perfmodel.Rates) float64 { return r.Exchange.RowRates[i].ScatterGBs })
+		}
+		for i := range x.Quant {
+			x.Quant[i].EncodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Exchange.Quant[i].EncodeGBs })
+			x.Quant[i].DecodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Exchange.Quant[i].DecodeGBs })
+		}
+		m.Exchange = &x
+	}
 	return m
 }
 
@@ -381,5 +454,121 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 	}
 	r.SoftmaxGVs = float64(rows) * classes / (ms / 1e3) / 1e9
 	r.StreamGBs = runStream(t, 64, sz.reps).triad
+	if sz.xrows > 0 {
+		x, err := measureExchange(t, sz, fill, rng)
+		if err != nil {
+			return r, err
+		}
+		r.Exchange = x
+	}
 	return r, nil
+}
+
+// measureExchange times one boundary exchange's passes in the order an
+// exchange runs them, on buffers of its sizes (perfmodel.ExchangeRates):
+// sz.xrows send-buffer rows gathered by the aggregation engine (one entry
+// a row, as the send product holds for a post row) from a feature matrix
+// of sz.rows rows, encoded in sz.peers blocks, decoded block by block into
+// the receive buffer, and added by the engine into sz.rows output rows.
+// Within a peer's block the rows are ascending, as the exchange plans
+// them. Each repetition walks every buffer once, so none is cache-hot
+// unless it fits in the cache; the medians are kept.
+func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Matrix, rng *rand.Rand) (*perfmodel.ExchangeRates, error) {
+	n, xr := sz.rows, sz.xrows
+	off := make([]int, sz.peers+1)
+	for q := range off {
+		off[q] = q * xr / sz.peers
+	}
+	// gather: send row i reads feature row src[i]; scatter: receive row i
+	// is added into output row dst[i]; both ascending within a block
+	src, dst := make([]int32, xr), make([]int32, xr)
+	for q := 0; q < sz.peers; q++ {
+		for i := off[q]; i < off[q+1]; i++ {
+			src[i], dst[i] = int32(rng.IntN(n)), int32(rng.IntN(n))
+		}
+		slices.Sort(src[off[q]:off[q+1]])
+		slices.Sort(dst[off[q]:off[q+1]])
+	}
+	eng, err := aggr.New(t, "")
+	if err != nil {
+		return nil, kernelError(err)
+	}
+	defer eng.Close()
+	ptr := make([]int64, xr+1)
+	for i := range ptr {
+		ptr[i] = int64(i)
+	}
+	gather := eng.Prepare(&graph.CSR{NumRows: xr, NumCols: n, Ptr: ptr, Idx: src})
+	rows := make([]int32, xr)
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	scatter := eng.PrepareIndexAdd(dst, rows, n, xr)
+	bits := []int{2, 4, 8}
+	codecs := make([]*quant.Codec, len(bits))
+	for i, b := range bits {
+		if codecs[i], err = quant.NewCodec(quant.Format{Bits: b, Params: quant.ParamsBlock}, t, ""); err != nil {
+			return nil, kernelError(err)
+		}
+	}
+	x := &perfmodel.ExchangeRates{Rows: xr, Peers: sz.peers}
+	for _, w := range profileWidths {
+		feat, out := fill(dense.New(n, w)), dense.New(n, w)
+		sbuf, rbuf := dense.New(xr, w), dense.New(xr, w)
+		gb := float64(xr) * float64(w) * 4 / 1e9
+		var tg, ts []float64
+		te, td := make([][]float64, len(bits)), make([][]float64, len(bits))
+		encs := make([][][]byte, len(codecs)) // per codec and peer, reused as the exchange reuses its buffers
+		for i, c := range codecs {
+			encs[i] = make([][]byte, sz.peers)
+			for q := range encs[i] {
+				d, p := c.Size(off[q+1]-off[q], w)
+				encs[i][q] = make([]byte, d+p)
+			}
+		}
+		seed := uint64(0)
+		runtime.GC()
+		for rep := 0; rep <= sz.reps; rep++ { // rep 0 warms up
+			for i, c := range codecs {
+				enc := encs[i]
+				t0 := time.Now()
+				gather.Apply(feat, sbuf, false)
+				t1 := time.Now()
+				t2 := t1
+				for q := range enc {
+					seed++
+					c.Encode(enc[q], sbuf.Data[off[q]*w:off[q+1]*w], off[q+1]-off[q], w, seed)
+				}
+				t3 := time.Now()
+				for q := range enc {
+					if err := c.Decode(rbuf.Data[off[q]*w:off[q+1]*w], enc[q], off[q+1]-off[q], w); err != nil {
+						return nil, err
+					}
+				}
+				t4 := time.Now()
+				scatter.Apply(rbuf, out, true)
+				t5 := time.Now()
+				if rep > 0 {
+					tg = append(tg, t1.Sub(t0).Seconds())
+					te[i] = append(te[i], t3.Sub(t2).Seconds())
+					td[i] = append(td[i], t4.Sub(t3).Seconds())
+					ts = append(ts, t5.Sub(t4).Seconds())
+				}
+			}
+		}
+		x.RowRates = append(x.RowRates, perfmodel.RowRate{Width: w, GatherGBs: gb / median(tg), ScatterGBs: gb / median(ts)})
+		for i, b := range bits {
+			x.Quant = append(x.Quant, perfmodel.QuantRate{Bits: b, Width: w, EncodeGBs: gb / median(te[i]), DecodeGBs: gb / median(td[i])})
+		}
+	}
+	return x, nil
+}
+
+// median of v (sorted in place).
+func median(v []float64) float64 {
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }

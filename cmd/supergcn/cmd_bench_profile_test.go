@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/perfmodel"
@@ -11,18 +12,34 @@ import (
 // for every entry a prediction needs, and the median of copies is a valid
 // profile.
 func TestMeasureRates(t *testing.T) {
-	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1})
+	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Aggr) != len(profileWidths) || len(r.Gemm) != 27 || len(r.Quant) != 3*len(profileWidths) {
 		t.Fatalf("%d aggr, %d gemm, %d quant rates", len(r.Aggr), len(r.Gemm), len(r.Quant))
 	}
+	if x := r.Exchange; x == nil || x.Rows != 2048 || x.Peers != 3 || len(x.RowRates) != len(profileWidths) || len(x.Quant) != 3*len(profileWidths) {
+		t.Fatalf("exchange pattern: %+v", x)
+	}
+	if err := r.Exchange.Quant[0].EncodeGBs; !(err > 0) {
+		t.Errorf("exchange-pattern encode rate %v", err)
+	}
+	if n, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1}); err != nil || n.Exchange != nil {
+		t.Errorf("--exchange-rows 0: exchange %+v, %v", n.Exchange, err)
+	}
 	r2 := r
 	r2.ElemGBs *= 3
+	x2 := *r.Exchange
+	x2.RowRates = append([]perfmodel.RowRate(nil), x2.RowRates...)
+	x2.RowRates[0].GatherGBs *= 5
+	r2.Exchange = &x2
 	m := medianRates([]perfmodel.Rates{r, r2, r})
-	if m.ElemGBs != r.ElemGBs {
+	if m.ElemGBs != r.ElemGBs || m.Exchange.RowRates[0].GatherGBs != r.Exchange.RowRates[0].GatherGBs {
 		t.Errorf("median of %v, %v, %v = %v", r.ElemGBs, r2.ElemGBs, r.ElemGBs, m.ElemGBs)
+	}
+	if m.Exchange == r.Exchange || &m.Exchange.RowRates[0] == &r.Exchange.RowRates[0] {
+		t.Error("the median shares the copies' exchange rates")
 	}
 	p := &perfmodel.Profile{Name: "t", CoresPerNode: 1, IntraNode: perfmodel.Link{LatencyUS: 1, GBs: 1, Efficiency: 0.5}, Rates: []perfmodel.Rates{m}}
 	if err := p.Validate(); err != nil {
@@ -40,5 +57,11 @@ func TestMeasureRates(t *testing.T) {
 	}
 	if err := benchProfile([]string{"--threads", "99", "--cores", "2", "--out", path}); err == nil {
 		t.Error("--threads above --cores accepted")
+	}
+	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}} {
+		err := benchProfile(append([]string{"--cores", "1", "--out", path}, bad...))
+		if err == nil || !strings.Contains(userMessage(err), bad[0]) {
+			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
+		}
 	}
 }

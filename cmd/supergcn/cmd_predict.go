@@ -53,6 +53,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (default: one part per rank)")
 	rpn := fs.Int("ranks-per-node", 1, "ranks per node (consecutive ranks share a node)")
 	cores := fs.Int("cores-per-node", 0, "cores of a node (default: the profile's); the exchange overlaps the local product when (threads+1)·ranks-per-node fit")
+	hostRanks := fs.Int("ranks-per-host", 0, "ranks busy on the machine whose memory a rank shares: picks the profile's measurement with that many copies (default: --ranks-per-node; an emulated cluster on one box: all its ranks)")
 	threads := fs.Int("threads", 0, "threads per rank (default: cores per node / ranks per node)")
 	model := fs.String("model", "gcn", "model: gcn|sage")
 	layers := fs.Int("layers", 2, "graph layers")
@@ -65,6 +66,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	bitsArg := fs.String("bits", "32", "bits per boundary value forward: 32|8|4|2, or a comma-separated list")
 	bitsBwd := fs.Int("bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	evalBits := fs.Int("eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
+	evalCache := fs.Bool("eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: binaries before it")
 	evalEvery := fs.Int("eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
@@ -235,7 +237,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					th = max(1, c/per)
 				}
 				cfg := perfmodel.Config{Model: m, Mode: mode, Bits: b, BackwardBits: *bitsBwd, EvalBits: *evalBits,
-					Params: params, EvalEvery: *evalEvery, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits}
+					Params: params, EvalEvery: *evalEvery, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits,
+					RanksPerHost: *hostRanks, EvalCache: *evalCache}
 				if *exchArg != "flat" {
 					per := k
 					if net.Single {

@@ -107,6 +107,8 @@ func TestPredictRejectsBadInput(t *testing.T) {
 	}
 	bad := filepath.Join(tmp, "bad.json")
 	os.WriteFile(bad, []byte(`{"cores_per_node": 4, "rates": []}`), 0o644)
+	broken := filepath.Join(tmp, "broken.json")
+	os.WriteFile(broken, []byte("{\"cores_per_node\": 4,\n \"rates\": [}"), 0o644)
 	garbage := filepath.Join(tmp, "garbage.json")
 	os.WriteFile(garbage, []byte(`{"volumes": [{"rank": 0, "recv": [{"from": 7}]}], "partition": {"parts": 1}}`), 0o644)
 	for _, c := range []struct {
@@ -118,6 +120,8 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--bits", "3"}, "--bits"},
 		{[]string{"--partitions", dir, "--profile", bad, "--network", "tofu-d"}, "bad.json"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--ranks-per-node", "3"}, "--ranks-per-node"},
+		{[]string{"--partitions", dir, "--profile", broken, "--network", "tofu-d"}, "broken.json: line 2, column 12: invalid character '}'"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--ranks-per-host", "-2"}, "--ranks-per-host"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--model", "gat"}, "--model"},
 		{[]string{"--volumes", garbage, "--profile", prof, "--network", "tofu-d"}, "sender 7 out of range"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--scale", "0"}, "--scale"},

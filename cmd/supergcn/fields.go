@@ -54,6 +54,7 @@ var flagNames = map[string]string{
 	"perfmodel.Config.IntraBits":    "--intra-bits",
 	"perfmodel.Config.EvalEvery":    "--eval-every",
 	"perfmodel.Config.Staged":       "--exchange",
+	"perfmodel.Config.RanksPerHost": "--ranks-per-host",
 }
 
 // hints complete library errors that have a command-line remedy.
