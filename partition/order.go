@@ -12,7 +12,6 @@ package partition
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/par"
@@ -198,26 +197,42 @@ func clusterOrder(s *Shard, rounds int) []int32 {
 			break
 		}
 	}
+	// Clusters ranked by descending size (ties: smaller label), nodes
+	// bucketed by cluster rank in current order, then each bucket sorted
+	// stably by descending gather count.
 	size := count // reuse: all zero again
 	for _, l := range label {
 		size[l]++
 	}
-	deg := gatherCounts(s)
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	sort.SliceStable(perm, func(i, j int) bool {
-		a, b := perm[i], perm[j]
-		la, lb := label[a], label[b]
-		if la != lb {
-			if size[la] != size[lb] {
-				return size[la] > size[lb]
-			}
-			return la < lb
+	var labels []int32
+	for l, c := range size {
+		if c > 0 {
+			labels = append(labels, int32(l))
 		}
-		return deg[a] > deg[b]
+	}
+	slices.SortFunc(labels, func(a, b int32) int {
+		if size[a] != size[b] {
+			return int(size[b]) - int(size[a])
+		}
+		return int(a) - int(b)
 	})
+	start := make([]int, len(labels)+1)
+	rank := make([]int32, n) // rank[l] = position of cluster l among labels
+	for i, l := range labels {
+		rank[l] = int32(i)
+		start[i+1] = start[i] + int(size[l])
+	}
+	next := slices.Clone(start[:len(labels)])
+	perm := make([]int32, n)
+	for v, l := range label {
+		r := rank[l]
+		perm[next[r]] = int32(v)
+		next[r]++
+	}
+	deg := gatherCounts(s)
+	for i := range labels {
+		byDegree(perm[start[i]:start[i+1]], deg)
+	}
 	return perm
 }
 
