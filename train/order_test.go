@@ -106,3 +106,26 @@ func TestNodeOrderUnknown(t *testing.T) {
 		t.Fatalf("unknown order: %v", err)
 	}
 }
+
+// DataIdentity does not depend on the node order, so a checkpoint written
+// in one order resumes in another.
+func TestNodeOrderDataIdentity(t *testing.T) {
+	ds := cora(t)
+	s := partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1)
+	want, err := DataIdentity(s, comm.Single())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range partition.NodeOrders() {
+		perm, err := partition.LocalOrder(s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Reorder(perm); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := DataIdentity(s, comm.Single()); err != nil || got != want {
+			t.Fatalf("%s order: identity %s (%v), given order %s", o, got, err, want)
+		}
+	}
+}
