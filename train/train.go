@@ -95,7 +95,9 @@ type Result struct {
 }
 
 // Run trains on shard s over communicator c and returns the global result.
-// Every rank must call Run with the same Config.
+// Every rank must call Run with the same Config. Unless Config.NodeOrder
+// is partition.OrderGiven, Run first renumbers s's nodes in place
+// (partition.Shard.Reorder): s stays a valid shard of the same data.
 func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
 	t, err := newTrainer(cfg, s, c)
 	if err != nil {
