@@ -12,6 +12,7 @@ package partition
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/par"
@@ -22,14 +23,19 @@ const (
 	OrderGiven   = "given"   // as stored: ascending global id
 	OrderDegree  = "degree"  // most-gathered nodes (local out-degree) first
 	OrderRCM     = "rcm"     // reverse Cuthill–McKee (BFS from a low-degree node, neighbours by degree)
-	OrderCluster = "cluster" // label-propagation clusters, largest first; by degree within a cluster
+	OrderCluster = "cluster" // label-propagation clusters, largest first; by in-degree within a cluster
 )
 
 // DefaultOrder is the order training uses unless told otherwise.
 const DefaultOrder = OrderCluster
 
-// clusterRounds is the number of label-propagation sweeps of OrderCluster.
-const clusterRounds = 3
+// clusterRounds is the most label-propagation sweeps of OrderCluster;
+// lpChunk is the number of nodes a sweep moves asynchronously, in order
+// (chunks run in parallel).
+const (
+	clusterRounds = 3
+	lpChunk       = 1 << 14
+)
 
 // NodeOrders lists the orders LocalOrder accepts.
 func NodeOrders() []string {
@@ -147,13 +153,16 @@ func rcmOrder(s *Shard) []int32 {
 
 // clusterOrder groups nodes by label-propagation clusters of the local
 // graph, clusters by descending size (ties: smaller label), nodes within
-// a cluster by descending gather count (hubs first), then current order.
+// a cluster by descending in-degree (hubs first), then current order.
 //
-// Label propagation is asynchronous and sequential, so it is
-// deterministic: every node starts in its own cluster, and each sweep
-// moves every node, in current order, to the cluster most common among its
-// in-neighbours (ties: stay when the current cluster is among the most
-// common, else the smallest cluster id).
+// Label propagation: every node starts in its own cluster, and each sweep
+// moves every node to the cluster most common among its in-neighbours
+// (ties: stay when the current cluster is among the most common, else the
+// smallest cluster id). The nodes are swept in fixed chunks of lpChunk,
+// in parallel: inside its chunk a sweep is asynchronous (a node sees the
+// moves of the chunk's earlier nodes), across chunks it reads the labels
+// the sweep started from. The result depends only on the graph, not on the
+// thread count.
 func clusterOrder(s *Shard, rounds int) []int32 {
 	g := s.Local
 	n := g.NumRows
@@ -161,46 +170,51 @@ func clusterOrder(s *Shard, rounds int) []int32 {
 	for v := range label {
 		label[v] = int32(v)
 	}
-	count := make([]int32, n)
-	var touched []int32
+	prev := make([]int32, n)
+	chunks := (n + lpChunk - 1) / lpChunk
 	for r := 0; r < rounds; r++ {
-		moved := 0
-		for v := 0; v < n; v++ {
-			row := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
-			if len(row) == 0 {
-				continue
-			}
-			touched = touched[:0]
-			for _, u := range row {
-				l := label[u]
-				if count[l] == 0 {
-					touched = append(touched, l)
+		copy(prev, label)
+		var moved atomic.Int64
+		par.Blocks(chunks, 0, func(c int) {
+			lo, hi := int32(c*lpChunk), int32(min(n, (c+1)*lpChunk))
+			var nb []int32
+			var tab lpTable
+			k := int64(0)
+			for v := lo; v < hi; v++ {
+				row := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+				if len(row) == 0 {
+					continue
 				}
-				count[l]++
-			}
-			cur := label[v]
-			best, bestC := cur, count[cur]
-			for _, l := range touched {
-				if c := count[l]; c > bestC || (c == bestC && l < best && best != cur) {
-					best, bestC = l, c
+				nb = nb[:0]
+				for _, u := range row {
+					if u >= lo && u < hi {
+						nb = append(nb, label[u])
+					} else {
+						nb = append(nb, prev[u])
+					}
+				}
+				cur := label[v]
+				var best int32
+				if len(nb) <= lpTableSize/2 {
+					best = tab.mode(nb, cur)
+				} else { // a hub: sort its labels
+					best = sortedMode(nb, cur)
+				}
+				if best != cur {
+					label[v] = best
+					k++
 				}
 			}
-			for _, l := range touched {
-				count[l] = 0
-			}
-			if best != cur {
-				label[v] = best
-				moved++
-			}
-		}
-		if moved == 0 {
+			moved.Add(k)
+		})
+		if moved.Load() == 0 {
 			break
 		}
 	}
 	// Clusters ranked by descending size (ties: smaller label), nodes
 	// bucketed by cluster rank in current order, then each bucket sorted
-	// stably by descending gather count.
-	size := count // reuse: all zero again
+	// stably by descending in-degree.
+	size := make([]int32, n)
 	for _, l := range label {
 		size[l]++
 	}
@@ -229,11 +243,69 @@ func clusterOrder(s *Shard, rounds int) []int32 {
 		perm[next[r]] = int32(v)
 		next[r]++
 	}
-	deg := gatherCounts(s)
+	deg := make([]int32, n) // in-degree: the gather count of a symmetric graph, without a pass over the edges
+	for v := range deg {
+		deg[v] = int32(g.Degree(v))
+	}
 	for i := range labels {
 		byDegree(perm[start[i]:start[i+1]], deg)
 	}
 	return perm
+}
+
+// lpTableSize is the size of lpTable, a power of two; rows up to half of
+// it are counted there, longer ones sorted.
+const lpTableSize = 1024
+
+// lpTable counts the labels of one row: open addressing, cleared after use.
+type lpTable struct {
+	key  [lpTableSize]int32 // label+1; 0 = empty
+	cnt  [lpTableSize]int32
+	used []int32 // occupied slots
+}
+
+// mode returns the most common of labels: cur when it is among the most
+// common, else the smallest of them.
+func (t *lpTable) mode(labels []int32, cur int32) int32 {
+	const mask = lpTableSize - 1
+	for _, l := range labels {
+		h := int(uint32(l)*0x9E3779B1>>22) & mask
+		for t.key[h] != 0 && t.key[h] != l+1 {
+			h = (h + 1) & mask
+		}
+		if t.key[h] == 0 {
+			t.key[h] = l + 1
+			t.used = append(t.used, int32(h))
+		}
+		t.cnt[h]++
+	}
+	best, bestC := cur, int32(0)
+	for _, h := range t.used {
+		l, c := t.key[h]-1, t.cnt[h]
+		if c > bestC || (c == bestC && (l == cur || (best != cur && l < best))) {
+			best, bestC = l, c
+		}
+		t.key[h], t.cnt[h] = 0, 0
+	}
+	t.used = t.used[:0]
+	return best
+}
+
+// sortedMode is lpTable.mode over the labels nb (sorted in place).
+func sortedMode(nb []int32, cur int32) int32 {
+	slices.Sort(nb)
+	best, bestC := cur, 0
+	for i := 0; i < len(nb); {
+		j := i + 1
+		for j < len(nb) && nb[j] == nb[i] {
+			j++
+		}
+		if l, c := nb[i], j-i; c > bestC || (c == bestC && l == cur) {
+			best, bestC = l, c
+		}
+		i = j
+	}
+	return best
 }
 
 // CheckPermutation reports whether perm is a permutation of [0, n).
