@@ -216,10 +216,8 @@ func checkShard(s *partition.Shard, c comm.Comm) error {
 	if s.Local.Val != nil {
 		return fmt.Errorf("exchange: rank %d: weighted graphs are not supported (cut edges carry no weights)", s.Rank)
 	}
-	for i := 1; i < len(s.Global); i++ {
-		if s.Global[i] <= s.Global[i-1] {
-			return fmt.Errorf("exchange: rank %d: global ids not ascending at local %d", s.Rank, i)
-		}
+	if err := checkDistinct(s.Global); err != nil {
+		return fmt.Errorf("exchange: rank %d: %w", s.Rank, err)
 	}
 	return nil
 }

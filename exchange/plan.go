@@ -175,12 +175,13 @@ func sendCSR(s *partition.Shard, msgs [][]int64, sent []RowCounts) (*graph.CSR, 
 	p := len(msgs)
 	S := &graph.CSR{NumCols: len(s.Global), Ptr: []int64{0}}
 	off := make([]int, p+1)
+	idx := newGlobalIndex(s.Global)
 	for q, m := range msgs {
 		off[q] = S.NumRows
 		if len(m) == 0 {
 			continue
 		}
-		if err := appendPeerRows(S, s.Global, m, &sent[q]); err != nil {
+		if err := appendPeerRows(S, idx, m, &sent[q]); err != nil {
 			return nil, nil, fmt.Errorf("exchange: rank %d: plan from rank %d: %w", s.Rank, q, err)
 		}
 	}
@@ -189,7 +190,7 @@ func sendCSR(s *partition.Shard, msgs [][]int64, sent []RowCounts) (*graph.CSR, 
 }
 
 // appendPeerRows appends the rows one plan message asks for to S.
-func appendPeerRows(S *graph.CSR, global []int64, m []int64, counts *RowCounts) error {
+func appendPeerRows(S *graph.CSR, global *globalIndex, m []int64, counts *RowCounts) error {
 	if len(m) < msgHeader {
 		return fmt.Errorf("short message (%d words)", len(m))
 	}
@@ -227,21 +228,11 @@ func appendPeerRows(S *graph.CSR, global []int64, m []int64, counts *RowCounts) 
 }
 
 // appendSource adds the local id of global node u to S's current row.
-func appendSource(S *graph.CSR, global []int64, u int64) error {
-	i, err := localID(global, u)
+func appendSource(S *graph.CSR, global *globalIndex, u int64) error {
+	i, err := global.localID(u)
 	if err != nil {
 		return err
 	}
 	S.Idx = append(S.Idx, i)
 	return nil
-}
-
-// localID returns the local id of global node u among this rank's owned
-// nodes global (ascending).
-func localID(global []int64, u int64) (int32, error) {
-	i, ok := slices.BinarySearch(global, u)
-	if !ok {
-		return 0, fmt.Errorf("asked for node %d, which this rank does not own", u)
-	}
-	return int32(i), nil
 }

@@ -113,10 +113,10 @@ func (b *csrBuilder) row(idx ...int32) {
 }
 
 // localIDs maps global ids owned by s to local ids.
-func localIDs(global []int64, us []int64) ([]int32, error) {
+func localIDs(global *globalIndex, us []int64) ([]int32, error) {
 	out := make([]int32, len(us))
 	for i, u := range us {
-		j, err := localID(global, u)
+		j, err := global.localID(u)
 		if err != nil {
 			return nil, err
 		}
@@ -272,6 +272,7 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 	// Sender side: S1 (per node peer: flat rows, then partial sums), S2x and
 	// S2r (per world rank).
 	n := len(s.Global)
+	gidx := newGlobalIndex(s.Global)
 	flatRows := make([][][]int32, k)
 	contrRows := make([][][]int32, k)
 	contrIn := make([]int, k) // partial sums each node peer sends this rank
@@ -287,7 +288,7 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 		}
 		if nodes.Node[x] == myNode {
 			S := &graph.CSR{NumCols: n, Ptr: []int64{0}}
-			if err := appendPeerRows(S, s.Global, m, &stats.Sent[x]); err != nil {
+			if err := appendPeerRows(S, gidx, m, &stats.Sent[x]); err != nil {
 				return nil, stats, fmt.Errorf("exchange: rank %d: plan from rank %d: %w", me, x, err)
 			}
 			j := nodes.LocalIndex(x)
@@ -296,7 +297,7 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 			}
 			continue
 		}
-		rows, err := parseTwoLevelMessage(m, s.Global, nodes, me, func(kind int, ids []int32, ranks []int64) error {
+		rows, err := parseTwoLevelMessage(m, gidx, nodes, me, func(kind int, ids []int32, ranks []int64) error {
 			switch kind {
 			case 0: // post row
 				s2x.row(ids...)
@@ -512,7 +513,7 @@ func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode
 // partial sums it adds), kind 2 partial sum for another rank's partial row
 // (ids: own sources; ranks[0]: the reducing rank). It returns the rows the
 // message's sender receives in stage 2.
-func parseTwoLevelMessage(m []int64, global []int64, nodes *comm.Nodes, me int, row func(kind int, ids []int32, ranks []int64) error) (int, error) {
+func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me int, row func(kind int, ids []int32, ranks []int64) error) (int, error) {
 	if len(m) < 3 || m[0] < 0 || m[1] < 0 || m[2] < 0 {
 		return 0, fmt.Errorf("short or bad message header")
 	}

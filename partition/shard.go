@@ -10,7 +10,7 @@ import "github.com/supergcn/supergcn/graph"
 type Shard struct {
 	Rank, Ranks    int
 	NumGlobalNodes int64
-	Global         []int64 // global ids of owned nodes, ascending; local id = index
+	Global         []int64 // global ids of owned nodes, ascending as split or loaded (Reorder permutes them); local id = index
 
 	FeatDim    int
 	X          []float32 // len(Global)×FeatDim

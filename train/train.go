@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ type Config struct {
 	Seed         uint64
 	Threads      int
 	Kernel       string       // aggr kernel ("" = best available)
+	NodeOrder    string       // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
 	AggrMode     string       // post|pre|hybrid
 	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
 	IntraBits    int          // bits of the two-level exchange's intra-node rows (0 or 32 = fp32)
@@ -93,7 +95,9 @@ type Result struct {
 }
 
 // Run trains on shard s over communicator c and returns the global result.
-// Every rank must call Run with the same Config.
+// Every rank must call Run with the same Config. Unless Config.NodeOrder
+// is partition.OrderGiven, Run first renumbers s's nodes in place
+// (partition.Shard.Reorder): s stays a valid shard of the same data.
 func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
 	t, err := newTrainer(cfg, s, c)
 	if err != nil {
@@ -117,6 +121,7 @@ type trainer struct {
 	params                         []*nn.Param
 	gradBuf                        []float32
 	planS                          float64
+	orderS                         float64 // seconds computing and applying the node order
 	lastLoss                       float64 // global loss sum of the last step
 	codecs                         []*quant.Codec
 	nonFiniteSeen                  int64         // t.nonFinite() at the last divergence check
@@ -143,6 +148,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, ErrStructureOnly
 	}
 	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}}
+	if err := t.reorder(); err != nil {
+		return nil, err
+	}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
 	for v, b := range s.Split {
 		if s.Labels[v] < 0 {
@@ -204,6 +212,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if err := t.logPlan(); err != nil {
 		return nil, err
 	}
+	if err := t.logOrder(); err != nil {
+		return nil, err
+	}
 	t.model, err = nn.NewModel(mc, t.prop)
 	if err != nil {
 		return nil, err
@@ -245,6 +256,47 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		}
 	}
 	return t, nil
+}
+
+// reorder renumbers the shard's owned nodes in the configured order (in
+// place) before anything indexes them; every output goes by global id.
+func (t *trainer) reorder() error {
+	order := t.cfg.NodeOrder
+	if order == "" {
+		order = partition.DefaultOrder
+	}
+	if !slices.Contains(partition.NodeOrders(), order) {
+		return field.Errorf("train.Config.NodeOrder", "%q is not one of %s", order, strings.Join(partition.NodeOrders(), ", "))
+	}
+	if order == partition.OrderGiven {
+		return nil
+	}
+	t0 := time.Now()
+	perm, err := partition.LocalOrder(t.shard, order)
+	if err == nil {
+		err = t.shard.Reorder(perm)
+	}
+	if err != nil {
+		return err
+	}
+	t.orderS = time.Since(t0).Seconds()
+	return nil
+}
+
+// logOrder prints (rank 0) the node order and its cost, the slowest rank's.
+func (t *trainer) logOrder() error {
+	sec := []float64{t.orderS}
+	if err := t.c.AllreduceMaxF64(sec); err != nil {
+		return err
+	}
+	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && sec[0] > 0 {
+		order := t.cfg.NodeOrder
+		if order == "" {
+			order = partition.DefaultOrder
+		}
+		fmt.Fprintf(t.cfg.Log, "node order %s: %.2fs\n", order, sec[0])
+	}
+	return nil
 }
 
 // logPlan prints (rank 0) the exchange plan's rows per layer summed over

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
 )
@@ -77,6 +79,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
+	fs.StringVar(&cfg.NodeOrder, "node-order", partition.DefaultOrder, "order of each rank's nodes in memory, for cache reuse in the aggregation: "+strings.Join(partition.NodeOrders(), "|")+" (given: ascending global id, as stored; degree: most-gathered first; rcm: reverse Cuthill-McKee; cluster: label-propagation clusters, hubs first within each); results are the same up to float summation order")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
 	fs.StringVar(&bits.intra, "intra-bits", "32", "bits per value of the two-level exchange's rows inside a node (shared memory): 32|8|4|2")
 	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
@@ -156,6 +159,9 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("threads", "%d, need ≥ 0 (0: the cores of this rank)", cfg.Threads)
 	case !(cfg.LabelProp >= 0 && cfg.LabelProp < 1):
 		return bad("label-prop", "%g is not in [0, 1)", cfg.LabelProp)
+	}
+	if !slices.Contains(partition.NodeOrders(), cfg.NodeOrder) {
+		return bad("node-order", "%q is not %s", cfg.NodeOrder, strings.Join(partition.NodeOrders(), ", "))
 	}
 	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
 		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)

@@ -24,6 +24,7 @@ var flagNames = map[string]string{
 	"train.Config.QuantParams":   "--quant-params",
 	"train.Config.LR":            "--lr",
 	"train.Config.LabelProp":     "--label-prop",
+	"train.Config.NodeOrder":     "--node-order",
 	"nn.Config.Model":            "--model",
 	"nn.Config.Layers":           "--layers",
 	"nn.Config.Hidden":           "--hidden",
