@@ -17,6 +17,7 @@ package aggr
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -154,10 +155,51 @@ func (op *Op) ApplyTScaled(x, out *dense.Matrix, rowScale []float32, accumulate 
 // than on their first call.
 func (op *Op) PrepareT() { op.transposed() }
 
-// transposed returns Aᵀ, building it on first use.
+// transposed returns Aᵀ, building it on first use. When A equals its
+// transpose entry for entry (a symmetric graph whose rows are sorted, as an
+// undirected, deduplicated graph is), Aᵀ is A itself: no second copy of the
+// graph is kept, and the products are the same bit for bit.
 func (op *Op) transposed() *graph.CSR {
-	op.atOnce.Do(func() { op.at = op.a.Transpose() })
+	op.atOnce.Do(func() {
+		if isOwnTranspose(op.a) {
+			op.at = op.a
+			return
+		}
+		op.at = op.a.Transpose()
+	})
 	return op.at
+}
+
+// isOwnTranspose reports whether a.Transpose() would equal a: the same
+// shape, Ptr, Idx and Val. It replays Transpose's fill order (row v in
+// ascending order appends v to row u of the transpose for every entry u of
+// row v) against a's own rows, with one cursor per row and no copy of the
+// entries.
+func isOwnTranspose(a *graph.CSR) bool {
+	if a.NumRows != a.NumCols {
+		return false
+	}
+	next := make([]int64, a.NumRows) // next[u]: the entry of row u the next v must match
+	copy(next, a.Ptr[:a.NumRows])
+	for v := 0; v < a.NumRows; v++ {
+		for k := a.Ptr[v]; k < a.Ptr[v+1]; k++ {
+			u := a.Idx[k]
+			p := next[u]
+			if p >= a.Ptr[u+1] || a.Idx[p] != int32(v) {
+				return false
+			}
+			if a.Val != nil && math.Float32bits(a.Val[p]) != math.Float32bits(a.Val[k]) {
+				return false
+			}
+			next[u]++
+		}
+	}
+	for u, p := range next {
+		if p != a.Ptr[u+1] {
+			return false
+		}
+	}
+	return true
 }
 
 func (op *Op) plan(transposed bool, a *graph.CSR, width int) *plan {
