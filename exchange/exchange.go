@@ -294,7 +294,8 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	}
 	w := x.Cols
 	t := p.c.Wtime()
-	xs := scaleRows(&p.xs, x, p.right)
+	xs, done := scaled(ps, &p.xs, x, p.right)
+	defer done()
 	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
 	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
 	p.send.Apply(xs, p.sbuf, false)
@@ -320,7 +321,8 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	}
 	w := gout.Cols
 	t := p.c.Wtime()
-	g := scaleRows(&p.g, gout, p.left)
+	g, done := scaled(ps, &p.g, gout, p.left)
+	defer done()
 	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
 	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
 	p.halo.ApplyT(g, p.rbuf, false)
@@ -488,6 +490,17 @@ func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
 		return fmt.Errorf("exchange: %s: matrix data length does not match its shape", op)
 	}
 	return nil
+}
+
+// scaled is scaleRows into a buffer lent by ps.Scratch when the pass
+// carries one (the Model's pool: the copy then lives only for this pass);
+// done gives it back once the pass is over.
+func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *dense.Matrix, done func()) {
+	if s == nil || ps.Scratch == nil {
+		return scaleRows(buf, x, s), func() {}
+	}
+	m := ps.Scratch.Take(x.Rows, x.Cols)
+	return scaleRows(&m, x, s), func() { ps.Scratch.Give(m) }
 }
 
 // scaleRows returns s∘x (row i times s[i]) in *buf, or x itself when s is nil.

@@ -19,7 +19,7 @@ func TestDropoutMask(t *testing.T) {
 	kept := 0
 	for i, v := range y {
 		switch {
-		case mask[i] == 1:
+		case mask[i>>6]>>(uint(i)&63)&1 == 1:
 			kept++
 			if v != x.Data[i]*float32(1/0.7) {
 				t.Fatalf("kept element %d = %g, want %g/0.7", i, v, x.Data[i])

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
@@ -33,9 +34,11 @@ type hiddenAct struct {
 	bias []float32  // the convolution's bias (values), added here
 
 	o, h       *dense.Matrix // conv output and activation of the last forward (o == h without norm)
-	buf        *dense.Matrix // h's storage with norm, reused across calls
+	buf        *dense.Matrix // h's storage with norm (from pool, or kept across calls without one)
 	mean, rstd []float64     // per row of the last forward, with norm
 	active     bool          // the last forward dropped
+	pool       *arena        // the Model's buffer pool (nil: buf is the stage's own)
+	nonFinite  atomic.Bool   // h of the last forward holds a NaN or an infinity
 }
 
 // forward computes h from the convolution output o (bias not added) and
@@ -44,9 +47,9 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	rows, cols := o.Rows, o.Cols
 	a.active = train && a.p > 0
 	a.o, a.h = o, o
+	a.nonFinite.Store(false)
 	if a.norm != nil {
-		a.buf = dense.Reshape(a.buf, rows, cols)
-		a.h = a.buf
+		a.h = a.pool.lend(&a.buf, rows, cols)
 		if cap(a.mean) < rows {
 			a.mean, a.rstd = make([]float64, rows), make([]float64, rows)
 		}
@@ -54,9 +57,11 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	}
 	if !a.active {
 		par.For(rows, dense.RowGrain(cols), func(lo, hi int) {
+			fin := uint32(finiteBits)
 			for r := lo; r < hi; r++ {
-				a.row(r, 0, cols, true, nil, 0, 0, 0, nil)
+				fin = min(fin, a.row(r, 0, cols, true, nil, 0, 0, 0, nil))
 			}
+			a.noteFinite(fin)
 		})
 		return a.h
 	}
@@ -65,6 +70,7 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	total := rows * cols
 	blocks := (total + dropoutBlock - 1) / dropoutBlock
 	par.For(blocks, 1, func(lo, hi int) {
+		fin := uint32(finiteBits)
 		for b := lo; b < hi; b++ {
 			s, e := b*dropoutBlock, min((b+1)*dropoutBlock, total)
 			src := rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15))
@@ -73,27 +79,57 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 				j0, j1 := max(s-r*cols, 0), min(e-r*cols, cols)
 				// A row split between two blocks: the block holding its
 				// first element stores its statistics.
-				a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits)
+				fin = min(fin, a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits))
 			}
 		}
+		a.noteFinite(fin)
 	})
 	return a.h
+}
+
+// finiteBits is the exponent field of a float32: v is a NaN or an infinity
+// exactly when bits(v)&finiteBits == finiteBits.
+const finiteBits = 0x7f800000
+
+// finiteKey is 0 for a NaN or an infinity and positive for a finite v, so
+// that the minimum over a range is 0 exactly when the range holds a
+// non-finite value (no branch).
+func finiteKey(v float32) uint32 { return math.Float32bits(v)&finiteBits ^ finiteBits }
+
+// noteFinite records a non-finite value of h (fin, the minimum finiteKey
+// over a range of h, is 0).
+func (a *hiddenAct) noteFinite(fin uint32) {
+	if fin == 0 {
+		a.nonFinite.Store(true)
+	}
+}
+
+// release gives h's storage back to the pool (with norm; without, h is the
+// convolution's output, which the convolution gives back) and forgets the
+// last forward.
+func (a *hiddenAct) release() {
+	a.pool.reclaim(&a.buf)
+	a.o, a.h = nil, nil
 }
 
 // row computes h[r][j0:j1]. With src (dropout active) element k = r·cols+j
 // draws from src the decision of its offset k-s in its dropout block, four
 // 16-bit decisions per 64-bit draw, as dropBlock; the elements of a block
 // are visited in order, so the draws come in the same order; *bits carries
-// the current draw from one row to the next.
-func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64) {
+// the current draw from one row to the next. It returns the minimum
+// finiteKey of the values written.
+func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64) uint32 {
 	cols := a.o.Cols
 	or := a.o.Row(r)
 	bias := a.bias[:cols]
 	hr := a.h.Row(r)[j0:j1]
+	fin := uint32(finiteBits)
 	if a.norm == nil {
 		b := bias[j0:j1]
 		for j, v := range or[j0:j1] {
-			hr[j] = relu(v + b[j])
+			h := relu(v + b[j])
+			hr[j] = h
+			fin = min(fin, finiteKey(h))
 		}
 	} else {
 		var mean float64
@@ -113,22 +149,28 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh 
 		b, gamma, beta := bias[j0:j1], a.norm.Gamma.W[j0:j1], a.norm.Beta.W[j0:j1]
 		gamma, beta = gamma[:len(hr)], beta[:len(hr)]
 		for j, v := range or[j0:j1] {
-			hr[j] = relu(float32((float64(v+b[j])-mean)*rstd)*gamma[j] + beta[j])
+			h := relu(float32((float64(v+b[j])-mean)*rstd)*gamma[j] + beta[j])
+			hr[j] = h
+			fin = min(fin, finiteKey(h))
 		}
 	}
 	if src == nil {
-		return
+		return fin
 	}
 	sc := [2]float32{0, scale}
 	k, cur := r*cols+j0-s, *bits
+	fin = finiteBits
 	for j, v := range hr {
 		if q := uint(k+j) & 3; q == 0 {
 			cur = src.Uint64()
 		}
 		u := int32(cur >> (16 * (uint(k+j) & 3)) & 0xffff)
-		hr[j] = v * sc[uint8(^(u-thresh)>>31)&1]
+		h := v * sc[uint8(^(u-thresh)>>31)&1]
+		hr[j] = h
+		fin = min(fin, finiteKey(h))
 	}
 	*bits = cur
+	return fin
 }
 
 // relu is max(v, 0) with −0 and negatives to +0, without a branch, as ReLU.

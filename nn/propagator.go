@@ -11,6 +11,11 @@ type Pass struct {
 	// the Propagator holds (Model's one-time evaluation aggregate, reused
 	// across epochs, is computed so).
 	Exact bool
+	// Scratch, when set, lends the Propagator its temporary buffers for
+	// the length of the call (Model passes its buffer pool, so that these
+	// copies do not stay allocated between passes); nil: the Propagator
+	// keeps its own.
+	Scratch Scratch
 }
 
 // Propagator applies a layer's graph operator Â to node-feature rows. It is
