@@ -154,11 +154,11 @@ type Model struct {
 	cfg    Config
 	prop   Propagator
 	convs  []Conv
-	pconvs []pooledConv // convs, through their buffer methods
-	pool   *arena       // every activation-sized buffer but the evaluation aggregate
+	pconvs []pooledConv  // convs, through their buffer methods
+	pool   *arena        // every activation-sized buffer but the evaluation aggregate
 	x      *dense.Matrix // input of the last Forward
-	norms  []*LayerNorm // nil entries without normalisation
-	drops  []*Dropout   // drops[0] on the input, drops[i+1] after hidden layer i
+	norms  []*LayerNorm  // nil entries without normalisation
+	drops  []*Dropout    // drops[0] on the input, drops[i+1] after hidden layer i
 	acts   []*dense.Matrix
 	params []*Param
 	fused  bool         // hidden activations through stages (one pass each way), not norms/drops
