@@ -493,10 +493,16 @@ func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
 }
 
 // scaled is scaleRows into a buffer lent by ps.Scratch when the pass
-// carries one (the Model's pool: the copy then lives only for this pass);
-// done gives it back once the pass is over.
+// carries one (the Model's pool: the copy then lives only for this pass),
+// or into x itself when ps.Consume says x is dead after the pass; done
+// gives a lent buffer back once the pass is over. The products are the
+// same in all three cases.
 func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *dense.Matrix, done func()) {
-	if s == nil || ps.Scratch == nil {
+	switch {
+	case s != nil && ps.Consume: // x is the caller's to lose
+		scaleInPlace(x, s)
+		return x, func() {}
+	case s == nil || ps.Scratch == nil:
 		return scaleRows(buf, x, s), func() {}
 	}
 	m := ps.Scratch.Take(x.Rows, x.Cols)

@@ -28,6 +28,7 @@ type arena struct {
 	free  [][]float32 // buffers not lent, at full capacity
 	bytes int64       // bytes allocated so far
 	lent  int         // buffers lent and not given back
+	work  dense.Work  // Gemm's scratch for the weight gradients
 }
 
 // Take returns a rows×cols matrix: the smallest free buffer that holds
@@ -78,4 +79,15 @@ func (a *arena) reclaim(own **dense.Matrix) {
 	}
 	a.Give(*own)
 	*own = nil
+}
+
+// gemm is dense.Gemm with the pool's reusable scratch (the weight
+// gradients' partial products, otherwise allocated anew by every call);
+// without an arena, dense.Gemm. The result is the same bit for bit.
+func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float32, c *dense.Matrix) {
+	if a == nil {
+		dense.Gemm(tA, tB, alpha, x, y, beta, c)
+		return
+	}
+	a.work.Gemm(tA, tB, alpha, x, y, beta, c)
 }

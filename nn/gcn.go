@@ -79,7 +79,9 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 		xw := l.pool.lend(&l.xw, n, l.Out)
 		dense.Gemm(false, false, 1, x, l.W.values(), 0, xw)
 		out := l.pool.lend(&l.out, n, l.Out)
-		if err := prop.Forward(p, xw, out); err != nil {
+		pc := p
+		pc.Consume = true // X·W is read by nothing else
+		if err := prop.Forward(pc, xw, out); err != nil {
 			return nil, err
 		}
 		l.pool.reclaim(&l.xw) // X·W is dead: Backward takes a buffer for Âᵀ·G
@@ -107,6 +109,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 		return nil, err
 	}
 	n := gout.Rows
+	p.Consume = false
 	dense.ColSums(gout, l.B.G)
 	if l.transformFirst() {
 		// H = X·W, out = Â·H: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ.
@@ -117,7 +120,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
-		dense.Gemm(true, false, 1, l.x, gtmp, 0, l.W.grad())
+		l.pool.gemm(true, false, 1, l.x, gtmp, 0, l.W.grad())
 		if !wantInputGrad {
 			return nil, nil
 		}
@@ -126,7 +129,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 		return gx, nil
 	}
 	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
-	dense.Gemm(true, false, 1, l.agg, gout, 0, l.W.grad())
+	l.pool.gemm(true, false, 1, l.agg, gout, 0, l.W.grad())
 	defer l.pool.reclaim(&l.xw)
 	if !wantInputGrad {
 		return nil, nil

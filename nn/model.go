@@ -364,7 +364,7 @@ func (m *Model) firstConv(p Pass, x, h *dense.Matrix) (*dense.Matrix, error) {
 	if m.evalAX == nil {
 		ax := dense.New(x.Rows, x.Cols)
 		pe := p
-		pe.Exact = true
+		pe.Exact, pe.Consume = true, false
 		if err := m.prop.Forward(pe, x, ax); err != nil {
 			return nil, err
 		}
@@ -394,7 +394,11 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 		var out *dense.Matrix
 		var err error
 		if i == 0 {
-			out, err = m.firstConv(p, x, h)
+			pc := p
+			// The dropped input is the first layer's to overwrite when its
+			// backward does not read it (a propagate-first GCN layer).
+			pc.Consume = h != x && !m.pconvs[0].needsInput()
+			out, err = m.firstConv(pc, x, h)
 			// The dropped input is dead until the first layer's backward,
 			// which restores it from x and the mask bits.
 			m.drops[0].release()

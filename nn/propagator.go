@@ -16,6 +16,11 @@ type Pass struct {
 	// copies do not stay allocated between passes); nil: the Propagator
 	// keeps its own.
 	Scratch Scratch
+	// Consume says Forward's input x is dead after this call (a layer's
+	// own X·W, or the dropped input of a first layer that does not read
+	// it again): a Propagator may then scale it in place instead of
+	// copying it. Layers set it per call; it never reaches Backward.
+	Consume bool
 }
 
 // Propagator applies a layer's graph operator Â to node-feature rows. It is

@@ -85,14 +85,18 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 		xw := l.pool.lend(&l.ax, n, l.Out)
 		dense.Gemm(false, false, 1, x, l.WL.values(), 0, xw)
 		out = l.pool.lend(&l.out, n, l.Out)
-		if err := prop.Forward(p, xw, out); err != nil {
+		pc := p
+		pc.Consume = true // X·W_l is read by nothing else
+		if err := prop.Forward(pc, xw, out); err != nil {
 			return nil, err
 		}
 		l.pool.reclaim(&l.ax) // X·W_l is dead: Backward takes a buffer for Âᵀ·G
 	} else {
 		if ax == nil {
 			ax = l.pool.lend(&l.ax, n, l.In)
-			if err := prop.Forward(p, x, ax); err != nil {
+			pc := p
+			pc.Consume = false // the root weight reads x below
+			if err := prop.Forward(pc, x, ax); err != nil {
 				return nil, err
 			}
 		}
@@ -114,8 +118,9 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 		return nil, err
 	}
 	n := gout.Rows
+	p.Consume = false
 	dense.ColSums(gout, l.B.G)
-	dense.Gemm(true, false, 1, l.x, gout, 0, l.WR.grad())
+	l.pool.gemm(true, false, 1, l.x, gout, 0, l.WR.grad())
 	if l.transformFirst() {
 		// H = X·W_l, out = Â·H + ...: dH = Âᵀ·G, dW_l = Xᵀ·dH,
 		// dX = dH·W_lᵀ + G·W_rᵀ.
@@ -126,7 +131,7 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
-		dense.Gemm(true, false, 1, l.x, gtmp, 0, l.WL.grad())
+		l.pool.gemm(true, false, 1, l.x, gtmp, 0, l.WL.grad())
 		if !wantInputGrad {
 			return nil, nil
 		}
@@ -136,7 +141,7 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 		return gx, nil
 	}
 	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
-	dense.Gemm(true, false, 1, l.agg, gout, 0, l.WL.grad())
+	l.pool.gemm(true, false, 1, l.agg, gout, 0, l.WL.grad())
 	defer l.pool.reclaim(&l.ax)
 	if !wantInputGrad {
 		return nil, nil
