@@ -38,7 +38,7 @@ type hiddenAct struct {
 	mean, rstd []float64     // per row of the last forward, with norm
 	active     bool          // the last forward dropped
 	pool       *arena        // the Model's buffer pool (nil: buf is the stage's own)
-	nonFinite  atomic.Bool   // h of the last forward holds a NaN or an infinity
+	nonFinite  atomic.Bool   // h of the last forward held a NaN or an infinity (set by backward, which reads all of h)
 }
 
 // forward computes h from the convolution output o (bias not added) and
@@ -47,7 +47,6 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	rows, cols := o.Rows, o.Cols
 	a.active = train && a.p > 0
 	a.o, a.h = o, o
-	a.nonFinite.Store(false)
 	if a.norm != nil {
 		a.h = a.pool.lend(&a.buf, rows, cols)
 		if cap(a.mean) < rows {
@@ -57,11 +56,9 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	}
 	if !a.active {
 		par.For(rows, dense.RowGrain(cols), func(lo, hi int) {
-			fin := uint32(finiteBits)
 			for r := lo; r < hi; r++ {
-				fin = min(fin, a.row(r, 0, cols, true, nil, 0, 0, 0, nil))
+				a.row(r, 0, cols, true, nil, 0, 0, 0, nil)
 			}
-			a.noteFinite(fin)
 		})
 		return a.h
 	}
@@ -70,7 +67,6 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	total := rows * cols
 	blocks := (total + dropoutBlock - 1) / dropoutBlock
 	par.For(blocks, 1, func(lo, hi int) {
-		fin := uint32(finiteBits)
 		for b := lo; b < hi; b++ {
 			s, e := b*dropoutBlock, min((b+1)*dropoutBlock, total)
 			src := rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15))
@@ -79,10 +75,9 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 				j0, j1 := max(s-r*cols, 0), min(e-r*cols, cols)
 				// A row split between two blocks: the block holding its
 				// first element stores its statistics.
-				fin = min(fin, a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits))
+				a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits)
 			}
 		}
-		a.noteFinite(fin)
 	})
 	return a.h
 }
@@ -91,13 +86,8 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 // exactly when bits(v)&finiteBits == finiteBits.
 const finiteBits = 0x7f800000
 
-// finiteKey is 0 for a NaN or an infinity and positive for a finite v, so
-// that the minimum over a range is 0 exactly when the range holds a
-// non-finite value (no branch).
-func finiteKey(v float32) uint32 { return math.Float32bits(v)&finiteBits ^ finiteBits }
-
-// noteFinite records a non-finite value of h (fin, the minimum finiteKey
-// over a range of h, is 0).
+// noteFinite records a non-finite value of h: fin, the minimum over a
+// range of h of bits(v)&finiteBits^finiteBits, is 0.
 func (a *hiddenAct) noteFinite(fin uint32) {
 	if fin == 0 {
 		a.nonFinite.Store(true)
@@ -116,20 +106,16 @@ func (a *hiddenAct) release() {
 // draws from src the decision of its offset k-s in its dropout block, four
 // 16-bit decisions per 64-bit draw, as dropBlock; the elements of a block
 // are visited in order, so the draws come in the same order; *bits carries
-// the current draw from one row to the next. It returns the minimum
-// finiteKey of the values written.
-func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64) uint32 {
+// the current draw from one row to the next.
+func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64) {
 	cols := a.o.Cols
 	or := a.o.Row(r)
 	bias := a.bias[:cols]
 	hr := a.h.Row(r)[j0:j1]
-	fin := uint32(finiteBits)
 	if a.norm == nil {
 		b := bias[j0:j1]
 		for j, v := range or[j0:j1] {
-			h := relu(v + b[j])
-			hr[j] = h
-			fin = min(fin, finiteKey(h))
+			hr[j] = relu(v + b[j])
 		}
 	} else {
 		var mean float64
@@ -149,28 +135,22 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh 
 		b, gamma, beta := bias[j0:j1], a.norm.Gamma.W[j0:j1], a.norm.Beta.W[j0:j1]
 		gamma, beta = gamma[:len(hr)], beta[:len(hr)]
 		for j, v := range or[j0:j1] {
-			h := relu(float32((float64(v+b[j])-mean)*rstd)*gamma[j] + beta[j])
-			hr[j] = h
-			fin = min(fin, finiteKey(h))
+			hr[j] = relu(float32((float64(v+b[j])-mean)*rstd)*gamma[j] + beta[j])
 		}
 	}
 	if src == nil {
-		return fin
+		return
 	}
 	sc := [2]float32{0, scale}
 	k, cur := r*cols+j0-s, *bits
-	fin = finiteBits
 	for j, v := range hr {
 		if q := uint(k+j) & 3; q == 0 {
 			cur = src.Uint64()
 		}
 		u := int32(cur >> (16 * (uint(k+j) & 3)) & 0xffff)
-		h := v * sc[uint8(^(u-thresh)>>31)&1]
-		hr[j] = h
-		fin = min(fin, finiteKey(h))
+		hr[j] = v * sc[uint8(^(u-thresh)>>31)&1]
 	}
 	*bits = cur
-	return fin
 }
 
 // relu is max(v, 0) with −0 and negatives to +0, without a branch, as ReLU.
@@ -189,9 +169,10 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 	if a.active {
 		scale = float32(1 / (1 - a.p))
 	}
+	a.nonFinite.Store(false)
 	if a.norm == nil {
 		par.For(len(g.Data), 1<<15, func(lo, hi int) {
-			gateRange(g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active)
+			a.noteFinite(gateRange(g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active))
 		})
 		return g
 	}
@@ -199,9 +180,10 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 	gamma, bias := a.norm.Gamma.W, a.bias
 	dense.ColReduce(g.Rows, 2*dim, func(lo, hi int, acc []float64) {
 		xh := make([]float32, dim)
+		fin := uint32(finiteBits)
 		for i := lo; i < hi; i++ {
 			gr, or := g.Row(i), a.o.Row(i)
-			gateRange(gr, a.h.Row(i), scale, a.active)
+			fin = min(fin, gateRange(gr, a.h.Row(i), scale, a.active))
 			mean, rstd := a.mean[i], a.rstd[i]
 			var sg, sgx float64
 			for j, v := range gr {
@@ -221,6 +203,7 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 				gr[j] = float32(r * (gh - sg - float64(xh[j])*sgx))
 			}
 		}
+		a.noteFinite(fin)
 	}, func(sum []float64) {
 		for j := range dim {
 			a.norm.Gamma.G[j] = float32(sum[j])
@@ -233,18 +216,25 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 // gateRange sets g = g·scale where h > 0 (with dropout active; g where
 // h > 0 without) and +0 elsewhere: the gradient through dropout (h is 0
 // wherever the mask dropped) and the ReLU (h is its output, never
-// negative), without a branch.
-func gateRange(g, h []float32, scale float32, active bool) {
+// negative), without a branch. It returns the minimum over h of
+// bits(v)&finiteBits^finiteBits: 0 when h holds a NaN or an infinity.
+func gateRange(g, h []float32, scale float32, active bool) uint32 {
 	h = h[:len(g)]
+	fin := uint32(finiteBits)
 	if active {
 		for i, v := range h {
-			keep := uint32(int32(-math.Float32bits(v)) >> 31) // all ones iff bits(v) in (0, 2³¹)
+			b := math.Float32bits(v)
+			keep := uint32(int32(-b) >> 31) // all ones iff b in (0, 2³¹)
 			g[i] = math.Float32frombits(math.Float32bits(g[i]*scale) & keep)
+			fin = min(fin, b&finiteBits^finiteBits)
 		}
-		return
+		return fin
 	}
 	for i, v := range h {
-		keep := uint32(int32(-math.Float32bits(v)) >> 31)
+		b := math.Float32bits(v)
+		keep := uint32(int32(-b) >> 31)
 		g[i] = math.Float32frombits(math.Float32bits(g[i]) & keep)
+		fin = min(fin, b&finiteBits^finiteBits)
 	}
+	return fin
 }

@@ -500,13 +500,12 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 // value is finite.
 func (m *Model) NonFiniteLayer(logits *dense.Matrix) int {
 	for i, a := range m.acts {
-		if m.fused { // the stages recorded it (their activations may be given back)
-			if m.stages[i].nonFinite.Load() {
+		switch {
+		case a != nil: // still held: after Forward, or in the separate passes
+			if !AllFinite(a.Data) {
 				return i + 1
 			}
-			continue
-		}
-		if a != nil && !AllFinite(a.Data) {
+		case m.fused && m.stages[i].nonFinite.Load(): // given back by Backward, which read it all and recorded it
 			return i + 1
 		}
 	}
