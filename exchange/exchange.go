@@ -58,6 +58,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -515,14 +516,16 @@ func scaleRows(buf **dense.Matrix, x *dense.Matrix, s []float32) *dense.Matrix {
 		return x
 	}
 	*buf = dense.Reshape(*buf, x.Rows, x.Cols)
-	w := x.Cols
-	for i, f := range s {
-		src, dst := x.Data[i*w:(i+1)*w], (*buf).Data[i*w:(i+1)*w]
-		for j, v := range src {
-			dst[j] = f * v
+	out, w := *buf, x.Cols
+	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f, src, dst := s[i], x.Data[i*w:(i+1)*w], out.Data[i*w:(i+1)*w]
+			for j, v := range src {
+				dst[j] = f * v
+			}
 		}
-	}
-	return *buf
+	})
+	return out
 }
 
 // scaleInPlace multiplies row i of m by s[i] (nothing when s is nil).
@@ -531,12 +534,14 @@ func scaleInPlace(m *dense.Matrix, s []float32) {
 		return
 	}
 	w := m.Cols
-	for i, f := range s {
-		row := m.Data[i*w : (i+1)*w]
-		for j := range row {
-			row[j] *= f
+	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f, row := s[i], m.Data[i*w:(i+1)*w]
+			for j := range row {
+				row[j] *= f
+			}
 		}
-	}
+	})
 }
 
 // ShardFromDataset returns the one-rank shard of ds: every node owned, the

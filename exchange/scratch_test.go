@@ -52,7 +52,8 @@ func sameBits(t *testing.T, what string, got, want *dense.Matrix) {
 
 // The row scalings copied into buffers lent by Pass.Scratch (the Model's
 // pool), or applied in place to an input marked Pass.Consume, give the
-// products of the Propagator's own buffers bit for bit, flat and two-level,
+// products of the Propagator's own buffers bit for bit (forward and
+// backward), flat and two-level,
 // on one and several ranks; every lent buffer is given back before the
 // call returns, and kinds without a scaling borrow nothing.
 func TestScratchAndConsumeSameProducts(t *testing.T) {
@@ -83,7 +84,7 @@ func TestScratchAndConsumeSameProducts(t *testing.T) {
 				t.Fatalf("%s: %d buffers taken, %d not given back", name, lc.taken, lc.out)
 			}
 			// Consume: each rank's input may be scaled in place.
-			consumed := dense.New(n, w)
+			consumed, consumedB := dense.New(n, w), dense.New(n, w)
 			var mu sync.Mutex
 			err = comm.RunGroupNodes(c.p, c.perNode, func(cm comm.Comm) error {
 				s := partition.Split(ds, owner, cm.Rank(), c.p)
@@ -100,15 +101,22 @@ func TestScratchAndConsumeSameProducts(t *testing.T) {
 				if kind == nn.OpSum && !slices.Equal(orig, xl.Data) {
 					return fmt.Errorf("rank %d: an unscaled input was modified", cm.Rank())
 				}
+				gl := rowsOf(x, s.Global)
+				gx := dense.New(len(s.Global), w)
+				if err := prop.Backward(nn.Pass{Consume: true, Scratch: lc}, gl, gx); err != nil {
+					return err
+				}
 				mu.Lock()
 				defer mu.Unlock()
 				scatterRows(consumed, out, s.Global)
+				scatterRows(consumedB, gx, s.Global)
 				return nil
 			})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			sameBits(t, name+" forward consuming its input", consumed, wantF)
+			sameBits(t, name+" backward consuming its input", consumedB, wantB)
 		}
 	}
 }

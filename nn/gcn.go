@@ -103,13 +103,13 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 
 // Backward sets W.G and B.G from gout = dL/d(out) of the last Forward and,
 // when wantInputGrad is set, returns dL/dX (nil otherwise; propagate-first
-// layers then skip their Âᵀ product entirely).
+// layers then skip their Âᵀ product entirely). With p.Consume the caller
+// lets gout go: it may be overwritten.
 func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
 	if err := checkGrad("GCN", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
 	n := gout.Rows
-	p.Consume = false
 	dense.ColSums(gout, l.B.G)
 	if l.transformFirst() {
 		// H = X·W, out = Â·H: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ.
@@ -117,6 +117,8 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 		// pool) holds Âᵀ·G.
 		gtmp := l.pool.lend(&l.xw, n, l.Out)
 		defer l.pool.reclaim(&l.xw)
+		// gout's last read: the propagator may overwrite it when the
+		// caller lets it go (p.Consume).
 		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
@@ -142,6 +144,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 	}
 	dense.Gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
 	gx := l.pool.lend(&l.gx, n, l.In)
+	p.Consume = true // G·Wᵀ is read by nothing else
 	if err := prop.Backward(p, gtmp, gx); err != nil {
 		return nil, err
 	}

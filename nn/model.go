@@ -441,7 +441,9 @@ func (m *Model) LastHidden() *dense.Matrix {
 // Backward back-propagates dlogits = dL/d(logits) of the last Forward (same
 // p.Train), setting every Param's G. With wantInputGrad it returns dL/dx for
 // the model input x (owned by the model); otherwise it returns nil and skips
-// the first layer's input-gradient work. dlogits is not modified.
+// the first layer's input-gradient work. dlogits is the caller's buffer,
+// dead after Backward: Backward may overwrite it (a transform-first GCN
+// output layer scales it in place for Âᵀ instead of copying it).
 func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
 	if !m.forward {
 		return nil, errors.New("nn: Model.Backward without a completed Forward")
@@ -454,6 +456,7 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 	// Backward needs a new Forward.
 	m.forward = false
 	p.Scratch = m.pool
+	p.Consume = true // every gradient a layer gets is dead after its backward
 	g := dlogits
 	last := len(m.convs) - 1
 	for i := last; i >= 0; i-- {

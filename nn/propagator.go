@@ -16,10 +16,12 @@ type Pass struct {
 	// copies do not stay allocated between passes); nil: the Propagator
 	// keeps its own.
 	Scratch Scratch
-	// Consume says Forward's input x is dead after this call (a layer's
-	// own X·W, or the dropped input of a first layer that does not read
-	// it again): a Propagator may then scale it in place instead of
-	// copying it. Layers set it per call; it never reaches Backward.
+	// Consume says the input of this call (Forward's x, Backward's gout)
+	// is dead after it (a layer's own X·W or G·Wᵀ, the dropped input of a
+	// first layer that does not read it again, a gradient read for the
+	// last time): a Propagator may then scale it in place instead of
+	// copying it. Layers set it per call. Given to a layer's Backward, it
+	// says the layer may overwrite gout.
 	Consume bool
 }
 

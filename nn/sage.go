@@ -118,7 +118,7 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 		return nil, err
 	}
 	n := gout.Rows
-	p.Consume = false
+	p.Consume = false // gout is read again after the propagation (G·W_rᵀ)
 	dense.ColSums(gout, l.B.G)
 	l.pool.gemm(true, false, 1, l.x, gout, 0, l.WR.grad())
 	if l.transformFirst() {
@@ -154,7 +154,9 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 	}
 	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, gtmp)
 	gx := l.pool.lend(&l.gx, n, l.In)
-	if err := prop.Backward(p, gtmp, gx); err != nil {
+	pc := p
+	pc.Consume = true // G·W_lᵀ is read by nothing else
+	if err := prop.Backward(pc, gtmp, gx); err != nil {
 		return nil, err
 	}
 	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, gx)
