@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/supergcn/supergcn/dense"
@@ -171,33 +173,58 @@ func (op *Op) transposed() *graph.CSR {
 }
 
 // isOwnTranspose reports whether a.Transpose() would equal a: the same
-// shape, Ptr, Idx and Val. It replays Transpose's fill order (row v in
-// ascending order appends v to row u of the transpose for every entry u of
-// row v) against a's own rows, with one cursor per row and no copy of the
-// entries.
+// shape, Ptr, Idx and Val. Transpose lists in row u every v with u in row v,
+// v ascending, once per occurrence (Val in the order of row v); so a is its
+// own transpose exactly when every row is sorted and every run of equal
+// entries v in row u has as many entries, with the same Val in order, as
+// the run of u in row v. Rows are checked in parallel, each run against its
+// mirror found by binary search; nothing is copied.
 func isOwnTranspose(a *graph.CSR) bool {
 	if a.NumRows != a.NumCols {
 		return false
 	}
-	next := make([]int64, a.NumRows) // next[u]: the entry of row u the next v must match
-	copy(next, a.Ptr[:a.NumRows])
-	for v := 0; v < a.NumRows; v++ {
-		for k := a.Ptr[v]; k < a.Ptr[v+1]; k++ {
-			u := a.Idx[k]
-			p := next[u]
-			if p >= a.Ptr[u+1] || a.Idx[p] != int32(v) {
-				return false
+	var bad atomic.Bool
+	par.For(a.NumRows, 1024, func(lo, hi int) {
+		for v := lo; v < hi && !bad.Load(); v++ {
+			if !mirrored(a, v) {
+				bad.Store(true)
 			}
-			if a.Val != nil && math.Float32bits(a.Val[p]) != math.Float32bits(a.Val[k]) {
-				return false
-			}
-			next[u]++
 		}
-	}
-	for u, p := range next {
-		if p != a.Ptr[u+1] {
+	})
+	return !bad.Load()
+}
+
+// mirrored checks row v for isOwnTranspose: sorted, and every run of
+// entries u matched by a run of v in row u.
+func mirrored(a *graph.CSR, v int) bool {
+	row := a.Idx[a.Ptr[v]:a.Ptr[v+1]]
+	for k := 0; k < len(row); {
+		u := row[k]
+		e := k + 1
+		for e < len(row) && row[e] == u {
+			e++
+		}
+		if e < len(row) && row[e] < u {
+			return false // not sorted
+		}
+		other := a.Idx[a.Ptr[u]:a.Ptr[u+1]]
+		p, _ := slices.BinarySearch(other, int32(v))
+		q := p
+		for q < len(other) && other[q] == int32(v) {
+			q++
+		}
+		if q-p != e-k {
 			return false
 		}
+		if a.Val != nil {
+			mine, theirs := a.Val[a.Ptr[v]+int64(k):a.Ptr[v]+int64(e)], a.Val[a.Ptr[u]+int64(p):a.Ptr[u]+int64(q)]
+			for i := range mine {
+				if math.Float32bits(mine[i]) != math.Float32bits(theirs[i]) {
+					return false
+				}
+			}
+		}
+		k = e
 	}
 	return true
 }
