@@ -164,9 +164,6 @@ func (l *GCNLayer) releaseOut() { l.pool.reclaim(&l.out) }
 // releaseGrad gives back the input gradient of the last Backward.
 func (l *GCNLayer) releaseGrad() { l.pool.reclaim(&l.gx) }
 
-// output is the output of the last Forward (nil once released).
-func (l *GCNLayer) output() *dense.Matrix { return l.out }
-
 // needsInput reports whether Backward reads the input of Forward.
 func (l *GCNLayer) needsInput() bool { return l.transformFirst() }
 

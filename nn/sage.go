@@ -176,9 +176,6 @@ func (l *SAGELayer) releaseOut() { l.pool.reclaim(&l.out) }
 // releaseGrad gives back the input gradient of the last Backward.
 func (l *SAGELayer) releaseGrad() { l.pool.reclaim(&l.gx) }
 
-// output is the output of the last Forward (nil once released).
-func (l *SAGELayer) output() *dense.Matrix { return l.out }
-
 // needsInput reports whether Backward reads the input of Forward (the
 // root weight's gradient always does).
 func (l *SAGELayer) needsInput() bool { return true }
