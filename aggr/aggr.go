@@ -17,8 +17,11 @@ package aggr
 
 import (
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/supergcn/supergcn/dense"
@@ -154,10 +157,76 @@ func (op *Op) ApplyTScaled(x, out *dense.Matrix, rowScale []float32, accumulate 
 // than on their first call.
 func (op *Op) PrepareT() { op.transposed() }
 
-// transposed returns Aᵀ, building it on first use.
+// transposed returns Aᵀ, building it on first use. When A equals its
+// transpose entry for entry (a symmetric graph whose rows are sorted, as an
+// undirected, deduplicated graph is), Aᵀ is A itself: no second copy of the
+// graph is kept, and the products are the same bit for bit.
 func (op *Op) transposed() *graph.CSR {
-	op.atOnce.Do(func() { op.at = op.a.Transpose() })
+	op.atOnce.Do(func() {
+		if isOwnTranspose(op.a) {
+			op.at = op.a
+			return
+		}
+		op.at = op.a.Transpose()
+	})
 	return op.at
+}
+
+// isOwnTranspose reports whether a.Transpose() would equal a: the same
+// shape, Ptr, Idx and Val. Transpose lists in row u every v with u in row v,
+// v ascending, once per occurrence (Val in the order of row v); so a is its
+// own transpose exactly when every row is sorted and every run of equal
+// entries v in row u has as many entries, with the same Val in order, as
+// the run of u in row v. Rows are checked in parallel, each run against its
+// mirror found by binary search; nothing is copied.
+func isOwnTranspose(a *graph.CSR) bool {
+	if a.NumRows != a.NumCols {
+		return false
+	}
+	var bad atomic.Bool
+	par.For(a.NumRows, 1024, func(lo, hi int) {
+		for v := lo; v < hi && !bad.Load(); v++ {
+			if !mirrored(a, v) {
+				bad.Store(true)
+			}
+		}
+	})
+	return !bad.Load()
+}
+
+// mirrored checks row v for isOwnTranspose: sorted, and every run of
+// entries u matched by a run of v in row u.
+func mirrored(a *graph.CSR, v int) bool {
+	row := a.Idx[a.Ptr[v]:a.Ptr[v+1]]
+	for k := 0; k < len(row); {
+		u := row[k]
+		e := k + 1
+		for e < len(row) && row[e] == u {
+			e++
+		}
+		if e < len(row) && row[e] < u {
+			return false // not sorted
+		}
+		other := a.Idx[a.Ptr[u]:a.Ptr[u+1]]
+		p, _ := slices.BinarySearch(other, int32(v))
+		q := p
+		for q < len(other) && other[q] == int32(v) {
+			q++
+		}
+		if q-p != e-k {
+			return false
+		}
+		if a.Val != nil {
+			mine, theirs := a.Val[a.Ptr[v]+int64(k):a.Ptr[v]+int64(e)], a.Val[a.Ptr[u]+int64(p):a.Ptr[u]+int64(q)]
+			for i := range mine {
+				if math.Float32bits(mine[i]) != math.Float32bits(theirs[i]) {
+					return false
+				}
+			}
+		}
+		k = e
+	}
+	return true
 }
 
 func (op *Op) plan(transposed bool, a *graph.CSR, width int) *plan {

@@ -17,6 +17,26 @@ import (
 // programmer error and panics. c must not alias a or b. With beta == 0 the
 // previous contents of c are ignored (NaNs in c do not propagate).
 func Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
+	gemm(nil, tA, tB, alpha, a, b, beta, c)
+}
+
+// Work is Gemm's reusable scratch: the partial products of a product split
+// along a long inner dimension (the weight gradient Xᵀ·G over all nodes,
+// up to 16 MiB), which Gemm allocates anew on every call. A caller that
+// repeats such products (a model, every epoch) keeps one Work so that the
+// scratch is allocated once instead of becoming garbage each time. The zero
+// value is ready to use; a Work is not safe for concurrent use.
+type Work struct {
+	part []float32
+}
+
+// Gemm is dense.Gemm with w's scratch: the same result, bit for bit.
+func (w *Work) Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
+	gemm(w, tA, tB, alpha, a, b, beta, c)
+}
+
+// gemm is Gemm with the scratch of w (nil: allocated per call).
+func gemm(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 	m, k := a.Rows, a.Cols
 	if tA {
 		m, k = k, m
@@ -41,7 +61,7 @@ func Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 	case m >= 2*GemmBlock:
 		gemmRows(tA, tB, alpha, ga, gb, beta, gc)
 	case k >= 2*GemmBlock:
-		gemmInner(tA, tB, alpha, ga, gb, beta, gc)
+		gemmInner(w, tA, tB, alpha, ga, gb, beta, gc)
 	default:
 		blas32.Gemm(trans(tA), trans(tB), alpha, ga, gb, beta, gc)
 	}
@@ -108,7 +128,7 @@ const maxInnerParts = 64
 // products in block order into its own partial (BLAS with beta = 1), then
 // the partials are summed in group order. Blocks and groups depend on the
 // shapes only, never on the thread count.
-func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
+func gemmInner(w *Work, tA, tB bool, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
 	k := a.Cols
 	if tA {
 		k = a.Rows
@@ -116,7 +136,16 @@ func gemmInner(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c 
 	blocks := (k + GemmBlock - 1) / GemmBlock
 	groups := min(blocks, maxInnerParts)
 	size := c.Rows * c.Cols
-	part := make([]float32, groups*size)
+	var part []float32
+	switch {
+	case w == nil:
+		part = make([]float32, groups*size)
+	case cap(w.part) >= groups*size:
+		part = w.part[:groups*size] // every partial starts with beta = 0: old values are ignored
+	default:
+		w.part = make([]float32, groups*size)
+		part = w.part
+	}
 	par.Blocks(groups, 0, func(g int) {
 		p := blas32.General{Rows: c.Rows, Cols: c.Cols, Stride: c.Cols, Data: part[g*size : (g+1)*size]}
 		b0, b1 := g*blocks/groups, (g+1)*blocks/groups

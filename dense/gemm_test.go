@@ -154,3 +154,44 @@ func TestGemmParallelPaths(t *testing.T) {
 		}
 	}
 }
+
+// A Work reused across products of different shapes (its scratch holding
+// the last product's partials, or NaNs) gives Gemm's result bit for bit,
+// on the split-inner-dimension path and the others, and keeps one scratch.
+func TestWorkGemmMatchesGemm(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var w Work
+	for i, sh := range []struct {
+		tA   bool
+		m, k int
+		n    int
+		beta float32
+	}{
+		{true, 7, 5 * GemmBlock, 3, 0}, {true, 3, 9*GemmBlock + 17, 11, 1}, {true, 7, 5 * GemmBlock, 3, 0.5},
+		{false, 3 * GemmBlock, 6, 5, 0}, {true, 5, 40, 6, 1}, {true, 2, 2*GemmBlock + 1, 2, 0},
+	} {
+		a := randMatrix(r, sh.m, sh.k)
+		if sh.tA {
+			a = randMatrix(r, sh.k, sh.m)
+		}
+		b := randMatrix(r, sh.k, sh.n)
+		c0 := randMatrix(r, sh.m, sh.n)
+		want := &Matrix{Rows: sh.m, Cols: sh.n, Data: slices.Clone(c0.Data)}
+		Gemm(sh.tA, false, 0.75, a, b, sh.beta, want)
+		got := &Matrix{Rows: sh.m, Cols: sh.n, Data: slices.Clone(c0.Data)}
+		if i == 2 {
+			for j := range w.part {
+				w.part[j] = float32(math.NaN())
+			}
+		}
+		w.Gemm(sh.tA, false, 0.75, a, b, sh.beta, got)
+		for j := range want.Data {
+			if math.Float32bits(got.Data[j]) != math.Float32bits(want.Data[j]) {
+				t.Fatalf("shape %d: element %d = %v with a Work, %v without", i, j, got.Data[j], want.Data[j])
+			}
+		}
+	}
+	if len(w.part) == 0 {
+		t.Fatal("the split path never used the Work's scratch")
+	}
+}

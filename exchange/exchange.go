@@ -58,6 +58,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -292,7 +293,8 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	}
 	w := x.Cols
 	t := p.c.Wtime()
-	xs := scaleRows(&p.xs, x, p.right)
+	xs, done := scaled(ps, &p.xs, x, p.right)
+	defer done()
 	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
 	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
 	p.send.Apply(xs, p.sbuf, false)
@@ -318,7 +320,8 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	}
 	w := gout.Cols
 	t := p.c.Wtime()
-	g := scaleRows(&p.g, gout, p.left)
+	g, done := scaled(ps, &p.g, gout, p.left)
+	defer done()
 	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
 	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
 	p.halo.ApplyT(g, p.rbuf, false)
@@ -488,20 +491,39 @@ func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
 	return nil
 }
 
+// scaled is scaleRows into a buffer lent by ps.Scratch when the pass
+// carries one (the Model's pool: the copy then lives only for this pass),
+// or into x itself when ps.Consume says x is dead after the pass; done
+// gives a lent buffer back once the pass is over. The products are the
+// same in all three cases.
+func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *dense.Matrix, done func()) {
+	switch {
+	case s != nil && ps.Consume: // x is the caller's to lose
+		scaleInPlace(x, s)
+		return x, func() {}
+	case s == nil || ps.Scratch == nil:
+		return scaleRows(buf, x, s), func() {}
+	}
+	m := ps.Scratch.Take(x.Rows, x.Cols)
+	return scaleRows(&m, x, s), func() { ps.Scratch.Give(m) }
+}
+
 // scaleRows returns s∘x (row i times s[i]) in *buf, or x itself when s is nil.
 func scaleRows(buf **dense.Matrix, x *dense.Matrix, s []float32) *dense.Matrix {
 	if s == nil {
 		return x
 	}
 	*buf = dense.Reshape(*buf, x.Rows, x.Cols)
-	w := x.Cols
-	for i, f := range s {
-		src, dst := x.Data[i*w:(i+1)*w], (*buf).Data[i*w:(i+1)*w]
-		for j, v := range src {
-			dst[j] = f * v
+	out, w := *buf, x.Cols
+	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f, src, dst := s[i], x.Data[i*w:(i+1)*w], out.Data[i*w:(i+1)*w]
+			for j, v := range src {
+				dst[j] = f * v
+			}
 		}
-	}
-	return *buf
+	})
+	return out
 }
 
 // scaleInPlace multiplies row i of m by s[i] (nothing when s is nil).
@@ -510,12 +532,14 @@ func scaleInPlace(m *dense.Matrix, s []float32) {
 		return
 	}
 	w := m.Cols
-	for i, f := range s {
-		row := m.Data[i*w : (i+1)*w]
-		for j := range row {
-			row[j] *= f
+	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f, row := s[i], m.Data[i*w:(i+1)*w]
+			for j := range row {
+				row[j] *= f
+			}
 		}
-	}
+	})
 }
 
 // ShardFromDataset returns the one-rank shard of ds: every node owned, the

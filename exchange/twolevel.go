@@ -684,7 +684,8 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 	tl := p.tl
 	w := x.Cols
 	t := p.c.Wtime()
-	xs := scaleRows(&p.xs, x, p.right)
+	xs, done := scaled(ps, &p.xs, x, p.right)
+	defer done()
 	tl.resize(w)
 	tl.s1.Apply(xs, tl.s1b, false)
 	tl.s2x.Apply(xs, tl.s2, false)
@@ -723,7 +724,8 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 	tl := p.tl
 	w := gout.Cols
 	t := p.c.Wtime()
-	g := scaleRows(&p.g, gout, p.left)
+	g, done := scaled(ps, &p.g, gout, p.left)
+	defer done()
 	tl.resize(w)
 	tl.h1.ApplyT(g, tl.r1, false)
 	tl.h2.ApplyT(g, tl.r2, false)

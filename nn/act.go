@@ -48,13 +48,16 @@ const dropoutBlock = 1 << 14
 // Dropout is inverted dropout with rate P: in training each element is kept
 // with probability 1-P and scaled by 1/(1-P); otherwise the identity. The
 // mask is a pure function of the seed given to Forward (element block b is
-// drawn from PCG(seed, mix(b))), so it is reproducible and parallel.
+// drawn from PCG(seed, mix(b))), so it is reproducible and parallel. The
+// mask of the last active Forward is kept as one bit per element.
 type Dropout struct {
 	P float64
 
-	mask   []uint8 // 1 for the kept elements of the last active Forward
-	active bool    // whether the last Forward dropped anything
+	mask   []uint64 // bit i%64 of word i/64: element i kept in the last active Forward
+	n      int      // elements of the last active Forward
+	active bool     // whether the last Forward dropped anything
 	out    *dense.Matrix
+	pool   *arena // where out comes from (nil: d keeps its own)
 }
 
 // Forward applies dropout to x. With train false or P == 0 it returns x
@@ -67,13 +70,14 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 	}
 	out := x
 	if !inPlace {
-		d.out = dense.Reshape(d.out, x.Rows, x.Cols)
-		out = d.out
+		out = d.pool.lend(&d.out, x.Rows, x.Cols)
 	}
-	if cap(d.mask) < len(x.Data) {
-		d.mask = make([]uint8, len(x.Data))
+	d.n = len(x.Data)
+	words := (d.n + 63) / 64
+	if cap(d.mask) < words {
+		d.mask = make([]uint64, words)
 	}
-	d.mask = d.mask[:len(x.Data)]
+	d.mask = d.mask[:words]
 	scale := float32(1 / (1 - d.P))
 	// Keep an element when a uniform 16-bit draw is ≥ ⌈P·2¹⁶⌉: the rate is
 	// exact for multiples of 2⁻¹⁶ (0.5, 0.25, …) and within 2⁻¹⁶ otherwise.
@@ -83,7 +87,7 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 		for b := lo; b < hi; b++ {
 			start := b * dropoutBlock
 			end := min(start+dropoutBlock, len(x.Data))
-			dropBlock(x.Data[start:end], out.Data[start:end], d.mask[start:end],
+			dropBlock(x.Data[start:end], out.Data[start:end], d.mask[start/64:(end+63)/64],
 				rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15)), thresh, scale)
 		}
 	})
@@ -91,20 +95,31 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 }
 
 // dropBlock draws the mask of one block, four 16-bit decisions per 64-bit
-// draw, and applies it without branches.
-func dropBlock(x, out []float32, mask []uint8, src *rand.PCG, thresh int32, scale float32) {
+// draw, applies it without branches and stores it as bits (a block starts
+// at a multiple of 64 elements: its words are its own).
+func dropBlock(x, out []float32, mask []uint64, src *rand.PCG, thresh int32, scale float32) {
 	sc := [2]float32{0, scale}
-	var bits uint64
+	var bits, word uint64
 	for i, v := range x {
 		if i&3 == 0 {
 			bits = src.Uint64()
 		}
 		u := int32(bits >> (16 * uint(i&3)) & 0xffff)
-		keep := uint8(^(u-thresh)>>31) & 1 // u ≥ thresh
-		mask[i] = keep
+		keep := uint64(^(u-thresh)>>31) & 1 // u ≥ thresh
+		word |= keep << (uint(i) & 63)
 		out[i] = v * sc[keep]
+		if i&63 == 63 {
+			mask[i>>6] = word
+			word = 0
+		}
+	}
+	if len(x)&63 != 0 {
+		mask[len(x)>>6] = word
 	}
 }
+
+// kept reports whether element i was kept by the last active Forward.
+func (d *Dropout) kept(i int) uint64 { return d.mask[i>>6] >> (uint(i) & 63) & 1 }
 
 // Backward maps g = dL/d(out) to dL/dx in place (g·mask/(1-P)) and returns
 // it; the identity after an inactive Forward.
@@ -112,19 +127,42 @@ func (d *Dropout) Backward(g *dense.Matrix) *dense.Matrix {
 	if !d.active {
 		return g
 	}
-	if len(g.Data) != len(d.mask) {
-		panic(fmt.Sprintf("nn.Dropout.Backward: gradient has %d elements, mask %d", len(g.Data), len(d.mask)))
+	if len(g.Data) != d.n {
+		panic(fmt.Sprintf("nn.Dropout.Backward: gradient has %d elements, mask %d", len(g.Data), d.n))
 	}
 	scale := float32(1 / (1 - d.P))
 	par.For(len(g.Data), 1<<15, func(lo, hi int) {
-		gd, m := g.Data[lo:hi], d.mask[lo:hi]
+		gd := g.Data
 		sc := [2]float32{0, scale}
-		for i, keep := range m {
-			gd[i] *= sc[keep&1]
+		for i := lo; i < hi; i++ {
+			gd[i] *= sc[d.kept(i)]
 		}
 	})
 	return g
 }
+
+// restore recomputes the output of the last active out-of-place Forward on
+// x (the same input, unmodified) from the kept mask into a buffer owned by
+// d, bit for bit what Forward returned, and returns it: the Model gives the
+// input dropout's output back to its pool after the first layer's forward
+// and restores it for that layer's backward.
+func (d *Dropout) restore(x *dense.Matrix) *dense.Matrix {
+	if len(x.Data) != d.n {
+		panic(fmt.Sprintf("nn.Dropout.restore: input has %d elements, mask %d", len(x.Data), d.n))
+	}
+	out := d.pool.lend(&d.out, x.Rows, x.Cols)
+	scale := float32(1 / (1 - d.P))
+	par.For(len(x.Data), 1<<15, func(lo, hi int) {
+		sc := [2]float32{0, scale}
+		for i := lo; i < hi; i++ {
+			out.Data[i] = x.Data[i] * sc[d.kept(i)]
+		}
+	})
+	return out
+}
+
+// release gives the out-of-place output back to the pool.
+func (d *Dropout) release() { d.pool.reclaim(&d.out) }
 
 // mix64 is the SplitMix64 finaliser, used to derive independent stream
 // selectors from small integers.

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -19,7 +20,7 @@ func TestDropoutMask(t *testing.T) {
 	kept := 0
 	for i, v := range y {
 		switch {
-		case mask[i] == 1:
+		case mask[i>>6]>>(uint(i)&63)&1 == 1:
 			kept++
 			if v != x.Data[i]*float32(1/0.7) {
 				t.Fatalf("kept element %d = %g, want %g/0.7", i, v, x.Data[i])
@@ -97,4 +98,55 @@ func TestDropoutBackwardShapePanics(t *testing.T) {
 		}
 	}()
 	d.Backward(dense.New(3, 2))
+}
+
+// The mask is kept as bits: on odd sizes (partial last word, several RNG
+// blocks, a block boundary inside a word-aligned run) the bits say exactly
+// which elements Forward kept, restore recomputes Forward's output bit for
+// bit from them, and Backward gates by them.
+func TestDropoutMaskBitsRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	for _, sh := range [][2]int{{1, 1}, {3, 7}, {13, 37}, {129, 127}, {dropoutBlock/64 + 1, 65}} {
+		x := randMat(r, sh[0], sh[1])
+		d := &Dropout{P: 0.45, pool: &arena{}}
+		y := slices.Clone(d.Forward(x, true, false, 77).Data)
+		if len(d.mask) != (len(y)+63)/64 {
+			t.Fatalf("%v: %d mask words for %d elements", sh, len(d.mask), len(y))
+		}
+		kept := 0
+		for i, v := range y {
+			k := d.kept(i) == 1
+			if k {
+				kept++
+			}
+			if want := x.Data[i] * float32(1/(1-0.45)); (k && v != want) || (!k && v != 0) {
+				t.Fatalf("%v: element %d = %v, kept bit %v (input %v)", sh, i, v, k, x.Data[i])
+			}
+		}
+		if last := len(y) % 64; last != 0 && d.mask[len(d.mask)-1]>>last != 0 {
+			t.Fatalf("%v: bits set beyond the last element", sh)
+		}
+		if len(y) > 1000 && (kept < len(y)/2-len(y)/10 || kept > len(y)*2/3) {
+			t.Fatalf("%v: kept %d of %d at rate 0.45", sh, kept, len(y))
+		}
+		d.release()
+		got := d.restore(x)
+		for i := range y {
+			if math.Float32bits(got.Data[i]) != math.Float32bits(y[i]) {
+				t.Fatalf("%v: restored element %d = %v, Forward gave %v", sh, i, got.Data[i], y[i])
+			}
+		}
+		g := randMat(r, sh[0], sh[1])
+		g0 := slices.Clone(g.Data)
+		d.Backward(g)
+		for i, v := range g.Data {
+			want := float32(0)
+			if d.kept(i) == 1 {
+				want = g0[i] * float32(1/(1-0.45))
+			}
+			if v != want {
+				t.Fatalf("%v: gradient %d = %v, want %v", sh, i, v, want)
+			}
+		}
+	}
 }

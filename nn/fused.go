@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
@@ -33,9 +34,11 @@ type hiddenAct struct {
 	bias []float32  // the convolution's bias (values), added here
 
 	o, h       *dense.Matrix // conv output and activation of the last forward (o == h without norm)
-	buf        *dense.Matrix // h's storage with norm, reused across calls
+	buf        *dense.Matrix // h's storage with norm (from pool, or kept across calls without one)
 	mean, rstd []float64     // per row of the last forward, with norm
 	active     bool          // the last forward dropped
+	pool       *arena        // the Model's buffer pool (nil: buf is the stage's own)
+	nonFinite  atomic.Bool   // h of the last forward held a NaN or an infinity (set by backward, which reads all of h)
 }
 
 // forward computes h from the convolution output o (bias not added) and
@@ -45,8 +48,7 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	a.active = train && a.p > 0
 	a.o, a.h = o, o
 	if a.norm != nil {
-		a.buf = dense.Reshape(a.buf, rows, cols)
-		a.h = a.buf
+		a.h = a.pool.lend(&a.buf, rows, cols)
 		if cap(a.mean) < rows {
 			a.mean, a.rstd = make([]float64, rows), make([]float64, rows)
 		}
@@ -78,6 +80,26 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 		}
 	})
 	return a.h
+}
+
+// finiteBits is the exponent field of a float32: v is a NaN or an infinity
+// exactly when bits(v)&finiteBits == finiteBits.
+const finiteBits = 0x7f800000
+
+// noteFinite records a non-finite value of h: fin, the minimum over a
+// range of h of bits(v)&finiteBits^finiteBits, is 0.
+func (a *hiddenAct) noteFinite(fin uint32) {
+	if fin == 0 {
+		a.nonFinite.Store(true)
+	}
+}
+
+// release gives h's storage back to the pool (with norm; without, h is the
+// convolution's output, which the convolution gives back) and forgets the
+// last forward.
+func (a *hiddenAct) release() {
+	a.pool.reclaim(&a.buf)
+	a.o, a.h = nil, nil
 }
 
 // row computes h[r][j0:j1]. With src (dropout active) element k = r·cols+j
@@ -147,9 +169,10 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 	if a.active {
 		scale = float32(1 / (1 - a.p))
 	}
+	a.nonFinite.Store(false)
 	if a.norm == nil {
 		par.For(len(g.Data), 1<<15, func(lo, hi int) {
-			gateRange(g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active)
+			a.noteFinite(gateRange(g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active))
 		})
 		return g
 	}
@@ -157,9 +180,10 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 	gamma, bias := a.norm.Gamma.W, a.bias
 	dense.ColReduce(g.Rows, 2*dim, func(lo, hi int, acc []float64) {
 		xh := make([]float32, dim)
+		fin := uint32(finiteBits)
 		for i := lo; i < hi; i++ {
 			gr, or := g.Row(i), a.o.Row(i)
-			gateRange(gr, a.h.Row(i), scale, a.active)
+			fin = min(fin, gateRange(gr, a.h.Row(i), scale, a.active))
 			mean, rstd := a.mean[i], a.rstd[i]
 			var sg, sgx float64
 			for j, v := range gr {
@@ -179,6 +203,7 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 				gr[j] = float32(r * (gh - sg - float64(xh[j])*sgx))
 			}
 		}
+		a.noteFinite(fin)
 	}, func(sum []float64) {
 		for j := range dim {
 			a.norm.Gamma.G[j] = float32(sum[j])
@@ -191,18 +216,25 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 // gateRange sets g = g·scale where h > 0 (with dropout active; g where
 // h > 0 without) and +0 elsewhere: the gradient through dropout (h is 0
 // wherever the mask dropped) and the ReLU (h is its output, never
-// negative), without a branch.
-func gateRange(g, h []float32, scale float32, active bool) {
+// negative), without a branch. It returns the minimum over h of
+// bits(v)&finiteBits^finiteBits: 0 when h holds a NaN or an infinity.
+func gateRange(g, h []float32, scale float32, active bool) uint32 {
 	h = h[:len(g)]
+	fin := uint32(finiteBits)
 	if active {
 		for i, v := range h {
-			keep := uint32(int32(-math.Float32bits(v)) >> 31) // all ones iff bits(v) in (0, 2³¹)
+			b := math.Float32bits(v)
+			keep := uint32(int32(-b) >> 31) // all ones iff b in (0, 2³¹)
 			g[i] = math.Float32frombits(math.Float32bits(g[i]*scale) & keep)
+			fin = min(fin, b&finiteBits^finiteBits)
 		}
-		return
+		return fin
 	}
 	for i, v := range h {
-		keep := uint32(int32(-math.Float32bits(v)) >> 31)
+		b := math.Float32bits(v)
+		keep := uint32(int32(-b) >> 31)
 		g[i] = math.Float32frombits(math.Float32bits(g[i]) & keep)
+		fin = min(fin, b&finiteBits^finiteBits)
 	}
+	return fin
 }

@@ -30,7 +30,8 @@ type GCNLayer struct {
 	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·Wᵀ
 	agg     *dense.Matrix // Â·X of the last propagate-first Forward: xw, or the caller's precomputed aggregate (read only)
 	out, gx *dense.Matrix
-	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
+	noBias  bool   // Forward leaves the bias to a fused stage (deferBias)
+	pool    *arena // the Model's buffer pool (nil: the layer keeps its own buffers)
 }
 
 // NewGCNLayer returns a GCN layer whose parameters are named name+".lin.weight"
@@ -74,23 +75,25 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 	}
 	n := x.Rows
 	l.x = x
-	l.out = dense.Reshape(l.out, n, l.Out)
 	if l.transformFirst() {
-		l.xw = dense.Reshape(l.xw, n, l.Out)
-		dense.Gemm(false, false, 1, x, l.W.values(), 0, l.xw)
-		if err := prop.Forward(p, l.xw, l.out); err != nil {
+		xw := l.pool.lend(&l.xw, n, l.Out)
+		dense.Gemm(false, false, 1, x, l.W.values(), 0, xw)
+		out := l.pool.lend(&l.out, n, l.Out)
+		pc := p
+		pc.Consume = true // X·W is read by nothing else
+		if err := prop.Forward(pc, xw, out); err != nil {
 			return nil, err
 		}
+		l.pool.reclaim(&l.xw) // X·W is dead: Backward takes a buffer for Âᵀ·G
 	} else {
 		if ax == nil {
-			l.xw = dense.Reshape(l.xw, n, l.In)
-			if err := prop.Forward(p, x, l.xw); err != nil {
+			ax = l.pool.lend(&l.xw, n, l.In)
+			if err := prop.Forward(p, x, ax); err != nil {
 				return nil, err
 			}
-			ax = l.xw
 		}
 		l.agg = ax
-		dense.Gemm(false, false, 1, ax, l.W.values(), 0, l.out)
+		dense.Gemm(false, false, 1, ax, l.W.values(), 0, l.pool.lend(&l.out, n, l.Out))
 	}
 	if !l.noBias {
 		dense.AddBias(l.out, l.B.W)
@@ -100,7 +103,8 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 
 // Backward sets W.G and B.G from gout = dL/d(out) of the last Forward and,
 // when wantInputGrad is set, returns dL/dX (nil otherwise; propagate-first
-// layers then skip their Âᵀ product entirely).
+// layers then skip their Âᵀ product entirely). With p.Consume the caller
+// lets gout go: it may be overwritten.
 func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
 	if err := checkGrad("GCN", l.x, gout, l.Out); err != nil {
 		return nil, err
@@ -109,36 +113,65 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 	dense.ColSums(gout, l.B.G)
 	if l.transformFirst() {
 		// H = X·W, out = Â·H: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ.
-		// X·W is dead after Forward: its storage holds Âᵀ·G.
-		l.xw = dense.Reshape(l.xw, n, l.Out)
-		gtmp := l.xw
+		// X·W is dead after Forward: its storage (or a buffer of the
+		// pool) holds Âᵀ·G.
+		gtmp := l.pool.lend(&l.xw, n, l.Out)
+		defer l.pool.reclaim(&l.xw)
+		// gout's last read: the propagator may overwrite it when the
+		// caller lets it go (p.Consume).
 		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
-		dense.Gemm(true, false, 1, l.x, gtmp, 0, l.W.grad())
+		l.pool.gemm(true, false, 1, l.x, gtmp, 0, l.W.grad())
 		if !wantInputGrad {
 			return nil, nil
 		}
-		l.gx = dense.Reshape(l.gx, n, l.In)
-		dense.Gemm(false, true, 1, gtmp, l.W.values(), 0, l.gx)
-		return l.gx, nil
+		gx := l.pool.lend(&l.gx, n, l.In)
+		dense.Gemm(false, true, 1, gtmp, l.W.values(), 0, gx)
+		return gx, nil
 	}
 	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
-	dense.Gemm(true, false, 1, l.agg, gout, 0, l.W.grad())
+	l.pool.gemm(true, false, 1, l.agg, gout, 0, l.W.grad())
+	defer l.pool.reclaim(&l.xw)
 	if !wantInputGrad {
 		return nil, nil
 	}
 	// Â·X is dead after the weight gradient: the layer's own storage (which
 	// held it unless the caller gave it) holds G·Wᵀ.
-	l.xw = dense.Reshape(l.xw, n, l.In)
 	gtmp := l.xw
+	if gtmp == nil || l.pool == nil {
+		gtmp = l.pool.lend(&l.xw, n, l.In)
+	}
 	dense.Gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
-	l.gx = dense.Reshape(l.gx, n, l.In)
-	if err := prop.Backward(p, gtmp, l.gx); err != nil {
+	gx := l.pool.lend(&l.gx, n, l.In)
+	p.Consume = true // G·Wᵀ is read by nothing else
+	if err := prop.Backward(p, gtmp, gx); err != nil {
 		return nil, err
 	}
-	return l.gx, nil
+	return gx, nil
 }
+
+// releaseSaved gives back what Forward kept for Backward (Backward gives
+// it back itself).
+func (l *GCNLayer) releaseSaved() {
+	l.pool.reclaim(&l.xw)
+	l.agg = nil
+}
+
+// releaseOut gives back the output of the last Forward.
+func (l *GCNLayer) releaseOut() { l.pool.reclaim(&l.out) }
+
+// releaseGrad gives back the input gradient of the last Backward.
+func (l *GCNLayer) releaseGrad() { l.pool.reclaim(&l.gx) }
+
+// needsInput reports whether Backward reads the input of Forward.
+func (l *GCNLayer) needsInput() bool { return l.transformFirst() }
+
+// setInput replaces the input Backward reads by x, an identical copy.
+func (l *GCNLayer) setInput(x *dense.Matrix) { l.x = x }
+
+// setPool makes the layer take its buffers from a.
+func (l *GCNLayer) setPool(a *arena) { l.pool = a }
 
 // checkInput validates a layer input against the propagator and layer width.
 func checkInput(layer string, prop Propagator, x *dense.Matrix, in int) error {

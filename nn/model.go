@@ -145,14 +145,20 @@ type Conv interface {
 // Dropout is active only when Pass.Train is set. Backward sets every Param's
 // G (overwriting it); in a distributed run the caller sums the G over ranks
 // before the optimiser step. All buffers are owned by the model and reused
-// across epochs; matrices it returns stay valid until the next call of the
-// same method.
+// across epochs, from one pool (see arena): a buffer is lent while its value
+// lives (what backward needs from the forward pass until backward has used
+// it), so the model's memory is its largest set of buffers live at once.
+// Matrices Forward returns (and LastHidden) stay valid until the next
+// Forward; those Backward returns until the next Forward or Backward.
 type Model struct {
 	cfg    Config
 	prop   Propagator
 	convs  []Conv
-	norms  []*LayerNorm // nil entries without normalisation
-	drops  []*Dropout   // drops[0] on the input, drops[i+1] after hidden layer i
+	pconvs []pooledConv  // convs, through their buffer methods
+	pool   *arena        // every activation-sized buffer but the evaluation aggregate
+	x      *dense.Matrix // input of the last Forward
+	norms  []*LayerNorm  // nil entries without normalisation
+	drops  []*Dropout    // drops[0] on the input, drops[i+1] after hidden layer i
 	acts   []*dense.Matrix
 	params []*Param
 	fused  bool         // hidden activations through stages (one pass each way), not norms/drops
@@ -218,9 +224,52 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 		}
 	}
 	m.acts = make([]*dense.Matrix, cfg.Layers-1)
+	m.pool = &arena{}
+	m.drops[0].pool = m.pool
+	for _, c := range m.convs {
+		pc := c.(pooledConv)
+		pc.setPool(m.pool)
+		m.pconvs = append(m.pconvs, pc)
+	}
+	for _, st := range m.stages {
+		st.pool = m.pool
+	}
 	m.SetDecayAll(false)
 	return m, nil
 }
+
+// pooledConv is a Conv that takes its buffers from the Model's pool and
+// gives them back when told (GCNLayer, SAGELayer).
+type pooledConv interface {
+	setPool(a *arena)
+	releaseSaved() // what Forward kept for Backward
+	releaseOut()   // the output of the last Forward
+	releaseGrad()  // the input gradient of the last Backward
+	// needsInput reports whether Backward reads the input of Forward;
+	// setInput gives it an identical copy of that input.
+	needsInput() bool
+	setInput(x *dense.Matrix)
+}
+
+// release gives every buffer of the last Forward and Backward back to the
+// pool.
+func (m *Model) release() {
+	for _, c := range m.pconvs {
+		c.releaseSaved()
+		c.releaseOut()
+		c.releaseGrad()
+	}
+	for _, st := range m.stages {
+		st.release()
+	}
+	m.drops[0].release()
+	clear(m.acts)
+}
+
+// PoolBytes is the storage the model's buffer pool has allocated: the
+// activations, gradients and temporaries of its largest step so far (the
+// evaluation aggregate of SetEvalInput and the dropout masks not included).
+func (m *Model) PoolBytes() int64 { return m.pool.bytes }
 
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
@@ -315,7 +364,7 @@ func (m *Model) firstConv(p Pass, x, h *dense.Matrix) (*dense.Matrix, error) {
 	if m.evalAX == nil {
 		ax := dense.New(x.Rows, x.Cols)
 		pe := p
-		pe.Exact = true
+		pe.Exact, pe.Consume = true, false
 		if err := m.prop.Forward(pe, x, ax); err != nil {
 			return nil, err
 		}
@@ -332,6 +381,9 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 		return nil, fmt.Errorf("nn: Model.Forward: input is %d×%d, want %d×%d", x.Rows, x.Cols, m.prop.Rows(), m.cfg.In)
 	}
 	m.forward = false
+	m.release()
+	m.x = x
+	p.Scratch = m.pool
 	if p.Train && m.cfg.Dropout > 0 {
 		m.step++
 	}
@@ -342,7 +394,14 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 		var out *dense.Matrix
 		var err error
 		if i == 0 {
-			out, err = m.firstConv(p, x, h)
+			pc := p
+			// The dropped input is the first layer's to overwrite when its
+			// backward does not read it (a propagate-first GCN layer).
+			pc.Consume = h != x && !m.pconvs[0].needsInput()
+			out, err = m.firstConv(pc, x, h)
+			// The dropped input is dead until the first layer's backward,
+			// which restores it from x and the mask bits.
+			m.drops[0].release()
 		} else {
 			out, err = c.Forward(p, m.prop, h)
 		}
@@ -370,7 +429,8 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 // LastHidden is the input of the last layer in the last Forward: the node
 // embeddings (prop.Rows() × Hidden, after activation, normalisation and,
 // in training passes, dropout), owned by the model; nil for a one-layer
-// model, which has no hidden layer.
+// model, which has no hidden layer, and after a Backward (which gives the
+// activations back to the pool).
 func (m *Model) LastHidden() *dense.Matrix {
 	if len(m.acts) == 0 {
 		return nil
@@ -381,7 +441,9 @@ func (m *Model) LastHidden() *dense.Matrix {
 // Backward back-propagates dlogits = dL/d(logits) of the last Forward (same
 // p.Train), setting every Param's G. With wantInputGrad it returns dL/dx for
 // the model input x (owned by the model); otherwise it returns nil and skips
-// the first layer's input-gradient work. dlogits is not modified.
+// the first layer's input-gradient work. dlogits is the caller's buffer,
+// dead after Backward: Backward may overwrite it (a transform-first GCN
+// output layer scales it in place for Âᵀ instead of copying it).
 func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
 	if !m.forward {
 		return nil, errors.New("nn: Model.Backward without a completed Forward")
@@ -390,14 +452,27 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 		return nil, fmt.Errorf("nn: Model.Backward: gradient is %d×%d, want %d×%d",
 			dlogits.Rows, dlogits.Cols, m.prop.Rows(), m.cfg.Out)
 	}
+	// The buffers Forward kept are given back as Backward goes: a second
+	// Backward needs a new Forward.
+	m.forward = false
+	p.Scratch = m.pool
+	p.Consume = true // every gradient a layer gets is dead after its backward
 	g := dlogits
-	for i := len(m.convs) - 1; i >= 0; i-- {
+	last := len(m.convs) - 1
+	for i := last; i >= 0; i-- {
 		p.Layer = i
+		if i == 0 && m.drops[0].active && m.pconvs[0].needsInput() {
+			m.pconvs[0].setInput(m.drops[0].restore(m.x))
+		}
 		gx, err := m.convs[i].Backward(p, m.prop, g, i > 0 || wantInputGrad)
 		if err != nil {
 			return nil, err
 		}
+		if i < last { // g was conv i+1's input gradient
+			m.pconvs[i+1].releaseGrad()
+		}
 		if i == 0 {
+			m.drops[0].release()
 			if !wantInputGrad {
 				return nil, nil
 			}
@@ -406,6 +481,11 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 		// gx is owned by conv i; the hidden-layer steps work on it in place.
 		if m.fused {
 			g = m.stages[i-1].backward(gx)
+			// Stage i-1's activation (conv i's input) and conv i-1's
+			// output, which the stage read, are dead.
+			m.stages[i-1].release()
+			m.pconvs[i-1].releaseOut()
+			m.acts[i-1] = nil
 			continue
 		}
 		g = m.drops[i].Backward(gx)
@@ -423,7 +503,12 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 // value is finite.
 func (m *Model) NonFiniteLayer(logits *dense.Matrix) int {
 	for i, a := range m.acts {
-		if a != nil && !AllFinite(a.Data) {
+		switch {
+		case a != nil: // still held: after Forward, or in the separate passes
+			if !AllFinite(a.Data) {
+				return i + 1
+			}
+		case m.fused && m.stages[i].nonFinite.Load(): // given back by Backward, which read it all and recorded it
 			return i + 1
 		}
 	}

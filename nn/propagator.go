@@ -11,6 +11,18 @@ type Pass struct {
 	// the Propagator holds (Model's one-time evaluation aggregate, reused
 	// across epochs, is computed so).
 	Exact bool
+	// Scratch, when set, lends the Propagator its temporary buffers for
+	// the length of the call (Model passes its buffer pool, so that these
+	// copies do not stay allocated between passes); nil: the Propagator
+	// keeps its own.
+	Scratch Scratch
+	// Consume says the input of this call (Forward's x, Backward's gout)
+	// is dead after it (a layer's own X·W or G·Wᵀ, the dropped input of a
+	// first layer that does not read it again, a gradient read for the
+	// last time): a Propagator may then scale it in place instead of
+	// copying it. Layers set it per call. Given to a layer's Backward, it
+	// says the layer may overwrite gout.
+	Consume bool
 }
 
 // Propagator applies a layer's graph operator Â to node-feature rows. It is

@@ -30,7 +30,8 @@ type SAGELayer struct {
 	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·W_lᵀ
 	agg     *dense.Matrix // Â·X of the last propagate-first Forward: ax, or the caller's precomputed aggregate (read only)
 	out, gx *dense.Matrix
-	noBias  bool // Forward leaves the bias to a fused stage (deferBias)
+	noBias  bool   // Forward leaves the bias to a fused stage (deferBias)
+	pool    *arena // the Model's buffer pool (nil: the layer keeps its own buffers)
 }
 
 // NewSAGELayer returns a SAGE layer with parameters name+".lin_l.weight",
@@ -79,29 +80,35 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 	}
 	n := x.Rows
 	l.x = x
-	l.out = dense.Reshape(l.out, n, l.Out)
+	var out *dense.Matrix
 	if l.transformFirst() {
-		l.ax = dense.Reshape(l.ax, n, l.Out)
-		dense.Gemm(false, false, 1, x, l.WL.values(), 0, l.ax)
-		if err := prop.Forward(p, l.ax, l.out); err != nil {
+		xw := l.pool.lend(&l.ax, n, l.Out)
+		dense.Gemm(false, false, 1, x, l.WL.values(), 0, xw)
+		out = l.pool.lend(&l.out, n, l.Out)
+		pc := p
+		pc.Consume = true // X·W_l is read by nothing else
+		if err := prop.Forward(pc, xw, out); err != nil {
 			return nil, err
 		}
+		l.pool.reclaim(&l.ax) // X·W_l is dead: Backward takes a buffer for Âᵀ·G
 	} else {
 		if ax == nil {
-			l.ax = dense.Reshape(l.ax, n, l.In)
-			if err := prop.Forward(p, x, l.ax); err != nil {
+			ax = l.pool.lend(&l.ax, n, l.In)
+			pc := p
+			pc.Consume = false // the root weight reads x below
+			if err := prop.Forward(pc, x, ax); err != nil {
 				return nil, err
 			}
-			ax = l.ax
 		}
 		l.agg = ax
-		dense.Gemm(false, false, 1, ax, l.WL.values(), 0, l.out)
+		out = l.pool.lend(&l.out, n, l.Out)
+		dense.Gemm(false, false, 1, ax, l.WL.values(), 0, out)
 	}
-	dense.Gemm(false, false, 1, x, l.WR.values(), 1, l.out)
+	dense.Gemm(false, false, 1, x, l.WR.values(), 1, out)
 	if !l.noBias {
-		dense.AddBias(l.out, l.B.W)
+		dense.AddBias(out, l.B.W)
 	}
-	return l.out, nil
+	return out, nil
 }
 
 // Backward sets the parameter gradients from gout = dL/d(out) and, when
@@ -111,43 +118,73 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 		return nil, err
 	}
 	n := gout.Rows
+	p.Consume = false // gout is read again after the propagation (G·W_rᵀ)
 	dense.ColSums(gout, l.B.G)
-	dense.Gemm(true, false, 1, l.x, gout, 0, l.WR.grad())
+	l.pool.gemm(true, false, 1, l.x, gout, 0, l.WR.grad())
 	if l.transformFirst() {
 		// H = X·W_l, out = Â·H + ...: dH = Âᵀ·G, dW_l = Xᵀ·dH,
 		// dX = dH·W_lᵀ + G·W_rᵀ.
-		// X·W is dead after Forward: its storage holds Âᵀ·G.
-		l.ax = dense.Reshape(l.ax, n, l.Out)
-		gtmp := l.ax
+		// X·W is dead after Forward: its storage (or a buffer of the
+		// pool) holds Âᵀ·G.
+		gtmp := l.pool.lend(&l.ax, n, l.Out)
+		defer l.pool.reclaim(&l.ax)
 		if err := prop.Backward(p, gout, gtmp); err != nil {
 			return nil, err
 		}
-		dense.Gemm(true, false, 1, l.x, gtmp, 0, l.WL.grad())
+		l.pool.gemm(true, false, 1, l.x, gtmp, 0, l.WL.grad())
 		if !wantInputGrad {
 			return nil, nil
 		}
-		l.gx = dense.Reshape(l.gx, n, l.In)
-		dense.Gemm(false, true, 1, gtmp, l.WL.values(), 0, l.gx)
-		dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
-		return l.gx, nil
+		gx := l.pool.lend(&l.gx, n, l.In)
+		dense.Gemm(false, true, 1, gtmp, l.WL.values(), 0, gx)
+		dense.Gemm(false, true, 1, gout, l.WR.values(), 1, gx)
+		return gx, nil
 	}
 	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
-	dense.Gemm(true, false, 1, l.agg, gout, 0, l.WL.grad())
+	l.pool.gemm(true, false, 1, l.agg, gout, 0, l.WL.grad())
+	defer l.pool.reclaim(&l.ax)
 	if !wantInputGrad {
 		return nil, nil
 	}
 	// Â·X is dead after the weight gradient: the layer's own storage (which
 	// held it unless the caller gave it) holds G·Wᵀ.
-	l.ax = dense.Reshape(l.ax, n, l.In)
 	gtmp := l.ax
+	if gtmp == nil || l.pool == nil {
+		gtmp = l.pool.lend(&l.ax, n, l.In)
+	}
 	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, gtmp)
-	l.gx = dense.Reshape(l.gx, n, l.In)
-	if err := prop.Backward(p, gtmp, l.gx); err != nil {
+	gx := l.pool.lend(&l.gx, n, l.In)
+	pc := p
+	pc.Consume = true // G·W_lᵀ is read by nothing else
+	if err := prop.Backward(pc, gtmp, gx); err != nil {
 		return nil, err
 	}
-	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, l.gx)
-	return l.gx, nil
+	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, gx)
+	return gx, nil
 }
+
+// releaseSaved gives back what Forward kept for Backward (Backward gives
+// it back itself).
+func (l *SAGELayer) releaseSaved() {
+	l.pool.reclaim(&l.ax)
+	l.agg = nil
+}
+
+// releaseOut gives back the output of the last Forward.
+func (l *SAGELayer) releaseOut() { l.pool.reclaim(&l.out) }
+
+// releaseGrad gives back the input gradient of the last Backward.
+func (l *SAGELayer) releaseGrad() { l.pool.reclaim(&l.gx) }
+
+// needsInput reports whether Backward reads the input of Forward (the
+// root weight's gradient always does).
+func (l *SAGELayer) needsInput() bool { return true }
+
+// setInput replaces the input Backward reads by x, an identical copy.
+func (l *SAGELayer) setInput(x *dense.Matrix) { l.x = x }
+
+// setPool makes the layer take its buffers from a.
+func (l *SAGELayer) setPool(a *arena) { l.pool = a }
 
 // deferBias makes Forward return the output without the bias, which the
 // fused stage after the layer adds (Model); it returns the bias values.

@@ -26,9 +26,21 @@ func Estimate(mc nn.Config, labelProp bool, s *partition.Shard) (total, hidden i
 	if mc.Layers == 1 {
 		h = 0
 	}
-	// Measured on Cora (hidden 2048-4096, 2-3 layers): about five rows×hidden
-	// float32 buffers live per hidden layer; six leaves room for the halo.
-	hiddenActs := 6 * rows * h * int64(mc.Layers-1)
+	// The model's buffer pool (nn.Model) holds only what is live at once
+	// (the ledger is in docs/RESULTS.md, issue 15): each hidden layer keeps
+	// its output (and, with LayerNorm, its activation) for backward, and
+	// backward adds the incoming gradient, Âᵀ·G and the exchange's scaled
+	// copy as it frees the layers above: the peak is the kept buffers plus
+	// max(1, 3 - kept per layer) rows×hidden buffers.
+	var hiddenActs int64
+	if mc.Layers > 1 {
+		per := int64(1)
+		if mc.Norm == "layer" {
+			per = 2
+		}
+		kept := per * int64(mc.Layers-1)
+		hiddenActs = rows * h * (kept + max(1, 3-per))
+	}
 	inputs := 2 * rows * f
 	first := int64(mc.Hidden) // the first layer's output width
 	if mc.Layers == 1 {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -103,6 +104,11 @@ func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Hand the heap that loading and planning freed back to the system
+	// before the model's buffers are allocated: otherwise the freed pages
+	// stay resident beside them (the heap is far below its collection goal,
+	// so the runtime would keep them), adding to the peak RSS.
+	debug.FreeOSMemory()
 	return t.run()
 }
 

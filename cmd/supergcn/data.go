@@ -239,7 +239,13 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 			fmt.Fprintf(log, "partition: %s into %d parts (%.2fs)\n", d.partMethod, p, time.Since(t0).Seconds())
 		}
 	}
-	return partition.Split(ds, owner, c.Rank(), p), nil
+	s := partition.Split(ds, owner, c.Rank(), p)
+	// The shard holds copies of everything it uses: unmap a binary file's
+	// image now (its pages would otherwise stay resident for the whole run).
+	if err := ds.Release(); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.data, err)
+	}
+	return s, nil
 }
 
 // checkPartitionMemory prints (rank 0) what loading the partition

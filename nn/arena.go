@@ -1,0 +1,93 @@
+package nn
+
+import "github.com/supergcn/supergcn/dense"
+
+// Scratch lends activation-sized buffers for the length of one use: a
+// Propagator given one in Pass.Scratch takes its temporary copies from it
+// and gives them back before Forward or Backward returns, so that the
+// storage serves the model's other buffers at other times.
+type Scratch interface {
+	// Take returns a rows×cols matrix whose contents are unspecified.
+	Take(rows, cols int) *dense.Matrix
+	// Give returns m (from Take) for reuse; m must not be used afterwards.
+	Give(m *dense.Matrix)
+}
+
+// arena is the Model's buffer pool: every activation-sized buffer of the
+// layers, the hidden stages, the input dropout and the Propagator's
+// temporaries is taken from it when its value starts to live and given
+// back when its last reader is done (the Model knows the order of a
+// training step: forward saves what backward needs, backward frees it
+// layer by layer). The same storage thus holds different tensors at
+// different times, and the model's peak is that of the buffers live at
+// once, not the sum of all of them. Sizes repeat from one step to the
+// next, so after the first training step and evaluation pass nothing new
+// is allocated. A nil *arena lends nothing: helpers then reshape the
+// caller's own buffer, kept across calls (layers used on their own).
+type arena struct {
+	free  [][]float32 // buffers not lent, at full capacity
+	bytes int64       // bytes allocated so far
+	lent  int         // buffers lent and not given back
+	work  dense.Work  // Gemm's scratch for the weight gradients
+}
+
+// Take returns a rows×cols matrix: the smallest free buffer that holds
+// it, or a new one.
+func (a *arena) Take(rows, cols int) *dense.Matrix {
+	n := rows * cols
+	best := -1
+	for i, b := range a.free {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(a.free[best])) {
+			best = i
+		}
+	}
+	a.lent++
+	if best < 0 {
+		a.bytes += 4 * int64(n)
+		return dense.New(rows, cols)
+	}
+	d := a.free[best][:n]
+	a.free[best] = a.free[len(a.free)-1]
+	a.free = a.free[:len(a.free)-1]
+	return &dense.Matrix{Rows: rows, Cols: cols, Data: d}
+}
+
+// Give returns m's storage to the free list.
+func (a *arena) Give(m *dense.Matrix) {
+	a.free = append(a.free, m.Data[:cap(m.Data)])
+	a.lent--
+}
+
+// lend points *own at a rows×cols buffer: with an arena, one taken from it
+// (what *own held is given back first); without, *own reshaped (the
+// caller's own buffer, kept across calls).
+func (a *arena) lend(own **dense.Matrix, rows, cols int) *dense.Matrix {
+	if a == nil {
+		*own = dense.Reshape(*own, rows, cols)
+		return *own
+	}
+	a.reclaim(own)
+	*own = a.Take(rows, cols)
+	return *own
+}
+
+// reclaim gives *own back to the arena and clears it; without an arena
+// the buffer stays with its owner.
+func (a *arena) reclaim(own **dense.Matrix) {
+	if a == nil || *own == nil {
+		return
+	}
+	a.Give(*own)
+	*own = nil
+}
+
+// gemm is dense.Gemm with the pool's reusable scratch (the weight
+// gradients' partial products, otherwise allocated anew by every call);
+// without an arena, dense.Gemm. The result is the same bit for bit.
+func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float32, c *dense.Matrix) {
+	if a == nil {
+		dense.Gemm(tA, tB, alpha, x, y, beta, c)
+		return
+	}
+	a.work.Gemm(tA, tB, alpha, x, y, beta, c)
+}
