@@ -123,7 +123,7 @@ func TestInfoJSONAndVersion(t *testing.T) {
 		t.Fatalf("info --json is not one JSON object: %v\n%s", err, r.stdout)
 	}
 	for k, v := range map[string]string{"cpu_model": bi.CPUModel, "aggr_kernel": bi.AggrKernel, "blas": bi.BLAS,
-		"metis": bi.METIS, "ptscotch": bi.PTScotch, "mpi": bi.MPI, "mpi_thread_level": bi.MPIThread, "version": bi.Version, "commit": bi.Commit} {
+		"metis": bi.METIS, "parmetis": bi.ParMETIS, "mpi": bi.MPI, "mpi_thread_level": bi.MPIThread, "version": bi.Version, "commit": bi.Commit} {
 		if v == "" {
 			t.Errorf("info --json: %s is empty", k)
 		}

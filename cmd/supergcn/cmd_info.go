@@ -40,7 +40,7 @@ type buildInfo struct {
 	BLASChoice  string   `json:"blas_core_choice"` // which core runs and why
 	BLASUse     string   `json:"blas_use"`
 	METIS       string   `json:"metis"`
-	PTScotch    string   `json:"ptscotch"`
+	ParMETIS    string   `json:"parmetis"`
 	MPI         string   `json:"mpi"`
 	MPIThread   string   `json:"mpi_thread_level"` // provided for MPI_THREAD_SERIALIZED, or why unknown
 }
@@ -59,7 +59,7 @@ func cmdInfo(args []string) error {
 	bi := buildInfo{Version: version, Commit: buildCommit(), OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
 		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), AggrKernel: kernel, AggrKernels: aggr.Kernels(),
 		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
-		METIS: metis.MetisVersion(), PTScotch: metis.ScotchVersion(),
+		METIS: metis.MetisVersion(), ParMETIS: metis.ParMetisLibrary(),
 		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
 	bi.BLASChoice = dense.BLASChoice()
@@ -79,7 +79,7 @@ func cmdInfo(args []string) error {
 	if bi.BLASChoice != "" {
 		fmt.Printf("BLAS core choice: %s\n", bi.BLASChoice)
 	}
-	fmt.Printf("partitioners: METIS %s, PT-Scotch %s (ParMETIS interface)\n", bi.METIS, bi.PTScotch)
+	fmt.Printf("partitioners: METIS %s; ParMETIS API: %s\n", bi.METIS, bi.ParMETIS)
 	fmt.Printf("MPI: %s\n", firstLineOf(bi.MPI))
 	fmt.Printf("MPI thread level: %s\n", bi.MPIThread)
 	return nil

@@ -1,8 +1,10 @@
-//go:build cgo && scotch64
+//go:build cgo && scotch64 && !parmetis
 
 package metis
 
 /*
+#cgo CFLAGS: -I/usr/include/scotch
+#cgo LDFLAGS: -lptscotchparmetisv3 -lptscotch -lptscotcherr -lscotch
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +16,18 @@ package metis
 typedef char sgcn_scotch_num_is_int64[(sizeof(SCOTCH_Num) == 8) ? 1 : -1];
 
 #include "kway_scotch.h"
+
+static int sgcn_scotch_ver(int i) {
+	int v[3] = {SCOTCH_VERSION, SCOTCH_RELEASE, SCOTCH_PATCHLEVEL};
+	return v[i];
+}
 */
 import "C"
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // MaxArcs: a 64-bit PT-Scotch indexes arcs with int64.
 const MaxArcs = math.MaxInt64
@@ -48,3 +58,12 @@ func partKway(fcomm int, vtxdist, xadj, adj, vwgt []int32, parts int, tpwgts []f
 	}
 	return rc
 }
+
+// ParMetisLibrary names the library behind ParMetisDistributed: PT-Scotch's
+// ParMETIS v3 layer, with the version of the headers this build used.
+func ParMetisLibrary() string {
+	return fmt.Sprintf("PT-Scotch %d.%d.%d (ParMETIS v3 interface, 64-bit SCOTCH_Num)", C.sgcn_scotch_ver(0), C.sgcn_scotch_ver(1), C.sgcn_scotch_ver(2))
+}
+
+// checkLibrary: PT-Scotch takes ranks without nodes.
+func checkLibrary([]int32) error { return nil }

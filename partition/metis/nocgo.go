@@ -31,8 +31,8 @@ func ParMetis(fcomm int, rank, size int, g *graph.CSR, parts int, o Options) ([]
 // MetisVersion: no METIS in a build without cgo.
 func MetisVersion() string { return "unavailable (built without cgo)" }
 
-// ScotchVersion: no PT-Scotch in a build without cgo.
-func ScotchVersion() string { return "unavailable (built without cgo)" }
+// ParMetisLibrary: no ParMETIS API in a build without cgo.
+func ParMetisLibrary() string { return "unavailable (built without cgo)" }
 
 // MaxArcs: the bound of the cgo build (32-bit SCOTCH_Num).
 const MaxArcs = math.MaxInt32

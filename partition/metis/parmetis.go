@@ -1,8 +1,6 @@
 package metis
 
 /*
-#cgo CFLAGS: -I/usr/include/scotch
-#cgo LDFLAGS: -lptscotchparmetisv3 -lptscotch -lptscotcherr -lscotch
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +88,10 @@ func allAgree(fcomm int, err error) error {
 // (node-major), or nil for unit weights. It returns the part of each local
 // node.
 //
-// The ParMETIS v3 API here is PT-Scotch's (libptscotchparmetisv3), which
-// honours vertex weights and uniform target weights but ignores ncon, ubvec
-// and options and reports no edge cut. So ncon > 1 constraints are folded
+// The ParMETIS v3 API is PT-Scotch's (libptscotchparmetisv3) by default,
+// which honours vertex weights and uniform target weights but ignores ncon,
+// ubvec and options and reports no edge cut; with the build tag parmetis it
+// is a site's ParMETIS (kway_parmetis.go), which honours ubvec and the seed. So ncon > 1 constraints are folded
 // into one weight: each constraint is scaled to the same global total as the
 // first and the scaled values are summed, which balances a mix of them; the
 // seed goes to SCOTCH_randomSeed; the imbalance Scotch applies is its own
@@ -107,6 +106,9 @@ func ParMetisDistributed(fcomm int, vtxdist []int32, localPtr []int32, localAdj 
 	ub, err := o.ubfactor()
 	if err == nil {
 		err = checkDistributed(rank, size, vtxdist, localPtr, localAdj, vwgt, ncon, parts)
+	}
+	if err == nil && parts > 1 {
+		err = checkLibrary(vtxdist)
 	}
 	if err := allAgree(fcomm, err); err != nil {
 		return nil, err

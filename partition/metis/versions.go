@@ -3,17 +3,11 @@
 package metis
 
 /*
-#cgo CFLAGS: -I/usr/include/scotch
 #include <metis.h>
 #include <stdio.h>
 #include <mpi.h>
-#include <scotch.h>
 static int sgcn_metis_ver(int i) {
 	int v[3] = {METIS_VER_MAJOR, METIS_VER_MINOR, METIS_VER_SUBMINOR};
-	return v[i];
-}
-static int sgcn_scotch_ver(int i) {
-	int v[3] = {SCOTCH_VERSION, SCOTCH_RELEASE, SCOTCH_PATCHLEVEL};
 	return v[i];
 }
 */
@@ -25,10 +19,4 @@ import "fmt"
 // against.
 func MetisVersion() string {
 	return fmt.Sprintf("%d.%d.%d", C.sgcn_metis_ver(0), C.sgcn_metis_ver(1), C.sgcn_metis_ver(2))
-}
-
-// ScotchVersion is the version of the PT-Scotch headers (ParMETIS interface)
-// this build was compiled against.
-func ScotchVersion() string {
-	return fmt.Sprintf("%d.%d.%d", C.sgcn_scotch_ver(0), C.sgcn_scotch_ver(1), C.sgcn_scotch_ver(2))
 }
