@@ -487,7 +487,13 @@ func TestRatesFor(t *testing.T) {
 // as they are; malformed JSON is reported with the file and the line and
 // column; a bad value with the file and the field.
 func TestLoadProfileFiles(t *testing.T) {
-	for _, f := range []string{"../docs/data/profile-lent-xeon-16c-prescott.json", "../docs/data/profile-dev-2c.json", "profiles/a64fx.json"} {
+	// The node's measured profile has the optional fields and loads with them.
+	if p, err := LoadProfile("../docs/data/profile-lent-xeon-16c-prescott.json"); err != nil {
+		t.Errorf("node profile: %v", err)
+	} else if p.Loads == nil || p.Rates[0].Exchange == nil {
+		t.Errorf("node profile: loads or exchange rates missing")
+	}
+	for _, f := range []string{"../docs/data/profile-dev-2c.json", "profiles/a64fx.json", "profiles/xeon-gold-6148.json"} {
 		p, err := LoadProfile(f)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
