@@ -165,7 +165,8 @@ func TestFusedKeepsNoMask(t *testing.T) {
 
 // BenchmarkHiddenStage times one hidden stage (bias + LayerNorm + ReLU +
 // dropout, forward and backward) on 100 k × 256, fused and as the separate
-// passes (go test -bench HiddenStage ./nn/).
+// passes, and the fused stage's training forward, evaluation forward and
+// backward alone (go test -bench HiddenStage ./nn/; -cpu 1 for one thread).
 func BenchmarkHiddenStage(b *testing.B) {
 	const rows, dim = 100_000, 256
 	r := rand.New(rand.NewPCG(1, 2))
@@ -180,6 +181,30 @@ func BenchmarkHiddenStage(b *testing.B) {
 		for i := range b.N {
 			a.forward(o, true, uint64(i))
 			copy(gw.Data, g.Data)
+			a.backward(gw)
+		}
+	})
+	b.Run("fused_forward", func(b *testing.B) {
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		b.SetBytes(4 * rows * dim)
+		for i := range b.N {
+			a.forward(o, true, uint64(i))
+		}
+	})
+	b.Run("fused_forward_eval", func(b *testing.B) {
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		b.SetBytes(4 * rows * dim)
+		for b.Loop() {
+			a.forward(o, false, 0)
+		}
+	})
+	b.Run("fused_backward", func(b *testing.B) {
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		a.forward(o, true, 1)
+		gw := dense.New(rows, dim)
+		b.SetBytes(4 * rows * dim)
+		for b.Loop() {
+			copy(gw.Data, g.Data) // counted: the same copy in every variant
 			a.backward(gw)
 		}
 	})
