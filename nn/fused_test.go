@@ -165,21 +165,54 @@ func TestFusedKeepsNoMask(t *testing.T) {
 
 // BenchmarkHiddenStage times one hidden stage (bias + LayerNorm + ReLU +
 // dropout, forward and backward) on 100 k × 256, fused and as the separate
-// passes (go test -bench HiddenStage ./nn/).
-func BenchmarkHiddenStage(b *testing.B) {
-	const rows, dim = 100_000, 256
+// passes, and the fused stage's training forward, evaluation forward and
+// backward alone (go test -bench HiddenStage ./nn/; -cpu 1 for one thread).
+func BenchmarkHiddenStage(b *testing.B) { benchHiddenStage(b, 100_000) }
+
+// BenchmarkHiddenStageInCache is BenchmarkHiddenStage on 2048 × 256 (2 MiB
+// per matrix): the stage's arithmetic with little memory traffic, steadier
+// than the large case on a shared machine.
+func BenchmarkHiddenStageInCache(b *testing.B) { benchHiddenStage(b, 2048) }
+
+func benchHiddenStage(b *testing.B, rows int) {
+	const dim = 256
 	r := rand.New(rand.NewPCG(1, 2))
 	o := randMat(r, rows, dim)
 	g := randMat(r, rows, dim)
 	ln := NewLayerNorm("n", dim)
 	bias := make([]float32, dim)
+	bytes := int64(4 * rows * dim)
 	b.Run("fused", func(b *testing.B) {
 		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
 		gw := dense.New(rows, dim)
-		b.SetBytes(4 * rows * dim)
+		b.SetBytes(bytes)
 		for i := range b.N {
 			a.forward(o, true, uint64(i))
 			copy(gw.Data, g.Data)
+			a.backward(gw)
+		}
+	})
+	b.Run("fused_forward", func(b *testing.B) {
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		b.SetBytes(bytes)
+		for i := range b.N {
+			a.forward(o, true, uint64(i))
+		}
+	})
+	b.Run("fused_forward_eval", func(b *testing.B) {
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		b.SetBytes(bytes)
+		for b.Loop() {
+			a.forward(o, false, 0)
+		}
+	})
+	b.Run("fused_backward", func(b *testing.B) {
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		a.forward(o, true, 1)
+		gw := dense.New(rows, dim)
+		b.SetBytes(bytes)
+		for b.Loop() {
+			copy(gw.Data, g.Data) // counted: the same copy in every variant
 			a.backward(gw)
 		}
 	})
@@ -187,7 +220,7 @@ func BenchmarkHiddenStage(b *testing.B) {
 		d := &Dropout{P: 0.5}
 		ob := dense.New(rows, dim)
 		gw := dense.New(rows, dim)
-		b.SetBytes(4 * rows * dim)
+		b.SetBytes(bytes)
 		for i := range b.N {
 			copy(ob.Data, o.Data)
 			dense.AddBias(ob, bias)

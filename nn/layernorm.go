@@ -51,21 +51,14 @@ func (l *LayerNorm) Forward(x *dense.Matrix) *dense.Matrix {
 	par.For(x.Rows, dense.RowGrain(x.Cols), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, xh, y := x.Row(i), l.xhat.Row(i), l.out.Row(i)
-			var mean, sq float64
-			for _, v := range row {
-				mean += float64(v)
-			}
-			mean /= float64(len(row))
-			for _, v := range row {
-				d := float64(v) - mean
-				sq += d * d
-			}
-			rstd := 1 / math.Sqrt(sq/float64(len(row))+l.Eps)
+			mean, rstd := rowStats(row, l.Eps)
 			l.rstd[i] = float32(rstd)
+			xh, y = xh[:len(row)], y[:len(row)]
+			g, b := gamma[:len(row)], beta[:len(row)]
 			for j, v := range row {
 				h := float32((float64(v) - mean) * rstd)
 				xh[j] = h
-				y[j] = h*gamma[j] + beta[j]
+				y[j] = h*g[j] + b[j]
 			}
 		}
 	})
@@ -100,20 +93,147 @@ func (l *LayerNorm) Backward(g *dense.Matrix) *dense.Matrix {
 	par.For(g.Rows, dense.RowGrain(g.Cols), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			gr, xh, gx := g.Row(i), l.xhat.Row(i), l.gx.Row(i)
-			var sg, sgx float64
-			for j, v := range gr {
-				gh := float64(v * gamma[j])
-				sg += gh
-				sgx += gh * float64(xh[j])
-			}
-			sg /= float64(dim)
-			sgx /= float64(dim)
-			rstd := float64(l.rstd[i])
-			for j, v := range gr {
-				gh := float64(v * gamma[j])
-				gx[j] = float32(rstd * (gh - sg - float64(xh[j])*sgx))
-			}
+			sg, sgx := gradStats(gr, gamma, xh)
+			normGradOut(gx, gr, gamma, xh, float64(l.rstd[i]), sg, sgx)
 		}
 	})
 	return l.gx
+}
+
+// rowStats returns the mean of x and 1/sqrt(var+eps) with the biased
+// variance, accumulated in float64. Each sum runs as four independent
+// partial sums (element j into partial j mod 4, the partials added as
+// (p0+p1)+(p2+p3)) rather than one serial chain of float64 additions, so
+// the loops run at the adder's throughput rather than its latency. The
+// fused hidden stage (through biasStats) and LayerNorm.Forward both use
+// this order, so they round identically; it depends on the row only, not
+// on the threads.
+func rowStats(x []float32, eps float64) (mean, rstd float64) {
+	n := len(x)
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		q := x[j : j+4 : j+4]
+		s0 += float64(q[0])
+		s1 += float64(q[1])
+		s2 += float64(q[2])
+		s3 += float64(q[3])
+	}
+	switch q := x[j:]; len(q) {
+	case 3:
+		s2 += float64(q[2])
+		fallthrough
+	case 2:
+		s1 += float64(q[1])
+		fallthrough
+	case 1:
+		s0 += float64(q[0])
+	}
+	mean = ((s0 + s1) + (s2 + s3)) / float64(n)
+	return mean, rowRstd(x, mean, eps)
+}
+
+// biasStats sets x = o + bias (rounded to float32, as dense.AddBias, and
+// widened) and returns rowStats of the biased row, the sums in the same
+// order, with the mean taken in the same pass that writes x.
+func biasStats(x []float64, o, bias []float32, eps float64) (mean, rstd float64) {
+	n := len(x)
+	o, bias = o[:n], bias[:n]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		q, p, b := x[j:j+4:j+4], o[j:j+4:j+4], bias[j:j+4:j+4]
+		v0, v1 := float64(p[0]+b[0]), float64(p[1]+b[1])
+		v2, v3 := float64(p[2]+b[2]), float64(p[3]+b[3])
+		q[0], q[1], q[2], q[3] = v0, v1, v2, v3
+		s0 += v0
+		s1 += v1
+		s2 += v2
+		s3 += v3
+	}
+	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
+		v := float64(o[j+k] + bias[j+k])
+		x[j+k] = v
+		switch k {
+		case 0:
+			s0 += v
+		case 1:
+			s1 += v
+		case 2:
+			s2 += v
+		}
+	}
+	mean = ((s0 + s1) + (s2 + s3)) / float64(n)
+	return mean, rowRstd(x, mean, eps)
+}
+
+// rowRstd returns 1/sqrt(var+eps), var = mean((x-mean)²), with the sum of
+// squares in rowStats' order; x float32 or the same values widened.
+func rowRstd[T float32 | float64](x []T, mean, eps float64) float64 {
+	n := len(x)
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		q := x[j : j+4 : j+4]
+		d0, d1 := float64(q[0])-mean, float64(q[1])-mean
+		d2, d3 := float64(q[2])-mean, float64(q[3])-mean
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	switch q := x[j:]; len(q) {
+	case 3:
+		d := float64(q[2]) - mean
+		s2 += d * d
+		fallthrough
+	case 2:
+		d := float64(q[1]) - mean
+		s1 += d * d
+		fallthrough
+	case 1:
+		d := float64(q[0]) - mean
+		s0 += d * d
+	}
+	sq := (s0 + s1) + (s2 + s3)
+	return 1 / math.Sqrt(sq/float64(n)+eps)
+}
+
+// gradStats returns mean(ĝ) and mean(ĝ·x̂) over a row, ĝ = g·gamma (the
+// product rounded to float32, then widened), accumulated in float64 as
+// four partial sums in rowStats' order. The fused hidden stage and
+// LayerNorm.Backward both use it, so they round identically.
+func gradStats(g, gamma, xh []float32) (sg, sgx float64) {
+	n := len(g)
+	gamma, xh = gamma[:n], xh[:n]
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		q, m, x := g[j:j+4:j+4], gamma[j:j+4:j+4], xh[j:j+4:j+4]
+		h0, h1 := float64(q[0]*m[0]), float64(q[1]*m[1])
+		h2, h3 := float64(q[2]*m[2]), float64(q[3]*m[3])
+		a0 += h0
+		a1 += h1
+		a2 += h2
+		a3 += h3
+		b0 += h0 * float64(x[0])
+		b1 += h1 * float64(x[1])
+		b2 += h2 * float64(x[2])
+		b3 += h3 * float64(x[3])
+	}
+	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
+		h := float64(g[j+k] * gamma[j+k])
+		switch k {
+		case 0:
+			a0 += h
+			b0 += h * float64(xh[j+k])
+		case 1:
+			a1 += h
+			b1 += h * float64(xh[j+k])
+		case 2:
+			a2 += h
+			b2 += h * float64(xh[j+k])
+		}
+	}
+	return ((a0 + a1) + (a2 + a3)) / float64(n), ((b0 + b1) + (b2 + b3)) / float64(n)
 }
