@@ -60,31 +60,20 @@ func checkLibrary(vtxdist []int32) error {
 	return nil
 }
 
-// toIdx copies an int32 slice into an idx_t one.
-func toIdx(s []int32) []C.idx_t {
-	out := make([]C.idx_t, len(s))
-	for i, x := range s {
-		out[i] = C.idx_t(x)
-	}
-	return out
-}
-
 // partKway calls ParMETIS_V3_PartKway of the site's ParMETIS on one rank's
 // arrays (copied to idx_t and real_t; the caller pads them so that none is
 // empty; vwgt nil for unit weights) and returns its status (1 = success).
 func partKway(fcomm int, vtxdist, xadj, adj, vwgt []int32, parts int, tpwgts []float32, ub float64, seed int32, part []int32) int {
-	vd, xa, ad, out := toIdx(vtxdist), toIdx(xadj), toIdx(adj), make([]C.idx_t, len(part))
+	vd, xa, ad, out := copyInts[C.idx_t](vtxdist), copyInts[C.idx_t](xadj), copyInts[C.idx_t](adj), make([]C.idx_t, len(part))
 	var vw *C.idx_t
 	if vwgt != nil {
-		vw = &toIdx(vwgt)[0]
+		vw = &copyInts[C.idx_t](vwgt)[0]
 	}
 	tp := make([]C.real_t, len(tpwgts))
 	for i, w := range tpwgts {
 		tp[i] = C.real_t(w)
 	}
 	rc := int(C.sgcn_parmetis(C.int(fcomm), &vd[0], &xa[0], &ad[0], vw, C.idx_t(parts), &tp[0], C.real_t(ub), C.idx_t(seed), &out[0]))
-	for i, x := range out {
-		part[i] = int32(x)
-	}
+	narrowInts(part, out)
 	return rc
 }

@@ -32,30 +32,19 @@ import (
 // MaxArcs: a 64-bit PT-Scotch indexes arcs with int64.
 const MaxArcs = math.MaxInt64
 
-// widen copies an int32 slice into a SCOTCH_Num (int64) one.
-func widen(s []int32) []C.SCOTCH_Num {
-	out := make([]C.SCOTCH_Num, len(s))
-	for i, x := range s {
-		out[i] = C.SCOTCH_Num(x)
-	}
-	return out
-}
-
 // partKway calls ParMETIS_V3_PartKway of a 64-bit PT-Scotch on one rank's
 // arrays (widened to SCOTCH_Num; per-rank arrays stay int32 in Go) and
 // returns its status (1 = success).
 func partKway(fcomm int, vtxdist, xadj, adj, vwgt []int32, parts int, tpwgts []float32, ub float64, seed int32, part []int32) int {
-	vd, xa, ad, out := widen(vtxdist), widen(xadj), widen(adj), make([]C.SCOTCH_Num, len(part))
+	vd, xa, ad, out := copyInts[C.SCOTCH_Num](vtxdist), copyInts[C.SCOTCH_Num](xadj), copyInts[C.SCOTCH_Num](adj), make([]C.SCOTCH_Num, len(part))
 	var vw *C.SCOTCH_Num
 	if vwgt != nil {
-		vw = &widen(vwgt)[0]
+		vw = &copyInts[C.SCOTCH_Num](vwgt)[0]
 	}
 	ubvec := []C.float{C.float(ub)}
 	rc := int(C.sgcn_parmetis(C.int(fcomm), &vd[0], &xa[0], &ad[0], vw, 1, C.SCOTCH_Num(parts),
 		(*C.float)(&tpwgts[0]), &ubvec[0], C.SCOTCH_Num(seed), &out[0]))
-	for i, x := range out {
-		part[i] = int32(x)
-	}
+	narrowInts(part, out)
 	return rc
 }
 

@@ -286,3 +286,21 @@ func ParMetis(fcomm int, rank, size int, g *graph.CSR, parts int, o Options) ([]
 	}
 	return owner[:g.NumRows], nil
 }
+
+// copyInts copies an int32 slice into one of the partitioner library's
+// index type (SCOTCH_Num or idx_t, 32 or 64 bits as the library was built).
+func copyInts[T ~int32 | ~int64](s []int32) []T {
+	out := make([]T, len(s))
+	for i, x := range s {
+		out[i] = T(x)
+	}
+	return out
+}
+
+// narrowInts copies the library's part numbers (all below parts, an int32)
+// back into dst.
+func narrowInts[T ~int32 | ~int64](dst []int32, s []T) {
+	for i, x := range s {
+		dst[i] = int32(x)
+	}
+}
