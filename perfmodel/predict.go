@@ -119,6 +119,10 @@ type Prediction struct {
 	AllreduceS  float64 `json:"allreduce_s"` // gradient all-reduce
 	CollectiveS float64 `json:"collective_s"`
 	SyncS       float64 `json:"sync_s"`
+	// SyncMaxS is the waiting of the least busy rank (train − its busy
+	// time − all-reduce − collectives): what the trainer's sync_s reports,
+	// the maximum over ranks of each rank's waiting.
+	SyncMaxS float64 `json:"sync_max_s"`
 	// CriticalRank has the most busy time (aggr+dense+quant+comm) in the
 	// training step; BusyMin/BusyMax are the extremes over ranks.
 	CriticalRank int     `json:"critical_rank"`
@@ -324,6 +328,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	c := pr.CriticalRank
 	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS, pr.AggrLocalS = aggr[c], dense[c], quant[c], comm[c], local[c]
 	pr.SyncS = max(0, train-pr.BusyMaxS-ar-coll)
+	pr.SyncMaxS = max(0, train-pr.BusyMinS-ar-coll)
 	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
 	return pr, nil
@@ -369,25 +374,66 @@ func (p *predictor) addAggr(r int, s float64) {
 }
 
 // addAggrExchange adds to rank r the part of an exchange after the post:
-// local seconds of the local product, which runs beside the transfer;
-// cpu seconds of transfer done by the rank's own core (shared-memory
-// copies), wire seconds of transfer on the network (the rank waits);
-// dec seconds of decoding, once the rows have arrived; after seconds of
-// aggregation after the exchange (cut edges, received rows, scaling).
-// With a spare core per rank (over) the local product runs beside all of
-// the transfer and the decoding; without one it shares the core with the
-// copies and the decoding and hides only behind the wire time.
-func (p *predictor) addAggrExchange(r int, local, cpu, wire, dec, after float64) {
-	p.aggr[r] += local + after
-	p.local[r] += local
+// local seconds of the local product, which runs beside the encoding and
+// the transfer, of which done seconds already ran beside the encoding
+// (sharedEncode); cpu seconds of transfer done by the rank's own core
+// (shared-memory copies), wire seconds of transfer on the network (the
+// rank waits); dec seconds of decoding, once the rows have arrived; after
+// seconds of aggregation after the exchange (cut edges, received rows,
+// scaling).
+//
+// The components are attributed as the exchange's timers attribute them
+// (exchange.Propagator: the driver's wall time; the local product runs on
+// its own goroutine): comm_s the transfer's wall time, quant_s the
+// decoding's, aggr_s what is left of the local product once the driver has
+// decoded, plus after. With a spare core per rank (over) the local product
+// runs beside all of the transfer and the decoding. Without one, the
+// driver and the local product are two runnable threads on one core, and
+// each gets half of it while both run (sharedWall): the copies and the
+// decoding take twice their CPU time while local product is left, and
+// only the wire time (the driver sleeps between polls) hides the local
+// product at full speed.
+func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after float64) {
 	p.idealWork += local + after
-	p.comm[r] += max(cpu, wire)
-	p.quant[r] += dec
+	var tr, decWall, left float64
 	if p.over {
-		p.pending[r] += max(local, max(cpu, wire)+dec) + after
+		tr, decWall = max(cpu, wire), dec
+		left = max(0, local-tr-dec)
 	} else {
-		p.pending[r] += max(local+cpu, wire) + dec + after
+		l := local - done
+		tr = max(wire, cpu+min(cpu, l))
+		l -= min(l, tr-cpu)
+		decWall, left = sharedWall(dec, l)
 	}
+	p.comm[r] += tr
+	p.quant[r] += decWall
+	p.aggr[r] += left + after
+	p.local[r] += left
+	p.pending[r] += tr + decWall + left + after
+}
+
+// sharedWall is the wall time of cpu seconds of the exchange driver's work
+// run on a core it shares with local seconds of local product still to do
+// (two runnable threads, half the core each while both run), and the local
+// product left afterwards. CPU is conserved: wall + left = cpu + local.
+func sharedWall(cpu, local float64) (wall, left float64) {
+	s := min(cpu, local)
+	return cpu + s, local - s
+}
+
+// sharedEncode adds the encoding of rank r's send rows (enc CPU seconds)
+// before the post, as the exchange's driver does it: beside the local
+// product, which starts first. It returns the local product's seconds done
+// meanwhile (only without a spare core per rank: with one, the two run on
+// different cores and the encoding takes enc).
+func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
+	if p.over {
+		p.addQuant(r, enc)
+		return 0
+	}
+	wall, left := sharedWall(enc, local)
+	p.addQuant(r, wall)
+	return local - left
 }
 
 // exchangeWork is rank r's aggregation work of one exchange at width,
@@ -650,12 +696,12 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 	}
 	// Scale, fill the send buffer, encode and post: before the exchange's
 	// synchronisation point.
-	local, after := make([]float64, ranks), make([]float64, ranks)
+	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
 	for r := range p.vols {
 		var before float64
 		before, local[r], after[r] = p.exchangeWork(r, width, backward, sendRows[r], recvRows[r])
 		p.addAggr(r, before)
-		p.addQuant(r, p.rates.QuantSeconds(sendRows[r], width, bits, false))
+		done[r] = p.sharedEncode(r, p.rates.QuantSeconds(sendRows[r], width, bits, false), local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
@@ -667,7 +713,7 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
 		}
 		dec := p.rates.QuantSeconds(recvRows[r], width, bits, true)
-		p.addAggrExchange(r, local[r], tIntra, tInter, dec, after[r])
+		p.addAggrExchange(r, local[r], done[r], tIntra, tInter, dec, after[r])
 	}
 	p.sync()
 }
@@ -773,19 +819,19 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 			cpu += t
 		}
 	}
-	local, after := make([]float64, ranks), make([]float64, ranks)
+	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
 	for r := range p.vols {
 		var before float64
 		before, local[r], after[r] = p.exchangeWork(r, width, backward, first[r], last[r])
 		p.addAggr(r, before)
-		p.addQuant(r, enc[r])
+		done[r] = p.sharedEncode(r, enc[r], local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
 	for r := range p.vols {
 		// the stages run one after another: the transfer takes cpu+wire,
 		// of which the local product can hide behind the wire part only
-		p.addAggrExchange(r, local[r], cpu, cpu+wire, dec[r], after[r])
+		p.addAggrExchange(r, local[r], done[r], cpu, cpu+wire, dec[r], after[r])
 	}
 	p.sync()
 }

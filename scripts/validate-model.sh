@@ -93,7 +93,7 @@ for f in "$@"; do
     j=$("$BIN" predict --volumes "$vol" --profile "$PROFILE" $mflags $cflags $nflags --threads "$threads" \
       --ranks-per-host "${HOST_RANKS:-$ranks}" --eval-cache="${EVAL_CACHE:-false}" --json)
     p=$(jkey epoch_s <<<"$j")
-    echo "$src,$model,$cfg,$link,$ranks,$nodes,$threads,$epoch,$p,$(awk -v a="$p" -v b="$epoch" 'BEGIN { printf "%.3f", a / b }'),$bytes,$(jkey train_bytes <<<"$j"),$aggr,$(jkey aggr_s <<<"$j"),$dns,$(jkey dense_s <<<"$j"),$quant,$(jkey quant_s <<<"$j"),$comm,$(jkey comm_s <<<"$j"),$evl,$(jkey eval_s <<<"$j"),$sync,$(jkey sync_s <<<"$j"),$(jkey profile_copies <<<"$j"),$(jkey aggr_local_s <<<"$j")" >>"$csv"
+    echo "$src,$model,$cfg,$link,$ranks,$nodes,$threads,$epoch,$p,$(awk -v a="$p" -v b="$epoch" 'BEGIN { printf "%.3f", a / b }'),$bytes,$(jkey train_bytes <<<"$j"),$aggr,$(jkey aggr_s <<<"$j"),$dns,$(jkey dense_s <<<"$j"),$quant,$(jkey quant_s <<<"$j"),$comm,$(jkey comm_s <<<"$j"),$evl,$(jkey eval_s <<<"$j"),$sync,$(jkey sync_max_s <<<"$j"),$(jkey profile_copies <<<"$j"),$(jkey aggr_local_s <<<"$j")" >>"$csv"
   done
 done
 
