@@ -552,16 +552,23 @@ func TestLoadProfileFiles(t *testing.T) {
 // spare core they run side by side. Hand-checked times.
 func TestSharedCore(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
-	for _, c := range []struct{ cpu, local, wall, left float64 }{
-		{0.1, 0.3, 0.2, 0.2}, {0.3, 0.1, 0.4, 0}, {0.2, 0, 0.2, 0}, {0, 0.5, 0, 0.5},
-	} {
-		if w, l := sharedWall(c.cpu, c.local); !near(w, c.wall) || !near(l, c.left) || !near(w+l, c.cpu+c.local) {
-			t.Errorf("sharedWall(%v, %v) = %v, %v; want %v, %v", c.cpu, c.local, w, l, c.wall, c.left)
-		}
-	}
 	newP := func(over bool) *predictor {
-		return &predictor{over: over, pending: make([]float64, 1), aggr: make([]float64, 1), local: make([]float64, 1),
-			quant: make([]float64, 1), comm: make([]float64, 1), dense: make([]float64, 1)}
+		return &predictor{over: over, share: 1, cfg: Config{Threads: 1}, pending: make([]float64, 1), aggr: make([]float64, 1),
+			local: make([]float64, 1), quant: make([]float64, 1), comm: make([]float64, 1), dense: make([]float64, 1)}
+	}
+	for _, c := range []struct{ threads, share, cpu, local, wall, left float64 }{
+		{1, 1, 0.1, 0.3, 0.2, 0.2}, {1, 1, 0.3, 0.1, 0.4, 0}, {1, 1, 0.2, 0, 0.2, 0}, {1, 1, 0, 0.5, 0, 0.5},
+		// 0.1 shared at a factor 1.5: 0.1·2·1.5 = 0.3, plus 0.2 alone
+		{1, 1.5, 0.3, 0.1, 0.5, 0},
+		// 3 threads: 4 threads on 3 cores, 3/4 speed each while both run
+		{3, 1, 0.3, 0.6, 0.4, 0.3},
+	} {
+		p := newP(false)
+		p.cfg.Threads, p.share = int(c.threads), c.share
+		w, l := p.sharedWall(c.cpu, c.local)
+		if !near(w, c.wall) || !near(l, c.left) || (c.threads == 1 && c.share == 1 && !near(w+l, c.cpu+c.local)) {
+			t.Errorf("sharedWall(%v, %v) with %v threads, factor %v = %v, %v; want %v, %v", c.cpu, c.local, c.threads, c.share, w, l, c.wall, c.left)
+		}
 	}
 	type parts struct{ pending, comm, quant, aggr, local float64 }
 	got := func(p *predictor) parts { return parts{p.pending[0], p.comm[0], p.quant[0], p.aggr[0], p.local[0]} }
@@ -602,5 +609,45 @@ func TestSharedCore(t *testing.T) {
 	p = newP(true)
 	if done := p.sharedEncode(0, 0.1, 0.5); done != 0 || !near(p.quant[0], 0.1) {
 		t.Errorf("spare core encode: done %v, quant %v; want 0, 0.1", done, p.quant[0])
+	}
+}
+
+// TestShareFactor: a measured ShareFactor lengthens the shared windows of
+// a rank without a spare core (and only those); bad values are refused,
+// and a profile without it (every one before the third pass) takes 1.
+func TestShareFactor(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	prof := func(f float64) *Profile {
+		p := flatProfile()
+		p.Rates[0].Exchange = &ExchangeRates{Rows: 100, Peers: 1, ShareFactor: f,
+			RowRates: []RowRate{{Width: 16, GatherGBs: 0.5, ScatterGBs: 0.25}},
+			Quant:    []QuantRate{{Bits: 2, Width: 16, EncodeGBs: 0.1, DecodeGBs: 0.2}}}
+		return p
+	}
+	if (&ExchangeRates{}).Share() != 1 || (*ExchangeRates)(nil).Share() != 1 || prof(1.3).Rates[0].Exchange.Share() != 1.3 {
+		t.Error("Share: want 1 when not measured, else the factor")
+	}
+	m := Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32}
+	cfg := Config{Model: m, Mode: exchange.ModePost, Bits: 2, Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	one, _ := Predict(twoRanks(), prof(0), shm, cfg)
+	two, err := Predict(twoRanks(), prof(2), shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// encoding 1.92e-4 s shares with the local product (1.76e-4 s): the
+	// shared 1.76e-4 of each costs 2·1.76e-4 at factor 1, 4·1.76e-4 at 2
+	if d := two.QuantS - one.QuantS; math.Abs(d-2*11000*16/1e9) > 1e-15 {
+		t.Errorf("factor 2 added %v s of encoding wall, want %v", d, 2*11000*16/1e9)
+	}
+	cfg.CoresPerNode = 8 // a spare core: nothing shared
+	a, _ := Predict(twoRanks(), prof(0), shm, cfg)
+	b, _ := Predict(twoRanks(), prof(2), shm, cfg)
+	if a.EpochS != b.EpochS {
+		t.Errorf("spare core: factor 2 changed the epoch %v → %v", a.EpochS, b.EpochS)
+	}
+	for _, bad := range []float64{0.3, 101, math.NaN(), math.Inf(1), -1} {
+		if err := prof(bad).Validate(); err == nil || !strings.Contains(err.Error(), "share_factor") {
+			t.Errorf("share_factor %v: %v", bad, err)
+		}
 	}
 }

@@ -229,6 +229,10 @@ type predictor struct {
 	k     int // ranks per node
 	nodes int
 	over  bool
+	// share is the profile's ShareFactor (1: not measured): the cost of
+	// the local product and the exchange's driver sharing the cores,
+	// beyond their CPU times.
+	share float64
 
 	t                        float64   // elapsed seconds of the walk
 	pending                  []float64 // work of each rank since the last exchange
@@ -286,7 +290,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	}
 	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
-		over:    (cfg.Threads+1)*cfg.RanksPerNode <= cores,
+		over: (cfg.Threads+1)*cfg.RanksPerNode <= cores, share: rates.Exchange.Share(),
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 
@@ -389,10 +393,10 @@ func (p *predictor) addAggr(r int, s float64) {
 // decoded, plus after. With a spare core per rank (over) the local product
 // runs beside all of the transfer and the decoding. Without one, the
 // driver and the local product are two runnable threads on one core, and
-// each gets half of it while both run (sharedWall): the copies and the
-// decoding take twice their CPU time while local product is left, and
-// only the wire time (the driver sleeps between polls) hides the local
-// product at full speed.
+// each gets its share of them while both run (sharedWall): the copies
+// and the decoding take longer than their CPU time while local product is
+// left, and only the wire time (the driver sleeps between polls) hides
+// the local product at full speed.
 func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after float64) {
 	p.idealWork += local + after
 	var tr, decWall, left float64
@@ -400,10 +404,10 @@ func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after fl
 		tr, decWall = max(cpu, wire), dec
 		left = max(0, local-tr-dec)
 	} else {
-		l := local - done
-		tr = max(wire, cpu+min(cpu, l))
-		l -= min(l, tr-cpu)
-		decWall, left = sharedWall(dec, l)
+		cw, l := p.sharedWall(cpu, local-done)
+		tr = max(wire, cw)
+		l -= min(l, tr-cw) // the local product runs alone while the rows are on the wire
+		decWall, left = p.sharedWall(dec, l)
 	}
 	p.comm[r] += tr
 	p.quant[r] += decWall
@@ -413,12 +417,16 @@ func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after fl
 }
 
 // sharedWall is the wall time of cpu seconds of the exchange driver's work
-// run on a core it shares with local seconds of local product still to do
-// (two runnable threads, half the core each while both run), and the local
-// product left afterwards. CPU is conserved: wall + left = cpu + local.
-func sharedWall(cpu, local float64) (wall, left float64) {
+// (one thread) run beside local seconds of local product still to do (T
+// threads) with no spare core: T+1 runnable threads on T cores, each
+// progressing at T/(T+1) of its speed alone while both run, times the
+// profile's measured ShareFactor (1: sharing without loss). It returns the
+// wall time and the local product left afterwards. With one thread and a
+// factor of 1, CPU is conserved: wall + left = cpu + local.
+func (p *predictor) sharedWall(cpu, local float64) (wall, left float64) {
 	s := min(cpu, local)
-	return cpu + s, local - s
+	t := float64(p.cfg.Threads)
+	return cpu - s + p.share*s*(t+1)/t, local - s
 }
 
 // sharedEncode adds the encoding of rank r's send rows (enc CPU seconds)
@@ -431,7 +439,7 @@ func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
 		p.addQuant(r, enc)
 		return 0
 	}
-	wall, left := sharedWall(enc, local)
+	wall, left := p.sharedWall(enc, local)
 	p.addQuant(r, wall)
 	return local - left
 }
