@@ -560,12 +560,13 @@ func TestSharedCore(t *testing.T) {
 		{1, 1, 0.1, 0.3, 0.2, 0.2}, {1, 1, 0.3, 0.1, 0.4, 0}, {1, 1, 0.2, 0, 0.2, 0}, {1, 1, 0, 0.5, 0, 0.5},
 		// 0.1 shared at a factor 1.5: 0.1·2·1.5 = 0.3, plus 0.2 alone
 		{1, 1.5, 0.3, 0.1, 0.5, 0},
-		// 3 threads: 4 threads on 3 cores, 3/4 speed each while both run
+		// 3 threads, the driver on one (MPI's copies): 4 threads on 3
+		// cores, 3/4 speed each while both run
 		{3, 1, 0.3, 0.6, 0.4, 0.3},
 	} {
 		p := newP(false)
 		p.cfg.Threads, p.share = int(c.threads), c.share
-		w, l := p.sharedWall(c.cpu, c.local)
+		w, l := p.sharedWall(c.cpu, c.local, 1)
 		if !near(w, c.wall) || !near(l, c.left) || (c.threads == 1 && c.share == 1 && !near(w+l, c.cpu+c.local)) {
 			t.Errorf("sharedWall(%v, %v) with %v threads, factor %v = %v, %v; want %v, %v", c.cpu, c.local, c.threads, c.share, w, l, c.wall, c.left)
 		}
@@ -601,14 +602,31 @@ func TestSharedCore(t *testing.T) {
 			t.Errorf("%s: work %v, want the whole local product and after, %v", c.name, p.idealWork, c.local+c.after)
 		}
 	}
+	// the codec runs on the rank's T threads: 2T threads on T cores, half
+	// speed each while both run, whatever T (CPU conserved)
+	p4 := newP(false)
+	p4.cfg.Threads = 4
+	if w, l := p4.sharedWall(0.1, 0.3, 4); !near(w, 0.2) || !near(l, 0.2) {
+		t.Errorf("codec on 4 threads: %v, %v; want 0.2, 0.2", w, l)
+	}
 	// encoding: beside the local product without a spare core, alone with one
 	p := newP(false)
 	if done := p.sharedEncode(0, 0.1, 0.5); !near(done, 0.1) || !near(p.quant[0], 0.2) || !near(p.pending[0], 0.2) {
 		t.Errorf("shared encode: done %v, quant %v, pending %v; want 0.1, 0.2, 0.2", done, p.quant[0], p.pending[0])
 	}
 	p = newP(true)
-	if done := p.sharedEncode(0, 0.1, 0.5); done != 0 || !near(p.quant[0], 0.1) {
-		t.Errorf("spare core encode: done %v, quant %v; want 0, 0.1", done, p.quant[0])
+	if done := p.sharedEncode(0, 0.1, 0.5); !near(done, 0.1) || !near(p.quant[0], 0.1) {
+		t.Errorf("spare core encode: done %v, quant %v; want 0.1, 0.1 (side by side)", done, p.quant[0])
+	}
+	// a spare core and 3 threads: the codec's 3 and the local product's 3
+	// on 4 cores, 2/3 speed each; MPI's one thread fits
+	p = newP(true)
+	p.cfg.Threads = 3
+	if w, _ := p.sharedWall(0.1, 0.5, 3); !near(w, 0.15) {
+		t.Errorf("spare core, codec on 3 threads: wall %v, want 0.15", w)
+	}
+	if w, _ := p.sharedWall(0.1, 0.5, 1); !near(w, 0.1) {
+		t.Errorf("spare core, copies: wall %v, want 0.1", w)
 	}
 }
 

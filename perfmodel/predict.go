@@ -390,25 +390,16 @@ func (p *predictor) addAggr(r int, s float64) {
 // (exchange.Propagator: the driver's wall time; the local product runs on
 // its own goroutine): comm_s the transfer's wall time, quant_s the
 // decoding's, aggr_s what is left of the local product once the driver has
-// decoded, plus after. With a spare core per rank (over) the local product
-// runs beside all of the transfer and the decoding. Without one, the
-// driver and the local product are two runnable threads on one core, and
-// each gets its share of them while both run (sharedWall): the copies
-// and the decoding take longer than their CPU time while local product is
-// left, and only the wire time (the driver sleeps between polls) hides
-// the local product at full speed.
+// decoded, plus after. The driver's copies and decoding share the rank's
+// cores with the local product while any of it is left (sharedWall); only
+// the wire time (the driver sleeps between polls) leaves the local
+// product the cores to itself.
 func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after float64) {
 	p.idealWork += local + after
-	var tr, decWall, left float64
-	if p.over {
-		tr, decWall = max(cpu, wire), dec
-		left = max(0, local-tr-dec)
-	} else {
-		cw, l := p.sharedWall(cpu, local-done)
-		tr = max(wire, cw)
-		l -= min(l, tr-cw) // the local product runs alone while the rows are on the wire
-		decWall, left = p.sharedWall(dec, l)
-	}
+	cw, l := p.sharedWall(cpu, local-done, 1) // MPI's copies: the driver's thread
+	tr := max(wire, cw)
+	l -= min(l, tr-cw) // the local product runs alone while the rows are on the wire
+	decWall, left := p.sharedWall(dec, l, p.cfg.Threads)
 	p.comm[r] += tr
 	p.quant[r] += decWall
 	p.aggr[r] += left + after
@@ -417,29 +408,35 @@ func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after fl
 }
 
 // sharedWall is the wall time of cpu seconds of the exchange driver's work
-// (one thread) run beside local seconds of local product still to do (T
-// threads) with no spare core: T+1 runnable threads on T cores, each
-// progressing at T/(T+1) of its speed alone while both run, times the
-// profile's measured ShareFactor (1: sharing without loss). It returns the
-// wall time and the local product left afterwards. With one thread and a
-// factor of 1, CPU is conserved: wall + left = cpu + local.
-func (p *predictor) sharedWall(cpu, local float64) (wall, left float64) {
+// run beside local seconds of local product still to do (T threads), and
+// the local product left afterwards. The driver's work runs on d threads:
+// the codec on T (quant.Codec splits its blocks over the rank's threads),
+// the MPI copies on the driver's one. The rank has T cores, T+1 with a
+// spare core (over). When the d+T runnable threads outnumber them, each
+// progresses at cores/(d+T) of its speed alone while both run, so the
+// window lasts (d+T)/cores times the work done in it, times the profile's
+// measured ShareFactor (1: sharing without loss); otherwise both run at
+// full speed. With one thread, no spare core and a factor of 1, CPU is
+// conserved: wall + left = cpu + local.
+func (p *predictor) sharedWall(cpu, local float64, d int) (wall, left float64) {
 	s := min(cpu, local)
-	t := float64(p.cfg.Threads)
-	return cpu - s + p.share*s*(t+1)/t, local - s
+	t, cores := float64(p.cfg.Threads), float64(p.cfg.Threads)
+	if p.over {
+		cores++
+	}
+	f := 1.0
+	if float64(d)+t > cores {
+		f = p.share * (float64(d) + t) / cores
+	}
+	return cpu - s + s*f, local - s
 }
 
-// sharedEncode adds the encoding of rank r's send rows (enc CPU seconds)
-// before the post, as the exchange's driver does it: beside the local
-// product, which starts first. It returns the local product's seconds done
-// meanwhile (only without a spare core per rank: with one, the two run on
-// different cores and the encoding takes enc).
+// sharedEncode adds the encoding of rank r's send rows (enc seconds on the
+// rank's threads alone) before the post, as the exchange's driver does
+// it: beside the local product, which starts first (sharedWall). It
+// returns the local product's seconds done meanwhile.
 func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
-	if p.over {
-		p.addQuant(r, enc)
-		return 0
-	}
-	wall, left := p.sharedWall(enc, local)
+	wall, left := p.sharedWall(enc, local, p.cfg.Threads)
 	p.addQuant(r, wall)
 	return local - left
 }

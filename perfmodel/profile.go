@@ -86,9 +86,9 @@ type ExchangeRates struct {
 	// as 1): the exchange's shared window as train runs it without a spare
 	// core, the local product on its own goroutine while the driver encodes
 	// the send blocks, GOMAXPROCS threads+1, every copy at once. It is the
-	// window's wall time over the time its two parts take alone,
-	// (threads·local + encoding)/threads; 1 is sharing the cores without
-	// loss. The median over the copies; ShareFactorMax is the slowest
+	// window's wall time over the time its two parts take alone (both on
+	// the rank's threads: local + encoding); 1 is sharing the cores
+	// without loss. The median over the copies; ShareFactorMax is the slowest
 	// copy's.
 	ShareFactor    float64 `json:"share_factor,omitempty"`
 	ShareFactorMax float64 `json:"share_factor_max,omitempty"`

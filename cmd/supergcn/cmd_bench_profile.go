@@ -485,9 +485,11 @@ const windowWidth = 128
 // (op at windowWidth, t threads) on its own goroutine while this
 // goroutine, the exchange's driver, encodes sz.xrows int2 rows in sz.peers
 // blocks as often as it takes to last about as long, with GOMAXPROCS t+1
-// as train sets it. It returns the median over the repetitions of the
-// window's wall time over (t·local + encoding)/t, the two measured alone
-// just before: 1 when the cores are shared without loss.
+// as train sets it. The codec splits its blocks over t threads as the
+// local product does, so the ideal window is local + encoding, the two
+// measured alone just before. It returns the median over the repetitions
+// of the window's wall time over that: 1 when the cores are shared
+// without loss.
 func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix) *dense.Matrix) (float64, error) {
 	n, w, xr := op.CSR().NumRows, windowWidth, sz.xrows
 	c, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, t, "")
@@ -535,7 +537,7 @@ func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix)
 		<-done
 		wall := time.Since(t0).Seconds()
 		if rep > 0 {
-			ratios = append(ratios, wall/(tl+float64(k)*te/float64(t)))
+			ratios = append(ratios, wall/(tl+float64(k)*te)) // both on t threads: their CPU over t cores
 		}
 	}
 	return median(ratios), nil
