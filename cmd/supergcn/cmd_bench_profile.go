@@ -193,6 +193,9 @@ func logRates(t, copies int, r perfmodel.Rates, t0 time.Time) {
 				x += fmt.Sprintf(", gather(128) %.2f GB/s, scatter-add %.2f GB/s", w.GatherGBs, w.ScatterGBs)
 			}
 		}
+		if e.ShareFactor > 0 {
+			x += fmt.Sprintf(", shared window %.2f (slowest copy %.2f)", e.ShareFactor, e.ShareFactorMax)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s, dropout %.2f, layernorm %.2f, softmax %.2f Gvalues/s%s (%.0fs)\n",
 		t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, r.DropoutGVs, r.LayerNormGVs, r.SoftmaxGVs, x, time.Since(t0).Seconds())
