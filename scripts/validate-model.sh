@@ -26,6 +26,8 @@
 #   RANKS_PER_NODE [4] the emulated nodes' ranks whose two-level volumes are planned once (other layouts: planned per row)
 #   OUT [out/validate] where validate.csv, validate.md and the planned volumes go
 #   BIN [bin/supergcn]
+# Columns: measured (max over ranks, as train reports them) and predicted components; pred_sync is predict's
+#   sync_max_s, the least busy rank's waiting (the trainer's sync_s is the maximum over ranks).
 # Arguments: the CSVs [docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv
 #   docs/data/bench-cluster-np16.csv]; rows whose rank count differs from PDIR's parts are skipped.
 set -euo pipefail
