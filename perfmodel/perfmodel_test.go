@@ -663,7 +663,7 @@ func TestShareFactor(t *testing.T) {
 	if a.EpochS != b.EpochS {
 		t.Errorf("spare core: factor 2 changed the epoch %v → %v", a.EpochS, b.EpochS)
 	}
-	for _, bad := range []float64{0.3, 101, math.NaN(), math.Inf(1), -1} {
+	for _, bad := range []float64{101, math.NaN(), math.Inf(1), -1} {
 		if err := prof(bad).Validate(); err == nil || !strings.Contains(err.Error(), "share_factor") {
 			t.Errorf("share_factor %v: %v", bad, err)
 		}
