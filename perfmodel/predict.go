@@ -112,7 +112,7 @@ type Prediction struct {
 	TrainS      float64 `json:"train_s"`
 	EvalS       float64 `json:"eval_s"`
 	AggrS       float64 `json:"aggr_s"`
-	AggrLocalS  float64 `json:"aggr_local_s"` // of AggrS, the local products (beside the transfer; the rest cannot hide)
+	AggrLocalS  float64 `json:"aggr_local_s"` // of AggrS, the local product left once the driver is done (not hidden)
 	DenseS      float64 `json:"dense_s"`
 	QuantS      float64 `json:"quant_s"`
 	CommS       float64 `json:"comm_s"`      // moving boundary rows (critical rank)
