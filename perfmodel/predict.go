@@ -112,13 +112,17 @@ type Prediction struct {
 	TrainS      float64 `json:"train_s"`
 	EvalS       float64 `json:"eval_s"`
 	AggrS       float64 `json:"aggr_s"`
-	AggrLocalS  float64 `json:"aggr_local_s"` // of AggrS, the local products (beside the transfer; the rest cannot hide)
+	AggrLocalS  float64 `json:"aggr_local_s"` // of AggrS, the local product left once the driver is done (not hidden)
 	DenseS      float64 `json:"dense_s"`
 	QuantS      float64 `json:"quant_s"`
 	CommS       float64 `json:"comm_s"`      // moving boundary rows (critical rank)
 	AllreduceS  float64 `json:"allreduce_s"` // gradient all-reduce
 	CollectiveS float64 `json:"collective_s"`
 	SyncS       float64 `json:"sync_s"`
+	// SyncMaxS is the waiting of the least busy rank (train − its busy
+	// time − all-reduce − collectives): what the trainer's sync_s reports,
+	// the maximum over ranks of each rank's waiting.
+	SyncMaxS float64 `json:"sync_max_s"`
 	// CriticalRank has the most busy time (aggr+dense+quant+comm) in the
 	// training step; BusyMin/BusyMax are the extremes over ranks.
 	CriticalRank int     `json:"critical_rank"`
@@ -225,6 +229,10 @@ type predictor struct {
 	k     int // ranks per node
 	nodes int
 	over  bool
+	// share is the profile's ShareFactor (1: not measured): the cost of
+	// the local product and the exchange's driver sharing the cores,
+	// beyond their CPU times.
+	share float64
 
 	t                        float64   // elapsed seconds of the walk
 	pending                  []float64 // work of each rank since the last exchange
@@ -282,7 +290,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	}
 	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
-		over:    (cfg.Threads+1)*cfg.RanksPerNode <= cores,
+		over: (cfg.Threads+1)*cfg.RanksPerNode <= cores, share: rates.Exchange.Share(),
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 
@@ -324,6 +332,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	c := pr.CriticalRank
 	pr.AggrS, pr.DenseS, pr.QuantS, pr.CommS, pr.AggrLocalS = aggr[c], dense[c], quant[c], comm[c], local[c]
 	pr.SyncS = max(0, train-pr.BusyMaxS-ar-coll)
+	pr.SyncMaxS = max(0, train-pr.BusyMinS-ar-coll)
 	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
 	return pr, nil
@@ -369,25 +378,67 @@ func (p *predictor) addAggr(r int, s float64) {
 }
 
 // addAggrExchange adds to rank r the part of an exchange after the post:
-// local seconds of the local product, which runs beside the transfer;
-// cpu seconds of transfer done by the rank's own core (shared-memory
-// copies), wire seconds of transfer on the network (the rank waits);
-// dec seconds of decoding, once the rows have arrived; after seconds of
-// aggregation after the exchange (cut edges, received rows, scaling).
-// With a spare core per rank (over) the local product runs beside all of
-// the transfer and the decoding; without one it shares the core with the
-// copies and the decoding and hides only behind the wire time.
-func (p *predictor) addAggrExchange(r int, local, cpu, wire, dec, after float64) {
-	p.aggr[r] += local + after
-	p.local[r] += local
+// local seconds of the local product, which runs beside the encoding and
+// the transfer, of which done seconds already ran beside the encoding
+// (sharedEncode); cpu seconds of transfer done by the rank's own core
+// (shared-memory copies), wire seconds of transfer on the network (the
+// rank waits); dec seconds of decoding, once the rows have arrived; after
+// seconds of aggregation after the exchange (cut edges, received rows,
+// scaling).
+//
+// The components are attributed as the exchange's timers attribute them
+// (exchange.Propagator: the driver's wall time; the local product runs on
+// its own goroutine): comm_s the transfer's wall time, quant_s the
+// decoding's, aggr_s what is left of the local product once the driver has
+// decoded, plus after. The driver's copies and decoding share the rank's
+// cores with the local product while any of it is left (sharedWall); only
+// the wire time (the driver sleeps between polls) leaves the local
+// product the cores to itself.
+func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after float64) {
 	p.idealWork += local + after
-	p.comm[r] += max(cpu, wire)
-	p.quant[r] += dec
+	cw, l := p.sharedWall(cpu, local-done, 1) // MPI's copies: the driver's thread
+	tr := max(wire, cw)
+	l -= min(l, tr-cw) // the local product runs alone while the rows are on the wire
+	decWall, left := p.sharedWall(dec, l, p.cfg.Threads)
+	p.comm[r] += tr
+	p.quant[r] += decWall
+	p.aggr[r] += left + after
+	p.local[r] += left
+	p.pending[r] += tr + decWall + left + after
+}
+
+// sharedWall is the wall time of cpu seconds of the exchange driver's work
+// run beside local seconds of local product still to do (T threads), and
+// the local product left afterwards. The driver's work runs on d threads:
+// the codec on T (quant.Codec splits its blocks over the rank's threads),
+// the MPI copies on the driver's one. The rank has T cores, T+1 with a
+// spare core (over). When the d+T runnable threads outnumber them, each
+// progresses at cores/(d+T) of its speed alone while both run, so the
+// window lasts (d+T)/cores times the work done in it, times the profile's
+// measured ShareFactor (1: sharing without loss); otherwise both run at
+// full speed. With one thread, no spare core and a factor of 1, CPU is
+// conserved: wall + left = cpu + local.
+func (p *predictor) sharedWall(cpu, local float64, d int) (wall, left float64) {
+	s := min(cpu, local)
+	t, cores := float64(p.cfg.Threads), float64(p.cfg.Threads)
 	if p.over {
-		p.pending[r] += max(local, max(cpu, wire)+dec) + after
-	} else {
-		p.pending[r] += max(local+cpu, wire) + dec + after
+		cores++
 	}
+	f := 1.0
+	if float64(d)+t > cores {
+		f = p.share * (float64(d) + t) / cores
+	}
+	return cpu - s + s*f, local - s
+}
+
+// sharedEncode adds the encoding of rank r's send rows (enc seconds on the
+// rank's threads alone) before the post, as the exchange's driver does
+// it: beside the local product, which starts first (sharedWall). It
+// returns the local product's seconds done meanwhile.
+func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
+	wall, left := p.sharedWall(enc, local, p.cfg.Threads)
+	p.addQuant(r, wall)
+	return local - left
 }
 
 // exchangeWork is rank r's aggregation work of one exchange at width,
@@ -650,12 +701,12 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 	}
 	// Scale, fill the send buffer, encode and post: before the exchange's
 	// synchronisation point.
-	local, after := make([]float64, ranks), make([]float64, ranks)
+	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
 	for r := range p.vols {
 		var before float64
 		before, local[r], after[r] = p.exchangeWork(r, width, backward, sendRows[r], recvRows[r])
 		p.addAggr(r, before)
-		p.addQuant(r, p.rates.QuantSeconds(sendRows[r], width, bits, false))
+		done[r] = p.sharedEncode(r, p.rates.QuantSeconds(sendRows[r], width, bits, false), local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
@@ -667,7 +718,7 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
 		}
 		dec := p.rates.QuantSeconds(recvRows[r], width, bits, true)
-		p.addAggrExchange(r, local[r], tIntra, tInter, dec, after[r])
+		p.addAggrExchange(r, local[r], done[r], tIntra, tInter, dec, after[r])
 	}
 	p.sync()
 }
@@ -773,19 +824,19 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 			cpu += t
 		}
 	}
-	local, after := make([]float64, ranks), make([]float64, ranks)
+	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
 	for r := range p.vols {
 		var before float64
 		before, local[r], after[r] = p.exchangeWork(r, width, backward, first[r], last[r])
 		p.addAggr(r, before)
-		p.addQuant(r, enc[r])
+		done[r] = p.sharedEncode(r, enc[r], local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
 	for r := range p.vols {
 		// the stages run one after another: the transfer takes cpu+wire,
 		// of which the local product can hide behind the wire part only
-		p.addAggrExchange(r, local[r], cpu, cpu+wire, dec[r], after[r])
+		p.addAggrExchange(r, local[r], done[r], cpu, cpu+wire, dec[r], after[r])
 	}
 	p.sync()
 }

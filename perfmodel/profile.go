@@ -82,6 +82,24 @@ type ExchangeRates struct {
 	RowRates []RowRate `json:"row_rates"`
 	// Quant: the codec on those buffers, per peer block, GB/s of fp32 rows.
 	Quant []QuantRate `json:"quant"`
+	// ShareFactor (optional, since the third pass; 0: none measured, taken
+	// as 1): the exchange's shared window as train runs it without a spare
+	// core, the local product on its own goroutine while the driver encodes
+	// the send blocks, GOMAXPROCS threads+1, every copy at once. It is the
+	// window's wall time over the time its two parts take alone (both on
+	// the rank's threads: local + encoding); 1 is sharing the cores
+	// without loss. The median over the copies; ShareFactorMax is the slowest
+	// copy's.
+	ShareFactor    float64 `json:"share_factor,omitempty"`
+	ShareFactorMax float64 `json:"share_factor_max,omitempty"`
+}
+
+// Share is ShareFactor, or 1 when it was not measured.
+func (x *ExchangeRates) Share() float64 {
+	if x == nil || x.ShareFactor == 0 {
+		return 1
+	}
+	return x.ShareFactor
 }
 
 // RowRate is the row gather into the send buffer and the scatter-add of
@@ -281,6 +299,16 @@ func (r *Rates) validate(at string) error {
 		}
 		if err := validateQuant(at+".quant", x.Quant); err != nil {
 			return err
+		}
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"share_factor", x.ShareFactor}, {"share_factor_max", x.ShareFactorMax}} {
+			// below 1 where the copies leave cores free (the two parts then
+			// run side by side: about 0.5 at best, less only by noise)
+			if v.v != 0 && !(v.v > 0 && v.v <= 100) {
+				return fmt.Errorf("%s.%s: %v, want 0 (not measured) or a ratio in (0, 100]", at, v.name, v.v)
+			}
 		}
 	}
 	return nil

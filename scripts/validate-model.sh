@@ -26,6 +26,8 @@
 #   RANKS_PER_NODE [4] the emulated nodes' ranks whose two-level volumes are planned once (other layouts: planned per row)
 #   OUT [out/validate] where validate.csv, validate.md and the planned volumes go
 #   BIN [bin/supergcn]
+# Columns: measured (max over ranks, as train reports them) and predicted components; pred_sync is predict's
+#   sync_max_s, the least busy rank's waiting (the trainer's sync_s is the maximum over ranks).
 # Arguments: the CSVs [docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv
 #   docs/data/bench-cluster-np16.csv]; rows whose rank count differs from PDIR's parts are skipped.
 set -euo pipefail
@@ -93,7 +95,7 @@ for f in "$@"; do
     j=$("$BIN" predict --volumes "$vol" --profile "$PROFILE" $mflags $cflags $nflags --threads "$threads" \
       --ranks-per-host "${HOST_RANKS:-$ranks}" --eval-cache="${EVAL_CACHE:-false}" --json)
     p=$(jkey epoch_s <<<"$j")
-    echo "$src,$model,$cfg,$link,$ranks,$nodes,$threads,$epoch,$p,$(awk -v a="$p" -v b="$epoch" 'BEGIN { printf "%.3f", a / b }'),$bytes,$(jkey train_bytes <<<"$j"),$aggr,$(jkey aggr_s <<<"$j"),$dns,$(jkey dense_s <<<"$j"),$quant,$(jkey quant_s <<<"$j"),$comm,$(jkey comm_s <<<"$j"),$evl,$(jkey eval_s <<<"$j"),$sync,$(jkey sync_s <<<"$j"),$(jkey profile_copies <<<"$j"),$(jkey aggr_local_s <<<"$j")" >>"$csv"
+    echo "$src,$model,$cfg,$link,$ranks,$nodes,$threads,$epoch,$p,$(awk -v a="$p" -v b="$epoch" 'BEGIN { printf "%.3f", a / b }'),$bytes,$(jkey train_bytes <<<"$j"),$aggr,$(jkey aggr_s <<<"$j"),$dns,$(jkey dense_s <<<"$j"),$quant,$(jkey quant_s <<<"$j"),$comm,$(jkey comm_s <<<"$j"),$evl,$(jkey eval_s <<<"$j"),$sync,$(jkey sync_max_s <<<"$j"),$(jkey profile_copies <<<"$j"),$(jkey aggr_local_s <<<"$j")" >>"$csv"
   done
 done
 

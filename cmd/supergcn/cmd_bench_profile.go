@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -192,6 +193,9 @@ func logRates(t, copies int, r perfmodel.Rates, t0 time.Time) {
 				x += fmt.Sprintf(", gather(128) %.2f GB/s, scatter-add %.2f GB/s", w.GatherGBs, w.ScatterGBs)
 			}
 		}
+		if e.ShareFactor > 0 {
+			x += fmt.Sprintf(", shared window %.2f (slowest copy %.2f)", e.ShareFactor, e.ShareFactorMax)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "bench profile: %d thread(s) × %d copies: aggr(128) %.2f GUPS, gemm(128,128) %.1f GFLOP/s, int2 encode(128) %.2f GB/s, elementwise %.1f GB/s, dropout %.2f, layernorm %.2f, softmax %.2f Gvalues/s%s (%.0fs)\n",
 		t, copies, aggrAt(r, 128), gemmAt(r, 128, 128), quantAt(r, 2, 128), r.ElemGBs, r.DropoutGVs, r.LayerNormGVs, r.SoftmaxGVs, x, time.Since(t0).Seconds())
@@ -316,6 +320,10 @@ func medianRates(rs []perfmodel.Rates) perfmodel.Rates {
 			x.Quant[i].EncodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Exchange.Quant[i].EncodeGBs })
 			x.Quant[i].DecodeGBs = med(func(r *perfmodel.Rates) float64 { return r.Exchange.Quant[i].DecodeGBs })
 		}
+		x.ShareFactor = med(func(r *perfmodel.Rates) float64 { return r.Exchange.ShareFactor })
+		for i := range rs {
+			x.ShareFactorMax = max(x.ShareFactorMax, rs[i].Exchange.ShareFactorMax)
+		}
 		m.Exchange = &x
 	}
 	return m
@@ -359,6 +367,12 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 		tr, _ := timeIt(func() { op.ApplyT(x, y, false) }, sz.reps)
 		r.Aggr = append(r.Aggr, perfmodel.AggrRate{Width: w, Forward: edges * float64(w) / (fwd / 1e3) / 1e9,
 			Transpose: edges * float64(w) / (tr / 1e3) / 1e9})
+	}
+	share := 0.0
+	if sz.xrows > 0 {
+		if share, err = measureWindow(t, sz, op, fill); err != nil {
+			return r, err
+		}
 	}
 	ds, a, op = nil, nil, nil
 	rows := sz.rows
@@ -459,9 +473,77 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 		if err != nil {
 			return r, err
 		}
+		x.ShareFactor, x.ShareFactorMax = share, share // one copy's; medianRates takes the median and the max
 		r.Exchange = x
 	}
 	return r, nil
+}
+
+// windowWidth is the width of the shared-window measurement (the GCN
+// rows' first layer aggregates 100 features; 128 is a profile width).
+const windowWidth = 128
+
+// measureWindow times the exchange's shared window as train runs it with
+// no spare core (perfmodel.ExchangeRates.ShareFactor): the local product
+// (op at windowWidth, t threads) on its own goroutine while this
+// goroutine, the exchange's driver, encodes sz.xrows int2 rows in sz.peers
+// blocks as often as it takes to last about as long, with GOMAXPROCS t+1
+// as train sets it. The codec splits its blocks over t threads as the
+// local product does, so the ideal window is local + encoding, the two
+// measured alone just before. It returns the median over the repetitions
+// of the window's wall time over that: 1 when the cores are shared
+// without loss.
+func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix) *dense.Matrix) (float64, error) {
+	n, w, xr := op.CSR().NumRows, windowWidth, sz.xrows
+	c, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, t, "")
+	if err != nil {
+		return 0, kernelError(err)
+	}
+	x, y, sbuf := fill(dense.New(n, w)), dense.New(n, w), fill(dense.New(xr, w))
+	off := make([]int, sz.peers+1)
+	enc := make([][]byte, sz.peers)
+	for q := range enc {
+		off[q+1] = (q + 1) * xr / sz.peers
+		d, p := c.Size(off[q+1]-off[q], w)
+		enc[q] = make([]byte, d+p)
+	}
+	seed := uint64(0)
+	encode := func() {
+		for q := range enc {
+			seed++
+			c.Encode(enc[q], sbuf.Data[off[q]*w:off[q+1]*w], off[q+1]-off[q], w, seed)
+		}
+	}
+	local := func() { op.Apply(x, y, false) }
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GC()
+	var ratios []float64
+	for rep := 0; rep <= sz.reps; rep++ { // rep 0 warms up
+		runtime.GOMAXPROCS(t)
+		t0 := time.Now()
+		local()
+		tl := time.Since(t0).Seconds()
+		t0 = time.Now()
+		encode()
+		te := time.Since(t0).Seconds()
+		k := max(1, int(math.Round(tl/te)))
+		runtime.GOMAXPROCS(t + 1)
+		done := make(chan struct{})
+		t0 = time.Now()
+		go func() {
+			defer close(done)
+			local()
+		}()
+		for range k {
+			encode()
+		}
+		<-done
+		wall := time.Since(t0).Seconds()
+		if rep > 0 {
+			ratios = append(ratios, wall/(tl+float64(k)*te)) // both on t threads: their CPU over t cores
+		}
+	}
+	return median(ratios), nil
 }
 
 // measureExchange times one boundary exchange's passes in the order an

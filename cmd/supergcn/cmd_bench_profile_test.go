@@ -25,6 +25,11 @@ func TestMeasureRates(t *testing.T) {
 	if err := r.Exchange.Quant[0].EncodeGBs; !(err > 0) {
 		t.Errorf("exchange-pattern encode rate %v", err)
 	}
+	if x := r.Exchange; !(x.ShareFactor > 0) || x.ShareFactorMax != x.ShareFactor {
+		t.Errorf("shared window: factor %v, max %v (one copy: want both the same, positive)", x.ShareFactor, x.ShareFactorMax)
+	}
+	// the median below must be a valid profile, whatever the tiny timing gave
+	r.Exchange.ShareFactor, r.Exchange.ShareFactorMax = 1.1, 1.1
 	if n, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1}); err != nil || n.Exchange != nil {
 		t.Errorf("--exchange-rows 0: exchange %+v, %v", n.Exchange, err)
 	}
@@ -33,10 +38,14 @@ func TestMeasureRates(t *testing.T) {
 	x2 := *r.Exchange
 	x2.RowRates = append([]perfmodel.RowRate(nil), x2.RowRates...)
 	x2.RowRates[0].GatherGBs *= 5
+	x2.ShareFactor, x2.ShareFactorMax = 1.7, 1.7
 	r2.Exchange = &x2
 	m := medianRates([]perfmodel.Rates{r, r2, r})
 	if m.ElemGBs != r.ElemGBs || m.Exchange.RowRates[0].GatherGBs != r.Exchange.RowRates[0].GatherGBs {
 		t.Errorf("median of %v, %v, %v = %v", r.ElemGBs, r2.ElemGBs, r.ElemGBs, m.ElemGBs)
+	}
+	if x := m.Exchange; x.ShareFactor != 1.1 || x.ShareFactorMax != 1.7 {
+		t.Errorf("shared window over copies 1.1, 1.7, 1.1: median %v, max %v; want 1.1, 1.7", x.ShareFactor, x.ShareFactorMax)
 	}
 	if m.Exchange == r.Exchange || &m.Exchange.RowRates[0] == &r.Exchange.RowRates[0] {
 		t.Error("the median shares the copies' exchange rates")
