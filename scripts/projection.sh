@@ -16,6 +16,11 @@
 #     degree; per-rank volumes are multiplied by PAPERS_SCALE (predict --scale; docs/SCALING.md says why)
 #   WORK [out/projection] graphs and (transient) partitions; OUT [WORK] the .jsonl, .md and .png results
 #   METHOD [metis] partitioner (partition --method); LAUNCH: prefix for it, e.g. LAUNCH="mpirun -np 16" METHOD=parmetis
+#   PARTITION_FLAGS: more partition flags, e.g. "--weights degree" (one balance constraint: METIS 5.1 returned
+#     METIS_ERROR for the products graph at 8,192 parts with the default two, docs/SCALING.md)
+#   VOLUMES [WORK/volumes] each partition's planned volumes (predict --save-volumes); a point whose volumes file
+#     exists is predicted from it, without the partition (no METIS); RECOMPUTE=1 predicts every such point again
+#     (the model changed) and rewrites the .jsonl
 #   BIN [bin/supergcn]; KEEP=1 keeps each partition after predicting on it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +32,10 @@ PAPERS_SCALE=${PAPERS_SCALE:-64}
 PROFILES=perfmodel/profiles
 METHOD=${METHOD:-metis}
 LAUNCH=${LAUNCH:-}
+PARTITION_FLAGS=${PARTITION_FLAGS:-}
+VOLUMES=${VOLUMES:-$WORK/volumes}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-mkdir -p "$WORK" "$OUT"
+mkdir -p "$WORK" "$OUT" "$VOLUMES"
 papers_nodes=111059956
 # ogbn-papers100M: 1,615,685,872 directed citations, used symmetrised: 29.1 entries a node;
 # 1.2M / 125k / 214k train / valid / test nodes; 172 classes; 128 features.
@@ -63,25 +70,38 @@ if [ -z "${PLOT_ONLY:-}" ]; then
       "$BIN" gen --spec "$spec" --out "$graph" >&2
     fi
     jl=$OUT/projection-$g.jsonl
+    if [ -n "${RECOMPUTE:-}" ] && [ -f "$jl" ]; then
+      # keep the points whose volumes are gone; the others are predicted again below
+      tmp=$jl.keep.$$
+      grep -v -E "\"ranks\":($(ls "$VOLUMES" 2>/dev/null | sed -n "s/^$g-p\([0-9]*\)\.json\$/\1/p" | paste -sd'|' -)),\"" "$jl" >"$tmp" || true
+      mv "$tmp" "$jl"
+    fi
     for p in $parts; do
       if [ -f "$jl" ] && grep -q "\"ranks\":$p," "$jl"; then
         echo "== $g $p parts: already in $jl" >&2
         continue
       fi
       pdir=$WORK/$g-p$p
-      if [ ! -f "$pdir/meta.json" ]; then
-        echo "== partition $g into $p parts ($METHOD)" >&2
+      vol=$VOLUMES/$g-p$p.json
+      if [ ! -f "$vol" ] && [ ! -f "$pdir/meta.json" ]; then
+        echo "== partition $g into $p parts ($METHOD $PARTITION_FLAGS)" >&2
         t0=$(date +%s)
         # shellcheck disable=SC2086
-        $LAUNCH "$BIN" partition --data "$graph" --parts "$p" --method "$METHOD" --out "$pdir" >&2
+        $LAUNCH "$BIN" partition --data "$graph" --parts "$p" --method "$METHOD" $PARTITION_FLAGS --out "$pdir" >&2
         echo "   $(( $(date +%s) - t0 ))s" >&2
+      fi
+      if [ ! -f "$vol" ]; then
+        src=(--partitions "$pdir" --save-volumes "$vol")
+      else
+        src=(--volumes "$vol")
       fi
       tmp=$jl.tmp.$$
       : >"$tmp"
       for m in fugaku xeon; do
         # shellcheck disable=SC2046
-        "$BIN" predict --partitions "$pdir" $(machine $m) $(model_flags "$g") --aggr-mode post,hybrid --bits 32,2 \
+        "$BIN" predict "${src[@]}" $(machine $m) $(model_flags "$g") --aggr-mode post,hybrid --bits 32,2 \
           --eval-every 0 --scale "$scale" --label "$g" --json >>"$tmp"
+        src=(--volumes "$vol")
       done
       cat "$tmp" >>"$jl" && rm -f "$tmp"
       [ -n "${KEEP:-}" ] || rm -rf "$pdir"
