@@ -5,8 +5,7 @@ package rowk
 // archSets returns the amd64 assembly sets, best first; internal/dispatch
 // keeps those the CPU and OS support (AVX2 implies FMA there, unused here).
 func archSets() []Set {
-	return []Set{{name: "avx2", biasSum: biasSumAVX2Fn, sqSum: sqSumAVX2Fn, norm: normAVX2Fn,
-		normDrop: normDropAVX2Fn, normGrad: normGradAVX2Fn, normGradOut: normGradOutAVX2Fn}}
+	return []Set{{name: "avx2", native: true}}
 }
 
 // The assembly routines (asm_amd64.s) run the first n elements, n a
@@ -35,7 +34,7 @@ func normGradAVX2(gr, h, o, bias, gamma, xh *float32, ag, ab *float64, n int, me
 //go:noescape
 func normGradOutAVX2(dst, gr, gamma, xh *float32, n int, rstd, sg, sgx float64)
 
-func biasSumAVX2Fn(x []float64, o, bias []float32, s *[4]float64) {
+func biasSumNative(x []float64, o, bias []float32, s *[4]float64) {
 	n := len(x)
 	o, bias = o[:n], bias[:n]
 	m := n &^ 7
@@ -45,7 +44,7 @@ func biasSumAVX2Fn(x []float64, o, bias []float32, s *[4]float64) {
 	biasSumGeneric(x[m:], o[m:], bias[m:], s)
 }
 
-func sqSumAVX2Fn(x []float64, mean float64, s *[4]float64) {
+func sqSumNative(x []float64, mean float64, s *[4]float64) {
 	m := len(x) &^ 7
 	if m > 0 {
 		sqSumAVX2(&x[0], m, mean, s)
@@ -53,7 +52,7 @@ func sqSumAVX2Fn(x []float64, mean float64, s *[4]float64) {
 	sqSumGeneric(x[m:], mean, s)
 }
 
-func normAVX2Fn(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
+func normNative(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
 	n := len(h)
 	x, gamma, beta = x[:n], gamma[:n], beta[:n]
 	m := n &^ 7
@@ -63,7 +62,7 @@ func normAVX2Fn(h []float32, x []float64, gamma, beta []float32, mean, rstd floa
 	normGeneric(h[m:], x[m:], gamma[m:], beta[m:], mean, rstd)
 }
 
-func normDropAVX2Fn(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
+func normDropNative(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
 	n := len(h)
 	x, gamma, beta, u = x[:n], gamma[:n], beta[:n], u[:n]
 	m := n &^ 7
@@ -73,7 +72,7 @@ func normDropAVX2Fn(h []float32, x []float64, gamma, beta []float32, u []uint16,
 	normDropGeneric(h[m:], x[m:], gamma[m:], beta[m:], u[m:], mean, rstd, thresh, scale)
 }
 
-func normGradAVX2Fn(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
+func normGradNative(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
 	n := len(g)
 	h, o, bias, gamma, xh, ag, ab = h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n]
 	m := n &^ 7
@@ -83,7 +82,7 @@ func normGradAVX2Fn(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, 
 	normGradGeneric(g[m:], h[m:], o[m:], bias[m:], gamma[m:], xh[m:], ag[m:], ab[m:], mean, rstd, scale, active, st)
 }
 
-func normGradOutAVX2Fn(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
+func normGradOutNative(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	n := len(g)
 	dst, gamma, xh = dst[:n], gamma[:n], xh[:n]
 	m := n &^ 7

@@ -26,24 +26,22 @@ type gradState struct {
 	bad  uint32
 }
 
-// Set is one implementation of the family's kernels. The functions below
-// state each kernel's contract; every slice argument has at least the
-// first argument's length, and only that many elements are read or written.
+// Set is one implementation of the family's kernels: the assembly of
+// this architecture (native) or the generic twin. Its methods call the
+// kernels directly, not through function values, so that the sums they
+// pass by pointer stay on the stack. The kernels' contracts (every slice
+// argument has at least the first argument's length, and only that many
+// elements are read or written):
+//
+//	biasSum(x, o, bias, s):  x[j] = float64(o[j]+bias[j]) (the sum rounded to float32); s[j mod 4] += x[j], in order of j
+//	sqSum(x, mean, s):       s[j mod 4] += (x[j]-mean)² (the product rounded)
+//	norm(h, x, gamma, beta, mean, rstd):  h[j] = relu(float32(float32((x[j]-mean)·rstd)·gamma[j]) + beta[j])
+//	normDrop(…, u, …, thresh, scale):     norm, then h[j] ·= (u[j] ≥ thresh ? scale : +0)
+//	normGrad:     see NormGrad; st carries the sums
+//	normGradOut:  see NormGradOut
 type Set struct {
-	name string
-	// biasSum sets x[j] = float64(o[j]+bias[j]) (the sum rounded to
-	// float32) and adds x[j] to s[j mod 4], in order of j.
-	biasSum func(x []float64, o, bias []float32, s *[4]float64)
-	// sqSum adds (x[j]-mean)² (the product rounded) to s[j mod 4].
-	sqSum func(x []float64, mean float64, s *[4]float64)
-	// norm sets h[j] = relu(float32(float32((x[j]-mean)·rstd)·gamma[j]) + beta[j]).
-	norm func(h []float32, x []float64, gamma, beta []float32, mean, rstd float64)
-	// normDrop is norm, then h[j] ·= (u[j] ≥ thresh ? scale : +0).
-	normDrop func(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32)
-	// normGrad: see NormGrad; st carries the sums.
-	normGrad func(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState)
-	// normGradOut: see NormGradOut.
-	normGradOut func(dst, g, gamma, xh []float32, rstd, sg, sgx float64)
+	name   string
+	native bool
 }
 
 // Name is the set's kernel name (dispatch's spelling: avx2, generic, …).
@@ -60,10 +58,18 @@ const FiniteBits = 0x7f800000
 func (k Set) BiasStats(x []float64, o, bias []float32, eps float64) (mean, rstd float64) {
 	n := len(x)
 	var s [4]float64
-	k.biasSum(x, o[:n], bias[:n], &s)
+	if k.native {
+		biasSumNative(x, o[:n], bias[:n], &s)
+	} else {
+		biasSumGeneric(x, o[:n], bias[:n], &s)
+	}
 	mean = ((s[0] + s[1]) + (s[2] + s[3])) / float64(n)
 	s = [4]float64{}
-	k.sqSum(x, mean, &s)
+	if k.native {
+		sqSumNative(x, mean, &s)
+	} else {
+		sqSumGeneric(x, mean, &s)
+	}
 	return mean, 1 / math.Sqrt(((s[0]+s[1])+(s[2]+s[3]))/float64(n)+eps)
 }
 
@@ -72,14 +78,22 @@ func (k Set) BiasStats(x []float64, o, bias []float32, eps float64) (mean, rstd 
 // relu maps negatives, −0 and NaNs with the sign bit set to +0.
 func (k Set) Norm(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
 	n := len(h)
-	k.norm(h, x[:n], gamma[:n], beta[:n], mean, rstd)
+	if k.native {
+		normNative(h, x[:n], gamma[:n], beta[:n], mean, rstd)
+	} else {
+		normGeneric(h, x[:n], gamma[:n], beta[:n], mean, rstd)
+	}
 }
 
 // NormDrop is Norm followed by dropout: h[j] is multiplied by scale where
 // the 16-bit decision u[j] ≥ thresh and by +0 elsewhere.
 func (k Set) NormDrop(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
 	n := len(h)
-	k.normDrop(h, x[:n], gamma[:n], beta[:n], u[:n], mean, rstd, thresh, scale)
+	if k.native {
+		normDropNative(h, x[:n], gamma[:n], beta[:n], u[:n], mean, rstd, thresh, scale)
+	} else {
+		normDropGeneric(h, x[:n], gamma[:n], beta[:n], u[:n], mean, rstd, thresh, scale)
+	}
 }
 
 // NormGrad is one row of the fused backward's first pass. Per element:
@@ -94,7 +108,11 @@ func (k Set) NormDrop(h []float32, x []float64, gamma, beta []float32, u []uint1
 func (k Set) NormGrad(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool) (sg, sgx float64, fin uint32) {
 	n := len(g)
 	var st gradState
-	k.normGrad(g, h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n], mean, rstd, scale, active, &st)
+	if k.native {
+		normGradNative(g, h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n], mean, rstd, scale, active, &st)
+	} else {
+		normGradGeneric(g, h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n], mean, rstd, scale, active, &st)
+	}
 	fin = FiniteBits
 	if st.bad>>31 != 0 {
 		fin = 0
@@ -108,11 +126,14 @@ func (k Set) NormGrad(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean
 // product g·gamma rounded to float32). dst may be g.
 func (k Set) NormGradOut(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	n := len(g)
-	k.normGradOut(dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
+	if k.native {
+		normGradOutNative(dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
+	} else {
+		normGradOutGeneric(dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
+	}
 }
 
-var generic = Set{name: dispatch.Generic, biasSum: biasSumGeneric, sqSum: sqSumGeneric, norm: normGeneric,
-	normDrop: normDropGeneric, normGrad: normGradGeneric, normGradOut: normGradOutGeneric}
+var generic = Set{name: dispatch.Generic}
 
 // family is the sets this CPU runs, best first, generic last (archSets
 // lives in kernels_amd64.go, or kernels_other.go under noasm and on other
