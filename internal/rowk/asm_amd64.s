@@ -180,13 +180,18 @@ TEXT ·normGradAVX2(SB), NOSPLIT, $0-104
 	SHRQ         $3, CX
 
 ngloop:
+	// Every load of the iteration comes before its stores: g, h, o and xh
+	// often sit at the same offset within their pages, and a load behind
+	// a store to the same offset modulo 4096 waits for it.
 	VMOVUPS (R10), Y1
+	VMOVUPS (R11), Y2
+	VMOVUPS (R12), Y8
+	VADDPS  (R13), Y8, Y8 // o + bias
 	TESTB   BL, BL
 	JZ      ngnoscale
 	VMULPS  Y13, Y1, Y1
 
 ngnoscale:
-	VMOVUPS      (R11), Y2
 	VPAND        Y15, Y2, Y3
 	VPBROADCASTD carry<>(SB), Y4
 	VPADDD       Y4, Y3, Y3
@@ -194,12 +199,9 @@ ngnoscale:
 	VPSUBD       Y2, Y14, Y3 // −bits(h)
 	VPSRAD       $31, Y3, Y3 // keep where bits(h) ∈ (0, 2³¹]
 	VPAND        Y3, Y1, Y1  // v
-	VMOVUPS      Y1, (R10)
 
-	// x̂ = float32((float64(o+bias) - mean)·rstd) into Y3 and xh
-	VMOVUPS     (R12), Y2
-	VADDPS      (R13), Y2, Y2
-	WIDEN(Y2, X2, Y3, X4, Y4)
+	// x̂ = float32((float64(o+bias) - mean)·rstd) into Y3
+	WIDEN(Y8, X8, Y3, X4, Y4)
 	VSUBPD      Y11, Y3, Y3
 	VSUBPD      Y11, Y4, Y4
 	VMULPD      Y12, Y3, Y3
@@ -207,7 +209,6 @@ ngnoscale:
 	VCVTPD2PSY  Y3, X3
 	VCVTPD2PSY  Y4, X4
 	VINSERTF128 $1, X4, Y3, Y3
-	VMOVUPS     Y3, (R15)
 
 	// ag += float64(v·x̂)
 	VMULPS  Y3, Y1, Y2
@@ -225,15 +226,17 @@ ngnoscale:
 	VMOVUPD Y5, 32(DI)
 
 	// ĥ = float64(v·gamma): s += ĥ; t += ĥ·float64(x̂)
-	VMULPS (R14), Y1, Y1
+	VMOVUPS Y1, (R10)
+	VMOVUPS Y3, (R15)
+	VMULPS  (R14), Y1, Y1
 	WIDEN(Y1, X1, Y4, X5, Y5)
-	VADDPD Y4, Y0, Y0
-	VADDPD Y5, Y0, Y0
+	VADDPD  Y4, Y0, Y0
+	VADDPD  Y5, Y0, Y0
 	WIDEN(Y3, X3, Y6, X7, Y7)
-	VMULPD Y6, Y4, Y4
-	VMULPD Y7, Y5, Y5
-	VADDPD Y4, Y9, Y9
-	VADDPD Y5, Y9, Y9
+	VMULPD  Y6, Y4, Y4
+	VMULPD  Y7, Y5, Y5
+	VADDPD  Y4, Y9, Y9
+	VADDPD  Y5, Y9, Y9
 
 	ADDQ $32, R10
 	ADDQ $32, R11
