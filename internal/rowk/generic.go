@@ -127,24 +127,67 @@ func normGradGeneric(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean,
 		bad |= b&FiniteBits + 1<<23
 		return math.Float32frombits(math.Float32bits(w) & uint32(int32(-b)>>31))
 	}
-	var s, t [4]float64
-	s, t = st.s, st.t
-	for j := range n {
-		w := g[j]
+	s0, s1, s2, s3 := st.s[0], st.s[1], st.s[2], st.s[3]
+	t0, t1, t2, t3 := st.t[0], st.t[1], st.t[2], st.t[3]
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		q, e, p, b, m := g[j:j+4:j+4], h[j:j+4:j+4], o[j:j+4:j+4], bias[j:j+4:j+4], gamma[j:j+4:j+4]
+		x, cg, cb := xh[j:j+4:j+4], ag[j:j+4:j+4], ab[j:j+4:j+4]
+		w0, w1, w2, w3 := q[0], q[1], q[2], q[3]
+		if active {
+			w0, w1, w2, w3 = w0*scale, w1*scale, w2*scale, w3*scale
+		}
+		v0, v1, v2, v3 := gate(e[0], w0), gate(e[1], w1), gate(e[2], w2), gate(e[3], w3)
+		q[0], q[1], q[2], q[3] = v0, v1, v2, v3
+		x0 := float32((float64(p[0]+b[0]) - mean) * rstd)
+		x1 := float32((float64(p[1]+b[1]) - mean) * rstd)
+		x2 := float32((float64(p[2]+b[2]) - mean) * rstd)
+		x3 := float32((float64(p[3]+b[3]) - mean) * rstd)
+		x[0], x[1], x[2], x[3] = x0, x1, x2, x3
+		cg[0] += float64(v0 * x0)
+		cg[1] += float64(v1 * x1)
+		cg[2] += float64(v2 * x2)
+		cg[3] += float64(v3 * x3)
+		cb[0] += float64(v0)
+		cb[1] += float64(v1)
+		cb[2] += float64(v2)
+		cb[3] += float64(v3)
+		h0, h1 := float64(v0*m[0]), float64(v1*m[1])
+		h2, h3 := float64(v2*m[2]), float64(v3*m[3])
+		s0 += h0
+		s1 += h1
+		s2 += h2
+		s3 += h3
+		t0 += float64(h0 * float64(x0))
+		t1 += float64(h1 * float64(x1))
+		t2 += float64(h2 * float64(x2))
+		t3 += float64(h3 * float64(x3))
+	}
+	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
+		w := g[j+k]
 		if active {
 			w *= scale
 		}
-		v := gate(h[j], w)
-		g[j] = v
-		x := float32((float64(o[j]+bias[j]) - mean) * rstd)
-		xh[j] = x
-		ag[j] += float64(v * x)
-		ab[j] += float64(v)
-		hh := float64(v * gamma[j])
-		s[j&3] += hh
-		t[j&3] += float64(hh * float64(x))
+		v := gate(h[j+k], w)
+		g[j+k] = v
+		x := float32((float64(o[j+k]+bias[j+k]) - mean) * rstd)
+		xh[j+k] = x
+		ag[j+k] += float64(v * x)
+		ab[j+k] += float64(v)
+		hh := float64(v * gamma[j+k])
+		switch k {
+		case 0:
+			s0 += hh
+			t0 += float64(hh * float64(x))
+		case 1:
+			s1 += hh
+			t1 += float64(hh * float64(x))
+		case 2:
+			s2 += hh
+			t2 += float64(hh * float64(x))
+		}
 	}
-	st.s, st.t, st.bad = s, t, bad
+	st.s, st.t, st.bad = [4]float64{s0, s1, s2, s3}, [4]float64{t0, t1, t2, t3}, bad
 }
 
 func normGradOutGeneric(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
