@@ -2,7 +2,6 @@ package nn
 
 import (
 	"math"
-	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/supergcn/supergcn/dense"
@@ -82,7 +81,8 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 		}
 		for b := lo; b < hi; b++ {
 			s, e := b*dropoutBlock, min((b+1)*dropoutBlock, total)
-			src := rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15))
+			// rand.NewPCG(seed, …)'s stream, as Dropout.Forward
+			src := &pcg{hi: seed, lo: mix64(uint64(b) + 0x9e3779b97f4a7c15)}
 			var bits uint64 // the current draw, carried across rows
 			for r := s / cols; r*cols < e; r++ {
 				j0, j1 := max(s-r*cols, 0), min(e-r*cols, cols)
@@ -131,7 +131,7 @@ func (a *hiddenAct) scratch(cols int) []float64 {
 // the current draw from one row to the next. With normalisation xb is a
 // scratch row of cols elements (see scratch) and u, with src, one of
 // cols+3 decisions (see drawRow).
-func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64, xb []float64, u []uint16) {
+func (a *hiddenAct) row(r, j0, j1 int, store bool, src *pcg, s int, thresh int32, scale float32, bits *uint64, xb []float64, u []uint16) {
 	cols := a.o.Cols
 	or := a.o.Row(r)
 	bias := a.bias[:cols]
@@ -167,7 +167,7 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh 
 // keeps it and by 0 where it drops it, as dropBlock: four 16-bit decisions
 // per 64-bit draw of src, a new draw at each offset ≡ 0 (mod 4); cur is
 // the current draw on entry, and dropRow returns it on exit.
-func dropRow(h []float32, k uint, src *rand.PCG, cur uint64, thresh int32, scale float32) uint64 {
+func dropRow(h []float32, k uint, src *pcg, cur uint64, thresh int32, scale float32) uint64 {
 	sb := math.Float32bits(scale)
 	// factor is scale where the 16-bit decision u ≥ thresh, else +0.
 	factor := func(u uint64) float32 {
@@ -200,16 +200,18 @@ func dropRow(h []float32, k uint, src *rand.PCG, cur uint64, thresh int32, scale
 // draw on entry) and returns the current draw on exit; len(u) ≥ n+3.
 // rowk's NormDrop then applies them: the normalisation and dropout in one
 // pass, rounded as the two passes.
-func drawRow(u []uint16, n int, k uint, src *rand.PCG, cur uint64) uint64 {
+func drawRow(u []uint16, n int, k uint, src *pcg, cur uint64) uint64 {
 	j := 0
 	for ; j < n && (k+uint(j))&3 != 0; j++ { // up to the next draw
 		u[j] = uint16(cur >> (16 * ((k + uint(j)) & 3)))
 	}
+	hi, lo := src.hi, src.lo // in registers for the row
 	for ; j < n; j += 4 {
-		cur = src.Uint64()
+		hi, lo, cur = pcgNext(hi, lo)
 		q := u[j : j+4 : j+4]
 		q[0], q[1], q[2], q[3] = uint16(cur), uint16(cur>>16), uint16(cur>>32), uint16(cur>>48)
 	}
+	src.hi, src.lo = hi, lo
 	return cur
 }
 
