@@ -75,10 +75,7 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	blocks := (total + dropoutBlock - 1) / dropoutBlock
 	par.For(blocks, 1, func(lo, hi int) {
 		xb := a.scratch(cols)
-		var u []uint16 // the row's dropout decisions, with normalisation
-		if a.norm != nil {
-			u = make([]uint16, cols+3)
-		}
+		u := make([]uint16, cols+3) // the row's dropout decisions
 		for b := lo; b < hi; b++ {
 			s, e := b*dropoutBlock, min((b+1)*dropoutBlock, total)
 			// rand.NewPCG(seed, …)'s stream, as Dropout.Forward
@@ -139,59 +136,26 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *pcg, s int, thresh int32
 	n := len(hr)
 	if a.norm == nil {
 		or, b := or[j0:j1][:n], bias[j0:j1][:n]
-		for j, v := range or {
-			hr[j] = relu(v + b[j])
-		}
-	} else {
-		xb = xb[:cols]
-		mean, rstd := biasStats(xb, or, bias, a.norm.Eps)
-		if store {
-			a.mean[r], a.rstd[r] = mean, rstd
-		}
-		x, gamma, beta := xb[j0:j1][:n], a.norm.Gamma.W[j0:j1][:n], a.norm.Beta.W[j0:j1][:n]
 		if src != nil {
 			*bits = drawRow(u, n, uint(r*cols+j0-s), src, *bits)
-			kern.NormDrop(hr, x, gamma, beta, u, mean, rstd, thresh, scale)
+			kern.ReluBiasDrop(hr, or, b, u, thresh, scale)
 			return
 		}
-		kern.Norm(hr, x, gamma, beta, mean, rstd)
+		kern.ReluBias(hr, or, b)
 		return
 	}
-	if src == nil {
+	xb = xb[:cols]
+	mean, rstd := biasStats(xb, or, bias, a.norm.Eps)
+	if store {
+		a.mean[r], a.rstd[r] = mean, rstd
+	}
+	x, gamma, beta := xb[j0:j1][:n], a.norm.Gamma.W[j0:j1][:n], a.norm.Beta.W[j0:j1][:n]
+	if src != nil {
+		*bits = drawRow(u, n, uint(r*cols+j0-s), src, *bits)
+		kern.NormDrop(hr, x, gamma, beta, u, mean, rstd, thresh, scale)
 		return
 	}
-	*bits = dropRow(hr, uint(r*cols+j0-s), src, *bits, thresh, scale)
-}
-
-// dropRow multiplies h[j] by scale where the decision of block offset k+j
-// keeps it and by 0 where it drops it, as dropBlock: four 16-bit decisions
-// per 64-bit draw of src, a new draw at each offset ≡ 0 (mod 4); cur is
-// the current draw on entry, and dropRow returns it on exit.
-func dropRow(h []float32, k uint, src *pcg, cur uint64, thresh int32, scale float32) uint64 {
-	sb := math.Float32bits(scale)
-	// factor is scale where the 16-bit decision u ≥ thresh, else +0.
-	factor := func(u uint64) float32 {
-		return math.Float32frombits(sb & uint32(^(int32(u&0xffff)-thresh)>>31))
-	}
-	j := 0
-	for ; j < len(h) && (k+uint(j))&3 != 0; j++ { // up to the next draw
-		h[j] *= factor(cur >> (16 * ((k + uint(j)) & 3)))
-	}
-	for ; j+4 <= len(h); j += 4 {
-		cur = src.Uint64()
-		q := h[j : j+4 : j+4]
-		q[0] *= factor(cur)
-		q[1] *= factor(cur >> 16)
-		q[2] *= factor(cur >> 32)
-		q[3] *= factor(cur >> 48)
-	}
-	if j < len(h) {
-		cur = src.Uint64()
-		for i, v := range h[j:] {
-			h[j+i] = v * factor(cur>>(16*uint(i)))
-		}
-	}
-	return cur
+	kern.Norm(hr, x, gamma, beta, mean, rstd)
 }
 
 // drawRow sets u[j], j < n, to the 16-bit dropout decision of block
@@ -213,12 +177,6 @@ func drawRow(u []uint16, n int, k uint, src *pcg, cur uint64) uint64 {
 	}
 	src.hi, src.lo = hi, lo
 	return cur
-}
-
-// relu is max(v, 0) with −0 and negatives to +0, without a branch, as ReLU.
-func relu(v float32) float32 {
-	b := math.Float32bits(v)
-	return math.Float32frombits(b &^ uint32(int32(b)>>31))
 }
 
 // backward maps g = dL/dh (the next convolution's input gradient, which
@@ -269,48 +227,10 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 // gateRange sets g = g·scale where h > 0 (with dropout active; g where
 // h > 0 without) and +0 elsewhere: the gradient through dropout (h is 0
 // wherever the mask dropped) and the ReLU (h is its output, never
-// negative), without a branch. It returns 0 when h holds a NaN or an
-// infinity, finiteBits otherwise.
+// negative), without a branch (rowk's Gate). It returns 0 when h holds a
+// NaN or an infinity, finiteBits otherwise.
 func gateRange(g, h []float32, scale float32, active bool) uint32 {
-	h = h[:len(g)]
-	// bad has bit 31 set once an exponent field b&finiteBits is all ones:
-	// adding 1<<23 carries into bit 31 exactly then. OR, unlike a running
-	// minimum, costs one cycle of latency per element.
-	var bad uint32
-	gate := func(v, w float32) float32 {
-		b := math.Float32bits(v)
-		bad |= b&finiteBits + 1<<23
-		keep := uint32(int32(-b) >> 31) // all ones iff b in (0, 2³¹)
-		return math.Float32frombits(math.Float32bits(w) & keep)
-	}
-	i := 0
-	if active {
-		for ; i+4 <= len(g); i += 4 {
-			q, p := g[i:i+4:i+4], h[i:i+4:i+4]
-			q[0] = gate(p[0], q[0]*scale)
-			q[1] = gate(p[1], q[1]*scale)
-			q[2] = gate(p[2], q[2]*scale)
-			q[3] = gate(p[3], q[3]*scale)
-		}
-		for ; i < len(g); i++ {
-			g[i] = gate(h[i], g[i]*scale)
-		}
-	} else {
-		for ; i+4 <= len(g); i += 4 {
-			q, p := g[i:i+4:i+4], h[i:i+4:i+4]
-			q[0] = gate(p[0], q[0])
-			q[1] = gate(p[1], q[1])
-			q[2] = gate(p[2], q[2])
-			q[3] = gate(p[3], q[3])
-		}
-		for ; i < len(g); i++ {
-			g[i] = gate(h[i], g[i])
-		}
-	}
-	if bad>>31 != 0 {
-		return 0
-	}
-	return finiteBits
+	return kern.Gate(g, h, scale, active)
 }
 
 // normGradRow is one row of the fused backward's first pass: it gates g

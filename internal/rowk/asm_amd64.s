@@ -299,3 +299,103 @@ goloop:
 	JNZ         goloop
 	VZEROUPPER
 	RET
+
+// RELUBIAS8: Y1 = relu(o + bias) for the eight elements at (SI), (DX).
+#define RELUBIAS8 \
+	VMOVUPS (SI), Y1; \
+	VADDPS  (DX), Y1, Y1; \
+	VPSRAD  $31, Y1, Y3; \
+	VPANDN  Y1, Y3, Y1
+
+// func reluBiasAVX2(h, o, bias *float32, n int)
+TEXT ·reluBiasAVX2(SB), NOSPLIT, $0-32
+	MOVQ h+0(FP), DI
+	MOVQ o+8(FP), SI
+	MOVQ bias+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+
+rbloop:
+	RELUBIAS8
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	DECQ    CX
+	JNZ     rbloop
+	VZEROUPPER
+	RET
+
+// func reluBiasDropAVX2(h, o, bias *float32, u *uint16, n int, thresh int32, scale float32)
+TEXT ·reluBiasDropAVX2(SB), NOSPLIT, $0-48
+	MOVQ         h+0(FP), DI
+	MOVQ         o+8(FP), SI
+	MOVQ         bias+16(FP), DX
+	MOVQ         u+24(FP), R9
+	MOVQ         n+32(FP), CX
+	MOVL         thresh+40(FP), AX
+	VMOVD        AX, X6
+	VPBROADCASTD X6, Y6
+	VBROADCASTSS scale+44(FP), Y7
+	SHRQ         $3, CX
+
+rbdloop:
+	RELUBIAS8
+	VPMOVZXWD (R9), Y8
+	VPCMPGTD  Y8, Y6, Y8 // thresh > u: dropped
+	VPANDN    Y7, Y8, Y8 // scale where kept, else +0
+	VMULPS    Y8, Y1, Y1
+	VMOVUPS   Y1, (DI)
+	ADDQ      $32, DI
+	ADDQ      $32, SI
+	ADDQ      $32, DX
+	ADDQ      $16, R9
+	DECQ      CX
+	JNZ       rbdloop
+	VZEROUPPER
+	RET
+
+// func gateAVX2(gr, h *float32, n int, scale float32, active bool, bad *uint32)
+// gr = (active ? gr·scale : gr) where bits(h) ∈ (0, 2³¹], +0 elsewhere;
+// *bad |= 1<<31 when h holds a NaN or an infinity.
+TEXT ·gateAVX2(SB), NOSPLIT, $0-40
+	MOVQ         gr+0(FP), DI
+	MOVQ         h+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS scale+24(FP), Y13
+	MOVB         active+28(FP), BL
+	MOVQ         bad+32(FP), AX
+	VPXOR        Y10, Y10, Y10
+	VPXOR        Y14, Y14, Y14
+	VPBROADCASTD finite<>(SB), Y15
+	VPBROADCASTD carry<>(SB), Y12
+	SHRQ         $3, CX
+
+gtloop:
+	VMOVUPS (DI), Y1
+	VMOVUPS (SI), Y2
+	TESTB   BL, BL
+	JZ      gtnoscale
+	VMULPS  Y13, Y1, Y1
+
+gtnoscale:
+	VPAND   Y15, Y2, Y3
+	VPADDD  Y12, Y3, Y3
+	VPOR    Y3, Y10, Y10
+	VPSUBD  Y2, Y14, Y3
+	VPSRAD  $31, Y3, Y3
+	VPAND   Y3, Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	DECQ    CX
+	JNZ     gtloop
+
+	VMOVMSKPS Y10, DX
+	TESTL     DX, DX
+	JZ        gtdone
+	ORL       $0x80000000, (AX)
+
+gtdone:
+	VZEROUPPER
+	RET

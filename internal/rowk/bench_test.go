@@ -49,5 +49,7 @@ func BenchmarkKernels(b *testing.B) {
 			k.NormGrad(row(g, i), row(h, i), row(o, i), bias, gamma, row(xh, i), ag, ab, 0.1, 2, 2, true)
 		})
 		run("NormGradOut", func(i int) { k.NormGradOut(row(out, i), row(g0, i), gamma, row(xh, i), 2, 0.1, 0.2) })
+		run("ReluBiasDrop", func(i int) { k.ReluBiasDrop(row(out, i), row(o, i), bias, u, 32768, 2) })
+		run("Gate", func(i int) { k.Gate(row(g, i), row(h, i), 2, true) })
 	}
 }

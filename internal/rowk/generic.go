@@ -205,3 +205,66 @@ func normGradOutGeneric(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 		dst[j] = float32(rstd * (float64(g[j]*gamma[j]) - sg - float64(float64(xh[j])*sgx)))
 	}
 }
+
+func reluBiasGeneric(h, o, bias []float32) {
+	n := len(h)
+	o, bias = o[:n], bias[:n]
+	for j := range n {
+		h[j] = relu(o[j] + bias[j])
+	}
+}
+
+func reluBiasDropGeneric(h, o, bias []float32, u []uint16, thresh int32, scale float32) {
+	n := len(h)
+	o, bias, u = o[:n], bias[:n], u[:n]
+	sb := math.Float32bits(scale)
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		q, p, b, d := h[j:j+4:j+4], o[j:j+4:j+4], bias[j:j+4:j+4], u[j:j+4:j+4]
+		q[0] = relu(p[0]+b[0]) * dropFactor(d[0], thresh, sb)
+		q[1] = relu(p[1]+b[1]) * dropFactor(d[1], thresh, sb)
+		q[2] = relu(p[2]+b[2]) * dropFactor(d[2], thresh, sb)
+		q[3] = relu(p[3]+b[3]) * dropFactor(d[3], thresh, sb)
+	}
+	for ; j < n; j++ {
+		h[j] = relu(o[j]+bias[j]) * dropFactor(u[j], thresh, sb)
+	}
+}
+
+func gateGeneric(g, h []float32, scale float32, active bool, badp *uint32) {
+	h = h[:len(g)]
+	// bad gets bit 31 once an exponent field is all ones (as in
+	// normGradGeneric); OR, unlike a running minimum, costs one cycle of
+	// latency per element.
+	bad := *badp
+	gate := func(v, w float32) float32 {
+		b := math.Float32bits(v)
+		bad |= b&FiniteBits + 1<<23
+		return math.Float32frombits(math.Float32bits(w) & uint32(int32(-b)>>31))
+	}
+	i := 0
+	if active {
+		for ; i+4 <= len(g); i += 4 {
+			q, p := g[i:i+4:i+4], h[i:i+4:i+4]
+			q[0] = gate(p[0], q[0]*scale)
+			q[1] = gate(p[1], q[1]*scale)
+			q[2] = gate(p[2], q[2]*scale)
+			q[3] = gate(p[3], q[3]*scale)
+		}
+		for ; i < len(g); i++ {
+			g[i] = gate(h[i], g[i]*scale)
+		}
+	} else {
+		for ; i+4 <= len(g); i += 4 {
+			q, p := g[i:i+4:i+4], h[i:i+4:i+4]
+			q[0] = gate(p[0], q[0])
+			q[1] = gate(p[1], q[1])
+			q[2] = gate(p[2], q[2])
+			q[3] = gate(p[3], q[3])
+		}
+		for ; i < len(g); i++ {
+			g[i] = gate(h[i], g[i])
+		}
+	}
+	*badp = bad
+}

@@ -91,3 +91,42 @@ func normGradOutNative(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	}
 	normGradOutGeneric(dst[m:], g[m:], gamma[m:], xh[m:], rstd, sg, sgx)
 }
+
+//go:noescape
+func reluBiasAVX2(h, o, bias *float32, n int)
+
+//go:noescape
+func reluBiasDropAVX2(h, o, bias *float32, u *uint16, n int, thresh int32, scale float32)
+
+//go:noescape
+func gateAVX2(gr, h *float32, n int, scale float32, active bool, bad *uint32)
+
+func reluBiasNative(h, o, bias []float32) {
+	n := len(h)
+	o, bias = o[:n], bias[:n]
+	m := n &^ 7
+	if m > 0 {
+		reluBiasAVX2(&h[0], &o[0], &bias[0], m)
+	}
+	reluBiasGeneric(h[m:], o[m:], bias[m:])
+}
+
+func reluBiasDropNative(h, o, bias []float32, u []uint16, thresh int32, scale float32) {
+	n := len(h)
+	o, bias, u = o[:n], bias[:n], u[:n]
+	m := n &^ 7
+	if m > 0 {
+		reluBiasDropAVX2(&h[0], &o[0], &bias[0], &u[0], m, thresh, scale)
+	}
+	reluBiasDropGeneric(h[m:], o[m:], bias[m:], u[m:], thresh, scale)
+}
+
+func gateNative(g, h []float32, scale float32, active bool, bad *uint32) {
+	n := len(g)
+	h = h[:n]
+	m := n &^ 7
+	if m > 0 {
+		gateAVX2(&g[0], &h[0], m, scale, active, bad)
+	}
+	gateGeneric(g[m:], h[m:], scale, active, bad)
+}

@@ -28,3 +28,13 @@ func normGradNative(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, 
 func normGradOutNative(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	normGradOutGeneric(dst, g, gamma, xh, rstd, sg, sgx)
 }
+
+func reluBiasNative(h, o, bias []float32) { reluBiasGeneric(h, o, bias) }
+
+func reluBiasDropNative(h, o, bias []float32, u []uint16, thresh int32, scale float32) {
+	reluBiasDropGeneric(h, o, bias, u, thresh, scale)
+}
+
+func gateNative(g, h []float32, scale float32, active bool, bad *uint32) {
+	gateGeneric(g, h, scale, active, bad)
+}

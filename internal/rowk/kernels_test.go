@@ -164,6 +164,41 @@ func checkSet(t *testing.T, k, g Set, n, off int, special bool, r *rand.Rand) {
 		sentinels32(t, "NormDrop h", hkb, off, n)
 	}
 
+	// ReluBias, ReluBiasDrop (into h and in place over o) and Gate
+	k.ReluBias(hk, o, bias)
+	g.ReluBias(hg, o, bias)
+	eq32(t, "ReluBias h", hk, hg)
+	sentinels32(t, "ReluBias h", hkb, off, n)
+	ik, _ := clone32(o)
+	k.ReluBias(ik, ik, bias)
+	eq32(t, "ReluBias in place", ik, hg)
+	for _, p := range []float64{0, 0.1, 0.5, 0.9} {
+		thresh := int32(math.Ceil(p * (1 << 16)))
+		scale := float32(1 / (1 - p))
+		k.ReluBiasDrop(hk, o, bias, u, thresh, scale)
+		g.ReluBiasDrop(hg, o, bias, u, thresh, scale)
+		eq32(t, fmt.Sprintf("ReluBiasDrop(p=%v) h", p), hk, hg)
+		sentinels32(t, "ReluBiasDrop h", hkb, off, n)
+		ik, _ := clone32(o)
+		k.ReluBiasDrop(ik, ik, bias, u, thresh, scale)
+		eq32(t, "ReluBiasDrop in place", ik, hg)
+	}
+	for _, active := range []bool{false, true} {
+		hin := make([]float32, n)
+		fill(r, hin, special)
+		gin := make([]float32, n)
+		fill(r, gin, special)
+		gk, gkb := clone32(gin)
+		gg, _ := clone32(gin)
+		fk := k.Gate(gk, hin, 2, active)
+		fg := g.Gate(gg, hin, 2, active)
+		eq32(t, "Gate g", gk, gg)
+		sentinels32(t, "Gate g", gkb, 3, n)
+		if fk != fg || fk != finiteOf(hin) {
+			t.Fatalf("Gate fin = %#x, generic %#x, want %#x", fk, fg, finiteOf(hin))
+		}
+	}
+
 	// NormGrad and NormGradOut, h from the forward (with zeros, negative
 	// zeros and, when special, NaNs and infinities)
 	hin := make([]float32, n)
@@ -195,12 +230,8 @@ func checkSet(t *testing.T, k, g Set, n, off int, special bool, r *rand.Rand) {
 		if fk != fg {
 			t.Fatalf("NormGrad fin = %#x, generic %#x", fk, fg)
 		}
-		bad := false
-		for _, v := range hin {
-			bad = bad || math.IsNaN(float64(v)) || math.IsInf(float64(v), 0)
-		}
-		if want := map[bool]uint32{false: FiniteBits, true: 0}[bad]; fk != want {
-			t.Fatalf("NormGrad fin = %#x with non-finite h %v", fk, bad)
+		if want := finiteOf(hin); fk != want {
+			t.Fatalf("NormGrad fin = %#x, want %#x", fk, want)
 		}
 		sentinels32(t, "NormGrad g", gkb, 3, n)
 		sentinels32(t, "NormGrad xh", xhkb, off, n)
@@ -220,6 +251,16 @@ func checkSet(t *testing.T, k, g Set, n, off int, special bool, r *rand.Rand) {
 		k.NormGradOut(ik, ik, gamma, xhg, rg, sg, tg)
 		eq32(t, "NormGradOut in place", ik, dg)
 	}
+}
+
+// finiteOf is 0 when h holds a NaN or an infinity, FiniteBits otherwise.
+func finiteOf(h []float32) uint32 {
+	for _, v := range h {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return 0
+		}
+	}
+	return FiniteBits
 }
 
 func sentinels32(t *testing.T, what string, b []float32, off, n int) {

@@ -38,6 +38,9 @@ type gradState struct {
 //	norm(h, x, gamma, beta, mean, rstd):  h[j] = relu(float32(float32((x[j]-mean)·rstd)·gamma[j]) + beta[j])
 //	normDrop(…, u, …, thresh, scale):     norm, then h[j] ·= (u[j] ≥ thresh ? scale : +0)
 //	normGrad:     see NormGrad; st carries the sums
+//	reluBias(h, o, bias):                 h[j] = relu(o[j] + bias[j]) (h may be o)
+//	reluBiasDrop(h, o, bias, u, thresh, scale):  reluBias, then h[j] ·= (u[j] ≥ thresh ? scale : +0)
+//	gate(g, h, scale, active, bad):       see Gate; *bad carries the non-finite flag
 //	normGradOut:  see NormGradOut
 type Set struct {
 	name   string
@@ -131,6 +134,46 @@ func (k Set) NormGradOut(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	} else {
 		normGradOutGeneric(dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
 	}
+}
+
+// ReluBias sets h[j] = relu(o[j] + bias[j]), the sum rounded to float32:
+// the hidden stage without LayerNorm. h may be o.
+func (k Set) ReluBias(h, o, bias []float32) {
+	n := len(h)
+	if k.native {
+		reluBiasNative(h, o[:n], bias[:n])
+	} else {
+		reluBiasGeneric(h, o[:n], bias[:n])
+	}
+}
+
+// ReluBiasDrop is ReluBias followed by dropout: h[j] is multiplied by
+// scale where the 16-bit decision u[j] ≥ thresh and by +0 elsewhere.
+func (k Set) ReluBiasDrop(h, o, bias []float32, u []uint16, thresh int32, scale float32) {
+	n := len(h)
+	if k.native {
+		reluBiasDropNative(h, o[:n], bias[:n], u[:n], thresh, scale)
+	} else {
+		reluBiasDropGeneric(h, o[:n], bias[:n], u[:n], thresh, scale)
+	}
+}
+
+// Gate sets g[j] = g[j]·scale (active) or g[j] where bits(h[j]) ∈ (0, 2³¹]
+// (h > 0, or −0, which no forward writes) and +0 elsewhere: the gradient
+// through dropout and the ReLU, h being their output. It returns 0 when h
+// holds a NaN or an infinity, FiniteBits otherwise.
+func (k Set) Gate(g, h []float32, scale float32, active bool) (fin uint32) {
+	n := len(g)
+	var bad uint32
+	if k.native {
+		gateNative(g, h[:n], scale, active, &bad)
+	} else {
+		gateGeneric(g, h[:n], scale, active, &bad)
+	}
+	if bad>>31 != 0 {
+		return 0
+	}
+	return FiniteBits
 }
 
 var generic = Set{name: dispatch.Generic}
