@@ -4,7 +4,10 @@
 //
 // Every kernel set computes exactly what the pure-Go set (generic, the
 // twin, also what noasm builds and other architectures run) computes, bit
-// for bit: the row sums run as four float64 partial sums, element j into
+// for bit (but for the sign and payload of a NaN where two NaNs meet in a
+// commutative operation: x86 keeps the first operand's, and Go leaves the
+// operand order to the compiler, so even two Go builds can differ there;
+// no finite input reaches that case): the row sums run as four float64 partial sums, element j into
 // partial j mod 4, added as (p0+p1)+(p2+p3) (one 4-lane float64 vector per
 // sum in the AVX2 code), products are rounded as written (no FMA on either
 // side), and the column sums of the weight gradients stay float64. The set
