@@ -21,8 +21,8 @@ import (
 	"github.com/supergcn/supergcn/internal/dispatch"
 )
 
-// GradState carries NormGrad's row sums from one part of a row to the
-// next: S and T the partial sums of ĝ and ĝ·x̂ (lane j mod 4), Bad bit 31
+// gradState carries NormGrad's row sums from one part of a row to the
+// next: s and t the partial sums of ĝ and ĝ·x̂ (lane j mod 4), bad bit 31
 // set once h held a NaN or an infinity.
 type gradState struct {
 	s, t [4]float64
