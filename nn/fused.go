@@ -2,12 +2,18 @@ package nn
 
 import (
 	"math"
-	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
+
+// kern is the row kernel set of the fused stage and LayerNorm (SIMD where
+// the CPU has it; $SUPERGCN_KERNEL forces one, as for aggr and quant). Every
+// set rounds exactly as the generic one, so the choice changes speed only.
+// Read-only after init.
+var kern = rowk.Default()
 
 // hiddenAct is the elementwise stage after hidden convolution i, fused
 // into one pass over the activation forward and one backward:
@@ -58,7 +64,7 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 		par.For(rows, dense.RowGrain(cols), func(lo, hi int) {
 			xb := a.scratch(cols)
 			for r := lo; r < hi; r++ {
-				a.row(r, 0, cols, true, nil, 0, 0, 0, nil, xb)
+				a.row(r, 0, cols, true, nil, 0, 0, 0, nil, xb, nil)
 			}
 		})
 		return a.h
@@ -69,15 +75,17 @@ func (a *hiddenAct) forward(o *dense.Matrix, train bool, seed uint64) *dense.Mat
 	blocks := (total + dropoutBlock - 1) / dropoutBlock
 	par.For(blocks, 1, func(lo, hi int) {
 		xb := a.scratch(cols)
+		u := make([]uint16, cols+3) // the row's dropout decisions
 		for b := lo; b < hi; b++ {
 			s, e := b*dropoutBlock, min((b+1)*dropoutBlock, total)
-			src := rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15))
+			// rand.NewPCG(seed, …)'s stream, as Dropout.Forward
+			src := &pcg{hi: seed, lo: mix64(uint64(b) + 0x9e3779b97f4a7c15)}
 			var bits uint64 // the current draw, carried across rows
 			for r := s / cols; r*cols < e; r++ {
 				j0, j1 := max(s-r*cols, 0), min(e-r*cols, cols)
 				// A row split between two blocks: the block holding its
 				// first element stores its statistics.
-				a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits, xb)
+				a.row(r, j0, j1, j0 == 0, src, s, thresh, scale, &bits, xb, u)
 			}
 		}
 	})
@@ -118,8 +126,9 @@ func (a *hiddenAct) scratch(cols int) []float64 {
 // 16-bit decisions per 64-bit draw, as dropBlock; the elements of a block
 // are visited in order, so the draws come in the same order; *bits carries
 // the current draw from one row to the next. With normalisation xb is a
-// scratch row of cols elements (see scratch).
-func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh int32, scale float32, bits *uint64, xb []float64) {
+// scratch row of cols elements (see scratch) and u, with src, one of
+// cols+3 decisions (see drawRow).
+func (a *hiddenAct) row(r, j0, j1 int, store bool, src *pcg, s int, thresh int32, scale float32, bits *uint64, xb []float64, u []uint16) {
 	cols := a.o.Cols
 	or := a.o.Row(r)
 	bias := a.bias[:cols]
@@ -127,112 +136,47 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *rand.PCG, s int, thresh 
 	n := len(hr)
 	if a.norm == nil {
 		or, b := or[j0:j1][:n], bias[j0:j1][:n]
-		for j, v := range or {
-			hr[j] = relu(v + b[j])
-		}
-	} else {
-		xb = xb[:cols]
-		mean, rstd := biasStats(xb, or, bias, a.norm.Eps)
-		if store {
-			a.mean[r], a.rstd[r] = mean, rstd
-		}
-		x, gamma, beta := xb[j0:j1][:n], a.norm.Gamma.W[j0:j1][:n], a.norm.Beta.W[j0:j1][:n]
 		if src != nil {
-			*bits = normDropRow(hr, x, gamma, beta, mean, rstd, uint(r*cols+j0-s), src, *bits, thresh, scale)
+			*bits = drawRow(u, n, uint(r*cols+j0-s), src, *bits)
+			kern.ReluBiasDrop(hr, or, b, u, thresh, scale)
 			return
 		}
-		j := 0
-		for ; j+4 <= n; j += 4 {
-			q, p, m, b := hr[j:j+4:j+4], x[j:j+4:j+4], gamma[j:j+4:j+4], beta[j:j+4:j+4]
-			q[0] = relu(float32((p[0]-mean)*rstd)*m[0] + b[0])
-			q[1] = relu(float32((p[1]-mean)*rstd)*m[1] + b[1])
-			q[2] = relu(float32((p[2]-mean)*rstd)*m[2] + b[2])
-			q[3] = relu(float32((p[3]-mean)*rstd)*m[3] + b[3])
-		}
-		for ; j < n; j++ {
-			hr[j] = relu(float32((x[j]-mean)*rstd)*gamma[j] + beta[j])
-		}
-	}
-	if src == nil {
+		kern.ReluBias(hr, or, b)
 		return
 	}
-	*bits = dropRow(hr, uint(r*cols+j0-s), src, *bits, thresh, scale)
+	xb = xb[:cols]
+	mean, rstd := biasStats(xb, or, bias, a.norm.Eps)
+	if store {
+		a.mean[r], a.rstd[r] = mean, rstd
+	}
+	x, gamma, beta := xb[j0:j1][:n], a.norm.Gamma.W[j0:j1][:n], a.norm.Beta.W[j0:j1][:n]
+	if src != nil {
+		*bits = drawRow(u, n, uint(r*cols+j0-s), src, *bits)
+		kern.NormDrop(hr, x, gamma, beta, u, mean, rstd, thresh, scale)
+		return
+	}
+	kern.Norm(hr, x, gamma, beta, mean, rstd)
 }
 
-// dropRow multiplies h[j] by scale where the decision of block offset k+j
-// keeps it and by 0 where it drops it, as dropBlock: four 16-bit decisions
-// per 64-bit draw of src, a new draw at each offset ≡ 0 (mod 4); cur is
-// the current draw on entry, and dropRow returns it on exit.
-func dropRow(h []float32, k uint, src *rand.PCG, cur uint64, thresh int32, scale float32) uint64 {
-	sb := math.Float32bits(scale)
-	// factor is scale where the 16-bit decision u ≥ thresh, else +0.
-	factor := func(u uint64) float32 {
-		return math.Float32frombits(sb & uint32(^(int32(u&0xffff)-thresh)>>31))
-	}
-	j := 0
-	for ; j < len(h) && (k+uint(j))&3 != 0; j++ { // up to the next draw
-		h[j] *= factor(cur >> (16 * ((k + uint(j)) & 3)))
-	}
-	for ; j+4 <= len(h); j += 4 {
-		cur = src.Uint64()
-		q := h[j : j+4 : j+4]
-		q[0] *= factor(cur)
-		q[1] *= factor(cur >> 16)
-		q[2] *= factor(cur >> 32)
-		q[3] *= factor(cur >> 48)
-	}
-	if j < len(h) {
-		cur = src.Uint64()
-		for i, v := range h[j:] {
-			h[j+i] = v * factor(cur>>(16*uint(i)))
-		}
-	}
-	return cur
-}
-
-// normDropRow sets h[j] = relu(x̂_j·gamma[j] + beta[j]) with x̂_j =
-// (x[j]-mean)·rstd rounded to float32 (x: the biased row, widened), then multiplied as dropRow does
-// (the decisions of block offsets k+j, cur the current draw on entry,
-// returned on exit): the normalisation and dropout in one pass, rounded as
-// the two passes.
-func normDropRow(h []float32, x []float64, gamma, beta []float32, mean, rstd float64, k uint, src *rand.PCG, cur uint64, thresh int32, scale float32) uint64 {
-	n := len(h)
-	x, gamma, beta = x[:n], gamma[:n], beta[:n]
-	sb := math.Float32bits(scale)
-	factor := func(u uint64) float32 { // as in dropRow
-		return math.Float32frombits(sb & uint32(^(int32(u&0xffff)-thresh)>>31))
-	}
+// drawRow sets u[j], j < n, to the 16-bit dropout decision of block
+// offset k+j, drawn from src as dropRow draws them (four decisions per
+// 64-bit draw, a new draw at each offset ≡ 0 (mod 4); cur is the current
+// draw on entry) and returns the current draw on exit; len(u) ≥ n+3.
+// rowk's NormDrop then applies them: the normalisation and dropout in one
+// pass, rounded as the two passes.
+func drawRow(u []uint16, n int, k uint, src *pcg, cur uint64) uint64 {
 	j := 0
 	for ; j < n && (k+uint(j))&3 != 0; j++ { // up to the next draw
-		y := relu(float32((x[j]-mean)*rstd)*gamma[j] + beta[j])
-		h[j] = y * factor(cur>>(16*((k+uint(j))&3)))
+		u[j] = uint16(cur >> (16 * ((k + uint(j)) & 3)))
 	}
-	for ; j+4 <= n; j += 4 {
-		cur = src.Uint64()
-		q, p, m, b := h[j:j+4:j+4], x[j:j+4:j+4], gamma[j:j+4:j+4], beta[j:j+4:j+4]
-		y0 := relu(float32((p[0]-mean)*rstd)*m[0] + b[0])
-		y1 := relu(float32((p[1]-mean)*rstd)*m[1] + b[1])
-		y2 := relu(float32((p[2]-mean)*rstd)*m[2] + b[2])
-		y3 := relu(float32((p[3]-mean)*rstd)*m[3] + b[3])
-		q[0] = y0 * factor(cur)
-		q[1] = y1 * factor(cur>>16)
-		q[2] = y2 * factor(cur>>32)
-		q[3] = y3 * factor(cur>>48)
+	hi, lo := src.hi, src.lo // in registers for the row
+	for ; j < n; j += 4 {
+		hi, lo, cur = pcgNext(hi, lo)
+		q := u[j : j+4 : j+4]
+		q[0], q[1], q[2], q[3] = uint16(cur), uint16(cur>>16), uint16(cur>>32), uint16(cur>>48)
 	}
-	if j < n {
-		cur = src.Uint64()
-		for i := range n - j {
-			y := relu(float32((x[j+i]-mean)*rstd)*gamma[j+i] + beta[j+i])
-			h[j+i] = y * factor(cur>>(16*uint(i)))
-		}
-	}
+	src.hi, src.lo = hi, lo
 	return cur
-}
-
-// relu is max(v, 0) with −0 and negatives to +0, without a branch, as ReLU.
-func relu(v float32) float32 {
-	b := math.Float32bits(v)
-	return math.Float32frombits(b &^ uint32(int32(b)>>31))
 }
 
 // backward maps g = dL/dh (the next convolution's input gradient, which
@@ -283,147 +227,26 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 // gateRange sets g = g·scale where h > 0 (with dropout active; g where
 // h > 0 without) and +0 elsewhere: the gradient through dropout (h is 0
 // wherever the mask dropped) and the ReLU (h is its output, never
-// negative), without a branch. It returns 0 when h holds a NaN or an
-// infinity, finiteBits otherwise.
+// negative), without a branch (rowk's Gate). It returns 0 when h holds a
+// NaN or an infinity, finiteBits otherwise.
 func gateRange(g, h []float32, scale float32, active bool) uint32 {
-	h = h[:len(g)]
-	// bad has bit 31 set once an exponent field b&finiteBits is all ones:
-	// adding 1<<23 carries into bit 31 exactly then. OR, unlike a running
-	// minimum, costs one cycle of latency per element.
-	var bad uint32
-	gate := func(v, w float32) float32 {
-		b := math.Float32bits(v)
-		bad |= b&finiteBits + 1<<23
-		keep := uint32(int32(-b) >> 31) // all ones iff b in (0, 2³¹)
-		return math.Float32frombits(math.Float32bits(w) & keep)
-	}
-	i := 0
-	if active {
-		for ; i+4 <= len(g); i += 4 {
-			q, p := g[i:i+4:i+4], h[i:i+4:i+4]
-			q[0] = gate(p[0], q[0]*scale)
-			q[1] = gate(p[1], q[1]*scale)
-			q[2] = gate(p[2], q[2]*scale)
-			q[3] = gate(p[3], q[3]*scale)
-		}
-		for ; i < len(g); i++ {
-			g[i] = gate(h[i], g[i]*scale)
-		}
-	} else {
-		for ; i+4 <= len(g); i += 4 {
-			q, p := g[i:i+4:i+4], h[i:i+4:i+4]
-			q[0] = gate(p[0], q[0])
-			q[1] = gate(p[1], q[1])
-			q[2] = gate(p[2], q[2])
-			q[3] = gate(p[3], q[3])
-		}
-		for ; i < len(g); i++ {
-			g[i] = gate(h[i], g[i])
-		}
-	}
-	if bad>>31 != 0 {
-		return 0
-	}
-	return finiteBits
+	return kern.Gate(g, h, scale, active)
 }
 
 // normGradRow is one row of the fused backward's first pass: it gates g
 // in place as gateRange(g, h, scale, active) does (and returns what that
 // returns as fin), recomputes x̂ = (o+b-mean)·rstd into xh, adds g·x̂ and g
 // to the column sums ag and ab, and returns gradStats(g, gamma, xh), with
-// the same partial sums in the same order, all in one pass. All slices
-// have len(g) elements.
+// the same partial sums in the same order, all in one pass (rowk's
+// NormGrad). All slices have len(g) elements.
 func normGradRow(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool) (sg, sgx float64, fin uint32) {
-	n := len(g)
-	h, o, bias, gamma, xh, ag, ab = h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n]
-	var bad uint32 // as in gateRange
-	gate := func(v, w float32) float32 {
-		b := math.Float32bits(v)
-		bad |= b&finiteBits + 1<<23
-		return math.Float32frombits(math.Float32bits(w) & uint32(int32(-b)>>31))
-	}
-	var s0, s1, s2, s3, t0, t1, t2, t3 float64 // partial sums of ĝ and ĝ·x̂, element j into s(j mod 4), t(j mod 4)
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		q, e, p, b, m := g[j:j+4:j+4], h[j:j+4:j+4], o[j:j+4:j+4], bias[j:j+4:j+4], gamma[j:j+4:j+4]
-		x, cg, cb := xh[j:j+4:j+4], ag[j:j+4:j+4], ab[j:j+4:j+4]
-		w0, w1, w2, w3 := q[0], q[1], q[2], q[3]
-		if active {
-			w0, w1, w2, w3 = w0*scale, w1*scale, w2*scale, w3*scale
-		}
-		v0, v1, v2, v3 := gate(e[0], w0), gate(e[1], w1), gate(e[2], w2), gate(e[3], w3)
-		q[0], q[1], q[2], q[3] = v0, v1, v2, v3
-		x0 := float32((float64(p[0]+b[0]) - mean) * rstd)
-		x1 := float32((float64(p[1]+b[1]) - mean) * rstd)
-		x2 := float32((float64(p[2]+b[2]) - mean) * rstd)
-		x3 := float32((float64(p[3]+b[3]) - mean) * rstd)
-		x[0], x[1], x[2], x[3] = x0, x1, x2, x3
-		cg[0] += float64(v0 * x0)
-		cg[1] += float64(v1 * x1)
-		cg[2] += float64(v2 * x2)
-		cg[3] += float64(v3 * x3)
-		cb[0] += float64(v0)
-		cb[1] += float64(v1)
-		cb[2] += float64(v2)
-		cb[3] += float64(v3)
-		h0, h1 := float64(v0*m[0]), float64(v1*m[1])
-		h2, h3 := float64(v2*m[2]), float64(v3*m[3])
-		s0 += h0
-		s1 += h1
-		s2 += h2
-		s3 += h3
-		t0 += h0 * float64(x0)
-		t1 += h1 * float64(x1)
-		t2 += h2 * float64(x2)
-		t3 += h3 * float64(x3)
-	}
-	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
-		w := g[j+k]
-		if active {
-			w *= scale
-		}
-		v := gate(h[j+k], w)
-		g[j+k] = v
-		x := float32((float64(o[j+k]+bias[j+k]) - mean) * rstd)
-		xh[j+k] = x
-		ag[j+k] += float64(v * x)
-		ab[j+k] += float64(v)
-		hh := float64(v * gamma[j+k])
-		switch k {
-		case 0:
-			s0 += hh
-			t0 += hh * float64(x)
-		case 1:
-			s1 += hh
-			t1 += hh * float64(x)
-		case 2:
-			s2 += hh
-			t2 += hh * float64(x)
-		}
-	}
-	fin = finiteBits
-	if bad>>31 != 0 {
-		fin = 0
-	}
-	return ((s0 + s1) + (s2 + s3)) / float64(n), ((t0 + t1) + (t2 + t3)) / float64(n), fin
+	return kern.NormGrad(g, h, o, bias, gamma, xh, ag, ab, mean, rstd, scale, active)
 }
 
 // normGradOut sets dst[j] = rstd·(ĝ_j - sg - x̂_j·sgx), ĝ_j = g[j]·gamma[j]
 // (the product rounded to float32, then widened): the LayerNorm input
-// gradient of one row. LayerNorm.Backward and the fused stage (in place,
-// dst = g) both use it.
+// gradient of one row (rowk's NormGradOut). LayerNorm.Backward and the
+// fused stage (in place, dst = g) both use it.
 func normGradOut(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
-	n := len(g)
-	dst, gamma, xh = dst[:n], gamma[:n], xh[:n]
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		q, d, m, x := g[j:j+4:j+4], dst[j:j+4:j+4], gamma[j:j+4:j+4], xh[j:j+4:j+4]
-		d[0] = float32(rstd * (float64(q[0]*m[0]) - sg - float64(x[0])*sgx))
-		d[1] = float32(rstd * (float64(q[1]*m[1]) - sg - float64(x[1])*sgx))
-		d[2] = float32(rstd * (float64(q[2]*m[2]) - sg - float64(x[2])*sgx))
-		d[3] = float32(rstd * (float64(q[3]*m[3]) - sg - float64(x[3])*sgx))
-	}
-	for ; j < n; j++ {
-		dst[j] = float32(rstd * (float64(g[j]*gamma[j]) - sg - float64(xh[j])*sgx))
-	}
+	kern.NormGradOut(dst, g, gamma, xh, rstd, sg, sgx)
 }

@@ -58,7 +58,7 @@ func (l *LayerNorm) Forward(x *dense.Matrix) *dense.Matrix {
 			for j, v := range row {
 				h := float32((float64(v) - mean) * rstd)
 				xh[j] = h
-				y[j] = h*g[j] + b[j]
+				y[j] = float32(h*g[j]) + b[j] // rounded as the fused stage (no FMA)
 			}
 		}
 	})
@@ -135,36 +135,10 @@ func rowStats(x []float32, eps float64) (mean, rstd float64) {
 
 // biasStats sets x = o + bias (rounded to float32, as dense.AddBias, and
 // widened) and returns rowStats of the biased row, the sums in the same
-// order, with the mean taken in the same pass that writes x.
+// order, with the mean taken in the same pass that writes x (rowk's
+// BiasStats).
 func biasStats(x []float64, o, bias []float32, eps float64) (mean, rstd float64) {
-	n := len(x)
-	o, bias = o[:n], bias[:n]
-	var s0, s1, s2, s3 float64
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		q, p, b := x[j:j+4:j+4], o[j:j+4:j+4], bias[j:j+4:j+4]
-		v0, v1 := float64(p[0]+b[0]), float64(p[1]+b[1])
-		v2, v3 := float64(p[2]+b[2]), float64(p[3]+b[3])
-		q[0], q[1], q[2], q[3] = v0, v1, v2, v3
-		s0 += v0
-		s1 += v1
-		s2 += v2
-		s3 += v3
-	}
-	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
-		v := float64(o[j+k] + bias[j+k])
-		x[j+k] = v
-		switch k {
-		case 0:
-			s0 += v
-		case 1:
-			s1 += v
-		case 2:
-			s2 += v
-		}
-	}
-	mean = ((s0 + s1) + (s2 + s3)) / float64(n)
-	return mean, rowRstd(x, mean, eps)
+	return kern.BiasStats(x, o, bias, eps)
 }
 
 // rowRstd returns 1/sqrt(var+eps), var = mean((x-mean)²), with the sum of
@@ -177,23 +151,23 @@ func rowRstd[T float32 | float64](x []T, mean, eps float64) float64 {
 		q := x[j : j+4 : j+4]
 		d0, d1 := float64(q[0])-mean, float64(q[1])-mean
 		d2, d3 := float64(q[2])-mean, float64(q[3])-mean
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
+		s0 += float64(d0 * d0)
+		s1 += float64(d1 * d1)
+		s2 += float64(d2 * d2)
+		s3 += float64(d3 * d3)
 	}
 	switch q := x[j:]; len(q) {
 	case 3:
 		d := float64(q[2]) - mean
-		s2 += d * d
+		s2 += float64(d * d)
 		fallthrough
 	case 2:
 		d := float64(q[1]) - mean
-		s1 += d * d
+		s1 += float64(d * d)
 		fallthrough
 	case 1:
 		d := float64(q[0]) - mean
-		s0 += d * d
+		s0 += float64(d * d)
 	}
 	sq := (s0 + s1) + (s2 + s3)
 	return 1 / math.Sqrt(sq/float64(n)+eps)
@@ -216,23 +190,23 @@ func gradStats(g, gamma, xh []float32) (sg, sgx float64) {
 		a1 += h1
 		a2 += h2
 		a3 += h3
-		b0 += h0 * float64(x[0])
-		b1 += h1 * float64(x[1])
-		b2 += h2 * float64(x[2])
-		b3 += h3 * float64(x[3])
+		b0 += float64(h0 * float64(x[0]))
+		b1 += float64(h1 * float64(x[1]))
+		b2 += float64(h2 * float64(x[2]))
+		b3 += float64(h3 * float64(x[3]))
 	}
 	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
 		h := float64(g[j+k] * gamma[j+k])
 		switch k {
 		case 0:
 			a0 += h
-			b0 += h * float64(xh[j+k])
+			b0 += float64(h * float64(xh[j+k]))
 		case 1:
 			a1 += h
-			b1 += h * float64(xh[j+k])
+			b1 += float64(h * float64(xh[j+k]))
 		case 2:
 			a2 += h
-			b2 += h * float64(xh[j+k])
+			b2 += float64(h * float64(xh[j+k]))
 		}
 	}
 	return ((a0 + a1) + (a2 + a3)) / float64(n), ((b0 + b1) + (b2 + b3)) / float64(n)

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 race=("$GO" test -race -count=1 -tags "$TAGS")
-"${race[@]}" -short ./internal/par/ ./quant/ ./comm/ ./dense/ ./labelprop/ ./exchange/
+"${race[@]}" -short ./internal/par/ ./quant/ ./comm/ ./dense/ ./labelprop/ ./exchange/ ./internal/rowk/
 "${race[@]}" -run 'TestConcurrentApply|TestPlanCovers|TestKernels$' ./aggr/
 "${race[@]}" -short -skip 'TestLoadDBLP|TestLoadWave|TestParseFloat32MatchesStrconv|TestGenerateProperties' ./graph/
 "${race[@]}" -run 'TestConcurrentSmall|TestMetrics|TestCheckpointForged|TestCheckpointRoundTripAndNoTmp' ./train/

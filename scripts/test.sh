@@ -40,7 +40,7 @@ step "race detector over the concurrent packages (short and focused: -race is sl
 scripts/race.sh
 
 step "pure-Go twins (noasm)"
-go test -tags noasm -timeout 10m -count=1 ./aggr/... ./quant/...
+go test -tags noasm -timeout 10m -count=1 ./aggr/... ./quant/... ./internal/rowk/
 
 if command -v qemu-aarch64-static >/dev/null; then
   step "numeric packages cross-compiled for arm64, under qemu (no cgo)"

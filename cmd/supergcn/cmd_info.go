@@ -12,6 +12,7 @@ import (
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/dispatch"
+	"github.com/supergcn/supergcn/internal/rowk"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition/metis"
 	"github.com/supergcn/supergcn/quant"
@@ -34,6 +35,8 @@ type buildInfo struct {
 	AggrKernels []string `json:"aggr_kernels"`
 	QuantKernel string   `json:"quant_kernel"`
 	QuantKerns  []string `json:"quant_kernels"`
+	RowKernel   string   `json:"row_kernel"` // the fused hidden stage's (bias + LayerNorm + ReLU + dropout) row kernels
+	RowKernels  []string `json:"row_kernels"`
 	BLAS        string   `json:"blas"`
 	BLASConfig  string   `json:"blas_config"`
 	BLASCore    string   `json:"blas_core"`
@@ -59,6 +62,7 @@ func cmdInfo(args []string) error {
 	bi := buildInfo{Version: version, Commit: buildCommit(), OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
 		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), AggrKernel: kernel, AggrKernels: aggr.Kernels(),
 		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
+		RowKernel: rowk.KernelName(), RowKernels: rowk.Kernels(),
 		METIS: metis.MetisVersion(), ParMETIS: metis.ParMetisLibrary(),
 		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
@@ -75,6 +79,7 @@ func cmdInfo(args []string) error {
 	fmt.Printf("CPU: %s\n", bi.CPUModel)
 	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", bi.AggrKernel, bi.AggrKernels)
 	fmt.Printf("quantisation kernel: %s (available: %v)\n", bi.QuantKernel, bi.QuantKerns)
+	fmt.Printf("hidden-stage row kernel: %s (available: %v)\n", bi.RowKernel, bi.RowKernels)
 	fmt.Printf("dense BLAS: %s (%s), core %s; %s\n", bi.BLAS, bi.BLASConfig, orDash(bi.BLASCore), bi.BLASUse)
 	if bi.BLASChoice != "" {
 		fmt.Printf("BLAS core choice: %s\n", bi.BLASChoice)

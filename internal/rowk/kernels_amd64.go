@@ -1,0 +1,132 @@
+//go:build !noasm
+
+package rowk
+
+// archSets returns the amd64 assembly sets, best first; internal/dispatch
+// keeps those the CPU and OS support (AVX2 implies FMA there, unused here).
+func archSets() []Set {
+	return []Set{{name: "avx2", native: true}}
+}
+
+// The assembly routines (asm_amd64.s) run the first n elements, n a
+// positive multiple of 8, eight per iteration: each eight float32 (one ymm
+// register) are widened into two 4-lane float64 vectors, elements j..j+3
+// and j+4..j+7, so lane l of every float64 sum receives elements ≡ l
+// (mod 4) in order, as the generic twins' partial sums do. No FMA. The Go
+// wrappers below run the rest of the row with the generic twin, which
+// carries on from the assembly's sums.
+
+//go:noescape
+func biasSumAVX2(x *float64, o, bias *float32, n int, s *[4]float64)
+
+//go:noescape
+func sqSumAVX2(x *float64, n int, mean float64, s *[4]float64)
+
+//go:noescape
+func normAVX2(h *float32, x *float64, gamma, beta *float32, n int, mean, rstd float64)
+
+//go:noescape
+func normDropAVX2(h *float32, x *float64, gamma, beta *float32, u *uint16, n int, mean, rstd float64, thresh int32, scale float32)
+
+//go:noescape
+func normGradAVX2(gr, h, o, bias, gamma, xh *float32, ag, ab *float64, n int, mean, rstd float64, scale float32, active bool, st *gradState)
+
+//go:noescape
+func normGradOutAVX2(dst, gr, gamma, xh *float32, n int, rstd, sg, sgx float64)
+
+func biasSumNative(x []float64, o, bias []float32, s *[4]float64) {
+	n := len(x)
+	o, bias = o[:n], bias[:n]
+	m := n &^ 7
+	if m > 0 {
+		biasSumAVX2(&x[0], &o[0], &bias[0], m, s)
+	}
+	biasSumGeneric(x[m:], o[m:], bias[m:], s)
+}
+
+func sqSumNative(x []float64, mean float64, s *[4]float64) {
+	m := len(x) &^ 7
+	if m > 0 {
+		sqSumAVX2(&x[0], m, mean, s)
+	}
+	sqSumGeneric(x[m:], mean, s)
+}
+
+func normNative(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
+	n := len(h)
+	x, gamma, beta = x[:n], gamma[:n], beta[:n]
+	m := n &^ 7
+	if m > 0 {
+		normAVX2(&h[0], &x[0], &gamma[0], &beta[0], m, mean, rstd)
+	}
+	normGeneric(h[m:], x[m:], gamma[m:], beta[m:], mean, rstd)
+}
+
+func normDropNative(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
+	n := len(h)
+	x, gamma, beta, u = x[:n], gamma[:n], beta[:n], u[:n]
+	m := n &^ 7
+	if m > 0 {
+		normDropAVX2(&h[0], &x[0], &gamma[0], &beta[0], &u[0], m, mean, rstd, thresh, scale)
+	}
+	normDropGeneric(h[m:], x[m:], gamma[m:], beta[m:], u[m:], mean, rstd, thresh, scale)
+}
+
+func normGradNative(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
+	n := len(g)
+	h, o, bias, gamma, xh, ag, ab = h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n]
+	m := n &^ 7
+	if m > 0 {
+		normGradAVX2(&g[0], &h[0], &o[0], &bias[0], &gamma[0], &xh[0], &ag[0], &ab[0], m, mean, rstd, scale, active, st)
+	}
+	normGradGeneric(g[m:], h[m:], o[m:], bias[m:], gamma[m:], xh[m:], ag[m:], ab[m:], mean, rstd, scale, active, st)
+}
+
+func normGradOutNative(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
+	n := len(g)
+	dst, gamma, xh = dst[:n], gamma[:n], xh[:n]
+	m := n &^ 7
+	if m > 0 {
+		normGradOutAVX2(&dst[0], &g[0], &gamma[0], &xh[0], m, rstd, sg, sgx)
+	}
+	normGradOutGeneric(dst[m:], g[m:], gamma[m:], xh[m:], rstd, sg, sgx)
+}
+
+//go:noescape
+func reluBiasAVX2(h, o, bias *float32, n int)
+
+//go:noescape
+func reluBiasDropAVX2(h, o, bias *float32, u *uint16, n int, thresh int32, scale float32)
+
+//go:noescape
+func gateAVX2(gr, h *float32, n int, scale float32, active bool, bad *uint32)
+
+func reluBiasNative(h, o, bias []float32) {
+	n := len(h)
+	o, bias = o[:n], bias[:n]
+	m := n &^ 7
+	if m > 0 {
+		reluBiasAVX2(&h[0], &o[0], &bias[0], m)
+	}
+	reluBiasGeneric(h[m:], o[m:], bias[m:])
+}
+
+func reluBiasDropNative(h, o, bias []float32, u []uint16, thresh int32, scale float32) {
+	n := len(h)
+	o, bias, u = o[:n], bias[:n], u[:n]
+	m := n &^ 7
+	if m > 0 {
+		reluBiasDropAVX2(&h[0], &o[0], &bias[0], &u[0], m, thresh, scale)
+	}
+	reluBiasDropGeneric(h[m:], o[m:], bias[m:], u[m:], thresh, scale)
+}
+
+func gateNative(g, h []float32, scale float32, active bool, bad *uint32) {
+	n := len(g)
+	h = h[:n]
+	m := n &^ 7
+	if m > 0 {
+		gateAVX2(&g[0], &h[0], m, scale, active, bad)
+	}
+	gateGeneric(g[m:], h[m:], scale, active, bad)
+}
