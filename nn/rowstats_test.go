@@ -37,7 +37,7 @@ func TestRowStatsOrder(t *testing.T) {
 		x := randRow(r, n)
 		mean, rstd := rowStats(x, eps)
 		wm := partials4(n, func(j int) float64 { return float64(x[j]) }) / float64(n)
-		sq := partials4(n, func(j int) float64 { d := float64(x[j]) - wm; return d * d })
+		sq := partials4(n, func(j int) float64 { d := float64(x[j]) - wm; return float64(d * d) }) // conversion: no FMA (arm64 would fuse)
 		wr := 1 / math.Sqrt(sq/float64(n)+eps)
 		if mean != wm || rstd != wr {
 			t.Fatalf("n=%d: rowStats = %v, %v; want %v, %v", n, mean, rstd, wm, wr)
@@ -81,7 +81,7 @@ func TestGradStatsOrder(t *testing.T) {
 		}
 		sg, sgx := gradStats(g, gamma, xh)
 		wg := partials4(n, func(j int) float64 { return float64(g[j] * gamma[j]) }) / float64(n)
-		wgx := partials4(n, func(j int) float64 { return float64(g[j]*gamma[j]) * float64(xh[j]) }) / float64(n)
+		wgx := partials4(n, func(j int) float64 { return float64(float64(g[j]*gamma[j]) * float64(xh[j])) }) / float64(n)
 		if sg != wg || sgx != wgx {
 			t.Fatalf("n=%d: gradStats = %v, %v; want %v, %v", n, sg, sgx, wg, wgx)
 		}

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(./aggr/ ./internal/rowk/)
+	pkgs=(./aggr/ ./internal/rowk/ ./nn/)
 	if compgen -G 'quant/*.go' >/dev/null; then pkgs+=(./quant/); fi
 fi
 read -r -a cpus <<<"${ARM64_CPUS:-max,sve512=on cortex-a72}"
