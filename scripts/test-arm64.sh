@@ -8,7 +8,7 @@
 # assembly is what GNU as makes of its mnemonic (when aarch64-linux-gnu-as is
 # installed: apt-get install binutils-aarch64-linux-gnu).
 #
-# Usage: scripts/test-arm64.sh [PACKAGE...]   (default: ./aggr/ and ./quant/)
+# Usage: scripts/test-arm64.sh [PACKAGE...]   (default: ./aggr/, ./internal/rowk/, ./nn/ and ./quant/)
 # Environment:
 #   ARM64_CPUS       qemu -cpu values, space separated (default above)
 #   ARM64_RUN        go test -run pattern (default: all tests)
