@@ -142,8 +142,8 @@ func benchProfile(args []string) error {
 	eng.Close()
 	blas, _, _ := dense.BLAS()
 	p := &perfmodel.Profile{Name: *name, CoresPerNode: *cores, Kernel: kernel, BLAS: blas,
-		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d",
-			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers)}
+		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products (halo) at %d entries a buffer row",
+			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, haloFan)}
 	for _, t := range threads {
 		if len(p.Rates) > 0 && p.Rates[len(p.Rates)-1].Threads == t {
 			continue
