@@ -92,6 +92,9 @@ type ExchangeRates struct {
 	// copy's.
 	ShareFactor    float64 `json:"share_factor,omitempty"`
 	ShareFactorMax float64 `json:"share_factor_max,omitempty"`
+	// HaloFan (optional, with RowRate.HaloGUPS): the cut edges a buffer
+	// row of the measured cut-edge product (`bench profile --halo-fan`).
+	HaloFan int `json:"halo_fan,omitempty"`
 }
 
 // Share is ShareFactor, or 1 when it was not measured.
@@ -296,6 +299,9 @@ func (r *Rates) validate(at string) error {
 		}
 		if len(x.RowRates) == 0 || len(x.Quant) == 0 {
 			return fmt.Errorf("%s: needs row_rates and quant", at)
+		}
+		if x.HaloFan < 0 {
+			return fmt.Errorf("%s.halo_fan: %d, want ≥ 0 (0: not recorded)", at, x.HaloFan)
 		}
 		for j, w := range x.RowRates {
 			if w.Width < 1 || (j > 0 && w.Width <= x.RowRates[j-1].Width) {

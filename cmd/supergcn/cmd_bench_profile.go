@@ -34,6 +34,7 @@ type profileSizes struct {
 	reps   int
 	xrows  int // exchange pattern: send/receive buffer rows (0: not measured)
 	peers  int // and the peer blocks they are split into
+	fan    int // cut edges a receive-buffer row in the halo product
 }
 
 func benchProfile(args []string) error {
@@ -50,6 +51,7 @@ func benchProfile(args []string) error {
 	fs.IntVar(&sz.reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
 	fs.IntVar(&sz.xrows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; -1: 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
 	fs.IntVar(&sz.peers, "peers", 15, "peer blocks of the exchange-pattern buffers (the ranks a rank exchanges with)")
+	fs.IntVar(&sz.fan, "halo-fan", 2, "cut edges a receive-buffer row in the measured cut-edge (halo) product: the partition's cut edges over its boundary rows (16-part products: about 2)")
 	loadsArg := fs.String("loads", "1", "also measure each thread count with these numbers of copies at once (comma separated, each below cores/threads; empty: none): the rates of a node not full, for predict --ranks-per-host")
 	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
 	if err := parseFlags(fs, args); err != nil {
@@ -82,8 +84,8 @@ func benchProfile(args []string) error {
 		}
 		return writeProfile(*out, p)
 	}
-	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 || sz.peers < 1 {
-		return usageError{"--cores, --nodes, --degree, --rows, --reps and --peers must be positive"}
+	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 || sz.peers < 1 || sz.fan < 1 {
+		return usageError{"--cores, --nodes, --degree, --rows, --reps, --peers and --halo-fan must be positive"}
 	}
 	if sz.xrows > 0 && sz.xrows < sz.peers {
 		return usageError{fmt.Sprintf("--exchange-rows: %d, want 0 or at least --peers (%d): a row a peer", sz.xrows, sz.peers)}
@@ -142,8 +144,8 @@ func benchProfile(args []string) error {
 	eng.Close()
 	blas, _, _ := dense.BLAS()
 	p := &perfmodel.Profile{Name: *name, CoresPerNode: *cores, Kernel: kernel, BLAS: blas,
-		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products (halo) at %d entries a buffer row",
-			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, haloFan)}
+		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d",
+			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, sz.fan)}
 	for _, t := range threads {
 		if len(p.Rates) > 0 && p.Rates[len(p.Rates)-1].Threads == t {
 			continue
@@ -251,7 +253,7 @@ func runProfileWorkers(exe string, t, copies int, sz profileSizes) ([]perfmodel.
 		r := &res{}
 		r.cmd = exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--nodes", strconv.Itoa(sz.nodes),
 			"--degree", strconv.FormatFloat(sz.degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.rows), "--reps", strconv.Itoa(sz.reps),
-			"--exchange-rows", strconv.Itoa(sz.xrows), "--peers", strconv.Itoa(sz.peers))
+			"--exchange-rows", strconv.Itoa(sz.xrows), "--peers", strconv.Itoa(sz.peers), "--halo-fan", strconv.Itoa(sz.fan))
 		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
 		if err := r.cmd.Start(); err != nil {
 			return nil, fmt.Errorf("bench profile: starting a worker: %w", err)
@@ -618,7 +620,7 @@ func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Mat
 		rows[i] = int32(i)
 	}
 	scatter := eng.PrepareIndexAdd(dst, rows, n, xr)
-	halo := eng.Prepare(haloCSR(n, xr, rng))
+	halo := eng.Prepare(haloCSR(n, xr, sz.fan, rng))
 	bits := []int{2, 4, 8}
 	codecs := make([]*quant.Codec, len(bits))
 	for i, b := range bits {
@@ -626,7 +628,7 @@ func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Mat
 			return nil, kernelError(err)
 		}
 	}
-	x := &perfmodel.ExchangeRates{Rows: xr, Peers: sz.peers}
+	x := &perfmodel.ExchangeRates{Rows: xr, Peers: sz.peers, HaloFan: sz.fan}
 	for _, w := range profileWidths {
 		feat, out := fill(dense.New(n, w)), dense.New(n, w)
 		sbuf, rbuf := dense.New(xr, w), dense.New(xr, w)
@@ -683,24 +685,21 @@ func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Mat
 	return x, nil
 }
 
-// haloFan is the cut edges per boundary row of haloCSR: about what a
-// 16-part products partition has per hybrid row (1.53 M cut edges for
-// 0.64 M rows a rank: 2.4) and per post row (1.8).
-const haloFan = 2
-
 // haloCSR is the cut-edge product of an exchange (the halo product H of
 // the forward pass, or the send product's transpose Sᵀ of the backward):
 // n local rows, each adding rows read from a buffer of xr exchange rows,
-// haloFan·xr entries in all, at random positions (ascending within a
+// fan·xr entries in all (--halo-fan; a 16-part products partition has
+// 2.4 cut edges per hybrid row, 1.53 M for 0.64 M rows a rank, and 1.8
+// per post row), at random positions (ascending within a
 // row, as the exchange plans them). Unlike the local graph, which train
 // orders for locality, these reads scatter over the whole buffer.
-func haloCSR(n, xr int, rng *rand.Rand) *graph.CSR {
-	h := &graph.CSR{NumRows: n, NumCols: xr, Ptr: make([]int64, n+1), Idx: make([]int32, haloFan*xr)}
+func haloCSR(n, xr, fan int, rng *rand.Rand) *graph.CSR {
+	h := &graph.CSR{NumRows: n, NumCols: xr, Ptr: make([]int64, n+1), Idx: make([]int32, fan*xr)}
 	for i := range h.Idx {
 		h.Idx[i] = int32(rng.IntN(xr))
 	}
 	per := make([]int, n)
-	for i := 0; i < haloFan*xr; i++ {
+	for i := 0; i < fan*xr; i++ {
 		per[rng.IntN(n)]++
 	}
 	for v := 0; v < n; v++ {

@@ -14,14 +14,14 @@ import (
 // for every entry a prediction needs, and the median of copies is a valid
 // profile.
 func TestMeasureRates(t *testing.T) {
-	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3})
+	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3, fan: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Aggr) != len(profileWidths) || len(r.Gemm) != 27 || len(r.Quant) != 3*len(profileWidths) {
 		t.Fatalf("%d aggr, %d gemm, %d quant rates", len(r.Aggr), len(r.Gemm), len(r.Quant))
 	}
-	if x := r.Exchange; x == nil || x.Rows != 2048 || x.Peers != 3 || len(x.RowRates) != len(profileWidths) || len(x.Quant) != 3*len(profileWidths) {
+	if x := r.Exchange; x == nil || x.Rows != 2048 || x.Peers != 3 || x.HaloFan != 2 || len(x.RowRates) != len(profileWidths) || len(x.Quant) != 3*len(profileWidths) {
 		t.Fatalf("exchange pattern: %+v", x)
 	}
 	if err := r.Exchange.Quant[0].EncodeGBs; !(err > 0) {
@@ -76,7 +76,7 @@ func TestMeasureRates(t *testing.T) {
 	if err := benchProfile([]string{"--threads", "99", "--cores", "2", "--out", path}); err == nil {
 		t.Error("--threads above --cores accepted")
 	}
-	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}} {
+	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}, {"--halo-fan", "0"}} {
 		err := benchProfile(append([]string{"--cores", "1", "--out", path}, bad...))
 		if err == nil || !strings.Contains(userMessage(err), bad[0]) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
