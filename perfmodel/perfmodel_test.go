@@ -473,13 +473,13 @@ func TestRatesFor(t *testing.T) {
 		"load repeats rates":         func(p *Profile) { p.Loads[0].Copies = 4 },
 		"load bad rate":              func(p *Profile) { p.Loads[1].Aggr[0].Forward = math.Inf(1) },
 		"exchange no rows": func(p *Profile) {
-			p.Rates[0].Exchange = &ExchangeRates{Rows: 0, Peers: 1, RowRates: []RowRate{{16, 1, 1}}, Quant: p.Rates[0].Quant}
+			p.Rates[0].Exchange = &ExchangeRates{Rows: 0, Peers: 1, RowRates: []RowRate{{16, 1, 1, 0}}, Quant: p.Rates[0].Quant}
 		},
 		"exchange zero gather": func(p *Profile) {
-			p.Rates[0].Exchange = &ExchangeRates{Rows: 1, Peers: 1, RowRates: []RowRate{{16, 0, 1}}, Quant: p.Rates[0].Quant}
+			p.Rates[0].Exchange = &ExchangeRates{Rows: 1, Peers: 1, RowRates: []RowRate{{16, 0, 1, 0}}, Quant: p.Rates[0].Quant}
 		},
 		"exchange no quant": func(p *Profile) {
-			p.Rates[0].Exchange = &ExchangeRates{Rows: 1, Peers: 1, RowRates: []RowRate{{16, 1, 1}}}
+			p.Rates[0].Exchange = &ExchangeRates{Rows: 1, Peers: 1, RowRates: []RowRate{{16, 1, 1, 0}}}
 		},
 	} {
 		p := loadedProfile()
@@ -534,7 +534,7 @@ func TestLoadProfileFiles(t *testing.T) {
 	}
 	// The profile with loads and exchange rates round-trips.
 	p := loadedProfile()
-	p.Rates[0].Exchange = &ExchangeRates{Rows: 8, Peers: 2, RowRates: []RowRate{{16, 1, 2}}, Quant: p.Rates[0].Quant}
+	p.Rates[0].Exchange = &ExchangeRates{Rows: 8, Peers: 2, RowRates: []RowRate{{16, 1, 2, 0}}, Quant: p.Rates[0].Quant}
 	b, _ := json.Marshal(p)
 	path := dir + "/new.json"
 	os.WriteFile(path, b, 0o644)
@@ -667,5 +667,54 @@ func TestShareFactor(t *testing.T) {
 		if err := prof(bad).Validate(); err == nil || !strings.Contains(err.Error(), "share_factor") {
 			t.Errorf("share_factor %v: %v", bad, err)
 		}
+	}
+}
+
+// TestHaloRate: the cut-edge products go at the profile's HaloGUPS when
+// every row rate has it (interpolated in log width), else at the
+// aggregation rate, as before the fourth pass.
+func TestHaloRate(t *testing.T) {
+	r := flatProfile().Rates[0]
+	r.Exchange = &ExchangeRates{Rows: 100, Peers: 1, Quant: r.Quant,
+		RowRates: []RowRate{{Width: 16, GatherGBs: 1, ScatterGBs: 1, HaloGUPS: 0.5}, {Width: 64, GatherGBs: 1, ScatterGBs: 1, HaloGUPS: 2}}}
+	// width 32 is halfway between 16 and 64 in log width: 1.25 GUPS
+	if got, want := r.HaloSeconds(1000, 32, false), 1000*32/1.25e9; math.Abs(got-want) > 1e-18 {
+		t.Errorf("HaloSeconds(1000, 32) = %v, want %v", got, want)
+	}
+	if got, want := r.HaloSeconds(1000, 8, true), 1000*8/0.5e9; math.Abs(got-want) > 1e-18 {
+		t.Errorf("HaloSeconds below the widths = %v, want %v (the nearest width's rate)", got, want)
+	}
+	if got := r.Scaled(0.5).HaloSeconds(1000, 16, false); math.Abs(got-1000*16/0.25e9) > 1e-18 {
+		t.Errorf("Scaled(0.5): %v, want the halved rate's %v", got, 1000*16/0.25e9)
+	}
+	r.Exchange.RowRates[1].HaloGUPS = 0 // one width without it: not measured
+	if got, want := r.HaloSeconds(1000, 32, false), r.AggrSeconds(1000, 32, false); got != want {
+		t.Errorf("partial halo rates: %v, want the aggregation's %v", got, want)
+	}
+
+	// In a prediction: GCN, one propagate-first layer at width 16, post
+	// mode, two ranks in shared memory (TestExchangeWork's setting); the
+	// 500 cut edges of each rank now take 500·16/0.25e9 s instead of
+	// 500·16/1e9.
+	shm, _ := ParseNetwork("shm")
+	cfg := Config{Model: Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32}, Mode: exchange.ModePost, Bits: 32,
+		Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	prof := flatProfile()
+	prof.Rates[0].Exchange = &ExchangeRates{Rows: 100, Peers: 1, Quant: prof.Rates[0].Quant,
+		RowRates: []RowRate{{Width: 16, GatherGBs: 0.5, ScatterGBs: 0.25, HaloGUPS: 0.25}}}
+	p, err := Predict(twoRanks(), prof, shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := 300 * 16 * 4 / 1000e9
+	want := float64(10000+1000)*16/1e9 + 500*16/0.25e9 + 300*16*4/0.5e9 + 2*8*1000*16/10e9 - cpu
+	if math.Abs(p.AggrS-want) > 1e-15 {
+		t.Errorf("AggrS = %v, want %v", p.AggrS, want)
+	}
+
+	// A negative or infinite halo rate is refused, naming its field.
+	prof.Rates[0].Exchange.RowRates[0].HaloGUPS = -1
+	if err := prof.Validate(); err == nil || !strings.Contains(err.Error(), "halo_gups") {
+		t.Errorf("negative halo_gups: %v", err)
 	}
 }

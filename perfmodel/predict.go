@@ -446,8 +446,10 @@ func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
 // post, the input row scaling and the send product, which writes every
 // row sent (the row gather: one entry a row, RowSeconds); beside the
 // transfer, the local product (GCN: with a self-loop a node); after it,
-// the cut edges (each one entry of the send or the halo product, at the
-// aggregation rate), in pre mode one more entry a received row (its
+// the cut edges (each one entry of the halo product, forward, or of the
+// send product's transpose, backward: random reads of an exchange buffer,
+// at the profile's HaloGUPS when measured, else the aggregation rate), in
+// pre mode one more entry a received row (its
 // scatter-add into the destination), and the output row scaling. GCN
 // scales input and output rows (D^-1/2 each side), SAGE's mean one side;
 // a scaling is a pass of 8 bytes a value (read and write).
@@ -468,7 +470,7 @@ func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) 
 		after += p.rates.RowSeconds(recv, width, true, backward)
 	}
 	local = p.rates.AggrSeconds(v.LocalEdges+loops, width, backward)
-	after += p.rates.AggrSeconds(v.CutEdges, width, backward)
+	after += p.rates.HaloSeconds(v.CutEdges, width, backward)
 	return before, local, after
 }
 

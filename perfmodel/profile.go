@@ -92,6 +92,9 @@ type ExchangeRates struct {
 	// copy's.
 	ShareFactor    float64 `json:"share_factor,omitempty"`
 	ShareFactorMax float64 `json:"share_factor_max,omitempty"`
+	// HaloFan (optional, with RowRate.HaloGUPS): the cut edges a buffer
+	// row of the measured cut-edge product (`bench profile --halo-fan`).
+	HaloFan int `json:"halo_fan,omitempty"`
 }
 
 // Share is ShareFactor, or 1 when it was not measured.
@@ -104,10 +107,21 @@ func (x *ExchangeRates) Share() float64 {
 
 // RowRate is the row gather into the send buffer and the scatter-add of
 // the receive buffer at one width, GB/s of fp32 rows moved.
+//
+// HaloGUPS (optional, since the fourth pass; 0: not measured) is the rate
+// of the cut-edge products, in 1e9 entry·values per second: entries that
+// read a row at a random position of an exchange buffer (the receive
+// buffer in the forward halo product H, the send buffer in the backward
+// Sᵀ) and add it into a local row. Their reads scatter over a buffer of
+// Rows rows, several times a rank's own features, so they get far less
+// from the caches than the local product, whose graph the trainer orders
+// for locality; without the rate the model charges them at the
+// aggregation rate.
 type RowRate struct {
 	Width      int     `json:"width"`
 	GatherGBs  float64 `json:"gather_gbs"`
 	ScatterGBs float64 `json:"scatter_gbs"`
+	HaloGUPS   float64 `json:"halo_gups,omitempty"`
 }
 
 // AggrRate is aggregation at one width: Forward (out = Â·x, CSR rows) and
@@ -286,6 +300,9 @@ func (r *Rates) validate(at string) error {
 		if len(x.RowRates) == 0 || len(x.Quant) == 0 {
 			return fmt.Errorf("%s: needs row_rates and quant", at)
 		}
+		if x.HaloFan < 0 {
+			return fmt.Errorf("%s.halo_fan: %d, want ≥ 0 (0: not recorded)", at, x.HaloFan)
+		}
 		for j, w := range x.RowRates {
 			if w.Width < 1 || (j > 0 && w.Width <= x.RowRates[j-1].Width) {
 				return fmt.Errorf("%s.row_rates[%d]: width %d, want ≥ 1 and ascending", at, j, w.Width)
@@ -295,6 +312,11 @@ func (r *Rates) validate(at string) error {
 			}
 			if err := positive(fmt.Sprintf("%s.row_rates[%d].scatter_gbs", at, j), w.ScatterGBs); err != nil {
 				return err
+			}
+			if w.HaloGUPS != 0 {
+				if err := positive(fmt.Sprintf("%s.row_rates[%d].halo_gups", at, j), w.HaloGUPS); err != nil {
+					return err
+				}
 			}
 		}
 		if err := validateQuant(at+".quant", x.Quant); err != nil {
@@ -396,6 +418,7 @@ func (r *Rates) Scaled(f float64) *Rates {
 		for i := range x.RowRates {
 			x.RowRates[i].GatherGBs *= f
 			x.RowRates[i].ScatterGBs *= f
+			x.RowRates[i].HaloGUPS *= f
 		}
 		x.Quant = scaleQuant(x.Quant, f)
 		c.Exchange = &x
@@ -512,6 +535,26 @@ func (r *Rates) RowSeconds(rows int64, width int, scatter, transpose bool) float
 		return x[i].Width, x[i].GatherGBs
 	}, width)
 	return float64(rows) * float64(width) * 4 / (gbs * 1e9)
+}
+
+// HaloSeconds is the time of the cut-edge products' entries·width
+// entry·values (RowRate.HaloGUPS, interpolated in log width) when every
+// row rate has it, else AggrSeconds (older profiles).
+func (r *Rates) HaloSeconds(entries int64, width int, transpose bool) float64 {
+	if entries == 0 || width == 0 {
+		return 0
+	}
+	if r.Exchange == nil || len(r.Exchange.RowRates) == 0 {
+		return r.AggrSeconds(entries, width, transpose)
+	}
+	x := r.Exchange.RowRates
+	for _, w := range x {
+		if w.HaloGUPS == 0 {
+			return r.AggrSeconds(entries, width, transpose)
+		}
+	}
+	gups := interpLog(len(x), func(i int) (int, float64) { return x[i].Width, x[i].HaloGUPS }, width)
+	return float64(entries) * float64(width) / (gups * 1e9)
 }
 
 // ElemSeconds is the time of element-wise passes moving bytes bytes.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/perfmodel"
 )
 
@@ -12,18 +14,23 @@ import (
 // for every entry a prediction needs, and the median of copies is a valid
 // profile.
 func TestMeasureRates(t *testing.T) {
-	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3})
+	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3, fan: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Aggr) != len(profileWidths) || len(r.Gemm) != 27 || len(r.Quant) != 3*len(profileWidths) {
 		t.Fatalf("%d aggr, %d gemm, %d quant rates", len(r.Aggr), len(r.Gemm), len(r.Quant))
 	}
-	if x := r.Exchange; x == nil || x.Rows != 2048 || x.Peers != 3 || len(x.RowRates) != len(profileWidths) || len(x.Quant) != 3*len(profileWidths) {
+	if x := r.Exchange; x == nil || x.Rows != 2048 || x.Peers != 3 || x.HaloFan != 2 || len(x.RowRates) != len(profileWidths) || len(x.Quant) != 3*len(profileWidths) {
 		t.Fatalf("exchange pattern: %+v", x)
 	}
 	if err := r.Exchange.Quant[0].EncodeGBs; !(err > 0) {
 		t.Errorf("exchange-pattern encode rate %v", err)
+	}
+	for _, w := range r.Exchange.RowRates {
+		if !(w.HaloGUPS > 0) {
+			t.Errorf("width %d: halo rate %v, want measured (positive)", w.Width, w.HaloGUPS)
+		}
 	}
 	if x := r.Exchange; !(x.ShareFactor > 0) || x.ShareFactorMax != x.ShareFactor {
 		t.Errorf("shared window: factor %v, max %v (one copy: want both the same, positive)", x.ShareFactor, x.ShareFactorMax)
@@ -38,10 +45,12 @@ func TestMeasureRates(t *testing.T) {
 	x2 := *r.Exchange
 	x2.RowRates = append([]perfmodel.RowRate(nil), x2.RowRates...)
 	x2.RowRates[0].GatherGBs *= 5
+	x2.RowRates[0].HaloGUPS *= 5
 	x2.ShareFactor, x2.ShareFactorMax = 1.7, 1.7
 	r2.Exchange = &x2
 	m := medianRates([]perfmodel.Rates{r, r2, r})
-	if m.ElemGBs != r.ElemGBs || m.Exchange.RowRates[0].GatherGBs != r.Exchange.RowRates[0].GatherGBs {
+	if m.ElemGBs != r.ElemGBs || m.Exchange.RowRates[0].GatherGBs != r.Exchange.RowRates[0].GatherGBs ||
+		m.Exchange.RowRates[0].HaloGUPS != r.Exchange.RowRates[0].HaloGUPS {
 		t.Errorf("median of %v, %v, %v = %v", r.ElemGBs, r2.ElemGBs, r.ElemGBs, m.ElemGBs)
 	}
 	if x := m.Exchange; x.ShareFactor != 1.1 || x.ShareFactorMax != 1.7 {
@@ -67,10 +76,53 @@ func TestMeasureRates(t *testing.T) {
 	if err := benchProfile([]string{"--threads", "99", "--cores", "2", "--out", path}); err == nil {
 		t.Error("--threads above --cores accepted")
 	}
-	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}} {
+	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}, {"--halo-fan", "0"}} {
 		err := benchProfile(append([]string{"--cores", "1", "--out", path}, bad...))
 		if err == nil || !strings.Contains(userMessage(err), bad[0]) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
 		}
+	}
+}
+
+// TestTrainLayout: the profile's aggregation graph is the generated graph
+// renumbered (the same multiset of degrees, every edge kept), with a
+// self-loop at the end of every row and no weights, as the exchange's GCN
+// local product holds it.
+func TestTrainLayout(t *testing.T) {
+	spec, err := graph.ParseGenSpec("nodes=3000,degree=12,classes=5,feat=0,threads=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := graph.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ds.Graph
+	n, nnz := g.NumRows, g.NNZ()
+	degs := make([]int64, n)
+	for v := range degs {
+		degs[v] = g.Degree(v)
+	}
+	a, err := trainLayout(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if a.NumRows != n || a.NNZ() != nnz+int64(n) || a.Val != nil {
+		t.Fatalf("%d rows, %d entries, weights %v; want %d, %d + %d self-loops, none", a.NumRows, a.NNZ(), a.Val != nil, n, nnz, n)
+	}
+	got := make([]int64, n)
+	for v := 0; v < n; v++ {
+		if a.Idx[a.Ptr[v+1]-1] != int32(v) {
+			t.Fatalf("row %d does not end with its self-loop", v)
+		}
+		got[v] = a.Degree(v) - 1
+	}
+	slices.Sort(degs)
+	slices.Sort(got)
+	if !slices.Equal(degs, got) {
+		t.Error("the degrees are not those of the generated graph renumbered")
 	}
 }
