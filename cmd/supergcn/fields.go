@@ -40,6 +40,7 @@ var flagNames = map[string]string{
 	"graph.LoadOptions.Features": "--features",
 	"graph.LoadOptions.Labels":   "--labels",
 	"dist.Source.IgnoreWeights":  "--ignore-weights",
+	"metis.Options.Weights":      "--weights",
 	// supergcn predict
 	"perfmodel.Model.Kind":          "--model",
 	"perfmodel.Model.Layers":        "--layers",

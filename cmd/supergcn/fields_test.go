@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition/dist"
+	"github.com/supergcn/supergcn/partition/metis"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/train"
 )
@@ -24,6 +25,11 @@ func TestUserMessage(t *testing.T) {
 	if got := userMessage(fmt.Errorf("epoch 3: %w", train.ErrStructureOnly)); !strings.HasSuffix(got, "use --synthetic-features DIM") {
 		t.Errorf("structure-only hint missing: %q", got)
 	}
+	// METIS's hint on a multi-constraint failure names the option it suggests
+	hint := fmt.Errorf("partition: METIS_PartGraphKway(…): METIS_ERROR (… metis.Options.Weights %q balances one)", metis.WeightsDegree)
+	if got := userMessage(hint); !strings.Contains(got, `--weights "degree"`) {
+		t.Errorf("METIS hint not renamed: %q", got)
+	}
 	types := map[string]reflect.Type{
 		"train.Config":      reflect.TypeOf(train.Config{}),
 		"nn.Config":         reflect.TypeOf(nn.Config{}),
@@ -31,6 +37,7 @@ func TestUserMessage(t *testing.T) {
 		"dist.Source":       reflect.TypeOf(dist.Source{}),
 		"perfmodel.Model":   reflect.TypeOf(perfmodel.Model{}),
 		"perfmodel.Config":  reflect.TypeOf(perfmodel.Config{}),
+		"metis.Options":     reflect.TypeOf(metis.Options{}),
 	}
 	for name, flag := range flagNames {
 		i := strings.LastIndex(name, ".")

@@ -74,8 +74,15 @@ func Metis(g *graph.CSR, parts int, o Options) ([]int32, error) {
 	rc := C.sgcn_metis_kway(C.idx_t(n), C.idx_t(ncon), (*C.idx_t)(&xadj[0]), (*C.idx_t)(&adj[0]),
 		vw, C.idx_t(parts), &ubvec[0], C.idx_t(int32(o.Seed)), &objval, (*C.idx_t)(&owner[0]))
 	if rc != C.METIS_OK {
-		return nil, fmt.Errorf("partition: METIS_PartGraphKway(%d nodes, %d edges, %d parts, ncon %d): %s",
-			n, len(adj)/2, parts, ncon, metisStatus(int(rc)))
+		hint := ""
+		if rc == C.METIS_ERROR && ncon > 1 {
+			// Seen with METIS 5.1: the products-scale graph (2.45 M nodes)
+			// into 8,192 parts with two constraints failed after 46 min;
+			// with one it took 19 min.
+			hint = fmt.Sprintf(" (METIS can fail with %d balance constraints on parts this small; metis.Options.Weights %q balances one)", ncon, WeightsDegree)
+		}
+		return nil, fmt.Errorf("partition: METIS_PartGraphKway(%d nodes, %d edges, %d parts, ncon %d): %s%s",
+			n, len(adj)/2, parts, ncon, metisStatus(int(rc)), hint)
 	}
 	for v, p := range owner {
 		if p < 0 || int(p) >= parts {
