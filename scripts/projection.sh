@@ -16,8 +16,9 @@
 #     degree; per-rank volumes are multiplied by PAPERS_SCALE (predict --scale; docs/SCALING.md says why)
 #   WORK [out/projection] graphs and (transient) partitions; OUT [WORK] the .jsonl, .md and .png results
 #   METHOD [metis] partitioner (partition --method); LAUNCH: prefix for it, e.g. LAUNCH="mpirun -np 16" METHOD=parmetis
-#   PARTITION_FLAGS: more partition flags, e.g. "--weights degree" (one balance constraint: METIS 5.1 returned
-#     METIS_ERROR for the products graph at 8,192 parts with the default two, docs/SCALING.md)
+#   PARTITION_FLAGS: more partition flags, e.g. "--weights degree" (one balance constraint). Without it, a failed
+#     partition is retried once with --weights degree: METIS 5.1 returned METIS_ERROR for the products graph at
+#     8,192 parts with the default two constraints (docs/SCALING.md)
 #   VOLUMES [WORK/volumes] each partition's planned volumes (predict --save-volumes); a point whose volumes file
 #     exists is predicted from it, without the partition (no METIS); RECOMPUTE=1 predicts every such point again
 #     (the model changed) and rewrites the .jsonl
@@ -87,7 +88,13 @@ if [ -z "${PLOT_ONLY:-}" ]; then
         echo "== partition $g into $p parts ($METHOD $PARTITION_FLAGS)" >&2
         t0=$(date +%s)
         # shellcheck disable=SC2086
-        $LAUNCH "$BIN" partition --data "$graph" --parts "$p" --method "$METHOD" $PARTITION_FLAGS --out "$pdir" >&2
+        if ! $LAUNCH "$BIN" partition --data "$graph" --parts "$p" --method "$METHOD" $PARTITION_FLAGS --out "$pdir" >&2; then
+          # METIS 5.1 can fail with two balance constraints on small parts (products at 8,192); one may succeed
+          [ -z "$PARTITION_FLAGS" ] || exit 1
+          echo "== $g $p parts: retrying with one balance constraint (--weights degree)" >&2
+          # shellcheck disable=SC2086
+          $LAUNCH "$BIN" partition --data "$graph" --parts "$p" --method "$METHOD" --weights degree --out "$pdir" >&2
+        fi
         echo "   $(( $(date +%s) - t0 ))s" >&2
       fi
       if [ ! -f "$vol" ]; then
