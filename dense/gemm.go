@@ -27,10 +27,17 @@ func Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 // scratch is allocated once instead of becoming garbage each time. The zero
 // value is ready to use; a Work is not safe for concurrent use.
 type Work struct {
+	// Precision of the products: FP32 (the zero value) computes what
+	// dense.Gemm computes, bit for bit; BF16 rounds both operands to
+	// bfloat16 first (see BF16).
+	Precision Precision
+
 	part []float32
+	bf   bf16Work
 }
 
-// Gemm is dense.Gemm with w's scratch: the same result, bit for bit.
+// Gemm is dense.Gemm with w's scratch and w.Precision: with FP32 the same
+// result as dense.Gemm, bit for bit.
 func (w *Work) Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 	gemm(w, tA, tB, alpha, a, b, beta, c)
 }
@@ -55,6 +62,20 @@ func gemm(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Ma
 	if k == 0 || alpha == 0 {
 		scaleC(beta, c)
 		return
+	}
+	if w != nil && w.Precision == BF16 {
+		gemmBF16(w, tA, tB, alpha, a, b, beta, c)
+		return
+	}
+	gemm32(w, tA, tB, alpha, a, b, beta, c)
+}
+
+// gemm32 is the float32 product of gemm (shapes checked, no zero
+// dimension, alpha ≠ 0).
+func gemm32(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
+	m, k := c.Rows, a.Cols
+	if tA {
+		k = a.Rows
 	}
 	ga, gb, gc := general(a), general(b), general(c)
 	switch {

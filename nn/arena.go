@@ -89,9 +89,11 @@ func (a *arena) reclaim(own **dense.Matrix) {
 	*own = nil
 }
 
-// gemm is dense.Gemm with the pool's reusable scratch (the weight
-// gradients' partial products, otherwise allocated anew by every call);
-// without an arena, dense.Gemm. The result is the same bit for bit.
+// gemm is every dense product of the layers: dense.Gemm with the pool's
+// reusable scratch (the weight gradients' partial products, otherwise
+// allocated anew by every call) and the model's precision; without an
+// arena, dense.Gemm (float32). In float32 the result is dense.Gemm's bit
+// for bit.
 func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float32, c *dense.Matrix) {
 	if a == nil {
 		dense.Gemm(tA, tB, alpha, x, y, beta, c)

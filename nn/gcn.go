@@ -77,7 +77,7 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 	l.x = x
 	if l.transformFirst() {
 		xw := l.pool.lend(&l.xw, n, l.Out)
-		dense.Gemm(false, false, 1, x, l.W.values(), 0, xw)
+		l.pool.gemm(false, false, 1, x, l.W.values(), 0, xw)
 		out := l.pool.lend(&l.out, n, l.Out)
 		pc := p
 		pc.Consume = true // X·W is read by nothing else
@@ -93,7 +93,7 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 			}
 		}
 		l.agg = ax
-		dense.Gemm(false, false, 1, ax, l.W.values(), 0, l.pool.lend(&l.out, n, l.Out))
+		l.pool.gemm(false, false, 1, ax, l.W.values(), 0, l.pool.lend(&l.out, n, l.Out))
 	}
 	if !l.noBias {
 		dense.AddBias(l.out, l.B.W)
@@ -127,7 +127,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 			return nil, nil
 		}
 		gx := l.pool.lend(&l.gx, n, l.In)
-		dense.Gemm(false, true, 1, gtmp, l.W.values(), 0, gx)
+		l.pool.gemm(false, true, 1, gtmp, l.W.values(), 0, gx)
 		return gx, nil
 	}
 	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
@@ -142,7 +142,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 	if gtmp == nil || l.pool == nil {
 		gtmp = l.pool.lend(&l.xw, n, l.In)
 	}
-	dense.Gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
+	l.pool.gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
 	gx := l.pool.lend(&l.gx, n, l.In)
 	p.Consume = true // G·Wᵀ is read by nothing else
 	if err := prop.Backward(p, gtmp, gx); err != nil {

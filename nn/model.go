@@ -60,6 +60,10 @@ type Config struct {
 	Dropout         float64 // dropout rate in [0, 1), on the input and after every hidden layer
 	Norm            string  // "none" (or "") or "layer"
 	Seed            uint64  // weight initialisation (and default dropout) seed
+	// Precision of the layers' dense products: "fp32" (or "") or "bf16"
+	// (dense.BF16: operands rounded to bfloat16, float32 sums; weights,
+	// gradients, optimizer state and every other pass stay float32).
+	Precision string `json:",omitempty"`
 }
 
 // Validate reports the first invalid field, naming it.
@@ -80,6 +84,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("nn: Config.Dropout: %g is outside [0, 1)", c.Dropout)
 	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
 		return fmt.Errorf("nn: Config.Norm: %q is not none or layer", c.Norm)
+	case c.Precision != "" && c.Precision != "fp32" && c.Precision != "bf16":
+		return fmt.Errorf("nn: Config.Precision: %q is not fp32 or bf16", c.Precision)
 	case c.Layers > MaxLayers:
 		return fmt.Errorf("nn: Config.Layers: %d, at most %d", c.Layers, MaxLayers)
 	}
@@ -225,6 +231,7 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 	}
 	m.acts = make([]*dense.Matrix, cfg.Layers-1)
 	m.pool = &arena{}
+	m.pool.work.Precision, _ = dense.ParsePrecision(cfg.Precision) // validated above
 	m.drops[0].pool = m.pool
 	for _, c := range m.convs {
 		pc := c.(pooledConv)

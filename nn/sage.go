@@ -83,7 +83,7 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 	var out *dense.Matrix
 	if l.transformFirst() {
 		xw := l.pool.lend(&l.ax, n, l.Out)
-		dense.Gemm(false, false, 1, x, l.WL.values(), 0, xw)
+		l.pool.gemm(false, false, 1, x, l.WL.values(), 0, xw)
 		out = l.pool.lend(&l.out, n, l.Out)
 		pc := p
 		pc.Consume = true // X·W_l is read by nothing else
@@ -102,9 +102,9 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 		}
 		l.agg = ax
 		out = l.pool.lend(&l.out, n, l.Out)
-		dense.Gemm(false, false, 1, ax, l.WL.values(), 0, out)
+		l.pool.gemm(false, false, 1, ax, l.WL.values(), 0, out)
 	}
-	dense.Gemm(false, false, 1, x, l.WR.values(), 1, out)
+	l.pool.gemm(false, false, 1, x, l.WR.values(), 1, out)
 	if !l.noBias {
 		dense.AddBias(out, l.B.W)
 	}
@@ -136,8 +136,8 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 			return nil, nil
 		}
 		gx := l.pool.lend(&l.gx, n, l.In)
-		dense.Gemm(false, true, 1, gtmp, l.WL.values(), 0, gx)
-		dense.Gemm(false, true, 1, gout, l.WR.values(), 1, gx)
+		l.pool.gemm(false, true, 1, gtmp, l.WL.values(), 0, gx)
+		l.pool.gemm(false, true, 1, gout, l.WR.values(), 1, gx)
 		return gx, nil
 	}
 	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
@@ -152,14 +152,14 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 	if gtmp == nil || l.pool == nil {
 		gtmp = l.pool.lend(&l.ax, n, l.In)
 	}
-	dense.Gemm(false, true, 1, gout, l.WL.values(), 0, gtmp)
+	l.pool.gemm(false, true, 1, gout, l.WL.values(), 0, gtmp)
 	gx := l.pool.lend(&l.gx, n, l.In)
 	pc := p
 	pc.Consume = true // G·W_lᵀ is read by nothing else
 	if err := prop.Backward(pc, gtmp, gx); err != nil {
 		return nil, err
 	}
-	dense.Gemm(false, true, 1, gout, l.WR.values(), 1, gx)
+	l.pool.gemm(false, true, 1, gout, l.WR.values(), 1, gx)
 	return gx, nil
 }
 

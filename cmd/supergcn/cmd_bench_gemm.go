@@ -31,6 +31,9 @@ type gemmResult struct {
 	Reps     int     `json:"reps"`
 	MedianMS float64 `json:"median_ms"`
 	GFLOPS   float64 `json:"gflops"` // 2·rows·in·out / median
+	// Precision of the operands: fp32, or bf16 (dense.BF16: rounded
+	// operands, float32 sums; the FLOP count is the same).
+	Precision string `json:"precision"`
 }
 
 func benchGemm(args []string) error {
@@ -43,9 +46,15 @@ func benchGemm(args []string) error {
 	reps := fs.Int("reps", 5, "timed repetitions (after one warm-up); the median is reported")
 	asJSON := fs.Bool("json", false, "print one JSON object per product, one a line")
 	asCSV := fs.Bool("csv", false, "print CSV (op,rows,in,out,threads,reps,median_ms,gflops)")
+	precArg := fs.String("precision", "fp32", "operands: fp32, or bf16 (rounded to bfloat16, float32 sums; AMX where the CPU has it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	prec, perr := dense.ParsePrecision(*precArg)
+	if perr != nil {
+		return usageError{fmt.Sprintf("--precision: %q is not %s", *precArg, strings.Join(dense.Precisions(), " or "))}
+	}
+	work := &dense.Work{Precision: prec}
 	if *rows < 1 || *threads < 1 || *reps < 1 {
 		return usageError{"--rows, --threads and --reps must be ≥ 1"}
 	}
@@ -83,8 +92,11 @@ func benchGemm(args []string) error {
 	wbuf, wgbuf := fill(maxIn*maxOut), make([]float32, maxIn*maxOut)
 	name, _, core := dense.BLAS()
 	if !*asJSON && !*asCSV {
-		fmt.Printf("bench gemm: rows %d, threads %d, reps %d (median); %s core %s; %s\n",
-			*rows, *threads, *reps, name, orDash(core), dense.Backend())
+		fmt.Printf("bench gemm: rows %d, threads %d, reps %d (median); %s core %s; %s; precision %s\n",
+			*rows, *threads, *reps, name, orDash(core), dense.Backend(), prec)
+		if prec == dense.BF16 {
+			fmt.Printf("bf16 products: %s\n", dense.BF16Kernel())
+		}
 		fmt.Printf("%-3s %5s %5s %10s %9s\n", "op", "in", "out", "median ms", "GFLOP/s")
 	}
 	if *asCSV {
@@ -100,16 +112,16 @@ func benchGemm(args []string) error {
 				switch op {
 				case "NN":
 					c := &dense.Matrix{Rows: *rows, Cols: out, Data: cbuf[:*rows*out]}
-					fn = func() { dense.Gemm(false, false, 1, x, w, 0, c) }
+					fn = func() { work.Gemm(false, false, 1, x, w, 0, c) }
 				case "NT":
 					c := &dense.Matrix{Rows: *rows, Cols: in, Data: cbuf[:*rows*in]}
-					fn = func() { dense.Gemm(false, true, 1, g, w, 0, c) }
+					fn = func() { work.Gemm(false, true, 1, g, w, 0, c) }
 				case "TN":
 					c := &dense.Matrix{Rows: in, Cols: out, Data: wgbuf[:in*out]}
-					fn = func() { dense.Gemm(true, false, 1, x, g, 0, c) }
+					fn = func() { work.Gemm(true, false, 1, x, g, 0, c) }
 				}
 				med, _ := timeIt(fn, *reps)
-				res := gemmResult{Op: op, Rows: *rows, In: in, Out: out, Threads: *threads, Reps: *reps, MedianMS: med,
+				res := gemmResult{Op: op, Rows: *rows, In: in, Out: out, Threads: *threads, Reps: *reps, MedianMS: med, Precision: prec.String(),
 					GFLOPS: 2 * float64(*rows) * float64(in) * float64(out) / (med * 1e6)}
 				switch {
 				case *asJSON:

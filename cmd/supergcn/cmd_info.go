@@ -41,6 +41,7 @@ type buildInfo struct {
 	BLASConfig  string   `json:"blas_config"`
 	BLASCore    string   `json:"blas_core"`
 	BLASChoice  string   `json:"blas_core_choice"` // which core runs and why
+	BF16Gemm    string   `json:"bf16_gemm"`        // what runs the dense products under --precision bf16
 	BLASUse     string   `json:"blas_use"`
 	METIS       string   `json:"metis"`
 	ParMETIS    string   `json:"parmetis"`
@@ -67,6 +68,7 @@ func cmdInfo(args []string) error {
 		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
 	bi.BLASChoice = dense.BLASChoice()
+	bi.BF16Gemm = dense.BF16Kernel()
 	if !*noMPI {
 		bi.MPIThread = mpiThreadLevel()
 	}
@@ -84,6 +86,7 @@ func cmdInfo(args []string) error {
 	if bi.BLASChoice != "" {
 		fmt.Printf("BLAS core choice: %s\n", bi.BLASChoice)
 	}
+	fmt.Printf("dense products with --precision bf16: %s\n", bi.BF16Gemm)
 	fmt.Printf("partitioners: METIS %s; ParMETIS API: %s\n", bi.METIS, bi.ParMETIS)
 	fmt.Printf("MPI: %s\n", firstLineOf(bi.MPI))
 	fmt.Printf("MPI thread level: %s\n", bi.MPIThread)

@@ -71,6 +71,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
 	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
+	fs.StringVar(&cfg.Model.Precision, "precision", "fp32", "operands of the dense products: fp32, or bf16 (rounded to bfloat16, float32 sums; on the AMX tile unit where the CPU has it, emulated and slower elsewhere)")
 	fs.Float64Var(&cfg.LR, "lr", 0.01, "Adam learning rate")
 	fs.Float64Var(&cfg.WeightDecay, "weight-decay", 5e-4, "weight decay (L2 added to the gradient, as torch.optim.Adam; first layer only unless --decay-all)")
 	fs.BoolVar(&cfg.DecayAll, "decay-all", false, "apply weight decay to every weight matrix")
@@ -149,6 +150,8 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
 	case m.Norm != "none" && m.Norm != "layer":
 		return bad("norm", "%q is not none or layer", m.Norm)
+	case m.Precision != "fp32" && m.Precision != "bf16":
+		return bad("precision", "%q is not fp32 or bf16", m.Precision)
 	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
 		return bad("lr", "%g, need a finite positive learning rate", cfg.LR)
 	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
@@ -236,6 +239,10 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	if norm == "" {
 		norm = "none"
 	}
+	precision := ck.Model.Precision
+	if precision == "" {
+		precision = "fp32"
+	}
 	type setting struct {
 		flag      string
 		flagValue any
@@ -249,6 +256,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
+		{"precision", m.Precision, precision, func() { m.Precision = precision }},
 		{"seed", d.seed, ck.Model.Seed, func() { d.seed = ck.Model.Seed }},
 		{"label-prop", cfg.LabelProp, ck.LabelProp, func() { cfg.LabelProp = ck.LabelProp }},
 		{"feat-norm", d.featNorm, featNorm, func() { d.featNorm = featNorm }},

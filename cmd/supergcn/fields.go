@@ -29,6 +29,7 @@ var flagNames = map[string]string{
 	"nn.Config.Layers":           "--layers",
 	"nn.Config.Hidden":           "--hidden",
 	"nn.Config.Norm":             "--norm",
+	"nn.Config.Precision":        "--precision",
 	"nn.Config.Dropout":          "--dropout",
 	"nn.Config.Seed":             "--seed",
 	"train.Config.FeatNorm":      "--feat-norm",
