@@ -91,16 +91,25 @@ func TransposeRows(dst []uint16, dstStride int, src []float32, srcStride, rows, 
 	}
 	_ = src[(rows-1)*srcStride+cols-1]
 	_ = dst[(cols-1)*dstStride+rows-1]
-	// 8×8 blocks keep both sides' lines in the cache.
+	r8, c8 := transposeBlocks(dst, dstStride, src, srcStride, rows, cols)
+	// The edges the 8×8 blocks left: rows r8.., then columns c8.. of the
+	// first r8 rows.
+	transposeGeneric(dst, dstStride, src, srcStride, r8, rows, 0, cols)
+	transposeGeneric(dst, dstStride, src, srcStride, 0, r8, c8, cols)
+}
+
+// transposeGeneric is TransposeRows for rows [i0,i1) and columns [j0,j1),
+// in 8×8 blocks that keep both sides' lines in the cache.
+func transposeGeneric(dst []uint16, dstStride int, src []float32, srcStride, i0, i1, j0, j1 int) {
 	const b = 8
-	for i0 := 0; i0 < rows; i0 += b {
-		i1 := min(i0+b, rows)
-		for j0 := 0; j0 < cols; j0 += b {
-			j1 := min(j0+b, cols)
-			for i := i0; i < i1; i++ {
-				s := src[i*srcStride+j0 : i*srcStride+j1]
+	for ib := i0; ib < i1; ib += b {
+		ie := min(ib+b, i1)
+		for jb := j0; jb < j1; jb += b {
+			je := min(jb+b, j1)
+			for i := ib; i < ie; i++ {
+				s := src[i*srcStride+jb : i*srcStride+je]
 				for j, v := range s {
-					dst[(j0+j)*dstStride+i] = Bits(v)
+					dst[(jb+j)*dstStride+i] = Bits(v)
 				}
 			}
 		}

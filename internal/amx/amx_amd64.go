@@ -66,6 +66,20 @@ func tilesAMX(cfg *[64]byte, a *uint16, lda int, b *uint32, ldb int, c *float32,
 func roundAVX2(dst *uint16, src *float32, n int)
 
 //go:noescape
+func transposeAVX2(dst *uint16, ds int, src *float32, ss int, rows8, cols8 int)
+
+// transposeBlocks runs TransposeRows's whole 8×8 blocks with AVX2 and
+// returns how many rows and columns they covered (0, 0 without AVX2).
+func transposeBlocks(dst []uint16, dstStride int, src []float32, srcStride, rows, cols int) (int, int) {
+	r8, c8 := rows&^7, cols&^7
+	if r8 == 0 || c8 == 0 || !cpu.X86.HasAVX2 {
+		return 0, 0
+	}
+	transposeAVX2(&dst[0], dstStride, &src[0], srcStride, r8/8, c8/8)
+	return r8, c8
+}
+
+//go:noescape
 func pairAVX2(dst *uint32, r0, r1 *float32, n int)
 
 func roundRow(d []uint16, s []float32) {

@@ -140,12 +140,22 @@ func TestPairRowsTwin(t *testing.T) {
 
 func TestTransposeRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, shape := range [][2]int{{1, 1}, {3, 5}, {8, 8}, {9, 17}, {32, 100}, {33, 47}} {
+	for _, shape := range [][2]int{{1, 1}, {3, 5}, {8, 8}, {9, 17}, {16, 7}, {7, 16}, {32, 100}, {33, 47}, {512, 256}} {
 		rows, cols := shape[0], shape[1]
 		ss, ds := cols+1, rows+2
 		src := randomBits(r, rows*ss)
 		dst := make([]uint16, cols*ds)
+		for i := range dst {
+			dst[i] = 0xbeef
+		}
 		TransposeRows(dst, ds, src, ss, rows, cols)
+		for j := range cols {
+			for i := rows; i < ds; i++ {
+				if dst[j*ds+i] != 0xbeef {
+					t.Fatalf("%d×%d: wrote dst[%d][%d] past the rows", rows, cols, j, i)
+				}
+			}
+		}
 		for i := range rows {
 			for j := range cols {
 				if got, want := dst[j*ds+i], Bits(src[i*ss+j]); got != want {

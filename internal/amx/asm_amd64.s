@@ -201,3 +201,124 @@ pairloop:
 	JNZ     pairloop
 	VZEROUPPER
 	RET
+
+// ROUNDC rounds eight float32 in reg to bfloat16 bits in the low halves of
+// its lanes, with the constants in Y0 (0x7fff), Y1 (1), Y2 (quiet bit) and
+// Y3, Y4 scratch: reg = (reg + 0x7fff + bit 16) >> 16, NaN lanes
+// (reg | quiet) >> 16.
+#define ROUNDC(reg) \
+	VPSRLD    $16, reg, Y3; \
+	VPAND     Y1, Y3, Y3; \
+	VPADDD    Y0, Y3, Y3; \
+	VPADDD    reg, Y3, Y3; \
+	VCMPPS    $3, reg, reg, Y4; \
+	VPOR      Y2, reg, reg; \
+	VBLENDVPS Y4, reg, Y3, reg; \
+	VPSRLD    $16, reg, reg
+
+// STORE2 packs the rounded columns lo and hi (eight bfloat16 each) and
+// stores them at (R10) and (R10)(DX*1): two rows of dst; R10 then moves
+// two rows on.
+#define STORE2(lo, hi) \
+	VPACKUSDW  hi, lo, Y5; \
+	VPERMQ     $0xd8, Y5, Y5; \
+	VMOVDQU    X5, (R10); \
+	VEXTRACTI128 $1, Y5, X6; \
+	VMOVDQU    X6, (R10)(DX*1); \
+	LEAQ       (R10)(DX*2), R10
+
+// func transposeAVX2(dst *uint16, ds int, src *float32, ss int, rows8, cols8 int)
+// Rounds and transposes rows8·8 × cols8·8 floats: dst[j·ds+i] =
+// bits(src[i·ss+j]); ds and ss in elements.
+TEXT ·transposeAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ds+8(FP), DX
+	SHLQ $1, DX                     // dst row bytes
+	MOVQ src+16(FP), SI
+	MOVQ ss+24(FP), CX
+	SHLQ $2, CX                     // src row bytes
+	MOVQ rows8+32(FP), R12
+
+rowblock:
+	MOVQ SI, R11                    // src block (i0, j0)
+	MOVQ DI, R9                     // dst block (j0, i0)
+	MOVQ cols8+40(FP), R13
+
+colblock:
+	MOVQ      R11, R8
+	VMOVUPS   (R8), Y8
+	VMOVUPS   (R8)(CX*1), Y9
+	LEAQ      (R8)(CX*2), R8
+	VMOVUPS   (R8), Y10
+	VMOVUPS   (R8)(CX*1), Y11
+	LEAQ      (R8)(CX*2), R8
+	VMOVUPS   (R8), Y12
+	VMOVUPS   (R8)(CX*1), Y13
+	LEAQ      (R8)(CX*2), R8
+	VMOVUPS   (R8), Y14
+	VMOVUPS   (R8)(CX*1), Y15
+	VUNPCKLPS Y9, Y8, Y0
+	VUNPCKHPS Y9, Y8, Y1
+	VUNPCKLPS Y11, Y10, Y2
+	VUNPCKHPS Y11, Y10, Y3
+	VUNPCKLPS Y13, Y12, Y4
+	VUNPCKHPS Y13, Y12, Y5
+	VUNPCKLPS Y15, Y14, Y6
+	VUNPCKHPS Y15, Y14, Y7
+	VSHUFPS   $0x44, Y2, Y0, Y8
+	VSHUFPS   $0xee, Y2, Y0, Y9
+	VSHUFPS   $0x44, Y3, Y1, Y10
+	VSHUFPS   $0xee, Y3, Y1, Y11
+	VSHUFPS   $0x44, Y6, Y4, Y12
+	VSHUFPS   $0xee, Y6, Y4, Y13
+	VSHUFPS   $0x44, Y7, Y5, Y14
+	VSHUFPS   $0xee, Y7, Y5, Y15
+	VPERM2F128 $0x20, Y12, Y8, Y0   // column 0
+	VPERM2F128 $0x20, Y13, Y9, Y1   // column 1
+	VPERM2F128 $0x20, Y14, Y10, Y2  // column 2
+	VPERM2F128 $0x20, Y15, Y11, Y3  // column 3
+	VPERM2F128 $0x31, Y12, Y8, Y4   // column 4
+	VPERM2F128 $0x31, Y13, Y9, Y5   // column 5
+	VPERM2F128 $0x31, Y14, Y10, Y6  // column 6
+	VPERM2F128 $0x31, Y15, Y11, Y7  // column 7
+	VMOVDQU   Y0, Y8
+	VMOVDQU   Y1, Y9
+	VMOVDQU   Y2, Y10
+	VMOVDQU   Y3, Y11
+	VMOVDQU   Y4, Y12
+	VMOVDQU   Y5, Y13
+	VMOVDQU   Y6, Y14
+	VMOVDQU   Y7, Y15
+	MOVL         $0x7fff, R8
+	VMOVD        R8, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $1, R8
+	VMOVD        R8, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x00400000, R8
+	VMOVD        R8, X2
+	VPBROADCASTD X2, Y2
+	ROUNDC(Y8)
+	ROUNDC(Y9)
+	ROUNDC(Y10)
+	ROUNDC(Y11)
+	ROUNDC(Y12)
+	ROUNDC(Y13)
+	ROUNDC(Y14)
+	ROUNDC(Y15)
+	MOVQ R9, R10
+	STORE2(Y8, Y9)
+	STORE2(Y10, Y11)
+	STORE2(Y12, Y13)
+	STORE2(Y14, Y15)
+	ADDQ $32, R11                   // eight columns on in src
+	LEAQ (R9)(DX*8), R9             // eight rows on in dst
+	DECQ R13
+	JNZ  colblock
+
+	LEAQ (SI)(CX*8), SI             // eight rows on in src
+	ADDQ $16, DI                    // eight columns on in dst
+	DECQ R12
+	JNZ  rowblock
+	VZEROUPPER
+	RET
