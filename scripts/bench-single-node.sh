@@ -13,6 +13,7 @@
 #   STEPS    what to run, comma separated (default info,gemm,supergcn,torch):
 #            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (both models) | torch (both models)
 #            | gcn | sage | torch-gcn | torch-sage (one model)
+#   TRAIN_FLAGS more supergcn train flags (e.g. --precision bf16)
 #   GEMM_ROWS rows of the GEMM shapes (default: the graph's nodes)   GEMM_REPS timed repetitions (default 5)
 # The 16-core box (products): STEPS=info,gemm,supergcn, then STEPS=torch-gcn and STEPS=torch-sage TORCH_EPOCHS=3, each
 # under 10 min with the same OUT (the report merges what OUT holds; DATA survives while the machine stays warm).
@@ -55,8 +56,9 @@ fi
 run_supergcn() { # model layers hidden norm
   log "supergcn $1 $2×$3 norm $4"
   rm -f "$OUT/metrics_$1.jsonl"
+  # shellcheck disable=SC2086 # TRAIN_FLAGS is a list of flags
   "${TIMEV[@]}" "$OUT/time_supergcn_$1" "$BIN" train --data "$DATA" --model "$1" --layers "$2" --hidden "$3" \
-    --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$OUT/metrics_$1.jsonl" 2>&1 | tee "$OUT/train_supergcn_$1.txt"
+    --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$OUT/metrics_$1.jsonl" ${TRAIN_FLAGS:-} 2>&1 | tee "$OUT/train_supergcn_$1.txt"
 }
 run_torch() {
   log "pytorch $1 $2×$3 norm $4"
