@@ -36,6 +36,11 @@ type profileSizes struct {
 	xrows  int // exchange pattern: send/receive buffer rows (0: not measured)
 	peers  int // and the peer blocks they are split into
 	fan    int // cut edges a receive-buffer row in the halo product
+	// shards (optional): aggregate the local graphs of this partition's
+	// parts instead of a generated graph, copy i part i mod the parts
+	// (part, set in each worker)
+	shards string
+	part   int
 }
 
 func benchProfile(args []string) error {
@@ -52,6 +57,8 @@ func benchProfile(args []string) error {
 	fs.IntVar(&sz.reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
 	fs.IntVar(&sz.xrows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; -1: 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
 	fs.IntVar(&sz.peers, "peers", 15, "peer blocks of the exchange-pattern buffers (the ranks a rank exchanges with)")
+	fs.StringVar(&sz.shards, "shards", "", "aggregate the local graphs of this partition directory's parts (copy i: part i mod its parts, in train's node order) instead of a generated graph (--nodes, --degree)")
+	fs.IntVar(&sz.part, "shard-part", 0, "internal (with --worker and --shards): the part this copy aggregates")
 	fs.IntVar(&sz.fan, "halo-fan", 2, "cut edges a receive-buffer row in the measured cut-edge (halo) product: the partition's cut edges over its boundary rows (16-part products: about 2)")
 	loadsArg := fs.String("loads", "1", "also measure each thread count with these numbers of copies at once (comma separated, each below cores/threads; empty: none): the rates of a node not full, for predict --ranks-per-host")
 	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
@@ -89,6 +96,14 @@ func benchProfile(args []string) error {
 			return usageError{"--published: " + err.Error()}
 		}
 		return writeProfile(*out, p)
+	}
+	parts := 0
+	if sz.shards != "" {
+		m, err := partition.ReadMeta(sz.shards)
+		if err != nil {
+			return fmt.Errorf("--shards: %w", err)
+		}
+		parts = m.Parts
 	}
 	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 || sz.peers < 1 || sz.fan < 1 {
 		return usageError{"--cores, --nodes, --degree, --rows, --reps, --peers and --halo-fan must be positive"}
@@ -149,16 +164,20 @@ func benchProfile(args []string) error {
 	kernel := eng.KernelName()
 	eng.Close()
 	blas, _, _ := dense.BLAS()
+	graphOf := ""
+	if sz.shards != "" {
+		graphOf = fmt.Sprintf(" (aggregation and shared window on the local graphs of the %d parts of %s)", parts, sz.shards)
+	}
 	p := &perfmodel.Profile{Name: *name, CoresPerNode: *cores, Kernel: kernel, BLAS: blas,
-		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the copies in lockstep",
-			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, sz.fan)}
+		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the copies in lockstep%s",
+			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, sz.fan, graphOf)}
 	for _, t := range threads {
 		if len(p.Rates) > 0 && p.Rates[len(p.Rates)-1].Threads == t {
 			continue
 		}
 		copies := max(1, *cores/t)
 		t0 := time.Now()
-		rs, err := runProfileWorkers(exe, t, copies, sz)
+		rs, err := runProfileWorkers(exe, t, copies, sz, parts)
 		if err != nil {
 			return err
 		}
@@ -171,7 +190,7 @@ func benchProfile(args []string) error {
 				continue // the full node is Rates; a count twice once
 			}
 			t0 := time.Now()
-			rs, err := runProfileWorkers(exe, t, c, sz)
+			rs, err := runProfileWorkers(exe, t, c, sz, parts)
 			if err != nil {
 				return err
 			}
@@ -248,7 +267,7 @@ func writeProfile(path string, p *perfmodel.Profile) error {
 
 // runProfileWorkers runs copies workers of t threads at once (the node
 // fully busy, as when every core trains) and returns their rates.
-func runProfileWorkers(exe string, t, copies int, sz profileSizes) ([]perfmodel.Rates, error) {
+func runProfileWorkers(exe string, t, copies int, sz profileSizes, parts int) ([]perfmodel.Rates, error) {
 	type res struct {
 		out bytes.Buffer
 		err bytes.Buffer
@@ -280,6 +299,9 @@ func runProfileWorkers(exe string, t, copies int, sz profileSizes) ([]perfmodel.
 		r.cmd = exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--lockstep", "--nodes", strconv.Itoa(sz.nodes),
 			"--degree", strconv.FormatFloat(sz.degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.rows), "--reps", strconv.Itoa(sz.reps),
 			"--exchange-rows", strconv.Itoa(sz.xrows), "--peers", strconv.Itoa(sz.peers), "--halo-fan", strconv.Itoa(sz.fan))
+		if sz.shards != "" {
+			r.cmd.Args = append(r.cmd.Args, "--shards", sz.shards, "--shard-part", strconv.Itoa(i%parts))
+		}
 		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
 		r.cmd.ExtraFiles = []*os.File{readyW, nextR} // fds 3 and 4
 		err = r.cmd.Start()
@@ -383,7 +405,12 @@ var profileWidths = []int{16, 32, 64, 128, 256}
 // scales rows on their own). The order alone makes the local product about
 // twice as fast as on the generated order on dev.
 func trainLayout(ds *graph.Dataset) (*graph.CSR, error) {
-	s := exchange.ShardFromDataset(ds)
+	return shardLayout(exchange.ShardFromDataset(ds))
+}
+
+// shardLayout is trainLayout of shard s's local graph (s is reordered in
+// place).
+func shardLayout(s *partition.Shard) (*graph.CSR, error) {
 	perm, err := partition.LocalOrder(s, partition.DefaultOrder)
 	if err == nil {
 		err = s.Reorder(perm)
@@ -401,20 +428,39 @@ func trainLayout(ds *graph.Dataset) (*graph.CSR, error) {
 	return b, nil
 }
 
+// aggrGraph is the graph whose local product the profile times: part
+// sz.part of the partition sz.shards, or a generated products-like graph
+// of sz.nodes nodes, in train's layout.
+func aggrGraph(t int, sz profileSizes) (*graph.CSR, error) {
+	if sz.shards != "" {
+		m, err := partition.ReadMeta(sz.shards)
+		if err != nil {
+			return nil, err
+		}
+		s, err := partition.Load(sz.shards, sz.part%m.Parts, m.Parts)
+		if err != nil {
+			return nil, err
+		}
+		s.X = nil // the rows are the profile's own
+		return shardLayout(s)
+	}
+	spec, err := graph.ParseGenSpec(fmt.Sprintf("nodes=%d,degree=%g,classes=47,feat=0,threads=%d", sz.nodes, sz.degree, t))
+	if err != nil {
+		return nil, err
+	}
+	ds, err := graph.Generate(spec)
+	if err != nil {
+		return nil, err
+	}
+	return trainLayout(ds)
+}
+
 // measureRates measures one rank's kernel rates with t threads: the
 // aggregation engine on a generated products-like graph, dense.Gemm, the
 // quantisation codec and nn's element-wise passes.
 func measureRates(t int, sz profileSizes, st *stepper) (perfmodel.Rates, error) {
 	r := perfmodel.Rates{Threads: t}
-	spec, err := graph.ParseGenSpec(fmt.Sprintf("nodes=%d,degree=%g,classes=47,feat=0,threads=%d", sz.nodes, sz.degree, t))
-	if err != nil {
-		return r, err
-	}
-	ds, err := graph.Generate(spec)
-	if err != nil {
-		return r, err
-	}
-	a, err := trainLayout(ds)
+	a, err := aggrGraph(t, sz)
 	if err != nil {
 		return r, err
 	}
@@ -447,7 +493,7 @@ func measureRates(t int, sz profileSizes, st *stepper) (perfmodel.Rates, error) 
 			return r, err
 		}
 	}
-	ds, a, op = nil, nil, nil
+	a, op = nil, nil
 	rows := sz.rows
 	for _, opName := range []string{"nn", "tn", "nt"} {
 		for _, k := range []int{32, 128, 256} {

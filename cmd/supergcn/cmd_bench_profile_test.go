@@ -209,4 +209,27 @@ func TestProfileCopiesLockstep(t *testing.T) {
 	if len(p.Rates) != 1 || p.Rates[0].Copies != 2 || p.Rates[0].Exchange == nil || !strings.Contains(p.Source, "lockstep") {
 		t.Errorf("rates %+v, source %q: want one entry of 2 copies with the exchange pattern, measured in lockstep", p.Rates, p.Source)
 	}
+
+	// --shards: each copy aggregates its own part of a real partition
+	dir := t.TempDir()
+	data, pdir := filepath.Join(dir, "g.sgb"), filepath.Join(dir, "p2")
+	for _, args := range [][]string{
+		{"gen", "--spec", "nodes=3000,degree=10,classes=5,feat=4", "--out", data},
+		{"partition", "--data", data, "--parts", "2", "--method", "random", "--out", pdir},
+		{"bench", "profile", "--cores", "2", "--threads", "1", "--loads=", "--shards", pdir, "--rows", "512", "--exchange-rows", "2048",
+			"--peers", "3", "--reps", "1", "--out", prof},
+	} {
+		if r := run(t, 3*time.Minute, nil, args...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	if p, err = perfmodel.LoadProfile(prof); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rates) != 1 || len(p.Rates[0].Aggr) != len(profileWidths) || !strings.Contains(p.Source, "the 2 parts of "+pdir) {
+		t.Errorf("--shards: %d entries, source %q", len(p.Rates), p.Source)
+	}
+	if r := run(t, time.Minute, nil, "bench", "profile", "--cores", "1", "--shards", filepath.Join(dir, "none"), "--out", prof); r.code == 0 || !strings.Contains(r.stderr, "--shards") {
+		t.Errorf("--shards of no partition: exit %d, %q", r.code, r.stderr)
+	}
 }
