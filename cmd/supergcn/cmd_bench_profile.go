@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -35,6 +36,11 @@ type profileSizes struct {
 	xrows  int // exchange pattern: send/receive buffer rows (0: not measured)
 	peers  int // and the peer blocks they are split into
 	fan    int // cut edges a receive-buffer row in the halo product
+	// shards (optional): aggregate the local graphs of this partition's
+	// parts instead of a generated graph, copy i part i mod the parts
+	// (part, set in each worker)
+	shards string
+	part   int
 }
 
 func benchProfile(args []string) error {
@@ -51,9 +57,12 @@ func benchProfile(args []string) error {
 	fs.IntVar(&sz.reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
 	fs.IntVar(&sz.xrows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; -1: 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
 	fs.IntVar(&sz.peers, "peers", 15, "peer blocks of the exchange-pattern buffers (the ranks a rank exchanges with)")
+	fs.StringVar(&sz.shards, "shards", "", "aggregate the local graphs of this partition directory's parts (copy i: part i mod its parts, in train's node order) instead of a generated graph (--nodes, --degree)")
+	fs.IntVar(&sz.part, "shard-part", 0, "internal (with --worker and --shards): the part this copy aggregates")
 	fs.IntVar(&sz.fan, "halo-fan", 2, "cut edges a receive-buffer row in the measured cut-edge (halo) product: the partition's cut edges over its boundary rows (16-part products: about 2)")
 	loadsArg := fs.String("loads", "1", "also measure each thread count with these numbers of copies at once (comma separated, each below cores/threads; empty: none): the rates of a node not full, for predict --ranks-per-host")
 	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
+	lockstep := fs.Bool("lockstep", false, "internal (with --worker): wait for the other copies before each timed pass (pipes on fds 3 and 4)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -65,7 +74,11 @@ func benchProfile(args []string) error {
 	}
 	if *worker > 0 {
 		setThreadBudget(*worker)
-		r, err := measureRates(*worker, sz)
+		var st *stepper
+		if *lockstep {
+			st = &stepper{ready: os.NewFile(3, "lockstep-ready"), next: os.NewFile(4, "lockstep-go")}
+		}
+		r, err := measureRates(*worker, sz, st)
 		if err != nil {
 			return err
 		}
@@ -83,6 +96,14 @@ func benchProfile(args []string) error {
 			return usageError{"--published: " + err.Error()}
 		}
 		return writeProfile(*out, p)
+	}
+	parts := 0
+	if sz.shards != "" {
+		m, err := partition.ReadMeta(sz.shards)
+		if err != nil {
+			return fmt.Errorf("--shards: %w", err)
+		}
+		parts = m.Parts
 	}
 	if *cores < 1 || sz.nodes < 1 || sz.degree <= 0 || sz.rows < 1 || sz.reps < 1 || sz.peers < 1 || sz.fan < 1 {
 		return usageError{"--cores, --nodes, --degree, --rows, --reps, --peers and --halo-fan must be positive"}
@@ -143,16 +164,20 @@ func benchProfile(args []string) error {
 	kernel := eng.KernelName()
 	eng.Close()
 	blas, _, _ := dense.BLAS()
+	graphOf := ""
+	if sz.shards != "" {
+		graphOf = fmt.Sprintf(" (aggregation and shared window on the local graphs of the %d parts of %s)", parts, sz.shards)
+	}
 	p := &perfmodel.Profile{Name: *name, CoresPerNode: *cores, Kernel: kernel, BLAS: blas,
-		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d",
-			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, sz.fan)}
+		Source: fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the copies in lockstep%s",
+			version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.nodes, sz.degree, sz.rows, sz.reps, sz.xrows, sz.peers, sz.fan, graphOf)}
 	for _, t := range threads {
 		if len(p.Rates) > 0 && p.Rates[len(p.Rates)-1].Threads == t {
 			continue
 		}
 		copies := max(1, *cores/t)
 		t0 := time.Now()
-		rs, err := runProfileWorkers(exe, t, copies, sz)
+		rs, err := runProfileWorkers(exe, t, copies, sz, parts)
 		if err != nil {
 			return err
 		}
@@ -165,7 +190,7 @@ func benchProfile(args []string) error {
 				continue // the full node is Rates; a count twice once
 			}
 			t0 := time.Now()
-			rs, err := runProfileWorkers(exe, t, c, sz)
+			rs, err := runProfileWorkers(exe, t, c, sz, parts)
 			if err != nil {
 				return err
 			}
@@ -242,24 +267,60 @@ func writeProfile(path string, p *perfmodel.Profile) error {
 
 // runProfileWorkers runs copies workers of t threads at once (the node
 // fully busy, as when every core trains) and returns their rates.
-func runProfileWorkers(exe string, t, copies int, sz profileSizes) ([]perfmodel.Rates, error) {
+func runProfileWorkers(exe string, t, copies int, sz profileSizes, parts int) ([]perfmodel.Rates, error) {
 	type res struct {
 		out bytes.Buffer
 		err bytes.Buffer
 		cmd *exec.Cmd
 	}
 	rs := make([]*res, copies)
+	// the copies' lockstep pipes (stepper): each copy writes to ready[i]
+	// and reads next[i]; this process keeps the other ends
+	ready, next := make([]*os.File, 0, copies), make([]*os.File, 0, copies)
+	stepped := make(chan struct{})
+	defer func() {
+		for _, f := range slices.Concat(ready, next) {
+			f.Close()
+		}
+	}()
 	for i := range rs {
 		r := &res{}
-		r.cmd = exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--nodes", strconv.Itoa(sz.nodes),
+		readyR, readyW, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("bench profile: lockstep pipe: %w", err)
+		}
+		nextR, nextW, err := os.Pipe()
+		if err != nil {
+			readyR.Close()
+			readyW.Close()
+			return nil, fmt.Errorf("bench profile: lockstep pipe: %w", err)
+		}
+		ready, next = append(ready, readyR), append(next, nextW)
+		r.cmd = exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--lockstep", "--nodes", strconv.Itoa(sz.nodes),
 			"--degree", strconv.FormatFloat(sz.degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.rows), "--reps", strconv.Itoa(sz.reps),
 			"--exchange-rows", strconv.Itoa(sz.xrows), "--peers", strconv.Itoa(sz.peers), "--halo-fan", strconv.Itoa(sz.fan))
+		if sz.shards != "" {
+			r.cmd.Args = append(r.cmd.Args, "--shards", sz.shards, "--shard-part", strconv.Itoa(i%parts))
+		}
 		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
-		if err := r.cmd.Start(); err != nil {
+		r.cmd.ExtraFiles = []*os.File{readyW, nextR} // fds 3 and 4
+		err = r.cmd.Start()
+		readyW.Close() // the copy's ends: an ended copy closes its ready pipe
+		nextR.Close()
+		if err != nil {
+			for _, s := range rs[:i] {
+				s.cmd.Process.Kill()
+				s.cmd.Wait()
+			}
 			return nil, fmt.Errorf("bench profile: starting a worker: %w", err)
 		}
 		rs[i] = r
 	}
+	go func() {
+		defer close(stepped)
+		stepCopies(ready, next)
+	}()
+	defer func() { <-stepped }()
 	var failed error
 	for _, r := range rs {
 		if err := r.cmd.Wait(); err != nil && failed == nil {
@@ -344,7 +405,12 @@ var profileWidths = []int{16, 32, 64, 128, 256}
 // scales rows on their own). The order alone makes the local product about
 // twice as fast as on the generated order on dev.
 func trainLayout(ds *graph.Dataset) (*graph.CSR, error) {
-	s := exchange.ShardFromDataset(ds)
+	return shardLayout(exchange.ShardFromDataset(ds))
+}
+
+// shardLayout is trainLayout of shard s's local graph (s is reordered in
+// place).
+func shardLayout(s *partition.Shard) (*graph.CSR, error) {
 	perm, err := partition.LocalOrder(s, partition.DefaultOrder)
 	if err == nil {
 		err = s.Reorder(perm)
@@ -362,20 +428,39 @@ func trainLayout(ds *graph.Dataset) (*graph.CSR, error) {
 	return b, nil
 }
 
-// measureRates measures one rank's kernel rates with t threads: the
-// aggregation engine on a generated products-like graph, dense.Gemm, the
-// quantisation codec and nn's element-wise passes.
-func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
-	r := perfmodel.Rates{Threads: t}
+// aggrGraph is the graph whose local product the profile times: part
+// sz.part of the partition sz.shards, or a generated products-like graph
+// of sz.nodes nodes, in train's layout.
+func aggrGraph(t int, sz profileSizes) (*graph.CSR, error) {
+	if sz.shards != "" {
+		m, err := partition.ReadMeta(sz.shards)
+		if err != nil {
+			return nil, err
+		}
+		s, err := partition.Load(sz.shards, sz.part%m.Parts, m.Parts)
+		if err != nil {
+			return nil, err
+		}
+		s.X = nil // the rows are the profile's own
+		return shardLayout(s)
+	}
 	spec, err := graph.ParseGenSpec(fmt.Sprintf("nodes=%d,degree=%g,classes=47,feat=0,threads=%d", sz.nodes, sz.degree, t))
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	ds, err := graph.Generate(spec)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	a, err := trainLayout(ds)
+	return trainLayout(ds)
+}
+
+// measureRates measures one rank's kernel rates with t threads: the
+// aggregation engine on a generated products-like graph, dense.Gemm, the
+// quantisation codec and nn's element-wise passes.
+func measureRates(t int, sz profileSizes, st *stepper) (perfmodel.Rates, error) {
+	r := perfmodel.Rates{Threads: t}
+	a, err := aggrGraph(t, sz)
 	if err != nil {
 		return r, err
 	}
@@ -397,18 +482,18 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 	for _, w := range profileWidths {
 		x, y := fill(dense.New(n, w)), dense.New(n, w)
 		runtime.GC()
-		fwd, _ := timeIt(func() { op.Apply(x, y, false) }, sz.reps)
-		tr, _ := timeIt(func() { op.ApplyT(x, y, false) }, sz.reps)
+		fwd, _ := timeStep(st, func() { op.Apply(x, y, false) }, sz.reps)
+		tr, _ := timeStep(st, func() { op.ApplyT(x, y, false) }, sz.reps)
 		r.Aggr = append(r.Aggr, perfmodel.AggrRate{Width: w, Forward: edges * float64(w) / (fwd / 1e3) / 1e9,
 			Transpose: edges * float64(w) / (tr / 1e3) / 1e9})
 	}
 	share := 0.0
 	if sz.xrows > 0 {
-		if share, err = measureWindow(t, sz, op, fill); err != nil {
+		if share, err = measureWindow(t, sz, op, fill, st); err != nil {
 			return r, err
 		}
 	}
-	ds, a, op = nil, nil, nil
+	a, op = nil, nil
 	rows := sz.rows
 	for _, opName := range []string{"nn", "tn", "nt"} {
 		for _, k := range []int{32, 128, 256} {
@@ -418,15 +503,15 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 				case "nn": // X (rows×k) · W (k×n)
 					x, w, c := fill(dense.New(rows, k)), fill(dense.New(k, nn)), dense.New(rows, nn)
 					runtime.GC()
-					ms, _ = timeIt(func() { dense.Gemm(false, false, 1, x, w, 0, c) }, sz.reps)
+					ms, _ = timeStep(st, func() { dense.Gemm(false, false, 1, x, w, 0, c) }, sz.reps)
 				case "tn": // Xᵀ (k×rows) · G (rows×n)
 					x, g, c := fill(dense.New(rows, k)), fill(dense.New(rows, nn)), dense.New(k, nn)
 					runtime.GC()
-					ms, _ = timeIt(func() { dense.Gemm(true, false, 1, x, g, 0, c) }, sz.reps)
+					ms, _ = timeStep(st, func() { dense.Gemm(true, false, 1, x, g, 0, c) }, sz.reps)
 				case "nt": // G (rows×k) · Wᵀ (W: n×k)
 					g, w, c := fill(dense.New(rows, k)), fill(dense.New(nn, k)), dense.New(rows, nn)
 					runtime.GC()
-					ms, _ = timeIt(func() { dense.Gemm(false, true, 1, g, w, 0, c) }, sz.reps)
+					ms, _ = timeStep(st, func() { dense.Gemm(false, true, 1, g, w, 0, c) }, sz.reps)
 				}
 				r.Gemm = append(r.Gemm, perfmodel.GemmRate{Op: opName, K: k, N: nn,
 					GFLOPS: 2 * float64(rows) * float64(k) * float64(nn) / (ms / 1e3) / 1e9})
@@ -445,9 +530,9 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 			buf := make([]byte, d+p)
 			seed := uint64(0)
 			runtime.GC()
-			enc, _ := timeIt(func() { seed++; c.Encode(buf, x.Data, rows, w, seed) }, sz.reps)
+			enc, _ := timeStep(st, func() { seed++; c.Encode(buf, x.Data, rows, w, seed) }, sz.reps)
 			var derr error
-			dec, _ := timeIt(func() {
+			dec, _ := timeStep(st, func() {
 				if err := c.Decode(y.Data, buf, rows, w); err != nil {
 					derr = err
 				}
@@ -464,7 +549,7 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 	x, g := fill(dense.New(rows, 128)), fill(dense.New(rows, 128))
 	bias := make([]float32, 128)
 	runtime.GC()
-	ms, _ := timeIt(func() {
+	ms, _ := timeStep(st, func() {
 		dense.AddBias(x, bias)
 		nn.ReLU(x)
 		nn.ReLUBackward(g, x)
@@ -477,11 +562,11 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 	drop := &nn.Dropout{P: 0.5}
 	seed := uint64(0)
 	runtime.GC()
-	ms, _ = timeIt(func() { seed++; drop.Forward(x, true, false, seed); drop.Backward(g) }, sz.reps)
+	ms, _ = timeStep(st, func() { seed++; drop.Forward(x, true, false, seed); drop.Backward(g) }, sz.reps)
 	r.DropoutGVs = float64(rows) * 128 / (ms / 1e3) / 1e9
 	ln := nn.NewLayerNorm("ln", 128)
 	runtime.GC()
-	ms, _ = timeIt(func() { ln.Forward(x); ln.Backward(g) }, sz.reps)
+	ms, _ = timeStep(st, func() { ln.Forward(x); ln.Backward(g) }, sz.reps)
 	r.LayerNormGVs = float64(rows) * 128 / (ms / 1e3) / 1e9
 	const classes = 47
 	logits := fill(dense.New(rows, classes))
@@ -492,7 +577,7 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 	grad := dense.New(rows, classes)
 	var lerr error
 	runtime.GC()
-	ms, _ = timeIt(func() {
+	ms, _ = timeStep(st, func() {
 		if _, _, err := nn.SoftmaxCrossEntropyInto(grad, logits, labels, all, float64(rows)); err != nil {
 			lerr = err
 		}
@@ -501,9 +586,10 @@ func measureRates(t int, sz profileSizes) (perfmodel.Rates, error) {
 		return r, lerr
 	}
 	r.SoftmaxGVs = float64(rows) * classes / (ms / 1e3) / 1e9
+	st.sync()
 	r.StreamGBs = runStream(t, 64, sz.reps).triad
 	if sz.xrows > 0 {
-		x, err := measureExchange(t, sz, fill, rng)
+		x, err := measureExchange(t, sz, fill, rng, st)
 		if err != nil {
 			return r, err
 		}
@@ -527,7 +613,7 @@ const windowWidth = 128
 // measured alone just before. It returns the median over the repetitions
 // of the window's wall time over that: 1 when the cores are shared
 // without loss.
-func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix) *dense.Matrix) (float64, error) {
+func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix) *dense.Matrix, st *stepper) (float64, error) {
 	n, w, xr := op.CSR().NumRows, windowWidth, sz.xrows
 	c, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, t, "")
 	if err != nil {
@@ -554,15 +640,18 @@ func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix)
 	var ratios []float64
 	for rep := 0; rep <= sz.reps; rep++ { // rep 0 warms up
 		runtime.GOMAXPROCS(t)
+		st.sync()
 		t0 := time.Now()
 		local()
 		tl := time.Since(t0).Seconds()
+		st.sync()
 		t0 = time.Now()
 		encode()
 		te := time.Since(t0).Seconds()
 		k := max(1, int(math.Round(tl/te)))
 		runtime.GOMAXPROCS(t + 1)
 		done := make(chan struct{})
+		st.sync() // every copy's window at once, as every rank's in train
 		t0 = time.Now()
 		go func() {
 			defer close(done)
@@ -589,7 +678,7 @@ func measureWindow(t int, sz profileSizes, op *aggr.Op, fill func(*dense.Matrix)
 // Within a peer's block the rows are ascending, as the exchange plans
 // them. Each repetition walks every buffer once, so none is cache-hot
 // unless it fits in the cache; the medians are kept.
-func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Matrix, rng *rand.Rand) (*perfmodel.ExchangeRates, error) {
+func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Matrix, rng *rand.Rand, st *stepper) (*perfmodel.ExchangeRates, error) {
 	n, xr := sz.rows, sz.xrows
 	off := make([]int, sz.peers+1)
 	for q := range off {
@@ -648,6 +737,7 @@ func measureExchange(t int, sz profileSizes, fill func(*dense.Matrix) *dense.Mat
 		for rep := 0; rep <= sz.reps; rep++ { // rep 0 warms up
 			for i, c := range codecs {
 				enc := encs[i]
+				st.sync()
 				t0 := time.Now()
 				gather.Apply(feat, sbuf, false)
 				t1 := time.Now()
@@ -716,4 +806,77 @@ func median(v []float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// stepper keeps a `bench profile` worker in step with the other copies
+// (--lockstep): before each timed pass it tells the parent it is ready and
+// waits until every copy is. So the copies time the same pass at once, as
+// the ranks of a node run the same phase at once in train (every exchange
+// lines them up). Out of step, a copy timing a memory-bound pass shares the
+// node with copies in other passes, and the shared window finds free cores
+// (before the fifth pass: factors of 0.76 and 0.83 with 16 one-thread
+// copies on 16 cores, below the 1 that full cores allow). A nil stepper, or
+// one whose parent stopped stepping, does not wait.
+type stepper struct {
+	ready, next *os.File
+}
+
+// sync waits until every copy is ready.
+func (s *stepper) sync() {
+	if s == nil || s.ready == nil {
+		return
+	}
+	b := []byte{1}
+	if _, err := s.ready.Write(b); err == nil {
+		if _, err = io.ReadFull(s.next, b); err == nil {
+			return
+		}
+	}
+	s.ready, s.next = nil, nil // a copy ended early: go on alone
+}
+
+// stepCopies is the parent's side of the copies' steppers: each round it
+// reads a byte from every ready pipe, then writes one to every next pipe.
+// It returns when a ready pipe ends (its copy exited: the copies end
+// together, or one failed) and closes the next pipes, so that copies still
+// waiting go on alone.
+func stepCopies(ready, next []*os.File) {
+	defer func() {
+		for _, f := range next {
+			f.Close()
+		}
+	}()
+	b := []byte{1}
+	for {
+		for _, f := range ready {
+			if _, err := io.ReadFull(f, b); err != nil {
+				return
+			}
+		}
+		for _, f := range next {
+			if _, err := f.Write(b); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// timeStep is timeIt with the copies in step: the median milliseconds of
+// reps runs of fn after one warm-up, each run started with every copy.
+func timeStep(st *stepper, fn func(), reps int) (median, minimum float64) {
+	st.sync()
+	fn()
+	ts := make([]float64, reps)
+	for i := range ts {
+		st.sync()
+		t := time.Now()
+		fn()
+		ts[i] = benchMS(time.Since(t))
+	}
+	sort.Float64s(ts)
+	median = ts[reps/2]
+	if reps%2 == 0 {
+		median = (ts[reps/2-1] + ts[reps/2]) / 2
+	}
+	return median, ts[0]
 }

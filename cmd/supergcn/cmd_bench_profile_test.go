@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/perfmodel"
@@ -14,7 +20,7 @@ import (
 // for every entry a prediction needs, and the median of copies is a valid
 // profile.
 func TestMeasureRates(t *testing.T) {
-	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3, fan: 2})
+	r, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1, xrows: 2048, peers: 3, fan: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +43,7 @@ func TestMeasureRates(t *testing.T) {
 	}
 	// the median below must be a valid profile, whatever the tiny timing gave
 	r.Exchange.ShareFactor, r.Exchange.ShareFactorMax = 1.1, 1.1
-	if n, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1}); err != nil || n.Exchange != nil {
+	if n, err := measureRates(1, profileSizes{nodes: 2000, degree: 8, rows: 512, reps: 1}, nil); err != nil || n.Exchange != nil {
 		t.Errorf("--exchange-rows 0: exchange %+v, %v", n.Exchange, err)
 	}
 	r2 := r
@@ -124,5 +130,106 @@ func TestTrainLayout(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(degs, got) {
 		t.Error("the degrees are not those of the generated graph renumbered")
+	}
+}
+
+// TestLockstep: no copy passes a step before every copy has reached it
+// (each copy counts its arrivals; after a sync every copy has arrived),
+// and when a copy ends early the others go on alone instead of waiting.
+func TestLockstep(t *testing.T) {
+	const copies, steps = 4, 50
+	ready, next := make([]*os.File, copies), make([]*os.File, copies)
+	sts := make([]*stepper, copies)
+	for i := range sts {
+		rr, rw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nr, nw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ready[i], next[i], sts[i] = rr, nw, &stepper{ready: rw, next: nr}
+	}
+	stepped := make(chan struct{})
+	go func() { defer close(stepped); stepCopies(ready, next) }()
+	var arrived [steps]atomic.Int32
+	var wg sync.WaitGroup
+	bad := make(chan string, copies*steps)
+	for i, st := range sts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := steps
+			if i == 0 {
+				n = steps / 2 // ends early
+			}
+			for k := 0; k < n; k++ {
+				arrived[k].Add(1)
+				st.sync()
+				if k < steps/2 && arrived[k].Load() != copies {
+					bad <- fmt.Sprintf("copy %d passed step %d with %d of %d copies there", i, k, arrived[k].Load(), copies)
+				}
+			}
+			st.ready.Close() // the copy exits
+		}()
+	}
+	wg.Wait()
+	<-stepped
+	close(bad)
+	for m := range bad {
+		t.Error(m)
+	}
+	for k := steps / 2; k < steps; k++ {
+		if arrived[k].Load() != copies-1 {
+			t.Fatalf("step %d: %d copies, want %d (the others go on after copy 0 ends)", k, arrived[k].Load(), copies-1)
+		}
+	}
+	var none *stepper
+	none.sync() // alone: returns at once
+}
+
+// TestProfileCopiesLockstep: `bench profile` with two copies at once (the
+// workers kept in step through their pipes) ends and writes a valid
+// profile with the copies recorded.
+func TestProfileCopiesLockstep(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs: bench profile times the node full, a copy a core")
+	}
+	prof := filepath.Join(t.TempDir(), "p.json")
+	r := run(t, 3*time.Minute, nil, "bench", "profile", "--cores", "2", "--threads", "1", "--loads=", "--nodes", "2000", "--degree", "8",
+		"--rows", "512", "--exchange-rows", "2048", "--peers", "3", "--reps", "1", "--out", prof)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	p, err := perfmodel.LoadProfile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rates) != 1 || p.Rates[0].Copies != 2 || p.Rates[0].Exchange == nil || !strings.Contains(p.Source, "lockstep") {
+		t.Errorf("rates %+v, source %q: want one entry of 2 copies with the exchange pattern, measured in lockstep", p.Rates, p.Source)
+	}
+
+	// --shards: each copy aggregates its own part of a real partition
+	dir := t.TempDir()
+	data, pdir := filepath.Join(dir, "g.sgb"), filepath.Join(dir, "p2")
+	for _, args := range [][]string{
+		{"gen", "--spec", "nodes=3000,degree=10,classes=5,feat=4", "--out", data},
+		{"partition", "--data", data, "--parts", "2", "--method", "random", "--out", pdir},
+		{"bench", "profile", "--cores", "2", "--threads", "1", "--loads=", "--shards", pdir, "--rows", "512", "--exchange-rows", "2048",
+			"--peers", "3", "--reps", "1", "--out", prof},
+	} {
+		if r := run(t, 3*time.Minute, nil, args...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	if p, err = perfmodel.LoadProfile(prof); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rates) != 1 || len(p.Rates[0].Aggr) != len(profileWidths) || !strings.Contains(p.Source, "the 2 parts of "+pdir) {
+		t.Errorf("--shards: %d entries, source %q", len(p.Rates), p.Source)
+	}
+	if r := run(t, time.Minute, nil, "bench", "profile", "--cores", "1", "--shards", filepath.Join(dir, "none"), "--out", prof); r.code == 0 || !strings.Contains(r.stderr, "--shards") {
+		t.Errorf("--shards of no partition: exit %d, %q", r.code, r.stderr)
 	}
 }
