@@ -7,8 +7,6 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
-	"os"
-	"strconv"
 )
 
 // naiveAccum is the reference loop of the contract, as the doc comments
@@ -84,50 +82,6 @@ func BenchmarkApply(b *testing.B) {
 				})
 				e.Close()
 			}
-		}
-	}
-}
-
-// BenchmarkApplyBF16 pairs Apply on float32 rows with ApplyBF16 on the
-// same rows in bfloat16, per kernel and width, on a locality-free random
-// graph (400k nodes, 20M edges: rows come from memory, not the cache);
-// threads: SUPERGCN_BENCH_THREADS or 2. Bytes = gathered values at 4 bytes.
-func BenchmarkApplyBF16(b *testing.B) {
-	threads := 2
-	if s := os.Getenv("SUPERGCN_BENCH_THREADS"); s != "" {
-		if v, err := strconv.Atoi(s); err == nil && v > 0 {
-			threads = v
-		}
-	}
-	rng := rand.New(rand.NewPCG(9, 9))
-	n, edges := 400_000, 20_000_000
-	src := make([]int32, edges)
-	dst := make([]int32, edges)
-	for i := range src {
-		src[i], dst[i] = int32(rng.IntN(n)), int32(rng.IntN(n))
-	}
-	a := graph.FromCOO(n, n, src, dst, nil)
-	for _, width := range []int{47, 100, 256} {
-		xf := randVec(rng, n*width)
-		x := &dense.Matrix{Rows: n, Cols: width, Data: xf}
-		xb, _ := toBF16(xf)
-		out := dense.New(n, width)
-		for _, k := range kernelTable {
-			e, _ := New(threads, k.name)
-			op := e.Prepare(a)
-			b.Run(fmt.Sprintf("width=%d/%s/fp32", width, k.name), func(b *testing.B) {
-				b.SetBytes(int64(edges) * int64(width) * 4)
-				for b.Loop() {
-					op.Apply(x, out, false)
-				}
-			})
-			b.Run(fmt.Sprintf("width=%d/%s/bf16", width, k.name), func(b *testing.B) {
-				b.SetBytes(int64(edges) * int64(width) * 4)
-				for b.Loop() {
-					op.ApplyBF16(xb, out, false)
-				}
-			})
-			e.Close()
 		}
 	}
 }

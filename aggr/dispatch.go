@@ -6,20 +6,17 @@ import "github.com/supergcn/supergcn/internal/dispatch"
 //
 //	accumRows:  out[j] += Σ_k x[int(idx[k])*stride + j]          for j < len(out)
 //	accumRowsW: out[j] += Σ_k w[k] * x[int(idx[k])*stride + j]   for j < len(out)
-//	rowsBF16:   accumRows with x's values bfloat16 (widened to float32 exactly)
 //
 // Callers guarantee stride ≥ len(out), every row idx[k] lies inside x, len(w)
 // ≥ len(idx), and out does not overlap x. Empty idx leaves out unchanged.
 type kernel struct {
-	name  string
-	rows  func(out, x []float32, stride int, idx []int32)
-	rowsW func(out, x []float32, stride int, idx []int32, w []float32)
-	// rowsBF16 is the same sum as rows, bit for bit, on bfloat16 rows.
-	rowsBF16 func(out []float32, x []uint16, stride int, idx []int32)
-	native   bool // SIMD assembly (false for the pure-Go twin)
+	name   string
+	rows   func(out, x []float32, stride int, idx []int32)
+	rowsW  func(out, x []float32, stride int, idx []int32, w []float32)
+	native bool // SIMD assembly (false for the pure-Go twin)
 }
 
-var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric, rowsBF16: accumRowsBF16Generic}
+var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric}
 
 // family is the aggregation kernels this CPU runs (internal/dispatch picks
 // them from the CPU features; platformKernels lives in dispatch_<arch>.go,

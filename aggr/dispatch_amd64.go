@@ -6,7 +6,7 @@ package aggr
 // internal/dispatch keeps those the CPU and OS support.
 func platformKernels() []kernel {
 	return []kernel{
-		{name: "avx512", rows: accumRowsAVX512, rowsW: accumRowsWAVX512, rowsBF16: bf16AVX512(), native: true},
-		{name: "avx2", rows: accumRowsAVX2, rowsW: accumRowsWAVX2, rowsBF16: accumRowsBF16AVX2Go, native: true},
+		{name: "avx512", rows: accumRowsAVX512, rowsW: accumRowsWAVX512, native: true},
+		{name: "avx2", rows: accumRowsAVX2, rowsW: accumRowsWAVX2, native: true},
 	}
 }

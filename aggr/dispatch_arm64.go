@@ -7,8 +7,7 @@ package aggr
 // internal/dispatch keeps those the CPU and OS support.
 func platformKernels() []kernel {
 	return []kernel{
-		// bfloat16 rows: the pure-Go twin (no arm64 assembly yet).
-		{name: "sve", rows: accumRowsSVE, rowsW: accumRowsWSVE, rowsBF16: accumRowsBF16Generic, native: true},
-		{name: "neon", rows: accumRowsNEON, rowsW: accumRowsWNEON, rowsBF16: accumRowsBF16Generic, native: true},
+		{name: "sve", rows: accumRowsSVE, rowsW: accumRowsWSVE, native: true},
+		{name: "neon", rows: accumRowsNEON, rowsW: accumRowsWNEON, native: true},
 	}
 }

@@ -109,7 +109,6 @@ type runner struct {
 	k     kernel
 	a     *graph.CSR
 	x     []float32
-	xb    []uint16 // bfloat16 rows instead of x (ApplyBF16)
 	out   []float32
 	f     int
 	scale []float32 // nil: none
@@ -151,8 +150,6 @@ func (r *runner) do(t *task, s *scratch) {
 		}
 		idx := a.Idx[lo:hi:hi]
 		switch {
-		case r.xb != nil:
-			r.k.rowsBF16(o, r.xb[min(c0, len(r.xb)):], f, idx)
 		case r.scale != nil:
 			// fold the row scale into per-entry weights: one pass, no temporary row
 			sv := r.scale[v]

@@ -58,7 +58,6 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/amx"
 	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
@@ -137,7 +136,6 @@ type Propagator struct {
 	stats   Stats
 
 	xs, g, sbuf, rbuf *dense.Matrix // reused buffers
-	rows16            []uint16      // bfloat16 copy of the local product's input (Pass.BF16)
 	byteSend, byteRec []byte
 }
 
@@ -304,7 +302,7 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 
 	codec, stream := p.codecFor(ps, false)
 	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
-	if err := p.exchange(tr, ps, codec, stream, func() { p.localProduct(ps, false, xs, out) }); err != nil {
+	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
 	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.halo.Apply(p.rbuf, out, true) })
@@ -332,38 +330,11 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	// Rows go back the way they came: receive-buffer rows to their senders.
 	codec, stream := p.codecFor(ps, true)
 	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
-	if err := p.exchange(tr, ps, codec, stream, func() { p.localProduct(ps, true, g, gx) }); err != nil {
+	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
 	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.send.ApplyT(p.sbuf, gx, true) })
 	return nil
-}
-
-// localProduct sets out = A·x (Aᵀ·x when transposed) with the local
-// operator: on bfloat16 copies of x's rows when the pass asks for them
-// (Pass.BF16, not Exact) and the operator is unweighted, else on x.
-func (p *Propagator) localProduct(ps nn.Pass, transposed bool, x, out *dense.Matrix) {
-	if !ps.BF16 || ps.Exact || p.local.CSR().Val != nil {
-		if transposed {
-			p.local.ApplyT(x, out, false)
-		} else {
-			p.local.Apply(x, out, false)
-		}
-		return
-	}
-	n, w := x.Rows, x.Cols
-	if cap(p.rows16) < n*w {
-		p.rows16 = make([]uint16, n*w)
-	}
-	b := p.rows16[:n*w]
-	par.For(n, dense.RowGrain(w), func(lo, hi int) {
-		amx.RoundRows(b[lo*w:hi*w], w, x.Data[lo*w:hi*w], w, hi-lo, w)
-	})
-	if transposed {
-		p.local.ApplyTBF16(b, out, false)
-	} else {
-		p.local.ApplyBF16(b, out, false)
-	}
 }
 
 // finishPass is the tail of every Forward and Backward, flat or two-level:

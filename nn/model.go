@@ -391,7 +391,6 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 	m.release()
 	m.x = x
 	p.Scratch = m.pool
-	p.BF16 = m.pool.work.Precision == dense.BF16
 	if p.Train && m.cfg.Dropout > 0 {
 		m.step++
 	}
@@ -464,7 +463,6 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 	// Backward needs a new Forward.
 	m.forward = false
 	p.Scratch = m.pool
-	p.BF16 = m.pool.work.Precision == dense.BF16
 	p.Consume = true // every gradient a layer gets is dead after its backward
 	g := dlogits
 	last := len(m.convs) - 1

@@ -23,10 +23,6 @@ type Pass struct {
 	// copying it. Layers set it per call. Given to a layer's Backward, it
 	// says the layer may overwrite gout.
 	Consume bool
-	// BF16 asks for the local product on bfloat16 copies of the rows
-	// (Config.Precision bf16; sums stay float32). A Propagator that cannot
-	// (a weighted operator) or an Exact pass uses float32 rows.
-	BF16 bool
 }
 
 // Propagator applies a layer's graph operator Â to node-feature rows. It is

@@ -9,9 +9,9 @@ import (
 // tile unit where the CPU has it, else emulated): the model still reaches
 // the float32 model's accuracy, its losses follow the float32 run's
 // closely, and they are not the float32 run's bits (the precision is in
-// effect). With 2 ranks the local product runs on bfloat16 rows and the
-// halo rows cross as float32, so a different set of rows is rounded than
-// with one rank: the losses agree to bfloat16's precision, not exactly.
+// effect). With 2 ranks and no dropout it is the same computation as with
+// one (the dense products' operands are rounded the same way; only the
+// aggregation's float32 sums are split differently): losses agree to 1e-4.
 func TestCoraBF16(t *testing.T) {
 	ds := cora(t)
 	for _, model := range []string{"gcn", "sage"} {
@@ -51,7 +51,7 @@ func TestCoraBF16(t *testing.T) {
 		}
 		two := distributed(t, ds, owner, 2, cfg)
 		for e := range one.Epochs {
-			if a, b := one.Epochs[e].Loss, two.Epochs[e].Loss; math.Abs(a-b) > 2e-3*a {
+			if a, b := one.Epochs[e].Loss, two.Epochs[e].Loss; math.Abs(a-b) > 1e-4*a {
 				t.Errorf("%s epoch %d: bf16 loss one rank %.6f, two ranks %.6f", model, e+1, a, b)
 			}
 		}
