@@ -114,13 +114,30 @@ func (w *bf16Work) get() *bf16Scratch {
 	return &bf16Scratch{}
 }
 
+// Gemm2 sets c = a1·op(b1) + a2·op(b2) + beta·c, where op(b) is bᵀ when
+// tB: the two products of a GraphSAGE layer that share their output. With
+// FP32 it is w.Gemm(false, tB, 1, a1, b1, beta, c) followed by
+// w.Gemm(false, tB, 1, a2, b2, 1, c), bit for bit. With BF16 on the tile
+// unit it is one product over the two inner dimensions laid end to end,
+// so c is written once instead of written, read and written again.
+func (w *Work) Gemm2(tB bool, a1, b1, a2, b2 *Matrix, beta float32, c *Matrix) {
+	m, k1, n := shapes(false, tB, a1, b1, c)
+	_, k2, _ := shapes(false, tB, a2, b2, c)
+	if w.Precision == BF16 && m >= amx.BlockRows && n > 0 && k1 > 0 && k2 > 0 && tilesUsable() == nil {
+		w.bf.rowsAMX(tB, 1, []operand{{a1, b1}, {a2, b2}}, beta, c)
+		return
+	}
+	w.Gemm(false, tB, 1, a1, b1, beta, c)
+	w.Gemm(false, tB, 1, a2, b2, 1, c)
+}
+
 // gemmBF16 is Work.Gemm with Precision BF16 (shapes already checked, no
 // zero dimension, alpha ≠ 0).
 func gemmBF16(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
 	if tilesUsable() == nil {
 		switch {
 		case !tA && c.Rows >= amx.BlockRows:
-			w.bf.rowsAMX(tB, alpha, a, b, beta, c)
+			w.bf.rowsAMX(tB, alpha, []operand{{a, b}}, beta, c)
 			return
 		case tA && !tB && a.Rows >= 2*amx.KStep:
 			w.bf.innerAMX(alpha, a, b, beta, c)
@@ -148,14 +165,11 @@ func grow(s []float32, n int) []float32 {
 	return s[:n]
 }
 
-// packB puts op(b) (k×n) into w.bp in pairs: kp/2 rows of np uint32, zero
-// past k and n.
-func (w *bf16Work) packB(tB bool, b *Matrix, k, n, kp, np int) {
-	if cap(w.bp) < kp/2*np {
-		w.bp = make([]uint32, kp/2*np)
-	}
-	w.bp = w.bp[:kp/2*np]
-	clear(w.bp)
+// packB puts op(b) (k×n) into dst in pairs: kp/2 rows of np uint32,
+// zero past k and n.
+func (w *bf16Work) packB(dst []uint32, tB bool, b *Matrix, k, n, kp, np int) {
+	dst = dst[:kp/2*np]
+	clear(dst)
 	src, stride := b.Data, b.Cols
 	if tB {
 		w.bt = grow(w.bt, k*n)
@@ -166,15 +180,35 @@ func (w *bf16Work) packB(tB bool, b *Matrix, k, n, kp, np int) {
 		}
 		src, stride = w.bt, n
 	}
-	amx.PairRows(w.bp, np, src, stride, k, n)
+	amx.PairRows(dst, np, src, stride, k, n)
 }
 
-// rowsAMX is c = alpha·a·op(b) + beta·c on the tile unit: op(b) packed
-// once, a's rows rounded chunk by chunk into each worker's scratch.
-func (w *bf16Work) rowsAMX(tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
-	m, k, n := c.Rows, a.Cols, c.Cols
-	kp, np := roundUp(k, amx.KStep), roundUp(n, amx.BlockCols)
-	w.packB(tB, b, k, n, kp, np)
+// operand is one term a·op(b) of a sum of products with one output.
+type operand struct{ a, b *Matrix }
+
+// rowsAMX is c = alpha·Σ aᵢ·op(bᵢ) + beta·c on the tile unit: the
+// terms' inner dimensions are laid end to end (each padded to KStep), so
+// one tile product over the concatenation computes the sum and c is
+// written once. The bᵢ are packed once; the aᵢ's rows are rounded chunk by
+// chunk into each worker's scratch, side by side.
+func (w *bf16Work) rowsAMX(tB bool, alpha float32, terms []operand, beta float32, c *Matrix) {
+	m, n := c.Rows, c.Cols
+	np := roundUp(n, amx.BlockCols)
+	kp := 0
+	for _, t := range terms {
+		kp += roundUp(t.a.Cols, amx.KStep)
+	}
+	if cap(w.bp) < kp/2*np {
+		w.bp = make([]uint32, kp/2*np)
+	}
+	w.bp = w.bp[:kp/2*np]
+	off := 0
+	for _, t := range terms {
+		k := t.a.Cols
+		kpi := roundUp(k, amx.KStep)
+		w.packB(w.bp[off/2*np:], tB, t.b, k, n, kpi, np)
+		off += kpi
+	}
 	// Full blocks go straight into c where its rows are whole column
 	// blocks and the result needs no scaling.
 	direct := n == np && alpha == 1 && (beta == 0 || beta == 1)
@@ -186,9 +220,17 @@ func (w *bf16Work) rowsAMX(tB bool, alpha float32, a, b *Matrix, beta float32, c
 		s := w.get()
 		defer w.scratch.Put(s)
 		s.grow(blocks*amx.BlockRows*kp, 0, blocks*amx.BlockRows*np)
-		amx.RoundRows(s.a, kp, a.Data[r0*k:], k, rows, k)
-		for r := range rows {
-			clear(s.a[r*kp+k : (r+1)*kp])
+		off := 0
+		for _, t := range terms {
+			k := t.a.Cols
+			kpi := roundUp(k, amx.KStep)
+			amx.RoundRows(s.a[off:], kp, t.a.Data[r0*k:], k, rows, k)
+			if kpi > k {
+				for r := range rows {
+					clear(s.a[r*kp+off+k : r*kp+off+kpi])
+				}
+			}
+			off += kpi
 		}
 		clear(s.a[rows*kp:])
 		full := 0

@@ -115,3 +115,49 @@ func TestParsePrecision(t *testing.T) {
 		t.Fatal("ParsePrecision(fp16): no error")
 	}
 }
+
+// TestGemm2 checks the sum of two products: with FP32 it is the two Gemm
+// calls bit for bit; with BF16 it agrees with the float64 sum of the
+// rounded products (the tile unit's fused path where the CPU has one).
+func TestGemm2(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, s := range [][4]int{{5, 3, 4, 7}, {300, 256, 100, 256}, {257, 47, 256, 256}, {64, 100, 33, 47}} {
+		m, n, k1, k2 := s[0], s[1], s[2], s[3]
+		for _, tB := range []bool{false, true} {
+			for _, beta := range []float32{0, 1, 0.5} {
+				a1, a2 := randMatrix(r, m, k1), randMatrix(r, m, k2)
+				b1, b2 := randMatrix(r, k1, n), randMatrix(r, k2, n)
+				if tB {
+					b1, b2 = randMatrix(r, n, k1), randMatrix(r, n, k2)
+				}
+				c0 := randMatrix(r, m, n)
+				// FP32: bit for bit the two calls.
+				var w32 Work
+				got, want := New(m, n), New(m, n)
+				copy(got.Data, c0.Data)
+				copy(want.Data, c0.Data)
+				w32.Gemm2(tB, a1, b1, a2, b2, beta, got)
+				w32.Gemm(false, tB, 1, a1, b1, beta, want)
+				w32.Gemm(false, tB, 1, a2, b2, 1, want)
+				for i := range want.Data {
+					if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+						t.Fatalf("fp32 %v tB=%v beta=%g: [%d] %g, want %g", s, tB, beta, i, got.Data[i], want.Data[i])
+					}
+				}
+				// BF16 against float64 on the rounded operands.
+				w16 := Work{Precision: BF16}
+				got = New(m, n)
+				copy(got.Data, c0.Data)
+				w1, mag1 := naiveBF16(false, tB, 1, a1, b1, beta, c0)
+				zero := New(m, n)
+				w2, mag2 := naiveBF16(false, tB, 1, a2, b2, 0, zero)
+				w16.Gemm2(tB, a1, b1, a2, b2, beta, got)
+				for i := range got.Data {
+					if d := math.Abs(float64(got.Data[i]) - w1[i] - w2[i]); d > 1e-5*(mag1[i]+mag2[i])+1e-30 {
+						t.Fatalf("bf16 %v tB=%v beta=%g: [%d] %g, want %g", s, tB, beta, i, got.Data[i], w1[i]+w2[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -42,9 +42,10 @@ func (w *Work) Gemm(tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *M
 	gemm(w, tA, tB, alpha, a, b, beta, c)
 }
 
-// gemm is Gemm with the scratch of w (nil: allocated per call).
-func gemm(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
-	m, k := a.Rows, a.Cols
+// shapes returns the m×k·k×n of c = op(a)·op(b), panicking when the
+// shapes do not agree (a programmer error).
+func shapes(tA, tB bool, a, b, c *Matrix) (m, k, n int) {
+	m, k = a.Rows, a.Cols
 	if tA {
 		m, k = k, m
 	}
@@ -56,6 +57,12 @@ func gemm(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Ma
 		panic(fmt.Sprintf("dense.Gemm: shape mismatch: op(a) %d×%d, op(b) %d×%d, c %d×%d",
 			m, k, kb, n, c.Rows, c.Cols))
 	}
+	return m, k, n
+}
+
+// gemm is Gemm with the scratch of w (nil: allocated per call).
+func gemm(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *Matrix) {
+	m, k, n := shapes(tA, tB, a, b, c)
 	if m == 0 || n == 0 {
 		return
 	}

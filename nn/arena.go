@@ -101,3 +101,15 @@ func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float3
 	}
 	a.work.Gemm(tA, tB, alpha, x, y, beta, c)
 }
+
+// gemm2 is c = x1·op(y1) + x2·op(y2) + beta·c (op: transposed when tB),
+// dense.Work.Gemm2 with the model's precision: in float32 the two gemm
+// calls bit for bit; without an arena, those two calls.
+func (a *arena) gemm2(tB bool, x1, y1, x2, y2 *dense.Matrix, beta float32, c *dense.Matrix) {
+	if a == nil {
+		dense.Gemm(false, tB, 1, x1, y1, beta, c)
+		dense.Gemm(false, tB, 1, x2, y2, 1, c)
+		return
+	}
+	a.work.Gemm2(tB, x1, y1, x2, y2, beta, c)
+}

@@ -91,6 +91,7 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 			return nil, err
 		}
 		l.pool.reclaim(&l.ax) // X·W_l is dead: Backward takes a buffer for Âᵀ·G
+		l.pool.gemm(false, false, 1, x, l.WR.values(), 1, out)
 	} else {
 		if ax == nil {
 			ax = l.pool.lend(&l.ax, n, l.In)
@@ -102,9 +103,8 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 		}
 		l.agg = ax
 		out = l.pool.lend(&l.out, n, l.Out)
-		l.pool.gemm(false, false, 1, ax, l.WL.values(), 0, out)
+		l.pool.gemm2(false, ax, l.WL.values(), x, l.WR.values(), 0, out)
 	}
-	l.pool.gemm(false, false, 1, x, l.WR.values(), 1, out)
 	if !l.noBias {
 		dense.AddBias(out, l.B.W)
 	}
@@ -136,8 +136,7 @@ func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantIn
 			return nil, nil
 		}
 		gx := l.pool.lend(&l.gx, n, l.In)
-		l.pool.gemm(false, true, 1, gtmp, l.WL.values(), 0, gx)
-		l.pool.gemm(false, true, 1, gout, l.WR.values(), 1, gx)
+		l.pool.gemm2(true, gtmp, l.WL.values(), gout, l.WR.values(), 0, gx)
 		return gx, nil
 	}
 	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
