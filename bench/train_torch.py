@@ -42,12 +42,16 @@ class SpMM(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, a, at, x):
-        ctx.at = at
-        return torch.sparse.mm(a, x)
+        # float32 rows whatever the autocast dtype of x (--precision bf16
+        # rounds the dense products' operands, not the aggregation).
+        ctx.at, ctx.dtype = at, x.dtype
+        with torch.autocast("cpu", enabled=False):
+            return torch.sparse.mm(a, x.float())
 
     @staticmethod
     def backward(ctx, g):
-        return None, None, torch.sparse.mm(ctx.at, g)
+        with torch.autocast("cpu", enabled=False):
+            return None, None, torch.sparse.mm(ctx.at, g.float()).to(ctx.dtype)
 
 
 def csr(ptr, idx, val, n):
@@ -146,6 +150,9 @@ def main():
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                    help="bf16: the model runs under torch.autocast(cpu, bfloat16) (PyTorch's mixed precision: "
+                         "matrix products in bfloat16), the aggregation in float32")
     a = ap.parse_args()
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
@@ -174,13 +181,14 @@ def main():
         t = time.perf_counter()
         model.train()
         opt.zero_grad(set_to_none=True)
-        out = model(A, AT, x)
-        loss = F.cross_entropy(out[split["train"]], y[split["train"]])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
+            out = model(A, AT, x)
+        loss = F.cross_entropy(out[split["train"]].float(), y[split["train"]])
         loss.backward()
         opt.step()
         del out
         model.eval()
-        with torch.no_grad():
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
             pred = model(A, AT, x).argmax(1)
             acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
         dt = time.perf_counter() - t
@@ -189,7 +197,7 @@ def main():
               f"test {acc['test']:.4f} epoch_s {dt:.3f}", flush=True)
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "model": a.model, "layers": a.layers,
+    print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss}))
 

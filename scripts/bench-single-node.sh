@@ -13,7 +13,8 @@
 #   STEPS    what to run, comma separated (default info,gemm,supergcn,torch):
 #            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (both models) | torch (both models)
 #            | gcn | sage | torch-gcn | torch-sage (one model)
-#   TRAIN_FLAGS more supergcn train flags (e.g. --precision bf16)
+#   TRAIN_FLAGS more supergcn train flags (e.g. --precision bf16); TORCH_FLAGS more bench/train_torch.py flags
+#            (e.g. --precision bf16: torch.autocast to bfloat16)
 #   GEMM_ROWS rows of the GEMM shapes (default: the graph's nodes)   GEMM_REPS timed repetitions (default 5)
 # The 16-core box (products): STEPS=info,gemm,supergcn, then STEPS=torch-gcn and STEPS=torch-sage TORCH_EPOCHS=3, each
 # under 10 min with the same OUT (the report merges what OUT holds; DATA survives while the machine stays warm).
@@ -62,8 +63,9 @@ run_supergcn() { # model layers hidden norm
 }
 run_torch() {
   log "pytorch $1 $2×$3 norm $4"
+  # shellcheck disable=SC2086 # TORCH_FLAGS is a list of flags
   "${TIMEV[@]}" "$OUT/time_torch_$1" "$PY" bench/train_torch.py --data "$DATA" --model "$1" --layers "$2" \
-    --hidden "$3" --norm "$4" --epochs "$TORCH_EPOCHS" --threads "$THREADS" 2>&1 | tee "$OUT/train_torch_$1.txt"
+    --hidden "$3" --norm "$4" --epochs "$TORCH_EPOCHS" --threads "$THREADS" ${TORCH_FLAGS:-} 2>&1 | tee "$OUT/train_torch_$1.txt"
   grep '^{"impl"' "$OUT/train_torch_$1.txt" > "$OUT/torch_$1.json"
 }
 if has supergcn || has gcn; then run_supergcn gcn 2 128 none; fi
