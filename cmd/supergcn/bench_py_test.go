@@ -62,3 +62,44 @@ print(d["nodes"], d["nnz"], d["featdim"], d["classes"], int(d["ptr"].sum()), int
 		t.Fatalf("bench/sgb.py read %q, graph.LoadBinary %q", got, want)
 	}
 }
+
+// TestBenchTorchTrainer runs bench/train_torch.py, the plain-PyTorch
+// baseline, on a small generated graph in float32 and under bfloat16
+// autocast (--precision bf16): both finish, print a JSON line naming
+// their precision, and start from the same loss (the first forward differs
+// only by the products' rounding). It skips without python3 and torch.
+func TestBenchTorchTrainer(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import torch, numpy").Run() != nil {
+		t.Skip("python3 with torch and numpy not available")
+	}
+	path := filepath.Join(t.TempDir(), "g.sgb")
+	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=2000,degree=8,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
+		t.Fatalf("gen: %s", r.stderr)
+	}
+	first := map[string]float64{}
+	for _, prec := range []string{"fp32", "bf16"} {
+		cmd := exec.Command(py, filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path, "--model", "sage",
+			"--layers", "3", "--hidden", "32", "--norm", "layer", "--epochs", "2", "--threads", "1", "--precision", prec)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("train_torch.py --precision %s: %v\n%s", prec, err, out)
+		}
+		if !strings.Contains(string(out), `"precision": "`+prec+`"`) {
+			t.Fatalf("train_torch.py --precision %s: no JSON line naming it:\n%s", prec, out)
+		}
+		var loss float64
+		for _, line := range strings.Split(string(out), "\n") {
+			if _, err := fmt.Sscanf(line, "epoch 1 loss %g", &loss); err == nil {
+				break
+			}
+		}
+		if loss == 0 {
+			t.Fatalf("train_torch.py --precision %s: no epoch-1 loss:\n%s", prec, out)
+		}
+		first[prec] = loss
+	}
+	if d := first["bf16"] - first["fp32"]; d > 0.02*first["fp32"] || d < -0.02*first["fp32"] {
+		t.Fatalf("first loss fp32 %g, bf16 %g", first["fp32"], first["bf16"])
+	}
+}
