@@ -349,6 +349,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d (eval %d), label-prop %g\n",
 			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.EvalBits, cfg.LabelProp)
+		if cfg.Model.Precision == "bf16" {
+			fmt.Fprintf(log, "train: dense products in bf16: %s\n", dense.BF16Kernel())
+		}
 	}
 	cfg.Log = log
 	_, err = train.Run(cfg, s, c)
