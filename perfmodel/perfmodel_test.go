@@ -723,3 +723,81 @@ func TestHaloRate(t *testing.T) {
 		t.Errorf("negative halo_gups: %v", err)
 	}
 }
+
+// TestStagedAggregation: the two-level exchange's aggregation is its own
+// products' (exchange.forwardTwoLevel, backwardTwoLevel), each row at the
+// profile's gather or scatter rate. Four ranks as two nodes of two, SAGE
+// (no self-loops, one row scaling a direction) with no local edges, so
+// nothing shares a core and every term adds up by hand.
+func TestStagedAggregation(t *testing.T) {
+	v := make([]exchange.RankVolume, 4)
+	for r := range v {
+		v[r] = exchange.RankVolume{Rank: r, Nodes: 1000, TrainNodes: 100}
+	}
+	// ranks 0 and 2 receive 20 flat rows from their node peer; the
+	// gather stage brings them 50 rows, so 30 are partial sums
+	v[0].Recv = []exchange.PeerRows{{From: 1, Counts: exchange.RowCounts{Hybrid: 20}}}
+	v[2].Recv = []exchange.PeerRows{{From: 3, Counts: exchange.RowCounts{Hybrid: 20}}}
+	st := &exchange.ExchangeVolume{
+		Gather:  []exchange.Message{{From: 1, To: 0, Rows: 50}, {From: 3, To: 2, Rows: 50}},
+		Inter:   []exchange.Message{{From: 0, To: 2, Rows: 100}, {From: 2, To: 0, Rows: 100}},
+		Scatter: []exchange.Message{{From: 0, To: 1, Rows: 30}, {From: 2, To: 3, Rows: 30}},
+	}
+	prof := flatProfile()
+	prof.Rates[0].Exchange = &ExchangeRates{Rows: 100, Peers: 1, Quant: prof.Rates[0].Quant,
+		RowRates: []RowRate{{Width: 10, GatherGBs: 0.5, ScatterGBs: 0.25}}}
+	net, _ := ParseNetwork("1gbit")
+	// one transform-first layer 20 → 10: a forward and a backward
+	// exchange at width 10
+	cfg := Config{Model: Model{Kind: "sage", Layers: 1, In: 20, Classes: 10}, Mode: exchange.ModeHybrid, Bits: 32,
+		Threads: 1, RanksPerNode: 2, CoresPerNode: 1, Staged: st}
+	p, err := Predict(v, prof, net, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := 10 * 4.0 // bytes of a row
+	scale := 8 * 1000 * 10 / 10e9
+	// rank 0 forward: S1 (0 rows) and S2x (100) before the post; S2r adds
+	// the 30 partial sums after the gather stage, S3 copies the 30 rows
+	// it forwards after the inter-node stage (gather rate); the output
+	// scaling. Backward: Hᵀ writes its 50 + 100 + 0 received rows; S3ᵀ
+	// adds the 30 forwarded rows' gradients back, S2rᵀ the 30 partial
+	// sums' (scatter rate); the input scaling.
+	fwd := (100+30+30)*row/0.5e9 + scale
+	bwd := 150*row/0.5e9 + (30+30)*row/0.25e9 + scale
+	if p.CriticalRank != 0 || math.Abs(p.AggrS-(fwd+bwd)) > 1e-15 || p.AggrLocalS != 0 {
+		t.Errorf("critical rank %d, AggrS = %v (local %v), want rank 0, %v", p.CriticalRank, p.AggrS, p.AggrLocalS, fwd+bwd)
+	}
+	// the flat rows of a same-node peer are no partial sums: without them
+	// rank 0 adds 50 partial sums each way
+	v[0].Recv = nil
+	q, _ := Predict(v, prof, net, cfg)
+	if want := fwd + bwd + 20*row/0.5e9 + 20*row/0.25e9; math.Abs(q.AggrS-want) > 1e-15 {
+		t.Errorf("no flat rows: AggrS = %v, want %v", q.AggrS, want)
+	}
+}
+
+// TestStagedWalk: the stages run one after another on the exchange's
+// driver beside the local product (one thread, no spare core): intra-node
+// copies, the work between the stages and the codec share the core,
+// wire time leaves it to the local product.
+func TestStagedWalk(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	p := &predictor{share: 1, cfg: Config{Threads: 1}, pending: make([]float64, 1), aggr: make([]float64, 1),
+		local: make([]float64, 1), quant: make([]float64, 1), comm: make([]float64, 1), dense: make([]float64, 1)}
+	// local 0.5, 0.1 of it beside the first encoding: 0.4 left.
+	// stage 0, intra 0.05: wall 0.1, 0.35 left; between 0.02: wall 0.04,
+	// 0.33 left; stage 1 encodes 0.04 (wall 0.08, 0.29 left), 0.2 on the
+	// wire (0.09 left), decodes 0.06 (wall 0.12, 0.03 left); between
+	// 0.03: wall 0.06, none left; stage 2, intra 0.05 alone.
+	p.addStagedExchange(0, 0.5, 0.1, []float64{0.05, 0.2, 0.05}, []bool{false, true, false},
+		[2][]float64{{0.02}, {0.03}}, [][2]float64{{0, 0}, {0.04, 0.06}, {0, 0}}, 0.01)
+	if !near(p.comm[0], 0.35) || !near(p.quant[0], 0.2) || !near(p.aggr[0], 0.11) || !near(p.local[0], 0) || !near(p.pending[0], 0.66) {
+		t.Errorf("comm %v quant %v aggr %v (local %v) pending %v; want 0.35 0.2 0.11 (0) 0.66", p.comm[0], p.quant[0], p.aggr[0], p.local[0], p.pending[0])
+	}
+	// CPU conserved: 0.4 local + 0.1 copies + 0.05 between + 0.1 codec +
+	// 0.01 after, the wire all hidden
+	if !near(p.idealWork, 0.5+0.05+0.01) {
+		t.Errorf("work %v, want 0.56", p.idealWork)
+	}
+}

@@ -753,6 +753,28 @@ func (p *predictor) wireBytes(rows int64, width, bits int) int64 {
 // node messages over the intra-node link, or its node's inter-node bytes
 // (the busiest direction, or the busiest node sending to it) over the
 // network.
+//
+// The aggregation work is the exchange's own (exchange.forwardTwoLevel,
+// backwardTwoLevel), all of it on the aggregation timer:
+//
+//   - forward, before the post: the send products S1·xs and S2x·xs write
+//     the rows the rank sends in the gather and the inter-node stage (one
+//     gather entry a row); backward: Hᵀ·g writes the three receive
+//     buffers, every row the rank sends in the three stages;
+//   - between the stages, on the exchange's driver beside whatever is left
+//     of the local product: after the first stage, forward S2r adds the
+//     partial sums received from the node's ranks into the partial rows
+//     (one gather entry a partial sum), backward S3ᵀ adds the rows received
+//     back from the scatter stage into the inter-node rows (a scatter-add
+//     a row); after the second, forward S3 copies the rows forwarded in
+//     the scatter stage (a gather entry a row), backward S2rᵀ adds the
+//     partial rows' gradients into the partial sums (a scatter-add each);
+//   - after: the cut edges and the output scaling, as flat.
+//
+// A partial sum is a gather row that is not one of the same-node pair's
+// flat rows (exchange.NodeVolumesOf puts both into Gather), so rank r
+// receives Σ Gather rows to r − Σ its same-node peers' hybrid rows of the
+// partition's volumes.
 func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 	ranks := len(p.vols)
 	st := p.cfg.Staged
@@ -765,16 +787,20 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 	if backward {
 		stages[0], stages[2] = stages[2], stages[0]
 	}
-	enc, dec := make([]float64, ranks), make([]float64, ranks)
-	first, last := make([]int64, ranks), make([]int64, ranks) // rows a rank puts into the exchange and takes out of it
-	cpu, wire := 0.0, 0.0
+	enc, dec := make([][]float64, len(stages)), make([][]float64, len(stages)) // codec seconds, per stage and rank
+	sentBy := make([][]int64, len(stages))                                     // rows each rank sends in each stage (walk order)
+	recvBy := make([][]int64, len(stages))
+	stageT := make([]float64, len(stages)) // the stage's time, its slowest rank
+	onWire := make([]bool, len(stages))
 	for si, sg := range stages {
-		if len(sg.msgs) == 0 {
-			continue
-		}
 		out, in := make([]float64, ranks), make([]float64, ranks)
 		msgOut, msgIn := make([]int64, ranks), make([]int64, ranks)
 		sent, recv := make([]int64, ranks), make([]int64, ranks)
+		sentBy[si], recvBy[si] = sent, recv
+		enc[si], dec[si] = make([]float64, ranks), make([]float64, ranks)
+		if len(sg.msgs) == 0 {
+			continue
+		}
 		nodeOut, nodeIn := make([]float64, p.nodes), make([]float64, p.nodes)
 		for _, m := range sg.msgs {
 			from, to := m.From, m.To
@@ -788,12 +814,6 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 			msgIn[to]++
 			sent[from] += m.Rows
 			recv[to] += m.Rows
-			if si == 0 {
-				first[from] += m.Rows
-			}
-			if si == len(stages)-1 {
-				last[to] += m.Rows
-			}
 			if sg.inter && !p.net.Single && from/p.k != to/p.k {
 				nodeOut[from/p.k] += float64(b)
 				nodeIn[to/p.k] += float64(b)
@@ -818,39 +838,116 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 				busiest[to] = max(busiest[to], nodeOut[from/p.k])
 			}
 		}
-		t, onWire := 0.0, false
+		t := 0.0
 		for r := 0; r < ranks; r++ {
-			enc[r] += p.rates.QuantSeconds(sent[r], width, sg.bits, false)
-			dec[r] += p.rates.QuantSeconds(recv[r], width, sg.bits, true)
+			enc[si][r] = p.rates.QuantSeconds(sent[r], width, sg.bits, false)
+			dec[si][r] = p.rates.QuantSeconds(recv[r], width, sg.bits, true)
 			var tr float64
 			if sg.inter && !p.net.Single && p.nodes > 1 {
 				n := r / p.k
 				tr = p.net.Inter.Seconds(max(msgOut[r], msgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
-				onWire = true
+				onWire[si] = true
 			} else {
 				tr = p.intra.Seconds(max(msgOut[r], msgIn[r]), max(out[r], in[r]))
 			}
 			t = max(t, tr)
 		}
-		if onWire {
-			wire += t
-		} else {
-			cpu += t
-		}
+		stageT[si] = t
 	}
+	partial := p.partialSums(st.Gather)
 	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
+	between := [2][]float64{make([]float64, ranks), make([]float64, ranks)}
 	for r := range p.vols {
 		var before float64
-		before, local[r], after[r] = p.exchangeWork(r, width, backward, first[r], last[r])
+		// rows written before the post: forward the first two stages'
+		// sends, backward all three receive buffers
+		rows := sentBy[0][r] + sentBy[1][r]
+		if backward {
+			rows += sentBy[2][r]
+		}
+		before, local[r], after[r] = p.exchangeWork(r, width, backward, rows, 0)
+		if backward {
+			between[0][r] = p.rates.RowSeconds(recvBy[0][r], width, true, true)
+			between[1][r] = p.rates.RowSeconds(partial[r], width, true, true)
+		} else {
+			between[0][r] = p.rates.RowSeconds(partial[r], width, false, false)
+			between[1][r] = p.rates.RowSeconds(sentBy[2][r], width, false, false)
+		}
 		p.addAggr(r, before)
-		done[r] = p.sharedEncode(r, enc[r], local[r])
+		done[r] = p.sharedEncode(r, enc[0][r], local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
 	for r := range p.vols {
-		// the stages run one after another: the transfer takes cpu+wire,
-		// of which the local product can hide behind the wire part only
-		p.addAggrExchange(r, local[r], done[r], cpu, cpu+wire, dec[r], after[r])
+		codec := make([][2]float64, len(stages))
+		for si := range stages {
+			codec[si] = [2]float64{enc[si][r], dec[si][r]}
+		}
+		codec[0][0] = 0 // encoded before the post, above
+		p.addStagedExchange(r, local[r], done[r], stageT, onWire, between, codec, after[r])
 	}
 	p.sync()
+}
+
+// partialSums is, per rank, the partial sums it receives in a two-level
+// exchange's gather stage (forward): its Gather rows less the flat rows of
+// its same-node peers, which Gather also holds.
+func (p *predictor) partialSums(gather []exchange.Message) []int64 {
+	n := make([]int64, len(p.vols))
+	for _, m := range gather {
+		n[m.To] += m.Rows
+	}
+	for r := range p.vols {
+		for _, pe := range p.vols[r].Recv {
+			if pe.From/p.k == r/p.k {
+				n[r] -= pe.Counts.Hybrid
+			}
+		}
+		n[r] = max(n[r], 0)
+	}
+	return n
+}
+
+// addStagedExchange is addAggrExchange for the two-level exchange: the
+// stages run one after another on the exchange's driver, beside the local
+// product (local seconds, done of them already run beside the encoding).
+// An intra-node stage (stageT, its slowest rank's copies) shares the
+// rank's cores with the local product, as the flat exchange's copies do;
+// an inter-node stage is wire time, during which the local product runs
+// alone. Between stages the driver runs between[0] and between[1] seconds
+// of aggregation (serially, beside the local product: its wall time is the
+// aggregation timer's). Each stage encodes its rows just before its post
+// and decodes them just after its transfer (codec[si]: encode, decode
+// seconds on the rank's threads alone), as exchange.transferRows does,
+// beside the local product too; the first stage's encoding is
+// sharedEncode's, before the post. Last come what is left of the local
+// product and after.
+func (p *predictor) addStagedExchange(r int, local, done float64, stageT []float64, onWire []bool, between [2][]float64, codec [][2]float64, after float64) {
+	l := local - done
+	var comm, agg, q float64
+	shared := func(cpu float64, d int) float64 {
+		w, left := p.sharedWall(cpu, l, d)
+		l = left
+		return w
+	}
+	for si, t := range stageT {
+		if si > 0 {
+			agg += shared(between[si-1][r], 1)
+			p.idealWork += between[si-1][r]
+		}
+		q += shared(codec[si][0], p.cfg.Threads)
+		if onWire[si] {
+			comm += t
+			l -= min(l, t)
+		} else {
+			comm += max(t, shared(t, 1))
+		}
+		q += shared(codec[si][1], p.cfg.Threads)
+	}
+	p.idealWork += local + after
+	p.comm[r] += comm
+	p.quant[r] += q
+	p.aggr[r] += agg + l + after
+	p.local[r] += l
+	p.pending[r] += comm + q + agg + l + after
 }
