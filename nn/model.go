@@ -84,10 +84,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("nn: Config.Dropout: %g is outside [0, 1)", c.Dropout)
 	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
 		return fmt.Errorf("nn: Config.Norm: %q is not none or layer", c.Norm)
-	case c.Precision != "" && c.Precision != "fp32" && c.Precision != "bf16":
-		return fmt.Errorf("nn: Config.Precision: %q is not fp32 or bf16", c.Precision)
 	case c.Layers > MaxLayers:
 		return fmt.Errorf("nn: Config.Layers: %d, at most %d", c.Layers, MaxLayers)
+	}
+	if _, err := dense.ParsePrecision(c.Precision); err != nil {
+		return fmt.Errorf("nn: Config.Precision: %q is not %s", c.Precision, strings.Join(dense.Precisions(), " or "))
 	}
 	for _, w := range []struct {
 		name string

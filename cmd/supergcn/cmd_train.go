@@ -150,8 +150,8 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
 	case m.Norm != "none" && m.Norm != "layer":
 		return bad("norm", "%q is not none or layer", m.Norm)
-	case m.Precision != "fp32" && m.Precision != "bf16":
-		return bad("precision", "%q is not fp32 or bf16", m.Precision)
+	case !validPrecision(m.Precision):
+		return bad("precision", "%q is not %s", m.Precision, strings.Join(dense.Precisions(), " or "))
 	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
 		return bad("lr", "%g, need a finite positive learning rate", cfg.LR)
 	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
@@ -407,4 +407,11 @@ func quantParamsFlag(p *quant.Params) func(string) error {
 		*p = v
 		return nil
 	}
+}
+
+// validPrecision reports whether --precision names one of dense's
+// precisions ("" is not a name here: the flag defaults to fp32).
+func validPrecision(s string) bool {
+	_, err := dense.ParsePrecision(s)
+	return err == nil && s != ""
 }
