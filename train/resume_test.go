@@ -138,13 +138,15 @@ func checkResumed(t *testing.T, ref, got *Result, refCk, gotCk *Checkpoint) {
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	ds := cora(t)
 	for _, tc := range []struct {
-		name string
-		p    int
-		lp   float64
-	}{{"P1", 1, 0}, {"P1/labelprop", 1, 0.5}, {"P2", 2, 0}} {
+		name      string
+		p         int
+		lp        float64
+		precision string
+	}{{"P1", 1, 0, ""}, {"P1/labelprop", 1, 0.5, ""}, {"P2", 2, 0, ""}, {"P2/bf16", 2, 0, "bf16"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := kipfConfig("gcn", 5, 0, 0.5)
 			cfg.LabelProp = tc.lp
+			cfg.Model.Precision = tc.precision
 			ref, got, refCk, gotCk := trainTwice(t, ds, tc.p, cfg)
 			checkResumed(t, ref, got, refCk, gotCk)
 		})
