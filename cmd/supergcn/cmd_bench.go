@@ -298,9 +298,17 @@ func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // timeIt runs fn once to warm up, then reps times; it returns the median and
 // the minimum in milliseconds.
 func timeIt(fn func(), reps int) (median, minimum float64) {
+	return timeEach(func() {}, fn, reps)
+}
+
+// timeEach is timeIt with before run ahead of the warm-up and of every
+// timed run, outside the timing.
+func timeEach(before, fn func(), reps int) (median, minimum float64) {
+	before()
 	fn()
 	ts := make([]float64, reps)
 	for i := range ts {
+		before()
 		t := time.Now()
 		fn()
 		ts[i] = benchMS(time.Since(t))

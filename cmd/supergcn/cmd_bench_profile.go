@@ -864,19 +864,5 @@ func stepCopies(ready, next []*os.File) {
 // timeStep is timeIt with the copies in step: the median milliseconds of
 // reps runs of fn after one warm-up, each run started with every copy.
 func timeStep(st *stepper, fn func(), reps int) (median, minimum float64) {
-	st.sync()
-	fn()
-	ts := make([]float64, reps)
-	for i := range ts {
-		st.sync()
-		t := time.Now()
-		fn()
-		ts[i] = benchMS(time.Since(t))
-	}
-	sort.Float64s(ts)
-	median = ts[reps/2]
-	if reps%2 == 0 {
-		median = (ts[reps/2-1] + ts[reps/2]) / 2
-	}
-	return median, ts[0]
+	return timeEach(st.sync, fn, reps)
 }
