@@ -125,28 +125,36 @@ kloop:
 	TILERELEASE
 	RET
 
-// Rounding of eight float32 in Y0 to bfloat16 bits in the top halves of
-// Y2's lanes: Y2 = Y0 + 0x7fff + (bit 16 of Y0), NaN lanes Y0 | quiet bit.
-// Y8 = 0x7fff, Y9 = 1, Y10 = 0x00400000 in every lane; Y3, Y4 scratch.
-#define ROUND8(in, out) \
+// ROUND(in, out, kmax, kone, kquiet, nan, quiet) rounds eight float32 in
+// in to bfloat16 bits in the top halves of out's lanes: out = in + 0x7fff +
+// (bit 16 of in), NaN lanes in | quiet bit. kmax, kone and kquiet hold
+// 0x7fff, 1 and 0x00400000 in every lane; nan and quiet are scratch (quiet
+// may be in, which it then overwrites).
+#define ROUND(in, out, kmax, kone, kquiet, nan, quiet) \
 	VPSRLD    $16, in, out; \
-	VPAND     Y9, out, out; \
-	VPADDD    Y8, out, out; \
+	VPAND     kone, out, out; \
+	VPADDD    kmax, out, out; \
 	VPADDD    in, out, out; \
-	VCMPPS    $3, in, in, Y3; \
-	VPOR      Y10, in, Y4; \
-	VBLENDVPS Y3, Y4, out, out
+	VCMPPS    $3, in, in, nan; \
+	VPOR      kquiet, in, quiet; \
+	VBLENDVPS nan, quiet, out, out
 
-#define CONSTS \
-	MOVL         $0x7fff, R8; \
-	VMOVD        R8, X8; \
-	VPBROADCASTD X8, Y8; \
-	MOVL         $1, R8; \
-	VMOVD        R8, X9; \
-	VPBROADCASTD X9, Y9; \
-	MOVL         $0x00400000, R8; \
-	VMOVD        R8, X10; \
-	VPBROADCASTD X10, Y10
+// ROUND8: ROUND with the constants of CONSTS(R8, X8, Y8, X9, Y9, X10, Y10)
+// and Y3, Y4 scratch.
+#define ROUND8(in, out) ROUND(in, out, Y8, Y9, Y10, Y3, Y4)
+
+// CONSTS(r, xmax, kmax, xone, kone, xquiet, kquiet) fills kmax, kone and
+// kquiet with ROUND's constants, through the general register r.
+#define CONSTS(r, xmax, kmax, xone, kone, xquiet, kquiet) \
+	MOVL         $0x7fff, r; \
+	VMOVD        r, xmax; \
+	VPBROADCASTD xmax, kmax; \
+	MOVL         $1, r; \
+	VMOVD        r, xone; \
+	VPBROADCASTD xone, kone; \
+	MOVL         $0x00400000, r; \
+	VMOVD        r, xquiet; \
+	VPBROADCASTD xquiet, kquiet
 
 // func roundAVX2(dst *uint16, src *float32, n int)
 // n > 0, a multiple of 16.
@@ -154,7 +162,7 @@ TEXT ·roundAVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	CONSTS
+	CONSTS(R8, X8, Y8, X9, Y9, X10, Y10)
 
 roundloop:
 	VMOVUPS (SI), Y0
@@ -180,7 +188,7 @@ TEXT ·pairAVX2(SB), NOSPLIT, $0-32
 	MOVQ r0+8(FP), SI
 	MOVQ r1+16(FP), DX
 	MOVQ n+24(FP), CX
-	CONSTS
+	CONSTS(R8, X8, Y8, X9, Y9, X10, Y10)
 	MOVL         $0xffff0000, R8
 	VMOVD        R8, X11
 	VPBROADCASTD X11, Y11
@@ -204,17 +212,10 @@ pairloop:
 
 // ROUNDC rounds eight float32 in reg to bfloat16 bits in the low halves of
 // its lanes, with the constants in Y0 (0x7fff), Y1 (1), Y2 (quiet bit) and
-// Y3, Y4 scratch: reg = (reg + 0x7fff + bit 16) >> 16, NaN lanes
-// (reg | quiet) >> 16.
+// Y3, Y4 scratch.
 #define ROUNDC(reg) \
-	VPSRLD    $16, reg, Y3; \
-	VPAND     Y1, Y3, Y3; \
-	VPADDD    Y0, Y3, Y3; \
-	VPADDD    reg, Y3, Y3; \
-	VCMPPS    $3, reg, reg, Y4; \
-	VPOR      Y2, reg, reg; \
-	VBLENDVPS Y4, reg, Y3, reg; \
-	VPSRLD    $16, reg, reg
+	ROUND(reg, Y3, Y0, Y1, Y2, Y4, reg); \
+	VPSRLD $16, Y3, reg
 
 // STORE2 packs the rounded columns lo and hi (eight bfloat16 each) and
 // stores them at (R10) and (R10)(DX*1): two rows of dst; R10 then moves
@@ -289,15 +290,7 @@ colblock:
 	VMOVDQU   Y5, Y13
 	VMOVDQU   Y6, Y14
 	VMOVDQU   Y7, Y15
-	MOVL         $0x7fff, R8
-	VMOVD        R8, X0
-	VPBROADCASTD X0, Y0
-	MOVL         $1, R8
-	VMOVD        R8, X1
-	VPBROADCASTD X1, Y1
-	MOVL         $0x00400000, R8
-	VMOVD        R8, X2
-	VPBROADCASTD X2, Y2
+	CONSTS(R8, X0, Y0, X1, Y1, X2, Y2)
 	ROUNDC(Y8)
 	ROUNDC(Y9)
 	ROUNDC(Y10)
