@@ -65,8 +65,9 @@ func (b *balance) imbalance(total []int64) float64 {
 // the ghosts) by balanced label propagation: in each batch a boundary node
 // moves to the adjacent part it is most strongly connected to when that
 // cuts less (or when its own part is overloaded and the other is not),
-// and the move fits the room the target part had at the batch's start
-// divided among the ranks, so no part ever grows past its bound. The part
+// and the move fits the rank's quota of the target part: the room the part
+// had at the batch's start divided among the ranks, plus what the rank
+// moved out of it in the batch, so no part ever grows past its bound. The part
 // weights are summed over the ranks after every batch. It returns the
 // parts of the local and ghost nodes. Collective and deterministic.
 func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float64, sweeps, batches int, seed uint64) ([]int32, error) {
@@ -117,6 +118,7 @@ func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float6
 				for k := 0; k < l.ncon; k++ {
 					w := l.vw[int(v)*l.ncon+k]
 					quota[int(best)*l.ncon+k] -= w
+					quota[int(cur)*l.ncon+k] += w // what leaves a part makes room in it
 					delta[int(best)*l.ncon+k] += w
 					delta[int(cur)*l.ncon+k] -= w
 				}

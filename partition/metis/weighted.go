@@ -18,9 +18,15 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/supergcn/supergcn/partition"
 )
+
+// serial orders the calls of PartWeighted: METIS draws from a random
+// state that is global to the process, so concurrent calls (ranks that are
+// goroutines of one process) would not be reproducible.
+var serial sync.Mutex
 
 // Linked reports whether this build has METIS (it does with cgo).
 const Linked = true
@@ -53,6 +59,8 @@ func PartWeighted(xadj, adjncy, adjwgt, vwgt []int32, ncon, parts int, imbalance
 		ubvec[i] = C.real_t(1 + imbalance)
 	}
 	var objval C.idx_t
+	serial.Lock()
+	defer serial.Unlock()
 	rc := C.sgcn_metis_kway_weighted(C.idx_t(n), C.idx_t(ncon), (*C.idx_t)(&xadj[0]), (*C.idx_t)(&adjncy[0]),
 		(*C.idx_t)(&vwgt[0]), (*C.idx_t)(&adjwgt[0]), C.idx_t(parts), &ubvec[0], C.idx_t(int32(seed)), &objval, (*C.idx_t)(&owner[0]))
 	if rc != C.METIS_OK {
