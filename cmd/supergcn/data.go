@@ -372,7 +372,7 @@ func (d *dataFlags) distSource(method string, log io.Writer) dist.Source {
 	}
 	if method == "parmetis" {
 		src.MaxArcs = metis.MaxArcs
-		src.MaxArcsRemedy = "partition it with --method ldg (or --partition-method ldg), which needs no global partitioner, " +
+		src.MaxArcsRemedy = "partition it with --method multilevel or --method ldg (or --partition-method multilevel or ldg), which have no 32-bit limit, " +
 			"or build supergcn with -tags scotch64 against a 64-bit PT-Scotch or -tags parmetis against a 64-bit ParMETIS (README: beyond 2^31 arcs)"
 	}
 	return src
