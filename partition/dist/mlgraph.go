@@ -103,7 +103,7 @@ func levelZero(c comm.Comm, g *Graph, scheme string) (*mlGraph, error) {
 	}
 	vd := make([]int32, len(g.VtxDist))
 	copy(vd, g.VtxDist)
-	return newMLGraph(c, vd, slices.Clone(g.Ptr), slices.Clone(g.Adj), nil, ncon, vw)
+	return newMLGraph(c, vd, g.Ptr, slices.Clone(g.Adj), nil, ncon, vw) // ptr is only read
 }
 
 // gid returns the global id of local index i.

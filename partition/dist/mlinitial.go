@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/internal/field"
 )
 
 // InitialPartitioner partitions a small graph, given in the 32-bit CSR of
@@ -17,63 +18,87 @@ import (
 // propagation when none is given.
 type InitialPartitioner func(xadj, adjncy, adjwgt, vwgt []int32, ncon, parts int, imbalance float64, seed int) ([]int32, error)
 
-// wholeGraph is a level gathered on one rank: global CSR, int64 offsets.
+// wholeGraph is a level gathered on one rank, in the 32-bit CSR of
+// InitialPartitioner (weights scaled to fit, see scale32).
 type wholeGraph struct {
-	ptr  []int64
-	adj  []int32
-	ew   []int64
-	ncon int
-	vw   []int64
+	xadj, adj, ew, vw []int32
+	ncon              int
 }
 
-// gatherLevel returns the whole level on every rank. Collective.
-func (l *mlGraph) gatherLevel(c comm.Comm) (*wholeGraph, error) {
-	mine := make([]int64, 0, 1+l.n*(1+l.ncon)+2*len(l.adj))
+// scale32 returns the divisors that make the arc weights' sum and every
+// constraint's node-weight sum fit in 2^30 (node weights are rounded up,
+// arc weights down but to at least 1).
+func (l *mlGraph) scale32() (ef int64, vf []int64) {
+	const limit = 1 << 30
+	ef = max(1, (2*l.edgeW+limit-1)/limit)
+	vf = make([]int64, l.ncon)
+	for k, t := range l.total {
+		vf[k] = max(1, (t+limit-1)/limit)
+	}
+	return ef, vf
+}
+
+// gatherLevel returns the whole level on the ranks below to (nil on the
+// others). Collective.
+func (l *mlGraph) gatherLevel(c comm.Comm, to int) (*wholeGraph, error) {
+	var bad error
+	if l.arcs > math.MaxInt32 {
+		bad = field.Errorf("dist.MultilevelOptions.CoarseNodes", "the coarsest graph (%d nodes, %d arcs) exceeds the 32-bit indices of the initial partitioner: coarsen further", l.nodes, l.arcs)
+	}
+	if err := agree(c, bad); err != nil {
+		return nil, err
+	}
+	ef, vf := l.scale32()
+	mine := make([]int64, 0, l.n*(1+l.ncon)+len(l.adj))
 	for v := 0; v < l.n; v++ {
 		mine = append(mine, l.ptr[v+1]-l.ptr[v])
-		mine = append(mine, l.vw[v*l.ncon:(v+1)*l.ncon]...)
+		for k := 0; k < l.ncon; k++ {
+			mine = append(mine, (l.vw[v*l.ncon+k]+vf[k]-1)/vf[k])
+		}
 		for a := l.ptr[v]; a < l.ptr[v+1]; a++ {
-			mine = append(mine, int64(l.gid(int(l.adj[a]))), l.arcW(a))
+			mine = append(mine, int64(l.gid(int(l.adj[a])))<<32|max(1, l.arcW(a)/ef))
 		}
 	}
-	p := c.Size()
-	counts := make([]int, p)
-	send := make([]int64, 0, p*len(mine))
-	for q := range counts {
+	counts := make([]int, c.Size())
+	send := make([]int64, 0, to*len(mine))
+	for q := 0; q < to; q++ {
 		counts[q] = len(mine)
 		send = append(send, mine...)
 	}
 	mine = nil
 	all, _, err := exchange(c, send, counts, DefaultRoundBytes)
-	if err != nil {
+	if err != nil || c.Rank() >= to {
 		return nil, err
 	}
-	w := &wholeGraph{ptr: make([]int64, 1, l.nodes+1), adj: make([]int32, 0, l.arcs), ew: make([]int64, 0, l.arcs),
-		ncon: l.ncon, vw: make([]int64, 0, l.nodes*int64(l.ncon))}
+	send = nil
+	w := &wholeGraph{xadj: make([]int32, 1, l.nodes+1), adj: make([]int32, 0, l.arcs), ew: make([]int32, 0, l.arcs),
+		ncon: l.ncon, vw: make([]int32, 0, l.nodes*int64(l.ncon))}
 	for k := 0; k < len(all); {
 		d := all[k]
-		w.vw = append(w.vw, all[k+1:k+1+l.ncon]...)
+		for j := 0; j < l.ncon; j++ {
+			w.vw = append(w.vw, int32(all[k+1+j]))
+		}
 		k += 1 + l.ncon
 		for j := int64(0); j < d; j++ {
-			w.adj = append(w.adj, int32(all[k]))
-			w.ew = append(w.ew, all[k+1])
-			k += 2
+			w.adj = append(w.adj, int32(all[k]>>32))
+			w.ew = append(w.ew, int32(uint32(all[k])))
+			k++
 		}
-		w.ptr = append(w.ptr, int64(len(w.adj)))
+		w.xadj = append(w.xadj, int32(len(w.adj)))
 	}
 	return w, nil
 }
 
 // n returns the node count.
-func (w *wholeGraph) n() int { return len(w.ptr) - 1 }
+func (w *wholeGraph) n() int { return len(w.xadj) - 1 }
 
 // quality returns the cut weight of part and its balance (largest part
 // over the average, over the constraints).
 func (w *wholeGraph) quality(part []int32, parts int) (cut int64, imb float64) {
 	for v := 0; v < w.n(); v++ {
-		for a := w.ptr[v]; a < w.ptr[v+1]; a++ {
+		for a := w.xadj[v]; a < w.xadj[v+1]; a++ {
 			if part[w.adj[a]] != part[v] {
-				cut += w.ew[a]
+				cut += int64(w.ew[a])
 			}
 		}
 	}
@@ -81,8 +106,8 @@ func (w *wholeGraph) quality(part []int32, parts int) (cut int64, imb float64) {
 	tot := make([]int64, w.ncon)
 	for v, q := range part {
 		for k := 0; k < w.ncon; k++ {
-			pw[int(q)*w.ncon+k] += w.vw[v*w.ncon+k]
-			tot[k] += w.vw[v*w.ncon+k]
+			pw[int(q)*w.ncon+k] += int64(w.vw[v*w.ncon+k])
+			tot[k] += int64(w.vw[v*w.ncon+k])
 		}
 	}
 	for k := 0; k < w.ncon; k++ {
@@ -96,49 +121,17 @@ func (w *wholeGraph) quality(part []int32, parts int) (cut int64, imb float64) {
 	return cut / 2, imb
 }
 
-// scaled32 returns w in the 32-bit form of InitialPartitioner, dividing
-// the weights (rounding node weights up) so that every sum fits.
-func (w *wholeGraph) scaled32() (xadj, adj, ew, vw []int32, err error) {
-	if int64(len(w.adj)) > math.MaxInt32 || w.n() >= math.MaxInt32 {
-		return nil, nil, nil, nil, fmt.Errorf("dist: multilevel: the coarsest graph (%d nodes, %d arcs) exceeds 32-bit indices", w.n(), len(w.adj))
-	}
-	const limit = 1 << 30
-	xadj = make([]int32, len(w.ptr))
-	for i, x := range w.ptr {
-		xadj[i] = int32(x)
-	}
-	var esum int64
-	for _, x := range w.ew {
-		esum += x
-	}
-	ef := max(1, (esum+limit-1)/limit)
-	ew = make([]int32, len(w.ew))
-	for i, x := range w.ew {
-		ew[i] = int32(max(1, x/ef))
-	}
-	tot := make([]int64, w.ncon)
-	for i, x := range w.vw {
-		tot[i%w.ncon] += x
-	}
-	vw = make([]int32, len(w.vw))
-	for i, x := range w.vw {
-		f := max(1, (tot[i%w.ncon]+limit-1)/limit)
-		vw[i] = int32((x + f - 1) / f)
-	}
-	return xadj, w.adj, ew, vw, nil
-}
-
 // initial partitions the gathered coarsest level on min(P, tries) ranks
 // with seeds seed, seed+1, …, keeps the partition with the least cut among
 // those within the balance bound (else the best balanced; ties: the lower
 // rank) and returns the parts of this rank's nodes. Collective.
 func (l *mlGraph) initial(c comm.Comm, parts int, o *MultilevelOptions) ([]int32, string, error) {
-	w, err := l.gatherLevel(c)
+	p, rank := c.Size(), c.Rank()
+	tries := min(p, o.InitialTries)
+	w, err := l.gatherLevel(c, tries)
 	if err != nil {
 		return nil, "", err
 	}
-	p, rank := c.Size(), c.Rank()
-	tries := min(p, o.InitialTries)
 	score := make([]float64, 2*p) // (over the bound ? imbalance : 0, cut) per rank
 	var part []int32
 	var bad error
@@ -168,7 +161,7 @@ func (l *mlGraph) initial(c comm.Comm, parts int, o *MultilevelOptions) ([]int32
 			best = r
 		}
 	}
-	buf := make([]byte, 4*w.n())
+	buf := make([]byte, 4*l.nodes)
 	if rank == best {
 		for v, q := range part {
 			binary.LittleEndian.PutUint32(buf[4*v:], uint32(q))
@@ -188,11 +181,7 @@ func (l *mlGraph) initial(c comm.Comm, parts int, o *MultilevelOptions) ([]int32
 // partition runs the initial partitioner (or the Go fallback) on w.
 func (w *wholeGraph) partition(parts int, o *MultilevelOptions, seed uint64) ([]int32, error) {
 	if o.Initial != nil {
-		xadj, adj, ew, vw, err := w.scaled32()
-		if err != nil {
-			return nil, err
-		}
-		part, err := o.Initial(xadj, adj, ew, vw, w.ncon, parts, o.Imbalance, int(int32(seed)))
+		part, err := o.Initial(w.xadj, w.adj, w.ew, w.vw, w.ncon, parts, o.Imbalance, int(int32(seed)))
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +220,7 @@ func (w *wholeGraph) grow(parts int, o *MultilevelOptions, seed uint64) ([]int32
 	})
 	var total int64
 	for v := 0; v < n; v++ {
-		total += w.vw[v*w.ncon]
+		total += int64(w.vw[v*w.ncon])
 	}
 	part := make([]int32, n)
 	for i := range part {
@@ -252,15 +241,15 @@ func (w *wholeGraph) grow(parts int, o *MultilevelOptions, seed uint64) ([]int32
 				}
 				queue = append(queue, order[next])
 				part[order[next]] = int32(q)
-				done += w.vw[int(order[next])*w.ncon]
+				done += int64(w.vw[int(order[next])*w.ncon])
 				continue
 			}
 			v := queue[head]
 			head++
-			for a := w.ptr[v]; a < w.ptr[v+1] && (done < target || q == parts-1); a++ {
+			for a := w.xadj[v]; a < w.xadj[v+1] && (done < target || q == parts-1); a++ {
 				if u := w.adj[a]; part[u] < 0 {
 					part[u] = int32(q)
-					done += w.vw[int(u)*w.ncon]
+					done += int64(w.vw[int(u)*w.ncon])
 					queue = append(queue, u)
 				}
 			}
@@ -268,9 +257,18 @@ func (w *wholeGraph) grow(parts int, o *MultilevelOptions, seed uint64) ([]int32
 	}
 	single := comm.Single()
 	vd := []int32{0, int32(n)}
-	l, err := newMLGraph(single, vd, slices.Clone(w.ptr), slices.Clone(w.adj), w.ew, w.ncon, w.vw)
+	l, err := newMLGraph(single, vd, widen(w.xadj), slices.Clone(w.adj), widen(w.ew), w.ncon, widen(w.vw))
 	if err != nil {
 		return nil, err
 	}
 	return l.refine(single, part, parts, o.Imbalance, 2*o.RefineSweeps, 1, seed)
+}
+
+// widen returns s as int64.
+func widen(s []int32) []int64 {
+	t := make([]int64, len(s))
+	for i, x := range s {
+		t[i] = int64(x)
+	}
+	return t
 }

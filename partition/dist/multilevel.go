@@ -69,8 +69,8 @@ func (o *MultilevelOptions) defaults(parts int) error {
 // Multilevel partitions the distributed graph into parts the multilevel
 // way, every stage distributed except the partitioning of the coarsest
 // graph: it coarsens by size-constrained label-propagation clustering
-// (a cluster weighs at most imbalance·total/parts) and contraction until at
-// most CoarseNodes remain, partitions the coarsest graph gathered on
+// (a cluster weighs at most imbalance·total/parts and 2·total/CoarseNodes)
+// and contraction until at most CoarseNodes remain, partitions the coarsest graph gathered on
 // several ranks with different seeds (Initial, or the Go fallback) keeping
 // the best, then projects level by level, refining each with balanced label
 // propagation. Node weights follow Weights; arcs weigh 1. Memory per rank
@@ -100,7 +100,11 @@ func Multilevel(c comm.Comm, g *Graph, parts int, o MultilevelOptions) ([]int32,
 		cid  []int32 // coarse id of each fine local node
 	}
 	var levels []step
-	cap := max(1, int64(o.Imbalance*float64(l.total[0])/float64(parts)))
+	// A cluster weighs at most imbalance·total/parts (so the coarsest graph
+	// can be balanced) and twice the average node of a graph of CoarseNodes
+	// nodes (so coarsening ends near CoarseNodes, not far below).
+	w := float64(l.total[0])
+	cap := max(1, int64(min(o.Imbalance*w/float64(parts), 2*w/float64(o.CoarseNodes))))
 	for l.nodes > o.CoarseNodes {
 		label, err := l.cluster(c, cap, o.ClusterSweeps, o.Batches, o.Seed+uint64(len(levels)))
 		if err != nil {
