@@ -122,7 +122,7 @@ func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error
 func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, vw []int64) (*mlGraph, error) {
 	p, rank := c.Size(), c.Rank()
 	counts := make([]int, p)
-	var send []int64
+	send := make([]int64, 0, 2*len(l.adj)+2*l.n)
 	acc := make([]int64, len(ucid))
 	var touched []int32
 	q := 0
@@ -159,39 +159,47 @@ func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, v
 	if err != nil {
 		return nil, err
 	}
-	type arc struct {
-		row, col int32
-		w        int64
+	type arc struct{ key, w int64 } // key: row<<32 | column
+	m := 0
+	for k := 0; k < len(recv); k += 2 + 2*int(recv[k+1]) {
+		m += int(recv[k+1])
 	}
-	var arcs []arc
+	arcs := make([]arc, 0, m)
 	for k := 0; k < len(recv); {
-		row, m := int32(recv[k]-int64(cvd[rank])), int(recv[k+1])
+		row, m := recv[k]-int64(cvd[rank]), int(recv[k+1])
 		k += 2
 		for j := 0; j < m; j++ {
-			arcs = append(arcs, arc{row, int32(recv[k]), recv[k+1]})
+			arcs = append(arcs, arc{row<<32 | recv[k], recv[k+1]})
 			k += 2
 		}
 	}
 	recv = nil
-	slices.SortFunc(arcs, func(a, b arc) int { return cmp.Or(cmp.Compare(a.row, b.row), cmp.Compare(a.col, b.col)) })
+	slices.SortFunc(arcs, func(a, b arc) int { return cmp.Compare(a.key, b.key) })
 	nc := int(cvd[rank+1] - cvd[rank])
 	ptr := make([]int64, nc+1)
-	var gadj []int32
-	var ew []int64
+	distinct := 0
+	for k := range arcs {
+		if k == 0 || arcs[k].key != arcs[k-1].key {
+			distinct++
+		}
+	}
+	gadj := make([]int32, 0, distinct)
+	ew := make([]int64, 0, distinct)
 	for k := 0; k < len(arcs); {
-		a := arcs[k]
+		key := arcs[k].key
 		w := int64(0)
-		for ; k < len(arcs) && arcs[k].row == a.row && arcs[k].col == a.col; k++ {
+		for ; k < len(arcs) && arcs[k].key == key; k++ {
 			w += arcs[k].w
 		}
-		ptr[a.row+1]++
-		gadj = append(gadj, a.col)
+		ptr[key>>32+1]++
+		gadj = append(gadj, int32(key))
 		ew = append(ew, min(w, math.MaxInt64/4))
 	}
 	for i := 0; i < nc; i++ {
 		ptr[i+1] += ptr[i]
 	}
-	return newMLGraph(c, cvd, ptr, slices.Clip(gadj), slices.Clip(ew), l.ncon, vw)
+	arcs = nil
+	return newMLGraph(c, cvd, ptr, gadj, ew, l.ncon, vw)
 }
 
 // project returns the parts of this level's local nodes from the parts of
