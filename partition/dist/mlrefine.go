@@ -69,8 +69,9 @@ func (b *balance) imbalance(total []int64) float64 {
 // had at the batch's start divided among the ranks, plus what the rank
 // moved out of it in the batch, so no part ever grows past its bound. The part
 // weights are summed over the ranks after every batch. It returns the
-// parts of the local and ghost nodes. Collective and deterministic.
-func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float64, sweeps, batches int, seed uint64) ([]int32, error) {
+// parts of the local and ghost nodes. fmPasses boundary passes (fmPass)
+// follow. Collective and deterministic.
+func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float64, sweeps, batches, fmPasses int, seed uint64) ([]int32, error) {
 	ans, err := askOwners(c, l.vd, l.ghost, func(i int) int64 { return int64(local[i]) })
 	if err != nil {
 		return nil, err
@@ -142,6 +143,12 @@ func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float6
 		}
 		if total == 0 {
 			break
+		}
+	}
+	for i := 0; i < fmPasses; i++ {
+		moved, err := l.fmPass(c, part, b, seed+uint64(i))
+		if err != nil || moved == 0 {
+			return part, err
 		}
 	}
 	return part, nil

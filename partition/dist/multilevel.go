@@ -28,6 +28,9 @@ type MultilevelOptions struct {
 	ClusterSweeps int
 	// RefineSweeps: label-propagation sweeps per level when uncoarsening (0 = 6).
 	RefineSweeps int
+	// FMPasses: boundary passes (moves at a loss allowed, the best prefix
+	// kept) per level after label propagation (0 = 2; -1 = none).
+	FMPasses int
 	// Batches: each sweep visits the nodes in this many batches, between
 	// which the ranks exchange their ghosts' new labels (0 = 8).
 	Batches int
@@ -58,14 +61,15 @@ func (o *MultilevelOptions) defaults(parts int) error {
 	orDefault(&o.RefineSweeps, 6)
 	orDefault(&o.Batches, 8)
 	orDefault(&o.InitialTries, 4)
+	orDefault(&o.FMPasses, 2)
 	switch {
 	case parts < 1 || parts > math.MaxInt32:
 		return fmt.Errorf("dist: multilevel: %d parts, want at least 1", parts)
 	case !(o.Imbalance > 0 && o.Imbalance <= 10):
 		return fmt.Errorf("dist: multilevel: imbalance %g outside (0, 10]", o.Imbalance)
-	case o.CoarseNodes < 1 || o.CoarseArcs < 1 || o.ClusterSweeps < 0 || o.RefineSweeps < 0 || o.Batches < 1 || o.InitialTries < 1:
-		return fmt.Errorf("dist: multilevel: coarse nodes %d, sweeps %d/%d, batches %d, tries %d: want positive values",
-			o.CoarseNodes, o.ClusterSweeps, o.RefineSweeps, o.Batches, o.InitialTries)
+	case o.CoarseNodes < 1 || o.CoarseArcs < 1 || o.ClusterSweeps < 0 || o.RefineSweeps < 0 || o.Batches < 1 || o.InitialTries < 1 || o.FMPasses < -1:
+		return fmt.Errorf("dist: multilevel: coarse nodes %d, arcs %d, sweeps %d/%d, batches %d, tries %d, FM passes %d: want positive values",
+			o.CoarseNodes, o.CoarseArcs, o.ClusterSweeps, o.RefineSweeps, o.Batches, o.InitialTries, o.FMPasses)
 	}
 	return nil
 }
@@ -130,7 +134,7 @@ func Multilevel(c comm.Comm, g *Graph, parts int, o MultilevelOptions) ([]int32,
 		return nil, err
 	}
 	for i := len(levels); ; i-- {
-		full, err := l.refine(c, part, parts, o.Imbalance, o.RefineSweeps, o.Batches, o.Seed+uint64(i))
+		full, err := l.refine(c, part, parts, o.Imbalance, o.RefineSweeps, o.Batches, max(0, o.FMPasses), o.Seed+uint64(i))
 		if err != nil {
 			return nil, err
 		}
