@@ -81,7 +81,7 @@ func (o *MultilevelOptions) defaults(parts int) error {
 // CoarseArcs arcs remain, partitions the coarsest graph gathered on
 // several ranks with different seeds (Initial, or the Go fallback) keeping
 // the best, then projects level by level, refining each with balanced label
-// propagation. Node weights follow Weights; arcs weigh 1. Memory per rank
+// propagation and FM-style boundary passes. Node weights follow Weights; arcs weigh 1. Memory per rank
 // is the rank's share of every level, plus the coarsest graph on the ranks
 // partitioning it. It returns the part of each of this rank's nodes.
 // Collective; deterministic for a seed and a number of ranks.
