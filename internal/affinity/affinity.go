@@ -141,7 +141,7 @@ func (l Limits) hardware() []bound {
 		b := bound{l.Mask, "affinity mask of " + plural(l.Mask, "CPU")}
 		if l.Sharers > 1 {
 			b = bound{max(1, int(float64(l.Mask)/l.Sharers+1e-9)),
-				fmt.Sprintf("affinity mask of %s shared by %.3g ranks (%s)", plural(l.Mask, "CPU"), l.Sharers, l.LocalSource)}
+				fmt.Sprintf("affinity mask of %s shared by %.3g ranks (from %s)", plural(l.Mask, "CPU"), l.Sharers, l.LocalSource)}
 		}
 		bs = append(bs, b)
 	}

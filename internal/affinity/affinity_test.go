@@ -66,8 +66,8 @@ func TestEnvPrecedence(t *testing.T) {
 		{"omp below all", Limits{Mask: 64, Quota: 16, QuotaFile: "/q"}, map[string]string{"SLURM_CPUS_PER_TASK": "8", "OMP_NUM_THREADS": "4,2"}, 4, "OMP_NUM_THREADS=4"},
 		{"quota rounds up", Limits{Mask: 64, Quota: 2.5, QuotaFile: "/q"}, nil, 3, "cgroup CPU quota of 2.5 CPUs (/q)"},
 		{"quota shared", Limits{Mask: 64, Quota: 16, QuotaFile: "/q", QuotaShare: 4}, nil, 4, "cgroup CPU quota of 16 CPUs (/q) shared by 4 ranks"},
-		{"shared mask", Limits{Mask: 2, Sharers: 4, LocalSource: "node"}, nil, 1, "affinity mask of 2 CPUs shared by 4 ranks (node)"},
-		{"shared mask divides", Limits{Mask: 64, Sharers: 8, LocalSource: "node"}, nil, 8, "affinity mask of 64 CPUs shared by 8 ranks (node)"},
+		{"shared mask", Limits{Mask: 2, Sharers: 4, LocalSource: "node"}, nil, 1, "affinity mask of 2 CPUs shared by 4 ranks (from node)"},
+		{"shared mask divides", Limits{Mask: 64, Sharers: 8, LocalSource: "node"}, nil, 8, "affinity mask of 64 CPUs shared by 8 ranks (from node)"},
 		{"nothing", Limits{}, nil, 1, "nothing known: one thread"},
 	} {
 		l := c.l
