@@ -17,6 +17,8 @@
 #   CONFIGS ["hyb32 hyb2 hyb2tl"] (bench-cluster's names), MODELS ["gcn sage"]
 #   SPEC [products], EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
 #   WORK [out/bench-layouts]: graph, partitions (reused when present), metrics, results
+#   PARTS: one partition of this many parts for every layout (a multiple of NODES × every R; each
+#     rank loads its share of parts), instead of a METIS partition per rank count: one METIS run
 #   BUDGET [0]: seconds; when set, no run starts after BUDGET seconds (the runs go
 #     model by model, link by link, layout by layout: what ran is written)
 #   BIN, EXTRA, DATA, DATA_FLAGS: as scripts/bench-cluster.sh
