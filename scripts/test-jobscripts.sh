@@ -122,6 +122,7 @@ pjm 00:00:10 || fail "pjm.sh step 1: $(cat "$T/pjm/steps.out")"
 RUN=$T/pjm/runs/sg
 grep -q "stopped before the elapse limit" "$T/pjm/steps.out" || fail "pjm.sh: the elapse limit did not stop the training: $(cat "$T/pjm/steps.out")"
 grep -qx "$RUN/output.%j/%/1000r/stdout" "$T/log.launcher" || fail "pjm.sh: -stdout-proc $(tr '\n' ' ' <"$T/log.launcher")"
+grep -A1 -x -- "--threads" "$T/log.launcher" | grep -qx auto || fail "pjm.sh: no --threads auto: $(tr '\n' ' ' <"$T/log.launcher")"
 pjm 01:00:00 || fail "pjm.sh step 2: $(cat "$T/pjm/steps.out")"
 [ -f "$RUN/done" ] || fail "pjm.sh: step 2 did not finish"
 pjm 01:00:00 || fail "pjm.sh step 3"
