@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -125,7 +125,7 @@ func forgeCheckpoint(t *testing.T, path, header string, payload []byte) string {
 }
 
 func TestCLIBadInputsFailCleanly(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 
@@ -337,7 +337,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 // resubmission naming only --resume and --epochs continues the saved run
 // exactly, with the model flags of the first job left out.
 func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	model := []string{"--hidden", "32", "--dropout", "0.3", "--seed", "5", "--lr", "0.02", "--feat-norm", "row", "--quiet"}
 	ref := filepath.Join(dir, "ref.jsonl")
@@ -362,8 +362,8 @@ func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
 // A --save onto a full disk ends with one line naming the flag and the
 // file, exit 1, no .tmp, and the metrics of the finished epochs complete.
 func TestCLIFullDisk(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
-	disk := testdata.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
+	cora := testdataset.Dataset(t, "cora")
+	disk := testdataset.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
 	save, metrics := filepath.Join(disk, "m.ckpt"), filepath.Join(disk, "m.jsonl")
 	expectCleanFailure(t, badCase{name: "save on a full disk",
 		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save", save, "--metrics", metrics},

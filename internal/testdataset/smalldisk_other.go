@@ -1,6 +1,6 @@
 //go:build !linux
 
-package testdata
+package testdataset
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package testdata
+package testdataset
 
 import (
 	"encoding/binary"
