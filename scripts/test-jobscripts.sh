@@ -15,7 +15,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "test-jobscripts: FAIL: $*" >&2; exit 1; }
 
-TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
+TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 BIN=$T/supergcn
 go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 "$BIN" partition --synthetic nodes=20000,degree=10,classes=4,feat=32,seed=5 --parts 1 --out "$T/pdir" >/dev/null
