@@ -82,7 +82,7 @@ type ExchangeRates struct {
 	RowRates []RowRate `json:"row_rates"`
 	// Quant: the codec on those buffers, per peer block, GB/s of fp32 rows.
 	Quant []QuantRate `json:"quant"`
-	// ShareFactor (optional, since the third pass; 0: none measured, taken
+	// ShareFactor (optional; 0: none measured, taken
 	// as 1): the exchange's shared window as train runs it without a spare
 	// core, the local product on its own goroutine while the driver encodes
 	// the send blocks, GOMAXPROCS threads+1, every copy at once. It is the
@@ -108,7 +108,7 @@ func (x *ExchangeRates) Share() float64 {
 // RowRate is the row gather into the send buffer and the scatter-add of
 // the receive buffer at one width, GB/s of fp32 rows moved.
 //
-// HaloGUPS (optional, since the fourth pass; 0: not measured) is the rate
+// HaloGUPS (optional; 0: not measured) is the rate
 // of the cut-edge products, in 1e9 entry·values per second: entries that
 // read a row at a random position of an exchange buffer (the receive
 // buffer in the forward halo product H, the send buffer in the backward

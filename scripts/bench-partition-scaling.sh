@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 device benchmark: distributed partitioning at P = 1, 2, 4, 8, 16
+# Benchmark: distributed partitioning at P = 1, 2, 4, 8, 16
 # ranks on the products-scale generated graph. For each method (ParMETIS
 # through PT-Scotch, and ldg, the streaming method that needs no global
 # partitioner) and each P it runs

@@ -1,6 +1,6 @@
 package main
 
-// Every bad input, flag or file the reliability work (issue 13) covers, run
+// Every bad input, flag or file the reliability checks cover, run
 // through the binary: each must end with a non-zero exit, one line on
 // stderr naming the flag or file:line, and never a Go stack trace.
 

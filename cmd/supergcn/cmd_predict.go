@@ -66,7 +66,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	bitsArg := fs.String("bits", "32", "bits per boundary value forward: 32|8|4|2, or a comma-separated list")
 	bitsBwd := fs.Int("bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	evalBits := fs.Int("eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
-	evalCache := fs.Bool("eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: binaries before it")
+	evalCache := fs.Bool("eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: aggregate them again, as a binary without that reuse does")
 	evalEvery := fs.Int("eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
