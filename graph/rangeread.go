@@ -138,7 +138,7 @@ func countLines(f *os.File, start, end int64) (int64, error) {
 // reader returns a lineReader over the share whose first line is numbered
 // firstLine (1-based, global to the file).
 func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
-	f, err := os.Open(t.Path)
+	f, _, err := container.OpenInput(t.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -274,13 +274,8 @@ type span struct {
 
 // OpenBinaryRange opens path and checks its header.
 func OpenBinaryRange(path string) (*BinaryRange, error) {
-	f, err := os.Open(path)
+	f, st, err := container.OpenInput(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	b := make([]byte, binHeaderSize())
@@ -528,7 +523,7 @@ type NpyRange struct {
 
 // OpenNpyRange opens path and checks its header and size.
 func OpenNpyRange(path string) (*NpyRange, error) {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
