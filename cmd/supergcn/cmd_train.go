@@ -33,7 +33,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	stopRequested, release := stopRequests(a.stopAfter)
+	stopRequested, release := stopRequests(a.stopAfter, launchedByMPI())
 	defer release()
 	a.cfg.Stop = stopRequested
 	a.cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: a.d.describe()}

@@ -360,7 +360,7 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 
 // verifyBinary checks the section checksums of a binary dataset against
 // the CRCs of the byte ranges every rank read (each rank reads its share
-// only). Collective; every rank gets the same result.
+// only). Collective; rank 0 returns the error, the others a *PeerError.
 func verifyBinary(c comm.Comm, br *graph.BinaryRange) error {
 	mine := br.ReadSpans()
 	all := make([]int64, len(mine)*c.Size())
@@ -368,7 +368,11 @@ func verifyBinary(c comm.Comm, br *graph.BinaryRange) error {
 	if err := c.AllreduceSumI64(all); err != nil {
 		return err
 	}
-	return br.VerifySpans(all)
+	var err error
+	if c.Rank() == 0 { // the same result on every rank: one reports it
+		err = br.VerifySpans(all)
+	}
+	return agree(c, err)
 }
 
 // routeSplit sends the split node ids each rank read to the ranks owning
