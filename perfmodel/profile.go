@@ -14,8 +14,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"math"
-	"os"
 	"sort"
 )
 
@@ -151,10 +151,13 @@ type QuantRate struct {
 	DecodeGBs float64 `json:"decode_gbs"`
 }
 
+// maxProfileBytes bounds a profile file (they are a few kB).
+const maxProfileBytes = 64 << 20
+
 // LoadProfile reads and validates a profile JSON file. Malformed JSON is
 // reported at its line and column.
 func LoadProfile(path string) (*Profile, error) {
-	b, err := os.ReadFile(path)
+	b, err := container.ReadInput(path, maxProfileBytes, "machine profile")
 	if err != nil {
 		return nil, err
 	}

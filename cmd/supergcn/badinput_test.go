@@ -36,7 +36,12 @@ type badCase struct {
 // and the absence of a stack trace.
 func expectCleanFailure(t *testing.T, c badCase) {
 	t.Helper()
-	r := runEnv(t, 2*time.Minute, c.env, c.args...)
+	checkCleanFailure(t, c, runEnv(t, 2*time.Minute, c.env, c.args...))
+}
+
+// checkCleanFailure checks the result r of case c as expectCleanFailure does.
+func checkCleanFailure(t *testing.T, c badCase, r result) {
+	t.Helper()
 	stderr := strings.TrimRight(r.stderr, "\n")
 	switch {
 	case goroutineTrace.MatchString(r.stderr):

@@ -336,7 +336,7 @@ func (vf *volumesFile) nodeVolumes(perNode int) (*exchange.NodeVolumes, error) {
 func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 	var vf volumesFile
 	if file != "" {
-		b, err := os.ReadFile(file)
+		b, err := container.ReadInput(file, 1<<30, "volumes file")
 		if err != nil {
 			return nil, fmt.Errorf("--volumes: %w", err)
 		}
@@ -412,7 +412,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 	series := map[key][]pt{}
 	var order []key
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := container.ReadInput(f, 1<<30, "predictions file")
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
@@ -32,7 +33,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	stopRequested, release := stopRequests(a.stopAfter)
+	stopRequested, release := stopRequests(a.stopAfter, launchedByMPI())
 	defer release()
 	a.cfg.Stop = stopRequested
 	a.cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: a.d.describe()}
@@ -197,15 +198,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("save-every", "needs --save FILE")
 	}
 	if cfg.ResumePath != "" {
-		f, err := os.Open(cfg.ResumePath)
-		if err == nil {
-			var st os.FileInfo
-			if st, err = f.Stat(); err == nil && st.IsDir() {
-				err = fmt.Errorf("%s is a directory", cfg.ResumePath)
-			}
-			f.Close()
-		}
-		if err != nil {
+		if err := container.CheckInput(cfg.ResumePath); err != nil {
 			return bad("resume", "%v", err)
 		}
 	}

@@ -206,7 +206,7 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		st := d.step(log, "data: reading "+d.partitions)
 		s, err := partition.Load(d.partitions, c.Rank(), c.Size())
 		st.Done()
-		if err != nil {
+		if err = dist.Agree(c, err); err != nil {
 			return nil, err
 		}
 		if s.FeatDim > 0 && d.featNorm == "row" {
