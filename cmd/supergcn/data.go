@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"github.com/supergcn/supergcn/internal/par"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
@@ -291,34 +289,25 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 	return metis.OnRank0(c, ds.Graph, p, opts)
 }
 
-// setThreadBudget makes n (≤ 0: defaultThreads) the rank's thread budget,
-// which every parallel loop (aggregation, dense products and elementwise
-// passes, quantisation, preprocessing) stays within: internal/par reads it
-// as GOMAXPROCS. Commands call it once, from --threads, before any work.
+// setThreadBudget makes n (≥ 1) the rank's thread budget, which every
+// parallel loop (aggregation, dense products and elementwise passes,
+// quantisation, preprocessing) stays within: internal/par reads it as
+// GOMAXPROCS. Commands call it once, from --threads, before any work.
 func setThreadBudget(n int) int {
-	if n <= 0 {
-		n = defaultThreads()
-	}
 	par.SetThreads(n)
 	runtime.GOMAXPROCS(n)
 	return n
 }
 
-// defaultThreads is the thread budget when --threads is 0: the cores this
-// process may use, shared among the ranks of this node.
-func defaultThreads() int {
-	local := 1
-	for _, k := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"} {
-		if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
-			local = v
-			break
-		}
+// setAloneThreads resolves *n (0: auto, see aloneThreads) for a process
+// that works alone, stores it in *n and makes it the thread budget.
+func setAloneThreads(n *int) error {
+	t, _, err := aloneThreads(*n)
+	if err != nil {
+		return err
 	}
-	n := runtime.NumCPU()
-	if local > 1 && n >= local { // not bound to fewer cores already
-		n /= local
-	}
-	return max(1, n)
+	*n = setThreadBudget(t)
+	return nil
 }
 
 // resolvePartMethod replaces --partition-method auto by the method it
