@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // TestCLISpecialFiles: a named pipe or a device given as any input is
 // refused before it is read (a FIFO would block forever, /dev/zero never
 // ends).
 func TestCLISpecialFiles(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -79,7 +79,7 @@ func flipByte(t *testing.T, path string, at int) {
 // serial one; a damaged part file read by one rank ends the job with that
 // rank's one error line and nothing from the others.
 func TestMPIDamagedInputs(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	if r := run(t, 2*time.Minute, nil, "convert", "--data", cora, "--out", p("c.sgb")); r.code != 0 {
