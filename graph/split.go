@@ -59,7 +59,7 @@ func ParseSplit(s string) (name string, r *RandomSplit, err error) {
 		f[2] = max(0, 1-f[0]-f[1])
 	}
 	if sum := f[0] + f[1] + f[2]; sum > 1+1e-9 {
-		return "", nil, bad("the fractions sum to %g, more than 1", sum)
+		return "", nil, bad("the fractions sum to %.6g, more than 1", sum)
 	}
 	r.Train, r.Valid, r.Test = f[0], f[1], f[2]
 	return "", r, nil
