@@ -452,21 +452,10 @@ func loadNpz(path string, o LoadOptions) (ds *Dataset, err error) {
 	return ds, err
 }
 
-// loadNpzSplit reads the split arrays of a PyG-style file; a labelled
-// dataset without them is an error.
+// loadNpzSplit reads the split arrays of a PyG-style file.
 func loadNpzSplit(ds *Dataset, s *NpzSource, labelled bool) error {
-	var missing []string
-	for k, name := range s.Split {
-		if name == "" {
-			missing = append(missing, npzSplitNames[k][0]+"/"+npzSplitNames[k][1])
-		}
-	}
-	switch {
-	case len(missing) == 3 && !labelled:
-		return nil // structure only
-	case len(missing) > 0:
-		return field.Errorf("graph.LoadOptions.Split", "%s has no %s array: choose a split with random:TRAIN,VALID[,TEST][:SEED] or graph.LoadOptions.SplitFiles",
-			s.Path, strings.Join(missing, ", no "))
+	if ok, err := s.HasSplit(labelled); !ok {
+		return err
 	}
 	seen := make([]uint8, ds.NumNodes())
 	var parts [3][]int32
@@ -483,4 +472,24 @@ func loadNpzSplit(ds *Dataset, s *NpzSource, labelled bool) error {
 	}
 	ds.Train, ds.Valid, ds.Test = parts[0], parts[1], parts[2]
 	return nil
+}
+
+// HasSplit reports whether a PyG-style file holds all three split arrays;
+// when it does not, err says what is missing unless the file has none and
+// is not labelled (a structure-only graph).
+func (s *NpzSource) HasSplit(labelled bool) (ok bool, err error) {
+	var missing []string
+	for k, name := range s.Split {
+		if name == "" {
+			missing = append(missing, npzSplitNames[k][0]+"/"+strings.Replace(npzSplitNames[k][0], "mask", "idx", 1))
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return true, nil
+	case len(missing) == 3 && !labelled:
+		return false, nil
+	}
+	return false, field.Errorf("graph.LoadOptions.Split", "%s has no %s array: choose a split with random:TRAIN,VALID[,TEST][:SEED] or graph.LoadOptions.SplitFiles",
+		s.Path, strings.Join(missing, ", no "))
 }

@@ -353,3 +353,7 @@ func applySplit(ds *Dataset, o LoadOptions) error {
 	}
 	return nil
 }
+
+// Compressed reports whether the array is a deflated npz member: it can
+// only be read front to back, by one reader.
+func (s *SplitArray) Compressed() bool { return !s.a.stored }
