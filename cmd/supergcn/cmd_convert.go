@@ -23,9 +23,9 @@ const convertSynopsis = "--data PATH [--format F] [--split NAME|random:TRAIN,VAL
 type convertFlags struct {
 	data, format, split, splitFiles, out string
 	features, labels                     string
-	symmetrize, dedup, removeSelfLoops         bool
-	synthFeat, classes                         int
-	seed                                       uint64
+	symmetrize, dedup, removeSelfLoops   bool
+	synthFeat, classes                   int
+	seed                                 uint64
 }
 
 func (c *convertFlags) register(fs *flag.FlagSet) {

@@ -24,17 +24,17 @@ import (
 
 // dataFlags are the flags that say where a rank's data comes from.
 type dataFlags struct {
-	data, format, split, splitFiles       string
-	features, labels                      string
-	synthetic                             string
-	partitions                            string
-	synthFeat, synthClasses               int
-	undirected, dedup                     bool
-	ignoreWeights                         bool
-	featNorm                              string
-	partMethod, partWeights               string
-	seed                                  uint64
-	prog                                  *progress.Reporter // long steps, on rank 0 (nil: silent)
+	data, format, split, splitFiles string
+	features, labels                string
+	synthetic                       string
+	partitions                      string
+	synthFeat, synthClasses         int
+	undirected, dedup               bool
+	ignoreWeights                   bool
+	featNorm                        string
+	partMethod, partWeights         string
+	seed                            uint64
+	prog                            *progress.Reporter // long steps, on rank 0 (nil: silent)
 }
 
 // step starts reporting a long step when log is set (rank 0, not quiet).

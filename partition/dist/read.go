@@ -18,14 +18,14 @@ import (
 
 // Source names the input of Read and how to clean it.
 type Source struct {
-	Path     string // edge list, METIS graph file, OGB-layout directory, .npz file or binary dataset (.sgb)
-	Format   string // "", "auto", "edgelist", "metis", "ogb", "npz" or "bin"
-	Split    string // OGB split directory ("" = public, or the only one), or random:... (graph.ParseSplit)
+	Path   string // edge list, METIS graph file, OGB-layout directory, .npz file or binary dataset (.sgb)
+	Format string // "", "auto", "edgelist", "metis", "ogb", "npz" or "bin"
+	Split  string // OGB split directory ("" = public, or the only one), or random:... (graph.ParseSplit)
 	// SplitFiles is a directory of train/valid/test files replacing the
 	// input's split (graph.LoadOptions.SplitFiles).
 	SplitFiles string
-	Features string // optional .npy (N×F) replacing the dataset's features
-	Labels   string // optional .npy (N) replacing the dataset's labels
+	Features   string // optional .npy (N×F) replacing the dataset's features
+	Labels     string // optional .npy (N) replacing the dataset's labels
 	// IgnoreWeights drops edge weights; without it weighted input is an error.
 	IgnoreWeights bool
 	// MaxArcs, when positive, is the most arcs (adjacency entries of the
