@@ -225,7 +225,9 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	e4 := graph.NpyData{Name: "edge_index", Shape: []int{2, 3}, Data: []int64{0, 1, 2, 1, 2, 3}}
 	x4 := graph.NpyData{Name: "x", Shape: []int{4, 1}, Data: []float32{1, 2, 3, 4}}
 	y4 := graph.NpyData{Name: "y", Shape: []int{4}, Data: []int64{0, 1, 0, 1}}
-	mask := func(name string, m ...bool) graph.NpyData { return graph.NpyData{Name: name, Shape: []int{len(m)}, Data: m} }
+	mask := func(name string, m ...bool) graph.NpyData {
+		return graph.NpyData{Name: name, Shape: []int{len(m)}, Data: m}
+	}
 	T, F := true, false
 	goodMasks := []graph.NpyData{mask("train_mask", T, T, F, F), mask("val_mask", F, F, T, F), mask("test_mask", F, F, F, T)}
 	npzRows := npz("rows.npz", e4, graph.NpyData{Name: "num_nodes", Shape: []int{}, Data: []int64{4}}, graph.NpyData{Name: "x", Shape: []int{3, 1}, Data: []float32{1, 2, 3}}, y4)
