@@ -10,6 +10,11 @@ import (
 	"unsafe"
 )
 
+// maxDeflateRatio bounds how far DEFLATE can expand data (1032:1 at
+// most), so that a member's stated size, which sizes allocations, cannot
+// exceed what its compressed bytes can hold.
+const maxDeflateRatio = 1032
+
 // npzFile is an open NumPy .npz archive (a zip of .npy members, Zip64
 // included). Members stored without compression are read in place by
 // offset (pread, or the file's mapping); deflated members are decompressed
@@ -112,6 +117,9 @@ func (z *npzFile) open(name string) (*npzArray, error) {
 		a.stored, a.off = true, off
 		hr = io.NewSectionReader(z.f, off, int64(m.CompressedSize64))
 	case zip.Deflate:
+		if m.UncompressedSize64/maxDeflateRatio > m.CompressedSize64 {
+			return nil, errorf(label, 0, "bad zip entry: %d bytes cannot inflate to the %d stated", m.CompressedSize64, m.UncompressedSize64)
+		}
 		rc, err := m.Open()
 		if err != nil {
 			return nil, errorf(label, 0, "bad zip entry: %v", err)
