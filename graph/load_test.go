@@ -145,7 +145,7 @@ func TestLoadFormatFlag(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "g.txt", "1 2\n2 1\n")
 	_, err := Load(p, LoadOptions{Format: "xml"})
-	if err == nil || err.Error() != `graph.LoadOptions.Format: "xml": unknown format (want auto, ogb, edgelist, metis, bin)` {
+	if err == nil || err.Error() != `graph.LoadOptions.Format: "xml": unknown format (want auto, ogb, npz, edgelist, metis, bin)` {
 		t.Errorf("got %v", err)
 	}
 	// Forcing METIS on a two-column file reads "1 2" as its header.
@@ -154,7 +154,7 @@ func TestLoadFormatFlag(t *testing.T) {
 	if _, err := Load(p, LoadOptions{Format: "ogb"}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("forced ogb on a file: %v", err)
 	}
-	if _, err := Load(p, LoadOptions{Split: "public"}); err == nil || !strings.Contains(err.Error(), "only OGB directories have splits") {
+	if _, err := Load(p, LoadOptions{Split: "public"}); err == nil || !strings.Contains(err.Error(), "only OGB directories have named splits") {
 		t.Errorf("split on an edge list: %v", err)
 	}
 }
