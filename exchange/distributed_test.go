@@ -59,7 +59,8 @@ type quantBits struct {
 
 // perRank returns o with every quantBits replaced by a fresh quant.Codec.
 func perRank(o Options) Options {
-	for _, c := range []*RowCodec{&o.Codec, &o.BackwardCodec, &o.IntraCodec} {
+	for r := range o.Codecs {
+		c := &o.Codecs[r]
 		if q, ok := (*c).(quantBits); ok {
 			codec, err := quant.NewCodec(quant.Format{Bits: q.bits}, 1, "")
 			if err != nil {
@@ -69,6 +70,13 @@ func perRank(o Options) Options {
 		}
 	}
 	return o
+}
+
+// roleCodecs is Options.Codecs of the four roles.
+func roleCodecs(fwd, bwd, eval, intra RowCodec) [quant.NumRoles]RowCodec {
+	var cs [quant.NumRoles]RowCodec
+	cs[quant.Forward], cs[quant.Backward], cs[quant.Eval], cs[quant.Intra] = fwd, bwd, eval, intra
+	return cs
 }
 
 // gathered applies the distributed operator to the global matrix x (rows by
@@ -198,7 +206,7 @@ func TestCodecPathMatchesF32(t *testing.T) {
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x := randomMatrix(rng, n, w)
 	for _, mode := range allModes {
-		o := Options{Mode: mode, Codec: FP32{}, BackwardCodec: FP32{}}
+		o := Options{Mode: mode, Codecs: roleCodecs(FP32{}, FP32{}, nil, nil)}
 		wantF, wantB, err := gathered(ds, owner, p, nn.OpGCN, Options{Mode: mode}, nn.Pass{Train: true}, x)
 		if err != nil {
 			t.Fatal(err)
@@ -422,7 +430,7 @@ func TestQuantizedExchange(t *testing.T) {
 	ds := randomDataset(rng, n, 4, 0)
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x := randomMatrix(rng, n, w)
-	o := Options{Mode: "hybrid", Codec: quantBits{bits: 8}, BackwardCodec: quantBits{bits: 8}}
+	o := Options{Mode: "hybrid", Codecs: roleCodecs(quantBits{bits: 8}, quantBits{bits: 8}, nil, nil)}
 	wantF, wantB, err := gathered(ds, owner, p, nn.OpMean, Options{}, nn.Pass{}, x)
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func TestExactPassIgnoresCodecs(t *testing.T) {
 		}
 		base := Options{Mode: "hybrid"}
 		q := base
-		q.Codec, q.BackwardCodec, q.IntraCodec = quantBits{bits: 2}, quantBits{bits: 2}, quantBits{bits: 2}
+		q.Codecs = roleCodecs(quantBits{bits: 2}, quantBits{bits: 2}, nil, quantBits{bits: 2})
 		wantF, wantB, err := run(base, nn.Pass{Train: true})
 		if err != nil {
 			t.Fatal(ex, err)
@@ -124,7 +124,7 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					lossy, err := New(s, c, testEngine(), kind, Options{Mode: "hybrid", EvalCodec: codec})
+					lossy, err := New(s, c, testEngine(), kind, Options{Mode: "hybrid", Codecs: roleCodecs(nil, nil, codec, nil)})
 					if err != nil {
 						return err
 					}

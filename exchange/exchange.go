@@ -31,9 +31,9 @@
 // crosses between two nodes once, and moves rows inside a node through the
 // node communicator (see twolevel.go).
 //
-// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured:
-// Options.Codec/BackwardCodec (e.g. the quant package's stochastic
-// quantizer) for training passes, Options.EvalCodec for evaluation passes.
+// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured
+// for their role in Options.Codecs (e.g. the quant package's stochastic
+// quantizer, built from a quant.Wires).
 // A pass with nn.Pass.Exact sends float32 whatever the codecs.
 // A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
 // return an error once the all-to-all has completed; the caller should then
@@ -61,22 +61,19 @@ import (
 	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Options configures a Propagator.
 type Options struct {
 	// Mode is "hybrid" (default when empty), "post" or "pre".
 	Mode string
-	// Codec and BackwardCodec encode the rows of training passes (forward
-	// rows, backward gradients); nil sends float32. A codec is used by this
-	// rank's Propagator only (quant.Codec is not safe for concurrent use),
-	// so every rank passes its own.
-	Codec, BackwardCodec RowCodec
-	// EvalCodec encodes the rows of evaluation (non-training) passes; nil
-	// sends float32. It must not be Codec or BackwardCodec themselves (a
-	// codec is used by one pass at a time, and the evaluation pass may run
-	// while no training pass does, but keep one codec per role).
-	EvalCodec RowCodec
+	// Codecs encode the rows of each role (quant.Role): training forward
+	// rows, backward gradients, evaluation rows (between nodes), and rows
+	// between ranks of one node in every pass; nil sends float32. A codec
+	// is used by this rank's Propagator only (quant.Codec is not safe for
+	// concurrent use), so every rank passes its own, one per role.
+	Codecs [quant.NumRoles]RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
 	// Exchange is "flat" (one all-to-all of every rank pair's rows),
@@ -87,10 +84,6 @@ type Options struct {
 	// must pass the same value. Mode applies to the same-node rank pairs;
 	// the two-level inter-node stage always uses its node-pair cover.
 	Exchange string
-	// IntraCodec encodes the rows of the two-level exchange's intra-node
-	// stages (every pass); nil sends them as float32 (exact). It must be a
-	// codec of its own (not Codec, BackwardCodec or EvalCodec).
-	IntraCodec RowCodec
 	// Nodes is the node layout (nil: comm.NodeLayout of the communicator,
 	// computed in New). Tests pass emulated layouts through the goroutine
 	// group instead.
@@ -126,10 +119,7 @@ type Propagator struct {
 	right   []float32 // nil = all ones
 	sendOff []int
 	recvOff []int
-	fwd     RowCodec // nil = float32 rows
-	bwd     RowCodec
-	eval    RowCodec
-	intra   RowCodec  // two-level intra-node stages (nil: float32)
+	codecs  [quant.NumRoles]RowCodec // nil = float32 rows
 	tl      *twoLevel // nil: flat exchange
 	exch    string    // ExchangeFlat or ExchangeTwoLevel
 	plan    PlanStats
@@ -144,7 +134,6 @@ type Propagator struct {
 // fails, every rank returns an error (none is left waiting in a collective).
 func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Options) (*Propagator, error) {
 	mode, err := ParseMode(o.Mode)
-	fwd, bwd := o.Codec, o.BackwardCodec
 	if err == nil {
 		err = checkShard(s, c)
 	}
@@ -171,7 +160,7 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err != nil {
 		return nil, err
 	}
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: fwd, bwd: bwd, eval: o.EvalCodec,
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs,
 		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats, exch: ExchangeFlat}
 	p.plan.Exchange = ExchangeFlat
 	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
@@ -352,17 +341,17 @@ func (p *Propagator) finishPass(out *dense.Matrix, s []float32, count *int, add 
 // float32 rows: no codec set, or an exact pass) and its random stream (see
 // passSeed): evaluation has its own codec and streams.
 func (p *Propagator) codecFor(ps nn.Pass, backward bool) (RowCodec, uint64) {
-	codec, stream := p.fwd, uint64(0)
+	role, stream := quant.Forward, uint64(0)
 	if backward {
-		codec, stream = p.bwd, 1
+		role, stream = quant.Backward, 1
 	}
 	if !ps.Train {
-		codec, stream = p.eval, stream+2
+		role, stream = quant.Eval, stream+2
 	}
 	if ps.Exact {
-		codec = nil
+		return nil, stream
 	}
-	return codec, stream
+	return p.codecs[role], stream
 }
 
 // pollInterval is how often the exchange drives MPI's progress engine.

@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // The two-level exchange (Options.Exchange "two-level") moves the cut edges
@@ -772,12 +773,12 @@ func (tl *twoLevel) resize(w int) {
 }
 
 // intraStage moves rows between the ranks of this node (float32, or
-// through Options.IntraCodec with random stream stream), counting the bytes
+// through Options.Codecs[quant.Intra] with random stream stream), counting the bytes
 // in IntraBytes (and CommBytes).
 func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
 	before := p.stats.CommBytes
 	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, layer: ps.Layer, dir: dir}
-	codec := p.intra
+	codec := p.codecs[quant.Intra]
 	if ps.Exact {
 		codec = nil
 	}
@@ -809,8 +810,7 @@ func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind
 	stats.Exchange = exch
 	stats.InterRows, stats.IntraRows = cs.interRows, cs.intraRows
 	stats.Seconds = c.Wtime() - t0
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: o.Codec, bwd: o.BackwardCodec, eval: o.EvalCodec,
-		intra: o.IntraCodec, plan: stats, exch: exch}
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, plan: stats, exch: exch}
 	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
 	p.local = e.Prepare(localCSR(kind, s.Local))
 	p.tl = &twoLevel{local: nodes.Local,

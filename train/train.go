@@ -49,12 +49,8 @@ type Config struct {
 	NodeOrder    string       // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
 	AggrMode     string       // post|pre|hybrid
 	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
-	IntraBits    int          // bits of the two-level exchange's intra-node rows (0 or 32 = fp32)
-	Bits         int          // boundary-row bits forward (32 = fp32)
-	BitsBackward int          // bits for gradients sent back (0 = same as Bits)
-	EvalBits     int          // bits of the evaluation pass's boundary rows (0 = same as Bits)
+	Wire         quant.Wires  // boundary rows' wire format per role (unset: quant.Wires.Resolve's defaults, fp32)
 	EvalEvery    int          // evaluate every N epochs and after the last (0 or 1 = every epoch)
-	QuantParams  quant.Params // layout of the quantised rows' (zero point, scale)
 	LabelProp    float64
 	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath  string
@@ -334,47 +330,22 @@ func (t *trainer) logPlan() error {
 	return nil
 }
 
-// exchangeOptions builds the exchange's wire formats: fp32, or a quant codec
-// per direction.
+// exchangeOptions builds the exchange's codecs from cfg.Wire, remembering
+// the quantisers so the trainer can check for non-finite values.
 func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	cfg := t.cfg
 	o := exchange.Options{Mode: cfg.AggrMode, Exchange: cfg.Exchange}
-	bb := cfg.BitsBackward
-	if bb == 0 {
-		bb = cfg.Bits
+	cs, err := cfg.Wire.NewCodecs("train.Config.Wire", cfg.Threads, cfg.Kernel)
+	if err != nil {
+		return o, err
 	}
-	var err error
-	if o.Codec, err = t.codec(cfg.Bits); err != nil {
-		return o, field.Wrap("train.Config.Bits", err)
-	}
-	if o.BackwardCodec, err = t.codec(bb); err != nil {
-		return o, field.Wrap("train.Config.BitsBackward", err)
-	}
-	eb := cfg.EvalBits
-	if eb == 0 {
-		eb = cfg.Bits
-	}
-	if o.EvalCodec, err = t.codec(eb); err != nil {
-		return o, field.Wrap("train.Config.EvalBits", err)
-	}
-	if o.IntraCodec, err = t.codec(cfg.IntraBits); err != nil {
-		return o, field.Wrap("train.Config.IntraBits", err)
+	for r, q := range cs {
+		if q != nil {
+			o.Codecs[r] = q
+			t.codecs = append(t.codecs, q)
+		}
 	}
 	return o, nil
-}
-
-// codec returns the quantiser for bits (nil for fp32), remembering it so the
-// trainer can check for non-finite values.
-func (t *trainer) codec(bits int) (exchange.RowCodec, error) {
-	if bits == 0 || bits == 32 {
-		return nil, nil
-	}
-	q, err := quant.NewCodec(quant.Format{Bits: bits, Params: t.cfg.QuantParams}, t.cfg.Threads, t.cfg.Kernel)
-	if err != nil {
-		return nil, err
-	}
-	t.codecs = append(t.codecs, q)
-	return q, nil
 }
 
 // nonFinite counts the NaN and Inf values the quantisers met so far: a

@@ -15,6 +15,7 @@ import (
 	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/partition/metis"
 )
 
@@ -50,7 +51,7 @@ func kipfConfig(model string, seed uint64, epochs int, dropout float64) Config {
 		Seed:        seed,
 		Threads:     2,
 		AggrMode:    "hybrid",
-		Bits:        32,
+		Wire:        quant.Wires{quant.Forward: {Bits: 32}},
 	}
 }
 
@@ -151,7 +152,7 @@ func TestQuantizedExchangeLearns(t *testing.T) {
 	owner := partitionFor(t, ds, "metis", 4)
 	cfg := kipfConfig("gcn", 1, 100, 0.5)
 	fp := distributed(t, ds, owner, 4, cfg)
-	cfg.Bits, cfg.BitsBackward = 2, 2
+	cfg.Wire[quant.Forward], cfg.Wire[quant.Backward] = quant.Wire{Bits: 2}, quant.Wire{Bits: 2}
 	q := distributed(t, ds, owner, 4, cfg)
 	t.Logf("P=4 fp32 test %.4f, int2 test %.4f; bytes/epoch fp32 %d, int2 %d (data %d + params %d)",
 		fp.Final.TestAcc, q.Final.TestAcc, fp.Epochs[0].CommBytes, q.Epochs[0].CommBytes, q.Epochs[0].CommDataBytes, q.Epochs[0].CommParamBytes)

@@ -44,7 +44,7 @@ type nodeLevelReport struct {
 	NodeRecvRows     spread `json:"node_recv_rows"`     // inter-node rows received per node
 }
 
-func nodeStats(dir string, parts, ranks, perNode, layers, width int, f wireFormat) (*nodeStatsReport, error) {
+func nodeStats(dir string, parts, ranks, perNode, layers, width int, f quant.Wire) (*nodeStatsReport, error) {
 	t0 := time.Now()
 	nodes := comm.BlockNodes(ranks, perNode)
 	nv, err := exchange.NodeVolumesOf(ranks, nodes, func(r int) (*partition.Shard, error) { return partition.Load(dir, r, ranks) })
@@ -52,17 +52,16 @@ func nodeStats(dir string, parts, ranks, perNode, layers, width int, f wireForma
 		return nil, err
 	}
 	rep := &nodeStatsReport{Dir: dir, Parts: parts, Ranks: ranks, RanksPerNode: perNode, Nodes: nv.Nodes, Layers: layers,
-		Width: width, Bits: f.bits}
-	if f.bits != 32 {
-		rep.QuantParams = f.params.String()
+		Width: width, Bits: f.Bits}
+	if !f.Exact() {
+		rep.QuantParams = f.Params.String()
 	}
 	level := func(v *exchange.ExchangeVolume) nodeLevelReport {
 		r := nodeLevelReport{InterRows: v.InterRows(), IntraRows: v.IntraRows(),
 			InterMessages: len(v.Inter), IntraMessages: len(v.Gather) + len(v.Scatter)}
 		sent, recv := make([]int64, nv.Nodes), make([]int64, nv.Nodes)
 		for _, m := range v.Inter {
-			d, p := f.size(m.Rows, width)
-			r.InterBytes += d + p
+			r.InterBytes += f.Bytes(m.Rows, width)
 			sent[nv.Node[m.From]] += m.Rows
 			recv[nv.Node[m.To]] += m.Rows
 		}
@@ -88,10 +87,7 @@ func spreadOf(a []int64) spread {
 }
 
 func printNodeStats(w io.Writer, r *nodeStatsReport) {
-	f := wireFormat{bits: r.Bits}
-	if r.QuantParams != "" {
-		f.params, _ = quant.ParseParams(r.QuantParams)
-	}
+	f := wireOf(r.Bits, r.QuantParams)
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d nodes of %d ranks; one layer, one direction; inter-node bytes at %s, width %d; planned in %.2fs\n\n",
 		r.Dir, r.Parts, r.Ranks, r.Nodes, r.RanksPerNode, f, r.Width, r.Seconds)
 	fmt.Fprintf(w, "%-16s %12s %12s %9s %12s %9s %12s   %-24s %s\n", "exchange", "inter rows", "inter bytes", "inter msg",
