@@ -120,8 +120,8 @@ type Propagator struct {
 	sendOff []int
 	recvOff []int
 	codecs  [quant.NumRoles]RowCodec // nil = float32 rows
-	tl      *twoLevel // nil: flat exchange
-	exch    string    // ExchangeFlat or ExchangeTwoLevel
+	tl      *twoLevel                // nil: flat exchange
+	exch    string                   // ExchangeFlat or ExchangeTwoLevel
 	plan    PlanStats
 	stats   Stats
 

@@ -37,29 +37,29 @@ var ErrNoTrainNodes = errors.New("no labelled training nodes: the split is empty
 // about one of its fields are *field.Error values naming it
 // ("train.Config.Epochs").
 type Config struct {
-	Model        nn.Config // In and Out are filled from the data when zero
-	LR           float64
-	WeightDecay  float64
-	DecayAll     bool // weight decay on every weight matrix (default: first layer only, as Kipf & Welling)
-	Decoupled    bool // AdamW instead of Adam with L2
-	Epochs       int
-	Seed         uint64
-	Threads      int
-	Kernel       string       // aggr kernel ("" = best available)
-	NodeOrder    string       // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
-	AggrMode     string       // post|pre|hybrid
-	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
-	Wire         quant.Wires  // boundary rows' wire format per role (unset: quant.Wires.Resolve's defaults, fp32)
-	EvalEvery    int          // evaluate every N epochs and after the last (0 or 1 = every epoch)
-	LabelProp    float64
-	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
-	MetricsPath  string
-	SavePath     string
-	SaveEvery    int       // also save to SavePath every SaveEvery epochs (0: only at the end)
-	SaveBest     string    // save the model of the best validation epoch so far here ("" = no)
-	ResumePath   string    // continue the training saved in this checkpoint (metrics are appended)
-	Log          io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet        bool      // no plan or per-epoch lines: only a resume notice and the summary
+	Model       nn.Config // In and Out are filled from the data when zero
+	LR          float64
+	WeightDecay float64
+	DecayAll    bool // weight decay on every weight matrix (default: first layer only, as Kipf & Welling)
+	Decoupled   bool // AdamW instead of Adam with L2
+	Epochs      int
+	Seed        uint64
+	Threads     int
+	Kernel      string      // aggr kernel ("" = best available)
+	NodeOrder   string      // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
+	AggrMode    string      // post|pre|hybrid
+	Exchange    string      // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
+	Wire        quant.Wires // boundary rows' wire format per role (unset: quant.Wires.Resolve's defaults, fp32)
+	EvalEvery   int         // evaluate every N epochs and after the last (0 or 1 = every epoch)
+	LabelProp   float64
+	FeatNorm    string // input preprocessing applied by the caller, recorded in checkpoints
+	MetricsPath string
+	SavePath    string
+	SaveEvery   int       // also save to SavePath every SaveEvery epochs (0: only at the end)
+	SaveBest    string    // save the model of the best validation epoch so far here ("" = no)
+	ResumePath  string    // continue the training saved in this checkpoint (metrics are appended)
+	Log         io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet       bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,

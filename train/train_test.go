@@ -15,8 +15,8 @@ import (
 	"github.com/supergcn/supergcn/internal/testdata"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
-	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/partition/metis"
+	"github.com/supergcn/supergcn/quant"
 )
 
 var (
