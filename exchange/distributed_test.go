@@ -37,10 +37,11 @@ func ownerKinds(rng *rand.Rand, n, iso, p int) map[string][]int32 {
 }
 
 // runRanks builds the exchange of every part of owner on a goroutine group
-// and runs fn on each rank; it returns the joined errors.
+// of one rank per emulated node (so every pair's rows go through the
+// pass's codec) and runs fn on each rank; it returns the joined errors.
 func runRanks(ds *graph.Dataset, owner []int32, p int, kind nn.OpKind, o Options,
 	fn func(s *partition.Shard, c comm.Comm, prop *Propagator) error) error {
-	return comm.RunGroup(p, func(c comm.Comm) error {
+	return comm.RunGroupNodes(p, 1, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
 		prop, err := New(s, c, testEngine(), kind, perRank(o))
 		if err != nil {

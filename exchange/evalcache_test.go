@@ -71,7 +71,7 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					t.Fatal(err)
 				}
 				cfg := nn.Config{Model: model, Layers: 3, In: in, Hidden: 16, Out: 4, Norm: norm, Seed: 9}
-				err = comm.RunGroup(p, func(c comm.Comm) error {
+				err = comm.RunGroupNodes(p, 1, func(c comm.Comm) error { // a node a rank: the codecs apply
 					s := partition.Split(ds, owner, c.Rank(), p)
 					prop, err := New(s, c, testEngine(), kind, Options{Mode: "hybrid"})
 					if err != nil {
@@ -118,7 +118,7 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					t.Fatal(err)
 				}
 				// With a lossy evaluation codec the aggregate is exact.
-				err = comm.RunGroup(p, func(c comm.Comm) error {
+				err = comm.RunGroupNodes(p, 1, func(c comm.Comm) error { // a node a rank: the codecs apply
 					s := partition.Split(ds, owner, c.Rank(), p)
 					codec, err := quant.NewCodec(quant.Format{Bits: 2}, 1, "")
 					if err != nil {

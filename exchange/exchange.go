@@ -33,7 +33,13 @@
 //
 // Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured
 // for their role in Options.Codecs (e.g. the quant package's stochastic
-// quantizer, built from a quant.Wires).
+// quantizer, built from a quant.Wires). The exchange is locality-aware:
+// rows to another rank of the same node (Options.Nodes) go through the
+// Intra codec in every pass that has a codec (nil: float32, a copy over
+// shared memory costs less than the codec), rows to other nodes through
+// the pass's; when no
+// peer of a pass has a codec the rows go as float32 with no copy, so a
+// quantised width costs nothing on a single node.
 // A pass with nn.Pass.Exact sends float32 whatever the codecs.
 // A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
 // return an error once the all-to-all has completed; the caller should then
@@ -70,7 +76,8 @@ type Options struct {
 	Mode string
 	// Codecs encode the rows of each role (quant.Role): training forward
 	// rows, backward gradients, evaluation rows (between nodes), and rows
-	// between ranks of one node in every pass; nil sends float32. A codec
+	// between ranks of one node in every pass whose role has a codec (a
+	// float32 pass stays float32 throughout); nil sends float32. A codec
 	// is used by this rank's Propagator only (quant.Codec is not safe for
 	// concurrent use), so every rank passes its own, one per role.
 	Codecs [quant.NumRoles]RowCodec
@@ -99,7 +106,7 @@ type Stats struct {
 	CommBytes    int64   `json:"comm_bytes"` // bytes this rank sent to other ranks: DataBytes+ParamBytes
 	DataBytes    int64   `json:"data_bytes"` // ... of which encoded values
 	ParamBytes   int64   `json:"param_bytes"`
-	IntraBytes   int64   `json:"intra_bytes"` // two-level: of CommBytes, the fp32 rows moved inside nodes
+	IntraBytes   int64   `json:"intra_bytes"` // of CommBytes, the bytes moved between ranks of this rank's node
 	Forwards     int     `json:"forwards"`
 	Backwards    int     `json:"backwards"`
 	PlanSeconds  float64 `json:"plan_s"` // plan build time (kept by ResetStats)
@@ -120,10 +127,13 @@ type Propagator struct {
 	sendOff []int
 	recvOff []int
 	codecs  [quant.NumRoles]RowCodec // nil = float32 rows
-	tl      *twoLevel                // nil: flat exchange
-	exch    string                   // ExchangeFlat or ExchangeTwoLevel
-	plan    PlanStats
-	stats   Stats
+	// sameNode[q]: world rank q is another rank of this rank's node
+	// (flat: its rows travel at the Intra codec).
+	sameNode []bool
+	tl       *twoLevel // nil: flat exchange
+	exch     string    // ExchangeFlat or ExchangeTwoLevel
+	plan     PlanStats
+	stats    Stats
 
 	xs, g, sbuf, rbuf *dense.Matrix // reused buffers
 	byteSend, byteRec []byte
@@ -161,7 +171,7 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 		return nil, err
 	}
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs,
-		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats, exch: ExchangeFlat}
+		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats, exch: ExchangeFlat, sameNode: sameNodeRanks(nodes, c.Rank())}
 	p.plan.Exchange = ExchangeFlat
 	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
 	p.local = e.Prepare(localCSR(kind, s.Local))
@@ -174,6 +184,15 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 			c.Rank(), mode, pl.stats.Seconds, t.Of(mode), t.Pre, t.Post, t.Hybrid)
 	}
 	return p, nil
+}
+
+// sameNodeRanks marks the other ranks of me's node.
+func sameNodeRanks(nodes *comm.Nodes, me int) []bool {
+	same := make([]bool, len(nodes.Node))
+	for _, q := range nodes.Ranks[nodes.Node[me]] {
+		same[q] = q != me
+	}
+	return same
 }
 
 // agree makes a local failure collective: every rank learns whether any
@@ -289,9 +308,10 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	p.send.Apply(xs, p.sbuf, false)
 	p.lap(t, &p.stats.AggrSeconds)
 
-	codec, stream := p.codecFor(ps, false)
-	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
-	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
+	codecs, stream := p.peerCodecs(ps, false)
+	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, codecs: codecs, intra: p.sameNode,
+		layer: ps.Layer, dir: "forward"}
+	if err := p.exchange(tr, ps, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
 	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.halo.Apply(p.rbuf, out, true) })
@@ -317,9 +337,10 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	p.lap(t, &p.stats.AggrSeconds)
 
 	// Rows go back the way they came: receive-buffer rows to their senders.
-	codec, stream := p.codecFor(ps, true)
-	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
-	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
+	codecs, stream := p.peerCodecs(ps, true)
+	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, codecs: codecs, intra: p.sameNode,
+		layer: ps.Layer, dir: "backward"}
+	if err := p.exchange(tr, ps, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
 	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.send.ApplyT(p.sbuf, gx, true) })
@@ -354,6 +375,48 @@ func (p *Propagator) codecFor(ps nn.Pass, backward bool) (RowCodec, uint64) {
 	return p.codecs[role], stream
 }
 
+// peerCodecs is codecFor per peer of the flat exchange: ranks of this
+// rank's node get intraCodec's, the others the pass's. It returns nil (float32 for every peer) when no peer
+// has a codec.
+func (p *Propagator) peerCodecs(ps nn.Pass, backward bool) ([]RowCodec, uint64) {
+	codec, stream := p.codecFor(ps, backward)
+	intra := p.intraCodec(ps, backward)
+	if codec == nil && intra == nil {
+		return nil, stream
+	}
+	cs := make([]RowCodec, len(p.sameNode))
+	for q, same := range p.sameNode {
+		cs[q] = codec
+		if same || q == p.c.Rank() { // nothing goes to this rank itself
+			cs[q] = intra
+		}
+	}
+	return cs, stream
+}
+
+// uniformCodecs is one codec for each of n peers (nil: float32 rows).
+func uniformCodecs(codec RowCodec, n int) []RowCodec {
+	if codec == nil {
+		return nil
+	}
+	cs := make([]RowCodec, n)
+	for q := range cs {
+		cs[q] = codec
+	}
+	return cs
+}
+
+// intraCodec is the codec of the rows between ranks of this rank's node in
+// pass ps: the Intra codec when the pass's role has a codec, nil (float32)
+// when it has none (a float32 pass, or an exact one, stays float32
+// throughout).
+func (p *Propagator) intraCodec(ps nn.Pass, backward bool) RowCodec {
+	if codec, _ := p.codecFor(ps, backward); codec == nil {
+		return nil
+	}
+	return p.codecs[quant.Intra]
+}
+
 // pollInterval is how often the exchange drives MPI's progress engine.
 const pollInterval = 50 * time.Microsecond
 
@@ -367,9 +430,9 @@ const pollInterval = 50 * time.Microsecond
 // in quant_s, posting the all-to-all (which waits for the last rank to
 // arrive) in sync_s, moving rows in comm_s, and what is left of the local
 // product after all that in aggr_s.
-func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, local func()) error {
+func (p *Propagator) exchange(tr *transfer, ps nn.Pass, stream uint64, local func()) error {
 	return p.overlap(local, func(done <-chan struct{}) error {
-		return p.transferRows(tr, ps, codec, stream, done)
+		return p.transferRows(tr, ps, stream, done)
 	})
 }
 
@@ -390,7 +453,7 @@ func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) err
 
 // transferRows is exchange's part on the calling goroutine; done closes
 // when the local product has finished.
-func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, done <-chan struct{}) error {
+func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, stream uint64, done <-chan struct{}) error {
 	t := p.c.Wtime()
 	var (
 		req  comm.Request
@@ -398,13 +461,13 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, stre
 		sent sentBytes
 		err  error
 	)
-	if codec == nil {
+	if !tr.coded() {
 		req, sent, err = tr.startF32()
 	} else {
 		seed := func(peer int) uint64 {
 			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
 		}
-		enc, sent = tr.encode(codec, seed, &p.byteSend, &p.byteRec)
+		enc, sent = tr.encode(seed, &p.byteSend, &p.byteRec)
 		t = p.lap(t, &p.stats.QuantSeconds)
 		req, err = tr.startBytes(enc)
 	}
@@ -414,6 +477,7 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, stre
 	p.stats.DataBytes += sent.data
 	p.stats.ParamBytes += sent.param
 	p.stats.CommBytes += sent.data + sent.param
+	p.stats.IntraBytes += sent.intra
 	t = p.lap(t, &p.stats.SyncSeconds)
 
 	if err := complete(req, done); err != nil {
@@ -421,7 +485,7 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, stre
 	}
 	t = p.lap(t, &p.stats.CommSeconds)
 	if enc != nil {
-		err = tr.decode(codec, enc)
+		err = tr.decode(enc)
 		p.lap(t, &p.stats.QuantSeconds)
 	}
 	return err

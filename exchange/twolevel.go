@@ -10,7 +10,6 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
-	"github.com/supergcn/supergcn/quant"
 )
 
 // The two-level exchange (Options.Exchange "two-level") moves the cut edges
@@ -700,8 +699,9 @@ func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
 		t := p.c.Wtime()
 		spmm(tl.s2r, tl.r1, tl.s2, true)
 		p.lap(t, &p.stats.AggrSeconds)
-		tr := &transfer{c: p.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, layer: ps.Layer, dir: "forward"}
-		if err := p.transferRows(tr, ps, codec, stream, done); err != nil {
+		tr := &transfer{c: p.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, codecs: uniformCodecs(codec, p.c.Size()),
+			layer: ps.Layer, dir: "forward"}
+		if err := p.transferRows(tr, ps, stream, done); err != nil {
 			return err
 		}
 		t = p.c.Wtime()
@@ -741,8 +741,9 @@ func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error 
 		t := p.c.Wtime()
 		spmmTAdd(tl.s3, tl.s3b, tl.r2)
 		p.lap(t, &p.stats.AggrSeconds)
-		tr := &transfer{c: p.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, layer: ps.Layer, dir: "backward"}
-		if err := p.transferRows(tr, ps, codec, stream, done); err != nil {
+		tr := &transfer{c: p.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, codecs: uniformCodecs(codec, p.c.Size()),
+			layer: ps.Layer, dir: "backward"}
+		if err := p.transferRows(tr, ps, stream, done); err != nil {
 			return err
 		}
 		t = p.c.Wtime()
@@ -773,18 +774,23 @@ func (tl *twoLevel) resize(w int) {
 }
 
 // intraStage moves rows between the ranks of this node (float32, or
-// through Options.Codecs[quant.Intra] with random stream stream), counting the bytes
-// in IntraBytes (and CommBytes).
+// through intraCodec's with random stream stream), counting the bytes in
+// IntraBytes (and CommBytes).
 func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
-	before := p.stats.CommBytes
-	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, layer: ps.Layer, dir: dir}
-	codec := p.codecs[quant.Intra]
-	if ps.Exact {
-		codec = nil
+	codec := p.intraCodec(ps, dir == "backward")
+	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: uniformCodecs(codec, c.Size()),
+		intra: everyPeer(c.Size()), layer: ps.Layer, dir: dir}
+	return p.transferRows(tr, ps, stream, done)
+}
+
+// everyPeer marks all n peers (a node communicator's transfer: every
+// byte stays inside the node).
+func everyPeer(n int) []bool {
+	all := make([]bool, n)
+	for q := range all {
+		all[q] = true
 	}
-	err := p.transferRows(tr, ps, codec, stream, done)
-	p.stats.IntraBytes += p.stats.CommBytes - before
-	return err
+	return all
 }
 
 // checkNodes validates a node layout against the communicator.

@@ -140,7 +140,7 @@ func TestTwoLevelQuantized(t *testing.T) {
 	}
 	assertClose(t, "int8 two-level forward, int8 inside nodes", gotF, wantF, 0.08)
 	// The FP32 codec inside nodes is exact.
-	gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codecs: roleCodecs(nil, nil, nil, FP32{})}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codecs: roleCodecs(FP32{}, FP32{}, nil, FP32{})}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
 	if err != nil {
 		t.Fatal(err)
 	}

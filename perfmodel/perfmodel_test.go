@@ -390,6 +390,7 @@ func TestExchangeWork(t *testing.T) {
 		t.Errorf("exchange rates: AggrS = %v, want %v", x.AggrS, want)
 	}
 	cfg.Wire = wires(2)
+	cfg.Wire[quant.Intra] = quant.Wire{Bits: 2} // shared memory: the codec runs only when asked for inside nodes
 	y, _ := Predict(twoRanks(), prof, shm, cfg)
 	// 300 rows encoded and 300 decoded, width 16: encoding (1.92e-4 s)
 	// shares the core with the local product (11000 entries × 16 at
@@ -653,6 +654,7 @@ func TestShareFactor(t *testing.T) {
 	}
 	m := Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32}
 	cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(2), Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	cfg.Wire[quant.Intra] = quant.Wire{Bits: 2} // the codec inside the node
 	one, _ := Predict(twoRanks(), prof(0), shm, cfg)
 	two, err := Predict(twoRanks(), prof(2), shm, cfg)
 	if err != nil {
@@ -805,3 +807,34 @@ func TestStagedWalk(t *testing.T) {
 
 // wires is a Config.Wire of b bits forward (the other roles' defaults).
 func wires(b int) quant.Wires { return quant.Wires{quant.Forward: {Bits: b}} }
+
+// TestFlatIntraWire: the flat exchange charges the rows between ranks of
+// one node at the Intra wire (fp32 unless set) and the others at the
+// role's: in shared memory int2 costs no codec and moves fp32 bytes, so it
+// predicts the fp32 epoch; on a network with a rank a node every row is
+// int2; with the Intra wire int2 too the shared-memory rows pay the codec.
+func TestFlatIntraWire(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	prof := flatProfile()
+	cfg := Config{Model: gcn(), Mode: exchange.ModeHybrid, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
+	fp, err := Predict(twoRanks(), prof, shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Wire = wires(2)
+	q, _ := Predict(twoRanks(), prof, shm, cfg)
+	if q.EpochS != fp.EpochS || q.QuantS != 0 || q.TrainBytes != fp.TrainBytes || q.IntraBytes != q.TrainBytes {
+		t.Errorf("shm int2: epoch %v quant %v bytes %d (intra %d); fp32 epoch %v bytes %d", q.EpochS, q.QuantS, q.TrainBytes, q.IntraBytes, fp.EpochS, fp.TrainBytes)
+	}
+	cfg.Wire[quant.Intra] = quant.Wire{Bits: 2}
+	qi, _ := Predict(twoRanks(), prof, shm, cfg)
+	if !(qi.QuantS > 0) || !(qi.TrainBytes < fp.TrainBytes) {
+		t.Errorf("shm int2 inside nodes: quant %v, bytes %d (fp32 %d)", qi.QuantS, qi.TrainBytes, fp.TrainBytes)
+	}
+	net, _ := ParseNetwork("10gbe")
+	cfg.Wire, cfg.RanksPerNode = wires(2), 1
+	qn, _ := Predict(twoRanks(), prof, net, cfg)
+	if qn.TrainBytes != qi.TrainBytes || qn.IntraBytes != 0 || !(qn.QuantS > 0) {
+		t.Errorf("10gbe int2, a rank a node: bytes %d (intra %d), want %d (0); quant %v", qn.TrainBytes, qn.IntraBytes, qi.TrainBytes, qn.QuantS)
+	}
+}

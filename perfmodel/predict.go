@@ -126,7 +126,7 @@ type Prediction struct {
 	// and the fraction of them that crosses nodes.
 	TrainBytes     int64   `json:"train_bytes"`
 	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
-	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those of a staged exchange's intra-node stages
+	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those moved between ranks of one node
 	Exchange       string  `json:"exchange"`    // flat or staged (two-level)
 	InterNodeShare float64 `json:"inter_node_share"`
 	Ranks          int     `json:"ranks"`
@@ -618,8 +618,10 @@ func ceilLog2(n int) int {
 	return l
 }
 
-// exchange adds one boundary exchange of rows of width values at bits
-// bits: forward rows travel from the owner of a source to the rank that
+// exchange adds one boundary exchange of rows of width values at wire
+// between nodes and at the Intra wire between ranks of one node (all of
+// them on a single-node network), as exchange's flat exchange sends them:
+// forward rows travel from the owner of a source to the rank that
 // aggregates it, backward (gradient) rows the other way. The phase before
 // it ends at the slowest rank (the ranks agree on the method with a small
 // collective first); then each rank aggregates (local, pre-aggregated and
@@ -630,7 +632,9 @@ func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool
 		return
 	}
 	ranks := len(p.vols)
+	intra := p.cfg.Wire.IntraFor(wire) // rows between ranks of one node
 	sendRows, recvRows := make([]int64, ranks), make([]int64, ranks)
+	sendIntra, recvIntra := make([]int64, ranks), make([]int64, ranks) // of them, rows between ranks of one node
 	intraOut, intraIn := make([]float64, ranks), make([]float64, ranks)
 	intraMsgOut, intraMsgIn := make([]int64, ranks), make([]int64, ranks)
 	interMsgOut, interMsgIn := make([]int64, ranks), make([]int64, ranks)
@@ -650,25 +654,32 @@ func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool
 			if rows == 0 {
 				continue
 			}
-			b := wire.Bytes(rows, width)
-			total += b
 			sendRows[from] += rows
 			recvRows[to] += rows
 			if p.net.Single || from/p.k == to/p.k {
+				b := intra.Bytes(rows, width)
+				total += b
+				sendIntra[from] += rows
+				recvIntra[to] += rows
+				if training {
+					p.intraBytes += b
+				}
 				intraOut[from] += float64(b)
 				intraIn[to] += float64(b)
 				intraMsgOut[from]++
 				intraMsgIn[to]++
 			} else {
+				b := wire.Bytes(rows, width)
+				total += b
 				nodeOut[from/p.k] += float64(b)
 				nodeIn[to/p.k] += float64(b)
 				interMsgOut[from]++
 				interMsgIn[to]++
 				p.interBytes += float64(b)
 			}
-			p.allBytes += float64(b)
 		}
 	}
+	p.allBytes += float64(total)
 	if training {
 		p.trainBytes += total
 	} else {
@@ -694,7 +705,8 @@ func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool
 		var before float64
 		before, local[r], after[r] = p.exchangeWork(r, width, backward, sendRows[r], recvRows[r])
 		p.addAggr(r, before)
-		done[r] = p.sharedEncode(r, p.rates.QuantSeconds(sendRows[r], width, wire, false), local[r])
+		enc := p.rates.QuantSeconds(sendRows[r]-sendIntra[r], width, wire, false) + p.rates.QuantSeconds(sendIntra[r], width, intra, false)
+		done[r] = p.sharedEncode(r, enc, local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
@@ -705,7 +717,7 @@ func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool
 			n := r / p.k
 			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
 		}
-		dec := p.rates.QuantSeconds(recvRows[r], width, wire, true)
+		dec := p.rates.QuantSeconds(recvRows[r]-recvIntra[r], width, wire, true) + p.rates.QuantSeconds(recvIntra[r], width, intra, true)
 		p.addAggrExchange(r, local[r], done[r], tIntra, tInter, dec, after[r])
 	}
 	p.sync()
@@ -748,7 +760,7 @@ func (p *predictor) stagedExchange(width int, wire quant.Wire, backward, trainin
 		wire  quant.Wire
 		inter bool
 	}
-	intra := p.cfg.Wire[quant.Intra]
+	intra := p.cfg.Wire.IntraFor(wire)
 	stages := []stage{{st.Gather, intra, false}, {st.Inter, wire, true}, {st.Scatter, intra, false}}
 	if backward {
 		stages[0], stages[2] = stages[2], stages[0]

@@ -196,6 +196,16 @@ func (ws Wires) Resolve() Wires {
 	return ws
 }
 
+// IntraFor is the wire of the rows between ranks of one node in a pass
+// whose role's wire is w: ws[Intra], except that a float32 pass stays
+// float32 throughout (the exchange's rule).
+func (ws Wires) IntraFor(w Wire) Wire {
+	if w.Exact() {
+		return w
+	}
+	return ws[Intra]
+}
+
 // Validate checks every role's Wire (unset ones pass); an error is a
 // *field.Error of field name[role] (name: the caller's, e.g.
 // "train.Config.Wire").

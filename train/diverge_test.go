@@ -38,7 +38,7 @@ func TestDivergenceStopsTraining(t *testing.T) {
 			cfg.MetricsPath = filepath.Join(dir, "m.jsonl")
 			owner := partition.Random(ds.NumNodes(), tc.p, 7)
 			errs := make([]error, tc.p)
-			err := comm.RunGroup(tc.p, func(c comm.Comm) error {
+			err := comm.RunGroupNodes(tc.p, 1, func(c comm.Comm) error {
 				_, errs[c.Rank()] = Run(cfg, partition.Split(ds, owner, c.Rank(), tc.p), c)
 				return nil
 			})

@@ -32,7 +32,7 @@ func TestConcurrentSmall(t *testing.T) {
 	cfg.Wire[quant.Forward], cfg.Wire[quant.Backward] = quant.Wire{Bits: 2}, quant.Wire{Bits: 4}
 	runAll := func(c Config) *Result {
 		results := make([]*Result, p)
-		if err := comm.RunGroup(p, func(cm comm.Comm) error {
+		if err := comm.RunGroupNodes(p, 1, func(cm comm.Comm) error {
 			r, err := Run(c, partition.Split(ds, owner, cm.Rank(), p), cm)
 			results[cm.Rank()] = r
 			return err

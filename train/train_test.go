@@ -65,12 +65,13 @@ func single(t testing.TB, ds *graph.Dataset, cfg Config) *Result {
 	return res
 }
 
-// distributed trains on p in-process ranks (goroutines over comm.NewGroup)
+// distributed trains on p in-process ranks (goroutines, one an emulated
+// node, so the codecs of --bits apply between them)
 // and returns rank 0's result.
 func distributed(t testing.TB, ds *graph.Dataset, owner []int32, p int, cfg Config) *Result {
 	t.Helper()
 	results := make([]*Result, p)
-	err := comm.RunGroup(p, func(c comm.Comm) error {
+	err := comm.RunGroupNodes(p, 1, func(c comm.Comm) error {
 		r, err := Run(cfg, partition.Split(ds, owner, c.Rank(), p), c)
 		results[c.Rank()] = r
 		return err

@@ -19,7 +19,7 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L]] [--width F] [--bits 32|8|4|2] [--quant-params block|bf16|fp32] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--json]"
 
 // statsReport is the result of `supergcn stats`: one layer, one direction
 // (the backward pass moves the same rows the other way).
@@ -84,6 +84,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	perNode := fs.Int("ranks-per-node", 0, "compare the flat and the two-level exchange with K consecutive ranks to a node (inter-node rows, bytes, messages)")
 	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
+	intraBits := fs.String("intra-bits", "32", "with --ranks-per-node: bits per value of the rows between ranks of one node, as train's: "+quant.WidthList(", "))
 	dir, err := parseStatsArgs(fs, args)
 	if err != nil {
 		return err
@@ -119,8 +120,12 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *layers < 1 {
 		return usageError{fmt.Sprintf("--layers: %d, want >= 1", *layers)}
 	}
+	intra, err := quant.ParseWire(*intraBits, params)
+	if err != nil {
+		return usageError{fmt.Sprintf("--intra-bits: %q, want %s", *intraBits, quant.WidthList(", "))}
+	}
 	if *perNode > 0 {
-		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire)
+		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
 		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
 	}
 	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wire)
