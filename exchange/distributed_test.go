@@ -324,7 +324,7 @@ func TestPlanStatsBruteForce(t *testing.T) {
 				defer mu.Unlock()
 				ps := prop.PlanStats()
 				sent[s.Rank], recv[s.Rank] = ps.Sent, ps.Recv
-				rows[s.Rank] = prop.sendOff[p]
+				rows[s.Rank] = prop.pat.(*flat).sendOff[p]
 				return nil
 			})
 			if err != nil {

@@ -58,7 +58,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -115,27 +114,19 @@ type Stats struct {
 // Propagator is the graph operator of one rank. It is not safe for
 // concurrent use; every rank must call Forward/Backward in the same order.
 type Propagator struct {
-	c       comm.Comm
-	kind    nn.OpKind
-	mode    Mode
-	n       int
-	local   *aggr.Op
-	send    *aggr.Op
-	halo    *aggr.Op
-	left    []float32 // nil = all ones
-	right   []float32 // nil = all ones
-	sendOff []int
-	recvOff []int
-	codecs  [quant.NumRoles]RowCodec // nil = float32 rows
-	// sameNode[q]: world rank q is another rank of this rank's node
-	// (flat: its rows travel at the Intra codec).
-	sameNode []bool
-	tl       *twoLevel // nil: flat exchange
-	exch     string    // ExchangeFlat or ExchangeTwoLevel
-	plan     PlanStats
-	stats    Stats
+	c      comm.Comm
+	kind   nn.OpKind
+	mode   Mode
+	n      int
+	local  *aggr.Op
+	left   []float32                // nil = all ones
+	right  []float32                // nil = all ones
+	codecs [quant.NumRoles]RowCodec // nil = float32 rows
+	pat    pattern                  // how the rows move: flat, two-level
+	plan   PlanStats
+	stats  Stats
 
-	xs, g, sbuf, rbuf *dense.Matrix // reused buffers
+	xs, g             *dense.Matrix // reused buffers
 	byteSend, byteRec []byte
 }
 
@@ -163,27 +154,28 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err := agree(c, checkNodes(nodes, c)); err != nil {
 		return nil, err
 	}
-	if exch = chooseExchange(exch, nodes); exch != ExchangeFlat {
-		return newTwoLevel(s, c, e, kind, mode, nodes, exch, o)
-	}
-	pl, err := buildPlan(s, c, mode)
+	t0 := c.Wtime()
+	pat, plan, err := buildPattern(chooseExchange(exch, nodes), s, c, e, mode, nodes)
 	if err != nil {
 		return nil, err
 	}
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs,
-		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats, exch: ExchangeFlat, sameNode: sameNodeRanks(nodes, c.Rank())}
-	p.plan.Exchange = ExchangeFlat
-	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
+	plan.Seconds = c.Wtime() - t0
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, pat: pat, plan: plan}
+	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
 	p.local = e.Prepare(localCSR(kind, s.Local))
-	p.send = e.Prepare(pl.send)
-	p.halo = e.Prepare(pl.halo)
-	p.stats.PlanSeconds = pl.stats.Seconds
+	p.stats.PlanSeconds = plan.Seconds
 	if o.Logf != nil {
-		t := pl.stats.TotalSent()
-		o.Logf("exchange: rank %d: %s plan built in %.3fs: sends %d rows/layer (pre %d, post %d, hybrid %d)",
-			c.Rank(), mode, pl.stats.Seconds, t.Of(mode), t.Pre, t.Post, t.Hybrid)
+		o.Logf("exchange: rank %d: %s plan built in %.3fs: %s", c.Rank(), pat.name(), plan.Seconds, pat.describe(plan))
 	}
 	return p, nil
+}
+
+// buildPattern plans the named exchange pattern (collective).
+func buildPattern(exch string, s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (pattern, PlanStats, error) {
+	if exch == ExchangeFlat {
+		return newFlat(s, c, e, mode, nodes)
+	}
+	return newTwoLevel(s, c, e, mode, nodes, exch)
 }
 
 // sameNodeRanks marks the other ranks of me's node.
@@ -275,8 +267,9 @@ func (p *Propagator) Rows() int { return p.n }
 // Kind returns the operator kind.
 func (p *Propagator) Kind() nn.OpKind { return p.kind }
 
-// Exchange returns the exchange that runs: ExchangeFlat or ExchangeTwoLevel.
-func (p *Propagator) Exchange() string { return p.exch }
+// Exchange returns the exchange that runs: ExchangeFlat, ExchangeTwoLevel
+// or ExchangeTwoLevelPaired.
+func (p *Propagator) Exchange() string { return p.pat.name() }
 
 // Mode returns the aggregation mode of the cut edges.
 func (p *Propagator) Mode() Mode { return p.mode }
@@ -296,25 +289,18 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	if err := p.checkShapes("Forward", x, out); err != nil {
 		return err
 	}
-	if p.tl != nil {
-		return p.forwardTwoLevel(ps, x, out)
-	}
-	w := x.Cols
 	t := p.c.Wtime()
 	xs, done := scaled(ps, &p.xs, x, p.right)
 	defer done()
-	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
-	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
-	p.send.Apply(xs, p.sbuf, false)
+	p.pat.sendForward(xs)
 	p.lap(t, &p.stats.AggrSeconds)
-
-	codecs, stream := p.peerCodecs(ps, false)
-	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, codecs: codecs, intra: p.sameNode,
-		layer: ps.Layer, dir: "forward"}
-	if err := p.exchange(tr, ps, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
+	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
+		return p.pat.moveForward(p, ps, done)
+	})
+	if err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.halo.Apply(p.rbuf, out, true) })
+	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.pat.addForward(out) })
 	return nil
 }
 
@@ -324,214 +310,19 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if err := p.checkShapes("Backward", gout, gx); err != nil {
 		return err
 	}
-	if p.tl != nil {
-		return p.backwardTwoLevel(ps, gout, gx)
-	}
-	w := gout.Cols
 	t := p.c.Wtime()
 	g, done := scaled(ps, &p.g, gout, p.left)
 	defer done()
-	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
-	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
-	p.halo.ApplyT(g, p.rbuf, false)
+	p.pat.sendBackward(g)
 	p.lap(t, &p.stats.AggrSeconds)
-
-	// Rows go back the way they came: receive-buffer rows to their senders.
-	codecs, stream := p.peerCodecs(ps, true)
-	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, codecs: codecs, intra: p.sameNode,
-		layer: ps.Layer, dir: "backward"}
-	if err := p.exchange(tr, ps, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
+	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
+		return p.pat.moveBackward(p, ps, done)
+	})
+	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.send.ApplyT(p.sbuf, gx, true) })
+	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.pat.addBackward(gx) })
 	return nil
-}
-
-// finishPass is the tail of every Forward and Backward, flat or two-level:
-// add adds the received rows into out, then row i of out is scaled by s[i];
-// the time counts as aggregation, and *count (Forwards or Backwards) goes up.
-func (p *Propagator) finishPass(out *dense.Matrix, s []float32, count *int, add func()) {
-	t := p.c.Wtime()
-	add()
-	scaleInPlace(out, s)
-	p.lap(t, &p.stats.AggrSeconds)
-	*count++
-}
-
-// codecFor returns the codec of pass ps in the given direction (nil for
-// float32 rows: no codec set, or an exact pass) and its random stream (see
-// passSeed): evaluation has its own codec and streams.
-func (p *Propagator) codecFor(ps nn.Pass, backward bool) (RowCodec, uint64) {
-	role, stream := quant.Forward, uint64(0)
-	if backward {
-		role, stream = quant.Backward, 1
-	}
-	if !ps.Train {
-		role, stream = quant.Eval, stream+2
-	}
-	if ps.Exact {
-		return nil, stream
-	}
-	return p.codecs[role], stream
-}
-
-// peerCodecs is codecFor per peer of the flat exchange: ranks of this
-// rank's node get intraCodec's, the others the pass's. It returns nil (float32 for every peer) when no peer
-// has a codec.
-func (p *Propagator) peerCodecs(ps nn.Pass, backward bool) ([]RowCodec, uint64) {
-	codec, stream := p.codecFor(ps, backward)
-	intra := p.intraCodec(ps, backward)
-	if codec == nil && intra == nil {
-		return nil, stream
-	}
-	cs := make([]RowCodec, len(p.sameNode))
-	for q, same := range p.sameNode {
-		cs[q] = codec
-		if same || q == p.c.Rank() { // nothing goes to this rank itself
-			cs[q] = intra
-		}
-	}
-	return cs, stream
-}
-
-// uniformCodecs is one codec for each of n peers (nil: float32 rows).
-func uniformCodecs(codec RowCodec, n int) []RowCodec {
-	if codec == nil {
-		return nil
-	}
-	cs := make([]RowCodec, n)
-	for q := range cs {
-		cs[q] = codec
-	}
-	return cs
-}
-
-// intraCodec is the codec of the rows between ranks of this rank's node in
-// pass ps: the Intra codec when the pass's role has a codec, nil (float32)
-// when it has none (a float32 pass, or an exact one, stays float32
-// throughout).
-func (p *Propagator) intraCodec(ps nn.Pass, backward bool) RowCodec {
-	if codec, _ := p.codecFor(ps, backward); codec == nil {
-		return nil
-	}
-	return p.codecs[quant.Intra]
-}
-
-// pollInterval is how often the exchange drives MPI's progress engine.
-const pollInterval = 50 * time.Microsecond
-
-// exchange moves tr's rows (float32, or through codec when non-nil) while
-// local runs on its own goroutine from the start: the rows are encoded,
-// posted, driven through MPI (polling, when the request is a comm.Tester,
-// since MPI moves a non-blocking collective mostly inside MPI calls) and
-// decoded as soon as they land, all while the local edges are aggregated.
-//
-// Time is that of this goroutine, the critical path: encoding and decoding
-// in quant_s, posting the all-to-all (which waits for the last rank to
-// arrive) in sync_s, moving rows in comm_s, and what is left of the local
-// product after all that in aggr_s.
-func (p *Propagator) exchange(tr *transfer, ps nn.Pass, stream uint64, local func()) error {
-	return p.overlap(local, func(done <-chan struct{}) error {
-		return p.transferRows(tr, ps, stream, done)
-	})
-}
-
-// overlap runs local on its own goroutine while stages runs on this one
-// (done closes when local has finished), then waits for local.
-func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) error) error {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		local()
-	}()
-	err := stages(done)
-	t := p.c.Wtime()
-	<-done
-	p.lap(t, &p.stats.AggrSeconds)
-	return err
-}
-
-// transferRows is exchange's part on the calling goroutine; done closes
-// when the local product has finished.
-func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, stream uint64, done <-chan struct{}) error {
-	t := p.c.Wtime()
-	var (
-		req  comm.Request
-		enc  *encoded
-		sent sentBytes
-		err  error
-	)
-	if !tr.coded() {
-		req, sent, err = tr.startF32()
-	} else {
-		seed := func(peer int) uint64 {
-			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
-		}
-		enc, sent = tr.encode(seed, &p.byteSend, &p.byteRec)
-		t = p.lap(t, &p.stats.QuantSeconds)
-		req, err = tr.startBytes(enc)
-	}
-	if err != nil {
-		return fmt.Errorf("all-to-all: %w", err)
-	}
-	p.stats.DataBytes += sent.data
-	p.stats.ParamBytes += sent.param
-	p.stats.CommBytes += sent.data + sent.param
-	p.stats.IntraBytes += sent.intra
-	t = p.lap(t, &p.stats.SyncSeconds)
-
-	if err := complete(req, done); err != nil {
-		return err
-	}
-	t = p.lap(t, &p.stats.CommSeconds)
-	if enc != nil {
-		err = tr.decode(enc)
-		p.lap(t, &p.stats.QuantSeconds)
-	}
-	return err
-}
-
-// complete finishes req: polling it (comm.Tester) while the local product
-// runs, then, once that is done, waiting inside MPI.
-func complete(req comm.Request, done <-chan struct{}) error {
-	t, ok := req.(comm.Tester)
-	if !ok {
-		return req.Wait()
-	}
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return req.Wait()
-		case <-tick.C:
-			finished, err := t.Test()
-			if err != nil || finished {
-				return err
-			}
-		}
-	}
-}
-
-// passSeed mixes pass, rank, peer and stream (0/1: training forward/backward,
-// 2/3: evaluation) into one random-stream seed
-// (splitmix64 finalizer over a running hash).
-func passSeed(ps nn.Pass, rank, peer, dir uint64) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	for _, v := range []uint64{uint64(ps.Epoch), uint64(ps.Layer), rank, peer, dir} {
-		h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
-		h = (h ^ (h >> 27)) * 0x94d049bb133111eb
-		h ^= h >> 31
-	}
-	return h
-}
-
-// lap adds the time since t to *acc and returns the current time.
-func (p *Propagator) lap(t float64, acc *float64) float64 {
-	now := p.c.Wtime()
-	*acc += now - t
-	return now
 }
 
 func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {

@@ -35,8 +35,9 @@ import (
 //	gx = A_locᵀ·g + S2xᵀ·gs2 + S1ᵀ·gs1; gx = R∘gx
 //
 // The local product runs on its own goroutine throughout; S2r and S3 (small,
-// boundary rows only) run serially on the exchange's goroutine between the
-// stages, so they do not wait for the aggregation engine.
+// boundary rows only) run on a one-thread aggregation engine on the
+// driver's goroutine between the stages, so they do not wait for the
+// engine's pool, busy with the local product.
 
 // Exchange kinds (Options.Exchange).
 const (
@@ -75,9 +76,10 @@ func chooseExchange(kind string, nodes *comm.Nodes) string {
 
 // twoLevel is the built two-level exchange of one rank.
 type twoLevel struct {
+	exch         string    // ExchangeTwoLevel or ExchangeTwoLevelPaired
 	local        comm.Comm // node communicator
 	s1, s2x      opApplier
-	s2r, s3      *graph.CSR
+	s2r, s3      opApplier // small (boundary rows only): on the driver goroutine, a one-thread engine
 	h1, h2, h3   opApplier
 	s1Off, r1Off []int // node-local peers
 	s2Off, r2Off []int // world ranks
@@ -648,117 +650,76 @@ func exchangeMessages(c comm.Comm, msgs [][]int64) ([][]int64, error) {
 	return out, nil
 }
 
-// spmm sets out = A·x (or adds it), serially on the calling goroutine.
-func spmm(a *graph.CSR, x, out *dense.Matrix, accumulate bool) {
-	w := x.Cols
-	for i := 0; i < a.NumRows; i++ {
-		o := out.Data[i*w : (i+1)*w]
-		if !accumulate {
-			clear(o)
-		}
-		for _, j := range a.Idx[a.Ptr[i]:a.Ptr[i+1]] {
-			xr := x.Data[int(j)*w : (int(j)+1)*w]
-			for t, v := range xr {
-				o[t] += v
-			}
-		}
-	}
+func (tl *twoLevel) name() string { return tl.exch }
+
+func (tl *twoLevel) describe(plan PlanStats) string {
+	return fmt.Sprintf("sends %d rows/layer between nodes, %d inside its node", plan.InterRows, plan.IntraRows)
 }
 
-// spmmTAdd adds Aᵀ·x to out, serially on the calling goroutine.
-func spmmTAdd(a *graph.CSR, x, out *dense.Matrix) {
-	w := x.Cols
-	for i := 0; i < a.NumRows; i++ {
-		xr := x.Data[i*w : (i+1)*w]
-		for _, j := range a.Idx[a.Ptr[i]:a.Ptr[i+1]] {
-			o := out.Data[int(j)*w : (int(j)+1)*w]
-			for t, v := range xr {
-				o[t] += v
-			}
-		}
-	}
-}
-
-// forwardTwoLevel is Forward's two-level path (shapes checked).
-func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
-	tl := p.tl
-	w := x.Cols
-	t := p.c.Wtime()
-	xs, done := scaled(ps, &p.xs, x, p.right)
-	defer done()
-	tl.resize(w)
+func (tl *twoLevel) sendForward(xs *dense.Matrix) {
+	tl.resize(xs.Cols)
 	tl.s1.Apply(xs, tl.s1b, false)
 	tl.s2x.Apply(xs, tl.s2, false)
-	p.lap(t, &p.stats.AggrSeconds)
-
-	codec, stream := p.codecFor(ps, false)
-	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
-		if err := p.intraStage(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
-			return err
-		}
-		t := p.c.Wtime()
-		spmm(tl.s2r, tl.r1, tl.s2, true)
-		p.lap(t, &p.stats.AggrSeconds)
-		tr := &transfer{c: p.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, codecs: uniformCodecs(codec, p.c.Size()),
-			layer: ps.Layer, dir: "forward"}
-		if err := p.transferRows(tr, ps, stream, done); err != nil {
-			return err
-		}
-		t = p.c.Wtime()
-		spmm(tl.s3, tl.r2, tl.s3b, false)
-		p.lap(t, &p.stats.AggrSeconds)
-		return p.intraStage(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", stream+8, done)
-	})
-	if err != nil {
-		return fmt.Errorf("exchange: forward: %w", err)
-	}
-	p.finishPass(out, p.left, &p.stats.Forwards, func() {
-		tl.h1.Apply(tl.r1, out, true)
-		tl.h2.Apply(tl.r2, out, true)
-		tl.h3.Apply(tl.r3, out, true)
-	})
-	return nil
 }
 
-// backwardTwoLevel is Backward's two-level path (shapes checked).
-func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error {
-	tl := p.tl
-	w := gout.Cols
-	t := p.c.Wtime()
-	g, done := scaled(ps, &p.g, gout, p.left)
-	defer done()
-	tl.resize(w)
+// moveForward runs the three stages; between them the driver adds the
+// gathered partial sums into the partial rows (S2r) and copies the rows
+// it forwards (S3) with the serial engine, beside the local product.
+func (tl *twoLevel) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
+	codec, stream := d.codecFor(ps, false)
+	if err := tl.intraStage(d, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
+		return err
+	}
+	t := d.c.Wtime()
+	tl.s2r.Apply(tl.r1, tl.s2, true)
+	d.lap(t, &d.stats.AggrSeconds)
+	tr := &transfer{c: d.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, codecs: uniformCodecs(codec, d.c.Size()),
+		layer: ps.Layer, dir: "forward"}
+	if err := d.transferRows(tr, ps, stream, done); err != nil {
+		return err
+	}
+	t = d.c.Wtime()
+	tl.s3.Apply(tl.r2, tl.s3b, false)
+	d.lap(t, &d.stats.AggrSeconds)
+	return tl.intraStage(d, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", stream+8, done)
+}
+
+func (tl *twoLevel) addForward(out *dense.Matrix) {
+	tl.h1.Apply(tl.r1, out, true)
+	tl.h2.Apply(tl.r2, out, true)
+	tl.h3.Apply(tl.r3, out, true)
+}
+
+func (tl *twoLevel) sendBackward(g *dense.Matrix) {
+	tl.resize(g.Cols)
 	tl.h1.ApplyT(g, tl.r1, false)
 	tl.h2.ApplyT(g, tl.r2, false)
 	tl.h3.ApplyT(g, tl.r3, false)
-	p.lap(t, &p.stats.AggrSeconds)
+}
 
-	codec, stream := p.codecFor(ps, true)
-	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
-		if err := p.intraStage(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
-			return err
-		}
-		t := p.c.Wtime()
-		spmmTAdd(tl.s3, tl.s3b, tl.r2)
-		p.lap(t, &p.stats.AggrSeconds)
-		tr := &transfer{c: p.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, codecs: uniformCodecs(codec, p.c.Size()),
-			layer: ps.Layer, dir: "backward"}
-		if err := p.transferRows(tr, ps, stream, done); err != nil {
-			return err
-		}
-		t = p.c.Wtime()
-		spmmTAdd(tl.s2r, tl.s2, tl.r1)
-		p.lap(t, &p.stats.AggrSeconds)
-		return p.intraStage(tl.local, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", stream+4, done)
-	})
-	if err != nil {
-		return fmt.Errorf("exchange: backward: %w", err)
+// moveBackward is moveForward transposed, the stages in reverse order.
+func (tl *twoLevel) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
+	codec, stream := d.codecFor(ps, true)
+	if err := tl.intraStage(d, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
+		return err
 	}
-	p.finishPass(gx, p.right, &p.stats.Backwards, func() {
-		tl.s2x.ApplyT(tl.s2, gx, true)
-		tl.s1.ApplyT(tl.s1b, gx, true)
-	})
-	return nil
+	t := d.c.Wtime()
+	tl.s3.ApplyT(tl.s3b, tl.r2, true)
+	d.lap(t, &d.stats.AggrSeconds)
+	tr := &transfer{c: d.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, codecs: uniformCodecs(codec, d.c.Size()),
+		layer: ps.Layer, dir: "backward"}
+	if err := d.transferRows(tr, ps, stream, done); err != nil {
+		return err
+	}
+	t = d.c.Wtime()
+	tl.s2r.ApplyT(tl.s2, tl.r1, true)
+	d.lap(t, &d.stats.AggrSeconds)
+	return tl.intraStage(d, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", stream+4, done)
+}
+
+func (tl *twoLevel) addBackward(gx *dense.Matrix) {
+	tl.s2x.ApplyT(tl.s2, gx, true)
+	tl.s1.ApplyT(tl.s1b, gx, true)
 }
 
 // resize shapes the stage buffers for rows of width w.
@@ -776,11 +737,12 @@ func (tl *twoLevel) resize(w int) {
 // intraStage moves rows between the ranks of this node (float32, or
 // through intraCodec's with random stream stream), counting the bytes in
 // IntraBytes (and CommBytes).
-func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
-	codec := p.intraCodec(ps, dir == "backward")
-	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: uniformCodecs(codec, c.Size()),
-		intra: everyPeer(c.Size()), layer: ps.Layer, dir: dir}
-	return p.transferRows(tr, ps, stream, done)
+func (tl *twoLevel) intraStage(d *Propagator, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
+	codec := d.intraCodec(ps, dir == "backward")
+	n := tl.local.Size()
+	tr := &transfer{c: tl.local, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: uniformCodecs(codec, n),
+		intra: everyPeer(n), layer: ps.Layer, dir: dir}
+	return d.transferRows(tr, ps, stream, done)
 }
 
 // everyPeer marks all n peers (a node communicator's transfer: every
@@ -806,29 +768,26 @@ func checkNodes(nodes *comm.Nodes, c comm.Comm) error {
 	return nil
 }
 
-// newTwoLevel is New for the two-level exchange.
-func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, mode Mode, nodes *comm.Nodes, exch string, o Options) (*Propagator, error) {
-	t0 := c.Wtime()
+// newTwoLevel plans the two-level exchange of shard s (collective on c and
+// nodes.Local). The products between the stages run on a one-thread
+// engine of e's kernel, on the driver goroutine: the engine's own pool is
+// busy with the local product meanwhile.
+func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, exch string) (pattern, PlanStats, error) {
 	cs, stats, err := buildTwoLevel(s, c, nodes, mode, NodePairOptions{Paired: exch == ExchangeTwoLevelPaired})
 	if err := agree(c, err); err != nil {
-		return nil, err
+		return nil, stats, err
+	}
+	serial, err := aggr.New(1, e.KernelName())
+	if err != nil {
+		return nil, stats, fmt.Errorf("exchange: %w", err)
 	}
 	stats.Exchange = exch
 	stats.InterRows, stats.IntraRows = cs.interRows, cs.intraRows
-	stats.Seconds = c.Wtime() - t0
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, plan: stats, exch: exch}
-	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
-	p.local = e.Prepare(localCSR(kind, s.Local))
-	p.tl = &twoLevel{local: nodes.Local,
-		s1: e.Prepare(cs.s1), s2x: e.Prepare(cs.s2x), s2r: cs.s2r, s3: cs.s3,
+	tl := &twoLevel{exch: exch, local: nodes.Local,
+		s1: e.Prepare(cs.s1), s2x: e.Prepare(cs.s2x), s2r: serial.Prepare(cs.s2r), s3: serial.Prepare(cs.s3),
 		h1: e.Prepare(cs.h1), h2: e.Prepare(cs.h2), h3: e.Prepare(cs.h3),
 		s1Off: cs.s1Off, r1Off: cs.r1Off, s2Off: cs.s2Off, r2Off: cs.r2Off, s3Off: cs.s3Off, r3Off: cs.r3Off}
-	p.stats.PlanSeconds = stats.Seconds
-	if o.Logf != nil {
-		o.Logf("exchange: rank %d: %s plan built in %.3fs: sends %d rows/layer between nodes, %d inside its node",
-			c.Rank(), exch, stats.Seconds, cs.interRows, cs.intraRows)
-	}
-	return p, nil
+	return tl, stats, nil
 }
 
 // appendPlan encodes node A's plan into dst: a, the row counts, then the
