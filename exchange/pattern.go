@@ -217,4 +217,3 @@ func (p *Propagator) lap(t float64, acc *float64) float64 {
 	*acc += now - t
 	return now
 }
-
