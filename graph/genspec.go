@@ -220,11 +220,11 @@ func GenSpecHelp() string {
 		if k.model != "" {
 			model = k.model + ": "
 		}
-		def := k.get(&d)
-		if def == "" {
-			def = `""`
+		def := ""
+		if v := k.get(&d); v != "" {
+			def = " (default " + v + ")"
 		}
-		fmt.Fprintf(&b, "  %-12s %s%s (default %s)\n", k.name, model, k.help, def)
+		fmt.Fprintf(&b, "  %-12s %s%s%s\n", k.name, model, k.help, def)
 	}
 	for _, p := range genPresets {
 		fmt.Fprintf(&b, "  %-12s preset: %s\n", p.name, p.help)
