@@ -26,9 +26,9 @@ import (
 // end is drawn, ∝ θ, from the whole graph with probability mixing, else
 // from v's community at level l with probability ∝ spread^l. Two
 // corrections keep a small community from being swamped by a hub: a node
-// whose expected edges at a level exceed half that community's size sends
-// them one level up, and within a community a node's weight is capped so
-// that the community's members do not all link to it. Both directions are
+// whose expected edges at a level exceed a quarter of that community's size
+// sends them one level up, and within a community a node's weight is capped
+// so that it receives at most about as many. Both directions are
 // stored; duplicates merge.
 //
 // Labels. The top communities draw a class from the prior ∝ 1/(k+1)^
@@ -57,6 +57,10 @@ const (
 
 // genLognormalSigma is the spread of community sizes within a split.
 const genLognormalSigma = 0.5
+
+// genHubShare bounds, as a fraction of a community's size, the edge ends a
+// node sends into it and receives from it (the rest go a level up).
+const genHubShare = 0.25
 
 // genHier is the sampled structure, in local order.
 type genHier struct {
@@ -310,7 +314,7 @@ func (m *genHier) partner(v int32, g *genRanges, r *rand.PCG) int32 {
 		l++
 	}
 	own := m.scale * m.theta[v] * (1 - s.Mixing) // v's expected community edge ends
-	for l+1 < len(m.share) && (own*m.share[l] > float64(g.hi[l]-g.lo[l])/2 || g.hi[l]-g.lo[l] < 2) {
+	for l+1 < len(m.share) && (own*m.share[l] > genHubShare*float64(g.hi[l]-g.lo[l]) || g.hi[l]-g.lo[l] < 2) {
 		l++
 	}
 	a, b := g.lo[l], g.hi[l]
@@ -318,8 +322,8 @@ func (m *genHier) partner(v int32, g *genRanges, r *rand.PCG) int32 {
 		return m.pickIn(v, 0, n, math.Inf(1), r)
 	}
 	// Cap: the community's members send it ≈ (1-mixing)·share·degree/2
-	// ends each; a node of weight C receives about half the community's.
-	c := float64(b-a) * m.meanTh / ((1 - s.Mixing) * m.share[l] * s.Degree)
+	// ends each; a node of weight c receives genHubShare·(b-a) of them.
+	c := 2 * genHubShare * float64(b-a) * m.meanTh / ((1 - s.Mixing) * m.share[l] * s.Degree)
 	return m.pickIn(v, a, b, c, r)
 }
 

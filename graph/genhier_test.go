@@ -232,3 +232,23 @@ func TestGenSpecHelpAndRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestDegrees(t *testing.T) {
+	// A star of 1+100 nodes plus 9 isolated ones (both directions stored).
+	var src, dst []int32
+	for v := int32(1); v <= 100; v++ {
+		src, dst = append(src, 0, v), append(dst, v, 0)
+	}
+	s := Degrees(FromCOO(110, 110, src, dst, nil))
+	if s.Max != 100 || s.Median != 1 || s.Isolated != 9 || math.Abs(s.Mean-200.0/110) > 1e-12 {
+		t.Fatalf("star: %+v", s)
+	}
+	if !strings.HasPrefix(s.String(), "degrees: mean 1.82, median 1,") {
+		t.Fatalf("String: %s", s)
+	}
+	// Pareto degrees with exponent 2.5 estimate close to 2.5.
+	ds := genMust(t, genHierSpec(t, "model=hier,nodes=200000,degree=6,feat=0,powerlaw=2.5,levels=1,commsize=100000,mixing=1,maxdeg=100000"))
+	if tail := Degrees(ds.Graph).Tail; tail < 2.2 || tail > 2.9 {
+		t.Errorf("tail exponent %.2f of a powerlaw=2.5 graph", tail)
+	}
+}
