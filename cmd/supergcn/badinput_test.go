@@ -270,6 +270,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "edge id 1e9", env: gomem, args: []string{"train", "--data", p("big1e9.edges"), "--synthetic-features", "8"}, want: "big1e9.edges:2: node id 999999999 implies"},
 		{name: "edge id 2^31", env: gomem, args: []string{"convert", "--data", p("big2e31.edges"), "--out", p("x.sgb")}, want: "big2e31.edges:2: node id 2147483646 implies"},
 		{name: "num-edge-list 2^31", args: []string{"train", "--data", edges2e31}, want: "says 2147483648 edges but"},
+		{name: "gen key of the other model", args: []string{"gen", "--spec", "products,homophily=0.5", "--out", p("g.sgb")}, want: "--spec: homophily: applies to model=sbm only"},
+		{name: "synthetic bad order", args: []string{"train", "--synthetic", "products,nodes=1000,order=sorted"}, want: `--synthetic: spec: order: "sorted" is not shuffled or local`},
 		{name: "synthetic too big", env: gomem, args: []string{"train", "--synthetic", "nodes=2000000000,degree=4,feat=100"}, want: "--synthetic: spec: 2000000000 nodes"},
 		{name: "partitions beyond memory", env: []string{"GOMEMLIMIT=1MiB"}, args: []string{"train", "--partitions", pdir}, want: "--partitions " + pdir + ": loading 2 parts on 1 rank(s) needs ~"},
 		{name: "checkpoint params 2^62", args: []string{"eval", "--model", huge, "--data", cora}, want: "runs past the end of the file"},
