@@ -20,19 +20,20 @@
 # The test cluster sets cred_expire=10 (AuthInfo), which also shortens the
 # wait before a requeued job may start again from 120 s to 10 s.
 # The daemons are stopped at the end, on failure too. Exit 0 only when all
-# of this held. Needs root to install the packages and to run slurmd;
-# without root it says so and exits 0 (skipped). About 2 minutes (2 cores).
+# of this held. Needs root to run slurmd (and to install the packages);
+# skipped, saying so, without; about 2 minutes (2 cores).
 #
 # Environment: SLURM_TEST_KEEP=1 keeps the temporary directory (logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "test-slurm: SKIP: needs root (to install slurm-wlm and munge, and because slurmd runs jobs as their users)"
-	exit 0
-fi
-scripts/deps.sh slurm-wlm munge python3
+# Without root, or without the packages, the test skips (exit 0), saying so.
+[ "$(id -u)" -eq 0 ] || { echo "test-slurm: SKIP: needs root (slurmd runs jobs as their users)"; exit 0; }
+scripts/deps.sh --optional slurm-wlm munge python3
+for c in slurmctld slurmd munged python3; do
+	command -v "$c" >/dev/null || { echo "test-slurm: SKIP: $c not installed (apt-get install slurm-wlm munge python3)"; exit 0; }
+done
 
 fail() { echo "test-slurm: FAIL: $*" >&2; exit 1; }
 log() { echo "test-slurm: $*"; }
@@ -135,7 +136,7 @@ log "one-node Slurm up ($NODE, $CPUS CPUs): $(sinfo -h -o '%P %a %l %D %t')"
 
 # --- The binary, a 2-part partition directory and the uninterrupted run.
 BIN=$T/supergcn
-TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
+TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 SPEC=nodes=30000,degree=10,classes=4,feat=32,seed=3
 "$BIN" partition --synthetic "$SPEC" --parts 2 --out "$T/pdir" >/dev/null
