@@ -18,9 +18,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "test-jobscripts: FAIL: $*" >&2; exit 1; }
 
-<<<<<<< HEAD
-TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
-=======
 # bash 4.2: no ${x@Q} and other @ operators, declare/local -n, mapfile/readarray -d,
 # wait -n, negative subscripts, and no "${a[@]}" (an error for an empty array
 # under set -u before bash 4.4; ${a[@]+"${a[@]}"} is the portable form).
@@ -31,8 +28,7 @@ for f in jobs/*.sh; do
 	bash -n "$f" || fail "$f: bash -n"
 done
 
-TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
->>>>>>> i26threads
+TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 BIN=$T/supergcn
 go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 "$BIN" partition --synthetic nodes=20000,degree=10,classes=4,feat=32,seed=5 --parts 1 --out "$T/pdir" >/dev/null
