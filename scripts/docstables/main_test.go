@@ -58,3 +58,28 @@ func TestRegenerate(t *testing.T) {
 		}
 	}
 }
+
+// The seeds table takes each "mean of" line under its "# LABEL:" line.
+func TestSeeds(t *testing.T) {
+	root := t.TempDir()
+	text := "# GCN, one process: scripts/seeds.sh 10 -- --model gcn\nseed  1: test at best val 0.8230, last epoch 0.8200\n" +
+		"mean of 10 seeds: last epoch 81.48 ± 0.69 %, at best val 81.88 ± 0.55 %\n# SAGE: same\n" +
+		"mean of 10 seeds: last epoch 80.90 ± 0.50 %, at best val 81.00 ± 0.70 %\n"
+	if err := os.WriteFile(filepath.Join(root, "acc.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := seeds(root, []string{"acc.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"| GCN, one process | **81.48 ± 0.69 %** | 81.88 ± 0.55 % |", "| SAGE | **80.90 ± 0.50 %** | 81.00 ± 0.70 % |"}
+	if len(lines) < 4 || lines[2] != want[0] || lines[3] != want[1] {
+		t.Fatalf("got %q, want rows %q", lines, want)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bad.txt"), []byte("mean of 3 seeds: nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seeds(root, []string{"bad.txt"}); err == nil || !strings.Contains(err.Error(), "bad.txt:1") {
+		t.Errorf("bad file: error %v, want one naming bad.txt:1", err)
+	}
+}

@@ -20,6 +20,7 @@ var generators = map[string]func(root string, files []string) ([]string, error){
 	"validate":    validate,
 	"projection":  projection,
 	"partition":   partitionScaling,
+	"seeds":       seeds,
 }
 
 func generate(root string, spec []string) ([]string, error) {
@@ -342,4 +343,34 @@ func bitsName(b int) string {
 		return "fp32"
 	}
 	return "int" + strconv.Itoa(b)
+}
+
+// seeds: the mean lines of scripts/seeds.sh runs collected in a text file,
+// each run introduced by a line "# LABEL: command".
+func seeds(root string, files []string) ([]string, error) {
+	out := []string{row("run", "last epoch", "at best validation"), sep(3)}
+	for _, name := range files {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			return nil, err
+		}
+		label := ""
+		for n, line := range strings.Split(string(b), "\n") {
+			if l, ok := strings.CutPrefix(line, "# "); ok {
+				label, _, _ = strings.Cut(l, ":")
+				continue
+			}
+			rest, ok := strings.CutPrefix(line, "mean of ")
+			if !ok {
+				continue
+			}
+			_, rest, _ = strings.Cut(rest, "last epoch ")
+			last, best, ok := strings.Cut(rest, ", at best val ")
+			if !ok || label == "" {
+				return nil, fmt.Errorf("%s:%d: want \"mean of N seeds: last epoch …, at best val …\" after a \"# LABEL: …\" line", name, n+1)
+			}
+			out = append(out, row(label, "**"+last+"**", best))
+		}
+	}
+	return append(out, "", "Data: "+codeList(files)+"."), nil
 }
