@@ -21,6 +21,7 @@ var generators = map[string]func(root string, files []string) ([]string, error){
 	"projection":  projection,
 	"partition":   partitionScaling,
 	"seeds":       seeds,
+	"layouts":     layouts,
 }
 
 func generate(root string, spec []string) ([]string, error) {
