@@ -459,7 +459,7 @@ func (p *pyLit) tuple() ([]int, error) {
 			j++
 		}
 		d, ok := parseInt(p.b[p.i:j])
-		if !ok || d > math.MaxInt32 {
+		if !ok || d > maxNpyBytes {
 			return nil, p.fail("expected a dimension")
 		}
 		p.i = j
