@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,6 +141,9 @@ func DetectFormat(path string) (string, error) {
 			return "ogb", nil
 		}
 		return "", errorf(path, 0, "directory is not an OGB dataset (no raw/edge.csv[.gz], no raw/data.npz)")
+	}
+	if err := container.CheckInput(path); err != nil {
+		return "", err
 	}
 	if isBinaryFile(path) {
 		return "bin", nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // isSymmetric reports whether g equals its transpose as a multiset of
@@ -21,7 +21,7 @@ func isSymmetric(g *CSR) bool {
 }
 
 func TestLoadCora(t *testing.T) {
-	dir := testdata.Dataset(t, "cora")
+	dir := testdataset.Dataset(t, "cora")
 	ds, err := Load(dir, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestLoadCora(t *testing.T) {
 }
 
 func TestLoadDBLP(t *testing.T) {
-	p := filepath.Join(testdata.Dataset(t, "dblp-2010"), "edges.txt.gz")
+	p := filepath.Join(testdataset.Dataset(t, "dblp-2010"), "edges.txt.gz")
 	if f, err := DetectFormat(p); err != nil || f != "edgelist" {
 		t.Fatalf("DetectFormat = %q, %v", f, err)
 	}
@@ -97,7 +97,7 @@ func TestLoadDBLP(t *testing.T) {
 }
 
 func TestLoadWave(t *testing.T) {
-	p := filepath.Join(testdata.Dataset(t, "wave"), "wave.graph.bz2")
+	p := filepath.Join(testdataset.Dataset(t, "wave"), "wave.graph.bz2")
 	ds, err := Load(p, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
@@ -42,7 +43,7 @@ const (
 // straight into a slice of the element type (no copy on little-endian
 // hosts). Fortran-order arrays and structured dtypes are rejected.
 func ReadNpy(path string) (*NpyArray, error) {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // sameDataset fails unless a and b hold the same graph, features, labels
@@ -32,7 +32,7 @@ func sameDataset(t *testing.T, what string, a, b *Dataset) {
 }
 
 func TestNpzLayoutsMatchCSV(t *testing.T) {
-	ref, err := Load(testdata.Dataset(t, "cora"), LoadOptions{})
+	ref, err := Load(testdataset.Dataset(t, "cora"), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

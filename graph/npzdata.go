@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 )
 
@@ -395,7 +396,7 @@ func isNpzFile(path string) bool {
 	if strings.HasSuffix(strings.ToLower(path), ".npz") {
 		return true
 	}
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return false
 	}

@@ -1,6 +1,6 @@
 package main
 
-// Every bad input, flag or file the reliability work (issue 13) covers, run
+// Every bad input, flag or file the reliability checks cover, run
 // through the binary: each must end with a non-zero exit, one line on
 // stderr naming the flag or file:line, and never a Go stack trace.
 
@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -37,7 +37,12 @@ type badCase struct {
 // and the absence of a stack trace.
 func expectCleanFailure(t *testing.T, c badCase) {
 	t.Helper()
-	r := runEnv(t, 2*time.Minute, c.env, c.args...)
+	checkCleanFailure(t, c, runEnv(t, 2*time.Minute, c.env, c.args...))
+}
+
+// checkCleanFailure checks the result r of case c as expectCleanFailure does.
+func checkCleanFailure(t *testing.T, c badCase, r result) {
+	t.Helper()
 	stderr := strings.TrimRight(r.stderr, "\n")
 	switch {
 	case goroutineTrace.MatchString(r.stderr):
@@ -126,7 +131,7 @@ func forgeCheckpoint(t *testing.T, path, header string, payload []byte) string {
 }
 
 func TestCLIBadInputsFailCleanly(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 
@@ -265,6 +270,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "edge id 1e9", env: gomem, args: []string{"train", "--data", p("big1e9.edges"), "--synthetic-features", "8"}, want: "big1e9.edges:2: node id 999999999 implies"},
 		{name: "edge id 2^31", env: gomem, args: []string{"convert", "--data", p("big2e31.edges"), "--out", p("x.sgb")}, want: "big2e31.edges:2: node id 2147483646 implies"},
 		{name: "num-edge-list 2^31", args: []string{"train", "--data", edges2e31}, want: "says 2147483648 edges but"},
+		{name: "gen key of the other model", args: []string{"gen", "--spec", "products,homophily=0.5", "--out", p("g.sgb")}, want: "--spec: homophily: applies to model=sbm only"},
+		{name: "synthetic bad order", args: []string{"train", "--synthetic", "products,nodes=1000,order=sorted"}, want: `--synthetic: spec: order: "sorted" is not shuffled or local`},
 		{name: "synthetic too big", env: gomem, args: []string{"train", "--synthetic", "nodes=2000000000,degree=4,feat=100"}, want: "--synthetic: spec: 2000000000 nodes"},
 		{name: "partitions beyond memory", env: []string{"GOMEMLIMIT=1MiB"}, args: []string{"train", "--partitions", pdir}, want: "--partitions " + pdir + ": loading 2 parts on 1 rank(s) needs ~"},
 		{name: "checkpoint params 2^62", args: []string{"eval", "--model", huge, "--data", cora}, want: "runs past the end of the file"},
@@ -319,9 +326,9 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict network 1e300gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "1e300gbit"}, want: `--network: rate "1e300gbit": want a rate from 1kbit to 1000000gbit`},
 		{name: "predict network empty item", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit,"}, want: `--network: unknown network ""`},
 		{name: "predict ranks-per-node not dividing", args: predict("--ranks-per-node", "3"), want: "--ranks-per-node: 3, want ≥ 1 and a divisor of the 2 ranks"},
-		{name: "predict bits empty item", args: predict("--bits", "8,,4"), want: `--bits: "" is not 32, 8, 4 or 2`},
-		{name: "predict bits 16", args: predict("--bits", "32,16"), want: `--bits: "16" is not 32, 8, 4 or 2`},
-		{name: "predict intra-bits 3", args: predict("--exchange", "two-level", "--intra-bits", "3"), want: "--intra-bits: 3, want 32, 8, 4 or 2"},
+		{name: "predict bits empty item", args: predict("--bits", "8,,4"), want: `--bits: "" is not 32, 8, 4, 2`},
+		{name: "predict bits 16", args: predict("--bits", "32,16"), want: `--bits: "16" is not 32, 8, 4, 2`},
+		{name: "predict intra-bits 3", args: predict("--exchange", "two-level", "--intra-bits", "3"), want: "--intra-bits: 3 bits, want 32, 8, 4, 2"},
 		{name: "predict truncated part file", args: []string{"predict", "--partitions", truncPart, "--profile", prof, "--network", "10gbit"}, want: "part-00001.bin: "},
 		{name: "stats truncated part file", args: []string{"stats", truncPart}, want: "part-00001.bin: "},
 		{name: "bench profile nodes 0", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "0"}, want: "--nodes"},
@@ -385,7 +392,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 // resubmission naming only --resume and --epochs continues the saved run
 // exactly, with the model flags of the first job left out.
 func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	model := []string{"--hidden", "32", "--dropout", "0.3", "--seed", "5", "--lr", "0.02", "--feat-norm", "row", "--quiet"}
 	ref := filepath.Join(dir, "ref.jsonl")
@@ -410,8 +417,8 @@ func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
 // A --save onto a full disk ends with one line naming the flag and the
 // file, exit 1, no .tmp, and the metrics of the finished epochs complete.
 func TestCLIFullDisk(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
-	disk := testdata.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
+	cora := testdataset.Dataset(t, "cora")
+	disk := testdataset.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
 	save, metrics := filepath.Join(disk, "m.ckpt"), filepath.Join(disk, "m.jsonl")
 	expectCleanFailure(t, badCase{name: "save on a full disk",
 		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save", save, "--metrics", metrics},

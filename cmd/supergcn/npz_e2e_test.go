@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // coraAs writes Cora in the npz layouts and as an edge list with .npy
 // features and labels; it returns the loaded dataset and the paths.
 func coraAs(t *testing.T, dir string) (ds *graph.Dataset, ogbNpz, pyg, edges, x, y string) {
 	t.Helper()
-	ds, err := graph.Load(testdata.Dataset(t, "cora"), graph.LoadOptions{})
+	ds, err := graph.Load(testdataset.Dataset(t, "cora"), graph.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestCLINpzAndSplits(t *testing.T) {
 		}
 		return losses(t, out)
 	}
-	ref := train(nil, "csv", "--data", testdata.Dataset(t, "cora"))
+	ref := train(nil, "csv", "--data", testdataset.Dataset(t, "cora"))
 	sameLosses(t, "OGB npz layout", ref, train(nil, "ogb-npz", "--data", ogbNpz))
 	sameLosses(t, "PyG npz", ref, train(nil, "pyg", "--data", pyg))
 	// Read distributed: the stored OGB npz by offset, the deflated PyG file by rank 0.
@@ -76,7 +76,7 @@ func TestCLINpzAndSplits(t *testing.T) {
 	// The public split as files.
 	sd := filepath.Join(dir, "split")
 	os.MkdirAll(sd, 0o755)
-	pub := filepath.Join(testdata.Dataset(t, "cora"), "split", "public")
+	pub := filepath.Join(testdataset.Dataset(t, "cora"), "split", "public")
 	for _, part := range []string{"train", "valid", "test"} {
 		b, err := os.ReadFile(filepath.Join(pub, part+".csv.gz"))
 		if err != nil {

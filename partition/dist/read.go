@@ -349,6 +349,9 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
+	if err = verifyBinary(c, br); err != nil {
+		return nil, err
+	}
 	if src.Features != "" {
 		r.featDim = 0
 	}
@@ -356,6 +359,23 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// verifyBinary checks the section checksums of a binary dataset against
+// the CRCs of the byte ranges every rank read (each rank reads its share
+// only). Collective; rank 0 returns the error, the others a *PeerError.
+func verifyBinary(c comm.Comm, br *graph.BinaryRange) error {
+	mine := br.ReadSpans()
+	all := make([]int64, len(mine)*c.Size())
+	copy(all[len(mine)*c.Rank():], mine)
+	if err := c.AllreduceSumI64(all); err != nil {
+		return err
+	}
+	var err error
+	if c.Rank() == 0 { // the same result on every rank: one reports it
+		err = br.VerifySpans(all)
+	}
+	return agree(c, err)
 }
 
 // routeSplit sends the split node ids each rank read to the ranks owning
