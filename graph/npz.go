@@ -2,7 +2,6 @@ package graph
 
 import (
 	"archive/zip"
-	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -257,6 +256,3 @@ func (a *npzArray) mappedF32() ([]float32, func() error) {
 	b := img.data[a.off : a.off+4*a.n]
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), a.n), img.close
 }
-
-// String names the member for errors and progress lines.
-func (a *npzArray) String() string { return fmt.Sprintf("%s %v %s", a.name, a.Shape, a.h.descr) }
