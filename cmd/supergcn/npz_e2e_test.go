@@ -69,6 +69,11 @@ func TestCLINpzAndSplits(t *testing.T) {
 	ref := train(nil, "csv", "--data", testdataset.Dataset(t, "cora"))
 	sameLosses(t, "OGB npz layout", ref, train(nil, "ogb-npz", "--data", ogbNpz))
 	sameLosses(t, "PyG npz", ref, train(nil, "pyg", "--data", pyg))
+	conv := filepath.Join(dir, "conv.npz")
+	if r := run(t, time.Minute, nil, "convert", "--data", testdataset.Dataset(t, "cora"), "--out", conv); r.code != 0 {
+		t.Fatalf("convert to npz: %s", r.stderr)
+	}
+	sameLosses(t, "convert --out .npz", ref, train(nil, "conv", "--data", conv))
 	// Read distributed: the stored OGB npz by offset, the deflated PyG file by rank 0.
 	sameLosses(t, "OGB npz layout on 2 ranks", ref, train(mpirun(t, 2), "ogb-npz-np2", "--data", ogbNpz, "--partition-method", "random"))
 	sameLosses(t, "PyG npz on 3 ranks", ref, train(mpirun(t, 3), "pyg-np3", "--data", pyg, "--partition-method", "ldg"))
