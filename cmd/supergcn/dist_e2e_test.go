@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -229,7 +229,7 @@ func TestMPIDistArcLimit(t *testing.T) {
 	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=100,degree=4,feat=2,classes=2", "--out", path); r.code != 0 {
 		t.Fatalf("gen: %s", r.stderr)
 	}
-	testdata.ForgeArcCount(t, path, 1<<31)
+	testdataset.ForgeArcCount(t, path, 1<<31)
 	out := filepath.Join(dir, "out")
 	r := run(t, 2*time.Minute, mpirun(t, 2), "partition", "--method", "parmetis", "--data", path, "--parts", "2", "--out", out)
 	if r.code == 0 || !strings.Contains(r.stderr, "2147483648 arcs") || !strings.Contains(r.stderr, "--method ldg") ||

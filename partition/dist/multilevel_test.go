@@ -11,7 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
 )
@@ -52,7 +52,7 @@ func realCase(t *testing.T, name, file string) mlCase {
 	if testing.Short() {
 		t.Skip("a real graph: not in -short")
 	}
-	ds, err := graph.Load(filepath.Join(testdata.Dataset(t, name), file), graph.LoadOptions{})
+	ds, err := graph.Load(filepath.Join(testdataset.Dataset(t, name), file), graph.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestMultilevelForgedArcs(t *testing.T) {
 	if err := graph.WriteBinary(path, ds); err != nil {
 		t.Fatal(err)
 	}
-	testdata.ForgeArcCount(t, path, 1<<31+5)
+	testdataset.ForgeArcCount(t, path, 1<<31+5)
 	err := comm.RunGroup(2, func(c comm.Comm) error {
 		g, err := Read(c, Source{Path: path})
 		if err != nil {
