@@ -94,6 +94,7 @@ func generateHier(s GenSpec) (*Dataset, error) {
 		m.perm = genPermutation(s.Nodes, s.Seed)
 	}
 	g := m.edges()
+	m.theta, m.prefix, m.off = nil, nil, nil // free before the features
 	labels, leafOf := m.labels()
 	ds := &Dataset{Name: s.Name, Graph: g, FeatDim: s.Feat, Labels: labels, NumClasses: s.Classes}
 	ds.X = genHierFeatures(labels, leafOf, len(m.starts[0])-1, s)

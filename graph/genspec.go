@@ -38,7 +38,7 @@ func defaultSpec() GenSpec {
 var genPresets = []struct{ name, help, text string }{
 	{"default", "the built-in dataset (model=sbm)", ""},
 	{"products", "ogbn-products-like: 2449029 nodes, ~123.7M arcs after merging duplicates, 47 classes, 100 features, 8/1.6/90.4 split",
-		"model=hier,name=products-like,nodes=2449029,degree=54,classes=47,feat=100,powerlaw=2.5,noise=6," +
+		"model=hier,name=products-like,nodes=2449029,degree=54,classes=47,feat=100,powerlaw=2.5,noise=4," +
 			"levels=4,commsize=256,top=8,branch=4,mixing=0.03,spread=0.5,inherit=0.8,labelnoise=0.25,nuisance=1,classskew=1," +
 			"train=0.08,valid=0.016,test=0.904"},
 	{"papers", "ogbn-papers100M-like: 111059956 nodes, degree 29.1, 172 classes, 128 features, 1.4% labelled in the split",
