@@ -38,41 +38,6 @@ import (
 // driver's goroutine between the stages, so they do not wait for the
 // engine's pool, busy with the local product.
 
-// Exchange kinds (Options.Exchange).
-const (
-	ExchangeFlat     = "flat"
-	ExchangeTwoLevel = "two-level"
-	// ExchangeTwoLevelPaired is two-level with NodePairOptions.Paired: each
-	// rank sends to and receives from one rank of every other node.
-	ExchangeTwoLevelPaired = "two-level-paired"
-)
-
-// ParseExchange checks an Options.Exchange value: "flat", "two-level",
-// "two-level-paired", or "" (automatic: two-level when the ranks span more
-// than one node and some node has more than one rank, flat otherwise).
-func ParseExchange(s string) (string, error) {
-	switch s {
-	case "", ExchangeFlat, ExchangeTwoLevel, ExchangeTwoLevelPaired:
-		return s, nil
-	}
-	return "", fmt.Errorf("exchange: unknown exchange %q (want flat, two-level or two-level-paired)", s)
-}
-
-// chooseExchange resolves "" on the node layout.
-func chooseExchange(kind string, nodes *comm.Nodes) string {
-	if kind != "" {
-		return kind
-	}
-	big := false
-	for _, rs := range nodes.Ranks {
-		big = big || len(rs) > 1
-	}
-	if nodes.NumNodes() > 1 && big {
-		return ExchangeTwoLevel
-	}
-	return ExchangeFlat
-}
-
 // twoLevel is the built two-level exchange of one rank.
 type twoLevel struct {
 	exch         string    // ExchangeTwoLevel or ExchangeTwoLevelPaired
