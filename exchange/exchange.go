@@ -25,11 +25,12 @@
 //	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = A_loc·xs; wait; out += H·recv; out = L∘out
 //	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
 //
-// That is the flat exchange. With several ranks per node, Options.Exchange
-// "two-level" (the default when the ranks span several nodes and some node
-// has several ranks) plans the cut edges per node pair instead, so a row
-// crosses between two nodes once, and moves rows inside a node through the
-// node communicator (see twolevel.go).
+// That is the flat exchange (flat.go). With several ranks per node,
+// Options.Exchange "two-level" (the default when the ranks span several
+// nodes and some node has several ranks) plans the cut edges per node pair
+// instead, so a row crosses between two nodes once, and moves rows inside a
+// node through the node communicator (twolevel.go). Both are patterns
+// (pattern.go) under one driver, the Propagator.
 //
 // Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured
 // for their role in Options.Codecs (e.g. the quant package's stochastic
@@ -37,9 +38,8 @@
 // rows to another rank of the same node (Options.Nodes) go through the
 // Intra codec in every pass that has a codec (nil: float32, a copy over
 // shared memory costs less than the codec), rows to other nodes through
-// the pass's; when no
-// peer of a pass has a codec the rows go as float32 with no copy, so a
-// quantised width costs nothing on a single node.
+// the pass's; when no peer of a pass has a codec the rows go as float32
+// with no copy, so a quantised width costs nothing on a single node.
 // A pass with nn.Pass.Exact sends float32 whatever the codecs.
 // A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
 // return an error once the all-to-all has completed; the caller should then

@@ -56,10 +56,7 @@ func (f *flat) sendForward(xs *dense.Matrix) {
 }
 
 func (f *flat) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
-	codecs, stream := d.peerCodecs(ps, false, f.sameNode)
-	tr := &transfer{c: f.c, send: f.sbuf, recv: f.rbuf, sendOff: f.sendOff, recvOff: f.recvOff, codecs: codecs, intra: f.sameNode,
-		layer: ps.Layer, dir: "forward"}
-	return d.transferRows(tr, ps, stream, done)
+	return f.move(d, ps, false, done)
 }
 
 func (f *flat) addForward(out *dense.Matrix) { f.halo.Apply(f.rbuf, out, true) }
@@ -69,11 +66,20 @@ func (f *flat) sendBackward(g *dense.Matrix) {
 	f.halo.ApplyT(g, f.rbuf, false)
 }
 
-// moveBackward sends the receive-buffer rows back to their senders.
 func (f *flat) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
-	codecs, stream := d.peerCodecs(ps, true, f.sameNode)
-	tr := &transfer{c: f.c, send: f.rbuf, recv: f.sbuf, sendOff: f.recvOff, recvOff: f.sendOff, codecs: codecs, intra: f.sameNode,
-		layer: ps.Layer, dir: "backward"}
+	return f.move(d, ps, true, done)
+}
+
+// move is the one all-to-all of a pass: forward the send buffer's rows to
+// the receive buffers, backward the receive-buffer rows back to their
+// senders.
+func (f *flat) move(d *Propagator, ps nn.Pass, backward bool, done <-chan struct{}) error {
+	codecs, stream := d.peerCodecs(ps, backward, f.sameNode)
+	tr := &transfer{c: f.c, send: f.sbuf, recv: f.rbuf, sendOff: f.sendOff, recvOff: f.recvOff, codecs: codecs, intra: f.sameNode,
+		layer: ps.Layer, dir: "forward"}
+	if backward {
+		tr.send, tr.recv, tr.sendOff, tr.recvOff, tr.dir = f.rbuf, f.sbuf, f.recvOff, f.sendOff, "backward"
+	}
 	return d.transferRows(tr, ps, stream, done)
 }
 

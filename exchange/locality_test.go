@@ -39,12 +39,14 @@ func TestFlatLocalityCodecs(t *testing.T) {
 		err := comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
 			s := partition.Split(ds, owner, c.Rank(), p)
 			oo := o
-			if oo.Codecs[quant.Forward] != nil {
-				q, err := int2.NewCodec(1, "")
-				if err != nil {
-					return err
+			for r := range oo.Codecs {
+				if oo.Codecs[r] != nil {
+					q, err := int2.NewCodec(1, "")
+					if err != nil {
+						return err
+					}
+					oo.Codecs[r] = q
 				}
-				oo.Codecs[quant.Forward] = q
 			}
 			prop, err := New(s, c, testEngine(), nn.OpSum, oo)
 			if err != nil {
@@ -66,7 +68,7 @@ func TestFlatLocalityCodecs(t *testing.T) {
 	}
 	flat := Options{Mode: "hybrid", Exchange: ExchangeFlat}
 	coded := flat
-	coded.Codecs[quant.Forward] = FP32{} // replaced by an int2 codec per rank
+	coded.Codecs[quant.Forward] = FP32{} // non-nil roles: an int2 codec per rank
 	want := run(perNode, flat)
 	got := run(perNode, coded)
 	differ := 0
@@ -108,15 +110,20 @@ func TestFlatLocalityCodecs(t *testing.T) {
 	if differ == 0 {
 		t.Fatal("no result quantised: the inter-node rows travelled exact")
 	}
-	// One node: the int2 codec never runs, the rows are float32.
+	// One node: the int2 codec never runs, the rows are float32; nor does
+	// an int2 Intra codec in a float32 pass.
 	want = run(p, flat)
 	got = run(p, coded)
+	intraOnly := flat
+	intraOnly.Codecs[quant.Intra] = FP32{}
+	got = append(got, run(perNode, intraOnly)...)
+	want = append(want, run(perNode, flat)...)
 	for r := range got {
 		if fmt.Sprint(got[r].out.Data) != fmt.Sprint(want[r].out.Data) {
-			t.Fatalf("rank %d: one node, int2 forward codec: result differs from float32's", r)
+			t.Fatalf("run %d (one node, then a float32 pass with an int2 Intra codec): result differs from float32's", r)
 		}
-		if st := got[r].stats; st.QuantSeconds != 0 || st.IntraBytes != st.CommBytes || st.ParamBytes != 0 {
-			t.Fatalf("rank %d: one node: codec ran (quant %gs, intra %d of %d bytes, params %d)", r, st.QuantSeconds, st.IntraBytes, st.CommBytes, st.ParamBytes)
+		if st := got[r].stats; st.QuantSeconds != 0 || (r < p) != (st.IntraBytes == st.CommBytes) || st.ParamBytes != 0 {
+			t.Fatalf("run %d (one node, then a float32 pass with an int2 Intra codec): codec ran (quant %gs, intra %d of %d bytes, params %d)", r, st.QuantSeconds, st.IntraBytes, st.CommBytes, st.ParamBytes)
 		}
 	}
 }

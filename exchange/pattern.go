@@ -2,6 +2,8 @@ package exchange
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
@@ -9,6 +11,48 @@ import (
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/quant"
 )
+
+// Exchange kinds (Options.Exchange).
+const (
+	ExchangeFlat     = "flat"
+	ExchangeTwoLevel = "two-level"
+	// ExchangeTwoLevelPaired is two-level with NodePairOptions.Paired: each
+	// rank sends to and receives from one rank of every other node.
+	ExchangeTwoLevelPaired = "two-level-paired"
+)
+
+// Exchanges names the exchange patterns (Options.Exchange), the default's
+// first.
+func Exchanges() []string { return []string{ExchangeFlat, ExchangeTwoLevel, ExchangeTwoLevelPaired} }
+
+// ParseExchange checks an Options.Exchange value, the one place that
+// reads a pattern's name: one of Exchanges, or "" or "auto" (returned as
+// "": two-level when the ranks span more than one node and some node has
+// more than one rank, flat otherwise).
+func ParseExchange(s string) (string, error) {
+	if s == "" || s == "auto" {
+		return "", nil
+	}
+	if slices.Contains(Exchanges(), s) {
+		return s, nil
+	}
+	return "", fmt.Errorf("exchange: unknown exchange %q (want %s or auto)", s, strings.Join(Exchanges(), ", "))
+}
+
+// chooseExchange resolves "" on the node layout.
+func chooseExchange(kind string, nodes *comm.Nodes) string {
+	if kind != "" {
+		return kind
+	}
+	big := false
+	for _, rs := range nodes.Ranks {
+		big = big || len(rs) > 1
+	}
+	if nodes.NumNodes() > 1 && big {
+		return ExchangeTwoLevel
+	}
+	return ExchangeFlat
+}
 
 // pattern is how a rank's boundary rows move: the flat exchange (one
 // all-to-all of every rank pair's rows, flat.go) or the two-level one

@@ -38,41 +38,6 @@ import (
 // driver's goroutine between the stages, so they do not wait for the
 // engine's pool, busy with the local product.
 
-// Exchange kinds (Options.Exchange).
-const (
-	ExchangeFlat     = "flat"
-	ExchangeTwoLevel = "two-level"
-	// ExchangeTwoLevelPaired is two-level with NodePairOptions.Paired: each
-	// rank sends to and receives from one rank of every other node.
-	ExchangeTwoLevelPaired = "two-level-paired"
-)
-
-// ParseExchange checks an Options.Exchange value: "flat", "two-level",
-// "two-level-paired", or "" (automatic: two-level when the ranks span more
-// than one node and some node has more than one rank, flat otherwise).
-func ParseExchange(s string) (string, error) {
-	switch s {
-	case "", ExchangeFlat, ExchangeTwoLevel, ExchangeTwoLevelPaired:
-		return s, nil
-	}
-	return "", fmt.Errorf("exchange: unknown exchange %q (want flat, two-level or two-level-paired)", s)
-}
-
-// chooseExchange resolves "" on the node layout.
-func chooseExchange(kind string, nodes *comm.Nodes) string {
-	if kind != "" {
-		return kind
-	}
-	big := false
-	for _, rs := range nodes.Ranks {
-		big = big || len(rs) > 1
-	}
-	if nodes.NumNodes() > 1 && big {
-		return ExchangeTwoLevel
-	}
-	return ExchangeFlat
-}
-
 // twoLevel is the built two-level exchange of one rank.
 type twoLevel struct {
 	exch         string    // ExchangeTwoLevel or ExchangeTwoLevelPaired
@@ -285,21 +250,16 @@ func (tl *twoLevel) sendForward(xs *dense.Matrix) {
 // it forwards (S3) with the serial engine, beside the local product.
 func (tl *twoLevel) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
 	codec, stream := d.codecFor(ps, false)
-	if err := tl.intraStage(d, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
+	m := stageMover{d: d, ps: ps, dir: "forward", done: done}
+	if err := m.move(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, nil, stream+4); err != nil {
 		return err
 	}
-	t := d.c.Wtime()
-	tl.s2r.Apply(tl.r1, tl.s2, true)
-	d.lap(t, &d.stats.AggrSeconds)
-	tr := &transfer{c: d.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, codecs: uniformCodecs(codec, d.c.Size()),
-		layer: ps.Layer, dir: "forward"}
-	if err := d.transferRows(tr, ps, stream, done); err != nil {
+	m.between(func() { tl.s2r.Apply(tl.r1, tl.s2, true) })
+	if err := m.move(d.c, tl.s2, tl.r2, tl.s2Off, tl.r2Off, codec, stream); err != nil {
 		return err
 	}
-	t = d.c.Wtime()
-	tl.s3.Apply(tl.r2, tl.s3b, false)
-	d.lap(t, &d.stats.AggrSeconds)
-	return tl.intraStage(d, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", stream+8, done)
+	m.between(func() { tl.s3.Apply(tl.r2, tl.s3b, false) })
+	return m.move(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, nil, stream+8)
 }
 
 func (tl *twoLevel) addForward(out *dense.Matrix) {
@@ -318,21 +278,44 @@ func (tl *twoLevel) sendBackward(g *dense.Matrix) {
 // moveBackward is moveForward transposed, the stages in reverse order.
 func (tl *twoLevel) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
 	codec, stream := d.codecFor(ps, true)
-	if err := tl.intraStage(d, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
+	m := stageMover{d: d, ps: ps, dir: "backward", done: done}
+	if err := m.move(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, nil, stream+8); err != nil {
 		return err
 	}
-	t := d.c.Wtime()
-	tl.s3.ApplyT(tl.s3b, tl.r2, true)
-	d.lap(t, &d.stats.AggrSeconds)
-	tr := &transfer{c: d.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, codecs: uniformCodecs(codec, d.c.Size()),
-		layer: ps.Layer, dir: "backward"}
-	if err := d.transferRows(tr, ps, stream, done); err != nil {
+	m.between(func() { tl.s3.ApplyT(tl.s3b, tl.r2, true) })
+	if err := m.move(d.c, tl.r2, tl.s2, tl.r2Off, tl.s2Off, codec, stream); err != nil {
 		return err
 	}
-	t = d.c.Wtime()
-	tl.s2r.ApplyT(tl.s2, tl.r1, true)
-	d.lap(t, &d.stats.AggrSeconds)
-	return tl.intraStage(d, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", stream+4, done)
+	m.between(func() { tl.s2r.ApplyT(tl.s2, tl.r1, true) })
+	return m.move(tl.local, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, nil, stream+4)
+}
+
+// stageMover runs one pass's stages on the driver goroutine.
+type stageMover struct {
+	d    *Propagator
+	ps   nn.Pass
+	dir  string // "forward" or "backward"
+	done <-chan struct{}
+}
+
+// move is one stage's all-to-all on c: the world communicator through
+// codec (every peer), or the node communicator through the pass's intra
+// codec (codec nil; the bytes count as IntraBytes).
+func (m stageMover) move(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, codec RowCodec, stream uint64) error {
+	var intra []bool
+	if c != m.d.c {
+		codec, intra = m.d.intraCodec(m.ps, m.dir == "backward"), everyPeer(c.Size())
+	}
+	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: uniformCodecs(codec, c.Size()),
+		intra: intra, layer: m.ps.Layer, dir: m.dir}
+	return m.d.transferRows(tr, m.ps, stream, m.done)
+}
+
+// between runs a product between two stages on the aggregation timer.
+func (m stageMover) between(product func()) {
+	t := m.d.c.Wtime()
+	product()
+	m.d.lap(t, &m.d.stats.AggrSeconds)
 }
 
 func (tl *twoLevel) addBackward(gx *dense.Matrix) {
@@ -350,17 +333,6 @@ func (tl *twoLevel) resize(w int) {
 	tl.r2 = dense.Reshape(tl.r2, tl.r2Off[P], w)
 	tl.s3b = dense.Reshape(tl.s3b, tl.s3Off[k], w)
 	tl.r3 = dense.Reshape(tl.r3, tl.r3Off[k], w)
-}
-
-// intraStage moves rows between the ranks of this node (float32, or
-// through intraCodec's with random stream stream), counting the bytes in
-// IntraBytes (and CommBytes).
-func (tl *twoLevel) intraStage(d *Propagator, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
-	codec := d.intraCodec(ps, dir == "backward")
-	n := tl.local.Size()
-	tr := &transfer{c: tl.local, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: uniformCodecs(codec, n),
-		intra: everyPeer(n), layer: ps.Layer, dir: dir}
-	return d.transferRows(tr, ps, stream, done)
 }
 
 // everyPeer marks all n peers (a node communicator's transfer: every

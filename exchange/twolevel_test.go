@@ -30,7 +30,7 @@ func gatheredNodes(ds *graph.Dataset, owner []int32, p, perNode int, kind nn.OpK
 	return g.fwd, g.bwd, err
 }
 
-// TestTwoLevelMatchesSingle: the two-level exchange on emulated nodes (2×2,
+// TestTwoLevelMatchesSingle: every exchange pattern (Exchanges) on emulated nodes (2×2,
 // 3×2, 2×3, 2+2+1, 4×2), every kind, mode and owner pattern, gives the
 // one-rank operator forward and backward.
 func TestTwoLevelMatchesSingle(t *testing.T) {
@@ -46,7 +46,7 @@ func TestTwoLevelMatchesSingle(t *testing.T) {
 					for w, x := range xs {
 						name := fmt.Sprintf("P=%d/perNode=%d/%s/%s/%s/w=%d", p, perNode, oname, kind, mode, w)
 						wantF, wantB := singleRank(t, ds, kind, x)
-						for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+						for _, exch := range Exchanges() { // every pattern, flat too
 							gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, kind, Options{Mode: mode, Exchange: exch}, exch, nn.Pass{}, x)
 							if err != nil {
 								t.Fatalf("%s/%s: %v", name, exch, err)
@@ -70,7 +70,7 @@ func TestTwoLevelRoundRobinNodes(t *testing.T) {
 	x := randomMatrix(rng, n, 4)
 	layout := []int{0, 1, 2, 0, 1, 0} // node sizes 3, 2, 1
 	for oname, owner := range ownerKinds(rng, n, 0, p) {
-		for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+		for _, exch := range Exchanges() { // every pattern, flat too
 			wantF, wantB := singleRank(t, ds, nn.OpGCN, x)
 			g := newGather(x)
 			err := comm.RunGroupLayout(layout, func(c comm.Comm) error {
@@ -219,7 +219,7 @@ func TestTwoLevelAdjoint(t *testing.T) {
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x, y := randomMatrix(rng, n, w), randomMatrix(rng, n, w)
 	for _, kind := range allKinds {
-		for _, exch := range []string{ExchangeTwoLevel, ExchangeTwoLevelPaired} {
+		for _, exch := range Exchanges() { // every pattern, flat too
 			err := comm.RunGroupNodes(p, 2, func(c comm.Comm) error {
 				s := partition.Split(ds, owner, c.Rank(), p)
 				prop, err := New(s, c, testEngine(), kind, Options{Exchange: exch})

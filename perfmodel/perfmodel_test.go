@@ -295,7 +295,7 @@ func TestPredictStaged(t *testing.T) {
 	if want := int64(4 * 10 * (100 + 200 + 60)); p.TrainBytes != want || p.IntraBytes != 4*10*(100+60) {
 		t.Errorf("bytes %d (intra %d), want %d (intra %d)", p.TrainBytes, p.IntraBytes, want, 4*10*(100+60))
 	}
-	if math.Abs(p.InterNodeShare-200.0/360) > 1e-12 || p.Exchange != "staged" {
+	if math.Abs(p.InterNodeShare-200.0/360) > 1e-12 || p.Exchange != exchange.ExchangeTwoLevel {
 		t.Errorf("inter-node share %v, exchange %q", p.InterNodeShare, p.Exchange)
 	}
 	// int2 between nodes, fp32 inside (the default).

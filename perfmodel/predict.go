@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -38,6 +39,10 @@ type Config struct {
 	// the Intra wire, between nodes at the role's, scatter inside the
 	// node) replace the flat pairs of the volumes. Hybrid mode only.
 	Staged *exchange.ExchangeVolume
+	// Exchange names the pattern Staged was planned for (exchange.Exchanges:
+	// "two-level" or "two-level-paired"; "" is two-level); it names the
+	// prediction's exchange. Without Staged the exchange is flat.
+	Exchange string
 	// RanksPerHost is how many ranks share the machine whose memory a
 	// rank uses (0: RanksPerNode; every rank on a single-node network):
 	// it picks the profile's measurement of that many copies
@@ -77,6 +82,12 @@ func (c *Config) validate(ranks int) error {
 	}
 	if c.RanksPerNode < 1 || ranks%c.RanksPerNode != 0 {
 		return field.Errorf("perfmodel.Config.RanksPerNode", "%d, want ≥ 1 and a divisor of the %d ranks", c.RanksPerNode, ranks)
+	}
+	switch x, err := exchange.ParseExchange(c.Exchange); {
+	case err != nil:
+		return field.Wrap("perfmodel.Config.Exchange", err)
+	case x == exchange.ExchangeFlat && c.Staged != nil, x != "" && x != exchange.ExchangeFlat && c.Staged == nil:
+		return field.Errorf("perfmodel.Config.Exchange", "%s, but perfmodel.Config.Staged is %s", x, map[bool]string{true: "unset", false: "set"}[c.Staged == nil])
 	}
 	if c.Staged != nil && c.Mode != exchange.ModeHybrid {
 		return field.Errorf("perfmodel.Config.Staged", "the two-level exchange plans hybrid aggregation only (mode %s)", c.Mode)
@@ -127,7 +138,7 @@ type Prediction struct {
 	TrainBytes     int64   `json:"train_bytes"`
 	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
 	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those moved between ranks of one node
-	Exchange       string  `json:"exchange"`    // flat or staged (two-level)
+	Exchange       string  `json:"exchange"`    // the pattern: exchange.ExchangeFlat, ExchangeTwoLevel or ExchangeTwoLevelPaired
 	InterNodeShare float64 `json:"inter_node_share"`
 	Ranks          int     `json:"ranks"`
 	Nodes          int     `json:"nodes"`
@@ -296,9 +307,9 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: "flat", Oversubscription: max(oversub, 1)}
+		Exchange: exchange.ExchangeFlat, Oversubscription: max(oversub, 1)}
 	if cfg.Staged != nil {
-		pr.Exchange = "staged"
+		pr.Exchange = cmp.Or(cfg.Exchange, exchange.ExchangeTwoLevel)
 	}
 	if p.allBytes > 0 {
 		pr.InterNodeShare = p.interBytes / p.allBytes

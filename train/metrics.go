@@ -47,7 +47,7 @@ type EpochMetrics struct {
 	CommDataBytes  int64 `json:"comm_data_bytes"`  // of which row payload
 	CommParamBytes int64 `json:"comm_param_bytes"` // of which per-row quantisation parameters
 	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
-	IntraBytes     int64 `json:"intra_bytes"`      // two-level exchange: of comm_bytes, the fp32 rows moved inside nodes
+	IntraBytes     int64 `json:"intra_bytes"`      // of comm_bytes, those moved between ranks of one node (either exchange)
 
 	// Per-rank minimum and maximum of every time of the breakdown above
 	// (keyed by its JSON name: epoch_s, aggr_s, ...): the spread between

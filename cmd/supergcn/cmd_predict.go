@@ -127,10 +127,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if !(*dropout >= 0 && *dropout < 1) { // NaN too
 		return usageError{fmt.Sprintf("--dropout: %g is not in [0, 1)", *dropout)}
 	}
-	switch *exchArg {
-	case "flat", "two-level", "two-level-paired":
-	default:
-		return usageError{fmt.Sprintf("--exchange: %q is not flat, two-level or two-level-paired", *exchArg)}
+	if x, err := exchange.ParseExchange(*exchArg); err != nil || x == "" {
+		return usageError{fmt.Sprintf("--exchange: %q is not %s", *exchArg, strings.Join(exchange.Exchanges(), ", "))}
 	}
 	if *exchArg != "flat" && *scale != 1 {
 		return usageError{"--scale applies to the flat exchange only"}
@@ -254,8 +252,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					if err != nil {
 						return err
 					}
-					cfg.Staged = &nv.TwoLevel
-					if *exchArg == "two-level-paired" {
+					cfg.Staged, cfg.Exchange = &nv.TwoLevel, *exchArg
+					if *exchArg == exchange.ExchangeTwoLevelPaired {
 						cfg.Staged = &nv.Paired
 					}
 				}
@@ -263,7 +261,6 @@ func cmdPredict(args []string, stdout io.Writer) error {
 				if err != nil {
 					return err
 				}
-				pr.Exchange = *exchArg
 				rows = append(rows, predictRow{Label: *label, Partitions: *pdir, Profile: prof.Name, Network: net.Name, Model: m.Kind,
 					Layers: m.Layers, Hidden: m.Hidden, AggrMode: mode.String(), Bits: b, Scale: *scale, Prediction: pr})
 			}

@@ -84,7 +84,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.StringVar(&cfg.NodeOrder, "node-order", partition.DefaultOrder, "order of each rank's nodes in memory, for cache reuse in the aggregation: "+strings.Join(partition.NodeOrders(), "|")+" (given: ascending global id, as stored; degree: most-gathered first; rcm: reverse Cuthill-McKee; cluster: label-propagation clusters, hubs first within each); results are the same up to float summation order")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
 	fs.StringVar(&bits.intra, "intra-bits", "32", "bits per value of the rows between ranks of one node (shared memory), both exchanges: "+quant.WidthList("|"))
-	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
+	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair; rows inside a node at --intra-bits)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
 	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward (between nodes): "+quant.WidthList("|")+" (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
@@ -168,13 +168,8 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
 		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)
 	}
-	if cfg.Exchange == "auto" {
-		cfg.Exchange = ""
-	} else if cfg.Exchange == "" { // the library's "auto": not a spelling of the flag
-		return bad("exchange", "%q is not flat, two-level, two-level-paired or auto", cfg.Exchange)
-	}
-	if _, err := exchange.ParseExchange(cfg.Exchange); err != nil {
-		return bad("exchange", "%q is not flat, two-level, two-level-paired or auto", cfg.Exchange)
+	if _, err := exchange.ParseExchange(cfg.Exchange); err != nil || cfg.Exchange == "" {
+		return bad("exchange", "%q is not %s or auto", cfg.Exchange, strings.Join(exchange.Exchanges(), ", "))
 	}
 	if cfg.EvalEvery < 1 {
 		return bad("eval-every", "%d, need ≥ 1", cfg.EvalEvery)

@@ -71,8 +71,9 @@ func TestEmuClusterEqualsSharedMemory(t *testing.T) {
 		return losses(t, out)
 	}
 	for _, bits := range []string{"32", "2"} {
-		shm := train(mpirun(t, 2), "shm-"+bits, "--bits", bits)
-		net := train(emu, "emu-"+bits, "--bits", bits)
+		// --intra-bits: the two ranks in shared memory quantise as two nodes do
+		shm := train(mpirun(t, 2), "shm-"+bits, "--bits", bits, "--intra-bits", bits)
+		net := train(emu, "emu-"+bits, "--bits", bits, "--intra-bits", bits)
 		sameLosses(t, "2 nodes × 1 rank over TCP, --bits "+bits, shm, net)
 	}
 	// A failing job: its exit status comes back, and nothing is left behind.

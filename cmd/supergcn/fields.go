@@ -57,6 +57,7 @@ var flagNames = map[string]string{
 	"perfmodel.Config.CoresPerNode":   "--cores-per-node",
 	"perfmodel.Config.EvalEvery":      "--eval-every",
 	"perfmodel.Config.Staged":         "--exchange",
+	"perfmodel.Config.Exchange":       "--exchange",
 	"perfmodel.Config.RanksPerHost":   "--ranks-per-host",
 }
 

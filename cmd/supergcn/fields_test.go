@@ -40,6 +40,7 @@ func TestUserMessage(t *testing.T) {
 		"metis.Options":     reflect.TypeOf(metis.Options{}),
 	}
 	for name, flag := range flagNames {
+		name, _, _ := strings.Cut(name, "[") // an array field's element: Wire[forward]
 		i := strings.LastIndex(name, ".")
 		typ, ok := types[name[:i]]
 		if !ok {
