@@ -30,6 +30,10 @@ func TestUserMessage(t *testing.T) {
 	if got := userMessage(hint); !strings.Contains(got, `--weights "degree"`) {
 		t.Errorf("METIS hint not renamed: %q", got)
 	}
+	// nn's own errors name the fields that the rows of flagNames map
+	if got := userMessage(nn.Config{Model: "gcn", Layers: 2, In: 1, Hidden: 0, Out: 1}.Validate()); !strings.HasPrefix(got, "--hidden: 0") {
+		t.Errorf("nn.Config.Validate renamed: %q", got)
+	}
 	types := map[string]reflect.Type{
 		"train.Config":      reflect.TypeOf(train.Config{}),
 		"nn.Config":         reflect.TypeOf(nn.Config{}),
