@@ -397,4 +397,3 @@ func quantParamsFlag(p *quant.Params) func(string) error {
 		return nil
 	}
 }
-
