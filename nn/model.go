@@ -8,6 +8,7 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // modelKind is one entry of the model table: the graph operator the
@@ -232,7 +233,7 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
 		if fused {
 			bias := c.(interface{ deferBias() []float32 }).deferBias()
-			m.stages = append(m.stages, &hiddenAct{norm: ln, p: cfg.Dropout, bias: bias})
+			m.stages = append(m.stages, &hiddenAct{norm: ln, p: cfg.Dropout, bias: bias, kern: rowk.Default()})
 		}
 	}
 	m.acts = make([]*dense.Matrix, cfg.Layers-1)
@@ -300,6 +301,27 @@ func (m *Model) NumParams() int {
 		n += len(p.W)
 	}
 	return n
+}
+
+// SetKernel chooses the row kernel set of the fused hidden stages and the
+// LayerNorms by name, as aggr.New and quant.NewCodec choose theirs (the
+// internal/dispatch names; "" means $SUPERGCN_KERNEL, "auto" the best set);
+// NewModel starts with rowk.Default(). Every set rounds exactly as the
+// generic one, so the choice changes speed only.
+func (m *Model) SetKernel(name string) error {
+	k, err := rowk.Lookup(name)
+	if err != nil {
+		return err
+	}
+	for _, st := range m.stages {
+		st.kern = k
+	}
+	for _, ln := range m.norms {
+		if ln != nil {
+			ln.kern = k
+		}
+	}
+	return nil
 }
 
 // SetDecayAll selects which parameters carry weight decay: every parameter

@@ -45,7 +45,7 @@ type Config struct {
 	Epochs       int
 	Seed         uint64
 	Threads      int
-	Kernel       string       // aggr kernel ("" = best available)
+	Kernel       string       // kernel of every family: aggr, quant, nn's row kernels (internal/dispatch names; "" = $SUPERGCN_KERNEL, else the best)
 	NodeOrder    string       // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
 	AggrMode     string       // post|pre|hybrid
 	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
@@ -222,6 +222,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t.model, err = nn.NewModel(mc, t.prop)
+	if err == nil {
+		err = t.model.SetKernel(cfg.Kernel)
+	}
 	if err != nil {
 		return nil, err
 	}
