@@ -418,14 +418,7 @@ func shardLayout(s *partition.Shard) (*graph.CSR, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench profile: ordering the aggregation graph: %w", err)
 	}
-	a, n := s.Local, s.Local.NumRows
-	b := &graph.CSR{NumRows: n, NumCols: n, Ptr: make([]int64, n+1), Idx: make([]int32, 0, a.NNZ()+int64(n))}
-	for v := 0; v < n; v++ {
-		b.Idx = append(b.Idx, a.Idx[a.Ptr[v]:a.Ptr[v+1]]...)
-		b.Idx = append(b.Idx, int32(v))
-		b.Ptr[v+1] = int64(len(b.Idx))
-	}
-	return b, nil
+	return graph.AddSelfLoops(s.Local, graph.LoopLast), nil
 }
 
 // aggrGraph is the graph whose local product the profile times: part
