@@ -193,6 +193,23 @@ func (p *predictor) pass(kind measuredPass, frac float64, width int, rowsOf func
 	}
 }
 
+// hidden adds one direction of the fused hidden stage over every rank's
+// rows of width values (half its measured forward and backward), with
+// dropout when drop, and reports whether the profile measured it
+// (Rates.Hidden); without, it adds nothing, and the caller charges the
+// separate passes (bias, LayerNorm, ReLU, dropout) as older profiles
+// measured them.
+func (p *predictor) hidden(width int, drop bool) bool {
+	if _, ok := p.rates.HiddenSeconds(0, p.cfg.Model.LayerNorm, drop); !ok {
+		return false
+	}
+	for r := range p.vols {
+		s, _ := p.rates.HiddenSeconds(0.5*float64(p.vols[r].Nodes)*float64(width), p.cfg.Model.LayerNorm, drop)
+		p.addDense(r, s)
+	}
+	return true
+}
+
 // layerDims returns the widths In, Hidden…, Classes.
 func (m Model) layerDims() []int {
 	d := []int{m.In}
@@ -546,6 +563,9 @@ func (p *predictor) forward(training bool) {
 				p.gemm("nn", in, out)
 			}
 		}
+		if i < m.Layers-1 && p.hidden(out, training && m.Dropout) {
+			continue
+		}
 		p.elem(elemBias, out, nodesOf)
 		if i < m.Layers-1 {
 			if m.LayerNorm {
@@ -599,7 +619,7 @@ func (p *predictor) lossAndBackward() {
 				}
 			}
 		}
-		if i > 0 {
+		if i > 0 && !p.hidden(in, m.Dropout) {
 			if m.Dropout {
 				p.pass(passDropout, 0.5, in, nodesOf)
 			}

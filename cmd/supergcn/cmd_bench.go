@@ -11,14 +11,12 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 	"time"
-
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/perfmodel/measure"
 )
 
 func init() {
@@ -199,8 +197,7 @@ func benchAggr(args []string) error {
 
 	var streamGBS float64
 	if *stream {
-		sr := runStream(*threads, 128, 5)
-		streamGBS = sr.triad
+		streamGBS = measure.Stream(*threads, 128, 5).Triad
 		debug.FreeOSMemory() // the STREAM arrays
 	}
 	if !*asJSON {
@@ -298,27 +295,7 @@ func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // timeIt runs fn once to warm up, then reps times; it returns the median and
 // the minimum in milliseconds.
 func timeIt(fn func(), reps int) (median, minimum float64) {
-	return timeEach(func() {}, fn, reps)
-}
-
-// timeEach is timeIt with before run ahead of the warm-up and of every
-// timed run, outside the timing.
-func timeEach(before, fn func(), reps int) (median, minimum float64) {
-	before()
-	fn()
-	ts := make([]float64, reps)
-	for i := range ts {
-		before()
-		t := time.Now()
-		fn()
-		ts[i] = benchMS(time.Since(t))
-	}
-	sort.Float64s(ts)
-	median = ts[reps/2]
-	if reps%2 == 0 {
-		median = (ts[reps/2-1] + ts[reps/2]) / 2
-	}
-	return median, ts[0]
+	return measure.Time(func() {}, fn, reps)
 }
 
 // synthEdges returns the edges src[e]→dst[e] of a synthetic graph:
@@ -371,48 +348,6 @@ func gcnWeights(a *graph.CSR) *graph.CSR {
 
 // ---------------------------------------------------------------- stream
 
-type streamResult struct {
-	copy, triad float64 // GB/s, best of reps
-}
-
-// runStream measures STREAM copy (a = b, 16 B per element) and triad
-// (a = b + s·c, 24 B per element) on float64 arrays of mib MiB each (three
-// arrays, ≫ the 32 MiB L3 by default), split statically over threads
-// goroutines; it reports the best of reps, as STREAM does. Counted bytes
-// exclude write-allocate traffic, as STREAM's do.
-func runStream(threads, mib, reps int) streamResult {
-	n := mib << 20 / 8
-	a, b, c := make([]float64, n), make([]float64, n), make([]float64, n)
-	par := func(fn func(lo, hi int)) {
-		var wg sync.WaitGroup
-		for t := 0; t < threads; t++ {
-			lo, hi := n*t/threads, n*(t+1)/threads
-			wg.Add(1)
-			go func() { defer wg.Done(); fn(lo, hi) }()
-		}
-		wg.Wait()
-	}
-	// first touch in parallel, as STREAM does
-	par(func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			a[i], b[i], c[i] = 1, 2, 0.5
-		}
-	})
-	best := func(bytes float64, fn func(lo, hi int)) float64 {
-		bw := 0.0
-		for r := 0; r < reps; r++ {
-			t := time.Now()
-			par(fn)
-			bw = max(bw, bytes/time.Since(t).Seconds()/1e9)
-		}
-		return bw
-	}
-	var res streamResult
-	res.copy = best(16*float64(n), func(lo, hi int) { copy(a[lo:hi], b[lo:hi]) })
-	res.triad = best(24*float64(n), func(lo, hi int) { floats.AddScaledTo(a[lo:hi], b[lo:hi], 3, c[lo:hi]) })
-	return res
-}
-
 func benchStream(args []string) error {
 	fs := newFlagSet("bench stream", "[flags]")
 	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "threads")
@@ -426,13 +361,13 @@ func benchStream(args []string) error {
 		return usageError{"--threads, --mib and --reps must be ≥ 1"}
 	}
 	setThreadBudget(*threads)
-	r := runStream(*threads, *mib, *reps)
+	r := measure.Stream(*threads, *mib, *reps)
 	if *asJSON {
 		b, _ := json.Marshal(map[string]any{"op": "stream", "threads": *threads, "mib": *mib,
-			"copy_gbs": r.copy, "triad_gbs": r.triad})
+			"copy_gbs": r.Copy, "triad_gbs": r.Triad})
 		fmt.Println(string(b))
 		return nil
 	}
-	fmt.Printf("STREAM, %d threads, 3 arrays of %d MiB: copy %.1f GB/s, triad %.1f GB/s\n", *threads, *mib, r.copy, r.triad)
+	fmt.Printf("STREAM, %d threads, 3 arrays of %d MiB: copy %.1f GB/s, triad %.1f GB/s\n", *threads, *mib, r.Copy, r.Triad)
 	return nil
 }

@@ -57,7 +57,7 @@ func benchAlltoall(args []string) error {
 		prof.Source += fmt.Sprintf("; intra_node measured by `supergcn bench alltoall` (%d ranks, %d rows × %d a peer, %s)",
 			w.comm.Size(), *rows, *width, time.Now().UTC().Format("2006-01-02"))
 		if err = prof.Validate(); err == nil {
-			err = writeProfile(*profile, prof)
+			err = perfmodel.WriteProfile(*profile, prof)
 		}
 	}
 	return w.finish(err)

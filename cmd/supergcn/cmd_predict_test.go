@@ -102,7 +102,7 @@ func TestPredictRejectsBadInput(t *testing.T) {
 	tmp := t.TempDir()
 	prof := filepath.Join(tmp, "p.json")
 	p, _ := perfmodel.FromPublished("a64fx")
-	if err := writeProfile(prof, p); err != nil {
+	if err := perfmodel.WriteProfile(prof, p); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(tmp, "bad.json")
