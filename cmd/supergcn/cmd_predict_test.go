@@ -27,7 +27,7 @@ func TestPredictCLI(t *testing.T) {
 	vol := filepath.Join(tmp, "vol.json")
 	// One layer 6 → 7: propagate first at width 6, one forward exchange;
 	// the first layer's backward skips its product; no evaluation.
-	args := []string{"--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--layers", "1", "--classes", "7",
+	args := []string{"--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--exchange", "flat", "--layers", "1", "--classes", "7",
 		"--bits", "32,2", "--eval-every", "0", "--json"}
 	var a, b bytes.Buffer
 	if err := cmdPredict(append([]string{"--partitions", dir, "--save-volumes", vol}, args...), &a); err != nil {
@@ -77,12 +77,27 @@ func TestPredictCLI(t *testing.T) {
 		"--ranks-per-node", "2", "--layers", "1", "--classes", "7", "--bits", "32", "--eval-every", "0", "--json"}, &tl); err != nil {
 		t.Fatal(err)
 	}
-	var rt predictRow
+	var rt perfmodel.Row
 	if err := json.Unmarshal(tl.Bytes(), &rt); err != nil {
 		t.Fatal(err)
 	}
 	if want := 6 * 4 * (nv.TwoLevel.InterRows() + nv.TwoLevel.IntraRows()); rt.TrainBytes != want || rt.IntraBytes != 6*4*nv.TwoLevel.IntraRows() {
 		t.Errorf("two-level: %d bytes (%d intra), want %d (%d intra)", rt.TrainBytes, rt.IntraBytes, want, 6*4*nv.TwoLevel.IntraRows())
+	}
+	// train's defaults: int2 with several ranks, two-level when several
+	// nodes run several ranks each (not on one node: shm)
+	var def bytes.Buffer
+	if err := cmdPredict([]string{"--partitions", dir, "--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--json"}, &def); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(def.String()), "\n") {
+		var r perfmodel.Row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"two-level", "flat"}[i]; r.Bits != 2 || r.Exchange != want {
+			t.Errorf("defaults on %s: %d bits, %s exchange; want 2 bits, %s (train's)", r.Network, r.Bits, r.Exchange, want)
+		}
 	}
 	jl := filepath.Join(tmp, "p.jsonl")
 	if err := os.WriteFile(jl, b.Bytes(), 0o644); err != nil {

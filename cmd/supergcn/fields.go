@@ -58,6 +58,8 @@ var flagNames = map[string]string{
 	"perfmodel.Config.EvalEvery":    "--eval-every",
 	"perfmodel.Config.Staged":       "--exchange",
 	"perfmodel.Config.RanksPerHost": "--ranks-per-host",
+	"perfmodel.Sweep.Exchange":      "--exchange",
+	"perfmodel.Sweep.Scale":         "--scale",
 }
 
 // hints complete library errors that have a command-line remedy.

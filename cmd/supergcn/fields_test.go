@@ -41,6 +41,7 @@ func TestUserMessage(t *testing.T) {
 		"dist.Source":       reflect.TypeOf(dist.Source{}),
 		"perfmodel.Model":   reflect.TypeOf(perfmodel.Model{}),
 		"perfmodel.Config":  reflect.TypeOf(perfmodel.Config{}),
+		"perfmodel.Sweep":   reflect.TypeOf(perfmodel.Sweep{}),
 		"metis.Options":     reflect.TypeOf(metis.Options{}),
 	}
 	for name, flag := range flagNames {
