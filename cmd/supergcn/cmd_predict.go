@@ -27,21 +27,6 @@ func init() {
 
 const predictSynopsis = "--partitions PDIR --profile FILE[,FILE…] --network PRESET|RATE[,…] [--ranks-per-node K] [train's model and exchange flags] [--json]"
 
-// predictRow is one line of `predict --json`: the setting and the prediction.
-type predictRow struct {
-	Label      string  `json:"label,omitempty"`
-	Partitions string  `json:"partitions"`
-	Profile    string  `json:"profile"`
-	Network    string  `json:"network"`
-	Model      string  `json:"model"`
-	Layers     int     `json:"layers"`
-	Hidden     int     `json:"hidden"`
-	AggrMode   string  `json:"aggr_mode"`
-	Bits       int     `json:"bits"`
-	Scale      float64 `json:"scale,omitempty"`
-	*perfmodel.Prediction
-}
-
 func cmdPredict(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predict", predictSynopsis)
 	pdir := fs.String("partitions", "", "partition directory (supergcn partition --out)")
