@@ -143,7 +143,7 @@ type Prediction struct {
 	Nodes          int     `json:"nodes"`
 	RanksPerNode   int     `json:"ranks_per_node"`
 	Threads        int     `json:"threads"`
-	ProfileThreads int     `json:"profile_threads"` // the profile's entry used
+	ProfileThreads int     `json:"profile_threads"` // the profile's entry used (Threads: interpolated between the counts measured around it)
 	ProfileCopies  int     `json:"profile_copies"`  // and the copies it was measured with (Config.RanksPerHost)
 	Overlap        bool    `json:"overlap"`         // exchange overlapped with the local product
 	// Oversubscription is (ranks per host · threads) / the profile's
@@ -300,7 +300,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if busy == 0 {
 		busy = cfg.RanksPerNode
 	}
-	rates, _ := prof.RatesFor(cfg.Threads, busy)
+	rates := prof.RatesAt(cfg.Threads, busy)
 	oversub := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
 	if oversub > 1 {
 		rates = rates.Scaled(1 / oversub)

@@ -16,6 +16,7 @@ import (
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/plots"
 	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/quant"
 )
@@ -65,6 +66,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	plotIn := fs.String("plot", "", "instead of predicting: draw the --json lines of FILE (comma-separated files) as epoch time and efficiency against ranks, one PNG per label into --out")
 	plotOut := fs.String("out", "", "with --plot: output directory")
 	refs := refFlag(fs)
+	layouts := fs.Bool("layouts", false, "instead of one layout: predict every ranks × threads layout that fills a node of --cores-per-node cores on --nodes nodes (the partition shared among nodes·ranks ranks) and recommend the fastest (one --profile, --network, --aggr-mode and --bits)")
+	nodes := fs.Int("nodes", 1, "with --layouts: the nodes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,6 +95,14 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err := sweepLists(&sw, *aggrMode, *bitsArg, *networks, *profiles); err != nil {
 		return err
 	}
+	if *layouts {
+		for _, f := range []string{"ranks", "ranks-per-node", "threads", "save-volumes", "scale"} {
+			if flagSet(fs, f) {
+				return usageError{fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f)}
+			}
+		}
+		return predictLayouts(sw, *nodes, *pdir, *volIn, *asJSON, stdout)
+	}
 	v, err := predictVolumes(*pdir, *volIn, *ranks)
 	if err != nil {
 		return err
@@ -113,6 +124,78 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		v.Meta.Dir, v.Meta.Parts, len(v.Ranks), m.Model, m.Layers, m.Hidden, in, cls, *exchArg)
 	printPredictions(stdout, rows)
 	return nil
+}
+
+// predictLayouts prints the layouts of --nodes nodes (--layouts) and the
+// recommended one.
+func predictLayouts(sw perfmodel.Sweep, nodes int, dir, files string, asJSON bool, stdout io.Writer) error {
+	cores := sw.Config.CoresPerNode
+	if cores == 0 && len(sw.Profiles) > 0 {
+		cores = sw.Profiles[0].CoresPerNode
+	}
+	lp := perfmodel.LayoutPlan{Sweep: sw, Nodes: nodes, CoresPerNode: cores}
+	var err error
+	if lp.Volumes, err = layoutVolumes(dir, files); err != nil {
+		return err
+	}
+	rows, best, err := lp.Run()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSONLines(stdout, rows)
+	}
+	b := rows[best]
+	m := b.Row
+	fmt.Fprintf(stdout, "%d node(s) × %d cores, profile %s, network %s, %s %d×%d, %s aggregation: seconds per epoch by layout (ranks × threads per node)\n",
+		nodes, cores, m.Profile, m.Network, m.Model, m.Layers, m.Hidden, m.AggrMode)
+	fmt.Fprintf(stdout, "%-9s %6s %4s %-16s %8s %7s %7s %7s %7s %7s %7s %6s\n",
+		"per_node", "ranks", "bits", "exchange", "epoch_s", "aggr", "dense", "quant", "comm", "sync", "allred", "eff")
+	for _, r := range rows {
+		l := fmt.Sprintf("%d×%d", r.RanksPerNode, r.Threads)
+		if r.Row == nil {
+			fmt.Fprintf(stdout, "%-9s %6d skipped: %s\n", l, nodes*r.RanksPerNode, r.Skipped)
+			continue
+		}
+		p := r.Prediction
+		fmt.Fprintf(stdout, "%-9s %6d %4d %-16s %8.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %5.1f%%\n",
+			l, p.Ranks, r.Bits, p.Exchange, p.EpochS, p.AggrS, p.DenseS, p.QuantS, p.CommS, p.SyncS, p.AllreduceS, 100*p.Efficiency)
+	}
+	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
+		b.RanksPerNode, b.Threads, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
+	return nil
+}
+
+// layoutVolumes is the volumes of a rank count: the partition dir planned
+// on that many ranks (when they share its parts evenly), or the --volumes
+// file (of a comma-separated list) holding that many.
+func layoutVolumes(dir, files string) (func(ranks int) (*perfmodel.Volumes, error), error) {
+	if dir != "" {
+		meta, err := partition.ReadMeta(dir)
+		if err != nil {
+			return nil, err
+		}
+		return func(ranks int) (*perfmodel.Volumes, error) {
+			if meta.Parts%ranks != 0 {
+				return nil, fmt.Errorf("%d parts for %d ranks: %w", meta.Parts, ranks, perfmodel.ErrNoVolumes)
+			}
+			return perfmodel.PlanVolumes(dir, ranks, runtime.GOMAXPROCS(0))
+		}, nil
+	}
+	byRanks := map[int]*perfmodel.Volumes{}
+	for _, f := range strings.Split(files, ",") {
+		v, err := predictVolumes("", strings.TrimSpace(f), 0)
+		if err != nil {
+			return nil, err
+		}
+		byRanks[len(v.Ranks)] = v
+	}
+	return func(ranks int) (*perfmodel.Volumes, error) {
+		if v, ok := byRanks[ranks]; ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("no --volumes file of %d ranks: %w", ranks, perfmodel.ErrNoVolumes)
+	}, nil
 }
 
 // sweepLists parses predict's comma-separated lists into sw: aggregation

@@ -49,7 +49,7 @@ func TestPredictCLI(t *testing.T) {
 		t.Fatalf("want 4 lines (2 networks × 2 bits), got %d and %d:\n%s", len(la), len(lb), a.String())
 	}
 	for i := range la {
-		var ra, rb predictRow
+		var ra, rb perfmodel.Row
 		if err := json.Unmarshal([]byte(la[i]), &ra); err != nil {
 			t.Fatal(err)
 		}
@@ -147,6 +147,55 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		err := cmdPredict(c.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(userMessage(err), c.want) {
 			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestPredictLayouts: --layouts predicts every ranks × threads layout of
+// the nodes (the partition's 4 parts on 2 nodes of 2 cores: 1×2 and 2×1
+// per node), marks one recommended, and refuses the flags a layout sets.
+func TestPredictLayouts(t *testing.T) {
+	dir, _, _ := statsDataset(t)
+	prof := filepath.Join(t.TempDir(), "xeon.json")
+	if err := benchProfile([]string{"--published", "xeon-gold-6148", "--out", prof}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--layouts", "--partitions", dir, "--profile", prof, "--network", "10gbit", "--nodes", "2", "--cores-per-node", "2"}
+	var js bytes.Buffer
+	if err := cmdPredict(append(args, "--json"), &js); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	best := 0
+	for i, line := range lines {
+		var r perfmodel.LayoutRow
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := []perfmodel.Layout{{RanksPerNode: 1, Threads: 2}, {RanksPerNode: 2, Threads: 1}}[i]
+		if r.Layout != want || r.Row == nil || r.Ranks != 2*want.RanksPerNode || r.Threads != want.Threads || !(r.EpochS > 0) {
+			t.Errorf("line %d: %s, want layout %+v predicted", i, line, want)
+		}
+		if r.Best {
+			best++
+		}
+	}
+	if len(lines) != 2 || best != 1 {
+		t.Errorf("%d layouts, %d recommended; want 2, 1", len(lines), best)
+	}
+	var text bytes.Buffer
+	if err := cmdPredict(args, &text); err != nil || !strings.Contains(text.String(), "recommended: ") {
+		t.Errorf("table: %v\n%s", err, text.String())
+	}
+	for _, c := range []struct{ flag, value, want string }{
+		{"--ranks-per-node", "2", "--ranks-per-node: not with --layouts"},
+		{"--threads", "1", "--threads: not with --layouts"},
+		{"--nodes", "0", "--nodes: 0, want ≥ 1"},
+		{"--bits", "2,32", "one profile, network, mode and bits"},
+	} {
+		err := cmdPredict(append(append([]string{}, args...), c.flag, c.value), &bytes.Buffer{})
+		if err == nil || !strings.Contains(userMessage(err), c.want) {
+			t.Errorf("%s %s: %v, want %q", c.flag, c.value, err, c.want)
 		}
 	}
 }

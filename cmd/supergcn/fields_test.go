@@ -35,14 +35,15 @@ func TestUserMessage(t *testing.T) {
 		t.Errorf("nn.Config.Validate renamed: %q", got)
 	}
 	types := map[string]reflect.Type{
-		"train.Config":      reflect.TypeOf(train.Config{}),
-		"nn.Config":         reflect.TypeOf(nn.Config{}),
-		"graph.LoadOptions": reflect.TypeOf(graph.LoadOptions{}),
-		"dist.Source":       reflect.TypeOf(dist.Source{}),
-		"perfmodel.Model":   reflect.TypeOf(perfmodel.Model{}),
-		"perfmodel.Config":  reflect.TypeOf(perfmodel.Config{}),
-		"perfmodel.Sweep":   reflect.TypeOf(perfmodel.Sweep{}),
-		"metis.Options":     reflect.TypeOf(metis.Options{}),
+		"train.Config":         reflect.TypeOf(train.Config{}),
+		"nn.Config":            reflect.TypeOf(nn.Config{}),
+		"graph.LoadOptions":    reflect.TypeOf(graph.LoadOptions{}),
+		"dist.Source":          reflect.TypeOf(dist.Source{}),
+		"perfmodel.Model":      reflect.TypeOf(perfmodel.Model{}),
+		"perfmodel.Config":     reflect.TypeOf(perfmodel.Config{}),
+		"perfmodel.Sweep":      reflect.TypeOf(perfmodel.Sweep{}),
+		"perfmodel.LayoutPlan": reflect.TypeOf(perfmodel.LayoutPlan{}),
+		"metis.Options":        reflect.TypeOf(metis.Options{}),
 	}
 	for name, flag := range flagNames {
 		i := strings.LastIndex(name, ".")
