@@ -484,10 +484,10 @@ func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
 	return nil
 }
 
-// scaled is scaleRows into a buffer lent by ps.Scratch when the pass
+// scaled is scaleRows into a buffer borrowed from ps.Scratch when the pass
 // carries one (the Model's pool: the copy then lives only for this pass),
 // or into x itself when ps.Consume says x is dead after the pass; done
-// gives a lent buffer back once the pass is over. The products are the
+// gives a borrowed buffer back once the pass is over. The products are the
 // same in all three cases.
 func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *dense.Matrix, done func()) {
 	switch {

@@ -25,7 +25,7 @@ func gatheredNodes(ds *graph.Dataset, owner []int32, p, perNode int, kind nn.OpK
 		if prop.Exchange() != want {
 			return fmt.Errorf("exchange %s ran, want %s", prop.Exchange(), want)
 		}
-		return g.apply(prop, s, pass, 2) // buffers are reused: a second pass must give the same
+		return g.apply(prop, s, pass, 2) // buffers are reused: the next pass must give the same
 	})
 	return g.fwd, g.bwd, err
 }

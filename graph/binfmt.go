@@ -225,7 +225,7 @@ func (h *binHeader) check(path string, size int64) error {
 // isBinaryFile reports whether path is a regular file starting with the
 // binary dataset magic.
 func isBinaryFile(path string) bool {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return false
 	}
@@ -444,18 +444,9 @@ func (m *binImage) close() error {
 	return r()
 }
 
-// openStat opens path for reading and stats it.
+// openStat opens the regular file path for reading and stats it.
 func openStat(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, st, nil
+	return container.OpenInput(path)
 }
 
 // binReadImage reads the whole file into 8-byte aligned heap memory: the

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
@@ -137,7 +138,7 @@ func countLines(f *os.File, start, end int64) (int64, error) {
 // reader returns a lineReader over the share whose first line is numbered
 // firstLine (1-based, global to the file).
 func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
-	f, err := os.Open(t.Path)
+	f, _, err := container.OpenInput(t.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -246,9 +247,10 @@ func ReadCount(path string) (int, error) { return readCount(path) }
 func FindOGBData(raw, base string, npy bool) string { return findData(raw, base, npy) }
 
 // BinaryRange reads row ranges of a binary dataset (.sgb) with pread: the
-// header is checked (magic, version, header CRC, section layout); section
-// checksums cover whole sections and are not verified (each reader sees a
-// slice), the structure of every slice read is.
+// header is checked (magic, version, header CRC, section layout) on open,
+// the structure of every slice read as it is read. Each reader checksums the bytes it reads (ReadSpans); VerifySpans
+// combines the CRCs of all readers into each section's and compares it
+// with the stored one, so no reader reads more than its share.
 type BinaryRange struct {
 	Path                  string
 	Name                  string
@@ -258,17 +260,21 @@ type BinaryRange struct {
 	NTrain, NValid, NTest int64
 	f                     *os.File
 	h                     *binHeader
+	spans                 [binNumSection]span
+	scattered             bool // a section was read in pieces that do not follow each other
+}
+
+// span is the byte range [off, off+n) of a section that one reader read,
+// with its CRC32-C.
+type span struct {
+	off, n int64
+	crc    uint32
 }
 
 // OpenBinaryRange opens path and checks its header.
 func OpenBinaryRange(path string) (*BinaryRange, error) {
-	f, err := os.Open(path)
+	f, st, err := container.OpenInput(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	b := make([]byte, binHeaderSize())
@@ -289,8 +295,100 @@ func OpenBinaryRange(path string) (*BinaryRange, error) {
 		f.Close()
 		return nil, err
 	}
+	r.cover(secName, name, 0)
 	r.Name = string(name)
 	return r, nil
+}
+
+// cover adds the bytes b, read from byte off of section sec, to what this
+// reader read.
+func (r *BinaryRange) cover(sec int, b []byte, off int64) {
+	if len(b) == 0 {
+		return
+	}
+	sp := &r.spans[sec]
+	switch {
+	case sp.n == 0:
+		*sp = span{off: off, n: int64(len(b)), crc: container.Checksum(b)}
+	case off == sp.off+sp.n:
+		sp.crc = container.UpdateChecksum(sp.crc, b)
+		sp.n += int64(len(b))
+	default:
+		r.scattered = true
+	}
+}
+
+// spanFields is the number of int64 values per section in ReadSpans.
+const spanFields = 3
+
+// ReadSpans returns, for every section, the byte range this reader read and
+// its CRC32-C as (offset, length, crc) triples: the message each reader
+// sends to the others for VerifySpans.
+func (r *BinaryRange) ReadSpans() []int64 {
+	out := make([]int64, 0, spanFields*binNumSection)
+	for _, sp := range r.spans {
+		if r.scattered {
+			sp.n = -1
+		}
+		out = append(out, sp.off, sp.n, int64(sp.crc))
+	}
+	return out
+}
+
+// VerifySpans checks the stored checksum of every section that the readers
+// together read whole: all holds the ReadSpans of every reader, one after
+// the other. A section no reader touched is not checked; one read only in
+// part is an error (it cannot be verified).
+func (r *BinaryRange) VerifySpans(all []int64) error {
+	per := spanFields * binNumSection
+	if len(all)%per != 0 {
+		return binError(r.Path, "checksum spans: %d values, want a multiple of %d", len(all), per)
+	}
+	for sec := range binNumSection {
+		var got []span
+		for k := 0; k < len(all); k += per {
+			e := all[k+spanFields*sec:]
+			if e[1] < 0 {
+				return binError(r.Path, "section %s: read in scattered pieces, its checksum cannot be verified", binSectionName(sec))
+			}
+			if e[1] > 0 {
+				got = append(got, span{off: e[0], n: e[1], crc: uint32(e[2])})
+			}
+		}
+		if err := r.verifySection(sec, got); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifySection combines the readers' spans of section sec (identical
+// duplicates count once) and compares the result with the stored CRC.
+func (r *BinaryRange) verifySection(sec int, spans []span) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].off < spans[j].off })
+	name, s := binSectionName(sec), r.h.sections[sec]
+	var crc uint32
+	var end int64
+	for i, sp := range spans {
+		if i > 0 && sp.off == spans[i-1].off && sp.n == spans[i-1].n && sp.crc == spans[i-1].crc {
+			continue
+		}
+		if sp.off != end {
+			return binError(r.Path, "section %s: readers read bytes from %d, not from %d: its checksum cannot be verified", name, sp.off, end)
+		}
+		crc = container.CombineChecksum(crc, sp.crc, sp.n)
+		end += sp.n
+	}
+	if uint64(end) != s.length {
+		return binError(r.Path, "section %s: readers read %d of its %d bytes: its checksum cannot be verified", name, end, s.length)
+	}
+	if crc != s.crc {
+		return binError(r.Path, "section %s: checksum mismatch (stored %08x, computed %08x)", name, s.crc, crc)
+	}
+	return nil
 }
 
 // Close closes the file.
@@ -308,8 +406,10 @@ func (r *BinaryRange) pread(sec int, b []byte, off int64) error {
 	return nil
 }
 
-// readLE reads count little-endian values of T from element index at of sec.
-func readLE[T container.Fixed](r *BinaryRange, sec int, at, count int64) ([]T, error) {
+// readLE reads count little-endian values of T from element index at of
+// sec; the first covered of them count as this reader's share of the
+// section's checksum.
+func readLE[T container.Fixed](r *BinaryRange, sec int, at, count, covered int64) ([]T, error) {
 	var zero [1]T
 	size := int64(len(container.AsBytes(zero[:])))
 	out := make([]T, count)
@@ -317,6 +417,7 @@ func readLE[T container.Fixed](r *BinaryRange, sec int, at, count int64) ([]T, e
 	if err := r.pread(sec, b, at*size); err != nil {
 		return nil, err
 	}
+	r.cover(sec, b[:covered*size], at*size)
 	if !container.HostLE {
 		container.SwapBytes(b, int(size))
 	}
@@ -329,7 +430,11 @@ func (r *BinaryRange) Rows(lo, hi int64) (ptr []int64, idx []int32, err error) {
 	if lo < 0 || hi < lo || hi > r.Nodes {
 		return nil, nil, binError(r.Path, "rows [%d,%d) outside [0,%d)", lo, hi, r.Nodes)
 	}
-	if ptr, err = readLE[int64](r, secPtr, lo, hi-lo+1); err != nil {
+	covered := hi - lo // the next reader's first offset is its own
+	if hi == r.Nodes {
+		covered++
+	}
+	if ptr, err = readLE[int64](r, secPtr, lo, hi-lo+1, covered); err != nil {
 		return nil, nil, err
 	}
 	base := ptr[0]
@@ -342,7 +447,7 @@ func (r *BinaryRange) Rows(lo, hi int64) (ptr []int64, idx []int32, err error) {
 		}
 		ptr[i] -= base
 	}
-	if idx, err = readLE[int32](r, secIdx, base, ptr[hi-lo]); err != nil {
+	if idx, err = readLE[int32](r, secIdx, base, ptr[hi-lo], ptr[hi-lo]); err != nil {
 		return nil, nil, err
 	}
 	for k, u := range idx {
@@ -359,7 +464,7 @@ func (r *BinaryRange) Features(lo, hi int64) ([]float32, error) {
 	if d == 0 {
 		return nil, nil
 	}
-	x, err := readLE[float32](r, secX, lo*d, (hi-lo)*d)
+	x, err := readLE[float32](r, secX, lo*d, (hi-lo)*d, (hi-lo)*d)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +481,7 @@ func (r *BinaryRange) Labels(lo, hi int64) ([]int32, error) {
 	if !r.HasLabels {
 		return nil, nil
 	}
-	y, err := readLE[int32](r, secLabels, lo, hi-lo)
+	y, err := readLE[int32](r, secLabels, lo, hi-lo, hi-lo)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +496,7 @@ func (r *BinaryRange) Labels(lo, hi int64) ([]int32, error) {
 // SplitIDs returns entries [lo, hi) of split list which (0 train, 1 valid,
 // 2 test), checked to lie in [0, Nodes) and ascend.
 func (r *BinaryRange) SplitIDs(which int, lo, hi int64) ([]int32, error) {
-	ids, err := readLE[int32](r, secTrain+which, lo, hi-lo)
+	ids, err := readLE[int32](r, secTrain+which, lo, hi-lo, hi-lo)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +519,7 @@ type NpyRange struct {
 
 // OpenNpyRange opens path and checks its header and size.
 func OpenNpyRange(path string) (*NpyRange, error) {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"compress/bzip2"
 	"compress/gzip"
 	"errors"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
@@ -46,7 +47,7 @@ type lineReader struct {
 // openLines opens path for line reading, decompressing it when its name
 // ends in .gz or .bz2 or its content starts with the gzip magic.
 func openLines(path string) (*lineReader, error) {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

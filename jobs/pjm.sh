@@ -54,7 +54,7 @@ STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
 set +e
 mpiexec -stdout-proc "$RUN_DIR/output.%j/%/1000r/stdout" -stderr-proc "$RUN_DIR/output.%j/%/1000r/stderr" \
 	"$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s" \
-	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" "${RESUME[@]}" "$@"
+	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@"
 rc=$?
 set -e
 case $rc in

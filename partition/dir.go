@@ -54,10 +54,13 @@ type Meta struct {
 	Stats
 }
 
+// maxMetaBytes bounds meta.json (a few hundred bytes per part).
+const maxMetaBytes = 1 << 30
+
 // ReadMeta reads and checks DIR/meta.json.
 func ReadMeta(dir string) (*Meta, error) {
 	path := filepath.Join(dir, MetaFile)
-	b, err := os.ReadFile(path)
+	b, err := container.ReadInput(path, maxMetaBytes, MetaFile)
 	if err != nil {
 		return nil, fmt.Errorf("partition: %w", err)
 	}

@@ -125,12 +125,11 @@ func readSection[T container.Fixed](pr *container.Reader, tag int, count int64) 
 func readPart(dir string, m *Meta, p int) (*Shard, error) {
 	ps := m.Stats.Parts[p]
 	path := filepath.Join(dir, ps.File)
-	f, err := os.Open(path)
+	f, fi, err := container.OpenInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("partition: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("partition: %w", err)
 	}

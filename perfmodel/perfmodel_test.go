@@ -495,7 +495,7 @@ func TestRatesFor(t *testing.T) {
 // column; a bad value with the file and the field.
 func TestLoadProfileFiles(t *testing.T) {
 	// The node's measured profile has the optional fields and loads with them.
-	if p, err := LoadProfile("../docs/data/profile-lent-xeon-16c-prescott.json"); err != nil {
+	if p, err := LoadProfile("../docs/data/profile-xeon16-prescott.json"); err != nil {
 		t.Errorf("node profile: %v", err)
 	} else if p.Loads == nil || p.Rates[0].Exchange == nil {
 		t.Errorf("node profile: loads or exchange rates missing")
@@ -637,7 +637,7 @@ func TestSharedCore(t *testing.T) {
 
 // TestShareFactor: a measured ShareFactor lengthens the shared windows of
 // a rank without a spare core (and only those); bad values are refused,
-// and a profile without it (every one before the third pass) takes 1.
+// and a profile without it (measured before the factor existed) takes 1.
 func TestShareFactor(t *testing.T) {
 	shm, _ := ParseNetwork("shm")
 	prof := func(f float64) *Profile {
@@ -677,7 +677,7 @@ func TestShareFactor(t *testing.T) {
 
 // TestHaloRate: the cut-edge products go at the profile's HaloGUPS when
 // every row rate has it (interpolated in log width), else at the
-// aggregation rate, as before the fourth pass.
+// aggregation rate, as profiles without the rate are charged.
 func TestHaloRate(t *testing.T) {
 	r := flatProfile().Rates[0]
 	r.Exchange = &ExchangeRates{Rows: 100, Peers: 1, Quant: r.Quant,

@@ -450,7 +450,7 @@ func (p *predictor) sharedWall(cpu, local float64, d int) (wall, left float64) {
 			// the post lines them up): the window cannot take less than
 			// its CPU, local + driver's work. A measured factor below 1
 			// saw free cores: bench profile's copies ran their windows
-			// out of step before the fifth pass. With more threads a
+			// out of step (profiles measured without --lockstep). With more threads a
 			// factor below 1 can be real (the parts alone leave threads
 			// idle), so it stays.
 			f = max(1, f)

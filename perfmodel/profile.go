@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/supergcn/supergcn/internal/container"
@@ -94,7 +93,7 @@ type ExchangeRates struct {
 	RowRates []RowRate `json:"row_rates"`
 	// Quant: the codec on those buffers, per peer block, GB/s of fp32 rows.
 	Quant []QuantRate `json:"quant"`
-	// ShareFactor (optional, since the third pass; 0: none measured, taken
+	// ShareFactor (optional; 0: none measured, taken
 	// as 1): the exchange's shared window as train runs it without a spare
 	// core, the local product on its own goroutine while the driver encodes
 	// the send blocks, GOMAXPROCS threads+1, every copy at once. It is the
@@ -120,7 +119,7 @@ func (x *ExchangeRates) Share() float64 {
 // RowRate is the row gather into the send buffer and the scatter-add of
 // the receive buffer at one width, GB/s of fp32 rows moved.
 //
-// HaloGUPS (optional, since the fourth pass; 0: not measured) is the rate
+// HaloGUPS (optional; 0: not measured) is the rate
 // of the cut-edge products, in 1e9 entry·values per second: entries that
 // read a row at a random position of an exchange buffer (the receive
 // buffer in the forward halo product H, the send buffer in the backward
@@ -171,10 +170,13 @@ type QuantRate struct {
 	DecodeGBs float64 `json:"decode_gbs"`
 }
 
+// maxProfileBytes bounds a profile file (they are a few kB).
+const maxProfileBytes = 64 << 20
+
 // LoadProfile reads and validates a profile JSON file. Malformed JSON is
 // reported at its line and column.
 func LoadProfile(path string) (*Profile, error) {
-	b, err := os.ReadFile(path)
+	b, err := container.ReadInput(path, maxProfileBytes, "machine profile")
 	if err != nil {
 		return nil, err
 	}

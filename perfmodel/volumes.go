@@ -3,7 +3,6 @@ package perfmodel
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/exchange"
@@ -63,7 +62,7 @@ func (v *Volumes) Write(path string) error {
 // ReadVolumes reads and checks a file Volumes.Write wrote; it never plans
 // (NodeVolumes of a layout the file lacks is an error).
 func ReadVolumes(path string) (*Volumes, error) {
-	b, err := os.ReadFile(path)
+	b, err := container.ReadInput(path, 1<<30, "volumes file")
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local node order (train --node-order, issue 15): the aggregation kernel under each order (supergcn bench order) and
+# Local node order (train --node-order): the aggregation kernel under each order (supergcn bench order) and
 # the GCN 2×128 and SAGE 3×256 LayerNorm epochs with and without the reordering, one process, T threads, on one
 # generated graph. Writes to $OUT: info.txt, order.txt (+ order.jsonl), metrics_<model>_<order>.jsonl,
 # train_<model>_<order>.txt, epochs.csv (medians of epochs 2..EPOCHS) and summary.md.

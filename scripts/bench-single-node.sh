@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One node at the hardware's limit (issue 15): supergcn GCN 2×128 and SAGE 3×256 LayerNorm against the plain-PyTorch
+# One node at the hardware's limit: supergcn GCN 2×128 and SAGE 3×256 LayerNorm against the plain-PyTorch
 # trainer (bench/train_torch.py) on the same generated graph, one process, T threads; dense GEMMs against torch.mm.
 # Writes to $OUT: info.txt, gemm_supergcn.csv, gemm_torch.csv, gemm.csv, metrics_<model>.jsonl, torch_<model>.json,
 # time_* (GNU time -v, or scripts/peak-rss.py where it is missing: peak RSS, CPU seconds), epochs.csv (median epoch s

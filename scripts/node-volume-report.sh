@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inter-node volume of the flat vs the two-level exchange (issue 16):
+# Inter-node volume of the flat vs the two-level exchange:
 # `supergcn stats PDIR --ranks-per-node K --json` on METIS partitions of
 # dblp-2010 (16 synthetic features) and of a products-scale graph
 # (`supergcn gen --spec products`, ogbn-products' size), for every part count

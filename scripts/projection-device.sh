@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device half of issue 17 (run on the lent box; each STEP < 10 min):
+# Measures a 16-core box for the performance model (each STEP < 10 min):
 #
 #   STEP=profile  the box's machine profile: supergcn bench profile (kernel rates with the node full, with one
 #                 copy (--loads 1), and the exchange pattern), then the intra-node link measured by
@@ -35,7 +35,7 @@ mkdir -p "$OUT" "$WORK"
 export BIN
 profile() {
   # shellcheck disable=SC2086
-  "$BIN" bench profile --out "$WORK/profile-box.json" --name "lent-box-$(nproc)c" ${PROFILE_FLAGS:-}
+  "$BIN" bench profile --out "$WORK/profile-box.json" --name "box-$(nproc)c" ${PROFILE_FLAGS:-}
   if [ "${INTRA:-1}" != 0 ]; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
       mpirun --bind-to none -np "$(nproc)" "$BIN" bench alltoall --rows "${INTRA_ROWS:-43000}" --width "${INTRA_WIDTH:-100}" \
@@ -45,8 +45,8 @@ profile() {
 }
 recheck() {
   PROFILE=${PROFILE:-$WORK/profile-box.json} VOLUMES=docs/data/volumes-products-p16.json OUT=$OUT/recheck \
-    scripts/validate-model.sh docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv \
-    docs/data/bench-cluster-np16.csv docs/data/bench-cluster-np16-4x4-twolevel.csv docs/data/bench-cluster-np16-2x8-twolevel.csv
+    scripts/validate-model.sh docs/data/bench-cluster-np16-prescott-gcn.csv docs/data/bench-cluster-np16-prescott-gcn-intn.csv \
+    docs/data/bench-cluster-np16-prescott-sage.csv docs/data/bench-cluster-np16-prescott-4x4-twolevel.csv docs/data/bench-cluster-np16-prescott-2x8-twolevel.csv
 }
 validate() {
   PROFILE=${PROFILE:-$WORK/profile-box.json}

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
@@ -135,7 +135,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 // LoadCheckpoint reads a checkpoint written by SaveCheckpoint (version 2)
 // or by an older build (version 1: no training state), verifying it.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
-	b, err := os.ReadFile(path)
+	b, err := container.ReadInput(path, sysmem.Limit(), "checkpoint in this process's memory")
 	if err != nil {
 		return nil, err
 	}

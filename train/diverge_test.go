@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -173,7 +173,7 @@ func TestMetricsAppendDropsPartialLine(t *testing.T) {
 // On a full disk a metrics line is written whole or not at all: the file
 // keeps only complete lines, and the error says why.
 func TestMetricsFullDiskKeepsCompleteLines(t *testing.T) {
-	dir := testdata.SmallDisk(t, 8192)
+	dir := testdataset.SmallDisk(t, 8192)
 	path := filepath.Join(dir, "m.jsonl")
 	w, err := newMetricsWriter(path, false)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
@@ -27,7 +27,7 @@ var (
 // cora loads the shared Cora dataset once, row-normalised as Kipf & Welling.
 func cora(t testing.TB) *graph.Dataset {
 	t.Helper()
-	dir := testdata.Dataset(t, "cora")
+	dir := testdataset.Dataset(t, "cora")
 	coraOnce.Do(func() {
 		coraDS, coraErr = graph.Load(dir, graph.LoadOptions{})
 		if coraErr == nil {

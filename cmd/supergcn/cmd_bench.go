@@ -122,7 +122,8 @@ func benchAggr(args []string) error {
 	nodes := fs.Int("nodes", 200_000, "nodes of a random/powerlaw graph")
 	edges := fs.Int64("edges", 4_000_000, "edges of a random/powerlaw graph")
 	width := fs.Int("width", 128, "feature width F")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "worker threads")
+	threads := new(int)
+	threadsVar(fs, threads)
 	reps := fs.Int("reps", 5, "timed repetitions per operator (after one warm-up); the median is reported")
 	kernel := fs.String("kernel", "", "kernel: "+strings.Join(aggr.Kernels(), "|")+" (default $SUPERGCN_KERNEL, else the best)")
 	opsArg := fs.String("ops", strings.Join(aggrOps, ","), "operators to run")
@@ -133,8 +134,8 @@ func benchAggr(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *width < 1 || *threads < 1 || *reps < 1 {
-		return usageError{"--width, --threads and --reps must be ≥ 1"}
+	if *width < 1 || *reps < 1 {
+		return usageError{"--width and --reps must be ≥ 1"}
 	}
 	ops := strings.Split(*opsArg, ",")
 	for _, o := range ops {
@@ -142,7 +143,9 @@ func benchAggr(args []string) error {
 			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(aggrOps, ","))}
 		}
 	}
-	setThreadBudget(*threads)
+	if err := setAloneThreads(threads); err != nil {
+		return err
+	}
 	eng, err := aggr.New(*threads, *kernel)
 	if err != nil {
 		return kernelError(err)
@@ -350,17 +353,20 @@ func gcnWeights(a *graph.CSR) *graph.CSR {
 
 func benchStream(args []string) error {
 	fs := newFlagSet("bench stream", "[flags]")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "threads")
+	threads := new(int)
+	threadsVar(fs, threads)
 	mib := fs.Int("mib", 128, "MiB per array (three arrays; keep ≫ the last-level cache)")
 	reps := fs.Int("reps", 5, "repetitions (best reported)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *threads < 1 || *mib < 1 || *reps < 1 {
-		return usageError{"--threads, --mib and --reps must be ≥ 1"}
+	if *mib < 1 || *reps < 1 {
+		return usageError{"--mib and --reps must be ≥ 1"}
 	}
-	setThreadBudget(*threads)
+	if err := setAloneThreads(threads); err != nil {
+		return err
+	}
 	r := measure.Stream(*threads, *mib, *reps)
 	if *asJSON {
 		b, _ := json.Marshal(map[string]any{"op": "stream", "threads": *threads, "mib": *mib,

@@ -16,21 +16,23 @@ func init() {
 		func(args []string) error { return cmdConvert(args, os.Stdout) })
 }
 
-const convertSynopsis = "--data PATH [--format F] [--split NAME] [--symmetrize] [--dedup] [--remove-self-loops] " +
+const convertSynopsis = "--data PATH [--format F] [--split NAME|random:TRAIN,VALID] [--split-files DIR] [--symmetrize] [--dedup] [--remove-self-loops] " +
 	"[--synthetic-features DIM --classes C] --out FILE.sgb"
 
 // convertFlags are the flags of `supergcn convert`.
 type convertFlags struct {
-	data, format, split, features, labels, out string
-	symmetrize, dedup, removeSelfLoops         bool
-	synthFeat, classes                         int
-	seed                                       uint64
+	data, format, split, splitFiles, out string
+	features, labels                     string
+	symmetrize, dedup, removeSelfLoops   bool
+	synthFeat, classes                   int
+	seed                                 uint64
 }
 
 func (c *convertFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.data, "data", "", "input: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (required)")
+	fs.StringVar(&c.data, "data", "", "input: OGB-layout directory (CSV or npz), PyG-style .npz file, edge-list file, METIS graph file or supergcn binary file (required)")
 	fs.StringVar(&c.format, "format", "auto", "input format: "+strings.Join(graph.Formats(), "|"))
-	fs.StringVar(&c.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
+	fs.StringVar(&c.split, "split", "", splitHelp)
+	fs.StringVar(&c.splitFiles, "split-files", "", splitFilesHelp)
 	fs.StringVar(&c.features, "features", "", "node features from a .npy file (N×F), overriding the input's")
 	fs.StringVar(&c.labels, "labels", "", "node labels from a .npy file (N), overriding the input's")
 	fs.BoolVar(&c.symmetrize, "symmetrize", false, "make the graph undirected: add every reverse edge, merge duplicates")
@@ -65,7 +67,7 @@ func cmdConvert(args []string, out io.Writer) error {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
 	t0 := time.Now()
-	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, Features: c.features, Labels: c.labels})
+	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels})
 	if err != nil {
 		return err
 	}

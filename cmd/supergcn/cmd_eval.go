@@ -18,7 +18,8 @@ func cmdEval(args []string) error {
 	var d dataFlags
 	d.register(fs, "score on")
 	model := fs.String("model", "", "model file written by supergcn train --save")
-	threads := fs.Int("threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
+	threads := new(int)
+	threadsVar(fs, threads)
 	kernel := fs.String("kernel", "", kernelHelp)
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	predictions := fs.String("predictions", "", "write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id)")
@@ -58,7 +59,11 @@ func cmdEval(args []string) error {
 	}
 	return w.finish(func() error {
 		c := w.comm
-		th := setThreadBudget(*threads)
+		th, _, err := jobThreads(c, *threads, rank0Stderr(c))
+		if err != nil {
+			return err
+		}
+		setThreadBudget(th)
 		s, err := d.loadShard(c, w, nil)
 		if err != nil {
 			return err

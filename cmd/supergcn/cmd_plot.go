@@ -13,12 +13,27 @@ func init() {
 }
 
 func cmdPlot(args []string) error {
-	fs := newFlagSet("plot", "(FILE.jsonl... | --bench RESULTS.csv) --out DIR")
+	fs := newFlagSet("plot", "(FILE.jsonl... | --bench RESULTS.csv | --layouts LAYOUTS.csv | --partition-scaling RESULTS.csv) --out DIR")
 	out := fs.String("out", "", "directory for the PNG files (created if missing)")
 	bench := fs.String("bench", "", "draw scripts/bench-cluster.sh's results.csv: epoch time per link and exchange, one PNG per model")
 	partScale := fs.String("partition-scaling", "", "draw scripts/bench-partition-scaling.sh's results.csv: time and max per-rank peak RSS against the ranks")
+	layouts := fs.String("layouts", "", "draw scripts/bench-layouts.sh's layouts.csv: epoch time per ranks × threads layout and exchange, one PNG per model and link")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
+		return err
+	}
+	if *layouts != "" {
+		if *out == "" || *bench != "" || *partScale != "" || len(files) > 0 {
+			return usageError{"--layouts: give only the layouts.csv and --out DIR"}
+		}
+		rows, err := plots.ReadLayouts(*layouts)
+		if err != nil {
+			return err
+		}
+		written, err := plots.Layouts(*out, rows)
+		for _, w := range written {
+			fmt.Fprintln(os.Stdout, w)
+		}
 		return err
 	}
 	if *partScale != "" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/plots"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
@@ -54,7 +55,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	bitsArg := fs.String("bits", "auto", "bits per boundary value forward: 32|8|4|2|auto (as train: 2 with several ranks, else 32), or a comma-separated list")
 	fs.IntVar(&cfg.BackwardBits, "bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	fs.IntVar(&cfg.EvalBits, "eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
-	fs.BoolVar(&cfg.EvalCache, "eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: binaries before it")
+	fs.BoolVar(&cfg.EvalCache, "eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: aggregate them again, as a binary without that reuse does")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	cfg.Params = quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&cfg.Params))
@@ -319,7 +320,7 @@ func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, std
 	series := map[key][]pt{}
 	var order []key
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := container.ReadInput(f, 1<<30, "predictions file")
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
@@ -32,7 +33,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	stopRequested, release := stopRequests(a.stopAfter)
+	stopRequested, release := stopRequests(a.stopAfter, launchedByMPI())
 	defer release()
 	a.cfg.Stop = stopRequested
 	a.cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: a.d.describe()}
@@ -78,7 +79,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.BoolVar(&cfg.Decoupled, "adamw", false, "decoupled weight decay (AdamW)")
 	fs.IntVar(&cfg.Epochs, "epochs", 200, "epochs")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
-	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
+	threadsVar(fs, &cfg.Threads)
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.NodeOrder, "node-order", partition.DefaultOrder, "order of each rank's nodes in memory, for cache reuse in the aggregation: "+strings.Join(partition.NodeOrders(), "|")+" (given: ascending global id, as stored; degree: most-gathered first; rcm: reverse Cuthill-McKee; cluster: label-propagation clusters, hubs first within each); results are the same up to float summation order")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
@@ -147,8 +148,6 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("weight-decay", "%g, need a finite value ≥ 0", cfg.WeightDecay)
 	case cfg.Epochs < 0:
 		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
-	case cfg.Threads < 0:
-		return bad("threads", "%d, need ≥ 0 (0: the cores of this rank)", cfg.Threads)
 	case !(cfg.LabelProp >= 0 && cfg.LabelProp < 1):
 		return bad("label-prop", "%g is not in [0, 1)", cfg.LabelProp)
 	}
@@ -186,15 +185,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("save-every", "needs --save FILE")
 	}
 	if cfg.ResumePath != "" {
-		f, err := os.Open(cfg.ResumePath)
-		if err == nil {
-			var st os.FileInfo
-			if st, err = f.Stat(); err == nil && st.IsDir() {
-				err = fmt.Errorf("%s is a directory", cfg.ResumePath)
-			}
-			f.Close()
-		}
-		if err != nil {
+		if err := container.CheckInput(cfg.ResumePath); err != nil {
 			return bad("resume", "%v", err)
 		}
 	}
@@ -318,7 +309,12 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	if bits.intra == "auto" {
 		cfg.IntraBits = 32
 	}
-	cfg.Threads = setThreadBudget(cfg.Threads)
+	auto := cfg.Threads == 0
+	th, why, err := jobThreads(c, cfg.Threads, rank0Stderr(c))
+	if err != nil {
+		return err
+	}
+	cfg.Threads = setThreadBudget(th)
 	if c.Size() > 1 {
 		// One more processor than the budget for the exchange's driver: it
 		// encodes, posts, polls MPI every 50 µs and decodes while the local
@@ -335,8 +331,8 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		return err
 	}
 	if dataLog != nil {
-		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d (eval %d), label-prop %g\n",
-			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
+		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads%s, kernel %s, blas %s, aggr-mode %s, bits %d/%d (eval %d), label-prop %g\n",
+			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, autoNote(auto, why), kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.EvalBits, cfg.LabelProp)
 		if cfg.Model.Precision == "bf16" {
 			fmt.Fprintf(log, "train: dense products in bf16: %s\n", dense.BF16Kernel())

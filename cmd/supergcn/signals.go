@@ -17,9 +17,12 @@ const exitStopped = 75
 
 // stopRequests turns SIGTERM and SIGUSR1 (and, with after > 0, the end of
 // that duration) into a stop request that training polls once per epoch.
-// A second signal ends the process at once. The returned func releases
-// the signals and the timer.
-func stopRequests(after time.Duration) (requested func() bool, release func()) {
+// A second signal ends the process at once. With quiet (an MPI rank) the
+// first signal prints nothing: the launcher forwards a user's signal to
+// every rank, and MPI_Abort, after another rank failed with its own
+// message, signals the rest; rank 0 reports the agreed stop. The returned
+// func releases the signals and the timer.
+func stopRequests(after time.Duration, quiet bool) (requested func() bool, release func()) {
 	var stop atomic.Bool
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGUSR1)
@@ -43,11 +46,15 @@ func stopRequests(after time.Duration) (requested func() bool, release func()) {
 				}
 			case s := <-sigs:
 				if stop.Swap(true) {
-					fmt.Fprintf(os.Stderr, "supergcn: second signal (%v): exiting now\n", s)
+					if !quiet {
+						fmt.Fprintf(os.Stderr, "supergcn: second signal (%v): exiting now\n", s)
+					}
 					signal.Stop(sigs)
 					os.Exit(128 + int(s.(syscall.Signal)))
 				}
-				fmt.Fprintf(os.Stderr, "supergcn: %v: stopping after this epoch with a checkpoint (a second signal exits at once)\n", s)
+				if !quiet {
+					fmt.Fprintf(os.Stderr, "supergcn: %v: stopping after this epoch with a checkpoint (a second signal exits at once)\n", s)
+				}
 			}
 		}
 	}()

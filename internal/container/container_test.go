@@ -197,3 +197,13 @@ func TestWriteFile(t *testing.T) {
 	}
 	noTmp(t, dir)
 }
+
+func TestCombineChecksum(t *testing.T) {
+	b := []byte("the quick brown fox jumps over the lazy dog, 0123456789 times over")
+	for _, cut := range []int{0, 1, 7, 33, len(b) - 1, len(b)} {
+		a, c := b[:cut], b[cut:]
+		if got, want := CombineChecksum(Checksum(a), Checksum(c), int64(len(c))), Checksum(b); got != want {
+			t.Errorf("cut %d: combined %08x, want %08x", cut, got, want)
+		}
+	}
+}

@@ -149,3 +149,53 @@ func ReadSection[T Fixed](r *Reader, tag uint32, name string, count int64) ([]T,
 	}
 	return s, nil
 }
+
+// CombineChecksum returns the CRC32-C of the concatenation A‖B from crcA =
+// Checksum(A), crcB = Checksum(B) and lenB = len(B), without the bytes
+// (zlib's crc32_combine over GF(2)): readers that each checksum their own
+// byte range of a section can verify the section's stored checksum together.
+func CombineChecksum(crcA, crcB uint32, lenB int64) uint32 {
+	if lenB <= 0 {
+		return crcA
+	}
+	var even, odd [32]uint32
+	odd[0] = 0x82f63b78 // reflected Castagnoli polynomial: one zero bit
+	for n, row := 1, uint32(1); n < 32; n, row = n+1, row<<1 {
+		odd[n] = row
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four zero bits
+	for {
+		gf2Square(&even, &odd)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&even, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&odd, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+	}
+	return crcA ^ crcB
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for n := range mat {
+		square[n] = gf2Times(mat, mat[n])
+	}
+}

@@ -3,15 +3,15 @@ package plots
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
-	"os"
 	"strconv"
 )
 
 // readResultsFile opens path and hands it to read, which names path in its
 // errors.
 func readResultsFile[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

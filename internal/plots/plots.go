@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"image/color"
 	"io"
 	"os"
@@ -50,7 +51,7 @@ var notBreakdown = map[string]bool{"epoch_s": true, "total_s": true, "plan_s": t
 
 // Read reads a metrics file. Bad lines are errors naming file:line.
 func Read(path string) (*Run, error) {
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

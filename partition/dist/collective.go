@@ -27,6 +27,11 @@ type AgreedError struct{ Err error }
 func (e *AgreedError) Error() string { return e.Err.Error() }
 func (e *AgreedError) Unwrap() error { return e.Err }
 
+// Agree is agree for callers outside the package: after a stage that can
+// fail on some ranks only (reading their parts), every rank learns of the
+// lowest failing rank's error, which that rank reports alone.
+func Agree(c comm.Comm, err error) error { return agree(c, err) }
+
 // agree is collective: it returns nil on every rank when err is nil on
 // every rank. Otherwise the lowest failing rank gets its own err back and
 // every other rank a *PeerError carrying that rank's message, so no rank

@@ -12,6 +12,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -280,6 +281,47 @@ func TestMetisByRanges(t *testing.T) {
 		}
 		if _, serr := graph.Load(bad, graph.LoadOptions{}); serr == nil {
 			t.Errorf("%s: the serial loader accepts it", name)
+		}
+	}
+}
+
+// TestBinaryChecksumsAcrossRanks: one flipped feature bit of a binary
+// dataset fails the distributed read on every rank (each rank checksums
+// only its share; the shares' CRCs are combined).
+func TestBinaryChecksumsAcrossRanks(t *testing.T) {
+	ds := genDataset(t, 300)
+	path := filepath.Join(t.TempDir(), "d.sgb")
+	if err := graph.WriteBinary(path, ds); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{1, 3} {
+		if err := comm.RunGroup(p, func(c comm.Comm) error { _, err := Read(c, Source{Path: path}); return err }); err != nil {
+			t.Fatalf("intact file at %d ranks: %v", p, err)
+		}
+	}
+	row := container.AsBytes(ds.X[150*ds.FeatDim : 151*ds.FeatDim])
+	at := bytes.Index(b, row)
+	if at < 0 || bytes.Index(b[at+1:], row) >= 0 {
+		t.Fatal("feature row 150 not found once in the file")
+	}
+	b[at+1] ^= 0x01
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{1, 3} {
+		errs := make([]error, p)
+		comm.RunGroup(p, func(c comm.Comm) error {
+			_, errs[c.Rank()] = Read(c, Source{Path: path})
+			return nil
+		})
+		for r, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), path+": section x: checksum mismatch") {
+				t.Errorf("%d ranks, rank %d: %v, want a checksum mismatch in section x", p, r, err)
+			}
 		}
 	}
 }

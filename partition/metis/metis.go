@@ -8,14 +8,22 @@ package metis
 typedef char sgcn_idx_t_is_int32[(sizeof(idx_t) == 4) ? 1 : -1];
 typedef char sgcn_real_t_is_float[(sizeof(real_t) == 4) ? 1 : -1];
 
+void sgcn_sig_enter(void);
+int sgcn_sig_leave(void);
+
+// sgcn_metis_kway runs METIS_PartGraphKway with signals held back
+// (sigdefer.go); *deferred is the signal that arrived meanwhile, or 0.
 static int sgcn_metis_kway(idx_t nvtxs, idx_t ncon, idx_t *xadj, idx_t *adjncy,
-		idx_t *vwgt, idx_t nparts, real_t *ubvec, idx_t seed, idx_t *objval, idx_t *part) {
+		idx_t *vwgt, idx_t nparts, real_t *ubvec, idx_t seed, idx_t *objval, idx_t *part, int *deferred) {
 	idx_t options[METIS_NOPTIONS];
 	METIS_SetDefaultOptions(options);
 	options[METIS_OPTION_SEED] = seed;
 	options[METIS_OPTION_NUMBERING] = 0;
-	return METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, NULL,
+	sgcn_sig_enter();
+	int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, NULL,
 		&nparts, NULL, ubvec, options, objval, part);
+	*deferred = sgcn_sig_leave();
+	return rc;
 }
 */
 import "C"
@@ -71,8 +79,10 @@ func Metis(g *graph.CSR, parts int, o Options) ([]int32, error) {
 		vw = (*C.idx_t)(&vwgt[0])
 	}
 	var objval C.idx_t
+	var deferred C.int
 	rc := C.sgcn_metis_kway(C.idx_t(n), C.idx_t(ncon), (*C.idx_t)(&xadj[0]), (*C.idx_t)(&adj[0]),
-		vw, C.idx_t(parts), &ubvec[0], C.idx_t(int32(o.Seed)), &objval, (*C.idx_t)(&owner[0]))
+		vw, C.idx_t(parts), &ubvec[0], C.idx_t(int32(o.Seed)), &objval, (*C.idx_t)(&owner[0]), &deferred)
+	redeliver(deferred)
 	if rc != C.METIS_OK {
 		hint := ""
 		if rc == C.METIS_ERROR && ncon > 1 {

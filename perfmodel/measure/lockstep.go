@@ -18,7 +18,7 @@ import (
 // copy is. So the copies time the same pass at once, as the ranks of a node
 // run the same phase at once in train (every exchange lines them up). Out
 // of step, a copy timing a memory-bound pass shares the node with copies in
-// other passes, and the shared window finds free cores (before the
+// other passes, and the shared window finds free cores (without the
 // lockstep: factors of 0.76 and 0.83 with 16 one-thread copies on 16
 // cores, below the 1 that full cores allow). A nil Stepper, or one whose
 // parent stopped stepping, does not wait.

@@ -1,0 +1,121 @@
+package main
+
+// Inputs and outputs that are not what they claim to be: special files in
+// place of inputs, outputs naming inputs, sizes beyond reason. Each must end
+// with one line and a non-zero exit, quickly, with nothing half-written.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/supergcn/supergcn/internal/testdataset"
+)
+
+// TestCLISpecialFiles: a named pipe or a device given as any input is
+// refused before it is read (a FIFO would block forever, /dev/zero never
+// ends).
+func TestCLISpecialFiles(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	const pipe, dev = "a named pipe (FIFO), not a regular file", "/dev/zero: a character device, not a regular file"
+	out := filepath.Join(dir, "out")
+	for _, c := range []badCase{
+		{name: "train --data fifo", args: []string{"train", "--data", fifo}, want: pipe},
+		{name: "train --data /dev/zero", args: []string{"train", "--data", "/dev/zero"}, want: dev},
+		{name: "train --features fifo", args: []string{"train", "--data", cora, "--features", fifo}, want: pipe},
+		{name: "train --labels /dev/zero", args: []string{"train", "--data", cora, "--labels", "/dev/zero"}, want: dev},
+		{name: "train --resume fifo", args: []string{"train", "--data", cora, "--resume", fifo}, want: pipe},
+		{name: "train --resume /dev/zero", args: []string{"train", "--data", cora, "--resume", "/dev/zero"}, want: dev},
+		{name: "eval --model fifo", args: []string{"eval", "--data", cora, "--model", fifo}, want: pipe},
+		{name: "eval --model /dev/zero", args: []string{"eval", "--data", cora, "--model", "/dev/zero"}, want: dev},
+		{name: "convert --data /dev/zero", args: []string{"convert", "--data", "/dev/zero", "--out", out}, want: dev},
+		{name: "partition ldg --data fifo", args: []string{"partition", "--data", fifo, "--method", "ldg", "--parts", "2", "--out", out}, want: pipe},
+		{name: "predict --profile fifo", args: []string{"predict", "--profile", fifo, "--partitions", dir, "--network", "10gbit"}, want: pipe},
+		{name: "predict --profile /dev/zero", args: []string{"predict", "--profile", "/dev/zero", "--partitions", dir, "--network", "10gbit"}, want: dev},
+		{name: "plot fifo", args: []string{"plot", fifo, "--out", out}, want: pipe},
+	} {
+		expectQuickFailure(t, c)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an output was written: %v", err)
+	}
+}
+
+// expectQuickFailure is expectCleanFailure within 30 s (the special-file
+// cases used to block forever or run until memory ran out).
+func expectQuickFailure(t *testing.T, c badCase) {
+	t.Helper()
+	r := runEnv(t, 30*time.Second, c.env, c.args...)
+	checkCleanFailure(t, c, r)
+}
+
+// flipByte flips one bit of the byte at offset at of path (negative: from
+// the end).
+func flipByte(t *testing.T, path string, at int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at < 0 {
+		at += len(b)
+	}
+	b[at] ^= 0x08
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMPIDamagedInputs: a flipped feature bit of a .sgb fails the
+// distributed readers (partition and train under mpirun) as it fails the
+// serial one; a damaged part file read by one rank ends the job with that
+// rank's one error line and nothing from the others.
+func TestMPIDamagedInputs(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if r := run(t, 2*time.Minute, nil, "convert", "--data", cora, "--out", p("c.sgb")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, 2*time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--out", p("parts")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	// Cora's features are the bulk of the file: a byte past the middle is one.
+	st, _ := os.Stat(p("c.sgb"))
+	flipByte(t, p("c.sgb"), int(st.Size()*3/5))
+	flipByte(t, p("parts/part-00001.bin"), -1000)
+	for _, c := range []struct {
+		np   int
+		args []string
+		want string
+	}{
+		{3, []string{"partition", "--data", p("c.sgb"), "--parts", "3", "--method", "parmetis", "--out", p("out")}, "section x: checksum mismatch"},
+		{3, []string{"partition", "--data", p("c.sgb"), "--parts", "3", "--method", "ldg", "--out", p("out")}, "section x: checksum mismatch"},
+		{2, []string{"train", "--data", p("c.sgb"), "--epochs", "1", "--quiet"}, "section x: checksum mismatch"},
+		{2, []string{"train", "--partitions", p("parts"), "--epochs", "3", "--quiet"}, "part-00001.bin"},
+	} {
+		r := run(t, 2*time.Minute, mpirun(t, c.np), c.args...)
+		ours := 0
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(line, "supergcn") {
+				ours++
+			}
+		}
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "stopping after this epoch") || goroutineTrace.MatchString(r.stderr) {
+			t.Errorf("%v: exit %d, want one error with %q\nstderr:\n%s", c.args, r.code, c.want, r.stderr)
+		} else if ours != 1 {
+			t.Errorf("%v: %d lines of ours, want 1\nstderr:\n%s", c.args, ours, r.stderr)
+		}
+	}
+	if _, err := os.Stat(p("out")); !os.IsNotExist(err) {
+		t.Errorf("a partition of damaged data was written: %v", err)
+	}
+}
