@@ -19,7 +19,7 @@ func Time(before, fn func(), reps int) (median, minimum float64) {
 		before()
 		t := time.Now()
 		fn()
-		ts[i] = float64(time.Since(t).Nanoseconds()) / 1e6
+		ts[i] = ms(time.Since(t))
 	}
 	sort.Float64s(ts)
 	median = ts[reps/2]
