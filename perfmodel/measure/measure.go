@@ -207,20 +207,11 @@ func quantRates(r *perfmodel.Rates, t int, sz Sizes, st *Stepper, f filler) erro
 			if err != nil {
 				return err
 			}
-			x, y := f.fill(dense.New(rows, w)), dense.New(rows, w)
-			d, p := c.Size(rows, w)
-			buf := make([]byte, d+p)
-			seed := uint64(0)
+			x := f.fill(dense.New(rows, w))
 			runtime.GC()
-			enc := st.timeStep(func() { seed++; c.Encode(buf, x.Data, rows, w, seed) }, sz.Reps)
-			var derr error
-			dec := st.timeStep(func() {
-				if err := c.Decode(y.Data, buf, rows, w); err != nil {
-					derr = err
-				}
-			}, sz.Reps)
-			if derr != nil {
-				return derr
+			enc, dec, _, err := Codec(c, x.Data, rows, w, sz.Reps, st.Sync)
+			if err != nil {
+				return err
 			}
 			gb := float64(rows) * float64(w) * 4 / 1e9
 			r.Quant = append(r.Quant, perfmodel.QuantRate{Bits: b, Width: w, EncodeGBs: gb / (enc / 1e3), DecodeGBs: gb / (dec / 1e3)})
