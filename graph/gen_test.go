@@ -17,8 +17,9 @@ func TestParseGenSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := GenSpec{Name: "x", Nodes: 100000, Degree: 20, Classes: 8, Communities: 16, Feat: 64, Homophily: 0.7,
-		PowerLaw: 2.2, MaxDegree: 500, Noise: 2.5, Train: 0.1, Valid: 0.1, Test: 0.2, Seed: 9, Threads: 3}
+	want := GenSpec{Name: "x", Model: "sbm", Nodes: 100000, Degree: 20, Classes: 8, Communities: 16, Feat: 64, Homophily: 0.7,
+		PowerLaw: 2.2, MaxDegree: 500, Noise: 2.5, Train: 0.1, Valid: 0.1, Test: 0.2, Seed: 9, Threads: 3,
+		Hier: DefaultSpec.Hier}
 	if s != want {
 		t.Fatalf("parsed %+v\nwant   %+v", s, want)
 	}
@@ -27,8 +28,8 @@ func TestParseGenSpec(t *testing.T) {
 	if err != nil || back != want {
 		t.Fatalf("String round trip: %+v, %v", back, err)
 	}
-	s, err = ParseGenSpec("products,seed=7")
-	if err != nil || s.Nodes != 2449029 || s.Classes != 47 || s.Seed != 7 {
+	s, err = ParseGenSpec("sbm-products,seed=7")
+	if err != nil || s.Model != "sbm" || s.Nodes != 2449029 || s.Classes != 47 || s.Seed != 7 {
 		t.Fatalf("preset: %+v, %v", s, err)
 	}
 	for _, c := range []struct{ spec, key string }{
@@ -44,6 +45,23 @@ func TestParseGenSpec(t *testing.T) {
 		{"noise=-1", "noise"},
 		{"bogus", `"bogus"`},
 		{"nodes=100,degree=100", "degree"},
+		{"model=tree", "model"},
+		{"levels=3", "levels"}, // a model=hier key in an sbm spec
+		{"products,homophily=0.5", "homophily"},
+		{"products,levels=0", "levels"},
+		{"products,levels=9", "levels"},
+		{"products,commsize=1", "commsize"},
+		{"products,branch=0", "branch"},
+		{"products,top=0", "top"},
+		{"products,mixing=1.1", "mixing"},
+		{"products,mixing=NaN", "mixing"},
+		{"products,spread=0", "spread"},
+		{"products,inherit=-0.1", "inherit"},
+		{"products,labelnoise=2", "labelnoise"},
+		{"products,nuisance=-1", "nuisance"},
+		{"products,classskew=5", "classskew"},
+		{"products,order=sorted", "order"},
+		{"nodes=10,sbm", `"sbm"`},
 	} {
 		_, err := ParseGenSpec(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.key) || strings.Contains(err.Error(), "\n") {

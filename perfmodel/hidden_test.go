@@ -18,7 +18,7 @@ import (
 // twice in training (with dropout) and ½·128 000 / 2 G in evaluation.
 func TestHiddenStage(t *testing.T) {
 	net, _ := ParseNetwork("shm")
-	cfg := Config{Model: gcn(), Mode: exchange.ModeHybrid, Bits: 32, Threads: 1, RanksPerNode: 1, EvalEvery: 1}
+	cfg := Config{Model: gcn(), Mode: exchange.ModeHybrid, Threads: 1, RanksPerNode: 1, EvalEvery: 1}
 	sep, err := Predict(twoRanks(), flatProfile(), net, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // scaledProfile has entries for 1, 2 and 4 threads of a 4-core node, each
@@ -93,7 +94,7 @@ func TestLayoutPlan(t *testing.T) {
 			t.Errorf("%d×%d: %v s more than 4×1, want %v", want.RanksPerNode, want.Threads, d, w)
 		}
 		v, _ := splitVolumes(want.RanksPerNode)
-		pr, err := Predict(v.Ranks, lp.Sweep.Profiles[0], shm, Config{Model: m, Mode: exchange.ModeHybrid, Bits: []int{32, 2, 2}[i],
+		pr, err := Predict(v.Ranks, lp.Sweep.Profiles[0], shm, Config{Model: m, Mode: exchange.ModeHybrid, Wire: quant.Wires{quant.Forward: {Bits: []int{32, 2, 2}[i]}},
 			Threads: want.Threads, RanksPerNode: want.RanksPerNode, CoresPerNode: 4})
 		if err != nil || pr.EpochS != r.EpochS {
 			t.Errorf("%d×%d: %v s, Predict says %v (%v)", want.RanksPerNode, want.Threads, r.EpochS, pr.EpochS, err)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Hardware is a node described by published figures, from which
@@ -125,7 +127,7 @@ func FromHardware(h Hardware) *Profile {
 				}
 			}
 		}
-		for _, b := range []int{2, 4, 8} {
+		for _, b := range quant.QuantisedWidths() {
 			for _, w := range profileWidths {
 				enc := math.Min(float64(t)*h.GHz*h.EncodeBytesPerCycle, stream)
 				dec := math.Min(float64(t)*h.GHz*h.DecodeBytesPerCycle, stream)

@@ -4,6 +4,7 @@ import (
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Defaults of a prediction where the partition does not say: the input
@@ -14,8 +15,8 @@ const (
 	DefaultClasses = 47
 )
 
-// AutoBits in Sweep.Bits is train's default width: 2 bits with several
-// ranks, fp32 (32) with one.
+// AutoBits in Sweep.Bits is train's default width (--bits auto): 2 bits
+// with several ranks, fp32 with one.
 const AutoBits = 0
 
 // autoBits resolves AutoBits for ranks ranks.
@@ -26,7 +27,7 @@ func autoBits(bits, ranks int) int {
 	if ranks > 1 {
 		return 2
 	}
-	return 32
+	return quant.ExactBits
 }
 
 // ModelOf is the Model a prediction walks for nn configuration c, checked
@@ -48,9 +49,11 @@ type Sweep struct {
 	Profiles []*Profile
 	Networks []Network
 	Modes    []exchange.Mode
-	Bits     []int // forward bits of each prediction (AutoBits: train's default)
+	Bits     []int        // forward bits of each prediction (AutoBits: train's default)
+	Params   quant.Params // and the forward rows' parameter layout
 	// Config holds the rest of each prediction's setting: its Mode and
-	// Bits are those of the sweep; Model.In and Model.Classes 0 take the
+	// forward Wire are those of the sweep (its other roles' wires, unset:
+	// as quant.Wires.Resolve); Model.In and Model.Classes 0 take the
 	// partition's (DefaultIn, DefaultClasses when it has none); Threads 0
 	// takes the cores of a node (Config.CoresPerNode, else the profile's)
 	// over the ranks on it.
@@ -127,13 +130,14 @@ func (s *Sweep) Run(v *Volumes) ([]Row, error) {
 			for _, mode := range s.Modes {
 				for _, b := range s.Bits {
 					cfg := s.Config
-					cfg.Model, cfg.Mode, cfg.Bits = m, mode, autoBits(b, len(vols))
+					cfg.Model, cfg.Mode = m, mode
+					cfg.Wire[quant.Forward] = quant.Wire{Bits: autoBits(b, len(vols)), Params: s.Params}
 					pr, err := s.predict(v, vols, prof, net, cfg)
 					if err != nil {
 						return nil, err
 					}
 					rows = append(rows, Row{Label: s.Label, Partitions: v.Meta.Dir, Profile: prof.Name, Network: net.Name, Model: m.Kind,
-						Layers: m.Layers, Hidden: m.Hidden, AggrMode: mode.String(), Bits: cfg.Bits, Scale: s.Scale, Prediction: pr})
+						Layers: m.Layers, Hidden: m.Hidden, AggrMode: mode.String(), Bits: cfg.Wire[quant.Forward].Bits, Scale: s.Scale, Prediction: pr})
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // TestSweep: a sweep predicts every profile × network × mode × bits in
@@ -43,7 +44,7 @@ func TestSweep(t *testing.T) {
 			t.Errorf("row %d: %s %s %d bits %s exchange, want %s %s %d flat", i, r.Network, r.AggrMode, r.Bits, r.Exchange, net.Name, mode, bits)
 		}
 		want, err := Predict(twoRanks(), flatProfile(), net, Config{Model: Model{Kind: "gcn", Layers: 2, Hidden: 128, In: 100, Classes: DefaultClasses, Dropout: true},
-			Mode: mode, Bits: bits, RanksPerNode: 1, Threads: 1, EvalEvery: 1})
+			Mode: mode, Wire: quant.Wires{quant.Forward: {Bits: bits}}, RanksPerNode: 1, Threads: 1, EvalEvery: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,14 +11,17 @@
 #
 # Environment (defaults in brackets):
 #   NP [16] ranks, NODES [4] emulated nodes, RATES ["10gbit 2.5gbit"] (plus shared memory, "shm", always)
-#   SPEC [products] graph (supergcn gen), EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
+#   SPEC [products] graph (supergcn gen): products is the ogbn-products-like preset (nested communities,
+#     docs/GRAPHS.md); SPEC=sbm-products is the stochastic block model of the measurements before it
+#   EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
 #   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
 #     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
 #     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
 #     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node); digits after
 #     tl/tlp are the bits of the rows moved inside nodes (hyb2tl8: int2 between nodes, int8 inside; default 32)
 #   LINKS_SHM [1]: 0 leaves out the shared-memory runs
-#   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
+#   WORK [out/bench-cluster] holds the graph (and graph.spec, its SPEC), the partition, metrics and results
+#     (reused when present; a WORK whose graph has another SPEC is refused)
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
 #         with DATA_FLAGS, e.g. DATA=dblp.sgb DATA_FLAGS="--synthetic-features 128 --partition-method random"
 #   BIN [bin/supergcn]; EXTRA: more train flags for every run
@@ -55,6 +58,10 @@ if [ -n "${DATA:-}" ]; then
 elif [ ! -f "$graph" ]; then
   echo "== gen $SPEC" >&2
   "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+  echo "$SPEC" >"$WORK/graph.spec"
+elif [ "$(cat "$WORK/graph.spec" 2>/dev/null)" != "$SPEC" ]; then
+  echo "bench-cluster: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec)'), not $SPEC: set another WORK" >&2
+  exit 2
 fi
 if [ -z "${DATA:-}" ] && [ ! -f "$pdir/meta.json" ]; then
   echo "== partition $PARTS parts (METIS)" >&2

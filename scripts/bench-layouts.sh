@@ -20,13 +20,17 @@
 #   PARTS: one partition of this many parts for every layout (a multiple of NODES × every R; each
 #     rank loads its share of parts), instead of a METIS partition per rank count: one METIS run
 #   BUDGET [0]: seconds; when set, no run starts after BUDGET seconds (the runs go
-#     model by model, link by link, layout by layout: what ran is written)
+#     model by model, link by link (the network links first, then shared memory),
+#     layout by layout: what ran is written)
 #   BIN, EXTRA, DATA, DATA_FLAGS: as scripts/bench-cluster.sh
-# Writes WORK/layouts.csv (one line per run: ranks_per_node, then
+# Appends to WORK/layouts-NODESxC-runs.csv (bench-cluster's lines), then
+# writes WORK/layouts-NODESxC.csv (one line per run: ranks_per_node, then
 # bench-cluster's columns: model, config, link, ranks, nodes, threads,
-# epoch_s and its parts, accuracy), WORK/layouts.md
-# (tables: layouts × links per model and configuration, the fastest layout
-# of each column in bold) and WORK/layouts-MODEL-LINK.png (supergcn plot
+# epoch_s and its parts, accuracy; runs of earlier invocations of the same
+# shape included, a later run of a model, config, link and layout counting
+# instead of an earlier one), WORK/layouts-NODESxC.md (tables: layouts ×
+# links per model and configuration, the fastest layout of each column in
+# bold) and WORK/layouts-NODESxC/layouts-MODEL-LINK.png (supergcn plot
 # --layouts), and prints the tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,12 +59,12 @@ done
 [ $(( NODES * C )) -le "$(nproc)" ] ||
   echo "bench-layouts: $NODES nodes × $C cores exceed this host's $(nproc): the emulated nodes share cores, the times are not a cluster's" >&2
 mkdir -p "$WORK"
-raw=$WORK/layouts-raw.csv
-rm -f "$raw"
+shape=${NODES}x$C
+raw=$WORK/layouts-$shape-runs.csv
 export EMU_CORES=$C WORK CSV=$raw TABLES=0 EPOCHS=${EPOCHS:-4} SPEC=${SPEC:-products} BIN
 
 links=$RATES
-[ "${LINKS_SHM:-1}" = 0 ] || links="shm $RATES"
+[ "${LINKS_SHM:-1}" = 0 ] || links="$RATES shm"
 start=$(date +%s)
 skipped=0
 for model in $MODELS; do
@@ -88,21 +92,23 @@ done
 
 # layouts.csv: bench-cluster's columns (nodes: 1 for shared memory) after
 # the layout's ranks per node.
-csv=$WORK/layouts.csv
+csv=$WORK/layouts-$shape.csv
 awk -F, -v OFS=, -v nodes="$NODES" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print "ranks_per_node," $0; next }
   { print $col["ranks"] / nodes, $0 }' "$raw" >"$csv"
 
 # Tables: per model and config, epoch seconds by layout (rows) and link
 # (columns); the fastest layout of each link in bold.
-md=$WORK/layouts.md
+md=$WORK/layouts-$shape.md
 awk -F, -v cores="$C" -v nodes="$NODES" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
   { m = $col["model"]; c = $col["config"]; l = $col["link"]; lay = $col["ranks_per_node"] " × " $col["threads"]
     k = m SUBSEP c; if (!(k in seenmc)) { seenmc[k] = 1; mc[n++] = k }
     if (!((k, l) in seenl)) { seenl[k, l] = 1; links[k, nl[k]++] = l }
     if (!((k, lay) in seeny)) { seeny[k, lay] = 1; lays[k, ny[k]++] = lay }
-    t[k, l, lay] = $col["epoch_s"] + 0
-    if (!((k, l) in best) || t[k, l, lay] < best[k, l]) best[k, l] = t[k, l, lay] }
+    t[k, l, lay] = $col["epoch_s"] + 0 }
   END {
+    for (a = 0; a < n; a++) { k = mc[a]
+      for (j = 0; j < nl[k]; j++) for (i = 0; i < ny[k]; i++) { l = links[k, j]; y = lays[k, i]
+        if (((k, l, y) in t) && (!((k, l) in best) || t[k, l, y] < best[k, l])) best[k, l] = t[k, l, y] } }
     for (a = 0; a < n; a++) { k = mc[a]; split(k, p, SUBSEP)
       printf "\n%s, %s, %d nodes of %d cores: epoch seconds (median of epochs 2..) by ranks × threads per node\n\n| ranks × threads |", p[1], p[2], nodes, cores
       for (j = 0; j < nl[k]; j++) printf " %s |", links[k, j]; printf "\n|---|"
@@ -112,4 +118,4 @@ awk -F, -v cores="$C" -v nodes="$NODES" 'NR == 1 { for (i = 1; i <= NF; i++) col
           if ((k, l, y) in t) { v = sprintf("%.2f", t[k, l, y]); if (t[k, l, y] == best[k, l]) v = "**" v "**"; printf " %s |", v }
           else printf " – |" }
         printf "\n" } } }' "$csv" | tee "$md"
-"$BIN" plot --layouts "$csv" --out "$WORK" >&2
+"$BIN" plot --layouts "$csv" --out "$WORK/layouts-$shape" >&2

@@ -19,7 +19,8 @@
 #
 # Environment: BIN [bin/supergcn], OUT [out/model-device], WORK [out/bench-cluster] (graph.sgb, p16),
 # PROFILE [$WORK/profile-box.json] (validate), PROFILE_FLAGS (more bench profile flags, e.g. for a tiny test),
-# SPEC [products] (validate: the graph; a smaller spec only to test this script), NP [16] parts,
+# SPEC [products] (validate: the graph; a smaller spec only to test this script; the CSVs in docs/data were
+# measured on SPEC=sbm-products, so validating against them needs it and a WORK of its own), NP [16] parts,
 # INTRA_ROWS [43000] and INTRA_WIDTH [100]: the rows a peer of the intra-node measurement (a 16-part products rank
 # sends about 43 k hybrid rows of 100 values to each peer), INTRA=0: keep the assumed intra-node link.
 # OPENBLAS_CORETYPE=Prescott makes the profile's GEMMs those of the binaries that measured docs/data's CSVs.
@@ -51,7 +52,13 @@ recheck() {
 validate() {
   PROFILE=${PROFILE:-$WORK/profile-box.json}
   graph=$WORK/graph.sgb pdir=$WORK/p$NP
-  [ -f "$graph" ] || "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+  if [ ! -f "$graph" ]; then
+    "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+    echo "$SPEC" >"$WORK/graph.spec"
+  elif [ "$(cat "$WORK/graph.spec" 2>/dev/null)" != "$SPEC" ]; then
+    echo "projection-device: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec)'), not $SPEC: set another WORK" >&2
+    exit 2
+  fi
   [ -f "$pdir/meta.json" ] || "$BIN" partition --data "$graph" --parts "$NP" --method metis --out "$pdir" >&2
   PROFILE=$PROFILE PDIR=$pdir OUT=$OUT/validate scripts/validate-model.sh
 }

@@ -18,9 +18,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "test-jobscripts: FAIL: $*" >&2; exit 1; }
 
-<<<<<<< HEAD
-TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
-=======
 # bash 4.2: no ${x@Q} and other @ operators, declare/local -n, mapfile/readarray -d,
 # wait -n, negative subscripts, and no "${a[@]}" (an error for an empty array
 # under set -u before bash 4.4; ${a[@]+"${a[@]}"} is the portable form).
@@ -31,8 +28,7 @@ for f in jobs/*.sh; do
 	bash -n "$f" || fail "$f: bash -n"
 done
 
-TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
->>>>>>> i26threads
+TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 BIN=$T/supergcn
 go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 "$BIN" partition --synthetic nodes=20000,degree=10,classes=4,feat=32,seed=5 --parts 1 --out "$T/pdir" >/dev/null
@@ -126,6 +122,7 @@ pjm 00:00:10 || fail "pjm.sh step 1: $(cat "$T/pjm/steps.out")"
 RUN=$T/pjm/runs/sg
 grep -q "stopped before the elapse limit" "$T/pjm/steps.out" || fail "pjm.sh: the elapse limit did not stop the training: $(cat "$T/pjm/steps.out")"
 grep -qx "$RUN/output.%j/%/1000r/stdout" "$T/log.launcher" || fail "pjm.sh: -stdout-proc $(tr '\n' ' ' <"$T/log.launcher")"
+grep -A1 -x -- "--threads" "$T/log.launcher" | grep -qx auto || fail "pjm.sh: no --threads auto: $(tr '\n' ' ' <"$T/log.launcher")"
 pjm 01:00:00 || fail "pjm.sh step 2: $(cat "$T/pjm/steps.out")"
 [ -f "$RUN/done" ] || fail "pjm.sh: step 2 did not finish"
 pjm 01:00:00 || fail "pjm.sh step 3"

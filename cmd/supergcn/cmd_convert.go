@@ -93,5 +93,6 @@ func cmdConvert(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "convert: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (load %.2fs, total %.2fs) -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,
 		len(ds.Train), len(ds.Valid), len(ds.Test), loaded, time.Since(t0).Seconds(), c.out)
+	fmt.Fprintf(out, "convert: %s\n", graph.Degrees(ds.Graph))
 	return nil
 }

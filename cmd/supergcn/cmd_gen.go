@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("gen", "generate a synthetic dataset (degree-corrected SBM) into a binary file",
+	register("gen", "generate a synthetic dataset (nested communities or a stochastic block model) into a binary file",
 		func(args []string) error { return cmdGen(args, os.Stdout) })
 }
 
@@ -47,5 +47,6 @@ func cmdGen(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %d features, split %d/%d/%d, %.2fs -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, ds.FeatDim,
 		len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds(), *path)
+	fmt.Fprintf(out, "gen: %s\n", graph.Degrees(ds.Graph))
 	return nil
 }

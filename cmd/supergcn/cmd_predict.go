@@ -52,15 +52,16 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	fs.IntVar(&m.In, "in-width", 0, fmt.Sprintf("input feature width (default: the partition's, or %d when structure-only)", perfmodel.DefaultIn))
 	fs.IntVar(&m.Out, "classes", 0, fmt.Sprintf("output classes (default: the partition's, or %d when it has none)", perfmodel.DefaultClasses))
 	aggrMode := fs.String("aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid, or a comma-separated list")
-	bitsArg := fs.String("bits", "auto", "bits per boundary value forward: 32|8|4|2|auto (as train: 2 with several ranks, else 32), or a comma-separated list")
-	fs.IntVar(&cfg.BackwardBits, "bits-backward", 0, "bits of gradient rows (default: as --bits)")
-	fs.IntVar(&cfg.EvalBits, "eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
+	bitsArg := fs.String("bits", "auto", "bits per boundary value forward: "+quant.WidthList("|")+"|auto (as train: 2 with several ranks, else 32), or a comma-separated list")
+	var roleBits [quant.NumRoles]int
+	fs.IntVar(&roleBits[quant.Backward], "bits-backward", 0, "bits of gradient rows (default: as --bits)")
+	fs.IntVar(&roleBits[quant.Eval], "eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
 	fs.BoolVar(&cfg.EvalCache, "eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: aggregate them again, as a binary without that reuse does")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
-	cfg.Params = quant.ParamsBlock
-	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&cfg.Params))
+	sw.Params = quant.ParamsBlock
+	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&sw.Params))
 	exchArg := fs.String("exchange", "auto", "boundary exchange: flat | two-level | two-level-paired | auto (as train --exchange: two-level when several nodes run several ranks each; two-level plans the partition per node pair)")
-	fs.IntVar(&cfg.IntraBits, "intra-bits", 0, "bits of the two-level exchange's rows inside a node (default 32, as train's)")
+	fs.IntVar(&roleBits[quant.Intra], "intra-bits", 0, "bits of the two-level exchange's rows inside a node (default 32, as train's)")
 	fs.Float64Var(&sw.Scale, "scale", 1, "multiply every per-rank volume (nodes, edges, rows) by this factor: a graph this much larger cut into as many parts (see docs/SCALING.md)")
 	asJSON := fs.Bool("json", false, "print one JSON object per profile × network × bits, one a line")
 	fs.StringVar(&sw.Label, "label", "", "a name for the graph, kept in the JSON (--plot draws one PNG per label)")
@@ -95,6 +96,11 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	if err := sweepLists(&sw, *aggrMode, *bitsArg, *networks, *profiles); err != nil {
 		return err
+	}
+	for r, b := range roleBits {
+		if b != 0 {
+			cfg.Wire[r] = quant.Wire{Bits: b, Params: sw.Params}
+		}
 	}
 	if *layouts {
 		for _, f := range []string{"ranks", "ranks-per-node", "threads", "save-volumes", "scale"} {
@@ -210,12 +216,12 @@ func sweepLists(sw *perfmodel.Sweep, modes, bits, networks, profiles string) err
 		sw.Modes = append(sw.Modes, mode)
 	}
 	for _, s := range strings.Split(bits, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(s))
+		b, err := quant.ParseBits(s)
 		if strings.TrimSpace(s) == "auto" {
 			b, err = perfmodel.AutoBits, nil
 		}
 		if err != nil {
-			return usageError{fmt.Sprintf("--bits: %q is not 32, 8, 4, 2 or auto", s)}
+			return usageError{fmt.Sprintf("--bits: %q is not %s or auto", s, quant.WidthList(", "))}
 		}
 		sw.Bits = append(sw.Bits, b)
 	}

@@ -52,7 +52,8 @@ func TestUserMessage(t *testing.T) {
 			t.Errorf("%s: unknown type", name)
 			continue
 		}
-		if _, ok := typ.FieldByName(name[i+1:]); !ok {
+		f, _, _ := strings.Cut(name[i+1:], "[") // Wire[forward]: an element of the field
+		if _, ok := typ.FieldByName(f); !ok {
 			t.Errorf("%s (for %s) is not a field of %s", name, flag, typ)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -90,5 +91,36 @@ func TestJobThreads(t *testing.T) {
 	_, warn = runJobThreads(t, 2, 2, cpus+1)
 	if !strings.Contains(warn, "rank 0 has an affinity mask of") || strings.Count(warn, "\n") != 2 {
 		t.Errorf("threads beyond the mask warned %q", warn)
+	}
+}
+
+// A process that talks to no other rank divides its mask by the launcher's
+// ranks on the node only when the mask is the whole node.
+func TestAloneThreadsShareFromEnv(t *testing.T) {
+	t.Setenv("OMP_NUM_THREADS", "")
+	t.Setenv("SLURM_CPUS_PER_TASK", "")
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2")
+	mask, err := affinity.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	online, err := affinity.Online(os.DirFS("/"))
+	if err != nil || online == nil {
+		t.Skipf("no online CPU list: %v", err)
+	}
+	n, why, err := aloneThreads(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, source := mask.Count(), "affinity mask of"
+	if mask.Count() >= online.Count() {
+		want, source = max(1, mask.Count()/2), "shared by 2 ranks (from OMPI_COMM_WORLD_LOCAL_SIZE)"
+	}
+	if n != want || !strings.Contains(why, source) {
+		t.Errorf("auto with 2 local ranks: %d (%s), want %d (%s)", n, why, want, source)
+	}
+	// An explicit count is kept.
+	if n, why, _ := aloneThreads(3); n != 3 || why != "--threads" {
+		t.Errorf("--threads 3: %d (%s)", n, why)
 	}
 }

@@ -7,7 +7,6 @@
 package affinity
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -244,11 +243,9 @@ func Union(masks []Set) Set {
 // Online returns the node's online CPUs (/sys/devices/system/cpu/online
 // under fsys, rooted at "/"), or nil when the file does not exist.
 func Online(fsys fs.FS) (Set, error) {
-	b, err := fs.ReadFile(fsys, "sys/devices/system/cpu/online")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, fmt.Errorf("/sys/devices/system/cpu/online: %w", err)
+	b, err := readOptional(fsys, "sys/devices/system/cpu/online")
+	if b == nil {
+		return nil, err
 	}
 	s, err := ParseList(string(b))
 	if err != nil {

@@ -16,6 +16,7 @@ func TestCgroupQuota(t *testing.T) {
 		{"v2ns", 1.5, "/sys/fs/cgroup/cpu.max"},
 		{"v1", 4, "/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us"}, // the v1 cpu controller wins over the v2 line
 		{"v1none", 0, ""},
+		{"v1ns", 2, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"}, // the cgroup lies outside the mounted subtree: the mount's quota
 		{"online", 0, ""}, // no /proc/self/cgroup: no quota
 	} {
 		q, err := CgroupQuota(os.DirFS("testdata/" + c.dir))

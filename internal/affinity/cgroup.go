@@ -49,11 +49,9 @@ func CgroupQuota(fsys fs.FS) (Quota, error) {
 func readQuota(fsys fs.FS, d string, v2 bool) (float64, string, error) {
 	if v2 {
 		file := path.Join(d, "cpu.max")
-		b, err := fs.ReadFile(fsys, file)
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, file, nil
-		} else if err != nil {
-			return 0, file, fmt.Errorf("/%s: %w", file, err)
+		b, err := readOptional(fsys, file)
+		if b == nil {
+			return 0, file, err
 		}
 		f := strings.Fields(string(b))
 		if len(f) == 0 || len(f) > 2 {
@@ -73,11 +71,9 @@ func readQuota(fsys fs.FS, d string, v2 bool) (float64, string, error) {
 		return c, file, nil
 	}
 	qf, pf := path.Join(d, "cpu.cfs_quota_us"), path.Join(d, "cpu.cfs_period_us")
-	qb, err := fs.ReadFile(fsys, qf)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, qf, nil
-	} else if err != nil {
-		return 0, qf, fmt.Errorf("/%s: %w", qf, err)
+	qb, err := readOptional(fsys, qf)
+	if qb == nil {
+		return 0, qf, err
 	}
 	quota := strings.TrimSpace(string(qb))
 	if quota == "-1" {
@@ -113,17 +109,13 @@ func ratio(quota, period string) (float64, error) {
 // is mounted, else the cgroup v2 unified hierarchy's, and the hierarchy's
 // mount point. It returns "" when there is neither.
 func cpuCgroupDir(fsys fs.FS) (dir, mount string, v2 bool, err error) {
-	cg, err := fs.ReadFile(fsys, "proc/self/cgroup")
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", "", false, nil
-	} else if err != nil {
-		return "", "", false, fmt.Errorf("/proc/self/cgroup: %w", err)
+	cg, err := readOptional(fsys, "proc/self/cgroup")
+	if cg == nil {
+		return "", "", false, err
 	}
-	mi, err := fs.ReadFile(fsys, "proc/self/mountinfo")
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", "", false, nil
-	} else if err != nil {
-		return "", "", false, fmt.Errorf("/proc/self/mountinfo: %w", err)
+	mi, err := readOptional(fsys, "proc/self/mountinfo")
+	if mi == nil {
+		return "", "", false, err
 	}
 	var v1Path, v2Path string
 	hasV2 := false
@@ -220,4 +212,19 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// readOptional reads file from fsys: nil and no error when it does not
+// exist, nil and an error naming it when it cannot be read.
+func readOptional(fsys fs.FS, file string) ([]byte, error) {
+	b, err := fs.ReadFile(fsys, file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("/%s: %w", file, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }

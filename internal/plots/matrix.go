@@ -42,6 +42,7 @@ func readMatrix(r io.Reader, path string) ([]MatrixRow, error) {
 // configLabels names bench-cluster's configurations in the legend.
 var configLabels = map[string]string{
 	"post32": "post fp32", "hyb32": "hybrid fp32", "hyb2": "hybrid int2", "hyb4": "hybrid int4", "hyb8": "hybrid int8",
+	"hyb2tl": "two-level int2", "hyb32tl": "two-level fp32", "hyb2tlp": "two-level-paired int2",
 }
 
 // Matrix draws one grouped bar chart per model and rank count: the epoch
