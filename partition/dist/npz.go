@@ -31,12 +31,23 @@ func share(c comm.Comm, n int64, compressed bool) (lo, hi int64) {
 	return n * r / p, n * (r + 1) / p
 }
 
-// compressedNotice tells (rank 0, with progress) that a deflated member is
-// read whole by rank 0.
-func compressedNotice(c comm.Comm, src *Source, what string) {
-	if src.Progress != nil && c.Size() > 1 {
-		fmt.Fprintf(src.Progress.W, "dist: %s: %s is compressed: rank 0 reads all of it (store it uncompressed, np.savez rather than np.savez_compressed, for 1/P memory per rank)\n",
-			src.Path, what)
+// compressedNotice tells (rank 0, with progress) which arrays of src are
+// stored deflated, so read whole by rank 0.
+func compressedNotice(c comm.Comm, src *Source, s *graph.NpzSource) {
+	var which []string
+	for _, a := range []struct {
+		what       string
+		compressed bool
+	}{{"edge_index", s.Compressed()},
+		{"the features", src.Features == "" && s.FeaturesCompressed()},
+		{"the labels", src.Labels == "" && s.LabelsCompressed()}} {
+		if a.compressed {
+			which = append(which, a.what)
+		}
+	}
+	if src.Progress != nil && c.Size() > 1 && len(which) > 0 {
+		fmt.Fprintf(src.Progress.W, "dist: %s: stored compressed, so read whole by rank 0: %s (save with np.savez, not np.savez_compressed, for 1/P memory per rank)\n",
+			src.Path, strings.Join(which, ", "))
 	}
 }
 
@@ -62,9 +73,7 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	defer s.Close()
 	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
 	r.vd = partition.NodeRanges(r.n, c.Size())
-	if s.Compressed() {
-		compressedNotice(c, src, "edge_index")
-	}
+	compressedNotice(c, src, s)
 	st := src.Progress.Start("dist: reading edge_index of "+src.Path, 0, "")
 	lo, hi := share(c, s.Edges, s.Compressed())
 	r.src, r.dst, err = s.EdgeRange(lo, hi)
@@ -96,9 +105,6 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 // npzRows returns this rank's rows (d values each) of a per-node array:
 // read in place, or, when compressed, read whole by rank 0 and sent.
 func npzRows(c comm.Comm, src *Source, r *raw, what string, compressed bool, d int64, read func(lo, hi int) ([]float32, error)) ([]float32, error) {
-	if compressed {
-		compressedNotice(c, src, what)
-	}
 	lo, hi := r.lo(c), r.hi(c)
 	if compressed {
 		l, h := share(c, int64(r.n), true)
