@@ -251,14 +251,7 @@ func localCSR(kind nn.OpKind, a *graph.CSR) *graph.CSR {
 	if kind != nn.OpGCN {
 		return a
 	}
-	n := a.NumRows
-	b := &graph.CSR{NumRows: n, NumCols: n, Ptr: make([]int64, n+1), Idx: make([]int32, 0, a.NNZ()+int64(n))}
-	for v := 0; v < n; v++ {
-		b.Idx = append(b.Idx, a.Idx[a.Ptr[v]:a.Ptr[v+1]]...)
-		b.Idx = append(b.Idx, int32(v))
-		b.Ptr[v+1] = int64(len(b.Idx))
-	}
-	return b
+	return graph.AddSelfLoops(a, graph.LoopLast)
 }
 
 // Rows returns the number of owned nodes.

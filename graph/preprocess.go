@@ -220,19 +220,34 @@ func RemoveSelfLoops(c *CSR) *CSR {
 		})
 }
 
-// AddSelfLoops returns c in which every node v < min(NumRows, NumCols) has
-// exactly one diagonal entry, like PyG's add_remaining_self_loops: an
-// existing self-loop keeps its weight (the largest, if there were several),
-// a new one gets weight 1. The other entries keep their order and the
-// self-loop goes before the first entry with a larger column, so sorted
-// rows stay sorted.
-func AddSelfLoops(c *CSR) *CSR {
+// LoopPlace is where AddSelfLoops puts a row's self-loop.
+type LoopPlace int
+
+const (
+	// LoopSorted: every node v < min(NumRows, NumCols) has exactly one
+	// diagonal entry, like PyG's add_remaining_self_loops: an existing
+	// self-loop keeps its weight (the largest, if there were several), a
+	// new one gets weight 1. The other entries keep their order and the
+	// self-loop goes before the first entry with a larger column, so
+	// sorted rows stay sorted.
+	LoopSorted LoopPlace = iota
+	// LoopLast: a diagonal entry of weight 1 after the row's entries,
+	// which stay as they are (an existing self-loop too): the graph of
+	// the GCN local product (exchange), whose degree is every entry plus
+	// one, summed in the row's order with the node's own row last.
+	LoopLast
+)
+
+// AddSelfLoops returns c with a self-loop at every node v < min(NumRows,
+// NumCols), placed as at says.
+func AddSelfLoops(c *CSR, at LoopPlace) *CSR {
 	diag := min(c.NumRows, c.NumCols)
+	last := at == LoopLast
 	return ppBuild(c.NumRows, c.NumCols, c.Val != nil,
 		func(v int) int64 {
 			n := c.Ptr[v+1] - c.Ptr[v]
 			for _, u := range c.Idx[c.Ptr[v]:c.Ptr[v+1]] {
-				if int(u) == v {
+				if int(u) == v && !last {
 					n--
 				}
 			}
@@ -243,16 +258,16 @@ func AddSelfLoops(c *CSR) *CSR {
 		},
 		func(v int, idx []int32, val []float32) {
 			w, placed := float32(1), v >= diag
-			if c.Val != nil && !placed {
+			if c.Val != nil && !placed && !last {
 				w = ppLoopWeight(c, v)
 			}
 			n := 0
 			for k := c.Ptr[v]; k < c.Ptr[v+1]; k++ {
 				u := int(c.Idx[k])
-				if u == v {
+				if u == v && !last {
 					continue
 				}
-				if !placed && u > v {
+				if !placed && u > v && !last {
 					n = ppPut(idx, val, n, int32(v), w)
 					placed = true
 				}

@@ -160,6 +160,17 @@ func bruteAddSelfLoops(c *CSR) [][]ppEntry {
 	return out
 }
 
+// bruteAppendSelfLoops: every row as it is, then (v, 1) for v < NumCols.
+func bruteAppendSelfLoops(c *CSR) [][]ppEntry {
+	out := ppRowsOf(c)
+	for v := range out {
+		if v < c.NumCols {
+			out[v] = append(out[v], ppEntry{int32(v), 1})
+		}
+	}
+	return out
+}
+
 func TestPreprocessHandMade(t *testing.T) {
 	c := ppHandMade()
 	sym := Symmetrize(c)
@@ -174,8 +185,10 @@ func TestPreprocessHandMade(t *testing.T) {
 	ppCheck(t, "Symmetrize", sym, want, true)
 	ppCheck(t, "Dedup", Dedup(c), [][]ppEntry{{{0, 4}, {1, 3}, {2, 1}}, {}, {{3, 5}}, {{0, 7}, {3, 6}}}, true)
 	ppCheck(t, "RemoveSelfLoops", RemoveSelfLoops(c), [][]ppEntry{{{2, 1}, {1, 2}, {1, 3}}, {}, {{3, 5}}, {{0, 7}}}, true)
-	ppCheck(t, "AddSelfLoops", AddSelfLoops(c),
+	ppCheck(t, "AddSelfLoops", AddSelfLoops(c, LoopSorted),
 		[][]ppEntry{{{0, 4}, {2, 1}, {1, 2}, {1, 3}}, {{1, 1}}, {{2, 1}, {3, 5}}, {{0, 7}, {3, 6}}}, true)
+	ppCheck(t, "AddSelfLoops/last", AddSelfLoops(c, LoopLast),
+		[][]ppEntry{{{2, 1}, {1, 2}, {1, 3}, {0, 4}, {0, 1}}, {{1, 1}}, {{3, 5}, {2, 1}}, {{3, 6}, {0, 7}, {3, 1}}}, true)
 	if c.Idx[0] != 2 || c.Val[0] != 1 {
 		t.Fatal("input modified")
 	}
@@ -190,7 +203,8 @@ func TestPreprocessBruteForce(t *testing.T) {
 			ppCheck(t, name+"/Symmetrize", Symmetrize(c), bruteSymmetrize(c), weighted)
 			ppCheck(t, name+"/Dedup", Dedup(c), bruteDedup(c), weighted)
 			ppCheck(t, name+"/RemoveSelfLoops", RemoveSelfLoops(c), bruteRemoveSelfLoops(c), weighted)
-			ppCheck(t, name+"/AddSelfLoops", AddSelfLoops(c), bruteAddSelfLoops(c), weighted)
+			ppCheck(t, name+"/AddSelfLoops", AddSelfLoops(c, LoopSorted), bruteAddSelfLoops(c), weighted)
+			ppCheck(t, name+"/AddSelfLoops/last", AddSelfLoops(c, LoopLast), bruteAppendSelfLoops(c), weighted)
 		}
 	}
 }

@@ -9,12 +9,6 @@ import (
 	"github.com/supergcn/supergcn/internal/rowk"
 )
 
-// kern is the row kernel set of the fused stage and LayerNorm (SIMD where
-// the CPU has it; $SUPERGCN_KERNEL forces one, as for aggr and quant). Every
-// set rounds exactly as the generic one, so the choice changes speed only.
-// Read-only after init.
-var kern = rowk.Default()
-
 // hiddenAct is the elementwise stage after hidden convolution i, fused
 // into one pass over the activation forward and one backward:
 //
@@ -45,6 +39,9 @@ type hiddenAct struct {
 	active     bool          // the last forward dropped
 	pool       *arena        // the Model's buffer pool (nil: buf is the stage's own)
 	nonFinite  atomic.Bool   // h of the last forward held a NaN or an infinity (set by backward, which reads all of h)
+	// kern is the row kernel set (Model.SetKernel; every set rounds as the
+	// generic one, so the choice changes speed only)
+	kern rowk.Set
 }
 
 // forward computes h from the convolution output o (bias not added) and
@@ -138,24 +135,24 @@ func (a *hiddenAct) row(r, j0, j1 int, store bool, src *pcg, s int, thresh int32
 		or, b := or[j0:j1][:n], bias[j0:j1][:n]
 		if src != nil {
 			*bits = drawRow(u, n, uint(r*cols+j0-s), src, *bits)
-			kern.ReluBiasDrop(hr, or, b, u, thresh, scale)
+			a.kern.ReluBiasDrop(hr, or, b, u, thresh, scale)
 			return
 		}
-		kern.ReluBias(hr, or, b)
+		a.kern.ReluBias(hr, or, b)
 		return
 	}
 	xb = xb[:cols]
-	mean, rstd := biasStats(xb, or, bias, a.norm.Eps)
+	mean, rstd := biasStats(a.kern, xb, or, bias, a.norm.Eps)
 	if store {
 		a.mean[r], a.rstd[r] = mean, rstd
 	}
 	x, gamma, beta := xb[j0:j1][:n], a.norm.Gamma.W[j0:j1][:n], a.norm.Beta.W[j0:j1][:n]
 	if src != nil {
 		*bits = drawRow(u, n, uint(r*cols+j0-s), src, *bits)
-		kern.NormDrop(hr, x, gamma, beta, u, mean, rstd, thresh, scale)
+		a.kern.NormDrop(hr, x, gamma, beta, u, mean, rstd, thresh, scale)
 		return
 	}
-	kern.Norm(hr, x, gamma, beta, mean, rstd)
+	a.kern.Norm(hr, x, gamma, beta, mean, rstd)
 }
 
 // drawRow sets u[j], j < n, to the 16-bit dropout decision of block
@@ -195,7 +192,7 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 	a.nonFinite.Store(false)
 	if a.norm == nil {
 		par.For(len(g.Data), 1<<15, func(lo, hi int) {
-			a.noteFinite(gateRange(g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active))
+			a.noteFinite(gateRange(a.kern, g.Data[lo:hi], a.h.Data[lo:hi], scale, a.active))
 		})
 		return g
 	}
@@ -210,9 +207,9 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 		for i := lo; i < hi; i++ {
 			gr, or := g.Row(i)[:n], a.o.Row(i)[:n]
 			mean, rstd := a.mean[i], a.rstd[i]
-			sg, sgx, f := normGradRow(gr, a.h.Row(i), or, bias, gamma, xh, ag, ab, mean, rstd, scale, a.active)
+			sg, sgx, f := normGradRow(a.kern, gr, a.h.Row(i), or, bias, gamma, xh, ag, ab, mean, rstd, scale, a.active)
 			fin = min(fin, f)
-			normGradOut(gr, gr, gamma, xh, float64(float32(rstd)), sg, sgx) // 1/std in float32, as LayerNorm.Backward keeps it
+			normGradOut(a.kern, gr, gr, gamma, xh, float64(float32(rstd)), sg, sgx) // 1/std in float32, as LayerNorm.Backward keeps it
 		}
 		a.noteFinite(fin)
 	}, func(sum []float64) {
@@ -229,8 +226,8 @@ func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 // wherever the mask dropped) and the ReLU (h is its output, never
 // negative), without a branch (rowk's Gate). It returns 0 when h holds a
 // NaN or an infinity, finiteBits otherwise.
-func gateRange(g, h []float32, scale float32, active bool) uint32 {
-	return kern.Gate(g, h, scale, active)
+func gateRange(k rowk.Set, g, h []float32, scale float32, active bool) uint32 {
+	return k.Gate(g, h, scale, active)
 }
 
 // normGradRow is one row of the fused backward's first pass: it gates g
@@ -239,14 +236,14 @@ func gateRange(g, h []float32, scale float32, active bool) uint32 {
 // to the column sums ag and ab, and returns gradStats(g, gamma, xh), with
 // the same partial sums in the same order, all in one pass (rowk's
 // NormGrad). All slices have len(g) elements.
-func normGradRow(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool) (sg, sgx float64, fin uint32) {
-	return kern.NormGrad(g, h, o, bias, gamma, xh, ag, ab, mean, rstd, scale, active)
+func normGradRow(k rowk.Set, g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool) (sg, sgx float64, fin uint32) {
+	return k.NormGrad(g, h, o, bias, gamma, xh, ag, ab, mean, rstd, scale, active)
 }
 
 // normGradOut sets dst[j] = rstd·(ĝ_j - sg - x̂_j·sgx), ĝ_j = g[j]·gamma[j]
 // (the product rounded to float32, then widened): the LayerNorm input
 // gradient of one row (rowk's NormGradOut). LayerNorm.Backward and the
 // fused stage (in place, dst = g) both use it.
-func normGradOut(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
-	kern.NormGradOut(dst, g, gamma, xh, rstd, sg, sgx)
+func normGradOut(k rowk.Set, dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
+	k.NormGradOut(dst, g, gamma, xh, rstd, sg, sgx)
 }

@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // randomAdj is a random sparse-ish row-normalised n×n operator.
@@ -183,7 +185,7 @@ func benchHiddenStage(b *testing.B, rows int) {
 	bias := make([]float32, dim)
 	bytes := int64(4 * rows * dim)
 	b.Run("fused", func(b *testing.B) {
-		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias, kern: rowk.Default()}
 		gw := dense.New(rows, dim)
 		b.SetBytes(bytes)
 		for i := range b.N {
@@ -193,21 +195,21 @@ func benchHiddenStage(b *testing.B, rows int) {
 		}
 	})
 	b.Run("fused_forward", func(b *testing.B) {
-		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias, kern: rowk.Default()}
 		b.SetBytes(bytes)
 		for i := range b.N {
 			a.forward(o, true, uint64(i))
 		}
 	})
 	b.Run("fused_forward_eval", func(b *testing.B) {
-		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias, kern: rowk.Default()}
 		b.SetBytes(bytes)
 		for b.Loop() {
 			a.forward(o, false, 0)
 		}
 	})
 	b.Run("fused_backward", func(b *testing.B) {
-		a := &hiddenAct{norm: ln, p: 0.5, bias: bias}
+		a := &hiddenAct{norm: ln, p: 0.5, bias: bias, kern: rowk.Default()}
 		a.forward(o, true, 1)
 		gw := dense.New(rows, dim)
 		b.SetBytes(bytes)
@@ -233,4 +235,54 @@ func benchHiddenStage(b *testing.B, rows int) {
 			ln.Backward(gg)
 		}
 	})
+}
+
+// TestSetKernel: SetKernel reaches every stage and LayerNorm of the model,
+// every set gives the generic set's results bit for bit, and a name no set
+// answers is an error naming the kernel.
+func TestSetKernel(t *testing.T) {
+	cfg := Config{Model: "gcn", Layers: 3, In: 11, Hidden: 37, Out: 5, Dropout: 0.3, Norm: "layer", Seed: 4}
+	r := rand.New(rand.NewPCG(8, 9))
+	const n = 300
+	prop := &denseProp{a: randomAdj(r, n)}
+	x := randMat(r, n, cfg.In)
+	run := func(kernel string) []float32 {
+		m, err := NewModel(cfg, prop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetKernel(kernel); err != nil {
+			t.Fatal(err)
+		}
+		for i, st := range m.stages {
+			if st.kern.Name() != kernel || m.norms[i].kern.Name() != kernel {
+				t.Fatalf("SetKernel(%q): stage %d runs %q, its LayerNorm %q", kernel, i, st.kern.Name(), m.norms[i].kern.Name())
+			}
+		}
+		m.SetDropoutSeed(7)
+		lg, err := m.Forward(Pass{Train: true, Epoch: 1}, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := dense.New(lg.Rows, lg.Cols)
+		for i := range g.Data {
+			g.Data[i] = float32(i%7) - 3
+		}
+		gx, err := m.Backward(Pass{Train: true, Epoch: 1}, g, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(slices.Clone(lg.Data), gx.Data...)
+	}
+	want := run("generic")
+	for _, k := range rowk.Kernels() {
+		sameFloats(t, k+" logits and input gradient", run(k), want)
+	}
+	m, err := NewModel(cfg, prop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetKernel("mmx"); err == nil || !strings.Contains(err.Error(), `"mmx"`) {
+		t.Errorf("SetKernel(mmx): %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // LayerNorm normalises each row over its features, like torch.nn.LayerNorm
@@ -18,12 +19,13 @@ type LayerNorm struct {
 
 	xhat, out, gx *dense.Matrix
 	rstd          []float32 // 1/sqrt(var+eps) per row of the last Forward
+	kern          rowk.Set  // the row kernels (NewLayerNorm: rowk.Default; a Model's: Model.SetKernel)
 }
 
 // NewLayerNorm returns a LayerNorm over dim features with parameters
 // name+".weight" (gamma) and name+".bias" (beta), eps 1e-5.
 func NewLayerNorm(name string, dim int) *LayerNorm {
-	l := &LayerNorm{Dim: dim, Eps: 1e-5,
+	l := &LayerNorm{Dim: dim, Eps: 1e-5, kern: rowk.Default(),
 		Gamma: newParam(name+".weight", 1, dim),
 		Beta:  newParam(name+".bias", 1, dim)}
 	for i := range l.Gamma.W {
@@ -94,7 +96,7 @@ func (l *LayerNorm) Backward(g *dense.Matrix) *dense.Matrix {
 		for i := lo; i < hi; i++ {
 			gr, xh, gx := g.Row(i), l.xhat.Row(i), l.gx.Row(i)
 			sg, sgx := gradStats(gr, gamma, xh)
-			normGradOut(gx, gr, gamma, xh, float64(l.rstd[i]), sg, sgx)
+			normGradOut(l.kern, gx, gr, gamma, xh, float64(l.rstd[i]), sg, sgx)
 		}
 	})
 	return l.gx
@@ -137,8 +139,8 @@ func rowStats(x []float32, eps float64) (mean, rstd float64) {
 // widened) and returns rowStats of the biased row, the sums in the same
 // order, with the mean taken in the same pass that writes x (rowk's
 // BiasStats).
-func biasStats(x []float64, o, bias []float32, eps float64) (mean, rstd float64) {
-	return kern.BiasStats(x, o, bias, eps)
+func biasStats(k rowk.Set, x []float64, o, bias []float32, eps float64) (mean, rstd float64) {
+	return k.BiasStats(x, o, bias, eps)
 }
 
 // rowRstd returns 1/sqrt(var+eps), var = mean((x-mean)²), with the sum of

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // modelKind is one entry of the model table: the graph operator the
@@ -47,7 +49,7 @@ func lookupModel(name string) (modelKind, bool) {
 func ModelOp(name string) (OpKind, error) {
 	m, ok := lookupModel(name)
 	if !ok {
-		return 0, fmt.Errorf("nn: Config.Model: %q is not %s", name, strings.Join(Models(), " or "))
+		return 0, field.Errorf("nn.Config.Model", "%q is not %s", name, strings.Join(Models(), " or "))
 	}
 	return m.op, nil
 }
@@ -66,40 +68,44 @@ type Config struct {
 	Precision string `json:",omitempty"`
 }
 
-// Validate reports the first invalid field, naming it.
+// Validate reports the first invalid field as an *field.Error naming it
+// ("nn.Config.Hidden").
 func (c Config) Validate() error {
 	if _, err := ModelOp(c.Model); err != nil {
 		return err
 	}
+	bad := func(name, format string, args ...any) error {
+		return field.Errorf("nn.Config."+name, format, args...)
+	}
 	switch {
 	case c.Layers < 1:
-		return fmt.Errorf("nn: Config.Layers: %d, need at least 1", c.Layers)
+		return bad("Layers", "%d, need at least 1", c.Layers)
 	case c.In < 1:
-		return fmt.Errorf("nn: Config.In: %d, need at least 1", c.In)
+		return bad("In", "%d, need at least 1", c.In)
 	case c.Layers > 1 && c.Hidden < 1:
-		return fmt.Errorf("nn: Config.Hidden: %d, need at least 1 with %d layers", c.Hidden, c.Layers)
+		return bad("Hidden", "%d, need at least 1 with %d layers", c.Hidden, c.Layers)
 	case c.Out < 1:
-		return fmt.Errorf("nn: Config.Out: %d, need at least 1", c.Out)
+		return bad("Out", "%d, need at least 1", c.Out)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("nn: Config.Dropout: %g is outside [0, 1)", c.Dropout)
+		return bad("Dropout", "%g is not in [0, 1)", c.Dropout)
 	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
-		return fmt.Errorf("nn: Config.Norm: %q is not none or layer", c.Norm)
+		return bad("Norm", "%q is not none or layer", c.Norm)
 	case c.Layers > MaxLayers:
-		return fmt.Errorf("nn: Config.Layers: %d, at most %d", c.Layers, MaxLayers)
+		return bad("Layers", "%d, at most %d", c.Layers, MaxLayers)
 	}
 	if _, err := dense.ParsePrecision(c.Precision); err != nil {
-		return fmt.Errorf("nn: Config.Precision: %q is not %s", c.Precision, strings.Join(dense.Precisions(), " or "))
+		return bad("Precision", "%q is not %s", c.Precision, strings.Join(dense.Precisions(), " or "))
 	}
 	for _, w := range []struct {
 		name string
 		v    int
 	}{{"In", c.In}, {"Hidden", c.Hidden}, {"Out", c.Out}} {
 		if w.v > MaxWidth {
-			return fmt.Errorf("nn: Config.%s: %d, at most %d", w.name, w.v, MaxWidth)
+			return bad(w.name, "%d, at most %d", w.v, MaxWidth)
 		}
 	}
 	if n := c.NumParams(); n > MaxParams {
-		return fmt.Errorf("nn: Config: %d parameters (In %d, Hidden %d, Out %d, %d layers), at most %d", n, c.In, c.Hidden, c.Out, c.Layers, int64(MaxParams))
+		return bad("Hidden", "%d parameters (In %d, Hidden %d, Out %d, %d layers), at most %d", n, c.In, c.Hidden, c.Out, c.Layers, int64(MaxParams))
 	}
 	return nil
 }
@@ -227,7 +233,7 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
 		if fused {
 			bias := c.(interface{ deferBias() []float32 }).deferBias()
-			m.stages = append(m.stages, &hiddenAct{norm: ln, p: cfg.Dropout, bias: bias})
+			m.stages = append(m.stages, &hiddenAct{norm: ln, p: cfg.Dropout, bias: bias, kern: rowk.Default()})
 		}
 	}
 	m.acts = make([]*dense.Matrix, cfg.Layers-1)
@@ -295,6 +301,27 @@ func (m *Model) NumParams() int {
 		n += len(p.W)
 	}
 	return n
+}
+
+// SetKernel chooses the row kernel set of the fused hidden stages and the
+// LayerNorms by name, as aggr.New and quant.NewCodec choose theirs (the
+// internal/dispatch names; "" means $SUPERGCN_KERNEL, "auto" the best set);
+// NewModel starts with rowk.Default(). Every set rounds exactly as the
+// generic one, so the choice changes speed only.
+func (m *Model) SetKernel(name string) error {
+	k, err := rowk.Lookup(name)
+	if err != nil {
+		return err
+	}
+	for _, st := range m.stages {
+		st.kern = k
+	}
+	for _, ln := range m.norms {
+		if ln != nil {
+			ln.kern = k
+		}
+	}
+	return nil
 }
 
 // SetDecayAll selects which parameters carry weight decay: every parameter

@@ -32,7 +32,7 @@ func TestConfigValidate(t *testing.T) {
 		c := good
 		b.edit(&c)
 		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), "Config."+b.field) {
+		if err == nil || !strings.HasPrefix(err.Error(), "nn.Config."+b.field+": ") {
 			t.Errorf("%s: error %v does not name the field", b.field, err)
 		}
 		if _, err := NewModel(c, &denseProp{a: dense.New(1, 1)}); err == nil {
@@ -292,7 +292,7 @@ func TestConfigBoundsHugeWidths(t *testing.T) {
 		{Model: "gcn", Layers: 3, In: 1 << 20, Hidden: 1 << 20, Out: 3},
 		{Model: "gcn", Layers: 1 << 20, In: 4, Hidden: 4, Out: 3},
 	} {
-		if _, err := NewModel(c, prop); err == nil || !strings.Contains(err.Error(), "nn: Config") {
+		if _, err := NewModel(c, prop); err == nil || !strings.Contains(err.Error(), "nn.Config.") {
 			t.Errorf("%+v: err = %v", c, err)
 		}
 	}

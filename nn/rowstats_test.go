@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // partials4 adds f(j) for j < n into four partial sums, element j into
@@ -55,7 +57,7 @@ func TestRowStatsOrder(t *testing.T) {
 		}
 		o, bias := randRow(r, n), randRow(r, n)
 		xb, x32 := make([]float64, n), make([]float32, n)
-		bm, br := biasStats(xb, o, bias, eps)
+		bm, br := biasStats(rowk.Default(), xb, o, bias, eps)
 		for j := range xb {
 			if x32[j] = o[j] + bias[j]; xb[j] != float64(x32[j]) {
 				t.Fatalf("n=%d: biasStats wrote x[%d] = %v, want %v", n, j, xb[j], x32[j])
@@ -95,7 +97,7 @@ func TestGradStatsOrder(t *testing.T) {
 			h[j] = 1 + float32(j) // all kept: the gate leaves g as it is
 		}
 		gg := append([]float32(nil), g...)
-		rg, rgx, fin := normGradRow(gg, h, o, bias, gamma, got, ag, ab, mean, rstd, 1, false)
+		rg, rgx, fin := normGradRow(rowk.Default(), gg, h, o, bias, gamma, got, ag, ab, mean, rstd, 1, false)
 		if fin == 0 || !slices.Equal(gg, g) {
 			t.Fatalf("n=%d: normGradRow gated a finite all-positive h: fin %#x, g %v → %v", n, fin, g, gg)
 		}
@@ -125,7 +127,7 @@ func TestGateRange(t *testing.T) {
 						h[bad] = sp
 					}
 					got := append([]float32(nil), g...)
-					fin := gateRange(got, h, 2, active)
+					fin := gateRange(rowk.Default(), got, h, 2, active)
 					if (fin == 0) != (bad >= 0) {
 						t.Fatalf("n=%d active=%v non-finite at %d (%v): gateRange returned %#x", n, active, bad, sp, fin)
 					}

@@ -144,7 +144,7 @@ type Prediction struct {
 	Nodes          int     `json:"nodes"`
 	RanksPerNode   int     `json:"ranks_per_node"`
 	Threads        int     `json:"threads"`
-	ProfileThreads int     `json:"profile_threads"` // the profile's entry used
+	ProfileThreads int     `json:"profile_threads"` // the profile's entry used (Threads: interpolated between the counts measured around it)
 	ProfileCopies  int     `json:"profile_copies"`  // and the copies it was measured with (Config.RanksPerHost)
 	Overlap        bool    `json:"overlap"`         // exchange overlapped with the local product
 	// Oversubscription is (ranks per host · threads) / the profile's
@@ -192,6 +192,23 @@ func (p *predictor) pass(kind measuredPass, frac float64, width int, rowsOf func
 		}
 		p.addDense(r, s)
 	}
+}
+
+// hidden adds one direction of the fused hidden stage over every rank's
+// rows of width values (half its measured forward and backward), with
+// dropout when drop, and reports whether the profile measured it
+// (Rates.Hidden); without, it adds nothing, and the caller charges the
+// separate passes (bias, LayerNorm, ReLU, dropout) as older profiles
+// measured them.
+func (p *predictor) hidden(width int, drop bool) bool {
+	if _, ok := p.rates.HiddenSeconds(0, p.cfg.Model.LayerNorm, drop); !ok {
+		return false
+	}
+	for r := range p.vols {
+		s, _ := p.rates.HiddenSeconds(0.5*float64(p.vols[r].Nodes)*float64(width), p.cfg.Model.LayerNorm, drop)
+		p.addDense(r, s)
+	}
+	return true
 }
 
 // layerDims returns the widths In, Hidden…, Classes.
@@ -276,7 +293,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if busy == 0 {
 		busy = cfg.RanksPerNode
 	}
-	rates, _ := prof.RatesFor(cfg.Threads, busy)
+	rates := prof.RatesAt(cfg.Threads, busy)
 	oversub := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
 	if oversub > 1 {
 		rates = rates.Scaled(1 / oversub)
@@ -539,6 +556,9 @@ func (p *predictor) forward(training bool) {
 				p.gemm("nn", in, out)
 			}
 		}
+		if i < m.Layers-1 && p.hidden(out, training && m.Dropout) {
+			continue
+		}
 		p.elem(elemBias, out, nodesOf)
 		if i < m.Layers-1 {
 			if m.LayerNorm {
@@ -592,7 +612,7 @@ func (p *predictor) lossAndBackward() {
 				}
 			}
 		}
-		if i > 0 {
+		if i > 0 && !p.hidden(in, m.Dropout) {
 			if m.Dropout {
 				p.pass(passDropout, 0.5, in, nodesOf)
 			}

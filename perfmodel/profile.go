@@ -7,17 +7,18 @@
 // is a synchronisation point), takes the slowest rank of each phase, and
 // reports the components of the critical rank and the parallel efficiency.
 //
-// The package is pure Go and reads no files except through LoadProfile.
+// The package is pure Go and touches no files except through LoadProfile
+// and WriteProfile; perfmodel/measure measures profiles.
 package perfmodel
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"math"
 	"sort"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/quant"
 )
 
@@ -59,9 +60,18 @@ type Rates struct {
 	// DropoutGVs, LayerNormGVs: 1e9 values/s of nn.Dropout and
 	// nn.LayerNorm, forward and backward together. SoftmaxGVs: 1e9
 	// logits/s of nn.SoftmaxCrossEntropy (loss and gradient of a row).
+	// LayerNormGVs is needed only without Hidden.
 	DropoutGVs   float64 `json:"dropout_gvs"`
-	LayerNormGVs float64 `json:"layernorm_gvs"`
+	LayerNormGVs float64 `json:"layernorm_gvs,omitempty"`
 	SoftmaxGVs   float64 `json:"softmax_gvs"`
+	// Hidden (optional; measured by bench profile): the fused stage
+	// between two hidden convolutions as training runs it (nn.HiddenStage:
+	// bias, LayerNorm, ReLU and dropout in one pass forward, the gradient
+	// in one pass backward), one rate for each of the four variants.
+	// Without it (older and published profiles) the model charges the
+	// stage as the separate passes: bias and ReLU at ElemGBs, LayerNorm
+	// and dropout at their own rates.
+	Hidden []HiddenRate `json:"hidden,omitempty"`
 	// StreamGBs: STREAM triad of this rank (for reference).
 	StreamGBs float64 `json:"stream_triad_gbs,omitempty"`
 	// Exchange (optional): the boundary exchange's own passes measured as
@@ -126,6 +136,14 @@ type RowRate struct {
 	HaloGUPS   float64 `json:"halo_gups,omitempty"`
 }
 
+// HiddenRate is the fused hidden stage with or without its LayerNorm and
+// dropout: 1e9 values/s, forward and backward together.
+type HiddenRate struct {
+	LayerNorm bool    `json:"layernorm"`
+	Dropout   bool    `json:"dropout"`
+	GVs       float64 `json:"gvs"`
+}
+
 // AggrRate is aggregation at one width: Forward (out = Â·x, CSR rows) and
 // Transpose (out = Âᵀ·x), in 1e9 edge·values per second.
 type AggrRate struct {
@@ -171,6 +189,16 @@ func LoadProfile(path string) (*Profile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &p, nil
+}
+
+// WriteProfile writes p as indented JSON to path (atomically: nothing
+// half-written on an error).
+func WriteProfile(path string, p *Profile) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return container.WriteBytes(path, 0o644, append(b, '\n'))
 }
 
 // jsonPosError prefixes a decoding error of b with the line and column it
@@ -292,10 +320,13 @@ func (r *Rates) validate(at string) error {
 	for _, v := range []struct {
 		name string
 		v    float64
-	}{{"elementwise_gbs", r.ElemGBs}, {"dropout_gvs", r.DropoutGVs}, {"layernorm_gvs", r.LayerNormGVs}, {"softmax_gvs", r.SoftmaxGVs}} {
+	}{{"elementwise_gbs", r.ElemGBs}, {"dropout_gvs", r.DropoutGVs}, {"softmax_gvs", r.SoftmaxGVs}} {
 		if err := positive(at+"."+v.name, v.v); err != nil {
 			return err
 		}
+	}
+	if err := r.validateHidden(at); err != nil {
+		return err
 	}
 	if x := r.Exchange; x != nil {
 		at := at + ".exchange"
@@ -339,6 +370,38 @@ func (r *Rates) validate(at string) error {
 		}
 	}
 	return nil
+}
+
+// validateHidden checks the fused stage's rates: none (then LayerNormGVs
+// is needed) or each of the four variants once.
+func (r *Rates) validateHidden(at string) error {
+	if len(r.Hidden) == 0 {
+		return positive(at+".layernorm_gvs", r.LayerNormGVs)
+	}
+	if len(r.Hidden) != 4 {
+		return fmt.Errorf("%s.hidden: %d entries, want the four variants (layernorm, dropout) once each", at, len(r.Hidden))
+	}
+	for j, h := range r.Hidden {
+		for _, q := range r.Hidden[:j] {
+			if q.LayerNorm == h.LayerNorm && q.Dropout == h.Dropout {
+				return fmt.Errorf("%s.hidden[%d]: layernorm %v, dropout %v measured twice", at, j, h.LayerNorm, h.Dropout)
+			}
+		}
+		if err := positive(fmt.Sprintf("%s.hidden[%d].gvs", at, j), h.GVs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hiddenRate is the fused stage's rate of one variant, if measured.
+func (r *Rates) hiddenRate(layerNorm, dropout bool) (float64, bool) {
+	for _, h := range r.Hidden {
+		if h.LayerNorm == layerNorm && h.Dropout == dropout {
+			return h.GVs, true
+		}
+	}
+	return 0, false
 }
 
 func validateQuant(at string, qs []QuantRate) error {
@@ -412,6 +475,10 @@ func (r *Rates) Scaled(f float64) *Rates {
 		c.Gemm[i].GFLOPS *= f
 	}
 	c.Quant = scaleQuant(r.Quant, f)
+	c.Hidden = append([]HiddenRate(nil), r.Hidden...)
+	for i := range c.Hidden {
+		c.Hidden[i].GVs *= f
+	}
 	c.ElemGBs *= f
 	c.DropoutGVs *= f
 	c.LayerNormGVs *= f
@@ -571,6 +638,17 @@ func (r *Rates) ElemSeconds(bytes float64) float64 { return bytes / (r.ElemGBs *
 func (r *Rates) DropoutSeconds(values float64) float64   { return values / (r.DropoutGVs * 1e9) }
 func (r *Rates) LayerNormSeconds(values float64) float64 { return values / (r.LayerNormGVs * 1e9) }
 func (r *Rates) SoftmaxSeconds(values float64) float64   { return values / (r.SoftmaxGVs * 1e9) }
+
+// HiddenSeconds is the fused hidden stage (forward and backward) over
+// values values, with or without its LayerNorm and dropout; false when
+// the profile did not measure it (Hidden empty).
+func (r *Rates) HiddenSeconds(values float64, layerNorm, dropout bool) (float64, bool) {
+	gvs, ok := r.hiddenRate(layerNorm, dropout)
+	if !ok {
+		return 0, false
+	}
+	return values / (gvs * 1e9), true
+}
 
 // interpLog interpolates the rate y at x linearly in log(x) between n
 // points (x ascending), holding the end values outside them.

@@ -113,7 +113,7 @@ if [ -z "${PLOT_ONLY:-}" ]; then
       : >"$tmp"
       for m in fugaku xeon; do
         # shellcheck disable=SC2046
-        "$BIN" predict "${src[@]}" $(machine $m) $(model_flags "$g") --aggr-mode post,hybrid --bits 32,2 \
+        "$BIN" predict "${src[@]}" $(machine $m) $(model_flags "$g") --aggr-mode post,hybrid --bits 32,2 --exchange flat \
           --eval-every 0 --scale "$scale" --label "$g" --json >>"$tmp"
         src=(--volumes "$vol")
       done

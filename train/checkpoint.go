@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"math"
@@ -212,7 +213,13 @@ func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 // build), which must not reach an allocation or the optimiser.
 func (ck *Checkpoint) validate() error {
 	if err := ck.Model.Validate(); err != nil {
-		return fmt.Errorf("model: %v", strings.TrimPrefix(err.Error(), "nn: "))
+		// the checkpoint's value, not an input of this run: no field name
+		// that a command line would rename to its flag
+		var fe *field.Error
+		if errors.As(err, &fe) {
+			return fmt.Errorf("model %s: %v", strings.TrimPrefix(fe.Field, "nn.Config."), fe.Err)
+		}
+		return fmt.Errorf("model: %v", err)
 	}
 	switch {
 	case !(ck.LabelProp >= 0 && ck.LabelProp < 1):

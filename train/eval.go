@@ -58,6 +58,9 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 		return nil, err
 	}
 	model, err := nn.NewModel(ck.Model, prop)
+	if err == nil {
+		err = model.SetKernel(kernel)
+	}
 	if err != nil {
 		return nil, err
 	}

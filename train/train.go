@@ -45,7 +45,7 @@ type Config struct {
 	Epochs      int
 	Seed        uint64
 	Threads     int
-	Kernel      string      // aggr kernel ("" = best available)
+	Kernel      string      // kernel of every family: aggr, quant, nn's row kernels (internal/dispatch names; "" = $SUPERGCN_KERNEL, else the best)
 	NodeOrder   string      // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
 	AggrMode    string      // post|pre|hybrid
 	Exchange    string      // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
@@ -218,6 +218,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t.model, err = nn.NewModel(mc, t.prop)
+	if err == nil {
+		err = t.model.SetKernel(cfg.Kernel)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +529,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	// Evaluation pass (no dropout, all training labels embedded), every
 	// EvalEvery epochs and after the last.
 	m.Evaluated = t.cfg.EvalEvery <= 1 || epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs
-	var correct [3]int64
+	var cnt epochCounts
 	t3 := time.Now()
 	if m.Evaluated {
 		ex := t.x
@@ -538,38 +541,32 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 			return m, diverged(epoch, err)
 		}
 		for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
-			correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
+			cnt.correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
 		}
 	}
 	evalS := time.Since(t3).Seconds()
 	ev := t.prop.Stats()
 	// One all-reduce for the correct counts, the exchanged bytes, the
 	// non-finite values the quantisers met and the ranks asking to stop.
-	stop := int64(0)
 	if t.cfg.Stop != nil && t.cfg.Stop() {
-		stop = 1
+		cnt.stop = 1
 	}
-	cnt := []int64{
-		correct[0], correct[1], correct[2],
-		st.DataBytes + st.ParamBytes, st.DataBytes, st.ParamBytes,
-		t.nonFinite(), stop,
-		ev.CommBytes - st.CommBytes,
-		st.IntraBytes,
-	}
-	if err := t.c.AllreduceSumI64(cnt); err != nil {
+	cnt.commBytes, cnt.dataBytes, cnt.paramBytes = st.DataBytes+st.ParamBytes, st.DataBytes, st.ParamBytes
+	cnt.nonFinite, cnt.evalBytes, cnt.intraBytes = t.nonFinite(), ev.CommBytes-st.CommBytes, st.IntraBytes
+	if err := cnt.sum(t.c); err != nil {
 		return m, err
 	}
-	t.stopped = cnt[7] > 0
-	if cnt[6] > 0 {
-		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower train.Config.LR?)", cnt[6])
+	t.stopped = cnt.stop > 0
+	if cnt.nonFinite > 0 {
+		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower train.Config.LR?)", cnt.nonFinite)
 	}
 	epochS := time.Since(t0).Seconds()
 
 	m.Loss = t.lastLoss / float64(max(nSup[0], 1))
 	if m.Evaluated {
-		m.TrainAcc = ratio(cnt[0], t.nTrain)
-		m.ValAcc = ratio(cnt[1], t.nValid)
-		m.TestAcc = ratio(cnt[2], t.nTest)
+		m.TrainAcc = ratio(cnt.correct[0], t.nTrain)
+		m.ValAcc = ratio(cnt.correct[1], t.nValid)
+		m.TestAcc = ratio(cnt.correct[2], t.nTest)
 	}
 
 	// Time breakdown of the training step: max over ranks in the fields,
@@ -589,8 +586,8 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	}); err != nil {
 		return m, err
 	}
-	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt[3], cnt[4], cnt[5], cnt[8]
-	m.IntraBytes = cnt[9]
+	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt.commBytes, cnt.dataBytes, cnt.paramBytes, cnt.evalBytes
+	m.IntraBytes = cnt.intraBytes
 	return m, nil
 }
 

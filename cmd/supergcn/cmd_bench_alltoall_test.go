@@ -18,7 +18,7 @@ func TestBenchAlltoall(t *testing.T) {
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "p.json")
 	p, _ := perfmodel.FromPublished("xeon-gold-6148")
-	if err := writeProfile(prof, p); err != nil {
+	if err := perfmodel.WriteProfile(prof, p); err != nil {
 		t.Fatal(err)
 	}
 	broken := filepath.Join(dir, "broken.json")

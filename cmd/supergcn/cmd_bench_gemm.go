@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/perfmodel/measure"
 )
 
 func init() {
@@ -15,21 +16,9 @@ func init() {
 }
 
 // gemmResult is one line of `bench gemm --json` (and a row of --csv).
-// The op names the product as the layers use it, for a layer of in inputs
-// and out outputs over rows nodes:
-//
-//	NN  X·W       (rows×in)·(in×out)     forward
-//	NT  G·Wᵀ      (rows×out)·(in×out)ᵀ   input gradient
-//	TN  Xᵀ·G      (rows×in)ᵀ·(rows×out)  weight gradient
 type gemmResult struct {
-	Op       string  `json:"op"`
-	Rows     int     `json:"rows"`
-	In       int     `json:"in"`
-	Out      int     `json:"out"`
-	Threads  int     `json:"threads"`
-	Reps     int     `json:"reps"`
-	MedianMS float64 `json:"median_ms"`
-	GFLOPS   float64 `json:"gflops"` // 2·rows·in·out / median
+	measure.GemmResult
+	Threads int `json:"threads"`
 	// Precision of the operands: fp32, or bf16 (dense.BF16: rounded
 	// operands, float32 sums; the FLOP count is the same).
 	Precision string `json:"precision"`
@@ -69,29 +58,17 @@ func benchGemm(args []string) error {
 	var ops []string
 	for _, o := range strings.Split(*opsArg, ",") {
 		o = strings.ToUpper(strings.TrimSpace(o))
-		if o != "NN" && o != "NT" && o != "TN" {
-			return usageError{fmt.Sprintf("--ops: %q is not NN, NT or TN", o)}
+		if !slices.Contains(measure.GemmOps, o) {
+			return usageError{fmt.Sprintf("--ops: %q is not %s", o, strings.Join(measure.GemmOps, ", "))}
 		}
 		ops = append(ops, o)
 	}
 	if err := setAloneThreads(threads); err != nil {
 		return err
 	}
-	maxIn, maxOut := maxOf(ins), maxOf(outs)
-	if int64(*rows)*int64(max(maxIn, maxOut)) > 1<<31 {
-		return usageError{fmt.Sprintf("--rows: %d rows of %d columns exceed 2^31 values", *rows, max(maxIn, maxOut))}
+	if int64(*rows)*int64(max(slices.Max(ins), slices.Max(outs))) > 1<<31 {
+		return usageError{fmt.Sprintf("--rows: %d rows of %d columns exceed 2^31 values", *rows, max(slices.Max(ins), slices.Max(outs)))}
 	}
-	r := rand.New(rand.NewPCG(3, 4))
-	fill := func(n int) []float32 {
-		d := make([]float32, n)
-		for i := range d {
-			d[i] = float32(r.Float64() - 0.5)
-		}
-		return d
-	}
-	// Buffers of the widest shapes, viewed narrower per product.
-	xbuf, gbuf, cbuf := fill(*rows*maxIn), fill(*rows*maxOut), make([]float32, *rows*max(maxIn, maxOut))
-	wbuf, wgbuf := fill(maxIn*maxOut), make([]float32, maxIn*maxOut)
 	name, _, core := dense.BLAS()
 	if !*asJSON && !*asCSV {
 		fmt.Printf("bench gemm: rows %d, threads %d, reps %d (median); %s core %s; %s; precision %s\n",
@@ -104,40 +81,19 @@ func benchGemm(args []string) error {
 	if *asCSV {
 		fmt.Println("op,rows,in,out,threads,reps,median_ms,gflops")
 	}
-	for _, op := range ops {
-		for _, in := range ins {
-			for _, out := range outs {
-				x := &dense.Matrix{Rows: *rows, Cols: in, Data: xbuf[:*rows*in]}
-				g := &dense.Matrix{Rows: *rows, Cols: out, Data: gbuf[:*rows*out]}
-				w := &dense.Matrix{Rows: in, Cols: out, Data: wbuf[:in*out]}
-				var fn func()
-				switch op {
-				case "NN":
-					c := &dense.Matrix{Rows: *rows, Cols: out, Data: cbuf[:*rows*out]}
-					fn = func() { work.Gemm(false, false, 1, x, w, 0, c) }
-				case "NT":
-					c := &dense.Matrix{Rows: *rows, Cols: in, Data: cbuf[:*rows*in]}
-					fn = func() { work.Gemm(false, true, 1, g, w, 0, c) }
-				case "TN":
-					c := &dense.Matrix{Rows: in, Cols: out, Data: wgbuf[:in*out]}
-					fn = func() { work.Gemm(true, false, 1, x, g, 0, c) }
-				}
-				med, _ := timeIt(fn, *reps)
-				res := gemmResult{Op: op, Rows: *rows, In: in, Out: out, Threads: *threads, Reps: *reps, MedianMS: med, Precision: prec.String(),
-					GFLOPS: 2 * float64(*rows) * float64(in) * float64(out) / (med * 1e6)}
-				switch {
-				case *asJSON:
-					b, _ := json.Marshal(res)
-					fmt.Println(string(b))
-				case *asCSV:
-					fmt.Printf("%s,%d,%d,%d,%d,%d,%.3f,%.1f\n", res.Op, res.Rows, res.In, res.Out, res.Threads, res.Reps, res.MedianMS, res.GFLOPS)
-				default:
-					fmt.Printf("%-3s %5d %5d %10.2f %9.1f\n", res.Op, res.In, res.Out, res.MedianMS, res.GFLOPS)
-				}
-			}
+	return measure.Gemm(work, *rows, ops, ins, outs, *reps, func(m measure.GemmResult) error {
+		res := gemmResult{GemmResult: m, Threads: *threads, Precision: prec.String()}
+		switch {
+		case *asJSON:
+			b, _ := json.Marshal(res)
+			fmt.Println(string(b))
+		case *asCSV:
+			fmt.Printf("%s,%d,%d,%d,%d,%d,%.3f,%.1f\n", res.Op, res.Rows, res.In, res.Out, res.Threads, res.Reps, res.MedianMS, res.GFLOPS)
+		default:
+			fmt.Printf("%-3s %5d %5d %10.2f %9.1f\n", res.Op, res.In, res.Out, res.MedianMS, res.GFLOPS)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // widthList parses a comma-separated list of positive widths of flag name.
@@ -151,12 +107,4 @@ func widthList(name, s string) ([]int, error) {
 		ws = append(ws, v)
 	}
 	return ws, nil
-}
-
-func maxOf(v []int) int {
-	m := 0
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }

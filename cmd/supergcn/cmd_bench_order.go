@@ -4,16 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/aggr"
-	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/perfmodel/measure"
 )
 
 func init() {
@@ -22,19 +21,9 @@ func init() {
 
 // orderResult is one line of `bench order --json`: one order at one width.
 type orderResult struct {
-	Order     string  `json:"order"`
-	Nodes     int     `json:"nodes"`
-	Edges     int64   `json:"edges"`
-	Parts     int     `json:"parts"`
-	Width     int     `json:"width"`
-	Threads   int     `json:"threads"`
-	Reps      int     `json:"reps"`
-	OrderMS   float64 `json:"order_ms"`   // computing the permutation
-	ReorderMS float64 `json:"reorder_ms"` // applying it to the shard
-	FwdMS     float64 `json:"fwd_median_ms"`
-	BwdMS     float64 `json:"bwd_median_ms"`
-	FwdGain   float64 `json:"fwd_speedup"` // given order's time / this one's
-	BwdGain   float64 `json:"bwd_speedup"`
+	measure.OrderResult
+	Parts   int `json:"parts"`
+	Threads int `json:"threads"`
 }
 
 func benchOrder(args []string) error {
@@ -68,7 +57,7 @@ func benchOrder(args []string) error {
 	}
 	orders := strings.Split(*ordersArg, ",")
 	for _, o := range orders {
-		if !benchContains(partition.NodeOrders(), o) {
+		if !slices.Contains(partition.NodeOrders(), o) {
 			return usageError{fmt.Sprintf("--orders: unknown order %q (known: %s)", o, strings.Join(partition.NodeOrders(), ","))}
 		}
 	}
@@ -101,107 +90,21 @@ func benchOrder(args []string) error {
 			*specArg, genS, *parts, n, base.Local.NNZ(), *threads, eng.KernelName(), *reps)
 		fmt.Printf("%-8s %6s %10s %10s %10s %10s %8s %8s\n", "order", "width", "order_ms", "reorder_ms", "fwd_ms", "bwd_ms", "fwd_x", "bwd_x")
 	}
-	rng := rand.New(rand.NewPCG(spec.Seed, 99))
-	maxw := 0
-	for _, w := range widths {
-		maxw = max(maxw, w)
+	rs, err := measure.Orders(base, orders, widths, eng, *reps, spec.Seed)
+	if err != nil {
+		return err
 	}
-	xbuf := make([]float32, n*maxw)
-	for i := range xbuf {
-		xbuf[i] = float32(rng.NormFloat64())
-	}
-	obuf := make([]float32, n*maxw)
-	// Every order's operator first, then the products interleaved (each
-	// repetition times every order once), so drifting load on a shared
-	// machine hits all orders alike.
-	type prepared struct {
-		name               string
-		orderMS, reorderMS float64
-		a                  *graph.CSR
-		op                 *aggr.Op
-		scale              []float32
-	}
-	var ps []prepared
-	for _, o := range orders {
-		sh := partition.Split(structureOnly(base), make([]int32, n), 0, 1) // a fresh copy: Reorder works in place
-		t1 := time.Now()
-		perm, err := partition.LocalOrder(sh, o)
-		if err != nil {
-			return err
-		}
-		orderMS := benchMS(time.Since(t1))
-		t2 := time.Now()
-		if err := sh.Reorder(perm); err != nil {
-			return err
-		}
-		reorderMS := benchMS(time.Since(t2))
-		a := sh.Local
-		op := eng.Prepare(a)
-		op.PrepareT()
-		scale := make([]float32, n)
-		for v := range scale {
-			if d := a.Degree(v); d > 0 {
-				scale[v] = 1 / float32(d)
-			}
-		}
-		ps = append(ps, prepared{o, orderMS, reorderMS, a, op, scale})
-	}
-	runtime.GC()
-	for _, w := range widths {
-		x := &dense.Matrix{Rows: n, Cols: w, Data: xbuf[:n*w]}
-		out := &dense.Matrix{Rows: n, Cols: w, Data: obuf[:n*w]}
-		fwd, bwd := make([][]float64, len(ps)), make([][]float64, len(ps))
-		for rep := -1; rep < *reps; rep++ { // rep -1: warm-up
-			for i, p := range ps {
-				t := time.Now()
-				p.op.ApplyScaled(x, out, p.scale, false)
-				tf := benchMS(time.Since(t))
-				t = time.Now()
-				p.op.ApplyTScaled(x, out, p.scale, false)
-				tb := benchMS(time.Since(t))
-				if rep >= 0 {
-					fwd[i], bwd[i] = append(fwd[i], tf), append(bwd[i], tb)
-				}
-			}
-		}
-		gf, gb := 0.0, 0.0
-		for i, p := range ps {
-			if p.name == partition.OrderGiven {
-				gf, gb = orderMedian(fwd[i]), orderMedian(bwd[i])
-			}
-		}
-		for i, p := range ps {
-			r := orderResult{Order: p.name, Nodes: n, Edges: p.a.NNZ(), Parts: *parts, Width: w, Threads: *threads, Reps: *reps,
-				OrderMS: p.orderMS, ReorderMS: p.reorderMS, FwdMS: orderMedian(fwd[i]), BwdMS: orderMedian(bwd[i])}
-			if gf > 0 {
-				r.FwdGain, r.BwdGain = gf/r.FwdMS, gb/r.BwdMS
-			}
-			if *asJSON {
-				b, _ := json.Marshal(r)
-				fmt.Println(string(b))
-			} else {
-				fmt.Printf("%-8s %6d %10.1f %10.1f %10.2f %10.2f %8.2f %8.2f\n", p.name, w, p.orderMS, p.reorderMS, r.FwdMS, r.BwdMS, r.FwdGain, r.BwdGain)
-			}
+	for _, m := range rs {
+		r := orderResult{OrderResult: m, Parts: *parts, Threads: *threads}
+		if *asJSON {
+			b, _ := json.Marshal(r)
+			fmt.Println(string(b))
+		} else {
+			fmt.Printf("%-8s %6d %10.1f %10.1f %10.2f %10.2f %8.2f %8.2f\n", r.Order, r.Width, r.OrderMS, r.ReorderMS, r.FwdMS, r.BwdMS, r.FwdGain, r.BwdGain)
 		}
 	}
 	if !*asJSON {
 		fmt.Println("fwd = mean aggregation A·x (row-scaled), bwd = its transpose; fwd_x, bwd_x = the given order's time / this order's (0: no given row to compare)")
 	}
 	return nil
-}
-
-// structureOnly wraps a shard's local graph as a structure-only dataset,
-// so each order starts from an identical copy of the shard.
-func structureOnly(s *partition.Shard) *graph.Dataset {
-	return &graph.Dataset{Graph: s.Local}
-}
-
-// orderMedian returns the median of ts (sorted in place).
-func orderMedian(ts []float64) float64 {
-	sort.Float64s(ts)
-	m := len(ts) / 2
-	if len(ts)%2 == 0 {
-		return (ts[m-1] + ts[m]) / 2
-	}
-	return ts[m]
 }

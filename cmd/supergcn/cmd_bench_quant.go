@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/supergcn/supergcn/perfmodel/measure"
 	"github.com/supergcn/supergcn/quant"
 )
 
@@ -75,7 +76,6 @@ func benchQuant(args []string) error {
 	for i := range x {
 		x[i] = float32(r.NormFloat64())
 	}
-	out := make([]float32, n)
 	fp32GB := float64(n) * 4 / 1e9
 
 	if !*asJSON {
@@ -90,28 +90,16 @@ func benchQuant(args []string) error {
 			if err != nil {
 				return kernelError(err)
 			}
-			d, p := c.Size(*rows, *width)
-			buf := make([]byte, d+p)
-			seed := uint64(0)
-			encMS, _ := timeIt(func() {
-				seed++
-				c.Encode(buf, x, *rows, *width, seed)
-			}, *reps)
-			var decErr error
-			decMS, _ := timeIt(func() {
-				if err := c.Decode(out, buf, *rows, *width); err != nil {
-					decErr = err
-				}
-			}, *reps)
-			if decErr != nil {
-				return decErr
+			encMS, decMS, size, err := measure.Codec(c, x, *rows, *width, *reps, func() {})
+			if err != nil {
+				return err
 			}
 			res := quantResult{
 				Kernel: c.Kernel(), Bits: b, Params: params.String(), Rows: *rows, Width: *width,
 				Threads: *threads, Reps: *reps,
 				EncodeMS: encMS, EncodeGBS: fp32GB / (encMS / 1e3),
 				DecodeMS: decMS, DecodeGBS: fp32GB / (decMS / 1e3),
-				EncodedMB: float64(d+p) / 1e6, Compressed: float64(n*4) / float64(d+p),
+				EncodedMB: float64(size) / 1e6, Compressed: float64(n*4) / float64(size),
 			}
 			if *asJSON {
 				j, _ := json.Marshal(res)

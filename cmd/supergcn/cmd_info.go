@@ -160,7 +160,7 @@ func firstLineOf(s string) string {
 }
 
 // kernelHelp is the help of every --kernel flag.
-var kernelHelp = "SIMD kernel for aggregation and quantisation: auto|" + strings.Join(dispatch.Known(), "|") +
+var kernelHelp = "SIMD kernel for aggregation, quantisation and the fused hidden stages: auto|" + strings.Join(dispatch.Known(), "|") +
 	", any case (default: $" + dispatch.Env + ", else auto = the best this CPU runs)"
 
 // checkKernel returns the aggregation kernel that runs for the --kernel
@@ -172,6 +172,9 @@ func checkKernel(kernel string) (string, error) {
 	if err == nil {
 		e.Close()
 		_, err = quant.NewCodec(quant.Format{Bits: 2}, 1, kernel)
+	}
+	if err == nil {
+		_, err = rowk.Lookup(kernel)
 	}
 	if err != nil {
 		return "", kernelError(err)

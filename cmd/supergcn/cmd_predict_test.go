@@ -27,7 +27,7 @@ func TestPredictCLI(t *testing.T) {
 	vol := filepath.Join(tmp, "vol.json")
 	// One layer 6 → 7: propagate first at width 6, one forward exchange;
 	// the first layer's backward skips its product; no evaluation.
-	args := []string{"--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--layers", "1", "--classes", "7",
+	args := []string{"--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--exchange", "flat", "--layers", "1", "--classes", "7",
 		"--bits", "32,2", "--eval-every", "0", "--json"}
 	var a, b bytes.Buffer
 	if err := cmdPredict(append([]string{"--partitions", dir, "--save-volumes", vol}, args...), &a); err != nil {
@@ -57,7 +57,7 @@ func TestPredictCLI(t *testing.T) {
 		t.Fatalf("want 4 lines (2 networks × 2 bits), got %d and %d:\n%s", len(la), len(lb), a.String())
 	}
 	for i := range la {
-		var ra, rb predictRow
+		var ra, rb perfmodel.Row
 		if err := json.Unmarshal([]byte(la[i]), &ra); err != nil {
 			t.Fatal(err)
 		}
@@ -90,12 +90,27 @@ func TestPredictCLI(t *testing.T) {
 		"--ranks-per-node", "2", "--layers", "1", "--classes", "7", "--bits", "32", "--eval-every", "0", "--json"}, &tl); err != nil {
 		t.Fatal(err)
 	}
-	var rt predictRow
+	var rt perfmodel.Row
 	if err := json.Unmarshal(tl.Bytes(), &rt); err != nil {
 		t.Fatal(err)
 	}
 	if want := 6 * 4 * (nv.TwoLevel.InterRows() + nv.TwoLevel.IntraRows()); rt.TrainBytes != want || rt.IntraBytes != 6*4*nv.TwoLevel.IntraRows() {
 		t.Errorf("two-level: %d bytes (%d intra), want %d (%d intra)", rt.TrainBytes, rt.IntraBytes, want, 6*4*nv.TwoLevel.IntraRows())
+	}
+	// train's defaults: int2 with several ranks, two-level when several
+	// nodes run several ranks each (not on one node: shm)
+	var def bytes.Buffer
+	if err := cmdPredict([]string{"--partitions", dir, "--profile", prof, "--network", "10gbit,shm", "--ranks-per-node", "2", "--json"}, &def); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(def.String()), "\n") {
+		var r perfmodel.Row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"two-level", "flat"}[i]; r.Bits != 2 || r.Exchange != want {
+			t.Errorf("defaults on %s: %d bits, %s exchange; want 2 bits, %s (train's)", r.Network, r.Bits, r.Exchange, want)
+		}
 	}
 	jl := filepath.Join(tmp, "p.jsonl")
 	if err := os.WriteFile(jl, b.Bytes(), 0o644); err != nil {
@@ -115,7 +130,7 @@ func TestPredictRejectsBadInput(t *testing.T) {
 	tmp := t.TempDir()
 	prof := filepath.Join(tmp, "p.json")
 	p, _ := perfmodel.FromPublished("a64fx")
-	if err := writeProfile(prof, p); err != nil {
+	if err := perfmodel.WriteProfile(prof, p); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(tmp, "bad.json")
@@ -145,6 +160,55 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		err := cmdPredict(c.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(userMessage(err), c.want) {
 			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestPredictLayouts: --layouts predicts every ranks × threads layout of
+// the nodes (the partition's 4 parts on 2 nodes of 2 cores: 1×2 and 2×1
+// per node), marks one recommended, and refuses the flags a layout sets.
+func TestPredictLayouts(t *testing.T) {
+	dir, _, _ := statsDataset(t)
+	prof := filepath.Join(t.TempDir(), "xeon.json")
+	if err := benchProfile([]string{"--published", "xeon-gold-6148", "--out", prof}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--layouts", "--partitions", dir, "--profile", prof, "--network", "10gbit", "--nodes", "2", "--cores-per-node", "2"}
+	var js bytes.Buffer
+	if err := cmdPredict(append(args, "--json"), &js); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	best := 0
+	for i, line := range lines {
+		var r perfmodel.LayoutRow
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := []perfmodel.Layout{{RanksPerNode: 1, Threads: 2}, {RanksPerNode: 2, Threads: 1}}[i]
+		if r.Layout != want || r.Row == nil || r.Ranks != 2*want.RanksPerNode || r.Threads != want.Threads || !(r.EpochS > 0) {
+			t.Errorf("line %d: %s, want layout %+v predicted", i, line, want)
+		}
+		if r.Best {
+			best++
+		}
+	}
+	if len(lines) != 2 || best != 1 {
+		t.Errorf("%d layouts, %d recommended; want 2, 1", len(lines), best)
+	}
+	var text bytes.Buffer
+	if err := cmdPredict(args, &text); err != nil || !strings.Contains(text.String(), "recommended: ") {
+		t.Errorf("table: %v\n%s", err, text.String())
+	}
+	for _, c := range []struct{ flag, value, want string }{
+		{"--ranks-per-node", "2", "--ranks-per-node: not with --layouts"},
+		{"--threads", "1", "--threads: not with --layouts"},
+		{"--nodes", "0", "--nodes: 0, want ≥ 1"},
+		{"--bits", "2,32", "one profile, network, mode and bits"},
+	} {
+		err := cmdPredict(append(append([]string{}, args...), c.flag, c.value), &bytes.Buffer{})
+		if err == nil || !strings.Contains(userMessage(err), c.want) {
+			t.Errorf("%s %s: %v, want %q", c.flag, c.value, err, c.want)
 		}
 	}
 }

@@ -133,26 +133,15 @@ func parseTrain(args []string) (*trainArgs, error) {
 // validateTrain checks the model and optimiser flags before any data is
 // read, naming the flag, so a bad value never costs a load or a partition.
 func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
-	m := cfg.Model
 	bad := func(flag, format string, args ...any) error {
 		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 	}
-	if _, err := nn.ModelOp(m.Model); err != nil {
-		return bad("model", "%q is not %s", m.Model, strings.Join(nn.Models(), " or "))
+	m := cfg.Model
+	m.In, m.Out = max(m.In, 1), max(m.Out, 1) // the data's widths, not read yet
+	if err := m.Validate(); err != nil {
+		return usageError{err.Error()} // nn's field names, mapped to flags by userMessage
 	}
 	switch {
-	case m.Layers < 1:
-		return bad("layers", "%d, need at least 1", m.Layers)
-	case m.Hidden < 1 || m.Hidden > nn.MaxWidth:
-		return bad("hidden", "%d, need 1 to %d", m.Hidden, nn.MaxWidth)
-	case m.Layers > nn.MaxLayers:
-		return bad("layers", "%d, at most %d", m.Layers, nn.MaxLayers)
-	case !(m.Dropout >= 0 && m.Dropout < 1):
-		return bad("dropout", "%g is not in [0, 1)", m.Dropout)
-	case m.Norm != "none" && m.Norm != "layer":
-		return bad("norm", "%q is not none or layer", m.Norm)
-	case !validPrecision(m.Precision):
-		return bad("precision", "%q is not %s", m.Precision, strings.Join(dense.Precisions(), " or "))
 	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
 		return bad("lr", "%g, need a finite positive learning rate", cfg.LR)
 	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
@@ -396,11 +385,4 @@ func quantParamsFlag(p *quant.Params) func(string) error {
 		*p = v
 		return nil
 	}
-}
-
-// validPrecision reports whether --precision names one of dense's
-// precisions ("" is not a name here: the flag defaults to fp32).
-func validPrecision(s string) bool {
-	_, err := dense.ParsePrecision(s)
-	return err == nil && s != ""
 }

@@ -1,0 +1,102 @@
+package perfmodel
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/supergcn/supergcn/internal/field"
+)
+
+// Layout is how a node runs its cores: RanksPerNode ranks of Threads
+// threads each.
+type Layout struct {
+	RanksPerNode int `json:"ranks_per_node"`
+	Threads      int `json:"threads"`
+}
+
+// Layouts lists the layouts that fill a node of cores cores exactly: R
+// ranks of cores/R threads for every divisor R of cores, R ascending.
+func Layouts(cores int) []Layout {
+	var ls []Layout
+	for r := 1; r <= cores; r++ {
+		if cores%r == 0 {
+			ls = append(ls, Layout{RanksPerNode: r, Threads: cores / r})
+		}
+	}
+	return ls
+}
+
+// ErrNoVolumes is what a layout plan's volume source returns (wrapped)
+// for a rank count it cannot supply (a partition whose parts that many
+// ranks cannot share): the layout is skipped, its reason kept.
+var ErrNoVolumes = errors.New("no volumes for this rank count")
+
+// LayoutRow is one layout's predicted epoch (Row), or why it was skipped.
+type LayoutRow struct {
+	Layout
+	Nodes   int    `json:"nodes"`
+	Skipped string `json:"skipped,omitempty"`
+	Best    bool   `json:"recommended,omitempty"`
+	*Row    `json:",omitempty"`
+}
+
+// LayoutPlan predicts one epoch for every layout of Nodes nodes of
+// CoresPerNode cores (Layouts(CoresPerNode)): Nodes·R ranks of
+// CoresPerNode/R threads, R a node, each rank at its thread count's rates
+// (Profile.RatesAt), with the volumes of its rank count (Volumes) and the
+// exchange, bits and model of Sweep (its one profile, network, mode and
+// bits; Threads, RanksPerNode and CoresPerNode are the layout's).
+type LayoutPlan struct {
+	Sweep        Sweep
+	Nodes        int
+	CoresPerNode int
+	Volumes      func(ranks int) (*Volumes, error)
+}
+
+// Run predicts every layout, marks the fastest Best and returns its index.
+func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
+	s, nodes, cores, volumes := lp.Sweep, lp.Nodes, lp.CoresPerNode, lp.Volumes
+	if nodes < 1 {
+		return nil, -1, field.Errorf("perfmodel.LayoutPlan.Nodes", "%d, want ≥ 1", nodes)
+	}
+	if cores < 1 {
+		return nil, -1, field.Errorf("perfmodel.LayoutPlan.CoresPerNode", "%d, want ≥ 1", cores)
+	}
+	if len(s.Profiles) != 1 || len(s.Networks) != 1 || len(s.Modes) != 1 || len(s.Bits) != 1 {
+		return nil, -1, fmt.Errorf("perfmodel: a layout plan takes one profile, network, mode and bits (%d, %d, %d, %d)",
+			len(s.Profiles), len(s.Networks), len(s.Modes), len(s.Bits))
+	}
+	if s.Networks[0].Single && nodes > 1 {
+		return nil, -1, field.Errorf("perfmodel.LayoutPlan.Nodes", "%d nodes on the single-node network %s", nodes, s.Networks[0].Name)
+	}
+	var rows []LayoutRow
+	best := -1
+	for _, l := range Layouts(cores) {
+		row := LayoutRow{Layout: l, Nodes: nodes}
+		v, err := volumes(nodes * l.RanksPerNode)
+		if errors.Is(err, ErrNoVolumes) {
+			row.Skipped = err.Error()
+			rows = append(rows, row)
+			continue
+		}
+		if err != nil {
+			return nil, -1, err
+		}
+		ls := s
+		ls.Config.RanksPerNode, ls.Config.Threads, ls.Config.CoresPerNode = l.RanksPerNode, l.Threads, cores
+		pr, err := ls.Run(v)
+		if err != nil {
+			return nil, -1, fmt.Errorf("%d×%d per node: %w", l.RanksPerNode, l.Threads, err)
+		}
+		row.Row = &pr[0]
+		if best < 0 || row.EpochS < rows[best].EpochS {
+			best = len(rows)
+		}
+		rows = append(rows, row)
+	}
+	if best < 0 {
+		return rows, -1, fmt.Errorf("perfmodel: no layout of %d nodes × %d cores has volumes (%s)", nodes, cores, rows[0].Skipped)
+	}
+	rows[best].Best = true
+	return rows, best, nil
+}

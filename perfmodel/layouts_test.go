@@ -1,0 +1,129 @@
+package perfmodel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/quant"
+)
+
+// scaledProfile has entries for 1, 2 and 4 threads of a 4-core node, each
+// rate T times flatProfile's: every rank's share of the node grows with
+// its threads, the node's throughput does not.
+func scaledProfile() *Profile {
+	p := flatProfile()
+	base := p.Rates[0]
+	p.Rates = nil
+	for _, t := range []int{1, 2, 4} {
+		r := base.Scaled(float64(t))
+		r.Threads, r.Copies = t, 4/t
+		p.Rates = append(p.Rates, *r)
+	}
+	return p
+}
+
+// TestRatesAt: a measured thread count gets its entry; between two
+// measured counts every rate is interpolated linearly in the threads; off
+// the ends the nearest entry holds.
+func TestRatesAt(t *testing.T) {
+	p := scaledProfile()
+	if r := p.RatesAt(2, 2); r != &p.Rates[1] {
+		t.Errorf("2 threads: %+v, want the measured entry", r)
+	}
+	p.Rates = append(p.Rates[:1], p.Rates[2]) // 1 and 4 threads
+	r := p.RatesAt(3, 1)
+	// 3 = 1 + ⅔·(4−1): ElemGBs 10 + ⅔·(40−10) = 30, aggregation 1 + ⅔·3 = 3 GUPS
+	if r.Threads != 3 || math.Abs(r.ElemGBs-30) > 1e-12 || math.Abs(r.Aggr[0].Forward-3) > 1e-12 || math.Abs(r.Quant[0].DecodeGBs-12) > 1e-12 {
+		t.Errorf("3 threads: %d threads, elementwise %v, aggr %v, decode %v; want 3, 30, 3, 12", r.Threads, r.ElemGBs, r.Aggr[0].Forward, r.Quant[0].DecodeGBs)
+	}
+	if p.Rates[0].ElemGBs != 10 || p.Rates[1].ElemGBs != 40 {
+		t.Error("interpolation changed the profile")
+	}
+	if r := p.RatesAt(8, 1); r != &p.Rates[1] {
+		t.Errorf("above the largest count: %+v", r)
+	}
+	p.Rates[1].Aggr = p.Rates[1].Aggr[:1] // entries differ: no grid to interpolate on
+	if r := p.RatesAt(3, 1); r != &p.Rates[0] {
+		t.Errorf("different entries: %+v, want the lower count's", r)
+	}
+}
+
+// splitVolumes is a graph of 1200 nodes, 120 training nodes and 12 000
+// edges cut into ranks ranks with no cut edges.
+func splitVolumes(ranks int) (*Volumes, error) {
+	if 1200%ranks != 0 {
+		return nil, fmt.Errorf("%d ranks: %w", ranks, ErrNoVolumes)
+	}
+	v := &Volumes{}
+	v.Meta.Parts, v.Meta.FeatDim, v.Meta.NumClasses = ranks, 100, 47
+	for r := range ranks {
+		v.Ranks = append(v.Ranks, exchange.RankVolume{Rank: r, Nodes: int64(1200 / ranks), TrainNodes: int64(120 / ranks), LocalEdges: int64(12000 / ranks)})
+	}
+	return v, nil
+}
+
+// TestLayoutPlan: on one 4-core node the layouts are 1×4, 2×2 and 4×1;
+// each row is Predict of its layout; with no exchange and rates that grow
+// with the threads as the ranks' work shrinks, every layout's work takes
+// the same time but the Adam step, which each rank runs whole on its own
+// threads: by hand, epoch(R×T) − epoch(4×1) = 28 B · params · (1/(T·10) −
+// 1/10) / 1e9 s, so 1×4 is recommended.
+func TestLayoutPlan(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	m := gcn()
+	lp := LayoutPlan{Nodes: 1, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: []*Profile{scaledProfile()}, Networks: []Network{shm},
+		Modes: []exchange.Mode{exchange.ModeHybrid}, Bits: []int{AutoBits}, Config: Config{Model: m, RanksPerNode: 1}, Scale: 1}}
+	rows, best, err := lp.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || best != 0 || !rows[0].Best || rows[1].Best {
+		t.Fatalf("%d layouts, best %d: %+v", len(rows), best, rows)
+	}
+	m.Classes = 47
+	adam := func(threads int) float64 { return adamBytes * float64(m.params()) / (float64(threads) * 10e9) }
+	for i, want := range []Layout{{1, 4}, {2, 2}, {4, 1}} {
+		r := rows[i]
+		if r.Layout != want || r.Ranks != want.RanksPerNode || r.Threads != want.Threads || r.Nodes != 1 {
+			t.Errorf("row %d: %+v, want %+v on one node", i, r.Layout, want)
+		}
+		if d, w := r.EpochS-rows[2].EpochS, adam(want.Threads)-adam(1); math.Abs(d-w) > 1e-12 {
+			t.Errorf("%d×%d: %v s more than 4×1, want %v", want.RanksPerNode, want.Threads, d, w)
+		}
+		v, _ := splitVolumes(want.RanksPerNode)
+		pr, err := Predict(v.Ranks, lp.Sweep.Profiles[0], shm, Config{Model: m, Mode: exchange.ModeHybrid, Wire: quant.Wires{quant.Forward: {Bits: []int{32, 2, 2}[i]}},
+			Threads: want.Threads, RanksPerNode: want.RanksPerNode, CoresPerNode: 4})
+		if err != nil || pr.EpochS != r.EpochS {
+			t.Errorf("%d×%d: %v s, Predict says %v (%v)", want.RanksPerNode, want.Threads, r.EpochS, pr.EpochS, err)
+		}
+	}
+	// a layout whose rank count the volumes cannot supply is skipped
+	lp.CoresPerNode = 16 // layouts 1×16, 2×8, 4×4, 8×2, 16×1
+	lp.Volumes = func(ranks int) (*Volumes, error) {
+		if ranks == 16 {
+			return nil, fmt.Errorf("16 ranks: %w", ErrNoVolumes)
+		}
+		return splitVolumes(ranks)
+	}
+	rows, _, err = lp.Run()
+	if err != nil || len(rows) != 5 || rows[4].Skipped == "" || rows[4].Row != nil {
+		t.Errorf("16 cores: %d rows, last %+v, %v", len(rows), rows[len(rows)-1], err)
+	}
+	for name, bad := range map[string]LayoutPlan{
+		"no nodes":      {Nodes: 0, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"no cores":      {Nodes: 1, CoresPerNode: 0, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"shm, 2 nodes":  {Nodes: 2, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"two bit lists": {Nodes: 1, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: lp.Sweep.Profiles, Networks: lp.Sweep.Networks, Modes: lp.Sweep.Modes, Bits: []int{2, 32}}},
+	} {
+		if _, _, err := bad.Run(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	lp.Volumes = func(int) (*Volumes, error) { return nil, errors.New("disk on fire") }
+	if _, _, err := lp.Run(); err == nil {
+		t.Error("a volume error was skipped")
+	}
+}

@@ -1,0 +1,98 @@
+package perfmodel
+
+import (
+	"fmt"
+	"slices"
+)
+
+// RatesAt returns the rates of one rank of threads threads with busy ranks
+// on its host: a measured thread count's (RatesFor), or, between two
+// measured counts t0 < threads < t1, every rate interpolated linearly in
+// the thread count between theirs (each measured with the node full, so a
+// rank's share of the node grows with its threads). Below the smallest
+// measured count and above the largest, the nearest count's rates hold.
+// Rates.Threads is threads when interpolated.
+func (p *Profile) RatesAt(threads, busy int) *Rates {
+	lo, exact := p.RatesFor(threads, busy)
+	if exact || lo.Threads > threads {
+		return lo
+	}
+	var above *Rates
+	for i := range p.Rates {
+		if p.Rates[i].Threads > threads {
+			above = &p.Rates[i]
+			break
+		}
+	}
+	if above == nil {
+		return lo
+	}
+	hi, _ := p.RatesFor(above.Threads, busy)
+	f := float64(threads-lo.Threads) / float64(hi.Threads-lo.Threads)
+	c := lo.Scaled(1) // a deep copy
+	ck, cv := c.fields()
+	hk, hv := hi.fields()
+	if !slices.Equal(ck, hk) {
+		return lo // entries measured differently: no common grid
+	}
+	for i, v := range cv {
+		*v += f * (*hv[i] - *v)
+	}
+	c.Threads = threads
+	return c
+}
+
+// fields lists every rate of r (and the exchange's share factors) with a
+// key naming its entry, in a fixed order, for interpolating two
+// measurements entry by entry.
+func (r *Rates) fields() (keys []string, vals []*float64) {
+	add := func(key string, v *float64) {
+		keys, vals = append(keys, key), append(vals, v)
+	}
+	// an optional rate (0: not measured) interpolates only with another
+	// measured one
+	opt := func(key string, v *float64) {
+		if *v == 0 {
+			key += "=0"
+		}
+		add(key, v)
+	}
+	for i := range r.Aggr {
+		a := &r.Aggr[i]
+		add(fmt.Sprint("aggr", a.Width), &a.Forward)
+		add(fmt.Sprint("aggrT", a.Width), &a.Transpose)
+	}
+	for i := range r.Gemm {
+		g := &r.Gemm[i]
+		add(fmt.Sprint("gemm", g.Op, g.K, g.N), &g.GFLOPS)
+	}
+	quant := func(at string, qs []QuantRate) {
+		for i := range qs {
+			q := &qs[i]
+			add(fmt.Sprint(at, "enc", q.Bits, q.Width), &q.EncodeGBs)
+			add(fmt.Sprint(at, "dec", q.Bits, q.Width), &q.DecodeGBs)
+		}
+	}
+	quant("quant", r.Quant)
+	for i := range r.Hidden {
+		h := &r.Hidden[i]
+		add(fmt.Sprint("hidden", h.LayerNorm, h.Dropout), &h.GVs)
+	}
+	add("elem", &r.ElemGBs)
+	add("dropout", &r.DropoutGVs)
+	opt("layernorm", &r.LayerNormGVs)
+	add("softmax", &r.SoftmaxGVs)
+	opt("stream", &r.StreamGBs)
+	if x := r.Exchange; x != nil {
+		for i := range x.RowRates {
+			w := &x.RowRates[i]
+			add(fmt.Sprint("gather", w.Width), &w.GatherGBs)
+			add(fmt.Sprint("scatter", w.Width), &w.ScatterGBs)
+			opt(fmt.Sprint("halo", w.Width), &w.HaloGUPS)
+		}
+		quant("xquant", x.Quant)
+		opt("share", &x.ShareFactor)
+		opt("sharemax", &x.ShareFactorMax)
+	}
+	return keys, vals
+}
