@@ -143,14 +143,22 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // parseFlagsKeepArgs is parseFlags for commands that take arguments besides
 // the flags (fs.Args()).
 func parseFlagsKeepArgs(fs *flag.FlagSet, args []string) error {
+	return parseFlagSet(fs, args)
+}
+
+// parseFlagSet is fs.Parse for every command: enum values in any case or
+// by an alias, and an unknown flag answered with the one it likely means.
+func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
+		defer canonicaliseEnums(fs)()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
 	}
-	return nil
+	if msg, ok := unknownFlag(fs, args, err); ok {
+		return usageError{msg}
+	}
+	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
 }
