@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("bench", "micro-benchmarks: aggr, quant, stream (supergcn bench --help)", runBench)
+	register("bench", "micro-benchmarks, one per kind (listed below)", runBench)
 }
 
 // benchKind is one `supergcn bench <kind>` benchmark.

@@ -117,3 +117,24 @@ func TestCLIFlagHabits(t *testing.T) {
 		}
 	}
 }
+
+// TestCLITopLevelHelp: the usage goes to stdout with exit 0 and names
+// every command and every bench kind.
+func TestCLITopLevelHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {}} {
+		r := run(t, time.Minute, nil, args...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("supergcn %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		for n := range subcommands {
+			if !strings.Contains(r.stdout, "\n  "+n+" ") {
+				t.Errorf("supergcn %v does not list command %s:\n%s", args, n, r.stdout)
+			}
+		}
+		for _, n := range benchKindNames() {
+			if !strings.Contains(r.stdout, "\n  "+n+" ") {
+				t.Errorf("supergcn %v does not list bench kind %s:\n%s", args, n, r.stdout)
+			}
+		}
+	}
+}

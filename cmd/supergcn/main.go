@@ -28,16 +28,22 @@ func register(name, summary string, run func(args []string) error) {
 	subcommands[name] = subcommand{name, summary, run}
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: supergcn <command> [flags]   (supergcn help <command> for its flags; supergcn --version)")
-	fmt.Fprintln(os.Stderr, "\ncommands:")
+// usage lists the commands and the bench kinds, from the tables the
+// dispatchers use.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: supergcn <command> [flags]   (supergcn help <command> for its flags; supergcn --version)")
+	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(subcommands))
 	for n := range subcommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, subcommands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+	}
+	fmt.Fprintln(w, "\nbench kinds (supergcn bench <kind> --help):")
+	for _, n := range benchKindNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, benchKinds[n].summary)
 	}
 }
 
@@ -51,17 +57,13 @@ func main() {
 		// supergcn help CMD = supergcn CMD --help
 		os.Args = []string{os.Args[0], os.Args[2], "--help"}
 	}
-	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
-		usage()
-		if len(os.Args) < 2 {
-			os.Exit(2)
-		}
+	if len(os.Args) < 2 || os.Args[1] == "help" || helpAsked(os.Args[1:2]) {
+		usage(os.Stdout)
 		return
 	}
 	sc, ok := subcommands[os.Args[1]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q\n", os.Args[1])
-		usage()
+		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q (supergcn --help lists them)\n", os.Args[1])
 		os.Exit(2)
 	}
 	if err := sc.run(os.Args[2:]); err != nil {
