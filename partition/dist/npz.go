@@ -31,14 +31,18 @@ func share(c comm.Comm, n int64, compressed bool) (lo, hi int64) {
 	return n * r / p, n * (r + 1) / p
 }
 
-// compressedNotice tells (rank 0, with progress) that a deflated member is
-// read whole by rank 0.
-func compressedNotice(c comm.Comm, src *Source, what string) {
-	if src.Progress != nil && c.Size() > 1 {
-		fmt.Fprintf(src.Progress.W, "dist: %s: %s is compressed: rank 0 reads all of it (store it uncompressed, np.savez rather than np.savez_compressed, for 1/P memory per rank)\n",
-			src.Path, what)
+// compressedNotice tells, once per Read and on rank 0 (with progress),
+// that rank 0 reads the compressed input path whole, and how to avoid it.
+func (src *Source) compressedNotice(c comm.Comm, path, remedy string) {
+	if src.Progress == nil || c.Size() == 1 || src.noticed {
+		return
 	}
+	src.noticed = true
+	fmt.Fprintf(src.Progress.W, "dist: %s is compressed: rank 0 reads it and any other compressed input whole (%s, for 1/P memory per rank)\n", path, remedy)
 }
+
+// npzRemedy is the way to an npz read with 1/P memory per rank.
+const npzRemedy = "store it uncompressed, np.savez rather than np.savez_compressed"
 
 // readNpz reads an npz dataset (graph.NpzSource) by ranges: each rank
 // reads its share of edge_index and its own nodes' feature and label rows
@@ -63,7 +67,7 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	if s.Compressed() {
-		compressedNotice(c, src, "edge_index")
+		src.compressedNotice(c, src.Path+": edge_index", npzRemedy)
 	}
 	st := src.Progress.Start("dist: reading edge_index of "+src.Path, 0, "")
 	lo, hi := share(c, s.Edges, s.Compressed())
@@ -97,7 +101,7 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 // read in place, or, when compressed, read whole by rank 0 and sent.
 func npzRows(c comm.Comm, src *Source, r *raw, what string, compressed bool, d int64, read func(lo, hi int) ([]float32, error)) ([]float32, error) {
 	if compressed {
-		compressedNotice(c, src, what)
+		src.compressedNotice(c, src.Path+": "+what, npzRemedy)
 	}
 	lo, hi := r.lo(c), r.hi(c)
 	if compressed {
@@ -217,7 +221,7 @@ func readSplitFiles(c comm.Comm, r *raw, src *Source) error {
 		}
 		if !strings.HasSuffix(p, ".npy") {
 			var err error
-			if ids[k], err = readIDLines(c, p, r.n, src.Progress); err != nil {
+			if ids[k], err = readIDLines(c, p, r.n, src); err != nil {
 				return err
 			}
 			continue
