@@ -64,6 +64,8 @@ var enumFlags = map[string]enum{
 	"--network":           {perfmodel.Presets, nil},
 	"--published":         {perfmodel.PublishedNames, nil},
 	"bench gemm --ops":    {fixed("NN", "NT", "TN"), nil},
+	// Kernel names are matched by their dispatcher, in any case.
+	"bench quant --kernel": {fixed("all"), nil},
 }
 
 // enumOf returns the enum of flag name in the command of fs.

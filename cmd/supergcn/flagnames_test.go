@@ -29,6 +29,7 @@ func TestEnumCanonical(t *testing.T) {
 		{precisionEnum, "BFloat16", "bf16"},
 		{orderEnum, "RCM", "rcm"},
 		{enumFlags["bench gemm --ops"], "nn,Tn", "NN,TN"},
+		{enumFlags["bench quant --kernel"], "ALL", "all"},
 	} {
 		if got := c.e.canonical(c.in); got != c.want {
 			t.Errorf("canonical(%q) = %q, want %q", c.in, got, c.want)
