@@ -116,6 +116,9 @@ func (v enumValue) Set(s string) error { return v.Value.Set(v.e.canonical(s)) }
 func canonicaliseEnums(fs *flag.FlagSet) (restore func()) {
 	wrapped := map[*flag.Flag]flag.Value{}
 	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return // a wrapper would hide IsBoolFlag
+		}
 		if e, ok := enumOf(fs, f.Name); ok {
 			wrapped[f] = f.Value
 			f.Value = enumValue{f.Value, e}
