@@ -150,11 +150,7 @@ func genModel(s GenSpec) *genSBM {
 		r := genStream(s.Seed, genPhaseNodes, b)
 		for v := lo; v < hi; v++ {
 			m.comm[v] = int32(r.Uint64() % uint64(k))
-			t := 1.0
-			if s.PowerLaw > 0 {
-				t = math.Min(thetaCap, math.Pow(1-genUnit(r.Uint64()), -1/(s.PowerLaw-1)))
-			}
-			m.theta[v] = t
+			m.theta[v] = genTheta(r, s.PowerLaw, thetaCap)
 		}
 	})
 	m.start = make([]int64, k+1)
@@ -211,6 +207,15 @@ func genThetaCap(s GenSpec) float64 {
 		maxDeg = min(n-1, int(math.Ceil(s.Degree*math.Sqrt(float64(n))/4)))
 	}
 	return max(1, float64(maxDeg)*mean/s.Degree)
+}
+
+// genTheta draws a degree weight from r: Pareto with minimum 1 and exponent
+// powerLaw, at most thetaCap; 1 (no draw) when powerLaw is 0.
+func genTheta(r *rand.PCG, powerLaw, thetaCap float64) float64 {
+	if powerLaw == 0 {
+		return 1
+	}
+	return math.Min(thetaCap, math.Pow(1-genUnit(r.Uint64()), -1/(powerLaw-1)))
 }
 
 // genAlias fills Vose's alias table (prob, alias) for sampling index i with

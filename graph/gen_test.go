@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
@@ -321,4 +323,39 @@ func BenchmarkGenerate1M(b *testing.B) {
 		}
 		b.ReportMetric(float64(ds.Graph.NNZ()), "edges")
 	}
+}
+
+// TestGenerateSBMUnchanged pins model=sbm's output: sbm-products and the
+// built-in dataset must stay the graphs earlier measurements used (the
+// digests are those of the generator before model=hier existed).
+func TestGenerateSBMUnchanged(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want uint64
+	}{
+		{"sbm-products,nodes=3000", 0xcf44b59f6f9cedb7},
+		{"nodes=3000", 0x8ad13777db2031a},
+	} {
+		s, err := ParseGenSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Generate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := genDigest(ds); got != c.want {
+			t.Errorf("%s: digest %#x, want %#x", c.spec, got, c.want)
+		}
+	}
+}
+
+// genDigest is an FNV-1a hash of a dataset's graph, labels and splits (not
+// the features: NormFloat64's logarithm is assembly on some GOARCHes).
+func genDigest(ds *Dataset) uint64 {
+	h := fnv.New64a()
+	for _, x := range []any{ds.Graph.Ptr, ds.Graph.Idx, ds.Labels, ds.Train, ds.Valid, ds.Test} {
+		binary.Write(h, binary.LittleEndian, x)
+	}
+	return h.Sum64()
 }

@@ -94,6 +94,7 @@ func generateHier(s GenSpec) (*Dataset, error) {
 		m.perm = genPermutation(s.Nodes, s.Seed)
 	}
 	g := m.edges()
+	m.theta, m.prefix, m.off = nil, nil, nil // free before the features
 	labels, leafOf := m.labels()
 	ds := &Dataset{Name: s.Name, Graph: g, FeatDim: s.Feat, Labels: labels, NumClasses: s.Classes}
 	ds.X = genHierFeatures(labels, leafOf, len(m.starts[0])-1, s)
@@ -240,11 +241,7 @@ func (m *genHier) weights() {
 	genBlocks(n, s.Threads, func(b, lo, hi int) {
 		r := genStream(s.Seed, genPhaseNodes, b)
 		for v := lo; v < hi; v++ {
-			t := 1.0
-			if s.PowerLaw > 0 {
-				t = math.Min(thetaCap, math.Pow(1-genUnit(r.Uint64()), -1/(s.PowerLaw-1)))
-			}
-			m.theta[v] = t
+			m.theta[v] = genTheta(r, s.PowerLaw, thetaCap)
 		}
 	})
 	m.prefix = make([]float64, n+1)

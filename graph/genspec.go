@@ -37,16 +37,16 @@ func defaultSpec() GenSpec {
 // structure at any nodes= (community sizes and counts follow nodes).
 var genPresets = []struct{ name, help, text string }{
 	{"default", "the built-in dataset (model=sbm)", ""},
-	{"products", "ogbn-products-like: 2449029 nodes, degree 50.5, 47 classes, 100 features, 8/1.6/90.4 split",
-		"model=hier,name=products-like,nodes=2449029,degree=50.5,classes=47,feat=100,powerlaw=2.5,noise=6," +
+	{"products", "ogbn-products-like: 2449029 nodes, ~123.7M arcs after merging duplicates, 47 classes, 100 features, 8/1.6/90.4 split",
+		"model=hier,name=products-like,nodes=2449029,degree=54,classes=47,feat=100,powerlaw=2.5,noise=4," +
 			"levels=4,commsize=256,top=8,branch=4,mixing=0.03,spread=0.5,inherit=0.8,labelnoise=0.25,nuisance=1,classskew=1," +
 			"train=0.08,valid=0.016,test=0.904"},
 	{"papers", "ogbn-papers100M-like: 111059956 nodes, degree 29.1, 172 classes, 128 features, 1.4% labelled in the split",
-		"model=hier,name=papers-like,nodes=111059956,degree=29.1,classes=172,feat=128,powerlaw=2.3,noise=6," +
+		"model=hier,name=papers-like,nodes=111059956,degree=29.1,classes=172,feat=128,powerlaw=2.3,noise=4.5," +
 			"levels=4,commsize=256,top=8,branch=4,mixing=0.08,spread=0.6,inherit=0.7,labelnoise=0.3,nuisance=1,classskew=1," +
 			"train=0.0109,valid=0.00113,test=0.00193"},
 	{"reddit", "Reddit-like: 232965 nodes, degree 492, 41 classes, 602 features, 66/10/24 split",
-		"model=hier,name=reddit-like,nodes=232965,degree=492,classes=41,feat=602,powerlaw=2.3,noise=6," +
+		"model=hier,name=reddit-like,nodes=232965,degree=492,classes=41,feat=602,powerlaw=2.3,noise=16," +
 			"levels=3,commsize=2048,top=4,branch=4,mixing=0.1,spread=0.8,inherit=0.9,labelnoise=0.05,nuisance=1,classskew=1," +
 			"train=0.6586,valid=0.1023,test=0.2391"},
 	{"sbm-products", "the model=sbm graph of ogbn-products' size (the products preset before model=hier)",

@@ -268,6 +268,9 @@ func readNpyFeatures(path string, n int) ([]float32, int, error) {
 	if len(a.Shape) != 2 || (n >= 0 && a.Shape[0] != n) {
 		return nil, 0, errorf(path, 0, "features have shape %v, want (%s, F)", a.Shape, nodesStr(n))
 	}
+	if err := checkRows(path, a.Shape[0]); err != nil {
+		return nil, 0, err
+	}
 	x, err := a.Float32()
 	if err != nil {
 		return nil, 0, errorf(path, 0, "%v", err)
@@ -290,6 +293,9 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 	ok := len(a.Shape) == 1 || (len(a.Shape) == 2 && a.Shape[1] == 1)
 	if !ok || (n >= 0 && a.Shape[0] != n) {
 		return nil, errorf(path, 0, "labels have shape %v, want (%s,) or (%s, 1)", a.Shape, nodesStr(n), nodesStr(n))
+	}
+	if err := checkRows(path, a.Shape[0]); err != nil {
+		return nil, err
 	}
 	return npyLabels(path, a, 0)
 }
@@ -326,6 +332,18 @@ func npyLabels(path string, a *NpyArray, off int) ([]int32, error) {
 		labels[i] = int32(v)
 	}
 	return labels, nil
+}
+
+// checkRows refuses a per-node array of more rows than node ids or memory
+// allow.
+func checkRows(name string, rows int) error {
+	if rows > maxNodeID+1 {
+		return errorf(name, 0, "%d rows: more nodes than int32 node ids can number", rows)
+	}
+	if int64(rows) > nodeLimit() {
+		return tooManyNodes(name, 0, fmt.Sprintf("%d rows", rows), int64(rows))
+	}
+	return nil
 }
 
 func nodesStr(n int) string {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -461,7 +460,7 @@ func (p *pyLit) tuple() ([]int, error) {
 			j++
 		}
 		d, ok := parseInt(p.b[p.i:j])
-		if !ok || d > math.MaxInt32 {
+		if !ok || d > maxNpyBytes {
 			return nil, p.fail("expected a dimension")
 		}
 		p.i = j
@@ -483,29 +482,24 @@ func WriteNpyF32(path string, rows, cols int, data []float32) error {
 	if rows < 0 || cols < 0 || len(data) != rows*cols {
 		return fmt.Errorf("%s: %d values for a %d×%d matrix", path, len(data), rows, cols)
 	}
-	hdr := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
-	// magic (6) + version (2) + header length (2) + header + '\n', padded to 64 bytes.
-	pad := 64 - (10+len(hdr)+1)%64
-	if pad == 64 {
-		pad = 0
-	}
-	hdr += strings.Repeat(" ", pad) + "\n"
+	return writeFileAtomic(path, func(w *bufio.Writer) error {
+		return encodeNpy(w, NpyData{Shape: []int{rows, cols}, Data: data})
+	})
+}
+
+// writeFileAtomic writes path through a buffered path.tmp, renamed once
+// complete, so a failed write leaves no partial file; errors name path.
+func writeFileAtomic(path string, write func(w *bufio.Writer) error) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString(npyMagic)
-	w.Write([]byte{1, 0})
-	binary.Write(w, binary.LittleEndian, uint16(len(hdr)))
-	w.WriteString(hdr)
-	var b [4]byte
-	for _, v := range data {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-		w.Write(b[:])
+	err = write(w)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
 	}
-	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

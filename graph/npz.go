@@ -2,7 +2,6 @@ package graph
 
 import (
 	"archive/zip"
-	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -99,50 +98,64 @@ type npzArray struct {
 // the member's size.
 func (z *npzFile) open(name string) (*npzArray, error) {
 	m := z.members[name]
-	label := z.path + ":" + name + ".npy"
 	if m == nil {
 		return nil, errorf(z.path, 0, "no array %q (it holds %s)", name, strings.Join(z.names(), ", "))
 	}
-	a := &npzArray{name: label, file: z.path, f: z.f}
-	var hr io.Reader
+	a := &npzArray{name: z.path + ":" + name + ".npy", file: z.path, f: z.f}
+	hr, err := a.locate(m, z.size)
+	if err == nil {
+		err = a.readHeader(hr, int64(m.UncompressedSize64))
+	}
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// locate finds member m's content in a file of size bytes: its offset when
+// stored, a decompressing stream when deflated. hr reads the content.
+func (a *npzArray) locate(m *zip.File, size int64) (hr io.Reader, err error) {
 	switch m.Method {
 	case zip.Store:
 		off, err := m.DataOffset()
 		if err != nil {
-			return nil, errorf(label, 0, "bad zip entry: %v", err)
+			return nil, errorf(a.name, 0, "bad zip entry: %v", err)
 		}
-		if m.CompressedSize64 != m.UncompressedSize64 || off < 0 || m.CompressedSize64 > uint64(z.size-off) {
-			return nil, errorf(label, 0, "bad zip entry: stored member of %d bytes at offset %d outside the %d-byte file", m.CompressedSize64, off, z.size)
+		if m.CompressedSize64 != m.UncompressedSize64 || off < 0 || m.CompressedSize64 > uint64(size-off) {
+			return nil, errorf(a.name, 0, "bad zip entry: stored member of %d bytes at offset %d outside the %d-byte file", m.CompressedSize64, off, size)
 		}
 		a.stored, a.off = true, off
-		hr = io.NewSectionReader(z.f, off, int64(m.CompressedSize64))
+		return io.NewSectionReader(a.f, off, int64(m.CompressedSize64)), nil
 	case zip.Deflate:
 		if m.UncompressedSize64/maxDeflateRatio > m.CompressedSize64 {
-			return nil, errorf(label, 0, "bad zip entry: %d bytes cannot inflate to the %d stated", m.CompressedSize64, m.UncompressedSize64)
+			return nil, errorf(a.name, 0, "bad zip entry: %d bytes cannot inflate to the %d stated", m.CompressedSize64, m.UncompressedSize64)
 		}
-		rc, err := m.Open()
-		if err != nil {
-			return nil, errorf(label, 0, "bad zip entry: %v", err)
+		if a.rc, err = m.Open(); err != nil {
+			return nil, errorf(a.name, 0, "bad zip entry: %v", err)
 		}
-		a.rc, hr = rc, rc
-	default:
-		return nil, errorf(label, 0, "zip compression method %d is not supported (np.savez stores, np.savez_compressed deflates)", m.Method)
+		return a.rc, nil
 	}
-	h, err := readNpyHeader(hr, label)
+	return nil, errorf(a.name, 0, "zip compression method %d is not supported (np.savez stores, np.savez_compressed deflates)", m.Method)
+}
+
+// readHeader reads the npy header from hr and checks the shape against
+// the bytes of the whole .npy (size; < 0: unknown), then moves a.off to
+// the data.
+func (a *npzArray) readHeader(hr io.Reader, size int64) error {
+	h, err := readNpyHeader(hr, a.name)
 	if err != nil {
-		a.Close()
-		return nil, err
+		return err
 	}
 	a.h, a.Shape, a.n = h, h.shape, 1
 	for _, d := range h.shape {
 		a.n *= int64(d)
 	}
-	if got, want := int64(m.UncompressedSize64)-h.dataOff, a.n*int64(h.size); got != want {
-		a.Close()
-		return nil, errorf(label, 0, "npy data is %d bytes but shape %v of %s needs %d", got, h.shape, h.descr, want)
+	if got, want := size-h.dataOff, a.n*int64(h.size); size >= 0 && got != want {
+		return errorf(a.name, 0, "npy data is %d bytes but shape %v of %s needs %d", got, h.shape, h.descr, want)
 	}
 	a.off += h.dataOff
-	return a, nil
+	return nil
 }
 
 // openNpyArray opens a .npy file for reading by ranges, as a stored
@@ -152,18 +165,10 @@ func openNpyArray(path string) (*npzArray, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := readNpyHeader(f, path)
-	if err != nil {
+	a := &npzArray{name: path, file: path, f: f, stored: true, rc: f}
+	if err := a.readHeader(f, st.Size()); err != nil {
 		f.Close()
 		return nil, err
-	}
-	a := &npzArray{name: path, Shape: h.shape, h: h, n: 1, file: path, f: f, stored: true, off: h.dataOff, rc: f}
-	for _, d := range h.shape {
-		a.n *= int64(d)
-	}
-	if got, want := st.Size()-h.dataOff, a.n*int64(h.size); st.Mode().IsRegular() && got != want {
-		f.Close()
-		return nil, errorf(path, 0, "npy data is %d bytes but shape %v of %s needs %d", got, h.shape, h.descr, want)
 	}
 	return a, nil
 }
@@ -251,6 +256,3 @@ func (a *npzArray) mappedF32() ([]float32, func() error) {
 	b := img.data[a.off : a.off+4*a.n]
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), a.n), img.close
 }
-
-// String names the member for errors and progress lines.
-func (a *npzArray) String() string { return fmt.Sprintf("%s %v %s", a.name, a.Shape, a.h.descr) }

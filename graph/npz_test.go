@@ -166,3 +166,19 @@ func TestNpzErrors(t *testing.T) {
 	_, err = Load(p, LoadOptions{})
 	wantParseError(t, err, p, 0, "not a readable .npz (zip) archive")
 }
+
+func TestNpzOGBLabelArchive(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	os.MkdirAll(filepath.Join(dir, "raw"), 0o755)
+	npzOf(t, filepath.Join(dir, "raw", "data.npz"), zip.Store,
+		[2]string{"edge_index.npy", npyMember("<i8", "(2, 2)", []int64{0, 1, 1, 2})},
+		[2]string{"num_nodes.npy", npyMember("<i8", "()", []int64{3})})
+	lp := npzOf(t, filepath.Join(dir, "raw", "node-label.npz"), zip.Deflate, [2]string{"y.npy", npyMember("<i8", "(3,)", []int64{0, 1, 0})})
+	_, err := Load(dir, LoadOptions{})
+	wantParseError(t, err, lp, 0, `no array "node_label" (it holds y)`)
+	npzOf(t, lp, zip.Deflate, [2]string{"node_label.npy", npyMember("<f8", "(3, 1)", []float64{0, math.NaN(), 2})})
+	ds, err := Load(dir, LoadOptions{Split: "random:0.5,0.5"})
+	if err != nil || ds.NumNodes() != 3 || !slices.Equal(ds.Labels, []int32{0, -1, 2}) || len(ds.Train)+len(ds.Valid) != 2 {
+		t.Fatalf("%v %v", ds, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 )
 
@@ -104,7 +105,7 @@ func (s *NpzSource) open() error {
 			labels = "node_label"
 		}
 	}
-	if labels != "" && z.has(labels) {
+	if labels != "" && (z.has(labels) || s.OGB) { // raw/node-label.npz must hold node_label
 		if s.labels, err = s.table(z, labels, true); err != nil {
 			return err
 		}
@@ -206,6 +207,10 @@ func (s *NpzSource) table(z *npzFile, name string, labels bool) (*npzArray, erro
 	if !ok {
 		a.Close()
 		return nil, errorf(a.name, 0, "shape %v of %s, want %s", a.Shape, a.h.descr, want)
+	}
+	if err := checkRows(a.name, a.Shape[0]); err != nil {
+		a.Close()
+		return nil, err
 	}
 	if s.Nodes < 0 {
 		s.Nodes = a.Shape[0]
@@ -391,7 +396,7 @@ func isNpzFile(path string) bool {
 	if strings.HasSuffix(strings.ToLower(path), ".npz") {
 		return true
 	}
-	f, err := os.Open(path)
+	f, _, err := container.OpenInput(path)
 	if err != nil {
 		return false
 	}

@@ -25,27 +25,7 @@ type NpyData struct {
 // set. The file is written through path.tmp and renamed, so a failed write
 // leaves no partial file.
 func WriteNpz(path string, arrays []NpyData, compress bool) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = writeNpzTo(bw, arrays, compress)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return writeFileAtomic(path, func(w *bufio.Writer) error { return writeNpzTo(w, arrays, compress) })
 }
 
 func writeNpzTo(w io.Writer, arrays []NpyData, compress bool) error {

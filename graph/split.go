@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/mix"
 )
 
 // RandomSplit draws a train/valid/test split of the labelled nodes:
@@ -67,16 +68,7 @@ func ParseSplit(s string) (name string, r *RandomSplit, err error) {
 
 // Key is node v's random key: distinct for distinct nodes.
 func (r *RandomSplit) Key(v int32) uint64 {
-	return mix64(uint64(uint32(v)) ^ mix64(r.Seed^0x9e3779b97f4a7c15))
-}
-
-// mix64 is the SplitMix64 finaliser, a bijection of uint64.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	return mix.Mix64(uint64(uint32(v)) ^ mix.Mix64(r.Seed^0x9e3779b97f4a7c15))
 }
 
 // Ranks returns the cumulative sizes of the parts for l labelled nodes:

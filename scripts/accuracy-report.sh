@@ -3,11 +3,11 @@
 #  - GCN at P=1 and P=4 (fp32 exchange, dropout 0.5)         [distributed training matches one process]
 #  - GCN at P=4: fp32 / int2, each without and with label propagation  [the paper's quantisation table]
 #  - GCN at P=4 int2: fp32 / bf16 / block (zero point, scale), evaluated with fp32 or int2 rows
-# Needs bin/supergcn (or SUPERGCN_BIN) and mpirun; CORA defaults to ../shared/datasets/cora.
+# Needs bin/supergcn (or SUPERGCN_BIN) and mpirun; CORA defaults to the copy shipped for the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEEDS=${SEEDS:-10}
-CORA=${CORA:-../shared/datasets/cora}
+CORA=${CORA:-internal/testdataset/testdata/cora}
 NP=${NP:-4}
 LP=${LP:-0.5}
 THREADS=${THREADS:-1}

@@ -60,7 +60,7 @@ elif [ ! -f "$graph" ]; then
   "$BIN" gen --spec "$SPEC" --out "$graph" >&2
   echo "$SPEC" >"$WORK/graph.spec"
 elif [ "$(cat "$WORK/graph.spec" 2>/dev/null)" != "$SPEC" ]; then
-  echo "bench-cluster: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec)'), not $SPEC: set another WORK" >&2
+  echo "bench-cluster: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec; a WORK made before graph.spec existed holds sbm-products)'), not $SPEC: set another WORK" >&2
   exit 2
 fi
 if [ -z "${DATA:-}" ] && [ ! -f "$pdir/meta.json" ]; then

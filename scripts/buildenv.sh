@@ -12,7 +12,8 @@
 #                         ompi when its .pc file exists, else mpich
 #   METIS_DIR             prefix of METIS (include/metis.h, lib/libmetis)
 #   SCOTCH_DIR            prefix of PT-Scotch (include/scotch.h, lib/libptscotch*)
-#   BLAS=openblas|gonum   OpenBLAS through pkg-config (default when found), or
+#   BLAS=openblas|mkl|gonum  OpenBLAS through pkg-config (default when found), Intel
+#                         MKL's libmkl_rt (from MKLROOT, else pkg-config mkl-sdl), or
 #                         gonum's pure-Go BLAS
 #   OPENBLAS_DIR          prefix of an OpenBLAS without a .pc file (implies BLAS=openblas)
 #   TAGS                  further build tags, kept (e.g. scotch64, parmetis)
@@ -97,8 +98,22 @@ openblas)
 	fi
 	;;
 gonum) ;;
-mkl) die "BLAS=mkl: not supported yet; use BLAS=openblas or BLAS=gonum (docs/INSTALL.md)" ;;
-*) die "BLAS=$blas: want openblas or gonum" ;;
+mkl)
+	tags="$tags mkl"
+	if [ -n "${MKLROOT:-}" ]; then
+		[ -f "$MKLROOT/include/mkl.h" ] || die "MKLROOT=$MKLROOT: no include/mkl.h"
+		lib=$MKLROOT/lib/intel64
+		[ -d "$lib" ] || lib=$MKLROOT/lib
+		cflags+=("-I$MKLROOT/include")
+		ldflags+=("-L$lib" "-Wl,-rpath,$lib")
+	elif pkg-config --exists mkl-sdl 2>/dev/null; then
+		read -r -a f <<<"$(pkg-config --cflags mkl-sdl)"; cflags+=(${f[@]+"${f[@]}"})
+		read -r -a f <<<"$(pkg-config --libs-only-L mkl-sdl)"; ldflags+=(${f[@]+"${f[@]}"})
+	else
+		die "BLAS=mkl: set MKLROOT (MKL's setvars.sh or module does) or make pkg-config find mkl-sdl"
+	fi
+	;;
+*) die "BLAS=$blas: want openblas, mkl or gonum" ;;
 esac
 
 tags=$(echo $tags | tr " " ",")

@@ -10,7 +10,8 @@
 # Env: INPUTS (space-separated; data:PATH reads a dataset, spec:SPEC generates one; default dblp-2010,
 # wave and Cora from SUPERGCN_DATASETS [../shared/datasets], and spec:products,nodes=100000),
 # PARTS ["16 64 256"], BIN [bin/supergcn], WORK (a temporary directory, removed unless KEEP=1).
-# Prints one markdown table row per input and part count; every command it runs goes to WORK/commands.log.
+# Prints a markdown table, one row per input (cut fraction of the arcs and hybrid rows per node for each part
+# count); every command it runs goes to WORK/commands.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATASETS=${SUPERGCN_DATASETS:-../shared/datasets}
@@ -26,14 +27,17 @@ mkdir -p "$WORK"
 run() { echo "+ $*" >>"$WORK/commands.log"; "$@"; }
 meta() { sed -n "s/^  \"$1\": \([-0-9.e+]*\),\{0,1\}$/\1/p" "$2"; }
 
-echo "| graph | nodes | arcs | degrees | parts | METIS cut | hybrid rows / node |"
-echo "|---|---|---|---|---|---|---|"
+hdr="| graph | nodes | arcs | degrees |" sep="|---|---|---|---|"
+for p in $PARTS; do hdr="$hdr $p parts: cut, rows/node |" sep="$sep---|"; done
+echo "$hdr"
+echo "$sep"
 i=0
 for in in $INPUTS; do
   i=$((i + 1))
   g=$WORK/g$i.sgb
   case $in in
-    data:*) path=${in#data:}; name=$(basename "${path%%.*}")
+    data:*) path=${in#data:}; name=$(basename "$path"); name=${name%%.*}
+      [ "$name" != edges ] || name=$(basename "$(dirname "$path")")
       [ -e "$path" ] || { echo "graph-report: $path not found (set SUPERGCN_DATASETS)" >&2; exit 2; }
       run "$BIN" convert --data "$path" --out "$g" >"$WORK/g$i.log" ;;
     spec:*) name=${in#spec:}
@@ -43,13 +47,14 @@ for in in $INPUTS; do
   nodes=$(sed -n 's/^[a-z]*: .*: \([0-9]*\) nodes, .*/\1/p' "$WORK/g$i.log")
   arcs=$(sed -n 's/^[a-z]*: .*nodes, \([0-9]*\) edges.*/\1/p' "$WORK/g$i.log")
   deg=$(sed -n 's/^[a-z]*: degrees: \(.*\)/\1/p' "$WORK/g$i.log")
+  row="| $name | $nodes | $arcs | $deg |"
   for p in $PARTS; do
     d=$WORK/g$i-p$p
     run "$BIN" partition --data "$g" --parts "$p" --method metis --out "$d" >"$d.log" 2>&1 ||
       { echo "graph-report: partitioning $in into $p parts failed:" >&2; cat "$d.log" >&2; exit 1; }
     hyb=$(run "$BIN" stats "$d" --json | awk '/"rows": \{/ { r = 1 } r && /"hybrid":/ { gsub(/[^0-9]/, ""); print; exit }')
-    printf '| %s | %d | %d | %s | %d | %.1f%% | %.3f |\n' "$name" "$nodes" "$arcs" "$deg" "$p" \
-      "$(echo "100 * $(meta cut_fraction "$d/meta.json")" | bc -l)" "$(echo "$hyb / $nodes" | bc -l)"
+    row="$row $(printf '%.1f%%, %.3f' "$(echo "100 * $(meta cut_fraction "$d/meta.json")" | bc -l)" "$(echo "$hyb / $nodes" | bc -l)") |"
     [ "${KEEP:-}" = 1 ] || rm -rf "$d"
   done
+  echo "$row"
 done

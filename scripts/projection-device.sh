@@ -56,7 +56,7 @@ validate() {
     "$BIN" gen --spec "$SPEC" --out "$graph" >&2
     echo "$SPEC" >"$WORK/graph.spec"
   elif [ "$(cat "$WORK/graph.spec" 2>/dev/null)" != "$SPEC" ]; then
-    echo "projection-device: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec)'), not $SPEC: set another WORK" >&2
+    echo "projection-device: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec; a WORK made before graph.spec existed holds sbm-products)'), not $SPEC: set another WORK" >&2
     exit 2
   fi
   [ -f "$pdir/meta.json" ] || "$BIN" partition --data "$graph" --parts "$NP" --method metis --out "$pdir" >&2

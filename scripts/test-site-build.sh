@@ -7,7 +7,10 @@
 #      (mpi/, comm/mpicomm/) pass under MPICH's launcher, mpirun.mpich.
 #      Debian's MPICH and Open MPI dev packages install side by side; Open MPI
 #      stays the default mpicc/mpirun.
-#   2. METIS_DIR and SCOTCH_DIR naming prefixes outside the compiler's search
+#   2. BLAS=mkl with MKLROOT: the MKL binding type-checks (go vet) against a
+#      stand-in mkl.h (dense/openblas/testdata/mkl-stub; MKL is not in Debian
+#      main, so it is not linked here).
+#   3. METIS_DIR and SCOTCH_DIR naming prefixes outside the compiler's search
 #      path (links to Debian's METIS and its 64-bit PT-Scotch,
 #      /usr/{include,lib/x86_64-linux-gnu}/scotch-int64), built with -tags
 #      scotch64: the binary resolves libmetis and libptscotch under those
@@ -21,7 +24,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "test-site-build: FAIL: $*" >&2; exit 1; }
 log() { echo "test-site-build: $*"; }
-unset MPI MPICC MPI_CFLAGS MPI_LIBS METIS_DIR SCOTCH_DIR OPENBLAS_DIR
+unset MPI MPICC MPI_CFLAGS MPI_LIBS METIS_DIR SCOTCH_DIR OPENBLAS_DIR MKLROOT
 export BLAS=gonum TAGS=
 
 # 1. MPICH
@@ -46,7 +49,19 @@ else
 	log "ok: MPICH through pkg-config and through mpicc.mpich -show"
 fi
 
-# 2. METIS_DIR and SCOTCH_DIR
+# 2. BLAS=mkl through MKLROOT: MKL is not in Debian's main archive, so the
+# binding is type-checked against a stand-in mkl.h (never linked).
+mkdir -p "$T/mkl/include" "$T/mkl/lib/intel64"
+cp dense/openblas/testdata/mkl-stub/mkl.h "$T/mkl/include/"
+(
+	export MKLROOT=$T/mkl BLAS=mkl
+	eval "$(scripts/buildenv.sh)"
+	[ "$TAGS" = mkl ] || fail "BLAS=mkl: tags '$TAGS', want mkl"
+	go vet -tags "$TAGS" ./dense/openblas/ ./cmd/supergcn/
+) || exit 1
+log "ok: BLAS=mkl with MKLROOT type-checks (against a stand-in mkl.h)"
+
+# 3. METIS_DIR and SCOTCH_DIR
 s64=/usr/lib/x86_64-linux-gnu/scotch-int64
 if [ ! -f /usr/include/scotch-int64/scotch.h ] || [ ! -f $s64/libptscotchparmetisv3.so ] || [ ! -f /usr/include/metis.h ]; then
 	log "SKIP: METIS_DIR/SCOTCH_DIR build (Debian's libmetis-dev and libptscotch-dev with scotch-int64 not installed)"

@@ -17,7 +17,7 @@ func init() {
 }
 
 const convertSynopsis = "--data PATH [--format F] [--split NAME|random:TRAIN,VALID] [--split-files DIR] [--symmetrize] [--dedup] [--remove-self-loops] " +
-	"[--synthetic-features DIM --classes C] --out FILE.sgb"
+	"[--synthetic-features DIM --classes C] --out FILE.sgb|FILE.npz"
 
 // convertFlags are the flags of `supergcn convert`.
 type convertFlags struct {
@@ -41,7 +41,7 @@ func (c *convertFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.synthFeat, "synthetic-features", 0, "attach DIM synthetic features, structure-correlated labels and a 10/10/80 split")
 	fs.IntVar(&c.classes, "classes", 8, "classes for --synthetic-features")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed for --synthetic-features")
-	fs.StringVar(&c.out, "out", "", "output file in the supergcn binary format (required)")
+	fs.StringVar(&c.out, "out", "", "output file: supergcn binary format, or a PyG-style .npz (arrays stored uncompressed) when named *.npz (required)")
 }
 
 // cmdConvert runs `supergcn convert`: load, preprocess in the order
@@ -87,7 +87,11 @@ func cmdConvert(args []string, out io.Writer) error {
 			return fmt.Errorf("--synthetic-features: %w", err)
 		}
 	}
-	if err := graph.WriteBinary(c.out, ds); err != nil {
+	write := graph.WriteBinary
+	if strings.HasSuffix(c.out, ".npz") {
+		write = func(path string, ds *graph.Dataset) error { return graph.WriteNpzDataset(path, ds, false, false) }
+	}
+	if err := write(c.out, ds); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "convert: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (load %.2fs, total %.2fs) -> %s\n",

@@ -20,7 +20,7 @@ const genSynopsis = "--spec SPEC --out FILE.sgb"
 // in the binary format to --out and prints a one-line summary to out.
 func cmdGen(args []string, out io.Writer) error {
 	fs := newFlagSet("gen", genSynopsis)
-	spec := fs.String("spec", "default", "comma-separated key=value list, e.g. nodes=100000,degree=16,classes=8,feat=64,seed=1; keys:\n"+
+	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
 	path := fs.String("out", "", "output file in the supergcn binary format (required)")
 	if err := parseFlags(fs, args); err != nil {

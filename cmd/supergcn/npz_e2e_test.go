@@ -49,7 +49,8 @@ func coraAs(t *testing.T, dir string) (ds *graph.Dataset, ogbNpz, pyg, edges, x,
 }
 
 // The OGB npz layout and a PyG-style file built from Cora train exactly as
-// the CSV layout (same losses); an edge list with --features, --labels and
+// the CSV layout (same losses), in one process and read distributed under
+// mpirun; an edge list with --features, --labels and
 // a random split trains, in one process and on 3 ranks with the same
 // losses; a split given as files equals the CSV layout's own.
 func TestCLINpzAndSplits(t *testing.T) {
@@ -68,6 +69,14 @@ func TestCLINpzAndSplits(t *testing.T) {
 	ref := train(nil, "csv", "--data", testdataset.Dataset(t, "cora"))
 	sameLosses(t, "OGB npz layout", ref, train(nil, "ogb-npz", "--data", ogbNpz))
 	sameLosses(t, "PyG npz", ref, train(nil, "pyg", "--data", pyg))
+	conv := filepath.Join(dir, "conv.npz")
+	if r := run(t, time.Minute, nil, "convert", "--data", testdataset.Dataset(t, "cora"), "--out", conv); r.code != 0 {
+		t.Fatalf("convert to npz: %s", r.stderr)
+	}
+	sameLosses(t, "convert --out .npz", ref, train(nil, "conv", "--data", conv))
+	// Read distributed: the stored OGB npz by offset, the deflated PyG file by rank 0.
+	sameLosses(t, "OGB npz layout on 2 ranks", ref, train(mpirun(t, 2), "ogb-npz-np2", "--data", ogbNpz, "--partition-method", "random"))
+	sameLosses(t, "PyG npz on 3 ranks", ref, train(mpirun(t, 3), "pyg-np3", "--data", pyg, "--partition-method", "ldg"))
 
 	// The public split as files.
 	sd := filepath.Join(dir, "split")

@@ -15,73 +15,10 @@ import (
 // and arcs inside a cluster dropped. It returns the coarse level and the
 // coarse id of each local node. Collective.
 func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error) {
-	p, rank := c.Size(), c.Rank()
-	lo := l.vd[rank]
-	// The weights of the clusters, summed at their owners.
-	idx := make([]int32, l.n)
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(a, b int32) int { return cmp.Or(cmp.Compare(label[a], label[b]), cmp.Compare(a, b)) })
-	width := 1 + l.ncon
-	counts := make([]int, p)
-	var send []int64
-	q := 0
-	for i := 0; i < len(idx); {
-		cl := label[idx[i]]
-		rec := len(send)
-		send = append(send, int64(cl))
-		send = append(send, make([]int64, l.ncon)...)
-		for ; i < len(idx) && label[idx[i]] == cl; i++ {
-			for k := 0; k < l.ncon; k++ {
-				send[rec+1+k] += l.vw[int(idx[i])*l.ncon+k]
-			}
-		}
-		for l.vd[q+1] <= cl {
-			q++
-		}
-		counts[q] += width
-	}
-	recv, _, err := exchange(c, send, counts, DefaultRoundBytes)
-	send = nil
+	idx, cvd, cidOf, vw, err := l.clusterNodes(c, label)
 	if err != nil {
 		return nil, nil, err
 	}
-	cw := make([]int64, l.n*l.ncon)
-	used := make([]bool, l.n)
-	for k := 0; k+width <= len(recv); k += width {
-		i := int(recv[k] - int64(lo))
-		used[i] = true
-		for j := 0; j < l.ncon; j++ {
-			cw[i*l.ncon+j] += recv[k+1+j]
-		}
-	}
-	nc := 0
-	for _, u := range used {
-		if u {
-			nc++
-		}
-	}
-	cnt, err := gather(c, int64(nc))
-	if err != nil {
-		return nil, nil, err
-	}
-	cvd := make([]int32, p+1)
-	for r, x := range cnt {
-		cvd[r+1] = cvd[r] + int32(x)
-	}
-	cidOf := make([]int32, l.n)
-	vw := make([]int64, 0, nc*l.ncon)
-	next := cvd[rank]
-	for i, u := range used {
-		cidOf[i] = -1
-		if u {
-			cidOf[i] = next
-			next++
-			vw = append(vw, cw[i*l.ncon:(i+1)*l.ncon]...)
-		}
-	}
-	cw, used = nil, nil
 	// The coarse id of every local and ghost index.
 	ul := uniqueSorted(label)
 	ans, err := askOwners(c, l.vd, ul, func(i int) int64 { return int64(cidOf[i]) })
@@ -115,6 +52,79 @@ func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error
 	return g, cid, nil
 }
 
+// clusterNodes sums the clusters' node weights at the ranks owning their
+// names and numbers the clusters. It returns the local nodes ordered by
+// cluster, the coarse distribution, the coarse id of each cluster named by
+// a local node (-1: none) and the weights of this rank's coarse nodes.
+// Collective.
+func (l *mlGraph) clusterNodes(c comm.Comm, label []int32) (idx, cvd, cidOf []int32, vw []int64, err error) {
+	p, rank := c.Size(), c.Rank()
+	lo := l.vd[rank]
+	idx = make([]int32, l.n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return cmp.Or(cmp.Compare(label[a], label[b]), cmp.Compare(a, b)) })
+	width := 1 + l.ncon
+	counts := make([]int, p)
+	var send []int64
+	q := 0
+	for i := 0; i < len(idx); {
+		cl := label[idx[i]]
+		rec := len(send)
+		send = append(send, int64(cl))
+		send = append(send, make([]int64, l.ncon)...)
+		for ; i < len(idx) && label[idx[i]] == cl; i++ {
+			for k := 0; k < l.ncon; k++ {
+				send[rec+1+k] += l.vw[int(idx[i])*l.ncon+k]
+			}
+		}
+		for l.vd[q+1] <= cl {
+			q++
+		}
+		counts[q] += width
+	}
+	recv, _, err := exchange(c, send, counts, DefaultRoundBytes)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cw := make([]int64, l.n*l.ncon)
+	used := make([]bool, l.n)
+	for k := 0; k+width <= len(recv); k += width {
+		i := int(recv[k] - int64(lo))
+		used[i] = true
+		for j := 0; j < l.ncon; j++ {
+			cw[i*l.ncon+j] += recv[k+1+j]
+		}
+	}
+	nc := 0
+	for _, u := range used {
+		if u {
+			nc++
+		}
+	}
+	cnt, err := gather(c, int64(nc))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cvd = make([]int32, p+1)
+	for r, x := range cnt {
+		cvd[r+1] = cvd[r] + int32(x)
+	}
+	cidOf = make([]int32, l.n)
+	vw = make([]int64, 0, nc*l.ncon)
+	next := cvd[rank]
+	for i, u := range used {
+		cidOf[i] = -1
+		if u {
+			cidOf[i] = next
+			next++
+			vw = append(vw, cw[i*l.ncon:(i+1)*l.ncon]...)
+		}
+	}
+	return idx, cvd, cidOf, vw, nil
+}
+
 // coarseRows sends the rows of each coarse node (the local nodes in idx,
 // grouped by cluster, their arcs summed by coarse neighbour) to the rank
 // hosting it, which merges them into the coarse level. pos maps a local or
@@ -122,7 +132,7 @@ func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error
 func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, vw []int64) (*mlGraph, error) {
 	p, rank := c.Size(), c.Rank()
 	counts := make([]int, p)
-	var send []int64
+	send := make([]int64, 0, 2*len(l.adj)+2*l.n)
 	acc := make([]int64, len(ucid))
 	var touched []int32
 	q := 0
@@ -159,39 +169,52 @@ func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, v
 	if err != nil {
 		return nil, err
 	}
-	type arc struct {
-		row, col int32
-		w        int64
+	nc := int(cvd[rank+1] - cvd[rank])
+	ptr, gadj, ew := mergeRows(recv, nc, int64(cvd[rank]))
+	return newMLGraph(c, cvd, ptr, gadj, ew, l.ncon, vw)
+}
+
+// mergeRows builds the CSR of nc coarse rows (global ids from lo) from the
+// row records of coarseRows, merging the arcs to one neighbour.
+func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int32, ew []int64) {
+	type arc struct{ key, w int64 } // key: row<<32 | column
+	m := 0
+	for k := 0; k < len(recv); k += 2 + 2*int(recv[k+1]) {
+		m += int(recv[k+1])
 	}
-	var arcs []arc
+	arcs := make([]arc, 0, m)
 	for k := 0; k < len(recv); {
-		row, m := int32(recv[k]-int64(cvd[rank])), int(recv[k+1])
+		row, m := recv[k]-lo, int(recv[k+1])
 		k += 2
 		for j := 0; j < m; j++ {
-			arcs = append(arcs, arc{row, int32(recv[k]), recv[k+1]})
+			arcs = append(arcs, arc{row<<32 | recv[k], recv[k+1]})
 			k += 2
 		}
 	}
-	recv = nil
-	slices.SortFunc(arcs, func(a, b arc) int { return cmp.Or(cmp.Compare(a.row, b.row), cmp.Compare(a.col, b.col)) })
-	nc := int(cvd[rank+1] - cvd[rank])
-	ptr := make([]int64, nc+1)
-	var gadj []int32
-	var ew []int64
+	slices.SortFunc(arcs, func(a, b arc) int { return cmp.Compare(a.key, b.key) })
+	ptr = make([]int64, nc+1)
+	distinct := 0
+	for k := range arcs {
+		if k == 0 || arcs[k].key != arcs[k-1].key {
+			distinct++
+		}
+	}
+	gadj = make([]int32, 0, distinct)
+	ew = make([]int64, 0, distinct)
 	for k := 0; k < len(arcs); {
-		a := arcs[k]
+		key := arcs[k].key
 		w := int64(0)
-		for ; k < len(arcs) && arcs[k].row == a.row && arcs[k].col == a.col; k++ {
+		for ; k < len(arcs) && arcs[k].key == key; k++ {
 			w += arcs[k].w
 		}
-		ptr[a.row+1]++
-		gadj = append(gadj, a.col)
+		ptr[key>>32+1]++
+		gadj = append(gadj, int32(key))
 		ew = append(ew, min(w, math.MaxInt64/4))
 	}
 	for i := 0; i < nc; i++ {
 		ptr[i+1] += ptr[i]
 	}
-	return newMLGraph(c, cvd, ptr, slices.Clip(gadj), slices.Clip(ew), l.ncon, vw)
+	return ptr, gadj, ew
 }
 
 // project returns the parts of this level's local nodes from the parts of

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
+	imix "github.com/supergcn/supergcn/internal/mix"
 )
 
 // mlGraph is one rank's block of one level of the multilevel hierarchy: the
@@ -208,10 +209,8 @@ func uniqueSorted(s []int32) []int32 {
 	return slices.Clip(slices.Compact(u))
 }
 
-// mix is splitmix64: a seeded hash for deterministic tie-breaking.
+// mix is a seeded hash for deterministic tie-breaking (SplitMix64's step
+// and finaliser).
 func mix(seed uint64, x int64) uint64 {
-	z := seed + uint64(x)*0x9e3779b97f4a7c15 + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	return imix.Mix64(seed + uint64(x)*0x9e3779b97f4a7c15 + 0x9e3779b97f4a7c15)
 }

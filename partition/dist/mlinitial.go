@@ -261,7 +261,7 @@ func (w *wholeGraph) grow(parts int, o *MultilevelOptions, seed uint64) ([]int32
 	if err != nil {
 		return nil, err
 	}
-	return l.refine(single, part, parts, o.Imbalance, 2*o.RefineSweeps, 1, seed)
+	return l.refine(single, part, parts, o.Imbalance, 2*o.RefineSweeps, 1, max(0, o.FMPasses), seed)
 }
 
 // widen returns s as int64.

@@ -69,8 +69,9 @@ func (b *balance) imbalance(total []int64) float64 {
 // had at the batch's start divided among the ranks, plus what the rank
 // moved out of it in the batch, so no part ever grows past its bound. The part
 // weights are summed over the ranks after every batch. It returns the
-// parts of the local and ghost nodes. Collective and deterministic.
-func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float64, sweeps, batches int, seed uint64) ([]int32, error) {
+// parts of the local and ghost nodes. fmPasses boundary passes (fmPass)
+// follow. Collective and deterministic.
+func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float64, sweeps, batches, fmPasses int, seed uint64) ([]int32, error) {
 	ans, err := askOwners(c, l.vd, l.ghost, func(i int) int64 { return int64(local[i]) })
 	if err != nil {
 		return nil, err
@@ -85,53 +86,22 @@ func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float6
 		return nil, err
 	}
 	order := l.visitOrder(seed ^ 0x5bd1e995)
-	conn := make([]int64, parts)
-	quota := make([]int64, parts*l.ncon)
-	delta := make([]int64, parts*l.ncon)
-	var touched []int32
-	p := int64(c.Size())
+	m := l.newMover(c, part, b)
 	for sweep := 0; sweep < sweeps; sweep++ {
 		var moved int64
 		for bt := 0; bt < batches; bt++ {
-			for i := range quota {
-				quota[i] = max(0, b.max[i]-b.w[i]) / p
-				delta[i] = 0
-			}
+			m.start()
 			var changed []int32
 			for _, v := range order[l.n*bt/batches : l.n*(bt+1)/batches] {
-				cur := part[v]
-				touched = touched[:0]
-				for a := l.ptr[v]; a < l.ptr[v+1]; a++ {
-					q := part[l.adj[a]]
-					if conn[q] == 0 {
-						touched = append(touched, q)
-					}
-					conn[q] += l.arcW(a)
+				m.rate(v)
+				best := m.bestMove(v)
+				m.unrate()
+				if best != part[v] {
+					m.move(v, best)
+					changed = append(changed, v)
 				}
-				best := l.bestMove(int(v), cur, touched, conn, b, quota)
-				for _, q := range touched {
-					conn[q] = 0
-				}
-				if best == cur {
-					continue
-				}
-				for k := 0; k < l.ncon; k++ {
-					w := l.vw[int(v)*l.ncon+k]
-					quota[int(best)*l.ncon+k] -= w
-					quota[int(cur)*l.ncon+k] += w // what leaves a part makes room in it
-					delta[int(best)*l.ncon+k] += w
-					delta[int(cur)*l.ncon+k] -= w
-				}
-				part[v] = best
-				changed = append(changed, v)
 			}
-			if err := c.AllreduceSumI64(delta); err != nil {
-				return nil, err
-			}
-			for i := range delta {
-				b.w[i] += delta[i]
-			}
-			if err := l.syncGhosts(c, part, changed); err != nil {
+			if err := m.finish(changed); err != nil {
 				return nil, err
 			}
 			moved += int64(len(changed))
@@ -144,34 +114,124 @@ func (l *mlGraph) refine(c comm.Comm, local []int32, parts int, imbalance float6
 			break
 		}
 	}
+	for i := 0; i < fmPasses; i++ {
+		moved, err := m.fmPass(seed + uint64(i))
+		if err != nil || moved == 0 {
+			return part, err
+		}
+	}
 	return part, nil
 }
 
-// bestMove returns the part node v should move to (cur to stay): the
-// adjacent part with the most connection that fits the quota, taken when
-// it cuts less, or when cur is overloaded and that part is not.
-func (l *mlGraph) bestMove(v int, cur int32, touched []int32, conn []int64, b *balance, quota []int64) int32 {
-	fits := func(q int32) bool {
-		for k := 0; k < l.ncon; k++ {
-			if l.vw[v*l.ncon+k] > quota[int(q)*l.ncon+k] {
-				return false
-			}
-		}
-		return true
+// mover moves nodes between parts within a rank's quotas: per batch, a
+// rank may move into a part its share (1/P) of the room the part had at
+// the batch's start, plus what it moved out of that part in the batch.
+type mover struct {
+	l       *mlGraph
+	c       comm.Comm
+	part    []int32 // local and ghost nodes
+	b       *balance
+	quota   []int64
+	delta   []int64 // this batch's weight changes, parts×ncon
+	conn    []int64 // by part: the rated node's connection
+	touched []int32 // the parts with conn > 0
+}
+
+func (l *mlGraph) newMover(c comm.Comm, part []int32, b *balance) *mover {
+	return &mover{l: l, c: c, part: part, b: b, quota: make([]int64, len(b.w)), delta: make([]int64, len(b.w)),
+		conn: make([]int64, b.parts)}
+}
+
+// start begins a batch: quotas from the current part weights.
+func (m *mover) start() {
+	p := int64(m.c.Size())
+	for i := range m.quota {
+		m.quota[i] = max(0, m.b.max[i]-m.b.w[i]) / p
+		m.delta[i] = 0
 	}
-	best, bestC := cur, int64(-1)
-	for _, q := range touched {
-		if q == cur || !fits(q) {
+}
+
+// finish ends a batch: the part weights summed over the ranks, the ghosts
+// told the new parts of changed. Collective.
+func (m *mover) finish(changed []int32) error {
+	if err := m.c.AllreduceSumI64(m.delta); err != nil {
+		return err
+	}
+	for i, d := range m.delta {
+		m.b.w[i] += d
+	}
+	return m.l.syncGhosts(m.c, m.part, changed)
+}
+
+// rate sums v's arc weights by the neighbours' parts into conn.
+func (m *mover) rate(v int32) {
+	l := m.l
+	for a := l.ptr[v]; a < l.ptr[v+1]; a++ {
+		q := m.part[l.adj[a]]
+		if m.conn[q] == 0 {
+			m.touched = append(m.touched, q)
+		}
+		m.conn[q] += l.arcW(a)
+	}
+}
+
+// unrate clears what rate summed.
+func (m *mover) unrate() {
+	for _, q := range m.touched {
+		m.conn[q] = 0
+	}
+	m.touched = m.touched[:0]
+}
+
+// fits reports whether v fits the quota of part q.
+func (m *mover) fits(v, q int32) bool {
+	l := m.l
+	for k := 0; k < l.ncon; k++ {
+		if l.vw[int(v)*l.ncon+k] > m.quota[int(q)*l.ncon+k] {
+			return false
+		}
+	}
+	return true
+}
+
+// move puts v into part to, charging the quotas and the batch's changes.
+func (m *mover) move(v, to int32) {
+	l := m.l
+	from := m.part[v]
+	for k := 0; k < l.ncon; k++ {
+		w := l.vw[int(v)*l.ncon+k]
+		m.quota[int(to)*l.ncon+k] -= w
+		m.quota[int(from)*l.ncon+k] += w // what leaves a part makes room in it
+		m.delta[int(to)*l.ncon+k] += w
+		m.delta[int(from)*l.ncon+k] -= w
+	}
+	m.part[v] = to
+}
+
+// strongest returns the adjacent part other than v's own with the most
+// connection (ties: the lighter part, then the lower index) that fits the
+// quota, or -1 (conn as rate left it).
+func (m *mover) strongest(v int32) int32 {
+	cur, best := m.part[v], int32(-1)
+	for _, q := range m.touched {
+		if q == cur || !m.fits(v, q) {
 			continue
 		}
-		if conn[q] > bestC || (conn[q] == bestC && b.w[int(q)*b.ncon] < b.w[int(best)*b.ncon]) {
-			best, bestC = q, conn[q]
+		if best < 0 || m.conn[q] > m.conn[best] || (m.conn[q] == m.conn[best] &&
+			(m.b.w[int(q)*m.b.ncon] < m.b.w[int(best)*m.b.ncon] || (m.b.w[int(q)*m.b.ncon] == m.b.w[int(best)*m.b.ncon] && q < best))) {
+			best = q
 		}
 	}
-	if best == cur {
-		return cur
-	}
-	if bestC > conn[cur] || (b.over(cur) && !b.over(best)) {
+	return best
+}
+
+// bestMove returns the part v should move to (its own to stay): the
+// strongest other part, taken when it cuts less, or when v's part is over
+// the bound and that part is not.
+func (m *mover) bestMove(v int32) int32 {
+	cur := m.part[v]
+	best := m.strongest(v)
+	if best >= 0 && (m.conn[best] > m.conn[cur] || (m.b.over(cur) && !m.b.over(best))) {
 		return best
 	}
 	return cur

@@ -20,13 +20,17 @@ type MultilevelOptions struct {
 	// Seed seeds every random choice; the result depends on it and on the
 	// number of ranks only.
 	Seed uint64
-	// CoarseNodes: coarsening stops at this many nodes or fewer
-	// (0 = max(100000, 2000·parts)), or when a level shrinks by less than 5 %.
-	CoarseNodes int64
+	// CoarseNodes and CoarseArcs: coarsening stops at a level with at most
+	// this many nodes and arcs (0 = max(100000, 2000·parts) nodes and 30
+	// arcs a node), or when a level has less than 5 % fewer nodes.
+	CoarseNodes, CoarseArcs int64
 	// ClusterSweeps: label-propagation sweeps per coarsening level (0 = 3).
 	ClusterSweeps int
 	// RefineSweeps: label-propagation sweeps per level when uncoarsening (0 = 6).
 	RefineSweeps int
+	// FMPasses: boundary passes (moves at a loss allowed, the best prefix
+	// kept) per level after label propagation (0 = 2; -1 = none).
+	FMPasses int
 	// Batches: each sweep visits the nodes in this many batches, between
 	// which the ranks exchange their ghosts' new labels (0 = 8).
 	Batches int
@@ -50,18 +54,22 @@ func (o *MultilevelOptions) defaults(parts int) error {
 	if o.CoarseNodes == 0 {
 		o.CoarseNodes = max(100000, 2000*int64(parts))
 	}
+	if o.CoarseArcs == 0 {
+		o.CoarseArcs = 30 * o.CoarseNodes
+	}
 	orDefault(&o.ClusterSweeps, 3)
 	orDefault(&o.RefineSweeps, 6)
 	orDefault(&o.Batches, 8)
 	orDefault(&o.InitialTries, 4)
+	orDefault(&o.FMPasses, 2)
 	switch {
 	case parts < 1 || parts > math.MaxInt32:
 		return fmt.Errorf("dist: multilevel: %d parts, want at least 1", parts)
 	case !(o.Imbalance > 0 && o.Imbalance <= 10):
 		return fmt.Errorf("dist: multilevel: imbalance %g outside (0, 10]", o.Imbalance)
-	case o.CoarseNodes < 1 || o.ClusterSweeps < 0 || o.RefineSweeps < 0 || o.Batches < 1 || o.InitialTries < 1:
-		return fmt.Errorf("dist: multilevel: coarse nodes %d, sweeps %d/%d, batches %d, tries %d: want positive values",
-			o.CoarseNodes, o.ClusterSweeps, o.RefineSweeps, o.Batches, o.InitialTries)
+	case o.CoarseNodes < 1 || o.CoarseArcs < 1 || o.ClusterSweeps < 0 || o.RefineSweeps < 0 || o.Batches < 1 || o.InitialTries < 1 || o.FMPasses < -1:
+		return fmt.Errorf("dist: multilevel: coarse nodes %d, arcs %d, sweeps %d/%d, batches %d, tries %d, FM passes %d: want positive values",
+			o.CoarseNodes, o.CoarseArcs, o.ClusterSweeps, o.RefineSweeps, o.Batches, o.InitialTries, o.FMPasses)
 	}
 	return nil
 }
@@ -69,14 +77,14 @@ func (o *MultilevelOptions) defaults(parts int) error {
 // Multilevel partitions the distributed graph into parts the multilevel
 // way, every stage distributed except the partitioning of the coarsest
 // graph: it coarsens by size-constrained label-propagation clustering
-// (a cluster weighs at most imbalance·total/parts and 2·total/CoarseNodes)
-// and contraction until at most CoarseNodes remain, partitions the coarsest graph gathered on
+// (see clusterCap) and contraction until at most CoarseNodes nodes and
+// CoarseArcs arcs remain, partitions the coarsest graph gathered on
 // several ranks with different seeds (Initial, or the Go fallback) keeping
 // the best, then projects level by level, refining each with balanced label
-// propagation. Node weights follow Weights; arcs weigh 1. Memory per rank
-// is the rank's share of every level plus the coarsest graph. It returns
-// the part of each of this rank's nodes. Collective; deterministic for a
-// seed and a number of ranks.
+// propagation and FM-style boundary passes. Node weights follow Weights; arcs weigh 1. Memory per rank
+// is the rank's share of every level, plus the coarsest graph on the ranks
+// partitioning it. It returns the part of each of this rank's nodes.
+// Collective; deterministic for a seed and a number of ranks.
 func Multilevel(c comm.Comm, g *Graph, parts int, o MultilevelOptions) ([]int32, error) {
 	if err := agree(c, o.defaults(parts)); err != nil {
 		return nil, err
@@ -100,12 +108,8 @@ func Multilevel(c comm.Comm, g *Graph, parts int, o MultilevelOptions) ([]int32,
 		cid  []int32 // coarse id of each fine local node
 	}
 	var levels []step
-	// A cluster weighs at most imbalance·total/parts (so the coarsest graph
-	// can be balanced) and twice the average node of a graph of CoarseNodes
-	// nodes (so coarsening ends near CoarseNodes, not far below).
-	w := float64(l.total[0])
-	cap := max(1, int64(min(o.Imbalance*w/float64(parts), 2*w/float64(o.CoarseNodes))))
-	for l.nodes > o.CoarseNodes {
+	for l.nodes > o.CoarseNodes || l.arcs > o.CoarseArcs {
+		cap := l.clusterCap(parts, &o)
 		label, err := l.cluster(c, cap, o.ClusterSweeps, o.Batches, o.Seed+uint64(len(levels)))
 		if err != nil {
 			return nil, err
@@ -130,7 +134,7 @@ func Multilevel(c comm.Comm, g *Graph, parts int, o MultilevelOptions) ([]int32,
 		return nil, err
 	}
 	for i := len(levels); ; i-- {
-		full, err := l.refine(c, part, parts, o.Imbalance, o.RefineSweeps, o.Batches, o.Seed+uint64(i))
+		full, err := l.refine(c, part, parts, o.Imbalance, o.RefineSweeps, o.Batches, max(0, o.FMPasses), o.Seed+uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -182,4 +186,18 @@ func orDefault(x *int, d int) {
 	if *x == 0 {
 		*x = d
 	}
+}
+
+// clusterCap is the heaviest cluster the coarsening of l may form: at most
+// imbalance·total/parts (so the coarsest graph can be balanced) and twice
+// the average node of the level it aims for, CoarseNodes nodes (fewer, in
+// proportion, while the arcs exceed CoarseArcs), so that coarsening ends
+// near the target, not far below it.
+func (l *mlGraph) clusterCap(parts int, o *MultilevelOptions) int64 {
+	target := float64(o.CoarseNodes)
+	if l.arcs > o.CoarseArcs {
+		target = min(target, float64(l.nodes)*float64(o.CoarseArcs)/float64(l.arcs))
+	}
+	w := float64(l.total[0])
+	return max(1, int64(min(o.Imbalance*w/float64(parts), 2*w/max(1, target))))
 }

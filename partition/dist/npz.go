@@ -31,18 +31,26 @@ func share(c comm.Comm, n int64, compressed bool) (lo, hi int64) {
 	return n * r / p, n * (r + 1) / p
 }
 
-// compressedNotice tells, once per Read and on rank 0 (with progress),
-// that rank 0 reads the compressed input path whole, and how to avoid it.
-func (src *Source) compressedNotice(c comm.Comm, path, remedy string) {
-	if src.Progress == nil || c.Size() == 1 || src.noticed {
-		return
+// compressedNotice tells (rank 0, with progress) which arrays of src are
+// stored deflated, so read whole by rank 0.
+func compressedNotice(c comm.Comm, src *Source, s *graph.NpzSource) {
+	var which []string
+	for _, a := range []struct {
+		what       string
+		compressed bool
+	}{{"edge_index", s.Compressed()},
+		{"the features", src.Features == "" && s.FeaturesCompressed()},
+		{"the labels", src.Labels == "" && s.LabelsCompressed()}} {
+		if a.compressed {
+			which = append(which, a.what)
+		}
 	}
-	src.noticed = true
-	fmt.Fprintf(src.Progress.W, "dist: %s is compressed: rank 0 reads it and any other compressed input whole (%s, for 1/P memory per rank)\n", path, remedy)
+	if src.Progress != nil && c.Size() > 1 && len(which) > 0 {
+		src.noticed = true
+		fmt.Fprintf(src.Progress.W, "dist: %s: stored compressed, so read whole by rank 0: %s (save with np.savez, not np.savez_compressed, for 1/P memory per rank)\n",
+			src.Path, strings.Join(which, ", "))
+	}
 }
-
-// npzRemedy is the way to an npz read with 1/P memory per rank.
-const npzRemedy = "store it uncompressed, np.savez rather than np.savez_compressed"
 
 // readNpz reads an npz dataset (graph.NpzSource) by ranges: each rank
 // reads its share of edge_index and its own nodes' feature and label rows
@@ -66,9 +74,7 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	defer s.Close()
 	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
 	r.vd = partition.NodeRanges(r.n, c.Size())
-	if s.Compressed() {
-		src.compressedNotice(c, src.Path+": edge_index", npzRemedy)
-	}
+	compressedNotice(c, src, s)
 	st := src.Progress.Start("dist: reading edge_index of "+src.Path, 0, "")
 	lo, hi := share(c, s.Edges, s.Compressed())
 	r.src, r.dst, err = s.EdgeRange(lo, hi)
@@ -100,9 +106,6 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 // npzRows returns this rank's rows (d values each) of a per-node array:
 // read in place, or, when compressed, read whole by rank 0 and sent.
 func npzRows(c comm.Comm, src *Source, r *raw, what string, compressed bool, d int64, read func(lo, hi int) ([]float32, error)) ([]float32, error) {
-	if compressed {
-		src.compressedNotice(c, src.Path+": "+what, npzRemedy)
-	}
 	lo, hi := r.lo(c), r.hi(c)
 	if compressed {
 		l, h := share(c, int64(r.n), true)

@@ -39,7 +39,7 @@ type Source struct {
 	// Progress reports long stages (rank 0 passes one, the others nil).
 	Progress *progress.Reporter
 
-	noticed bool // Read's copy: the compressed-input notice was printed
+	noticed bool // in Read's copy: a compressed-input notice was printed
 }
 
 // Graph is one rank's block of a dataset distributed by node ranges: rank r
@@ -156,7 +156,7 @@ func lineOffsets(c comm.Comm, path string, src *Source) (tr *graph.TextRange, fi
 		return nil, 0, nil, err
 	}
 	if tr.Compressed {
-		src.compressedNotice(c, path, "decompress it, or supergcn convert the dataset to .sgb")
+		src.textCompressedNotice(c, path)
 	}
 	what, size := "its share of", tr.End-tr.Start
 	if tr.Compressed {
@@ -166,6 +166,17 @@ func lineOffsets(c comm.Comm, path string, src *Source) (tr *graph.TextRange, fi
 	tr.Progress = func(n int64) { st.Set(n >> 20) }
 	before, _, err := exclusiveScan(c, tr.Lines)
 	return tr, before + 1, st.Done, err
+}
+
+// textCompressedNotice tells, once per Read and on rank 0 (with progress),
+// that rank 0 reads the compressed text input path whole, and how to avoid
+// it.
+func (src *Source) textCompressedNotice(c comm.Comm, path string) {
+	if src.Progress == nil || c.Size() == 1 || src.noticed {
+		return
+	}
+	src.noticed = true
+	fmt.Fprintf(src.Progress.W, "dist: %s is compressed: rank 0 reads it and any other compressed input whole (decompress them, or supergcn convert the dataset to .sgb, for 1/P memory per rank)\n", path)
 }
 
 // readEdgeList reads an edge list by byte ranges.
