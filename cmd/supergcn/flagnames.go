@@ -172,52 +172,72 @@ func typedFlag(args []string, name string) string {
 }
 
 // suggestFlag returns the defined flag of fs that name most likely means,
-// or "": another tool's name for it, the same name in another case or
-// with '_' for '-', the one flag name begins, or the nearest by edit
-// distance (at most one edit in three letters, or one).
+// or "": another tool's name for it, else nearest.
 func suggestFlag(fs *flag.FlagSet, name string) string {
 	key := enumKey(name)
 	if h, ok := flagHabits[key]; ok && fs.Lookup(h) != nil {
 		return h
 	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return nearest(key, names)
+}
+
+// nearest returns the one of names that key (lower case, '-' for '_')
+// most likely means, or "": the same name, the nearest by edit distance
+// (at most one edit in three letters, or one; the first in sort order on
+// a tie), or the only name key begins.
+func nearest(key string, names []string) string {
 	best, bestDist, prefixed, prefixes := "", max(1, len(key)/3)+1, "", 0
-	fs.VisitAll(func(f *flag.Flag) {
-		switch d := editDistance(key, f.Name); {
+	for _, n := range names {
+		switch d := editDistance(key, n); {
 		case d == 0:
-			best, bestDist = f.Name, -1
-		case d < bestDist || (d == bestDist && f.Name < best):
-			best, bestDist = f.Name, d
+			return n
+		case d < bestDist || (d == bestDist && n < best):
+			best, bestDist = n, d
 		}
-		if len(key) >= 3 && strings.HasPrefix(f.Name, key) {
-			prefixed, prefixes = f.Name, prefixes+1
+		if len(key) >= 3 && strings.HasPrefix(n, key) {
+			prefixed, prefixes = n, prefixes+1
 		}
-	})
-	if bestDist < 0 || best != "" {
-		return best
 	}
-	if prefixes == 1 {
+	if best == "" && prefixes == 1 {
 		return prefixed
+	}
+	return best
+}
+
+// didYouMean is " (did you mean X?)" for the one of names that name likely
+// means, else "".
+func didYouMean(name string, names []string) string {
+	if n := nearest(enumKey(name), names); n != "" {
+		return " (did you mean " + n + "?)"
 	}
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b.
+// editDistance is the edit distance between a and b: insertions,
+// deletions, substitutions and swaps of adjacent letters (optimal string
+// alignment).
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }

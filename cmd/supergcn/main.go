@@ -33,18 +33,23 @@ func register(name, summary string, run func(args []string) error) {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: supergcn <command> [flags]   (supergcn help <command> for its flags; supergcn --version)")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(subcommands))
-	for n := range subcommands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
 	}
 	fmt.Fprintln(w, "\nbench kinds (supergcn bench <kind> --help):")
 	for _, n := range benchKindNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, benchKinds[n].summary)
 	}
+}
+
+// commandNames returns the subcommands' names, sorted.
+func commandNames() []string {
+	names := make([]string, 0, len(subcommands))
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func main() {
@@ -63,7 +68,11 @@ func main() {
 	}
 	sc, ok := subcommands[os.Args[1]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q (supergcn --help lists them)\n", os.Args[1])
+		hint := didYouMean(os.Args[1], commandNames())
+		if hint == "" {
+			hint = " (supergcn --help lists them)"
+		}
+		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q%s\n", os.Args[1], hint)
 		os.Exit(2)
 	}
 	if err := sc.run(os.Args[2:]); err != nil {
