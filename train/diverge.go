@@ -118,10 +118,15 @@ func (t *trainer) nonFiniteParam() int {
 	return -1
 }
 
-// lossWatch warns once when the loss stays above risingFactor times its
-// lowest value for risingEpochs epochs in a row: a run drifting towards
-// divergence, or a learning rate too high to converge.
+// lossWatch warns once when the loss stays well above its lowest value for
+// risingEpochs epochs in a row: above risingFactor times it, and by more
+// than riseFraction of the loss scale (riseFloor at least). The scale is
+// the loss of an untrained model: ln(classes), or the first loss observed
+// where that is larger. A run drifting towards divergence, or a learning
+// rate too high to converge, climbs back towards that scale; a converged
+// loss wandering between 0.03 and 0.07 does not.
 type lossWatch struct {
+	scale    float64
 	min      float64
 	minEpoch int
 	above    int
@@ -130,17 +135,27 @@ type lossWatch struct {
 
 const (
 	risingFactor = 1.5
+	riseFraction = 0.25
+	riseFloor    = 0.05
 	risingEpochs = 10
 )
+
+// newLossWatch returns the watch of a model with the given output classes.
+func newLossWatch(classes int) lossWatch {
+	return lossWatch{scale: math.Log(float64(max(classes, 1)))}
+}
 
 // observe records the loss of epoch and returns a warning the first time
 // the loss has been too high for too long ("" otherwise).
 func (w *lossWatch) observe(epoch int, loss float64) string {
+	if w.minEpoch == 0 {
+		w.scale = max(w.scale, loss)
+	}
 	if w.minEpoch == 0 || loss < w.min {
 		w.min, w.minEpoch, w.above = loss, epoch, 0
 		return ""
 	}
-	if loss <= risingFactor*w.min {
+	if loss <= risingFactor*w.min || loss-w.min <= max(riseFraction*w.scale, riseFloor) {
 		w.above = 0
 		return ""
 	}
@@ -148,6 +163,6 @@ func (w *lossWatch) observe(epoch int, loss float64) string {
 		return ""
 	}
 	w.warned = true
-	return fmt.Sprintf("warning: epoch %d: the loss %.4g has stayed above %g× its minimum %.4g (epoch %d) for %d epochs: training may be diverging (lower the learning rate?)",
-		epoch, loss, risingFactor, w.min, w.minEpoch, risingEpochs)
+	return fmt.Sprintf("warning: epoch %d: the loss %.4g has stayed above %g× its minimum %.4g (epoch %d), by more than %.0f%% of an untrained model's loss %.4g, for %d epochs: training may be diverging (lower the learning rate?)",
+		epoch, loss, risingFactor, w.min, w.minEpoch, 100*riseFraction, w.scale, risingEpochs)
 }

@@ -131,6 +131,39 @@ func TestLossWatchWarnsOnce(t *testing.T) {
 	}
 }
 
+// A converged loss wandering between small values (0.033 at its lowest,
+// 0.071 later: twice the minimum, but a rise of 2% of the loss of an
+// untrained model) is no divergence; a loss climbing back a good part of
+// the way to its start is, after resuming too (a low first loss: the scale
+// is ln(classes)).
+func TestLossWatchScale(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		classes int
+		start   []float64
+		plateau float64
+		warn    bool
+	}{
+		{"converged noise", 7, []float64{1.95, 0.8, 0.2, 0.033}, 0.071, false},
+		{"climbing back", 7, []float64{1.95, 0.8, 0.2, 0.033}, 0.9, true},
+		{"resumed, noise", 40, []float64{0.05, 0.04, 0.03}, 0.2, false},
+		{"resumed, climbing back", 40, []float64{0.05, 0.04, 0.03}, 1.5, true},
+		{"tiny loss, no classes", 0, []float64{0.004, 0.002}, 0.02, false},
+	} {
+		w := newLossWatch(c.classes)
+		warned := false
+		for e, l := range c.start {
+			warned = warned || w.observe(e+1, l) != ""
+		}
+		for e := len(c.start) + 1; e <= len(c.start)+2*risingEpochs; e++ {
+			warned = warned || w.observe(e, c.plateau) != ""
+		}
+		if warned != c.warn {
+			t.Errorf("%s: warned %v, want %v", c.name, warned, c.warn)
+		}
+	}
+}
+
 // NaN and infinite floats are written as null: a metrics line never fails.
 func TestMetricsLineNonFinite(t *testing.T) {
 	b, err := marshalLine(EpochMetrics{Epoch: 3, Loss: math.NaN(), EpochS: math.Inf(1), TrainAcc: 0.5})

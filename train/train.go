@@ -187,6 +187,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if mc.In != s.FeatDim {
 		return nil, fmt.Errorf("model expects %d input features, data has %d", mc.In, s.FeatDim)
 	}
+	t.watch = newLossWatch(mc.Out)
 	if mc.Seed == 0 {
 		mc.Seed = cfg.Seed
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register("bench", "micro-benchmarks: aggr, quant, stream (supergcn bench --help)", runBench)
+	register("bench", "micro-benchmarks, one per kind (listed below)", runBench)
 }
 
 // benchKind is one `supergcn bench <kind>` benchmark.
@@ -74,8 +74,11 @@ func runBench(args []string) error {
 	}
 	k, ok := benchKinds[args[0]]
 	if !ok {
-		benchUsage(os.Stderr)
-		return usageError{fmt.Sprintf("unknown benchmark kind %q", args[0])}
+		hint := didYouMean(args[0], benchKindNames())
+		if hint == "" {
+			hint = " (supergcn bench --help lists them)"
+		}
+		return usageError{fmt.Sprintf("unknown benchmark kind %q%s", args[0], hint)}
 	}
 	return k.run(args[1:])
 }

@@ -153,11 +153,8 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		dir, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return "", err
-		}
-		return "", usageError{err.Error()}
+	if err := parseFlagSet(fs, args); err != nil {
+		return "", err
 	}
 	rest := fs.Args()
 	if dir == "" && len(rest) > 0 {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/supergcn/supergcn/internal/container"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -258,9 +260,18 @@ func checkWritable(path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory, want a file name", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".supergcn-check-*")
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".supergcn-check-*")
 	if err != nil {
-		return err
+		// Name the directory, not the probe file.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: directory %s does not exist", path, dir)
+		}
+		return fmt.Errorf("%s: cannot create a file in directory %s: %w", path, dir, err)
 	}
 	name := f.Name()
 	f.Close()

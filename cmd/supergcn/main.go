@@ -28,17 +28,28 @@ func register(name, summary string, run func(args []string) error) {
 	subcommands[name] = subcommand{name, summary, run}
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: supergcn <command> [flags]   (supergcn help <command> for its flags; supergcn --version)")
-	fmt.Fprintln(os.Stderr, "\ncommands:")
+// usage lists the commands and the bench kinds, from the tables the
+// dispatchers use.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: supergcn <command> [flags]   (supergcn help <command> for its flags; supergcn --version)")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+	}
+	fmt.Fprintln(w, "\nbench kinds (supergcn bench <kind> --help):")
+	for _, n := range benchKindNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, benchKinds[n].summary)
+	}
+}
+
+// commandNames returns the subcommands' names, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(subcommands))
 	for n := range subcommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, subcommands[n].summary)
-	}
+	return names
 }
 
 func main() {
@@ -51,17 +62,17 @@ func main() {
 		// supergcn help CMD = supergcn CMD --help
 		os.Args = []string{os.Args[0], os.Args[2], "--help"}
 	}
-	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
-		usage()
-		if len(os.Args) < 2 {
-			os.Exit(2)
-		}
+	if len(os.Args) < 2 || os.Args[1] == "help" || helpAsked(os.Args[1:2]) {
+		usage(os.Stdout)
 		return
 	}
 	sc, ok := subcommands[os.Args[1]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q\n", os.Args[1])
-		usage()
+		hint := didYouMean(os.Args[1], commandNames())
+		if hint == "" {
+			hint = " (supergcn --help lists them)"
+		}
+		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q%s\n", os.Args[1], hint)
 		os.Exit(2)
 	}
 	if err := sc.run(os.Args[2:]); err != nil {
@@ -143,14 +154,22 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // parseFlagsKeepArgs is parseFlags for commands that take arguments besides
 // the flags (fs.Args()).
 func parseFlagsKeepArgs(fs *flag.FlagSet, args []string) error {
+	return parseFlagSet(fs, args)
+}
+
+// parseFlagSet is fs.Parse for every command: enum values in any case or
+// by an alias, and an unknown flag answered with the one it likely means.
+func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
+		defer canonicaliseEnums(fs)()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
 	}
-	return nil
+	if msg, ok := unknownFlag(fs, args, err); ok {
+		return usageError{msg}
+	}
+	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
 }

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -103,6 +102,7 @@ func groupedBars(path, title string, groups, series []string, value func(series,
 	p.Title.Text = title
 	p.Y.Label.Text = "seconds per epoch"
 	p.Add(plotter.NewGrid())
+	p.Y.Tick.Marker = labelledTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	n := len(series)
 	top := 0.0
@@ -117,7 +117,7 @@ func groupedBars(path, title string, groups, series []string, value func(series,
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", path, c, err)
 		}
-		b.Color = plotutil.Color(i)
+		b.Color = seriesColor(i)
 		b.LineStyle.Width = 0
 		b.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
 		p.Add(b)

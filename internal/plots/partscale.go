@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -74,14 +73,14 @@ func PartScale(dir string, rows []PartScaleRow) ([]string, error) {
 	} {
 		p := newPlot(fig.title, "ranks (P)", fig.y)
 		for i, m := range methods {
-			if err := addLine(p, m, fig.data[m], plotutil.Color(i), false); err != nil {
+			if err := addLine(p, m, fig.data[m], seriesColor(i), false); err != nil {
 				return files, err
 			}
 			s, err := plotter.NewScatter(fig.data[m])
 			if err != nil {
 				return files, err
 			}
-			s.Color = plotutil.Color(i)
+			s.Color = seriesColor(i)
 			p.Add(s)
 		}
 		path := filepath.Join(dir, fig.name)

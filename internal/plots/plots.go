@@ -18,7 +18,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -182,6 +181,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker, p.Y.Tick.Marker = labelledTicks{}, labelledTicks{}
 	p.Legend.Top = true
 	return p
 }
@@ -213,7 +213,7 @@ func curve(r *Run, f func(Epoch) float64) plotter.XYs {
 func Loss(runs []*Run) (*plot.Plot, error) {
 	p := newPlot("Training loss", "epoch", "loss")
 	for i, r := range runs {
-		if err := addLine(p, r.Name, curve(r, func(e Epoch) float64 { return e.Loss }), plotutil.Color(i), false); err != nil {
+		if err := addLine(p, r.Name, curve(r, func(e Epoch) float64 { return e.Loss }), seriesColor(i), false); err != nil {
 			return nil, err
 		}
 	}
@@ -237,9 +237,9 @@ func Accuracy(runs []*Run) (*plot.Plot, error) {
 			}{{"train", func(e Epoch) float64 { return e.TrainAcc }}}, series...)
 		}
 		for j, s := range series {
-			label, c, dashed := r.Name+" "+s.name, plotutil.Color(i), s.name == "test"
+			label, c, dashed := r.Name+" "+s.name, seriesColor(i), s.name == "test"
 			if len(runs) == 1 {
-				label, c, dashed = s.name, plotutil.Color(j), false
+				label, c, dashed = s.name, seriesColor(j), false
 			}
 			if err := addLine(p, label, curve(r, s.f), c, dashed); err != nil {
 				return nil, err
@@ -277,18 +277,13 @@ func Breakdown(r *Run) (*plot.Plot, error) {
 			}
 		}
 	}
+	lines, err := stackedLines(r.Name, keys, cum)
+	if err != nil {
+		return nil, err
+	}
 	// Draw the largest sum first; each smaller one paints over it.
-	lines := make([]*plotter.Line, len(keys))
 	for k := len(keys) - 1; k >= 0; k-- {
-		l, err := plotter.NewLine(cum[k])
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", r.Name, keys[k], err)
-		}
-		l.FillColor = plotutil.Color(k)
-		l.Color = plotutil.Color(k)
-		l.Width = vg.Points(0.5)
-		p.Add(l)
-		lines[k] = l
+		p.Add(lines[k])
 	}
 	for k, key := range keys {
 		p.Legend.Add(strings.TrimSuffix(key, "_s"), lines[k])
@@ -306,6 +301,22 @@ func Breakdown(r *Run) (*plot.Plot, error) {
 		p.Title.Text += fmt.Sprintf(" (clipped: max %.3gs)", tops[len(tops)-1])
 	}
 	return p, nil
+}
+
+// stackedLines returns the filled line of each cumulative sum cum[k] of
+// keys[k], each in its own colour.
+func stackedLines(name string, keys []string, cum []plotter.XYs) ([]*plotter.Line, error) {
+	lines := make([]*plotter.Line, len(keys))
+	for k := range keys {
+		l, err := plotter.NewLine(cum[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, keys[k], err)
+		}
+		l.FillColor, l.Color = seriesColor(k), seriesColor(k)
+		l.Width = vg.Points(0.5)
+		lines[k] = l
+	}
+	return lines, nil
 }
 
 // Scaling draws, side by side, the median epoch time and the boundary
@@ -340,7 +351,7 @@ func Scaling(runs []*Run, path string) error {
 		if err != nil {
 			return fmt.Errorf("scaling: %w", err)
 		}
-		l.Color, s.Color = plotutil.Color(0), plotutil.Color(0)
+		l.Color, s.Color = seriesColor(0), seriesColor(0)
 		c.p.Add(l, s)
 		c.p.Y.Min = 0
 	}

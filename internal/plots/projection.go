@@ -58,8 +58,8 @@ func Projection(path, title string, series []ProjectionSeries, refs []Projection
 			if err != nil {
 				return fmt.Errorf("projection %s: %w", path, err)
 			}
-			l.Color, pts.Color = plotutil.Color(i), plotutil.Color(i)
-			l.Dashes = plotutil.Dashes(i / 7)
+			l.Color, pts.Color = seriesColor(i), seriesColor(i)
+			l.Dashes = plotutil.Dashes(i / len(palette))
 			pts.Shape = plotutil.Shape(i)
 			c.p.Add(l, pts)
 			if c.p == pt {
@@ -74,7 +74,7 @@ func Projection(path, title string, series []ProjectionSeries, refs []Projection
 		}
 		s.Shape = draw.CrossGlyph{}
 		s.Radius = vg.Points(6)
-		s.Color = plotutil.Color(len(series) + i)
+		s.Color = seriesColor(len(series) + i)
 		pt.Add(s)
 		pt.Legend.Add(r.Name, s)
 	}

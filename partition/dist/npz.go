@@ -46,6 +46,7 @@ func compressedNotice(c comm.Comm, src *Source, s *graph.NpzSource) {
 		}
 	}
 	if src.Progress != nil && c.Size() > 1 && len(which) > 0 {
+		src.noticed = true
 		fmt.Fprintf(src.Progress.W, "dist: %s: stored compressed, so read whole by rank 0: %s (save with np.savez, not np.savez_compressed, for 1/P memory per rank)\n",
 			src.Path, strings.Join(which, ", "))
 	}
@@ -223,7 +224,7 @@ func readSplitFiles(c comm.Comm, r *raw, src *Source) error {
 		}
 		if !strings.HasSuffix(p, ".npy") {
 			var err error
-			if ids[k], err = readIDLines(c, p, r.n, src.Progress); err != nil {
+			if ids[k], err = readIDLines(c, p, r.n, src); err != nil {
 				return err
 			}
 			continue

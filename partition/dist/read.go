@@ -38,6 +38,8 @@ type Source struct {
 	RoundBytes int
 	// Progress reports long stages (rank 0 passes one, the others nil).
 	Progress *progress.Reporter
+
+	noticed bool // in Read's copy: a compressed-input notice was printed
 }
 
 // Graph is one rank's block of a dataset distributed by node ranges: rank r
@@ -148,27 +150,38 @@ func blockOf(vd []int32, v int32) int {
 // number of the share's first line (agreed collectively). On rank 0 (prog
 // set) a step reports the bytes of its share read, with rate and ETA; done
 // ends it.
-func lineOffsets(c comm.Comm, path string, prog *progress.Reporter) (tr *graph.TextRange, first int64, done func(), err error) {
+func lineOffsets(c comm.Comm, path string, src *Source) (tr *graph.TextRange, first int64, done func(), err error) {
 	tr, err = graph.OpenTextRange(path, c.Rank(), c.Size())
 	if err = agree(c, err); err != nil {
 		return nil, 0, nil, err
 	}
-	if prog != nil && tr.Compressed && c.Size() > 1 {
-		fmt.Fprintf(prog.W, "dist: %s is compressed: rank 0 reads all of it (decompress it, or supergcn convert it to .sgb, for 1/P memory per rank)\n", path)
+	if tr.Compressed {
+		src.textCompressedNotice(c, path)
 	}
 	what, size := "its share of", tr.End-tr.Start
 	if tr.Compressed {
 		what = "compressed"
 	}
-	st := prog.Start(fmt.Sprintf("dist: reading %s %s", what, path), max(size>>20, 1), "MB")
+	st := src.Progress.Start(fmt.Sprintf("dist: reading %s %s", what, path), max(size>>20, 1), "MB")
 	tr.Progress = func(n int64) { st.Set(n >> 20) }
 	before, _, err := exclusiveScan(c, tr.Lines)
 	return tr, before + 1, st.Done, err
 }
 
+// textCompressedNotice tells, once per Read and on rank 0 (with progress),
+// that rank 0 reads the compressed text input path whole, and how to avoid
+// it.
+func (src *Source) textCompressedNotice(c comm.Comm, path string) {
+	if src.Progress == nil || c.Size() == 1 || src.noticed {
+		return
+	}
+	src.noticed = true
+	fmt.Fprintf(src.Progress.W, "dist: %s is compressed: rank 0 reads it and any other compressed input whole (decompress them, or supergcn convert the dataset to .sgb, for 1/P memory per rank)\n", path)
+}
+
 // readEdgeList reads an edge list by byte ranges.
 func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
-	tr, first, done, err := lineOffsets(c, src.Path, src.Progress)
+	tr, first, done, err := lineOffsets(c, src.Path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +253,7 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
-	tr, first, done, err := lineOffsets(c, src.Path, src.Progress)
+	tr, first, done, err := lineOffsets(c, src.Path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +464,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	}
 	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())
-	tr, first, done, err := lineOffsets(c, edgePath, src.Progress)
+	tr, first, done, err := lineOffsets(c, edgePath, src)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +475,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	}
 	if src.Features == "" {
 		if p := graph.FindOGBData(rawDir, "node-feat", true); p != "" {
-			if r.x, r.featDim, err = readRows(c, r, p, false, src.Progress); err != nil {
+			if r.x, r.featDim, err = readRows(c, r, p, false, src); err != nil {
 				return nil, err
 			}
 		}
@@ -472,7 +485,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 			var y []float32
 			if strings.HasSuffix(p, ".npy") {
 				r.labels, err = npyLabels(c, r, p)
-			} else if y, _, err = readRows(c, r, p, true, src.Progress); err == nil {
+			} else if y, _, err = readRows(c, r, p, true, src); err == nil {
 				r.labels = make([]int32, len(y))
 				for i, v := range y {
 					r.labels[i] = int32(v)
@@ -522,7 +535,7 @@ func readOGBSplit(c comm.Comm, r *raw, dir string, src *Source) error {
 			if p == "" {
 				return agree(c, &graph.ParseError{File: split, Msg: fmt.Sprintf("no %s.csv[.gz]", name)})
 			}
-			if ids[k], err = readIDLines(c, p, r.n, src.Progress); err != nil {
+			if ids[k], err = readIDLines(c, p, r.n, src); err != nil {
 				return err
 			}
 		}
@@ -531,8 +544,8 @@ func readOGBSplit(c comm.Comm, r *raw, dir string, src *Source) error {
 }
 
 // readIDLines reads this rank's share of a file of node ids, one a line.
-func readIDLines(c comm.Comm, path string, n int, prog *progress.Reporter) ([]int32, error) {
-	tr, first, done, err := lineOffsets(c, path, prog)
+func readIDLines(c comm.Comm, path string, n int, src *Source) ([]int32, error) {
+	tr, first, done, err := lineOffsets(c, path, src)
 	if err != nil {
 		return nil, err
 	}
@@ -603,7 +616,7 @@ func ogbSplitDir(dir, want string) (string, error) {
 // readRows reads the rows of this rank's nodes from an OGB node table: a
 // .npy by rows, a CSV by byte ranges whose rows are sent to their owners.
 // labels reads one label a line instead of a float row.
-func readRows(c comm.Comm, r *raw, path string, labels bool, prog *progress.Reporter) ([]float32, int, error) {
+func readRows(c comm.Comm, r *raw, path string, labels bool, src *Source) ([]float32, int, error) {
 	lo, hi := r.lo(c), r.hi(c)
 	if strings.HasSuffix(path, ".npy") {
 		a, err := graph.OpenNpyRange(path)
@@ -621,7 +634,7 @@ func readRows(c comm.Comm, r *raw, path string, labels bool, prog *progress.Repo
 		}
 		return x, a.Shape[1], nil
 	}
-	tr, first, done, err := lineOffsets(c, path, prog)
+	tr, first, done, err := lineOffsets(c, path, src)
 	if err != nil {
 		return nil, 0, err
 	}

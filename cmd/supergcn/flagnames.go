@@ -1,0 +1,243 @@
+package main
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/perfmodel"
+)
+
+// enum is what an enum-valued flag accepts: the canonical names (spelled
+// as the libraries spell them) and aliases, both matched ignoring case and
+// with '_' read as '-'. A comma-separated value is canonicalised element
+// by element; an element that matches nothing is passed on unchanged, so
+// the library's own error names it as typed.
+type enum struct {
+	names   func() []string
+	aliases map[string]string // alias → canonical name
+}
+
+func fixed(names ...string) func() []string { return func() []string { return names } }
+
+var (
+	modelEnum = enum{nn.Models, map[string]string{
+		"graphsage": "sage", "graph-sage": "sage", "sageconv": "sage", "gcnconv": "gcn"}}
+	normEnum      = enum{fixed("none", "layer"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer"}}
+	precisionEnum = enum{dense.Precisions, map[string]string{
+		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
+	aggrModeEnum = enum{fixed("post", "pre", "hybrid"), nil}
+	exchangeEnum = enum{fixed("auto", "flat", "two-level", "two-level-paired"), map[string]string{
+		"twolevel": "two-level", "hierarchical": "two-level", "twolevel-paired": "two-level-paired", "paired": "two-level-paired"}}
+	methodEnum = enum{fixed("auto", "metis", "multilevel", "parmetis", "ldg", "random"), map[string]string{
+		"multi-level": "multilevel", "par-metis": "parmetis"}}
+	orderEnum   = enum{partition.NodeOrders, map[string]string{"none": "given", "natural": "given", "reverse-cuthill-mckee": "rcm"}}
+	weightsEnum = enum{fixed("none", "degree", "degree+train"), nil}
+	onOffEnum   = enum{fixed("auto", "on", "off"), nil}
+	paramsEnum  = enum{fixed("block", "bf16", "fp32"), map[string]string{"bfloat16": "bf16", "float32": "fp32"}}
+)
+
+// enumFlags maps flag names to the values they accept. A key "--NAME"
+// holds for every command; "COMMAND --NAME" (COMMAND as in fs.Name without
+// "supergcn ") overrides it for one command, an entry without names
+// marking a flag that is not an enum there.
+var enumFlags = map[string]enum{
+	"--model":             modelEnum,
+	"eval --model":        {}, // a model file
+	"--norm":              normEnum,
+	"--precision":         precisionEnum,
+	"--aggr-mode":         aggrModeEnum,
+	"--exchange":          exchangeEnum,
+	"--partition-method":  methodEnum,
+	"--method":            methodEnum,
+	"--node-order":        orderEnum,
+	"--orders":            orderEnum,
+	"--feat-norm":         {fixed("none", "row"), map[string]string{"l1": "row"}},
+	"--weights":           weightsEnum,
+	"--partition-weights": weightsEnum,
+	"--mpi":               onOffEnum,
+	"--quant-params":      paramsEnum,
+	"--format":            {graph.Formats, map[string]string{"edge-list": "edgelist", "binary": "bin", "supergcn": "bin"}},
+	"--network":           {perfmodel.Presets, nil},
+	"--published":         {perfmodel.PublishedNames, nil},
+	"bench gemm --ops":    {fixed("NN", "NT", "TN"), nil},
+	// Kernel names are matched by their dispatcher, in any case.
+	"bench quant --kernel": {fixed("all"), nil},
+}
+
+// enumOf returns the enum of flag name in the command of fs.
+func enumOf(fs *flag.FlagSet, name string) (enum, bool) {
+	cmd := strings.TrimPrefix(fs.Name(), "supergcn ")
+	if e, ok := enumFlags[cmd+" --"+name]; ok {
+		return e, e.names != nil
+	}
+	e, ok := enumFlags["--"+name]
+	return e, ok
+}
+
+// enumKey is how names are compared: lower case, '_' as '-'.
+func enumKey(s string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
+}
+
+// canonical rewrites each comma-separated element of v that names one of
+// e's values or aliases to its canonical name.
+func (e enum) canonical(v string) string {
+	table := map[string]string{}
+	for _, n := range e.names() {
+		table[enumKey(n)] = n
+	}
+	for a, n := range e.aliases {
+		table[enumKey(a)] = n
+	}
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		if n, ok := table[enumKey(p)]; ok {
+			parts[i] = n
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// enumValue canonicalises a value before the flag's own Set sees it.
+type enumValue struct {
+	flag.Value
+	e enum
+}
+
+func (v enumValue) Set(s string) error { return v.Value.Set(v.e.canonical(s)) }
+
+// canonicaliseEnums makes every enum-valued flag of fs accept its values
+// in any case and by their aliases while fs parses: the libraries see
+// canonical names. The returned func restores the flags' own Values.
+func canonicaliseEnums(fs *flag.FlagSet) (restore func()) {
+	wrapped := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return // a wrapper would hide IsBoolFlag
+		}
+		if e, ok := enumOf(fs, f.Name); ok {
+			wrapped[f] = f.Value
+			f.Value = enumValue{f.Value, e}
+		}
+	})
+	return func() {
+		for f, v := range wrapped {
+			f.Value = v
+		}
+	}
+}
+
+// flagHabits maps the names other GNN tools (PyG and DGL examples,
+// argparse scripts) give to the flags supergcn calls otherwise.
+var flagHabits = map[string]string{
+	"hidden-channels": "hidden", "hidden-dim": "hidden", "hidden-size": "hidden", "num-hidden": "hidden", "n-hidden": "hidden",
+	"num-layers": "layers", "n-layers": "layers", "nlayers": "layers",
+	"dataset": "data", "data-dir": "data", "root": "data",
+	"learning-rate": "lr", "learningrate": "lr",
+	"num-epochs": "epochs", "n-epochs": "epochs", "max-epochs": "epochs", "epoch": "epochs",
+	"wd": "weight-decay", "weightdecay": "weight-decay",
+	"num-parts": "parts", "nparts": "parts", "num-partitions": "parts",
+	"output": "out", "o": "out",
+}
+
+// unknownFlag completes the flag package's "flag provided but not
+// defined" error: the flag as typed, and the defined flag it most likely
+// means.
+func unknownFlag(fs *flag.FlagSet, args []string, err error) (string, bool) {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return "", false
+	}
+	msg := "flag provided but not defined: " + typedFlag(args, name)
+	if s := suggestFlag(fs, name); s != "" {
+		return msg + " (did you mean --" + s + "?)", true
+	}
+	return msg + " (see " + fs.Name() + " --help)", true
+}
+
+// typedFlag returns the argument that named flag name, as typed (without
+// any =value).
+func typedFlag(args []string, name string) string {
+	for _, a := range args {
+		flagPart, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(flagPart, "-") == name && strings.HasPrefix(flagPart, "-") {
+			return flagPart
+		}
+	}
+	return "--" + name
+}
+
+// suggestFlag returns the defined flag of fs that name most likely means,
+// or "": another tool's name for it, else nearest.
+func suggestFlag(fs *flag.FlagSet, name string) string {
+	key := enumKey(name)
+	if h, ok := flagHabits[key]; ok && fs.Lookup(h) != nil {
+		return h
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return nearest(key, names)
+}
+
+// nearest returns the one of names that key (lower case, '-' for '_')
+// most likely means, or "": the same name, the nearest by edit distance
+// (at most one edit in three letters, or one; the first in sort order on
+// a tie), or the only name key begins.
+func nearest(key string, names []string) string {
+	best, bestDist, prefixed, prefixes := "", max(1, len(key)/3)+1, "", 0
+	for _, n := range names {
+		switch d := editDistance(key, n); {
+		case d == 0:
+			return n
+		case d < bestDist || (d == bestDist && n < best):
+			best, bestDist = n, d
+		}
+		if len(key) >= 3 && strings.HasPrefix(n, key) {
+			prefixed, prefixes = n, prefixes+1
+		}
+	}
+	if best == "" && prefixes == 1 {
+		return prefixed
+	}
+	return best
+}
+
+// didYouMean is " (did you mean X?)" for the one of names that name likely
+// means, else "".
+func didYouMean(name string, names []string) string {
+	if n := nearest(enumKey(name), names); n != "" {
+		return " (did you mean " + n + "?)"
+	}
+	return ""
+}
+
+// editDistance is the edit distance between a and b: insertions,
+// deletions, substitutions and swaps of adjacent letters (optimal string
+// alignment).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
