@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -138,6 +139,9 @@ func benchAggr(args []string) error {
 	if *width < 1 || *threads < 1 || *reps < 1 {
 		return usageError{"--width, --threads and --reps must be ≥ 1"}
 	}
+	if *threads > maxThreads {
+		return usageError{fmt.Sprintf("--threads: %d, more than %d", *threads, maxThreads)}
+	}
 	ops := strings.Split(*opsArg, ",")
 	for _, o := range ops {
 		if !benchContains(aggrOps, o) {
@@ -158,6 +162,10 @@ func benchAggr(args []string) error {
 	case "random", "powerlaw":
 		if *nodes < 1 || *edges < 0 || *nodes > math.MaxInt32 {
 			return usageError{"--nodes must be in [1, 2^31) and --edges ≥ 0"}
+		}
+		// The edge lists, the CSR and its transpose: ~24 bytes an edge.
+		if err := sysmem.Check(24*min(*edges, math.MaxInt64/32), fmt.Sprintf("a graph of %d edges", *edges)); err != nil {
+			return usageError{"--edges: " + err.Error()}
 		}
 		src, dst = synthEdges(*graphArg, *nodes, *edges, *seed)
 	default:
@@ -424,6 +432,12 @@ func benchStream(args []string) error {
 	}
 	if *threads < 1 || *mib < 1 || *reps < 1 {
 		return usageError{"--threads, --mib and --reps must be ≥ 1"}
+	}
+	if *threads > maxThreads {
+		return usageError{fmt.Sprintf("--threads: %d, more than %d", *threads, maxThreads)}
+	}
+	if err := sysmem.Check(3*(int64(min(*mib, 1<<40))<<20), fmt.Sprintf("three arrays of %d MiB", *mib)); err != nil {
+		return usageError{"--mib: " + err.Error()}
 	}
 	setThreadBudget(*threads)
 	r := runStream(*threads, *mib, *reps)

@@ -36,6 +36,9 @@ func cmdEval(args []string) error {
 	if _, err := checkKernel(*kernel); err != nil {
 		return err
 	}
+	if *threads < 0 || *threads > maxThreads {
+		return usageError{fmt.Sprintf("--threads: %d, need 0 to %d (0: the cores of this rank)", *threads, maxThreads)}
+	}
 	for _, f := range [][2]string{{"predictions", *predictions}, {"embeddings", *embeddings}} {
 		if err := checkWritable(f[1]); err != nil {
 			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
@@ -51,6 +54,8 @@ func cmdEval(args []string) error {
 	// Preprocess the input as in training unless --feat-norm says otherwise.
 	if !flagSet(fs, "feat-norm") && ck.FeatNorm != "" {
 		d.featNorm = ck.FeatNorm
+	} else if ck.FeatNorm != "" && d.featNorm != ck.FeatNorm {
+		return usageError{fmt.Sprintf("--feat-norm: %s, but %s was trained with --feat-norm %s (its inputs must be preprocessed the same way)", d.featNorm, *model, ck.FeatNorm)}
 	}
 	w, err := startWorld(*mpiMode)
 	if err != nil {
@@ -59,6 +64,9 @@ func cmdEval(args []string) error {
 	return w.finish(func() error {
 		c := w.comm
 		th := setThreadBudget(*threads)
+		if err := checkBLASAddressSpace(th); err != nil {
+			return err
+		}
 		s, err := d.loadShard(c, w, nil)
 		if err != nil {
 			return err

@@ -159,8 +159,8 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("weight-decay", "%g, need a finite value ≥ 0", cfg.WeightDecay)
 	case cfg.Epochs < 0:
 		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
-	case cfg.Threads < 0:
-		return bad("threads", "%d, need ≥ 0 (0: the cores of this rank)", cfg.Threads)
+	case cfg.Threads < 0 || cfg.Threads > maxThreads:
+		return bad("threads", "%d, need 0 to %d (0: the cores of this rank)", cfg.Threads, maxThreads)
 	case !(cfg.LabelProp >= 0 && cfg.LabelProp < 1):
 		return bad("label-prop", "%g is not in [0, 1)", cfg.LabelProp)
 	}
@@ -323,6 +323,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		cfg.IntraBits = 32
 	}
 	cfg.Threads = setThreadBudget(cfg.Threads)
+	if err := checkBLASAddressSpace(cfg.Threads); err != nil {
+		return err
+	}
 	if c.Size() > 1 {
 		// One more processor than the budget for the exchange's driver: it
 		// encodes, posts, polls MPI every 50 µs and decodes while the local

@@ -295,6 +295,10 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 // which every parallel loop (aggregation, dense products and elementwise
 // passes, quantisation, preprocessing) stays within: internal/par reads it
 // as GOMAXPROCS. Commands call it once, from --threads, before any work.
+// maxThreads bounds --threads: more goroutines calling cgo BLAS than this
+// exhaust the runtime's OS threads long before they add speed.
+const maxThreads = 1024
+
 func setThreadBudget(n int) int {
 	if n <= 0 {
 		n = defaultThreads()

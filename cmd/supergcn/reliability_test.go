@@ -119,3 +119,44 @@ func TestMPIDamagedInputs(t *testing.T) {
 		t.Errorf("a partition of damaged data was written: %v", err)
 	}
 }
+
+// TestCLISizeBounds: size flags beyond what the process may hold are
+// refused before any allocation, as is a --threads count that would
+// exhaust the OS threads, and an address-space limit (ulimit -v) too small
+// for OpenBLAS's buffers (OpenBLAS would spin in its allocator).
+func TestCLISizeBounds(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	for _, c := range []badCase{
+		{name: "bench aggr edges 1e14", args: []string{"bench", "aggr", "--nodes", "1000", "--edges", "100000000000000"}, want: "--edges: a graph of 100000000000000 edges needs"},
+		{name: "bench stream mib 1e8", args: []string{"bench", "stream", "--mib", "100000000"}, want: "--mib: three arrays of 100000000 MiB needs"},
+		{name: "bench stream mib 2^63-1", args: []string{"bench", "stream", "--mib", "9223372036854775807"}, want: "--mib: three arrays"},
+		{name: "bench aggr threads 1e5", args: []string{"bench", "aggr", "--threads", "100000"}, want: "--threads: 100000, more than 1024"},
+		{name: "train threads 1e5", args: []string{"train", "--data", cora, "--threads", "100000"}, want: "--threads: 100000, need 0 to 1024"},
+		{name: "eval threads 1e5", args: []string{"eval", "--data", cora, "--model", cora, "--threads", "100000"}, want: "--threads: 100000, need 0 to 1024"},
+	} {
+		expectQuickFailure(t, c)
+	}
+	if r := run(t, time.Minute, nil, "info"); !strings.Contains(strings.ToLower(r.stdout), "openblas") {
+		return // gonum's BLAS fails with a Go error instead
+	}
+	for _, kb := range []string{"1000000", "2000000"} {
+		c := badCase{name: "train under ulimit -v " + kb, want: "ulimit -v leaves",
+			args: []string{"train", "--data", cora, "--epochs", "2", "--threads", "4"}}
+		checkCleanFailure(t, c, run(t, 30*time.Second, []string{"sh", "-c", "ulimit -v " + kb + ` && exec "$0" "$@"`}, c.args...))
+	}
+}
+
+// TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
+// preprocessing the checkpoint was trained with.
+func TestCLIEvalFeatNormMismatch(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	ck := filepath.Join(t.TempDir(), "m.ckpt")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "2", "--quiet", "--feat-norm", "row", "--save", ck); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	expectQuickFailure(t, badCase{name: "eval feat-norm none on a row model", args: []string{"eval", "--data", cora, "--model", ck, "--feat-norm", "none"},
+		want: "--feat-norm: none, but " + ck + " was trained with --feat-norm row"})
+	if r := run(t, 2*time.Minute, nil, "eval", "--data", cora, "--model", ck, "--feat-norm", "row"); r.code != 0 {
+		t.Fatalf("eval with the agreeing --feat-norm: %s", r.stderr)
+	}
+}
