@@ -76,8 +76,8 @@ func (t *trainer) save(path string, done int) error {
 	if t.c.Rank() != 0 {
 		return nil
 	}
-	if l := t.nonFiniteParam(); l >= 0 {
-		return fmt.Errorf("not saving %s: layer %d has non-finite parameters after epoch %d (the previous checkpoint is kept)", path, l, done)
+	if l, what := t.nonFiniteParam(); l >= 0 {
+		return fmt.Errorf("not saving %s: layer %d has a non-finite %s after epoch %d (the previous checkpoint is kept)", path, l, what, done)
 	}
 	m, v, steps := t.opt.State()
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID,

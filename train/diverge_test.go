@@ -201,3 +201,25 @@ func TestMetricsFullDiskKeepsCompleteLines(t *testing.T) {
 		t.Fatalf("%d lines in the file, %d written", len(lines), written)
 	}
 }
+
+// TestDivergedMomentsNotSaved: a weight decay of 1e25 leaves the weights
+// finite but overflows Adam's second moment: training stops with a
+// DivergedError naming it, and no checkpoint that could not be read back
+// is written.
+func TestDivergedMomentsNotSaved(t *testing.T) {
+	ds := cora(t)
+	dir := t.TempDir()
+	cfg := kipfConfig("gcn", 1, 5, 0.5)
+	cfg.WeightDecay = 1e25
+	cfg.SavePath = filepath.Join(dir, "m.ckpt")
+	_, err := Run(cfg, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single())
+	var de *DivergedError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "Adam moment") {
+		t.Fatalf("weight decay 1e25: %v, want a DivergedError naming an Adam moment", err)
+	}
+	if _, err := os.Stat(cfg.SavePath); err == nil {
+		if _, err := LoadCheckpoint(cfg.SavePath); err != nil {
+			t.Fatalf("a checkpoint that cannot be read was saved: %v", err)
+		}
+	}
+}

@@ -547,8 +547,8 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	}
 	reduceS := time.Since(t2).Seconds()
 	t.opt.Step()
-	if l := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
-		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: "parameter after the optimizer step"}
+	if l, what := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
+		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: what + " after the optimizer step"}
 	}
 	st := t.prop.Stats()
 
