@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"os"
 	"strings"
@@ -63,6 +64,10 @@ func cmdConvert(args []string, out io.Writer) error {
 	}
 	if err := checkWritable(c.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
+	}
+	if err := distinctOutputs([]container.NamedPath{{Name: "--data", Path: c.data}, {Name: "--features", Path: c.features},
+		{Name: "--labels", Path: c.labels}}, []container.NamedPath{{Name: "--out", Path: c.out}}); err != nil {
+		return err
 	}
 	t0 := time.Now()
 	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, Features: c.features, Labels: c.labels})

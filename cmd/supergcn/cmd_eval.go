@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"os"
 
 	"github.com/supergcn/supergcn/dense"
@@ -38,6 +39,10 @@ func cmdEval(args []string) error {
 	}
 	if *threads < 0 || *threads > maxThreads {
 		return usageError{fmt.Sprintf("--threads: %d, need 0 to %d (0: the cores of this rank)", *threads, maxThreads)}
+	}
+	if err := distinctOutputs(append(d.inputPaths(), container.NamedPath{Name: "--model", Path: *model}),
+		[]container.NamedPath{{Name: "--predictions", Path: *predictions}, {Name: "--embeddings", Path: *embeddings}}); err != nil {
+		return err
 	}
 	for _, f := range [][2]string{{"predictions", *predictions}, {"embeddings", *embeddings}} {
 		if err := checkWritable(f[1]); err != nil {

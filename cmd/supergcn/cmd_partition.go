@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"os"
 	"strings"
@@ -140,6 +141,9 @@ func (f *partitionFlags) validate() error {
 		if n := max(1, launcherSize()); dist.CheckParts(f.parts, n) != nil {
 			return usageError{fmt.Sprintf("--parts: %d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", f.parts, n)}
 		}
+	}
+	if err := distinctOutputs(f.d.inputPaths(), []container.NamedPath{{Name: "--out", Path: f.out}}); err != nil {
+		return err
 	}
 	if err := partition.CheckOutput(f.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", strings.TrimPrefix(err.Error(), "partition: "))}

@@ -127,6 +127,16 @@ func parseTrain(args []string) (*trainArgs, error) {
 	d.prog = progress.ForStderr(*quiet)
 	cfg.Model.Seed = d.seed
 	a.cpuProfile = *cpuProfile
+	// --save may name the --resume checkpoint (the job continues it); no
+	// other output may name an input or another output.
+	outputs := []container.NamedPath{{Name: "--save", Path: cfg.SavePath}, {Name: "--save-best", Path: cfg.SaveBest},
+		{Name: "--metrics", Path: cfg.MetricsPath}, {Name: "--cpuprofile", Path: a.cpuProfile}}
+	if err := distinctOutputs(d.inputPaths(), outputs); err != nil {
+		return nil, err
+	}
+	if err := distinctOutputs([]container.NamedPath{{Name: "--resume", Path: cfg.ResumePath}}, outputs[1:]); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/par"
 	"io"
 	"os"
@@ -295,6 +296,21 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 // which every parallel loop (aggregation, dense products and elementwise
 // passes, quantisation, preprocessing) stays within: internal/par reads it
 // as GOMAXPROCS. Commands call it once, from --threads, before any work.
+// inputPaths are the files and directories the data flags name.
+func (d *dataFlags) inputPaths() []container.NamedPath {
+	return []container.NamedPath{{Name: "--data", Path: d.data}, {Name: "--features", Path: d.features},
+		{Name: "--labels", Path: d.labels}, {Name: "--partitions", Path: d.partitions}}
+}
+
+// distinctOutputs refuses outputs that name an input or each other
+// (container.CheckDistinct) as a usage error.
+func distinctOutputs(inputs, outputs []container.NamedPath) error {
+	if err := container.CheckDistinct(inputs, outputs); err != nil {
+		return usageError{err.Error()}
+	}
+	return nil
+}
+
 // maxThreads bounds --threads: more goroutines calling cgo BLAS than this
 // exhaust the runtime's OS threads long before they add speed.
 const maxThreads = 1024

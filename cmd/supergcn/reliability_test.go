@@ -160,3 +160,50 @@ func TestCLIEvalFeatNormMismatch(t *testing.T) {
 		t.Fatalf("eval with the agreeing --feat-norm: %s", r.stderr)
 	}
 }
+
+// TestCLIOutputsOverInputs: an output naming an input (by its path or a
+// hard link) or another output is refused before any work, and the input
+// is left as it was.
+func TestCLIOutputsOverInputs(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if r := run(t, 2*time.Minute, nil, "convert", "--data", cora, "--out", p("d.sgb")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "1", "--quiet", "--save", p("m.ckpt")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if err := os.Link(p("d.sgb"), p("hard.sgb")); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]os.FileInfo{}
+	for _, f := range []string{"d.sgb", "m.ckpt"} {
+		before[f], _ = os.Stat(p(f))
+	}
+	for _, c := range []badCase{
+		{name: "eval predictions over model", args: []string{"eval", "--data", cora, "--model", p("m.ckpt"), "--predictions", p("m.ckpt")}, want: "--predictions: " + p("m.ckpt") + " is also the input --model"},
+		{name: "train save over data", args: []string{"train", "--data", p("d.sgb"), "--save", p("d.sgb")}, want: "--save: " + p("d.sgb") + " is also the input --data"},
+		{name: "train metrics over data (hard link)", args: []string{"train", "--data", p("d.sgb"), "--metrics", p("hard.sgb")}, want: "--metrics: " + p("hard.sgb") + " is also the input --data"},
+		{name: "eval predictions over data", args: []string{"eval", "--data", p("d.sgb"), "--model", p("m.ckpt"), "--predictions", p("d.sgb")}, want: "is also the input --data"},
+		{name: "train save and metrics alike", args: []string{"train", "--data", p("d.sgb"), "--save", p("x"), "--metrics", p("x")}, want: "--metrics: " + p("x") + " is also the output --save"},
+		{name: "eval predictions and embeddings alike", args: []string{"eval", "--data", p("d.sgb"), "--model", p("m.ckpt"), "--predictions", p("x"), "--embeddings", p("x")}, want: "--embeddings: " + p("x") + " is also the output --predictions"},
+		{name: "train metrics over resume", args: []string{"train", "--data", p("d.sgb"), "--resume", p("m.ckpt"), "--epochs", "3", "--metrics", p("m.ckpt")}, want: "--metrics: " + p("m.ckpt") + " is also the input --resume"},
+		{name: "convert out over data", args: []string{"convert", "--data", p("d.sgb"), "--out", p("d.sgb")}, want: "--out: " + p("d.sgb") + " is also the input --data"},
+	} {
+		expectQuickFailure(t, c)
+	}
+	for f, st := range before {
+		now, err := os.Stat(p(f))
+		if err != nil || now.Size() != st.Size() || !now.ModTime().Equal(st.ModTime()) {
+			t.Errorf("%s changed: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(p("x")); !os.IsNotExist(err) {
+		t.Errorf("an output was written: %v", err)
+	}
+	// --save may continue the --resume checkpoint.
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "2", "--quiet", "--resume", p("m.ckpt"), "--save", p("m.ckpt")); r.code != 0 {
+		t.Fatalf("--save onto the --resume checkpoint: %s", r.stderr)
+	}
+}

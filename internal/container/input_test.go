@@ -46,3 +46,39 @@ func TestOpenInput(t *testing.T) {
 		t.Fatalf("ReadInput beyond max: %v", err)
 	}
 }
+
+// TestCheckDistinct: an output naming an input or another output, by the
+// same path spelled otherwise, a hard link or a symbolic link, is refused.
+func TestCheckDistinct(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "d.sgb")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hard, sym := filepath.Join(dir, "hard"), filepath.Join(dir, "sym")
+	if err := os.Link(in, hard); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(in, sym); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []NamedPath{{"--data", in}, {"--features", ""}}
+	for _, c := range []struct {
+		outputs []NamedPath
+		want    string
+	}{
+		{[]NamedPath{{"--save", in}}, "--save: " + in + " is also the input --data"},
+		{[]NamedPath{{"--save", filepath.Join(dir, ".", "x", "..", "d.sgb")}}, "is also the input --data"},
+		{[]NamedPath{{"--metrics", hard}}, "--metrics: " + hard + " is also the input --data"},
+		{[]NamedPath{{"--metrics", sym}}, "is also the input --data"},
+		{[]NamedPath{{"--save", filepath.Join(dir, "a")}, {"--metrics", filepath.Join(dir, "a")}}, "--metrics: " + filepath.Join(dir, "a") + " is also the output --save"},
+	} {
+		if err := CheckDistinct(inputs, c.outputs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.outputs, err, c.want)
+		}
+	}
+	ok := []NamedPath{{"--save", filepath.Join(dir, "a")}, {"--metrics", filepath.Join(dir, "b")}, {"--embeddings", ""}, {"--predictions", ""}}
+	if err := CheckDistinct(inputs, ok); err != nil {
+		t.Fatal(err)
+	}
+}
