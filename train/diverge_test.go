@@ -223,3 +223,25 @@ func TestDivergedMomentsNotSaved(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsSharedFileRefused: a second writer of a metrics file that a
+// run is writing is refused (flock), instead of interleaving torn lines.
+func TestMetricsSharedFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	w, err := newMetricsWriter(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, appendTo := range []bool{false, true} {
+		if w2, err := newMetricsWriter(path, appendTo); err == nil || !strings.Contains(err.Error(), "another process is writing it") {
+			t.Fatalf("second writer (append %v): %v", appendTo, err)
+			w2.f.Close()
+		}
+	}
+	w.f.Close()
+	w3, err := newMetricsWriter(path, true)
+	if err != nil {
+		t.Fatalf("a writer after the first closed: %v", err)
+	}
+	w3.f.Close()
+}

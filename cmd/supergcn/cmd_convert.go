@@ -69,6 +69,7 @@ func cmdConvert(args []string, out io.Writer) error {
 		{Name: "--labels", Path: c.labels}}, []container.NamedPath{{Name: "--out", Path: c.out}}); err != nil {
 		return err
 	}
+	removeTempsOnSignal(c.out)
 	t0 := time.Now()
 	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, Features: c.features, Labels: c.labels})
 	if err != nil {

@@ -51,6 +51,7 @@ func cmdPartition(args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	removeTempsOnSignal(f.out)
 	if f.method != "ldg" {
 		var ldgOnly string
 		fs.Visit(func(fl *flag.Flag) {

@@ -46,7 +46,9 @@ func cmdTrain(args []string) error {
 		return w.finish(err)
 	}
 	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits)
-	stop()
+	if perr := stop(); err == nil {
+		err = perr
+	}
 	return w.finish(err)
 }
 
@@ -384,23 +386,62 @@ func parseBits(flagName, v string, ranks int) (int, error) {
 	return 0, usageError{fmt.Sprintf("%s: %q is not 32, 8, 4, 2 or auto", flagName, v)}
 }
 
-// startProfile starts a CPU profile when path is set; the returned func stops it.
-func startProfile(path string, c comm.Comm) (func(), error) {
+// startProfile starts a CPU profile when path is set; the returned func
+// stops it and reports a profile that could not be written.
+func startProfile(path string, c comm.Comm) (func() error, error) {
 	if path == "" {
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
 	if c.Size() > 1 {
 		path = fmt.Sprintf("%s.rank%d", path, c.Rank())
 	}
-	f, err := os.Create(path)
+	// The profile goes to path.tmp and is renamed when complete, so a full
+	// disk or a crash never leaves a truncated or empty profile at path.
+	tmp := path + container.TmpSuffix
+	f, err := os.Create(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	w := &profileWriter{f: f}
+	if err := pprof.StartCPUProfile(w); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() error {
+		pprof.StopCPUProfile()
+		err := w.err
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
+		}
+		return nil
+	}, nil
+}
+
+// profileWriter keeps the first write error of the CPU profile (pprof
+// drops them).
+type profileWriter struct {
+	f   *os.File
+	err error
+}
+
+func (p *profileWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.f.Write(b)
+	p.err = err
+	return n, err
 }
 
 // quantParamsFlag parses --quant-params into *p.

@@ -207,3 +207,82 @@ func TestCLIOutputsOverInputs(t *testing.T) {
 		t.Fatalf("--save onto the --resume checkpoint: %s", r.stderr)
 	}
 }
+
+// TestCLIFullDiskPlotsAndProfiles: plots and CPU profiles on a full disk
+// end with one error line and leave no truncated or empty file behind.
+func TestCLIFullDiskPlotsAndProfiles(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	metrics := filepath.Join(t.TempDir(), "m.jsonl")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "3", "--quiet", "--metrics", metrics); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	disk := testdata.SmallDisk(t, 24<<10)
+	figs, prof := filepath.Join(disk, "figs"), filepath.Join(disk, "cpu.prof")
+	// Fill the disk but for a few kB: the first PNG or the profile cannot fit.
+	if err := os.WriteFile(filepath.Join(disk, "filler"), make([]byte, 20<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expectQuickFailure(t, badCase{name: "plot on a full disk", args: []string{"plot", metrics, "--out", figs}, want: "no space left on device"})
+	expectQuickFailure(t, badCase{name: "cpuprofile on a full disk",
+		args: []string{"train", "--data", cora, "--epochs", "30", "--quiet", "--cpuprofile", prof}, want: "--cpuprofile: "})
+	filepath.Walk(disk, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && path != filepath.Join(disk, "filler") {
+			t.Errorf("left on the full disk: %s (%d bytes)", path, info.Size())
+		}
+		return nil
+	})
+}
+
+// TestRemoveTemps: the signal cleanup removes out.tmp and the out.tmp-*
+// directories made since the command started, not older ones (another
+// job's).
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p")
+	old := filepath.Join(dir, "p.tmp-old")
+	if err := os.Mkdir(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	start := time.Now().Add(-time.Minute)
+	os.WriteFile(out+".tmp", []byte("half"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "p.tmp-123", "x"), 0o755)
+	removeTemps(out, start)
+	for _, gone := range []string{out + ".tmp", filepath.Join(dir, "p.tmp-123")} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s left: %v", gone, err)
+		}
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("an older temporary directory was removed: %v", err)
+	}
+}
+
+// TestCLISignalDuringConvert: SIGTERM while convert runs ends it with 143
+// and leaves no output and no .tmp.
+func TestCLISignalDuringConvert(t *testing.T) {
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "g.sgb"), filepath.Join(dir, "c.sgb")
+	if r := run(t, 2*time.Minute, nil, "gen", "--spec", "nodes=200000,degree=20,feat=32", "--out", src); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, after := range []time.Duration{300 * time.Millisecond, 900 * time.Millisecond} {
+		r := runWith(t, time.Minute, nil, func(p *os.Process) {
+			time.Sleep(after)
+			p.Signal(syscall.SIGTERM)
+		}, nil, "convert", "--data", src, "--out", out)
+		if r.code == 0 {
+			os.Remove(out) // finished before the signal
+			continue
+		}
+		if r.code != 143 || goroutineTrace.MatchString(r.stderr) {
+			t.Errorf("SIGTERM after %v: exit %d\n%s", after, r.code, r.stderr)
+		}
+		for _, f := range []string{out, out + ".tmp"} {
+			if _, err := os.Stat(f); !os.IsNotExist(err) {
+				t.Errorf("SIGTERM after %v: %s left", after, f)
+			}
+		}
+	}
+}

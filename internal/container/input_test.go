@@ -82,3 +82,26 @@ func TestCheckDistinct(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteFileBusy: while one writer fills path's .tmp, a second writer of
+// the same path gets a BusyError and leaves the first one's file alone.
+func TestWriteFileBusy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	err := WriteFile(path, 0o644, func(f *os.File) error {
+		f.Write([]byte("first"))
+		var be *BusyError
+		if err := WriteBytes(path, 0o644, []byte("second")); !errors.As(err, &be) || !strings.Contains(err.Error(), "another process is writing it") {
+			t.Errorf("second writer: %v, want a BusyError", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Fatalf("content %q", b)
+	}
+	if err := WriteBytes(path, 0o644, []byte("third")); err != nil {
+		t.Fatalf("a writer after the first: %v", err)
+	}
+}

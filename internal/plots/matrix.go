@@ -114,7 +114,7 @@ func Matrix(dir string, rows []MatrixRow) ([]string, error) {
 		p.NominalX(links[k]...)
 		p.Y.Min, p.Y.Max = 0, 1.35*top // room for the legend above the bars
 		path := filepath.Join(dir, fmt.Sprintf("matrix-%s-np%d.png", k.model, k.ranks))
-		if err := p.Save(width, height, path); err != nil {
+		if err := savePNG(p, width, height, path); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		files = append(files, path)
