@@ -273,6 +273,11 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 			setting{"decay-all", cfg.DecayAll, o.DecayAll, func() { cfg.DecayAll = o.DecayAll }},
 			setting{"adamw", cfg.Decoupled, o.Decoupled, func() { cfg.Decoupled = o.Decoupled }})
 	}
+	if tr := ck.Train; tr.NodeOrder != "" { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"node-order", cfg.NodeOrder, tr.NodeOrder, func() { cfg.NodeOrder = tr.NodeOrder }},
+			setting{"eval-every", max(cfg.EvalEvery, 1), tr.EvalEvery, func() { cfg.EvalEvery = tr.EvalEvery }})
+	}
 	for _, s := range settings {
 		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
 			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",

@@ -286,3 +286,19 @@ func TestCLISignalDuringConvert(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIResumeNodeOrder: --node-order contradicting the checkpoint is
+// refused (the dropout masks follow the order); left out, it is taken from
+// the checkpoint.
+func TestCLIResumeNodeOrder(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	ck := filepath.Join(t.TempDir(), "c.ckpt")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "3", "--quiet", "--node-order", "cluster", "--save", ck); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	expectQuickFailure(t, badCase{name: "resume with another node order", args: []string{"train", "--data", cora, "--epochs", "6", "--resume", ck, "--node-order", "given"},
+		want: "--node-order given contradicts --resume " + ck})
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "6", "--quiet", "--resume", ck); r.code != 0 {
+		t.Fatalf("resume without --node-order: %s", r.stderr)
+	}
+}
