@@ -152,6 +152,15 @@ func (f *partitionFlags) validate() error {
 	return nil
 }
 
+// partsForNodes refuses more parts than nodes: some parts would be empty
+// (METIS cannot bisect an empty graph, and an empty part trains nothing).
+func partsForNodes(parts, nodes int, name string) error {
+	if parts > nodes {
+		return usageError{fmt.Sprintf("--parts: %d parts, but %s has %d nodes: give at most one part per node", parts, name, nodes)}
+	}
+	return nil
+}
+
 // run loads, partitions and (on rank 0, or alone) writes. w is nil outside MPI.
 func (f *partitionFlags) run(w *world, log io.Writer) error {
 	rank, size := 0, 1
@@ -160,6 +169,9 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	}
 	ds, err := f.d.loadDataset(log)
 	if err != nil {
+		return err
+	}
+	if err := partsForNodes(f.parts, ds.NumNodes(), ds.Name); err != nil {
 		return err
 	}
 	mask := ds.SplitMask()
@@ -264,6 +276,14 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	g, err := dist.Read(c, f.d.distSource(f.method, log))
 	if err != nil {
 		return err
+	}
+	if err := partsForNodes(f.parts, g.NumNodes, g.Name); err != nil || c.Size() > 1 {
+		if c.Rank() != 0 { // the same on every rank: rank 0 reports it
+			err = nil
+		}
+		if err := dist.Agree(c, err); err != nil {
+			return err
+		}
 	}
 	f.d.printDist(log, g, c.Size(), t0)
 	weights := f.weights

@@ -302,3 +302,20 @@ func TestCLIResumeNodeOrder(t *testing.T) {
 		t.Fatalf("resume without --node-order: %s", r.stderr)
 	}
 }
+
+// TestCLIPartsBeyondNodes: more parts than nodes is one line naming
+// --parts, serial and under mpirun, before METIS could fail on an empty
+// bisection.
+func TestCLIPartsBeyondNodes(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	out := filepath.Join(t.TempDir(), "p")
+	expectQuickFailure(t, badCase{name: "partition 5000 parts of cora", args: []string{"partition", "--data", cora, "--parts", "5000", "--out", out},
+		want: "--parts: 5000 parts, but cora has 2708 nodes"})
+	r := run(t, 2*time.Minute, mpirun(t, 2), "partition", "--data", cora, "--parts", "5000", "--method", "ldg", "--out", out)
+	if r.code == 0 || strings.Count(r.stderr, "--parts: 5000 parts") != 1 {
+		t.Errorf("under mpirun: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written: %v", out, err)
+	}
+}
