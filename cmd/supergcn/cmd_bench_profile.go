@@ -72,6 +72,9 @@ func benchProfile(args []string) error {
 	if sz.xrows == -1 {
 		sz.xrows = 4 * sz.rows
 	}
+	if *worker != 0 && os.Getenv(profileWorkerEnv) != "1" {
+		return usageError{"--worker: internal: bench profile starts its own workers (run bench profile --out FILE)"}
+	}
 	if *worker > 0 {
 		setThreadBudget(*worker)
 		var st *stepper
@@ -304,6 +307,7 @@ func runProfileWorkers(exe string, t, copies int, sz profileSizes, parts int) ([
 		}
 		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
 		r.cmd.ExtraFiles = []*os.File{readyW, nextR} // fds 3 and 4
+		r.cmd.Env = append(os.Environ(), profileWorkerEnv+"=1")
 		err = r.cmd.Start()
 		readyW.Close() // the copy's ends: an ended copy closes its ready pipe
 		nextR.Close()
@@ -807,6 +811,11 @@ func median(v []float64) float64 {
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
+
+// profileWorkerEnv marks the processes bench profile starts as its
+// workers: --worker is refused in any other (by hand it would wait on
+// lockstep pipes nobody feeds, or measure for minutes unasked).
+const profileWorkerEnv = "SUPERGCN_PROFILE_WORKER"
 
 // stepper keeps a `bench profile` worker in step with the other copies
 // (--lockstep): before each timed pass it tells the parent it is ready and

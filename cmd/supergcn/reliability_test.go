@@ -319,3 +319,11 @@ func TestCLIPartsBeyondNodes(t *testing.T) {
 		t.Errorf("%s written: %v", out, err)
 	}
 }
+
+// TestCLIInternalFlags: the internal --worker of bench profile, run by hand,
+// is refused at once instead of waiting on pipes nobody feeds.
+func TestCLIInternalFlags(t *testing.T) {
+	for _, args := range [][]string{{"bench", "profile", "--worker", "1"}, {"bench", "profile", "--worker", "1", "--lockstep"}} {
+		expectQuickFailure(t, badCase{name: strings.Join(args, " "), args: args, want: "--worker: internal"})
+	}
+}
