@@ -366,6 +366,9 @@ func predictVolumes(dir, file string, ranks int) (*volumesFile, error) {
 				}
 			}
 		}
+		if err := perfmodel.ValidateVolumes(vf.Volumes, vf.Meta.Nodes, vf.Meta.Edges); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 		for per, nv := range vf.Node {
 			if nv == nil || nv.Ranks != len(vf.Volumes) || per < 1 {
 				return nil, fmt.Errorf("%s: node_volumes[%d]: not for %d ranks", file, per, len(vf.Volumes))
