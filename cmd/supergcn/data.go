@@ -97,6 +97,9 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	default:
 		return usageError{fmt.Sprintf("--partition-weights: %q is not none, degree or degree+train", d.partWeights)}
 	}
+	if d.synthFeat < 0 || d.synthClasses < 1 || d.synthClasses > graph.MaxClasses {
+		return usageError{fmt.Sprintf("--synthetic-features %d --classes %d: want features ≥ 0 and classes in [1, %d]", d.synthFeat, d.synthClasses, graph.MaxClasses)}
+	}
 	n := 0
 	for _, s := range []string{d.data, d.synthetic, d.partitions} {
 		if s != "" {

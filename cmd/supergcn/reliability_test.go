@@ -327,3 +327,11 @@ func TestCLIInternalFlags(t *testing.T) {
 		expectQuickFailure(t, badCase{name: strings.Join(args, " "), args: args, want: "--worker: internal"})
 	}
 }
+
+// TestCLISyntheticFeaturesNegative: a negative --synthetic-features is an
+// error whatever the input (a .sgb used to ignore it).
+func TestCLISyntheticFeaturesNegative(t *testing.T) {
+	cora := testdata.Dataset(t, "cora")
+	expectQuickFailure(t, badCase{name: "train synthetic-features -1", args: []string{"train", "--data", cora, "--synthetic-features", "-1"},
+		want: "--synthetic-features -1 --classes 8: want features ≥ 0"})
+}
