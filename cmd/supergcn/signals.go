@@ -72,7 +72,9 @@ func stopRequests(after time.Duration, quiet bool) (requested func() bool, relea
 // writes outputs (files through container.WriteFile, directories through
 // a DIR.tmp-* renamed when complete) after removing the temporaries this
 // process made for them, so a stopped convert, gen or partition leaves
-// neither a half-written output nor a stray .tmp.
+// neither a half-written output nor a stray .tmp. Under an MPI launcher it
+// prints nothing: the launcher signals every rank when one fails, and that
+// rank has said why.
 func removeTempsOnSignal(outputs ...string) {
 	start := time.Now()
 	sigs := make(chan os.Signal, 1)
@@ -84,7 +86,9 @@ func removeTempsOnSignal(outputs ...string) {
 				removeTemps(out, start)
 			}
 		}
-		fmt.Fprintf(os.Stderr, "supergcn: %v: stopped; temporary files removed\n", s)
+		if !launchedByMPI() { // mpirun signals the other ranks when one fails: no line from them
+			fmt.Fprintf(os.Stderr, "supergcn: %v: stopped; temporary files removed\n", s)
+		}
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
 }
