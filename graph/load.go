@@ -3,12 +3,12 @@ package graph
 import (
 	"bytes"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 )
 

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // NpyArray is an array read from a NumPy .npy file (format versions 1.0,

@@ -14,9 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"math"
 	"sort"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // Profile is a machine's kernel rates. Every rate is per rank (one process

@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/sysmem"
 	"math"
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/nn"
 )
 

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"math"
 	"os"
 	"reflect"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 )
 

@@ -6,12 +6,12 @@ package main
 // linked here, at the edge, so the libraries stay pure Go.
 import (
 	"fmt"
-	"github.com/supergcn/supergcn/internal/sysmem"
 	"os"
 	"runtime"
 	"syscall"
 
 	"github.com/supergcn/supergcn/dense/openblas"
+	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 // reexecForBLAS is the fallback of dense/openblas's in-process core

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/sysmem"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -20,6 +19,7 @@ import (
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 func init() {

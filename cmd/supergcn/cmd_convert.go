@@ -3,13 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 func init() {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"os"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/train"
 )
 

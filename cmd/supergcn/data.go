@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
-	"github.com/supergcn/supergcn/internal/par"
 	"io"
 	"os"
 	"runtime"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/mpi"

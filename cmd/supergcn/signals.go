@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // exitStopped is the exit status of a training that stopped on SIGTERM,

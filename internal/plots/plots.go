@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"image/color"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
