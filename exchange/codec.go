@@ -66,8 +66,10 @@ type transfer struct {
 	c                comm.Comm
 	send, recv       *dense.Matrix
 	sendOff, recvOff []int
-	layer            int    // nn.Pass.Layer, for errors
-	dir              string // "forward" or "backward", for errors
+	codecs           []RowCodec // per peer (nil: float32); a nil slice: float32 rows for every peer
+	intra            []bool     // per peer: on this rank's node (its bytes count as IntraBytes); nil: none
+	layer            int        // nn.Pass.Layer, for errors
+	dir              string     // "forward" or "backward", for errors
 }
 
 // NonFiniteError reports NaN or infinite values in the boundary rows a rank
@@ -84,8 +86,39 @@ func (e *NonFiniteError) Error() string {
 		e.Count, e.Rank, e.Dir, e.Layer+1, e.Codec)
 }
 
-// sentBytes is the traffic a transfer puts on the wire from this rank.
-type sentBytes struct{ data, param int64 }
+// sentBytes is the traffic a transfer puts on the wire from this rank;
+// intra is the part of data+param sent to ranks of this rank's node.
+type sentBytes struct{ data, param, intra int64 }
+
+// add counts data and param bytes sent to peer q.
+func (s *sentBytes) add(t *transfer, q int, data, param int64) {
+	if q == t.c.Rank() {
+		return
+	}
+	s.data += data
+	s.param += param
+	if t.intra != nil && t.intra[q] {
+		s.intra += data + param
+	}
+}
+
+// coded reports whether some peer's rows go through a codec.
+func (t *transfer) coded() bool {
+	for _, c := range t.codecs {
+		if c != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// codecOf returns peer q's codec: FP32 for float32 rows on the byte path.
+func (t *transfer) codecOf(q int) RowCodec {
+	if c := t.codecs[q]; c != nil {
+		return c
+	}
+	return FP32{}
+}
 
 // startF32 sends the rows as float32 (no codec, no copy).
 func (t *transfer) startF32() (comm.Request, sentBytes, error) {
@@ -93,7 +126,11 @@ func (t *transfer) startF32() (comm.Request, sentBytes, error) {
 	sc, sd := blockLayout(t.sendOff, w)
 	rc, rd := blockLayout(t.recvOff, w)
 	req, err := t.c.IalltoallvF32(t.send.Data, sc, sd, t.recv.Data, rc, rd)
-	return req, sentBytes{data: 4 * t.remoteRows() * int64(w)}, err
+	var sent sentBytes
+	for q := range sc {
+		sent.add(t, q, 4*int64(sc[q]), 0)
+	}
+	return req, sent, err
 }
 
 // encoded is a transfer's send blocks encoded by a codec, with the byte
@@ -101,26 +138,24 @@ func (t *transfer) startF32() (comm.Request, sentBytes, error) {
 type encoded struct {
 	send, recv     []byte
 	sc, sd, rc, rd []int
-	err            error // non-finite inputs, reported once the collective has completed
+	err            *NonFiniteError // non-finite inputs, reported once the collective has completed
 }
 
-// encode writes every peer's block of t.send through codec into *sendBuf
-// and sizes *recvBuf for the blocks to come.
-func (t *transfer) encode(codec RowCodec, seed func(peer int) uint64, sendBuf, recvBuf *[]byte) (*encoded, sentBytes) {
+// encode writes every peer's block of t.send through its codec into
+// *sendBuf and sizes *recvBuf for the blocks to come.
+func (t *transfer) encode(seed func(peer int) uint64, sendBuf, recvBuf *[]byte) (*encoded, sentBytes) {
 	p := len(t.sendOff) - 1
 	w := t.send.Cols
 	e := &encoded{sc: make([]int, p), sd: make([]int, p), rc: make([]int, p), rd: make([]int, p)}
 	var sent sentBytes
 	for q := 0; q < p; q++ {
+		codec := t.codecOf(q)
 		data, param := codec.Size(t.sendOff[q+1]-t.sendOff[q], w)
 		e.sc[q] = data + param
 		if q > 0 {
 			e.sd[q] = e.sd[q-1] + e.sc[q-1]
 		}
-		if q != t.c.Rank() {
-			sent.data += int64(data)
-			sent.param += int64(param)
-		}
+		sent.add(t, q, int64(data), int64(param))
 		data, param = codec.Size(t.recvOff[q+1]-t.recvOff[q], w)
 		e.rc[q] = data + param
 		if q > 0 {
@@ -130,18 +165,21 @@ func (t *transfer) encode(codec RowCodec, seed func(peer int) uint64, sendBuf, r
 	*sendBuf = grow(*sendBuf, e.sd[p-1]+e.sc[p-1])
 	*recvBuf = grow(*recvBuf, e.rd[p-1]+e.rc[p-1])
 	e.send, e.recv = *sendBuf, *recvBuf
-	nf, counts := codec.(nonFiniteCounter)
-	var nf0 int64
-	if counts {
-		nf0 = nf.NonFinite()
-	}
 	for q := 0; q < p; q++ {
+		codec := t.codecOf(q)
+		nf, counts := codec.(nonFiniteCounter)
+		var nf0 int64
+		if counts {
+			nf0 = nf.NonFinite()
+		}
 		rows := t.send.Data[t.sendOff[q]*w : t.sendOff[q+1]*w]
 		codec.Encode(e.send[e.sd[q]:e.sd[q]+e.sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
-	}
-	if counts {
-		if n := nf.NonFinite() - nf0; n > 0 {
-			e.err = &NonFiniteError{Rank: t.c.Rank(), Layer: t.layer, Dir: t.dir, Count: n, Codec: codec.Name()}
+		if counts {
+			if n := nf.NonFinite() - nf0; n > 0 && e.err == nil {
+				e.err = &NonFiniteError{Rank: t.c.Rank(), Layer: t.layer, Dir: t.dir, Count: n, Codec: codec.Name()}
+			} else if n > 0 {
+				e.err.Count += n
+			}
 		}
 	}
 	return e, sent
@@ -154,14 +192,14 @@ func (t *transfer) startBytes(e *encoded) (comm.Request, error) {
 
 // decode writes the received blocks into t.recv (after the all-to-all has
 // completed), or reports the non-finite values met when encoding.
-func (t *transfer) decode(codec RowCodec, e *encoded) error {
+func (t *transfer) decode(e *encoded) error {
 	if e.err != nil {
 		return e.err
 	}
 	w := t.recv.Cols
 	for q := range e.rc {
 		lo, hi := t.recvOff[q], t.recvOff[q+1]
-		if err := codec.Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w); err != nil {
+		if err := t.codecOf(q).Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w); err != nil {
 			return fmt.Errorf("exchange: block from rank %d: %w", q, err)
 		}
 	}
@@ -171,12 +209,6 @@ func (t *transfer) decode(codec RowCodec, e *encoded) error {
 // nonFiniteCounter is implemented by codecs that count the NaN/Inf values
 // they encode (quant.Codec); the exchange turns new ones into an error.
 type nonFiniteCounter interface{ NonFinite() int64 }
-
-// remoteRows counts the rows this rank sends to other ranks.
-func (t *transfer) remoteRows() int64 {
-	me := t.c.Rank()
-	return int64(t.sendOff[len(t.sendOff)-1] - (t.sendOff[me+1] - t.sendOff[me]))
-}
 
 // blockLayout turns row offsets per peer into element counts/displacements.
 func blockLayout(off []int, width int) (counts, displs []int) {

@@ -37,10 +37,11 @@ func ownerKinds(rng *rand.Rand, n, iso, p int) map[string][]int32 {
 }
 
 // runRanks builds the exchange of every part of owner on a goroutine group
-// and runs fn on each rank; it returns the joined errors.
+// of one rank per emulated node (so every pair's rows go through the
+// pass's codec) and runs fn on each rank; it returns the joined errors.
 func runRanks(ds *graph.Dataset, owner []int32, p int, kind nn.OpKind, o Options,
 	fn func(s *partition.Shard, c comm.Comm, prop *Propagator) error) error {
-	return comm.RunGroup(p, func(c comm.Comm) error {
+	return comm.RunGroupNodes(p, 1, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
 		prop, err := New(s, c, testEngine(), kind, perRank(o))
 		if err != nil {
@@ -59,7 +60,8 @@ type quantBits struct {
 
 // perRank returns o with every quantBits replaced by a fresh quant.Codec.
 func perRank(o Options) Options {
-	for _, c := range []*RowCodec{&o.Codec, &o.BackwardCodec, &o.IntraCodec} {
+	for r := range o.Codecs {
+		c := &o.Codecs[r]
 		if q, ok := (*c).(quantBits); ok {
 			codec, err := quant.NewCodec(quant.Format{Bits: q.bits}, 1, "")
 			if err != nil {
@@ -69,6 +71,13 @@ func perRank(o Options) Options {
 		}
 	}
 	return o
+}
+
+// roleCodecs is Options.Codecs of the four roles.
+func roleCodecs(fwd, bwd, eval, intra RowCodec) [quant.NumRoles]RowCodec {
+	var cs [quant.NumRoles]RowCodec
+	cs[quant.Forward], cs[quant.Backward], cs[quant.Eval], cs[quant.Intra] = fwd, bwd, eval, intra
+	return cs
 }
 
 // gathered applies the distributed operator to the global matrix x (rows by
@@ -198,7 +207,7 @@ func TestCodecPathMatchesF32(t *testing.T) {
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x := randomMatrix(rng, n, w)
 	for _, mode := range allModes {
-		o := Options{Mode: mode, Codec: FP32{}, BackwardCodec: FP32{}}
+		o := Options{Mode: mode, Codecs: roleCodecs(FP32{}, FP32{}, nil, nil)}
 		wantF, wantB, err := gathered(ds, owner, p, nn.OpGCN, Options{Mode: mode}, nn.Pass{Train: true}, x)
 		if err != nil {
 			t.Fatal(err)
@@ -315,7 +324,7 @@ func TestPlanStatsBruteForce(t *testing.T) {
 				defer mu.Unlock()
 				ps := prop.PlanStats()
 				sent[s.Rank], recv[s.Rank] = ps.Sent, ps.Recv
-				rows[s.Rank] = prop.sendOff[p]
+				rows[s.Rank] = prop.pat.(*flat).sendOff[p]
 				return nil
 			})
 			if err != nil {
@@ -422,7 +431,7 @@ func TestQuantizedExchange(t *testing.T) {
 	ds := randomDataset(rng, n, 4, 0)
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	x := randomMatrix(rng, n, w)
-	o := Options{Mode: "hybrid", Codec: quantBits{bits: 8}, BackwardCodec: quantBits{bits: 8}}
+	o := Options{Mode: "hybrid", Codecs: roleCodecs(quantBits{bits: 8}, quantBits{bits: 8}, nil, nil)}
 	wantF, wantB, err := gathered(ds, owner, p, nn.OpMean, Options{}, nn.Pass{}, x)
 	if err != nil {
 		t.Fatal(err)

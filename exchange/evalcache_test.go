@@ -29,7 +29,7 @@ func TestExactPassIgnoresCodecs(t *testing.T) {
 		}
 		base := Options{Mode: "hybrid"}
 		q := base
-		q.Codec, q.BackwardCodec, q.IntraCodec = quantBits{bits: 2}, quantBits{bits: 2}, quantBits{bits: 2}
+		q.Codecs = roleCodecs(quantBits{bits: 2}, quantBits{bits: 2}, nil, quantBits{bits: 2})
 		wantF, wantB, err := run(base, nn.Pass{Train: true})
 		if err != nil {
 			t.Fatal(ex, err)
@@ -71,7 +71,7 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					t.Fatal(err)
 				}
 				cfg := nn.Config{Model: model, Layers: 3, In: in, Hidden: 16, Out: 4, Norm: norm, Seed: 9}
-				err = comm.RunGroup(p, func(c comm.Comm) error {
+				err = comm.RunGroupNodes(p, 1, func(c comm.Comm) error { // a node a rank: the codecs apply
 					s := partition.Split(ds, owner, c.Rank(), p)
 					prop, err := New(s, c, testEngine(), kind, Options{Mode: "hybrid"})
 					if err != nil {
@@ -118,13 +118,13 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					t.Fatal(err)
 				}
 				// With a lossy evaluation codec the aggregate is exact.
-				err = comm.RunGroup(p, func(c comm.Comm) error {
+				err = comm.RunGroupNodes(p, 1, func(c comm.Comm) error { // a node a rank: the codecs apply
 					s := partition.Split(ds, owner, c.Rank(), p)
 					codec, err := quant.NewCodec(quant.Format{Bits: 2}, 1, "")
 					if err != nil {
 						return err
 					}
-					lossy, err := New(s, c, testEngine(), kind, Options{Mode: "hybrid", EvalCodec: codec})
+					lossy, err := New(s, c, testEngine(), kind, Options{Mode: "hybrid", Codecs: roleCodecs(nil, nil, codec, nil)})
 					if err != nil {
 						return err
 					}

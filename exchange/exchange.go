@@ -31,9 +31,15 @@
 // crosses between two nodes once, and moves rows inside a node through the
 // node communicator (see twolevel.go).
 //
-// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured:
-// Options.Codec/BackwardCodec (e.g. the quant package's stochastic
-// quantizer) for training passes, Options.EvalCodec for evaluation passes.
+// Rows travel as float32 (IalltoallvF32) unless a RowCodec is configured
+// for their role in Options.Codecs (e.g. the quant package's stochastic
+// quantizer, built from a quant.Wires). The exchange is locality-aware:
+// rows to another rank of the same node (Options.Nodes) go through the
+// Intra codec in every pass that has a codec (nil: float32, a copy over
+// shared memory costs less than the codec), rows to other nodes through
+// the pass's; when no
+// peer of a pass has a codec the rows go as float32 with no copy, so a
+// quantised width costs nothing on a single node.
 // A pass with nn.Pass.Exact sends float32 whatever the codecs.
 // A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
 // return an error once the all-to-all has completed; the caller should then
@@ -52,7 +58,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -61,22 +66,20 @@ import (
 	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Options configures a Propagator.
 type Options struct {
 	// Mode is "hybrid" (default when empty), "post" or "pre".
 	Mode string
-	// Codec and BackwardCodec encode the rows of training passes (forward
-	// rows, backward gradients); nil sends float32. A codec is used by this
-	// rank's Propagator only (quant.Codec is not safe for concurrent use),
-	// so every rank passes its own.
-	Codec, BackwardCodec RowCodec
-	// EvalCodec encodes the rows of evaluation (non-training) passes; nil
-	// sends float32. It must not be Codec or BackwardCodec themselves (a
-	// codec is used by one pass at a time, and the evaluation pass may run
-	// while no training pass does, but keep one codec per role).
-	EvalCodec RowCodec
+	// Codecs encode the rows of each role (quant.Role): training forward
+	// rows, backward gradients, evaluation rows (between nodes), and rows
+	// between ranks of one node in every pass whose role has a codec (a
+	// float32 pass stays float32 throughout); nil sends float32. A codec
+	// is used by this rank's Propagator only (quant.Codec is not safe for
+	// concurrent use), so every rank passes its own, one per role.
+	Codecs [quant.NumRoles]RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
 	// Exchange is "flat" (one all-to-all of every rank pair's rows),
@@ -87,10 +90,6 @@ type Options struct {
 	// must pass the same value. Mode applies to the same-node rank pairs;
 	// the two-level inter-node stage always uses its node-pair cover.
 	Exchange string
-	// IntraCodec encodes the rows of the two-level exchange's intra-node
-	// stages (every pass); nil sends them as float32 (exact). It must be a
-	// codec of its own (not Codec, BackwardCodec or EvalCodec).
-	IntraCodec RowCodec
 	// Nodes is the node layout (nil: comm.NodeLayout of the communicator,
 	// computed in New). Tests pass emulated layouts through the goroutine
 	// group instead.
@@ -106,7 +105,7 @@ type Stats struct {
 	CommBytes    int64   `json:"comm_bytes"` // bytes this rank sent to other ranks: DataBytes+ParamBytes
 	DataBytes    int64   `json:"data_bytes"` // ... of which encoded values
 	ParamBytes   int64   `json:"param_bytes"`
-	IntraBytes   int64   `json:"intra_bytes"` // two-level: of CommBytes, the fp32 rows moved inside nodes
+	IntraBytes   int64   `json:"intra_bytes"` // of CommBytes, the bytes moved between ranks of this rank's node
 	Forwards     int     `json:"forwards"`
 	Backwards    int     `json:"backwards"`
 	PlanSeconds  float64 `json:"plan_s"` // plan build time (kept by ResetStats)
@@ -115,27 +114,19 @@ type Stats struct {
 // Propagator is the graph operator of one rank. It is not safe for
 // concurrent use; every rank must call Forward/Backward in the same order.
 type Propagator struct {
-	c       comm.Comm
-	kind    nn.OpKind
-	mode    Mode
-	n       int
-	local   *aggr.Op
-	send    *aggr.Op
-	halo    *aggr.Op
-	left    []float32 // nil = all ones
-	right   []float32 // nil = all ones
-	sendOff []int
-	recvOff []int
-	fwd     RowCodec // nil = float32 rows
-	bwd     RowCodec
-	eval    RowCodec
-	intra   RowCodec  // two-level intra-node stages (nil: float32)
-	tl      *twoLevel // nil: flat exchange
-	exch    string    // ExchangeFlat or ExchangeTwoLevel
-	plan    PlanStats
-	stats   Stats
+	c      comm.Comm
+	kind   nn.OpKind
+	mode   Mode
+	n      int
+	local  *aggr.Op
+	left   []float32                // nil = all ones
+	right  []float32                // nil = all ones
+	codecs [quant.NumRoles]RowCodec // nil = float32 rows
+	pat    pattern                  // how the rows move: flat, two-level
+	plan   PlanStats
+	stats  Stats
 
-	xs, g, sbuf, rbuf *dense.Matrix // reused buffers
+	xs, g             *dense.Matrix // reused buffers
 	byteSend, byteRec []byte
 }
 
@@ -144,7 +135,6 @@ type Propagator struct {
 // fails, every rank returns an error (none is left waiting in a collective).
 func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Options) (*Propagator, error) {
 	mode, err := ParseMode(o.Mode)
-	fwd, bwd := o.Codec, o.BackwardCodec
 	if err == nil {
 		err = checkShard(s, c)
 	}
@@ -164,27 +154,37 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err := agree(c, checkNodes(nodes, c)); err != nil {
 		return nil, err
 	}
-	if exch = chooseExchange(exch, nodes); exch != ExchangeFlat {
-		return newTwoLevel(s, c, e, kind, mode, nodes, exch, o)
-	}
-	pl, err := buildPlan(s, c, mode)
+	t0 := c.Wtime()
+	pat, plan, err := buildPattern(chooseExchange(exch, nodes), s, c, e, mode, nodes)
 	if err != nil {
 		return nil, err
 	}
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: fwd, bwd: bwd, eval: o.EvalCodec,
-		sendOff: pl.sendOff, recvOff: pl.recvOff, plan: pl.stats, exch: ExchangeFlat}
-	p.plan.Exchange = ExchangeFlat
-	p.left, p.right = scalings(kind, s.Local, pl.remDeg)
+	plan.Seconds = c.Wtime() - t0
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, pat: pat, plan: plan}
+	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
 	p.local = e.Prepare(localCSR(kind, s.Local))
-	p.send = e.Prepare(pl.send)
-	p.halo = e.Prepare(pl.halo)
-	p.stats.PlanSeconds = pl.stats.Seconds
+	p.stats.PlanSeconds = plan.Seconds
 	if o.Logf != nil {
-		t := pl.stats.TotalSent()
-		o.Logf("exchange: rank %d: %s plan built in %.3fs: sends %d rows/layer (pre %d, post %d, hybrid %d)",
-			c.Rank(), mode, pl.stats.Seconds, t.Of(mode), t.Pre, t.Post, t.Hybrid)
+		o.Logf("exchange: rank %d: %s plan built in %.3fs: %s", c.Rank(), pat.name(), plan.Seconds, pat.describe(plan))
 	}
 	return p, nil
+}
+
+// buildPattern plans the named exchange pattern (collective).
+func buildPattern(exch string, s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (pattern, PlanStats, error) {
+	if exch == ExchangeFlat {
+		return newFlat(s, c, e, mode, nodes)
+	}
+	return newTwoLevel(s, c, e, mode, nodes, exch)
+}
+
+// sameNodeRanks marks the other ranks of me's node.
+func sameNodeRanks(nodes *comm.Nodes, me int) []bool {
+	same := make([]bool, len(nodes.Node))
+	for _, q := range nodes.Ranks[nodes.Node[me]] {
+		same[q] = q != me
+	}
+	return same
 }
 
 // agree makes a local failure collective: every rank learns whether any
@@ -267,8 +267,9 @@ func (p *Propagator) Rows() int { return p.n }
 // Kind returns the operator kind.
 func (p *Propagator) Kind() nn.OpKind { return p.kind }
 
-// Exchange returns the exchange that runs: ExchangeFlat or ExchangeTwoLevel.
-func (p *Propagator) Exchange() string { return p.exch }
+// Exchange returns the exchange that runs: ExchangeFlat, ExchangeTwoLevel
+// or ExchangeTwoLevelPaired.
+func (p *Propagator) Exchange() string { return p.pat.name() }
 
 // Mode returns the aggregation mode of the cut edges.
 func (p *Propagator) Mode() Mode { return p.mode }
@@ -288,24 +289,18 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	if err := p.checkShapes("Forward", x, out); err != nil {
 		return err
 	}
-	if p.tl != nil {
-		return p.forwardTwoLevel(ps, x, out)
-	}
-	w := x.Cols
 	t := p.c.Wtime()
 	xs, done := scaled(ps, &p.xs, x, p.right)
 	defer done()
-	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
-	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
-	p.send.Apply(xs, p.sbuf, false)
+	p.pat.sendForward(xs)
 	p.lap(t, &p.stats.AggrSeconds)
-
-	codec, stream := p.codecFor(ps, false)
-	tr := &transfer{c: p.c, send: p.sbuf, recv: p.rbuf, sendOff: p.sendOff, recvOff: p.recvOff, layer: ps.Layer, dir: "forward"}
-	if err := p.exchange(tr, ps, codec, stream, func() { p.local.Apply(xs, out, false) }); err != nil {
+	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
+		return p.pat.moveForward(p, ps, done)
+	})
+	if err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.halo.Apply(p.rbuf, out, true) })
+	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.pat.addForward(out) })
 	return nil
 }
 
@@ -315,170 +310,19 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if err := p.checkShapes("Backward", gout, gx); err != nil {
 		return err
 	}
-	if p.tl != nil {
-		return p.backwardTwoLevel(ps, gout, gx)
-	}
-	w := gout.Cols
 	t := p.c.Wtime()
 	g, done := scaled(ps, &p.g, gout, p.left)
 	defer done()
-	p.sbuf = dense.Reshape(p.sbuf, p.sendOff[len(p.sendOff)-1], w)
-	p.rbuf = dense.Reshape(p.rbuf, p.recvOff[len(p.recvOff)-1], w)
-	p.halo.ApplyT(g, p.rbuf, false)
+	p.pat.sendBackward(g)
 	p.lap(t, &p.stats.AggrSeconds)
-
-	// Rows go back the way they came: receive-buffer rows to their senders.
-	codec, stream := p.codecFor(ps, true)
-	tr := &transfer{c: p.c, send: p.rbuf, recv: p.sbuf, sendOff: p.recvOff, recvOff: p.sendOff, layer: ps.Layer, dir: "backward"}
-	if err := p.exchange(tr, ps, codec, stream, func() { p.local.ApplyT(g, gx, false) }); err != nil {
+	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
+		return p.pat.moveBackward(p, ps, done)
+	})
+	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.send.ApplyT(p.sbuf, gx, true) })
+	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.pat.addBackward(gx) })
 	return nil
-}
-
-// finishPass is the tail of every Forward and Backward, flat or two-level:
-// add adds the received rows into out, then row i of out is scaled by s[i];
-// the time counts as aggregation, and *count (Forwards or Backwards) goes up.
-func (p *Propagator) finishPass(out *dense.Matrix, s []float32, count *int, add func()) {
-	t := p.c.Wtime()
-	add()
-	scaleInPlace(out, s)
-	p.lap(t, &p.stats.AggrSeconds)
-	*count++
-}
-
-// codecFor returns the codec of pass ps in the given direction (nil for
-// float32 rows: no codec set, or an exact pass) and its random stream (see
-// passSeed): evaluation has its own codec and streams.
-func (p *Propagator) codecFor(ps nn.Pass, backward bool) (RowCodec, uint64) {
-	codec, stream := p.fwd, uint64(0)
-	if backward {
-		codec, stream = p.bwd, 1
-	}
-	if !ps.Train {
-		codec, stream = p.eval, stream+2
-	}
-	if ps.Exact {
-		codec = nil
-	}
-	return codec, stream
-}
-
-// pollInterval is how often the exchange drives MPI's progress engine.
-const pollInterval = 50 * time.Microsecond
-
-// exchange moves tr's rows (float32, or through codec when non-nil) while
-// local runs on its own goroutine from the start: the rows are encoded,
-// posted, driven through MPI (polling, when the request is a comm.Tester,
-// since MPI moves a non-blocking collective mostly inside MPI calls) and
-// decoded as soon as they land, all while the local edges are aggregated.
-//
-// Time is that of this goroutine, the critical path: encoding and decoding
-// in quant_s, posting the all-to-all (which waits for the last rank to
-// arrive) in sync_s, moving rows in comm_s, and what is left of the local
-// product after all that in aggr_s.
-func (p *Propagator) exchange(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, local func()) error {
-	return p.overlap(local, func(done <-chan struct{}) error {
-		return p.transferRows(tr, ps, codec, stream, done)
-	})
-}
-
-// overlap runs local on its own goroutine while stages runs on this one
-// (done closes when local has finished), then waits for local.
-func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) error) error {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		local()
-	}()
-	err := stages(done)
-	t := p.c.Wtime()
-	<-done
-	p.lap(t, &p.stats.AggrSeconds)
-	return err
-}
-
-// transferRows is exchange's part on the calling goroutine; done closes
-// when the local product has finished.
-func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, codec RowCodec, stream uint64, done <-chan struct{}) error {
-	t := p.c.Wtime()
-	var (
-		req  comm.Request
-		enc  *encoded
-		sent sentBytes
-		err  error
-	)
-	if codec == nil {
-		req, sent, err = tr.startF32()
-	} else {
-		seed := func(peer int) uint64 {
-			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
-		}
-		enc, sent = tr.encode(codec, seed, &p.byteSend, &p.byteRec)
-		t = p.lap(t, &p.stats.QuantSeconds)
-		req, err = tr.startBytes(enc)
-	}
-	if err != nil {
-		return fmt.Errorf("all-to-all: %w", err)
-	}
-	p.stats.DataBytes += sent.data
-	p.stats.ParamBytes += sent.param
-	p.stats.CommBytes += sent.data + sent.param
-	t = p.lap(t, &p.stats.SyncSeconds)
-
-	if err := complete(req, done); err != nil {
-		return err
-	}
-	t = p.lap(t, &p.stats.CommSeconds)
-	if enc != nil {
-		err = tr.decode(codec, enc)
-		p.lap(t, &p.stats.QuantSeconds)
-	}
-	return err
-}
-
-// complete finishes req: polling it (comm.Tester) while the local product
-// runs, then, once that is done, waiting inside MPI.
-func complete(req comm.Request, done <-chan struct{}) error {
-	t, ok := req.(comm.Tester)
-	if !ok {
-		return req.Wait()
-	}
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return req.Wait()
-		case <-tick.C:
-			finished, err := t.Test()
-			if err != nil || finished {
-				return err
-			}
-		}
-	}
-}
-
-// passSeed mixes pass, rank, peer and stream (0/1: training forward/backward,
-// 2/3: evaluation) into one random-stream seed
-// (splitmix64 finalizer over a running hash).
-func passSeed(ps nn.Pass, rank, peer, dir uint64) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	for _, v := range []uint64{uint64(ps.Epoch), uint64(ps.Layer), rank, peer, dir} {
-		h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
-		h = (h ^ (h >> 27)) * 0x94d049bb133111eb
-		h ^= h >> 31
-	}
-	return h
-}
-
-// lap adds the time since t to *acc and returns the current time.
-func (p *Propagator) lap(t float64, acc *float64) float64 {
-	now := p.c.Wtime()
-	*acc += now - t
-	return now
 }
 
 func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
@@ -491,10 +335,10 @@ func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
 	return nil
 }
 
-// scaled is scaleRows into a buffer lent by ps.Scratch when the pass
+// scaled is scaleRows into a buffer borrowed from ps.Scratch when the pass
 // carries one (the Model's pool: the copy then lives only for this pass),
 // or into x itself when ps.Consume says x is dead after the pass; done
-// gives a lent buffer back once the pass is over. The products are the
+// gives a borrowed buffer back once the pass is over. The products are the
 // same in all three cases.
 func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *dense.Matrix, done func()) {
 	switch {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
@@ -30,7 +30,7 @@ var dblpShards struct {
 // duplicates (as `supergcn partition` does), attaches 16 synthetic features,
 // partitions it with METIS (degree weights) and splits it into shards.
 func loadDBLPShards(b *testing.B) []*partition.Shard {
-	path := filepath.Join(testdata.Dataset(b, "dblp-2010"), "edges.txt.gz")
+	path := filepath.Join(testdataset.Dataset(b, "dblp-2010"), "edges.txt.gz")
 	d := &dblpShards
 	d.once.Do(func() {
 		ds, err := graph.Load(path, graph.LoadOptions{})

@@ -50,11 +50,11 @@ func sameBits(t *testing.T, what string, got, want *dense.Matrix) {
 	}
 }
 
-// The row scalings copied into buffers lent by Pass.Scratch (the Model's
+// The row scalings copied into buffers borrowed from Pass.Scratch (the Model's
 // pool), or applied in place to an input marked Pass.Consume, give the
 // products of the Propagator's own buffers bit for bit (forward and
 // backward), flat and two-level,
-// on one and several ranks; every lent buffer is given back before the
+// on one and several ranks; every borrowed buffer is given back before the
 // call returns, and kinds without a scaling borrow nothing.
 func TestScratchAndConsumeSameProducts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))

@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -35,8 +34,9 @@ import (
 //	gx = A_locᵀ·g + S2xᵀ·gs2 + S1ᵀ·gs1; gx = R∘gx
 //
 // The local product runs on its own goroutine throughout; S2r and S3 (small,
-// boundary rows only) run serially on the exchange's goroutine between the
-// stages, so they do not wait for the aggregation engine.
+// boundary rows only) run on a one-thread aggregation engine on the
+// driver's goroutine between the stages, so they do not wait for the
+// engine's pool, busy with the local product.
 
 // Exchange kinds (Options.Exchange).
 const (
@@ -75,9 +75,10 @@ func chooseExchange(kind string, nodes *comm.Nodes) string {
 
 // twoLevel is the built two-level exchange of one rank.
 type twoLevel struct {
+	exch         string    // ExchangeTwoLevel or ExchangeTwoLevelPaired
 	local        comm.Comm // node communicator
 	s1, s2x      opApplier
-	s2r, s3      *graph.CSR
+	s2r, s3      opApplier // small (boundary rows only): on the driver goroutine, a one-thread engine
 	h1, h2, h3   opApplier
 	s1Off, r1Off []int // node-local peers
 	s2Off, r2Off []int // world ranks
@@ -123,387 +124,6 @@ func localIDs(global *globalIndex, us []int64) ([]int32, error) {
 		out[i] = j
 	}
 	return out, nil
-}
-
-// buildTwoLevel plans the two-level exchange of shard s (collective on c
-// and nodes.Local).
-func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode, po NodePairOptions) (*tlCSRs, PlanStats, error) {
-	me := c.Rank()
-	P := c.Size()
-	myNode := nodes.Node[me]
-	peers := nodes.Ranks[myNode]
-	k := len(peers)
-	cuts, err := GroupCuts(s)
-	if err := agree(c, err); err != nil {
-		return nil, PlanStats{}, err
-	}
-	stats := PlanStats{Mode: mode.String(), Sent: make([]RowCounts, P), Recv: make([]RowCounts, P)}
-	// Same-node pairs keep their own plan.
-	splits := make([]PairSplit, P)
-	for _, q := range peers {
-		if q != me && len(cuts.Src[q]) > 0 {
-			splits[q] = SplitCut(cuts.Src[q], cuts.Dst[q], mode)
-			stats.Recv[q] = splits[q].Counts
-		}
-	}
-	// Node pair (A, this node) is planned by the rank of this node at
-	// position A mod k, from the node's cut edges out of A (sent to it in
-	// rank, then edge order); the plans are then shared on the node
-	// communicator, so every rank of the node knows every pair's plan.
-	edgeMsgs := make([][]int64, k)
-	for q := range cuts.Src {
-		if nodes.Node[q] == myNode {
-			continue
-		}
-		j := nodes.Node[q] % k
-		for i, u := range cuts.Src[q] {
-			edgeMsgs[j] = append(edgeMsgs[j], u, int64(q), s.Global[cuts.Dst[q][i]])
-		}
-	}
-	got, err := exchangeMessages(nodes.Local, edgeMsgs)
-	if err != nil {
-		return nil, stats, err
-	}
-	edgeMsgs = nil
-	var perr error // data errors: agreed on before the world collectives below
-	pairs := make([][]CutEdge, nodes.NumNodes())
-	for j, blk := range got {
-		for i := 0; i+2 < len(blk) && perr == nil; i += 3 {
-			q := blk[i+1]
-			if q < 0 || q >= int64(P) || nodes.Node[q] == myNode || nodes.Node[q]%k != nodes.LocalIndex(me) {
-				perr = fmt.Errorf("exchange: rank %d: node edge list from rank %d names owner %d", me, peers[j], q)
-				break
-			}
-			a := nodes.Node[q]
-			pairs[a] = append(pairs[a], CutEdge{Src: blk[i], SrcRank: int32(q), Dst: blk[i+2], DstRank: int32(peers[j])})
-		}
-	}
-	got = nil
-	var mineEnc []int64
-	for a, edges := range pairs {
-		if len(edges) > 0 {
-			pl := PlanNodePairWith(edges, nodes, po)
-			mineEnc = appendPlan(mineEnc, a, &pl)
-		}
-		pairs[a] = nil
-	}
-	allPlans, err := allgatherI64(nodes.Local, mineEnc)
-	if err != nil {
-		return nil, stats, err
-	}
-	mineEnc = nil
-	plans := make([]*NodePairPlan, nodes.NumNodes())
-	for j, blk := range allPlans {
-		if perr == nil {
-			if perr = decodePlans(blk, plans, P); perr != nil {
-				perr = fmt.Errorf("exchange: rank %d: node-pair plans from rank %d: %w", me, peers[j], perr)
-			}
-		}
-	}
-	allPlans = nil
-	if err := agree(c, perr); err != nil {
-		return nil, stats, err
-	}
-
-	// Plan messages: same-node peers get the flat message of their pair;
-	// ranks of other nodes what they send this rank (post rows, partial rows
-	// they reduce) and the partial sums they add to others' partial rows.
-	msgs := make([][]int64, P)
-	for _, q := range peers {
-		msgs[q] = appendMessage(nil, &splits[q])
-	}
-	type tlMsg struct{ post, send, contr []int64 }
-	out := make([]tlMsg, P)
-	nPost, nSend, nContr := make([]int, P), make([]int, P), make([]int, P)
-	for _, pl := range plans {
-		if pl == nil {
-			continue
-		}
-		for i, u := range pl.Post {
-			if int(pl.PostTo[i]) == me {
-				x := pl.PostFrom[i]
-				out[x].post = append(out[x].post, u)
-				nPost[x]++
-			}
-		}
-		for i, v := range pl.Pre {
-			if int(pl.PreTo[i]) != me {
-				continue
-			}
-			from := pl.PreFrom[i]
-			var others, own []int64
-			for _, ct := range pl.PreContr[i] {
-				if ct.Rank != from {
-					others = append(others, int64(ct.Rank))
-				} else {
-					own = ct.Src
-				}
-			}
-			// The reducing rank (with its own sources, if any), then the
-			// other contributors' partial sums for it.
-			out[from].send = append(out[from].send, v, int64(len(own)), int64(len(others)))
-			out[from].send = append(out[from].send, own...)
-			out[from].send = append(out[from].send, others...)
-			nSend[from]++
-			for _, ct := range pl.PreContr[i] {
-				if x := ct.Rank; x != from {
-					out[x].contr = append(out[x].contr, int64(from), v, int64(len(ct.Src)))
-					out[x].contr = append(out[x].contr, ct.Src...)
-					nContr[x]++
-				}
-			}
-		}
-	}
-	for x := range out {
-		if nodes.Node[x] == myNode || nPost[x]+nSend[x]+nContr[x] == 0 {
-			continue
-		}
-		m := []int64{int64(nPost[x]), int64(nSend[x]), int64(nContr[x])}
-		m = append(m, out[x].post...)
-		m = append(m, out[x].send...)
-		msgs[x] = append(m, out[x].contr...)
-	}
-	out = nil
-	recv, err := exchangeMessages(c, msgs)
-	if err != nil {
-		return nil, stats, err
-	}
-
-	// Sender side: S1 (per node peer: flat rows, then partial sums), S2x and
-	// S2r (per world rank).
-	n := len(s.Global)
-	gidx := newGlobalIndex(s.Global)
-	flatRows := make([][][]int32, k)
-	contrRows := make([][][]int32, k)
-	contrIn := make([]int, k) // partial sums each node peer sends this rank
-	type r1ref struct{ peer, idx int }
-	s2x := newBuilder(n)
-	var s2rRows [][]r1ref
-	s2Off := make([]int, P+1)
-	for x := 0; x < P; x++ {
-		s2Off[x] = s2x.g.NumRows
-		m := recv[x]
-		if len(m) == 0 {
-			continue
-		}
-		if nodes.Node[x] == myNode {
-			S := &graph.CSR{NumCols: n, Ptr: []int64{0}}
-			if err := appendPeerRows(S, gidx, m, &stats.Sent[x]); err != nil {
-				return nil, stats, fmt.Errorf("exchange: rank %d: plan from rank %d: %w", me, x, err)
-			}
-			j := nodes.LocalIndex(x)
-			for r := 0; r < S.NumRows; r++ {
-				flatRows[j] = append(flatRows[j], S.Idx[S.Ptr[r]:S.Ptr[r+1]])
-			}
-			continue
-		}
-		rows, err := parseTwoLevelMessage(m, gidx, nodes, me, func(kind int, ids []int32, ranks []int64) error {
-			switch kind {
-			case 0: // post row
-				s2x.row(ids...)
-				s2rRows = append(s2rRows, nil)
-			case 1: // partial row this rank reduces
-				s2x.row(ids...)
-				var refs []r1ref
-				for _, q := range ranks {
-					j := nodes.LocalIndex(int(q))
-					refs = append(refs, r1ref{j, contrIn[j]})
-					contrIn[j]++
-				}
-				s2rRows = append(s2rRows, refs)
-			case 2: // partial sum for ranks[0]
-				j := nodes.LocalIndex(int(ranks[0]))
-				contrRows[j] = append(contrRows[j], ids)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, stats, fmt.Errorf("exchange: rank %d: two-level plan from rank %d: %w", me, x, err)
-		}
-		stats.Sent[x] = RowCounts{Hybrid: int64(rows)}
-	}
-	s2Off[P] = s2x.g.NumRows
-	cs := &tlCSRs{s2x: &s2x.g, s2Off: s2Off}
-	s1 := newBuilder(n)
-	cs.s1Off = make([]int, k+1)
-	cs.r1Off = make([]int, k+1)
-	for j, q := range peers {
-		cs.s1Off[j] = s1.g.NumRows
-		for _, r := range flatRows[j] {
-			s1.row(r...)
-		}
-		for _, r := range contrRows[j] {
-			s1.row(r...)
-		}
-		cs.r1Off[j+1] = cs.r1Off[j] + splits[q].Rows() + contrIn[j]
-	}
-	cs.s1Off[k] = s1.g.NumRows
-	cs.s1 = &s1.g
-	s2r := newBuilder(cs.r1Off[k])
-	for _, refs := range s2rRows {
-		var idx []int32
-		for _, rf := range refs {
-			idx = append(idx, int32(cs.r1Off[rf.peer]+splits[peers[rf.peer]].Rows()+rf.idx))
-		}
-		s2r.row(idx...)
-	}
-	cs.s2r = &s2r.g
-
-	// Receiver side, from the node's plans: stage-2 blocks (per sender:
-	// post rows, then partial rows, each in plan order), stage-3 forwarding.
-	nP, nR := make([]int, P), make([]int, P)
-	for _, pl := range plans {
-		if pl == nil {
-			continue
-		}
-		for i := range pl.Post {
-			if int(pl.PostTo[i]) == me {
-				nP[pl.PostFrom[i]]++
-			}
-		}
-		for i := range pl.Pre {
-			if int(pl.PreTo[i]) == me {
-				nR[pl.PreFrom[i]]++
-			}
-		}
-	}
-	cs.r2Off = rowOffsets(P, func(a int) int { return nP[a] + nR[a] })
-	postRow2 := make([][]int32, len(plans)) // -1: not received here in stage 2
-	preRow2 := make([][]int32, len(plans))
-	cP, cR := make([]int, P), make([]int, P)
-	type fwd struct {
-		row  int32
-		need []int32
-	}
-	var forwards []fwd
-	// r3: post rows another rank of this node receives and this rank needs,
-	// in that rank's stage-2 order (sender, then plan order).
-	type r3key struct{ to, from, a, i int }
-	var r3keys []r3key
-	for a, pl := range plans {
-		if pl == nil {
-			continue
-		}
-		postRow2[a] = make([]int32, len(pl.Post))
-		for i := range pl.Post {
-			postRow2[a][i] = -1
-			from := int(pl.PostFrom[i])
-			if int(pl.PostTo[i]) == me {
-				postRow2[a][i] = int32(cs.r2Off[from] + cP[from])
-				cP[from]++
-				if len(pl.PostNeed[i]) > 0 {
-					forwards = append(forwards, fwd{postRow2[a][i], pl.PostNeed[i]})
-				}
-			} else if _, ok := slices.BinarySearch(pl.PostNeed[i], int32(me)); ok {
-				r3keys = append(r3keys, r3key{int(pl.PostTo[i]), from, a, i})
-			}
-		}
-		preRow2[a] = make([]int32, len(pl.Pre))
-		for i := range pl.Pre {
-			preRow2[a][i] = -1
-			if int(pl.PreTo[i]) == me {
-				from := int(pl.PreFrom[i])
-				preRow2[a][i] = int32(cs.r2Off[from] + nP[from] + cR[from])
-				cR[from]++
-			}
-		}
-	}
-	slices.SortFunc(forwards, func(x, y fwd) int { return int(x.row - y.row) })
-	s3Rows := make([][]int32, k)
-	for _, f := range forwards {
-		for _, r := range f.need {
-			j := nodes.LocalIndex(int(r))
-			s3Rows[j] = append(s3Rows[j], f.row)
-		}
-	}
-	s3 := newBuilder(cs.r2Off[P])
-	cs.s3Off = make([]int, k+1)
-	for j := range peers {
-		cs.s3Off[j] = s3.g.NumRows
-		for _, r := range s3Rows[j] {
-			s3.row(r)
-		}
-	}
-	cs.s3Off[k] = s3.g.NumRows
-	cs.s3 = &s3.g
-	slices.SortFunc(r3keys, func(x, y r3key) int {
-		if x.to != y.to {
-			return x.to - y.to
-		}
-		if x.from != y.from {
-			return x.from - y.from
-		}
-		return x.i - y.i
-	})
-	postRow3 := make(map[[2]int]int32, len(r3keys))
-	r3n := make([]int, k)
-	for _, key := range r3keys {
-		r3n[nodes.LocalIndex(key.to)]++
-	}
-	cs.r3Off = rowOffsets(k, func(j int) int { return r3n[j] })
-	clear(r3n)
-	for _, key := range r3keys {
-		j := nodes.LocalIndex(key.to)
-		postRow3[[2]int{key.a, key.i}] = int32(cs.r3Off[j] + r3n[j])
-		r3n[j]++
-	}
-
-	// H1, H2, H3: every local destination's incoming cut edges, in edge order.
-	h1, h2, h3 := newBuilder(cs.r1Off[k]), newBuilder(cs.r2Off[P]), newBuilder(cs.r3Off[k])
-	r := &s.Remote
-	lastPre := make([]int, P)
-	lastNodePre := make([]int, len(plans))
-	var e1, e2, e3 []int32
-	for v := 0; v < n; v++ {
-		e1, e2, e3 = e1[:0], e2[:0], e3[:0]
-		if len(r.Ptr) > 0 {
-			for kk := r.Ptr[v]; kk < r.Ptr[v+1]; kk++ {
-				q := int(r.Owner[kk])
-				u := r.Src[kk]
-				if nodes.Node[q] == myNode {
-					if i, ok := haloRow(&splits[q], u, v, &lastPre[q]); ok {
-						e1 = append(e1, int32(cs.r1Off[nodes.LocalIndex(q)]+i))
-					}
-					continue
-				}
-				a := nodes.Node[q]
-				pl := plans[a]
-				if i, ok := slices.BinarySearch(pl.Post, u); ok {
-					if postRow2[a][i] >= 0 {
-						e2 = append(e2, postRow2[a][i])
-					} else {
-						row, ok := postRow3[[2]int{a, i}]
-						if !ok {
-							return nil, stats, fmt.Errorf("exchange: rank %d: post row %d of node %d does not reach this rank", me, u, a)
-						}
-						e3 = append(e3, row)
-					}
-					continue
-				}
-				if lastNodePre[a] == v+1 {
-					continue
-				}
-				lastNodePre[a] = v + 1
-				i, ok := slices.BinarySearch(pl.Pre, s.Global[v])
-				if !ok || preRow2[a][i] < 0 {
-					return nil, stats, fmt.Errorf("exchange: rank %d: no partial row from node %d for node %d", me, a, s.Global[v])
-				}
-				e2 = append(e2, preRow2[a][i])
-			}
-		}
-		h1.row(e1...)
-		h2.row(e2...)
-		h3.row(e3...)
-	}
-	cs.h1, cs.h2, cs.h3 = &h1.g, &h2.g, &h3.g
-	for a := 0; a < P; a++ {
-		if a != me && nodes.Node[a] != myNode {
-			stats.Recv[a] = RowCounts{Hybrid: int64(nP[a] + nR[a])}
-		}
-	}
-	cs.interRows = int64(cs.s2Off[P])
-	cs.intraRows = int64(cs.s1Off[k] - (cs.s1Off[nodes.LocalIndex(me)+1] - cs.s1Off[nodes.LocalIndex(me)]) + cs.s3Off[k])
-	return cs, stats, nil
 }
 
 // parseTwoLevelMessage decodes one two-level plan message (from a rank of
@@ -648,115 +268,76 @@ func exchangeMessages(c comm.Comm, msgs [][]int64) ([][]int64, error) {
 	return out, nil
 }
 
-// spmm sets out = A·x (or adds it), serially on the calling goroutine.
-func spmm(a *graph.CSR, x, out *dense.Matrix, accumulate bool) {
-	w := x.Cols
-	for i := 0; i < a.NumRows; i++ {
-		o := out.Data[i*w : (i+1)*w]
-		if !accumulate {
-			clear(o)
-		}
-		for _, j := range a.Idx[a.Ptr[i]:a.Ptr[i+1]] {
-			xr := x.Data[int(j)*w : (int(j)+1)*w]
-			for t, v := range xr {
-				o[t] += v
-			}
-		}
-	}
+func (tl *twoLevel) name() string { return tl.exch }
+
+func (tl *twoLevel) describe(plan PlanStats) string {
+	return fmt.Sprintf("sends %d rows/layer between nodes, %d inside its node", plan.InterRows, plan.IntraRows)
 }
 
-// spmmTAdd adds Aᵀ·x to out, serially on the calling goroutine.
-func spmmTAdd(a *graph.CSR, x, out *dense.Matrix) {
-	w := x.Cols
-	for i := 0; i < a.NumRows; i++ {
-		xr := x.Data[i*w : (i+1)*w]
-		for _, j := range a.Idx[a.Ptr[i]:a.Ptr[i+1]] {
-			o := out.Data[int(j)*w : (int(j)+1)*w]
-			for t, v := range xr {
-				o[t] += v
-			}
-		}
-	}
-}
-
-// forwardTwoLevel is Forward's two-level path (shapes checked).
-func (p *Propagator) forwardTwoLevel(ps nn.Pass, x, out *dense.Matrix) error {
-	tl := p.tl
-	w := x.Cols
-	t := p.c.Wtime()
-	xs, done := scaled(ps, &p.xs, x, p.right)
-	defer done()
-	tl.resize(w)
+func (tl *twoLevel) sendForward(xs *dense.Matrix) {
+	tl.resize(xs.Cols)
 	tl.s1.Apply(xs, tl.s1b, false)
 	tl.s2x.Apply(xs, tl.s2, false)
-	p.lap(t, &p.stats.AggrSeconds)
-
-	codec, stream := p.codecFor(ps, false)
-	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
-		if err := p.intraStage(tl.local, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
-			return err
-		}
-		t := p.c.Wtime()
-		spmm(tl.s2r, tl.r1, tl.s2, true)
-		p.lap(t, &p.stats.AggrSeconds)
-		tr := &transfer{c: p.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, layer: ps.Layer, dir: "forward"}
-		if err := p.transferRows(tr, ps, codec, stream, done); err != nil {
-			return err
-		}
-		t = p.c.Wtime()
-		spmm(tl.s3, tl.r2, tl.s3b, false)
-		p.lap(t, &p.stats.AggrSeconds)
-		return p.intraStage(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", stream+8, done)
-	})
-	if err != nil {
-		return fmt.Errorf("exchange: forward: %w", err)
-	}
-	p.finishPass(out, p.left, &p.stats.Forwards, func() {
-		tl.h1.Apply(tl.r1, out, true)
-		tl.h2.Apply(tl.r2, out, true)
-		tl.h3.Apply(tl.r3, out, true)
-	})
-	return nil
 }
 
-// backwardTwoLevel is Backward's two-level path (shapes checked).
-func (p *Propagator) backwardTwoLevel(ps nn.Pass, gout, gx *dense.Matrix) error {
-	tl := p.tl
-	w := gout.Cols
-	t := p.c.Wtime()
-	g, done := scaled(ps, &p.g, gout, p.left)
-	defer done()
-	tl.resize(w)
+// moveForward runs the three stages; between them the driver adds the
+// gathered partial sums into the partial rows (S2r) and copies the rows
+// it forwards (S3) with the serial engine, beside the local product.
+func (tl *twoLevel) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
+	codec, stream := d.codecFor(ps, false)
+	if err := tl.intraStage(d, tl.s1b, tl.r1, tl.s1Off, tl.r1Off, ps, "forward", stream+4, done); err != nil {
+		return err
+	}
+	t := d.c.Wtime()
+	tl.s2r.Apply(tl.r1, tl.s2, true)
+	d.lap(t, &d.stats.AggrSeconds)
+	tr := &transfer{c: d.c, send: tl.s2, recv: tl.r2, sendOff: tl.s2Off, recvOff: tl.r2Off, codecs: uniformCodecs(codec, d.c.Size()),
+		layer: ps.Layer, dir: "forward"}
+	if err := d.transferRows(tr, ps, stream, done); err != nil {
+		return err
+	}
+	t = d.c.Wtime()
+	tl.s3.Apply(tl.r2, tl.s3b, false)
+	d.lap(t, &d.stats.AggrSeconds)
+	return tl.intraStage(d, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, ps, "forward", stream+8, done)
+}
+
+func (tl *twoLevel) addForward(out *dense.Matrix) {
+	tl.h1.Apply(tl.r1, out, true)
+	tl.h2.Apply(tl.r2, out, true)
+	tl.h3.Apply(tl.r3, out, true)
+}
+
+func (tl *twoLevel) sendBackward(g *dense.Matrix) {
+	tl.resize(g.Cols)
 	tl.h1.ApplyT(g, tl.r1, false)
 	tl.h2.ApplyT(g, tl.r2, false)
 	tl.h3.ApplyT(g, tl.r3, false)
-	p.lap(t, &p.stats.AggrSeconds)
+}
 
-	codec, stream := p.codecFor(ps, true)
-	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
-		if err := p.intraStage(tl.local, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
-			return err
-		}
-		t := p.c.Wtime()
-		spmmTAdd(tl.s3, tl.s3b, tl.r2)
-		p.lap(t, &p.stats.AggrSeconds)
-		tr := &transfer{c: p.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, layer: ps.Layer, dir: "backward"}
-		if err := p.transferRows(tr, ps, codec, stream, done); err != nil {
-			return err
-		}
-		t = p.c.Wtime()
-		spmmTAdd(tl.s2r, tl.s2, tl.r1)
-		p.lap(t, &p.stats.AggrSeconds)
-		return p.intraStage(tl.local, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", stream+4, done)
-	})
-	if err != nil {
-		return fmt.Errorf("exchange: backward: %w", err)
+// moveBackward is moveForward transposed, the stages in reverse order.
+func (tl *twoLevel) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
+	codec, stream := d.codecFor(ps, true)
+	if err := tl.intraStage(d, tl.r3, tl.s3b, tl.r3Off, tl.s3Off, ps, "backward", stream+8, done); err != nil {
+		return err
 	}
-	p.finishPass(gx, p.right, &p.stats.Backwards, func() {
-		tl.s2x.ApplyT(tl.s2, gx, true)
-		tl.s1.ApplyT(tl.s1b, gx, true)
-	})
-	return nil
+	t := d.c.Wtime()
+	tl.s3.ApplyT(tl.s3b, tl.r2, true)
+	d.lap(t, &d.stats.AggrSeconds)
+	tr := &transfer{c: d.c, send: tl.r2, recv: tl.s2, sendOff: tl.r2Off, recvOff: tl.s2Off, codecs: uniformCodecs(codec, d.c.Size()),
+		layer: ps.Layer, dir: "backward"}
+	if err := d.transferRows(tr, ps, stream, done); err != nil {
+		return err
+	}
+	t = d.c.Wtime()
+	tl.s2r.ApplyT(tl.s2, tl.r1, true)
+	d.lap(t, &d.stats.AggrSeconds)
+	return tl.intraStage(d, tl.r1, tl.s1b, tl.r1Off, tl.s1Off, ps, "backward", stream+4, done)
+}
+
+func (tl *twoLevel) addBackward(gx *dense.Matrix) {
+	tl.s2x.ApplyT(tl.s2, gx, true)
+	tl.s1.ApplyT(tl.s1b, gx, true)
 }
 
 // resize shapes the stage buffers for rows of width w.
@@ -772,18 +353,24 @@ func (tl *twoLevel) resize(w int) {
 }
 
 // intraStage moves rows between the ranks of this node (float32, or
-// through Options.IntraCodec with random stream stream), counting the bytes
-// in IntraBytes (and CommBytes).
-func (p *Propagator) intraStage(c comm.Comm, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
-	before := p.stats.CommBytes
-	tr := &transfer{c: c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, layer: ps.Layer, dir: dir}
-	codec := p.intra
-	if ps.Exact {
-		codec = nil
+// through intraCodec's with random stream stream), counting the bytes in
+// IntraBytes (and CommBytes).
+func (tl *twoLevel) intraStage(d *Propagator, send, recv *dense.Matrix, sendOff, recvOff []int, ps nn.Pass, dir string, stream uint64, done <-chan struct{}) error {
+	codec := d.intraCodec(ps, dir == "backward")
+	n := tl.local.Size()
+	tr := &transfer{c: tl.local, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: uniformCodecs(codec, n),
+		intra: everyPeer(n), layer: ps.Layer, dir: dir}
+	return d.transferRows(tr, ps, stream, done)
+}
+
+// everyPeer marks all n peers (a node communicator's transfer: every
+// byte stays inside the node).
+func everyPeer(n int) []bool {
+	all := make([]bool, n)
+	for q := range all {
+		all[q] = true
 	}
-	err := p.transferRows(tr, ps, codec, stream, done)
-	p.stats.IntraBytes += p.stats.CommBytes - before
-	return err
+	return all
 }
 
 // checkNodes validates a node layout against the communicator.
@@ -799,30 +386,26 @@ func checkNodes(nodes *comm.Nodes, c comm.Comm) error {
 	return nil
 }
 
-// newTwoLevel is New for the two-level exchange.
-func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, mode Mode, nodes *comm.Nodes, exch string, o Options) (*Propagator, error) {
-	t0 := c.Wtime()
+// newTwoLevel plans the two-level exchange of shard s (collective on c and
+// nodes.Local). The products between the stages run on a one-thread
+// engine of e's kernel, on the driver goroutine: the engine's own pool is
+// busy with the local product meanwhile.
+func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, exch string) (pattern, PlanStats, error) {
 	cs, stats, err := buildTwoLevel(s, c, nodes, mode, NodePairOptions{Paired: exch == ExchangeTwoLevelPaired})
 	if err := agree(c, err); err != nil {
-		return nil, err
+		return nil, stats, err
+	}
+	serial, err := aggr.New(1, e.KernelName())
+	if err != nil {
+		return nil, stats, fmt.Errorf("exchange: %w", err)
 	}
 	stats.Exchange = exch
 	stats.InterRows, stats.IntraRows = cs.interRows, cs.intraRows
-	stats.Seconds = c.Wtime() - t0
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), fwd: o.Codec, bwd: o.BackwardCodec, eval: o.EvalCodec,
-		intra: o.IntraCodec, plan: stats, exch: exch}
-	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
-	p.local = e.Prepare(localCSR(kind, s.Local))
-	p.tl = &twoLevel{local: nodes.Local,
-		s1: e.Prepare(cs.s1), s2x: e.Prepare(cs.s2x), s2r: cs.s2r, s3: cs.s3,
+	tl := &twoLevel{exch: exch, local: nodes.Local,
+		s1: e.Prepare(cs.s1), s2x: e.Prepare(cs.s2x), s2r: serial.Prepare(cs.s2r), s3: serial.Prepare(cs.s3),
 		h1: e.Prepare(cs.h1), h2: e.Prepare(cs.h2), h3: e.Prepare(cs.h3),
 		s1Off: cs.s1Off, r1Off: cs.r1Off, s2Off: cs.s2Off, r2Off: cs.r2Off, s3Off: cs.s3Off, r3Off: cs.r3Off}
-	p.stats.PlanSeconds = stats.Seconds
-	if o.Logf != nil {
-		o.Logf("exchange: rank %d: %s plan built in %.3fs: sends %d rows/layer between nodes, %d inside its node",
-			c.Rank(), exch, stats.Seconds, cs.interRows, cs.intraRows)
-	}
-	return p, nil
+	return tl, stats, nil
 }
 
 // appendPlan encodes node A's plan into dst: a, the row counts, then the

@@ -25,7 +25,7 @@ func gatheredNodes(ds *graph.Dataset, owner []int32, p, perNode int, kind nn.OpK
 		if prop.Exchange() != want {
 			return fmt.Errorf("exchange %s ran, want %s", prop.Exchange(), want)
 		}
-		return g.apply(prop, s, pass, 2) // buffers are reused: a second pass must give the same
+		return g.apply(prop, s, pass, 2) // buffers are reused: the next pass must give the same
 	})
 	return g.fwd, g.bwd, err
 }
@@ -129,18 +129,18 @@ func TestTwoLevelQuantized(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := quantBits{bits: 8}
-	gotF, _, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codec: q, BackwardCodec: q}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	gotF, _, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codecs: roleCodecs(q, q, nil, nil)}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	assertClose(t, "int8 two-level forward", gotF, wantF, 0.05)
-	gotF, _, err = gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codec: q, BackwardCodec: q, IntraCodec: q}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	gotF, _, err = gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codecs: roleCodecs(q, q, nil, q)}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	assertClose(t, "int8 two-level forward, int8 inside nodes", gotF, wantF, 0.08)
 	// The FP32 codec inside nodes is exact.
-	gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{IntraCodec: FP32{}}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
+	gotF, gotB, err := gatheredNodes(ds, owner, p, perNode, nn.OpGCN, Options{Codecs: roleCodecs(FP32{}, FP32{}, nil, FP32{})}, ExchangeTwoLevel, nn.Pass{Train: true}, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestTwoLevelQuantized(t *testing.T) {
 	assertClose(t, "fp32 codec inside nodes backward", gotB, wantB, 0)
 	err = comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
 		s := partition.Split(ds, owner, c.Rank(), p)
-		prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Codec: FP32{}, BackwardCodec: FP32{}})
+		prop, err := New(s, c, testEngine(), nn.OpGCN, Options{Codecs: roleCodecs(FP32{}, FP32{}, nil, nil)})
 		if err != nil {
 			return err
 		}

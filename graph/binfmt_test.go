@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // binTestDataset is a small dataset using every section: weights, features,
@@ -324,7 +324,7 @@ func TestBinaryWriteFailureLeavesNothing(t *testing.T) {
 // On a full disk WriteBinary fails naming the file, leaves no .tmp and
 // keeps the previous file.
 func TestBinaryWriteFullDisk(t *testing.T) {
-	dir := testdata.SmallDisk(t, 64<<10)
+	dir := testdataset.SmallDisk(t, 64<<10)
 	path := filepath.Join(dir, "d.sgb")
 	if err := WriteBinary(path, binTestDataset()); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -26,3 +27,7 @@ func (e *ParseError) Error() string {
 func errorf(file string, line int64, format string, args ...any) error {
 	return &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
+
+// errNoMap: the file cannot be memory-mapped (empty, not regular, too
+// large for the address space, or no mmap on this system).
+var errNoMap = errors.New("file cannot be mapped")

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"unsafe"
 
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/field"
 )
 
 // bigNumber matches numbers of 7 or more digits: an edge list naming node
@@ -191,6 +194,53 @@ func FuzzBinaryRanges(f *testing.F) {
 		}
 		if (rerr == nil) != (werr == nil) {
 			t.Fatalf("range readers: %v; whole file: %v", rerr, werr)
+		}
+	})
+}
+
+// FuzzNpz loads mutated .npz archives (stored and deflated PyG-style
+// files): every outcome is a *ParseError, a field error naming the split,
+// or a dataset that validates.
+func FuzzNpz(f *testing.F) {
+	dir := f.TempDir()
+	ds := binTestDataset()
+	for k, compress := range []bool{false, true} {
+		p := filepath.Join(dir, fmt.Sprintf("seed%d.npz", k))
+		if err := WriteNpzDataset(p, ds, false, compress); err != nil {
+			f.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "f.npz")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := OpenNpz(p); err == nil {
+			big := s.Nodes > 1e5 || s.Edges > 1e6 || int64(s.FeatDim)*int64(max(s.Nodes, 0)) > 1e7
+			if src, dst, err := s.EdgeRange(0, s.Edges); !big && err == nil && s.Nodes < 0 && len(src) > 0 {
+				big = slices.Max(append(src, dst...)) > 1e5 // the node count is the largest id + 1
+			}
+			s.Close()
+			if big {
+				return // stated sizes that legitimately need gigabytes
+			}
+		}
+		ds, err := Load(p, LoadOptions{Format: "npz"})
+		var fe *field.Error
+		if errors.As(err, &fe) {
+			return
+		}
+		checkParseError(t, err)
+		if err == nil {
+			if verr := ds.Graph.Validate(); verr != nil {
+				t.Fatal(verr)
+			}
+			ds.Release()
 		}
 	})
 }

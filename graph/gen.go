@@ -5,224 +5,57 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
-// GenSpec describes a synthetic dataset: a degree-corrected stochastic block
-// model with class-correlated Gaussian features. In ParseGenSpec's text form
-// every field is a key=value pair (key in parentheses); unset keys take
-// their DefaultSpec value.
+// GenSpec describes a synthetic dataset. Two models share the spec:
+//
+//   - model=sbm: a degree-corrected stochastic block model with
+//     class-correlated Gaussian features (the built-in dataset);
+//   - model=hier: nested communities at several scales, power-law degrees,
+//     a mixing parameter, labels tied to communities with label noise, and
+//     features that carry the class, a community nuisance and noise
+//     (genhier.go).
+//
+// In ParseGenSpec's text form every field is a key=value pair (key in
+// parentheses); unset keys take their DefaultSpec value. Keys of one model
+// are errors in a spec of the other.
 type GenSpec struct {
 	Name        string  // (name) dataset name; "" = derived from the spec
+	Model       string  // (model) "sbm" or "hier"
 	Nodes       int     // (nodes) number of nodes, ≥ 1
 	Degree      float64 // (degree) target mean degree: directed entries per node, before duplicates are merged
 	Classes     int     // (classes) number of classes, ≥ 1
-	Communities int     // (communities) blocks of the SBM, a multiple of Classes; block b has class b mod Classes; 0 = Classes
+	Communities int     // (communities) sbm: blocks, a multiple of Classes; block b has class b mod Classes; 0 = Classes
 	Feat        int     // (feat) feature dimension, ≥ 0
-	Homophily   float64 // (homophily) fraction of edges joining nodes of the same class (edge homophily), in [0,1]
+	Homophily   float64 // (homophily) sbm: fraction of edges joining nodes of the same class (edge homophily), in [0,1]
 	PowerLaw    float64 // (powerlaw) exponent γ > 2 of the Pareto law of expected degrees; 0 = all equal
 	MaxDegree   int     // (maxdeg) cap on a node's expected degree; 0 = min(nodes-1, ⌈degree·√nodes/4⌉)
-	Noise       float64 // (noise) feature noise σ: x = (μ_class + σ·N(0,1)) / √(1+σ²) per entry, class means μ ~ N(0,1)
+	Noise       float64 // (noise) feature noise σ (see genFeatures and genHierFeatures)
 	Train       float64 // (train) fraction of nodes in the training split
 	Valid       float64 // (valid) fraction in the validation split
 	Test        float64 // (test) fraction in the test split; train+valid+test ≤ 1, the rest is in no split
 	Seed        uint64  // (seed) seed of every random stream
 	Threads     int     // (threads) goroutines, at most the thread budget; 0 = the budget. Never changes the output.
+
+	Hier // the keys of model=hier
 }
 
-// DefaultSpec is the built-in dataset (`supergcn train` without a dataset):
-// 32768 nodes in 8 classes, mean degree 12 with power-law (γ=2.5) skew,
-// edge homophily 0.8 (Cora's is 0.81), 64 noisy features, a 10/10/80
-// split. Features alone separate the classes poorly (a nearest-centroid
-// classifier on X: ~25% test accuracy, chance 12.5%); two rounds of GCN
-// aggregation lift that to ~84% (nearest centroid on Â²X), and a 2-layer
-// GCN (hidden 64, dropout 0.5, Adam lr 0.01, 100 epochs) reaches ~85% test
-// accuracy: well above chance, not 100%.
-//
-// DefaultSpec is a value to copy, never to modify: the package itself
-// never reads it (ParseGenSpec starts from a fresh copy).
-var DefaultSpec = defaultSpec()
-
-// defaultSpec returns the literal behind DefaultSpec.
-func defaultSpec() GenSpec {
-	return GenSpec{
-		Nodes: 32768, Degree: 12, Classes: 8, Feat: 64, Homophily: 0.8, PowerLaw: 2.5,
-		Noise: 12, Train: 0.1, Valid: 0.1, Test: 0.8, Seed: 1,
-	}
-}
-
-// genPreset returns the text of a preset ParseGenSpec accepts as a bare word.
-func genPreset(name string) (string, bool) {
-	switch name {
-	case "default":
-		return "", true
-	case "products": // ogbn-products' size: 2449029 nodes, 123.7M directed entries, 47 classes, 100 features
-		return "name=synthetic-products,nodes=2449029,degree=50.5,classes=47,feat=100,train=0.08,valid=0.016,test=0.904", true
-	}
-	return "", false
-}
-
-// ParseGenSpec parses a comma-separated list of key=value pairs into a
-// GenSpec, starting from DefaultSpec. Keys are those named in GenSpec's
-// field comments; a bare word selects a preset ("default", or "products":
-// ogbn-products' size) that later keys can override, e.g.
-// "products,seed=7". Unknown keys, malformed values and inconsistent
-// specs are errors naming the key.
-func ParseGenSpec(s string) (GenSpec, error) {
-	spec := defaultSpec()
-	for _, tok := range strings.Split(s, ",") {
-		tok = strings.TrimSpace(tok)
-		if tok == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(tok, "=")
-		if !ok {
-			preset, found := genPreset(tok)
-			if !found {
-				return spec, fmt.Errorf("spec: %q is neither key=value nor a preset (default, products)", tok)
-			}
-			var err error
-			if spec, err = ParseGenSpec(preset); err != nil {
-				return spec, err
-			}
-			continue
-		}
-		if err := spec.set(strings.TrimSpace(key), strings.TrimSpace(val)); err != nil {
-			return spec, err
-		}
-	}
-	return spec, spec.Validate()
-}
-
-// GenSpecHelp describes every key of the text form with its default, one
-// per line, for command-line help.
-func GenSpecHelp() string {
-	d := defaultSpec()
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	lines := [][2]string{
-		{"nodes", fmt.Sprintf("number of nodes (default %d)", d.Nodes)},
-		{"degree", fmt.Sprintf("target mean degree, directed entries per node before merging duplicates (default %s)", g(d.Degree))},
-		{"classes", fmt.Sprintf("number of classes (default %d)", d.Classes)},
-		{"communities", "SBM blocks, a multiple of classes; block b has class b mod classes (default = classes)"},
-		{"feat", fmt.Sprintf("feature dimension (default %d)", d.Feat)},
-		{"homophily", fmt.Sprintf("fraction of edges joining same-class nodes (default %s)", g(d.Homophily))},
-		{"powerlaw", fmt.Sprintf("exponent > 2 of the power law of expected degrees, 0 = no skew (default %s)", g(d.PowerLaw))},
-		{"maxdeg", "cap on a node's expected degree (default min(nodes-1, degree·√nodes/4))"},
-		{"noise", fmt.Sprintf("feature noise σ: x = (class mean + σ·N(0,1))/√(1+σ²) (default %s)", g(d.Noise))},
-		{"train", fmt.Sprintf("fraction of nodes for training (default %s)", g(d.Train))},
-		{"valid", fmt.Sprintf("fraction of nodes for validation (default %s)", g(d.Valid))},
-		{"test", fmt.Sprintf("fraction of nodes for testing (default %s)", g(d.Test))},
-		{"seed", fmt.Sprintf("random seed (default %d)", d.Seed)},
-		{"threads", "goroutines, 0 = all CPUs; never changes the output (default 0)"},
-		{"name", "dataset name (default derived from the spec)"},
-		{"default", "preset: the built-in dataset (a bare word; later keys override)"},
-		{"products", "preset: ogbn-products' size, 2449029 nodes, degree 50.5, 47 classes, 100 features"},
-	}
-	var b strings.Builder
-	for _, l := range lines {
-		fmt.Fprintf(&b, "  %-12s %s\n", l[0], l[1])
-	}
-	return b.String()
-}
-
-// set assigns one key of the text form.
-func (s *GenSpec) set(key, val string) error {
-	var err error
-	switch key {
-	case "name":
-		s.Name = val
-	case "nodes":
-		s.Nodes, err = strconv.Atoi(val)
-	case "degree":
-		s.Degree, err = strconv.ParseFloat(val, 64)
-	case "classes":
-		s.Classes, err = strconv.Atoi(val)
-	case "communities":
-		s.Communities, err = strconv.Atoi(val)
-	case "feat":
-		s.Feat, err = strconv.Atoi(val)
-	case "homophily":
-		s.Homophily, err = strconv.ParseFloat(val, 64)
-	case "powerlaw":
-		s.PowerLaw, err = strconv.ParseFloat(val, 64)
-	case "maxdeg":
-		s.MaxDegree, err = strconv.Atoi(val)
-	case "noise":
-		s.Noise, err = strconv.ParseFloat(val, 64)
-	case "train":
-		s.Train, err = strconv.ParseFloat(val, 64)
-	case "valid":
-		s.Valid, err = strconv.ParseFloat(val, 64)
-	case "test":
-		s.Test, err = strconv.ParseFloat(val, 64)
-	case "seed":
-		s.Seed, err = strconv.ParseUint(val, 10, 64)
-	case "threads":
-		s.Threads, err = strconv.Atoi(val)
-	default:
-		return fmt.Errorf("spec: unknown key %q (keys: name nodes degree classes communities feat homophily powerlaw maxdeg noise train valid test seed threads)", key)
-	}
-	if err != nil {
-		return fmt.Errorf("spec: %s: bad value %q", key, val)
-	}
-	return nil
-}
-
-// Validate reports the first inconsistent field as "spec: KEY: problem".
-func (s GenSpec) Validate() error {
-	bad := func(key, format string, args ...any) error {
-		return fmt.Errorf("spec: %s: %s", key, fmt.Sprintf(format, args...))
-	}
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	switch {
-	case s.Nodes < 1 || s.Nodes >= math.MaxInt32:
-		return bad("nodes", "%d outside [1, 2^31-1)", s.Nodes)
-	case !finite(s.Degree) || s.Degree < 0 || s.Degree > float64(s.Nodes-1):
-		return bad("degree", "%g outside [0, nodes-1]", s.Degree)
-	case s.Degree*float64(s.Nodes) > 1<<40:
-		return bad("degree", "%g·%d edges is too many", s.Degree, s.Nodes)
-	case s.Classes < 1 || s.Classes > s.Nodes || s.Classes > MaxClasses:
-		return bad("classes", "%d outside [1, min(nodes, %d)]", s.Classes, MaxClasses)
-	case s.Communities < 0 || s.Communities > s.Nodes || (s.Communities > 0 && s.Communities%s.Classes != 0):
-		return bad("communities", "%d is not a multiple of classes (%d) in [0, nodes]", s.Communities, s.Classes)
-	case s.Feat < 0 || s.Feat > 1<<20 || int64(s.Feat)*int64(s.Nodes) > 1<<40:
-		return bad("feat", "%d out of range", s.Feat)
-	case !finite(s.Homophily) || s.Homophily < 0 || s.Homophily > 1:
-		return bad("homophily", "%g outside [0,1]", s.Homophily)
-	case !finite(s.PowerLaw) || (s.PowerLaw != 0 && s.PowerLaw <= 2):
-		return bad("powerlaw", "%g: want 0 (no skew) or an exponent > 2", s.PowerLaw)
-	case s.MaxDegree < 0:
-		return bad("maxdeg", "%d is negative", s.MaxDegree)
-	case !finite(s.Noise) || s.Noise < 0:
-		return bad("noise", "%g is negative", s.Noise)
-	case s.Threads < 0:
-		return bad("threads", "%d is negative", s.Threads)
-	}
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"train", s.Train}, {"valid", s.Valid}, {"test", s.Test}} {
-		if !finite(f.v) || f.v < 0 || f.v > 1 {
-			return bad(f.key, "%g outside [0,1]", f.v)
-		}
-	}
-	if s.Train+s.Valid+s.Test > 1+1e-9 {
-		return bad("test", "train+valid+test = %g > 1", s.Train+s.Valid+s.Test)
-	}
-	return nil
-}
-
-// String returns the spec in ParseGenSpec's text form (every key).
-func (s GenSpec) String() string {
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	return fmt.Sprintf("name=%s,nodes=%d,degree=%s,classes=%d,communities=%d,feat=%d,homophily=%s,powerlaw=%s,"+
-		"maxdeg=%d,noise=%s,train=%s,valid=%s,test=%s,seed=%d",
-		s.Name, s.Nodes, g(s.Degree), s.Classes, s.Communities, s.Feat, g(s.Homophily), g(s.PowerLaw),
-		s.MaxDegree, g(s.Noise), g(s.Train), g(s.Valid), g(s.Test), s.Seed)
+// Hier holds the keys of model=hier (genhier.go).
+type Hier struct {
+	Levels     int     // (levels) nesting depth, 1..8: level 0 = the smallest communities, level levels-1 = the top
+	CommSize   int     // (commsize) mean size of the smallest communities (level 0), ≥ 2
+	Top        int     // (top) communities at the top level, ≥ 1
+	Branch     int     // (branch) communities of level l in one of level l+1, for l ≥ 1: sizes nodes/(top·branch^(levels-1-l)), ≥ 1
+	Mixing     float64 // (mixing) fraction of edge ends drawn from the whole graph, ignoring communities, in [0,1]
+	Spread     float64 // (spread) level l gets a share ∝ spread^l of the other edges, in (0, 16]
+	Inherit    float64 // (inherit) probability a community keeps its parent's class, in [0,1]
+	LabelNoise float64 // (labelnoise) probability a node's label is redrawn from the class prior, in [0,1]
+	Nuisance   float64 // (nuisance) weight of the smallest community's random feature offset, ≥ 0
+	ClassSkew  float64 // (classskew) class prior ∝ 1/(k+1)^classskew, in [0,4]
+	Order      string  // (order) node ids: "shuffled" (random) or "local" (every community a contiguous id range)
 }
 
 // Random streams: stream (phase, block) of a seed is independent of every
@@ -255,13 +88,17 @@ func genBlocks(n, threads int, fn func(b, lo, hi int)) {
 // genUnit returns a uniform float64 in [0,1) from 53 random bits.
 func genUnit(x uint64) float64 { return float64(x>>11) * (1.0 / (1 << 53)) }
 
-// Generate builds the dataset described by s: see GenSpec. The graph is
-// symmetric with sorted rows, no self-loops and no duplicate entries;
-// labels are the class of each node's block; splits are random. The result
-// depends only on s (not on s.Threads or the machine).
+// Generate builds the dataset described by s: see GenSpec (model=hier:
+// genhier.go). The graph is symmetric with sorted rows, no self-loops and
+// no duplicate entries; with model=sbm labels are the class of each node's
+// block; splits are random. The result depends only on s (not on
+// s.Threads or the machine).
 func Generate(s GenSpec) (*Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if s.Model == "hier" {
+		return generateHier(s)
 	}
 	// Nodes (structure, labels, features) and edges (both directions, with
 	// the generator's edge list), before anything is allocated.
@@ -308,27 +145,12 @@ type genSBM struct {
 func genModel(s GenSpec) *genSBM {
 	n, k := s.Nodes, s.Communities
 	m := &genSBM{spec: s, comm: make([]int32, n), theta: make([]float64, n)}
-	thetaCap := math.Inf(1)
-	mean := 1.0 // analytic mean of the Pareto law with minimum 1
-	if s.PowerLaw > 0 {
-		mean = (s.PowerLaw - 1) / (s.PowerLaw - 2)
-		maxDeg := s.MaxDegree
-		if maxDeg == 0 {
-			maxDeg = min(n-1, int(math.Ceil(s.Degree*math.Sqrt(float64(n))/4)))
-		}
-		if s.Degree > 0 {
-			thetaCap = max(1, float64(maxDeg)*mean/s.Degree)
-		}
-	}
+	thetaCap := genThetaCap(s)
 	genBlocks(n, s.Threads, func(b, lo, hi int) {
 		r := genStream(s.Seed, genPhaseNodes, b)
 		for v := lo; v < hi; v++ {
 			m.comm[v] = int32(r.Uint64() % uint64(k))
-			t := 1.0
-			if s.PowerLaw > 0 {
-				t = math.Min(thetaCap, math.Pow(1-genUnit(r.Uint64()), -1/(s.PowerLaw-1)))
-			}
-			m.theta[v] = t
+			m.theta[v] = genTheta(r, s.PowerLaw, thetaCap)
 		}
 	})
 	m.start = make([]int64, k+1)
@@ -369,6 +191,31 @@ func genModel(s GenSpec) *genSBM {
 		m.mixed[y] = total-w > 0
 	}
 	return m
+}
+
+// genThetaCap returns the cap on the Pareto degree weights θ (minimum 1)
+// that keeps expected degrees at most maxdeg (default min(nodes-1,
+// ⌈degree·√nodes/4⌉)).
+func genThetaCap(s GenSpec) float64 {
+	n := s.Nodes
+	if s.PowerLaw == 0 || s.Degree == 0 {
+		return math.Inf(1)
+	}
+	mean := (s.PowerLaw - 1) / (s.PowerLaw - 2) // analytic mean of the Pareto law with minimum 1
+	maxDeg := s.MaxDegree
+	if maxDeg == 0 {
+		maxDeg = min(n-1, int(math.Ceil(s.Degree*math.Sqrt(float64(n))/4)))
+	}
+	return max(1, float64(maxDeg)*mean/s.Degree)
+}
+
+// genTheta draws a degree weight from r: Pareto with minimum 1 and exponent
+// powerLaw, at most thetaCap; 1 (no draw) when powerLaw is 0.
+func genTheta(r *rand.PCG, powerLaw, thetaCap float64) float64 {
+	if powerLaw == 0 {
+		return 1
+	}
+	return math.Min(thetaCap, math.Pow(1-genUnit(r.Uint64()), -1/(powerLaw-1)))
 }
 
 // genAlias fills Vose's alias table (prob, alias) for sampling index i with

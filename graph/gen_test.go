@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
@@ -17,8 +19,9 @@ func TestParseGenSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := GenSpec{Name: "x", Nodes: 100000, Degree: 20, Classes: 8, Communities: 16, Feat: 64, Homophily: 0.7,
-		PowerLaw: 2.2, MaxDegree: 500, Noise: 2.5, Train: 0.1, Valid: 0.1, Test: 0.2, Seed: 9, Threads: 3}
+	want := GenSpec{Name: "x", Model: "sbm", Nodes: 100000, Degree: 20, Classes: 8, Communities: 16, Feat: 64, Homophily: 0.7,
+		PowerLaw: 2.2, MaxDegree: 500, Noise: 2.5, Train: 0.1, Valid: 0.1, Test: 0.2, Seed: 9, Threads: 3,
+		Hier: DefaultSpec.Hier}
 	if s != want {
 		t.Fatalf("parsed %+v\nwant   %+v", s, want)
 	}
@@ -27,8 +30,8 @@ func TestParseGenSpec(t *testing.T) {
 	if err != nil || back != want {
 		t.Fatalf("String round trip: %+v, %v", back, err)
 	}
-	s, err = ParseGenSpec("products,seed=7")
-	if err != nil || s.Nodes != 2449029 || s.Classes != 47 || s.Seed != 7 {
+	s, err = ParseGenSpec("sbm-products,seed=7")
+	if err != nil || s.Model != "sbm" || s.Nodes != 2449029 || s.Classes != 47 || s.Seed != 7 {
 		t.Fatalf("preset: %+v, %v", s, err)
 	}
 	for _, c := range []struct{ spec, key string }{
@@ -44,6 +47,23 @@ func TestParseGenSpec(t *testing.T) {
 		{"noise=-1", "noise"},
 		{"bogus", `"bogus"`},
 		{"nodes=100,degree=100", "degree"},
+		{"model=tree", "model"},
+		{"levels=3", "levels"}, // a model=hier key in an sbm spec
+		{"products,homophily=0.5", "homophily"},
+		{"products,levels=0", "levels"},
+		{"products,levels=9", "levels"},
+		{"products,commsize=1", "commsize"},
+		{"products,branch=0", "branch"},
+		{"products,top=0", "top"},
+		{"products,mixing=1.1", "mixing"},
+		{"products,mixing=NaN", "mixing"},
+		{"products,spread=0", "spread"},
+		{"products,inherit=-0.1", "inherit"},
+		{"products,labelnoise=2", "labelnoise"},
+		{"products,nuisance=-1", "nuisance"},
+		{"products,classskew=5", "classskew"},
+		{"products,order=sorted", "order"},
+		{"nodes=10,sbm", `"sbm"`},
 	} {
 		_, err := ParseGenSpec(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.key) || strings.Contains(err.Error(), "\n") {
@@ -303,4 +323,39 @@ func BenchmarkGenerate1M(b *testing.B) {
 		}
 		b.ReportMetric(float64(ds.Graph.NNZ()), "edges")
 	}
+}
+
+// TestGenerateSBMUnchanged pins model=sbm's output: sbm-products and the
+// built-in dataset must stay the graphs earlier measurements used (the
+// digests are those of the generator before model=hier existed).
+func TestGenerateSBMUnchanged(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want uint64
+	}{
+		{"sbm-products,nodes=3000", 0xcf44b59f6f9cedb7},
+		{"nodes=3000", 0x8ad13777db2031a},
+	} {
+		s, err := ParseGenSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Generate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := genDigest(ds); got != c.want {
+			t.Errorf("%s: digest %#x, want %#x", c.spec, got, c.want)
+		}
+	}
+}
+
+// genDigest is an FNV-1a hash of a dataset's graph, labels and splits (not
+// the features: NormFloat64's logarithm is assembly on some GOARCHes).
+func genDigest(ds *Dataset) uint64 {
+	h := fnv.New64a()
+	for _, x := range []any{ds.Graph.Ptr, ds.Graph.Idx, ds.Labels, ds.Train, ds.Valid, ds.Test} {
+		binary.Write(h, binary.LittleEndian, x)
+	}
+	return h.Sum64()
 }

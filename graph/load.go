@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
@@ -14,81 +15,141 @@ import (
 
 // LoadOptions selects how Load reads a dataset.
 type LoadOptions struct {
-	Format   string // "", "auto", "ogb", "edgelist", "metis" or "bin"
-	Split    string // OGB split directory; "" = "public" if present, else the only one
-	Features string // optional .npy (N×F) replacing the dataset's features
-	Labels   string // optional .npy (N, or N×1) replacing the dataset's labels
+	Format string // "", "auto", "ogb", "npz", "edgelist", "metis" or "bin"
+	// Split chooses the split: "" the dataset's own (an OGB directory's
+	// "public" split directory, or its only one); NAME an OGB split
+	// directory; random:TRAIN,VALID[,TEST][:SEED] a random split of the
+	// labelled nodes (see ParseSplit), for any format.
+	Split string
+	// SplitFiles is a directory of train, valid and test files (.npy node
+	// ids or boolean masks, or .csv[.gz] one id a line) replacing the
+	// dataset's split, for any format.
+	SplitFiles string
+	Features   string // optional .npy (N×F) replacing the dataset's features
+	Labels     string // optional .npy (N, or N×1) replacing the dataset's labels
 }
 
 // Formats lists the values LoadOptions.Format (the --format flag) accepts.
-func Formats() []string { return []string{"auto", "ogb", "edgelist", "metis", "bin"} }
+func Formats() []string { return []string{"auto", "ogb", "npz", "edgelist", "metis", "bin"} }
 
 // Load reads the dataset at path in the format o.Format, detected when
-// empty or "auto" (see DetectFormat), then applies the .npy feature and
-// label overrides. Edges are returned as stored (a directed graph stays
-// directed; use Symmetrize for an undirected one). Name is the base name of
-// path without compression and format extensions.
+// empty or "auto" (see DetectFormat), applies the .npy feature and label
+// overrides, then the split o asks for. Edges are returned as stored (a
+// directed graph stays directed; use Symmetrize for an undirected one).
+// Name is the base name of path without compression and format extensions.
 func Load(path string, o LoadOptions) (*Dataset, error) {
-	format := o.Format
-	if format == "" || format == "auto" {
-		var err error
-		if format, err = DetectFormat(path); err != nil {
-			return nil, err
-		}
+	format, err := CheckLoadOptions(path, o)
+	if err != nil {
+		return nil, err
 	}
-	if o.Split != "" && (format == "edgelist" || format == "metis") {
-		return nil, field.Errorf("graph.LoadOptions.Split", "%q: only OGB directories have splits, %s is a %s file", o.Split, path, format)
-	}
-	var ds *Dataset
-	var err error
-	switch format {
-	case "ogb":
-		if st, serr := os.Stat(path); serr != nil || !st.IsDir() {
-			return nil, field.Errorf("graph.LoadOptions.Format", "ogb: %s is not a directory", path)
-		}
-		ds, err = loadOGB(path, o)
-	case "edgelist":
-		ds, err = LoadEdgeList(path)
-	case "metis":
-		ds, err = LoadMetis(path)
-	case "bin":
-		ds, err = LoadBinary(path)
-	default:
-		return nil, field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want %s)", o.Format, strings.Join(Formats(), ", "))
-	}
+	ds, err := loadFormat(path, format, o)
 	if err != nil {
 		return nil, err
 	}
 	if ds.Name == "" || format != "bin" {
 		ds.Name = baseName(path)
 	}
-	if err := applyOverrides(ds, o); err != nil {
+	err = applyOverrides(ds, o)
+	if err == nil {
+		err = applySplit(ds, o)
+	}
+	if err != nil {
+		ds.Release()
 		return nil, err
 	}
 	return ds, nil
 }
 
+// CheckLoadOptions returns the format of path (o.Format, or the detected
+// one) after checking that o's split options suit it: a split NAME is for
+// OGB directories only, and Split and SplitFiles exclude each other.
+func CheckLoadOptions(path string, o LoadOptions) (string, error) {
+	format := o.Format
+	if format == "" || format == "auto" {
+		var err error
+		if format, err = DetectFormat(path); err != nil {
+			return "", err
+		}
+	}
+	if !slices.Contains(Formats(), format) {
+		return "", field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want %s)", o.Format, strings.Join(Formats(), ", "))
+	}
+	name, _, err := ParseSplit(o.Split)
+	switch {
+	case err != nil:
+		return "", err
+	case name != "" && format != "ogb":
+		return "", field.Errorf("graph.LoadOptions.Split", "%q: only OGB directories have named splits, %s is a %s file "+
+			"(choose random:TRAIN,VALID[,TEST][:SEED] or graph.LoadOptions.SplitFiles)", o.Split, path, format)
+	case o.Split != "" && o.SplitFiles != "":
+		return "", field.Errorf("graph.LoadOptions.SplitFiles", "%s: give the split either as files or as graph.LoadOptions.Split (%q), not both", o.SplitFiles, o.Split)
+	}
+	if o.SplitFiles != "" {
+		if st, err := os.Stat(o.SplitFiles); err != nil || !st.IsDir() {
+			return "", field.Errorf("graph.LoadOptions.SplitFiles", "%s is not a directory", o.SplitFiles)
+		}
+	}
+	return format, nil
+}
+
+// ownSplit reports whether the dataset's own split is wanted (no random
+// split, no split files).
+func (o *LoadOptions) ownSplit() bool {
+	return !strings.HasPrefix(o.Split, "random:") && o.SplitFiles == ""
+}
+
+// loadFormat reads path in format.
+func loadFormat(path, format string, o LoadOptions) (*Dataset, error) {
+	switch format {
+	case "ogb":
+		if st, serr := os.Stat(path); serr != nil || !st.IsDir() {
+			return nil, field.Errorf("graph.LoadOptions.Format", "ogb: %s is not a directory", path)
+		}
+		if findData(filepath.Join(path, "raw"), "edge", false) == "" && isFile(filepath.Join(path, "raw", "data.npz")) {
+			return loadNpz(path, o)
+		}
+		return loadOGB(path, o)
+	case "npz":
+		return loadNpz(path, o)
+	case "edgelist":
+		return LoadEdgeList(path)
+	case "metis":
+		return LoadMetis(path)
+	}
+	return LoadBinary(path)
+}
+
+// isFile reports whether path exists and is not a directory.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir()
+}
+
 // DetectFormat returns the format of path: "ogb" for a directory holding
-// raw/edge.csv[.gz|.bz2]; "bin" for a file starting with the binary
-// dataset magic; "metis" for a .graph or .metis name (optionally .gz/.bz2)
-// or a file whose first lines look like a METIS header and adjacency lines
-// (see looksLikeMetis); "edgelist" otherwise.
+// raw/edge.csv[.gz|.bz2] or raw/data.npz; "bin" for a file starting with
+// the binary dataset magic; "npz" for a zip archive or a .npz name;
+// "metis" for a .graph or .metis name (optionally .gz/.bz2) or a file whose
+// first lines look like a METIS header and adjacency lines (see
+// looksLikeMetis); "edgelist" otherwise.
 func DetectFormat(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", err
 	}
 	if st.IsDir() {
-		if findData(filepath.Join(path, "raw"), "edge", false) != "" {
+		if findData(filepath.Join(path, "raw"), "edge", false) != "" || isFile(filepath.Join(path, "raw", "data.npz")) {
 			return "ogb", nil
 		}
-		return "", errorf(path, 0, "directory is not an OGB dataset (no raw/edge.csv[.gz])")
+		return "", errorf(path, 0, "directory is not an OGB dataset (no raw/edge.csv[.gz], no raw/data.npz)")
 	}
 	if err := container.CheckInput(path); err != nil {
 		return "", err
 	}
 	if isBinaryFile(path) {
 		return "bin", nil
+	}
+	if isNpzFile(path) {
+		return "npz", nil
 	}
 	switch filepath.Ext(stripCompression(path)) {
 	case ".graph", ".metis":
@@ -207,6 +268,9 @@ func readNpyFeatures(path string, n int) ([]float32, int, error) {
 	if len(a.Shape) != 2 || (n >= 0 && a.Shape[0] != n) {
 		return nil, 0, errorf(path, 0, "features have shape %v, want (%s, F)", a.Shape, nodesStr(n))
 	}
+	if err := checkRows(path, a.Shape[0]); err != nil {
+		return nil, 0, err
+	}
 	x, err := a.Float32()
 	if err != nil {
 		return nil, 0, errorf(path, 0, "%v", err)
@@ -230,6 +294,9 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 	if !ok || (n >= 0 && a.Shape[0] != n) {
 		return nil, errorf(path, 0, "labels have shape %v, want (%s,) or (%s, 1)", a.Shape, nodesStr(n), nodesStr(n))
 	}
+	if err := checkRows(path, a.Shape[0]); err != nil {
+		return nil, err
+	}
 	return npyLabels(path, a, 0)
 }
 
@@ -238,7 +305,7 @@ func readNpyLabels(path string, n int) ([]int32, error) {
 func npyLabels(path string, a *NpyArray, off int) ([]int32, error) {
 	var y []int64
 	var err error
-	if strings.HasSuffix(a.Descr, "f4") || strings.HasSuffix(a.Descr, "f8") {
+	if len(a.Descr) == 3 && a.Descr[1] == 'f' {
 		f, _ := a.Float32()
 		y = make([]int64, len(f))
 		for i, v := range f {
@@ -265,6 +332,18 @@ func npyLabels(path string, a *NpyArray, off int) ([]int32, error) {
 		labels[i] = int32(v)
 	}
 	return labels, nil
+}
+
+// checkRows refuses a per-node array of more rows than node ids or memory
+// allow.
+func checkRows(name string, rows int) error {
+	if rows > maxNodeID+1 {
+		return errorf(name, 0, "%d rows: more nodes than int32 node ids can number", rows)
+	}
+	if int64(rows) > nodeLimit() {
+		return tooManyNodes(name, 0, fmt.Sprintf("%d rows", rows), int64(rows))
+	}
+	return nil
 }
 
 func nodesStr(n int) string {

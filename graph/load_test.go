@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // isSymmetric reports whether g equals its transpose as a multiset of
@@ -21,7 +21,7 @@ func isSymmetric(g *CSR) bool {
 }
 
 func TestLoadCora(t *testing.T) {
-	dir := testdata.Dataset(t, "cora")
+	dir := testdataset.Dataset(t, "cora")
 	ds, err := Load(dir, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestLoadCora(t *testing.T) {
 }
 
 func TestLoadDBLP(t *testing.T) {
-	p := filepath.Join(testdata.Dataset(t, "dblp-2010"), "edges.txt.gz")
+	p := filepath.Join(testdataset.Dataset(t, "dblp-2010"), "edges.txt.gz")
 	if f, err := DetectFormat(p); err != nil || f != "edgelist" {
 		t.Fatalf("DetectFormat = %q, %v", f, err)
 	}
@@ -97,7 +97,7 @@ func TestLoadDBLP(t *testing.T) {
 }
 
 func TestLoadWave(t *testing.T) {
-	p := filepath.Join(testdata.Dataset(t, "wave"), "wave.graph.bz2")
+	p := filepath.Join(testdataset.Dataset(t, "wave"), "wave.graph.bz2")
 	ds, err := Load(p, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestLoadFormatFlag(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "g.txt", "1 2\n2 1\n")
 	_, err := Load(p, LoadOptions{Format: "xml"})
-	if err == nil || err.Error() != `graph.LoadOptions.Format: "xml": unknown format (want auto, ogb, edgelist, metis, bin)` {
+	if err == nil || err.Error() != `graph.LoadOptions.Format: "xml": unknown format (want auto, ogb, npz, edgelist, metis, bin)` {
 		t.Errorf("got %v", err)
 	}
 	// Forcing METIS on a two-column file reads "1 2" as its header.
@@ -154,7 +154,7 @@ func TestLoadFormatFlag(t *testing.T) {
 	if _, err := Load(p, LoadOptions{Format: "ogb"}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("forced ogb on a file: %v", err)
 	}
-	if _, err := Load(p, LoadOptions{Split: "public"}); err == nil || !strings.Contains(err.Error(), "only OGB directories have splits") {
+	if _, err := Load(p, LoadOptions{Split: "public"}); err == nil || !strings.Contains(err.Error(), "only OGB directories have named splits") {
 		t.Errorf("split on an edge list: %v", err)
 	}
 }

@@ -16,6 +16,14 @@ import (
 // address space and file systems that refuse mmap fall back to reading the
 // file into memory.
 func binOpenImage(path string) (*binImage, error) {
+	if img, err := mapFile(path); err == nil {
+		return img, nil
+	}
+	return binReadImage(path)
+}
+
+// mapFile maps the whole regular, non-empty file privately, or fails.
+func mapFile(path string) (*binImage, error) {
 	f, st, err := openStat(path)
 	if err != nil {
 		return nil, err
@@ -23,11 +31,11 @@ func binOpenImage(path string) (*binImage, error) {
 	defer f.Close()
 	size := st.Size()
 	if size == 0 || size > math.MaxInt || !st.Mode().IsRegular() {
-		return binReadImage(path)
+		return nil, errNoMap
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
 	if err != nil {
-		return binReadImage(path)
+		return nil, err
 	}
 	return &binImage{data: data, release: func() error { return syscall.Munmap(data) }}, nil
 }

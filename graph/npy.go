@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/supergcn/supergcn/internal/container"
@@ -40,7 +39,7 @@ const (
 	maxNpyBytes     = 1 << 50
 )
 
-// ReadNpy reads a .npy file. Numeric dtypes f4, f8, i1, i2, i4, i8, u1,
+// ReadNpy reads a .npy file. Numeric dtypes f2, f4, f8, i1, i2, i4, i8, u1,
 // u2, u4, u8 and b1 are supported in either byte order; the data are read
 // straight into a slice of the element type (no copy on little-endian
 // hosts). Fortran-order arrays and structured dtypes are rejected.
@@ -169,14 +168,14 @@ func (h *npyHeader) setDtype() error {
 	ok := false
 	switch h.kind {
 	case 'f':
-		ok = h.size == 4 || h.size == 8
+		ok = h.size == 2 || h.size == 4 || h.size == 8
 	case 'i', 'u':
 		ok = h.size == 1 || h.size == 2 || h.size == 4 || h.size == 8
 	case 'b':
 		ok = h.size == 1
 	}
 	if !ok {
-		return fmt.Errorf("unsupported dtype %q (want f4, f8, i1-i8, u1-u8 or b1)", d)
+		return fmt.Errorf("unsupported dtype %q (want f2, f4, f8, i1-i8, u1-u8 or b1)", d)
 	}
 	switch d[0] {
 	case '<', '=':
@@ -206,6 +205,8 @@ func (h *npyHeader) setDtype() error {
 // readNpyData reads n elements of h's dtype into a typed slice.
 func readNpyData(r io.Reader, h *npyHeader, n int) (any, error) {
 	switch {
+	case h.kind == 'f' && h.size == 2:
+		return readTyped[float16](r, n, h.swap)
 	case h.kind == 'f' && h.size == 4:
 		return readTyped[float32](r, n, h.swap)
 	case h.kind == 'f':
@@ -273,6 +274,12 @@ func (a *NpyArray) Float32() ([]float32, error) {
 	switch s := a.data.(type) {
 	case []float32:
 		return s, nil
+	case []float16:
+		d := make([]float32, len(s))
+		for i, h := range s {
+			d[i] = h.float32()
+		}
+		return d, nil
 	case []float64:
 		return convert[float64, float32](s), nil
 	case []int8:
@@ -299,6 +306,9 @@ func (a *NpyArray) Float32() ([]float32, error) {
 // integral values (NaN is an error); uint64 values above 2^63-1 are errors.
 func (a *NpyArray) Int64() ([]int64, error) {
 	switch s := a.data.(type) {
+	case []float16:
+		f, _ := a.Float32()
+		return floatsToInt64(f)
 	case []float32:
 		return floatsToInt64(s)
 	case []float64:
@@ -326,6 +336,30 @@ func (a *NpyArray) Int64() ([]int64, error) {
 		return convert[uint64, int64](s), nil
 	}
 	return nil, fmt.Errorf("npy: no data")
+}
+
+// float16 is an IEEE 754 half-precision value (NumPy's f2), as stored.
+type float16 uint16
+
+// float32 converts h exactly (every half is a float32).
+func (h float16) float32() float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf, NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp != 0: // normal
+		return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+	case frac == 0:
+		return math.Float32frombits(sign)
+	}
+	// subnormal: frac × 2^-24
+	v := float32(frac) * (1.0 / (1 << 24))
+	if sign != 0 {
+		v = -v
+	}
+	return v
 }
 
 type number interface {
@@ -427,7 +461,7 @@ func (p *pyLit) tuple() ([]int, error) {
 			j++
 		}
 		d, ok := parseInt(p.b[p.i:j])
-		if !ok || d > math.MaxInt32 {
+		if !ok || d > maxNpyBytes {
 			return nil, p.fail("expected a dimension")
 		}
 		p.i = j
@@ -449,29 +483,24 @@ func WriteNpyF32(path string, rows, cols int, data []float32) error {
 	if rows < 0 || cols < 0 || len(data) != rows*cols {
 		return fmt.Errorf("%s: %d values for a %d×%d matrix", path, len(data), rows, cols)
 	}
-	hdr := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
-	// magic (6) + version (2) + header length (2) + header + '\n', padded to 64 bytes.
-	pad := 64 - (10+len(hdr)+1)%64
-	if pad == 64 {
-		pad = 0
-	}
-	hdr += strings.Repeat(" ", pad) + "\n"
+	return writeFileAtomic(path, func(w *bufio.Writer) error {
+		return encodeNpy(w, NpyData{Shape: []int{rows, cols}, Data: data})
+	})
+}
+
+// writeFileAtomic writes path through a buffered path.tmp, renamed once
+// complete, so a failed write leaves no partial file; errors name path.
+func writeFileAtomic(path string, write func(w *bufio.Writer) error) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString(npyMagic)
-	w.Write([]byte{1, 0})
-	binary.Write(w, binary.LittleEndian, uint16(len(hdr)))
-	w.WriteString(hdr)
-	var b [4]byte
-	for _, v := range data {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-		w.Write(b[:])
+	err = write(w)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
 	}
-	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -57,6 +57,9 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	ds.Graph = FromCOO(n, n, src, dst, nil)
+	if !o.ownSplit() {
+		return ds, nil
+	}
 	if err := loadOGBSplit(ds, dir, o.Split); err != nil {
 		return nil, err
 	}
@@ -445,12 +448,9 @@ func readSplitFile(path string, labels []int32, seen []uint8, bit uint8) ([]int3
 			return errorf(path, lr.line, "bad node id %s", quote(f))
 		case x < 0 || x >= int64(len(seen)):
 			return errorf(path, lr.line, "node id %d outside [0,%d)", x, len(seen))
-		case seen[x]&bit != 0:
-			return errorf(path, lr.line, "node %d listed twice", x)
-		case seen[x] != 0:
-			return errorf(path, lr.line, "node %d is also in the %s split: the splits must be disjoint (a label leak otherwise)", x, splitName(seen[x]))
-		case labels != nil && labels[x] < 0:
-			return errorf(path, lr.line, "node %d has no label", x)
+		}
+		if msg := checkSplitNode(x, labels, seen, bit); msg != "" {
+			return errorf(path, lr.line, "%s", msg)
 		}
 		seen[x] |= bit
 		ids = append(ids, int32(x))

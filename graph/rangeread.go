@@ -513,54 +513,33 @@ func (r *BinaryRange) SplitIDs(which int, lo, hi int64) ([]int32, error) {
 type NpyRange struct {
 	Path  string
 	Shape []int
-	h     npyHeader
-	f     *os.File
+	a     *npzArray
 }
 
 // OpenNpyRange opens path and checks its header and size.
 func OpenNpyRange(path string) (*NpyRange, error) {
-	f, _, err := container.OpenInput(path)
+	a, err := openNpyArray(path)
 	if err != nil {
 		return nil, err
 	}
-	h, err := readNpyHeader(f, path)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	n := int64(1)
-	for _, d := range h.shape {
-		n *= int64(d)
-	}
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		if got, want := st.Size()-h.dataOff, n*int64(h.size); got != want {
-			f.Close()
-			return nil, errorf(path, 0, "npy data is %d bytes but shape %v of %s needs %d", got, h.shape, h.descr, want)
-		}
-	}
-	return &NpyRange{Path: path, Shape: h.shape, h: h, f: f}, nil
+	return &NpyRange{Path: path, Shape: a.Shape, a: a}, nil
 }
 
 // Close closes the file.
-func (a *NpyRange) Close() error { return a.f.Close() }
+func (a *NpyRange) Close() error { return a.a.Close() }
 
 // rows reads rows [lo, hi) as an NpyArray.
 func (a *NpyRange) rows(lo, hi int) (*NpyArray, error) {
 	if len(a.Shape) == 0 || lo < 0 || hi < lo || hi > a.Shape[0] {
 		return nil, errorf(a.Path, 0, "rows [%d,%d) outside shape %v", lo, hi, a.Shape)
 	}
-	row := int64(1)
-	for _, d := range a.Shape[1:] {
-		row *= int64(d)
-	}
-	off := a.h.dataOff + int64(lo)*row*int64(a.h.size)
-	n := int64(hi-lo) * row
-	data, err := readNpyData(io.NewSectionReader(a.f, off, n*int64(a.h.size)), &a.h, int(n))
+	row := a.a.rowLen()
+	arr, err := a.a.elems(int64(lo)*row, int64(hi)*row)
 	if err != nil {
-		return nil, errorf(a.Path, 0, "reading npy rows [%d,%d): %v", lo, hi, err)
+		return nil, err
 	}
-	shape := append([]int{hi - lo}, a.Shape[1:]...)
-	return &NpyArray{Shape: shape, Descr: a.h.descr, data: data}, nil
+	arr.Shape = append([]int{hi - lo}, a.Shape[1:]...)
+	return arr, nil
 }
 
 // FeatureRows returns rows [lo, hi) of an N×F array as float32, checked

@@ -1,10 +1,15 @@
 #!/bin/bash
-# PBS Pro: full-batch training, one MPI rank per mpiproc, its threads from
-# the chunk's CPUs. Give the shape and the walltime at submission, the
-# partition directory and the training flags with -v:
-#   qsub -l select=4:ncpus=56:mpiprocs=2 -l walltime=02:00:00 \
+# PBS Pro: full-batch training, by default one MPI rank per chunk (PBS's
+# default mpiprocs=1) with all the chunk's CPUs as its threads, the fastest
+# layout on a cluster network (docs/LAYOUT.md). Give the shape and the
+# walltime at submission, the partition directory and the training flags
+# with -v:
+#   qsub -l select=4:ncpus=56 -l place=scatter:excl -l walltime=02:00:00 \
 #     -v PDIR=/path/to/partitions-dir,TRAIN_ARGS="--model gcn --layers 3 --hidden 256 --epochs 500" jobs/pbs.sh
-# (TRAIN_ARGS is split on spaces.)
+# (TRAIN_ARGS is split on spaces.) Several ranks per chunk: mpiprocs=R in
+# the select, or -v RANKS_PER_NODE=R (or numa: one per NUMA domain); each
+# rank gets the chunk's ncpus divided among them, as threads bound to its
+# own cores.
 #
 # At the walltime: supergcn gets --stop-after (walltime minus MARGIN), so
 # every rank stops after an epoch, the checkpoint is written and supergcn
@@ -17,6 +22,8 @@
 #   MARGIN    seconds kept before the walltime (default 300)
 #   MPIRUN    the launcher (default: mpirun, with PBS_NODEFILE)
 #   SCRIPT    this script, for the resubmission (default: jobs/pbs.sh in the submission directory)
+#   RANKS_PER_NODE  ranks per node: a count, or numa (default: the node file's lines per node)
+# The resubmission keeps the job's select, place, queue, account and name.
 #PBS -N supergcn
 #PBS -l walltime=01:00:00
 #PBS -j oe
@@ -33,30 +40,62 @@ RESUME=()
 if [ -f "$CKPT" ]; then RESUME=(--resume "$CKPT"); fi
 read -r -a TRAIN <<<"${TRAIN_ARGS:-}"
 
-# Ranks: one per line of the node file; threads: the chunk's CPUs (NCPUS)
-# shared by the ranks of this node.
-NP=$(wc -l <"$PBS_NODEFILE")
-PER_NODE=$(grep -c -x "$(head -n 1 "$PBS_NODEFILE")" "$PBS_NODEFILE")
+# Ranks per node: RANKS_PER_NODE, else one per line of the node file
+# (mpiprocs per chunk); threads: the chunk's CPUs (NCPUS) divided among them.
+HOSTS=$(sort -u "$PBS_NODEFILE" | grep -c .)
+PER_NODE=${RANKS_PER_NODE:-$(grep -c -x "$(head -n 1 "$PBS_NODEFILE")" "$PBS_NODEFILE")}
+if [ "$PER_NODE" = numa ]; then
+	PER_NODE=0
+	for d in /sys/devices/system/node/node[0-9]*; do [ -d "$d" ] && PER_NODE=$((PER_NODE + 1)); done
+	[ "$PER_NODE" -ge 1 ] || PER_NODE=1
+fi
+case $PER_NODE in '' | *[!0-9]* | 0) echo "jobs/pbs.sh: RANKS_PER_NODE=$PER_NODE is not a count ≥ 1 or numa" >&2; exit 2 ;; esac
+NP=$((HOSTS * PER_NODE))
 THREADS=$(( ${NCPUS:-$(nproc)} / PER_NODE ))
+[ "$THREADS" -ge 1 ] || { echo "jobs/pbs.sh: $PER_NODE ranks per node do not fit the chunk's ${NCPUS:-$(nproc)} CPUs" >&2; exit 2; }
+HOSTFILE=$RUN_DIR/hostfile.$JOBNUM
+sort -u "$PBS_NODEFILE" | sed "s/\$/ slots=$PER_NODE/" >"$HOSTFILE"
+
+# This job's attributes (qstat -f; a long value continues on lines that
+# start with a tab).
+QSTAT=$(qstat -f "$PBS_JOBID" 2>/dev/null || true)
+qattr() {
+	awk -v k="    $1 = " '
+		index($0, k) == 1 { v = substr($0, length(k) + 1); on = 1; next }
+		on && /^\t/ { sub(/^\t/, ""); v = v $0; next }
+		{ on = 0 }
+		END { print v }' <<<"$QSTAT"
+}
 # Seconds of walltime left to this job, minus the margin.
-WALL=$(qstat -f "$PBS_JOBID" | sed -n 's/^ *Resource_List.walltime = //p')
+WALL=$(qattr Resource_List.walltime)
 IFS=: read -r h m s <<<"${WALL:-01:00:00}"
 STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
 # A limit shorter than the margin: stop at half of it.
 [ "$STOP" -gt 0 ] || STOP=$(( (10#$h * 3600 + 10#$m * 60 + 10#$s) / 2 ))
 
-echo "jobs/pbs.sh: job $PBS_JOBID, $NP rank(s), $PER_NODE per node × $THREADS threads, stop after ${STOP}s, run directory $RUN_DIR"
+echo "jobs/pbs.sh: job $PBS_JOBID, $NP rank(s) on $HOSTS node(s), $PER_NODE per node × $THREADS threads, stop after ${STOP}s, run directory $RUN_DIR"
 set +e
-${MPIRUN:-mpirun -np "$NP" --hostfile "$PBS_NODEFILE" --map-by "ppr:$PER_NODE:node:PE=$THREADS" --bind-to core} \
+${MPIRUN:-mpirun -np "$NP" --hostfile "$HOSTFILE" --map-by "ppr:$PER_NODE:node:PE=$THREADS" --bind-to core} \
 	"$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s" \
-	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" "${RESUME[@]}" "${TRAIN[@]}" \
+	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} ${TRAIN[@]+"${TRAIN[@]}"} \
 	>>"$RUN_DIR/output.log" 2>&1
 rc=$?
 set -e
 if [ "$rc" -eq 75 ]; then
 	echo "jobs/pbs.sh: stopped before the walltime with a checkpoint; resubmitting"
-	qsub -v "PDIR=$PDIR,TRAIN_ARGS=${TRAIN_ARGS:-},RUN_DIR=$RUN_DIR,SUPERGCN=$SUPERGCN,MARGIN=${MARGIN:-300}" \
-		-l "walltime=$WALL" "${SCRIPT:-$PBS_O_WORKDIR/jobs/pbs.sh}"
+	# The same shape, queue, account and name (quotes keep commas in a value).
+	SUB=(-N "$PBS_JOBNAME" -l "walltime=$WALL")
+	for a in select place; do
+		v=$(qattr "Resource_List.$a")
+		if [ -n "$v" ]; then SUB+=(-l "$a=$v"); fi
+	done
+	v=$(qattr queue)
+	if [ -n "$v" ]; then SUB+=(-q "$v"); fi
+	v=$(qattr Account_Name)
+	if [ -n "$v" ]; then SUB+=(-A "$v"); fi
+	qsub ${SUB[@]+"${SUB[@]}"} \
+		-v "PDIR=$PDIR,TRAIN_ARGS='${TRAIN_ARGS:-}',RUN_DIR=$RUN_DIR,SUPERGCN=$SUPERGCN,MARGIN=${MARGIN:-300}${RANKS_PER_NODE:+,RANKS_PER_NODE=$RANKS_PER_NODE}" \
+		"${SCRIPT:-$PBS_O_WORKDIR/jobs/pbs.sh}"
 	exit 0
 fi
 exit "$rc"

@@ -1,5 +1,9 @@
 #!/bin/bash
-# Fujitsu PJM on Fugaku (A64FX: 48 cores in 4 CMGs of 12; one rank per CMG).
+# Fujitsu PJM on Fugaku (A64FX: 48 cores in 4 CMGs of 12). Default layout:
+# one rank per CMG (max-proc-per-node=4) with its 12 cores as threads, each
+# rank on its CMG's own HBM2, and int2 boundary rows (supergcn's default with
+# several ranks): at the all-to-all rate Tofu-D reaches across a few hundred
+# nodes, int2 is predicted 1.6× faster than fp32 (docs/LAYOUT.md, "A64FX").
 # Give the shape at submission (these directives are defaults), the
 # partition directory and the training flags as arguments:
 #   pjsub -L "node=16" -L "elapse=02:00:00" --mpi "max-proc-per-node=4" \
@@ -41,20 +45,21 @@ fi
 CKPT=$RUN_DIR/supergcn.ckpt
 RESUME=()
 if [ -f "$CKPT" ]; then RESUME=(--resume "$CKPT"); fi
-# Threads: the node's cores shared by the ranks of the node (PJM_PROC_BY_NODE
-# is max-proc-per-node).
+# Threads: --threads auto, the cores of the rank's CMG (Fujitsu MPI binds
+# each of 4 ranks to one), or the node's cores divided among its ranks
+# (PJM_PROC_BY_NODE is max-proc-per-node) where they are not bound.
 PER_NODE=${PJM_PROC_BY_NODE:-4}
-THREADS=$(( $(nproc) / PER_NODE ))
 IFS=: read -r h m s <<<"${ELAPSE:-01:00:00}"
 STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
 # A limit shorter than the margin: stop at half of it.
 [ "$STOP" -gt 0 ] || STOP=$(( (10#$h * 3600 + 10#$m * 60 + 10#$s) / 2 ))
+echo "jobs/pjm.sh: $PER_NODE rank(s) per node, --threads auto, stop after ${STOP}s, run directory $RUN_DIR"
 # Per-rank output files: Fugaku's mpiexec expands %j (job id), %r (rank)
 # and %/1000r (rank / 1000, one directory per 1000 ranks).
 set +e
 mpiexec -stdout-proc "$RUN_DIR/output.%j/%/1000r/stdout" -stderr-proc "$RUN_DIR/output.%j/%/1000r/stderr" \
-	"$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s" \
-	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" "${RESUME[@]}" "$@"
+	"$SUPERGCN" train --partitions "$PDIR" --threads auto --stop-after "${STOP}s" \
+	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@"
 rc=$?
 set -e
 case $rc in

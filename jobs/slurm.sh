@@ -1,30 +1,54 @@
 #!/bin/bash
-# Slurm: full-batch training, one MPI rank per task, its threads from the
-# task's CPUs. Nothing about the machine is fixed here: give the shape at
-# submission, and training flags after the partition directory.
-#   sbatch --nodes=4 --ntasks-per-node=2 --cpus-per-task=28 --time=2:00:00 \
-#     jobs/slurm.sh /path/to/partitions-dir --model gcn --layers 3 --hidden 256 --epochs 500
+# Slurm: full-batch training, by default one MPI rank per node with all the
+# node's cores as its threads (the fastest layout on a cluster network:
+# docs/LAYOUT.md). Give the node count and time at submission, the input and
+# the training flags as arguments:
+#   sbatch --nodes=4 --time=2:00:00 jobs/slurm.sh /path/to/partitions-dir --model gcn --layers 3 --hidden 256 --epochs 500
+#   sbatch --nodes=4 jobs/slurm.sh --data ogbn-products.sgb --model sage ...      # partitioned in memory (ParMETIS)
+#   RANKS_PER_NODE=numa sbatch --nodes=4 jobs/slurm.sh PDIR ...                   # one rank per NUMA domain
+#   sbatch --nodes=4 --ntasks-per-node=2 --cpus-per-task=28 jobs/slurm.sh PDIR ... # an explicit shape
 # Partition once beforehand (any multiple of the rank count works):
 #   supergcn partition --data ogbn-products/ --parts 64 --method metis --out products-64
+# The job asks for whole nodes (--exclusive below). On shared nodes, delete
+# that line and give --ntasks-per-node and --cpus-per-task.
+#
+# Layout: RANKS_PER_NODE ranks on each node (default: the job's
+# --ntasks-per-node, 1 unless given; "numa": one per NUMA domain of the
+# first node), each bound to --cpus-per-task cores (default: the node's
+# allocated CPUs divided among its ranks), which supergcn's --threads auto
+# turns into its threads. srun gets --cpus-per-task itself: since Slurm
+# 22.05 it does not inherit sbatch's, and a rank would be bound to one core.
 #
 # At the time limit: Slurm sends SIGUSR1 (--signal, 120 s before); every
 # rank finishes its epoch, the checkpoint is written and supergcn exits 75;
 # this script then requeues the job (same job id, same run directory),
 # which resumes from the checkpoint. A finished run exits 0.
 # Environment (sbatch passes it on):
-#   SUPERGCN     the binary (default: bin/supergcn in the submission directory)
-#   RUN_DIR      where checkpoint, metrics and output go (default: runs/JOBNAME-JOBID)
-#   SUPERGCN_MPI srun's --mpi plugin (default pmix; `srun --mpi=list`)
-#   SAVE_EVERY   also checkpoint every N epochs (default 50)
+#   SUPERGCN       the binary (default: bin/supergcn in the submission directory)
+#   RUN_DIR        where checkpoint, metrics and output go (default: runs/JOBNAME-JOBID)
+#   SUPERGCN_MPI   srun's --mpi plugin (default pmix; `srun --mpi=list`)
+#   SAVE_EVERY     also checkpoint every N epochs (default 50)
+#   RANKS_PER_NODE ranks per node: a count, or numa (above)
 #SBATCH --job-name=supergcn
 #SBATCH --time=01:00:00
+#SBATCH --ntasks-per-node=1
+#SBATCH --exclusive
 #SBATCH --signal=USR1@120
 #SBATCH --requeue
 #SBATCH --open-mode=append
 #SBATCH --output=supergcn-%j.out
 set -euo pipefail
-PDIR=${1:?usage: sbatch [shape] jobs/slurm.sh PARTITION_DIR [train flags...]}
-shift
+usage="usage: sbatch [shape] jobs/slurm.sh (PARTITION_DIR | --data PATH) [train flags...]"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+if [ "$1" = --data ]; then
+	[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+	INPUT=(--data "$2")
+	shift 2
+else
+	[ -f "$1/meta.json" ] || { echo "jobs/slurm.sh: $1 is not a partition directory (no meta.json); for a dataset write --data $1" >&2; exit 2; }
+	INPUT=(--partitions "$1")
+	shift
+fi
 SUPERGCN=${SUPERGCN:-$SLURM_SUBMIT_DIR/bin/supergcn}
 [ -x "$SUPERGCN" ] || { echo "jobs/slurm.sh: no executable $SUPERGCN (build it, or set SUPERGCN=/path/to/supergcn)" >&2; exit 1; }
 RUN_DIR=${RUN_DIR:-$SLURM_SUBMIT_DIR/runs/$SLURM_JOB_NAME-$SLURM_JOB_ID}
@@ -32,11 +56,31 @@ mkdir -p "$RUN_DIR"
 CKPT=$RUN_DIR/supergcn.ckpt
 RESUME=()
 if [ -f "$CKPT" ]; then RESUME=(--resume "$CKPT"); fi
-echo "jobs/slurm.sh: job $SLURM_JOB_ID (restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NUM_NODES node(s), $SLURM_NTASKS task(s) × ${SLURM_CPUS_PER_TASK:-1} CPU(s), run directory $RUN_DIR"
+
+# The layout: ranks per node and cores per rank.
+NODE_CPUS=${SLURM_CPUS_ON_NODE:-$(nproc)}
+NODE_CPUS=${NODE_CPUS%%(*} # "64(x4)" in some versions' per-node lists
+PER_NODE=${RANKS_PER_NODE:-${SLURM_NTASKS_PER_NODE:-1}}
+if [ "$PER_NODE" = numa ]; then
+	PER_NODE=0
+	for d in /sys/devices/system/node/node[0-9]*; do [ -d "$d" ] && PER_NODE=$((PER_NODE + 1)); done
+	[ "$PER_NODE" -ge 1 ] || PER_NODE=1
+fi
+case $PER_NODE in '' | *[!0-9]* | 0) echo "jobs/slurm.sh: RANKS_PER_NODE=$PER_NODE is not a count ≥ 1 or numa" >&2; exit 2 ;; esac
+if [ -n "${SLURM_CPUS_PER_TASK:-}" ] && [ -z "${RANKS_PER_NODE:-}" ]; then
+	CPT=$SLURM_CPUS_PER_TASK
+else
+	CPT=$((NODE_CPUS / PER_NODE))
+fi
+[ "$CPT" -ge 1 ] || { echo "jobs/slurm.sh: $PER_NODE ranks per node do not fit the node's $NODE_CPUS CPUs" >&2; exit 2; }
+NP=$((SLURM_JOB_NUM_NODES * PER_NODE))
+
+echo "jobs/slurm.sh: job $SLURM_JOB_ID (restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NUM_NODES node(s) of $NODE_CPUS CPU(s): $NP rank(s), $PER_NODE per node × $CPT CPU(s), run directory $RUN_DIR"
 set +e
-srun --mpi="${SUPERGCN_MPI:-pmix}" --cpu-bind=cores "$SUPERGCN" train --partitions "$PDIR" \
-	--threads "${SLURM_CPUS_PER_TASK:-0}" --save "$CKPT" --save-every "${SAVE_EVERY:-50}" \
-	--metrics "$RUN_DIR/metrics.jsonl" "${RESUME[@]}" "$@"
+srun --mpi="${SUPERGCN_MPI:-pmix}" --ntasks="$NP" --ntasks-per-node="$PER_NODE" --cpus-per-task="$CPT" \
+	--cpu-bind=cores --distribution=block:block "$SUPERGCN" train ${INPUT[@]+"${INPUT[@]}"} \
+	--threads auto --save "$CKPT" --save-every "${SAVE_EVERY:-50}" \
+	--metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 75 ]; then

@@ -9,7 +9,7 @@ import (
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 func writeRandom(t *testing.T, ds *graph.Dataset, parts int) (string, []int32) {
@@ -183,7 +183,7 @@ func TestWriteReplace(t *testing.T) {
 // On a full disk Write fails, leaves no DIR.tmp-* behind and keeps the
 // previous partition directory loadable.
 func TestWriteFullDisk(t *testing.T) {
-	disk := testdata.SmallDisk(t, 256<<10)
+	disk := testdataset.SmallDisk(t, 256<<10)
 	dir := filepath.Join(disk, "parts")
 	small := randomDataset(50, 3, 2, 1, true)
 	mustNoErr(t, Write(dir, small, Random(small.NumNodes(), 2, 1), 2, MetaInfo{}))

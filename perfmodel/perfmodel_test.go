@@ -10,6 +10,7 @@ import (
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // flatProfile has the same rate at every width and shape, so times are
@@ -79,10 +80,10 @@ func TestRatesInterpolation(t *testing.T) {
 		t.Errorf("above the widths: %v, want %v", got, want)
 	}
 	r.Quant = []QuantRate{{Bits: 2, Width: 128, EncodeGBs: 2, DecodeGBs: 4}, {Bits: 8, Width: 128, EncodeGBs: 8, DecodeGBs: 8}}
-	if got := r.QuantSeconds(1000, 128, 32, false); got != 0 {
+	if got := r.QuantSeconds(1000, 128, quant.Wire{Bits: 32}, false); got != 0 {
 		t.Errorf("fp32 rows cost %v to encode", got)
 	}
-	if got, want := r.QuantSeconds(1000, 128, 4, true), 1000*128*4/4e9; math.Abs(got-want) > 1e-15 { // nearest bits: 2
+	if got, want := r.QuantSeconds(1000, 128, quant.Wire{Bits: 4}, true), 1000*128*4/4e9; math.Abs(got-want) > 1e-15 { // nearest bits: 2
 		t.Errorf("QuantSeconds(4 bits) = %v, want %v", got, want)
 	}
 }
@@ -132,7 +133,7 @@ func TestProfileValidate(t *testing.T) {
 func TestPredictBytesAndComm(t *testing.T) {
 	net, _ := ParseNetwork("1gbit")
 	net.Inter.LatencyUS = 0
-	cfg := Config{Model: gcn(), Mode: exchange.ModeHybrid, Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1} // no overlap
+	cfg := Config{Model: gcn(), Mode: exchange.ModeHybrid, Wire: wires(32), Threads: 1, RanksPerNode: 1, CoresPerNode: 1} // no overlap
 	p, err := Predict(twoRanks(), flatProfile(), net, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -160,14 +161,14 @@ func TestPredictBytesAndComm(t *testing.T) {
 	if post.TrainBytes != p.TrainBytes*300/200 || !(post.EpochS > p.EpochS) {
 		t.Errorf("post: %d bytes, %v s; hybrid %d bytes, %v s", post.TrainBytes, post.EpochS, p.TrainBytes, p.EpochS)
 	}
-	cfg.Mode, cfg.Bits = exchange.ModeHybrid, 2
+	cfg.Mode, cfg.Wire = exchange.ModeHybrid, wires(2)
 	q, _ := Predict(twoRanks(), flatProfile(), net, cfg)
 	if !(q.TrainBytes < p.TrainBytes/8) || !(q.QuantS > 0) || !(q.CommS < p.CommS/8) {
 		t.Errorf("int2: %d bytes, quant %v, comm %v; fp32 %d bytes, comm %v", q.TrainBytes, q.QuantS, q.CommS, p.TrainBytes, p.CommS)
 	}
 	// One node: no inter-node bytes, faster than over 1 Gbit/s.
 	shm, _ := ParseNetwork("shm")
-	cfg.Bits = 32
+	cfg.Wire = wires(32)
 	one, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
 	if one.InterNodeShare != 0 || !(one.EpochS < p.EpochS) || one.RanksPerNode != 2 {
 		t.Errorf("shm: share %v, %v s (1gbit %v s), %d ranks a node", one.InterNodeShare, one.EpochS, p.EpochS, one.RanksPerNode)
@@ -210,7 +211,7 @@ func TestPredictImbalance(t *testing.T) {
 	v := twoRanks()
 	v[1].LocalEdges *= 4
 	shm, _ := ParseNetwork("shm")
-	p, err := Predict(v, flatProfile(), shm, Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1})
+	p, err := Predict(v, flatProfile(), shm, Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 1, CoresPerNode: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,15 +231,15 @@ func TestPredictImbalance(t *testing.T) {
 
 func TestPredictRejects(t *testing.T) {
 	net, _ := ParseNetwork("10gbit")
-	good := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1}
+	good := Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 1}
 	for _, c := range []struct {
 		field string
 		spoil func(c *Config)
 	}{
 		{"perfmodel.Model.Kind", func(c *Config) { c.Model.Kind = "gat" }},
 		{"perfmodel.Model.Layers", func(c *Config) { c.Model.Layers = 0 }},
-		{"perfmodel.Config.Bits", func(c *Config) { c.Bits = 3 }},
-		{"perfmodel.Config.EvalBits", func(c *Config) { c.EvalBits = 16 }},
+		{"perfmodel.Config.Wire[forward]", func(c *Config) { c.Wire[quant.Forward].Bits = 3 }},
+		{"perfmodel.Config.Wire[eval]", func(c *Config) { c.Wire[quant.Eval].Bits = 16 }},
 		{"perfmodel.Config.Threads", func(c *Config) { c.Threads = 0 }},
 		{"perfmodel.Config.RanksPerNode", func(c *Config) { c.RanksPerNode = 3 }},
 		{"perfmodel.Config.EvalEvery", func(c *Config) { c.EvalEvery = -1 }},
@@ -274,7 +275,7 @@ func TestCommittedProfiles(t *testing.T) {
 }
 
 // TestPredictStaged: the two-level exchange's bytes are its stages' rows,
-// inside nodes at IntraBits and between them at Bits; only the inter-node
+// inside nodes at the Intra wire and between them at the Forward wire; only the inter-node
 // stage crosses the network.
 func TestPredictStaged(t *testing.T) {
 	v := make([]exchange.RankVolume, 4)
@@ -287,7 +288,7 @@ func TestPredictStaged(t *testing.T) {
 		Scatter: []exchange.Message{{From: 0, To: 1, Rows: 30}, {From: 2, To: 3, Rows: 30}},
 	}
 	net, _ := ParseNetwork("1gbit")
-	cfg := Config{Model: Model{Kind: "gcn", Layers: 1, In: 10, Classes: 20}, Bits: 32, Threads: 1, RanksPerNode: 2,
+	cfg := Config{Model: Model{Kind: "gcn", Layers: 1, In: 10, Classes: 20}, Wire: wires(32), Threads: 1, RanksPerNode: 2,
 		CoresPerNode: 1, Staged: st}
 	p, err := Predict(v, flatProfile(), net, cfg)
 	if err != nil {
@@ -302,7 +303,7 @@ func TestPredictStaged(t *testing.T) {
 		t.Errorf("inter-node share %v, exchange %q", p.InterNodeShare, p.Exchange)
 	}
 	// int2 between nodes, fp32 inside (the default).
-	cfg.Bits = 2
+	cfg.Wire = wires(2)
 	q, _ := Predict(v, flatProfile(), net, cfg)
 	if q.IntraBytes != p.IntraBytes || !(q.TrainBytes-q.IntraBytes < (p.TrainBytes-p.IntraBytes)/3) || !(q.CommS < p.CommS) {
 		t.Errorf("int2: %d bytes (%d intra), comm %v; fp32 %d (%d), comm %v", q.TrainBytes, q.IntraBytes, q.CommS, p.TrainBytes, p.IntraBytes, p.CommS)
@@ -321,7 +322,7 @@ func TestPredictOverlap(t *testing.T) {
 	shm, _ := ParseNetwork("shm")
 	prof := flatProfile()
 	prof.IntraNode.GBs = 0.1 // copies as long as the local product
-	cfg := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 2, CoresPerNode: 2}
+	cfg := Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 2}
 	serial, _ := Predict(twoRanks(), prof, shm, cfg)
 	cfg.CoresPerNode = 4
 	over, _ := Predict(twoRanks(), prof, shm, cfg)
@@ -332,7 +333,7 @@ func TestPredictOverlap(t *testing.T) {
 	// product, so twice the local edges cost nothing, with or without a
 	// spare core; in shared memory they cost their aggregation time.
 	slow, _ := ParseNetwork("100mbit")
-	cfg = Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
+	cfg = Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
 	base, _ := Predict(twoRanks(), flatProfile(), slow, cfg)
 	v := twoRanks()
 	for r := range v {
@@ -359,7 +360,7 @@ func TestPredictOverlap(t *testing.T) {
 func TestExchangeWork(t *testing.T) {
 	shm, _ := ParseNetwork("shm")
 	m := Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32} // one layer, transform first: one exchange at width 16... (out > in: propagate first at 16)
-	cfg := Config{Model: m, Mode: exchange.ModePost, Bits: 32, Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
 	p, err := Predict(twoRanks(), flatProfile(), shm, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -392,7 +393,8 @@ func TestExchangeWork(t *testing.T) {
 	if want := float64(10000+1000+500)*16/1e9 + 300*16*4/0.5e9 + 2*8*1000*16/10e9 - cpu; math.Abs(x.AggrS-want) > 1e-15 {
 		t.Errorf("exchange rates: AggrS = %v, want %v", x.AggrS, want)
 	}
-	cfg.Bits = 2
+	cfg.Wire = wires(2)
+	cfg.Wire[quant.Intra] = quant.Wire{Bits: 2} // shared memory: the codec runs only when asked for inside nodes
 	y, _ := Predict(twoRanks(), prof, shm, cfg)
 	// 300 rows encoded and 300 decoded, width 16: encoding (1.92e-4 s)
 	// shares the core with the local product (11000 entries × 16 at
@@ -442,7 +444,7 @@ func TestRatesFor(t *testing.T) {
 	}
 	// Predict takes the rate of the ranks busy on the host.
 	shm, _ := ParseNetwork("shm")
-	cfg := Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
+	cfg := Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 1, CoresPerNode: 1}
 	full, _ := Predict(twoRanks(), p, shm, cfg) // shm: both ranks busy → 2 copies
 	cfg.RanksPerHost = 1
 	alone, _ := Predict(twoRanks(), p, shm, cfg)
@@ -457,7 +459,7 @@ func TestRatesFor(t *testing.T) {
 	// More threads than the host's cores: the ranks time-share them.
 	// flatProfile has 4 cores and one entry: 2 ranks × 2 threads fill
 	// them, 2 × 4 run at half speed.
-	cfg = Config{Model: gcn(), Bits: 32, Threads: 2, RanksPerNode: 2, CoresPerNode: 8}
+	cfg = Config{Model: gcn(), Wire: wires(32), Threads: 2, RanksPerNode: 2, CoresPerNode: 8}
 	fits, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
 	cfg.Threads = 4
 	half, _ := Predict(twoRanks(), flatProfile(), shm, cfg)
@@ -465,7 +467,7 @@ func TestRatesFor(t *testing.T) {
 		t.Errorf("oversubscription %v → %v, dense %v → %v, work %v → %v: want 1 → 2 and twice the times",
 			fits.Oversubscription, half.Oversubscription, fits.DenseS, half.DenseS, fits.IdealS, half.IdealS)
 	}
-	cfg = Config{Model: gcn(), Bits: 32, Threads: 1, RanksPerNode: 1, CoresPerNode: 1, RanksPerHost: -1}
+	cfg = Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 1, CoresPerNode: 1, RanksPerHost: -1}
 	var fe *field.Error
 	if _, err := Predict(twoRanks(), p, shm, cfg); !errors.As(err, &fe) || fe.Field != "perfmodel.Config.RanksPerHost" {
 		t.Errorf("RanksPerHost -1: %v", err)
@@ -499,7 +501,7 @@ func TestRatesFor(t *testing.T) {
 // column; a bad value with the file and the field.
 func TestLoadProfileFiles(t *testing.T) {
 	// The node's measured profile has the optional fields and loads with them.
-	if p, err := LoadProfile("../docs/data/profile-lent-xeon-16c-prescott.json"); err != nil {
+	if p, err := LoadProfile("../docs/data/profile-xeon16-prescott.json"); err != nil {
 		t.Errorf("node profile: %v", err)
 	} else if p.Loads == nil || p.Rates[0].Exchange == nil {
 		t.Errorf("node profile: loads or exchange rates missing")
@@ -641,7 +643,7 @@ func TestSharedCore(t *testing.T) {
 
 // TestShareFactor: a measured ShareFactor lengthens the shared windows of
 // a rank without a spare core (and only those); bad values are refused,
-// and a profile without it (every one before the third pass) takes 1.
+// and a profile without it (measured before the factor existed) takes 1.
 func TestShareFactor(t *testing.T) {
 	shm, _ := ParseNetwork("shm")
 	prof := func(f float64) *Profile {
@@ -655,7 +657,8 @@ func TestShareFactor(t *testing.T) {
 		t.Error("Share: want 1 when not measured, else the factor")
 	}
 	m := Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32}
-	cfg := Config{Model: m, Mode: exchange.ModePost, Bits: 2, Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(2), Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
+	cfg.Wire[quant.Intra] = quant.Wire{Bits: 2} // the codec inside the node
 	one, _ := Predict(twoRanks(), prof(0), shm, cfg)
 	two, err := Predict(twoRanks(), prof(2), shm, cfg)
 	if err != nil {
@@ -681,7 +684,7 @@ func TestShareFactor(t *testing.T) {
 
 // TestHaloRate: the cut-edge products go at the profile's HaloGUPS when
 // every row rate has it (interpolated in log width), else at the
-// aggregation rate, as before the fourth pass.
+// aggregation rate, as profiles without the rate are charged.
 func TestHaloRate(t *testing.T) {
 	r := flatProfile().Rates[0]
 	r.Exchange = &ExchangeRates{Rows: 100, Peers: 1, Quant: r.Quant,
@@ -706,7 +709,7 @@ func TestHaloRate(t *testing.T) {
 	// 500 cut edges of each rank now take 500·16/0.25e9 s instead of
 	// 500·16/1e9.
 	shm, _ := ParseNetwork("shm")
-	cfg := Config{Model: Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32}, Mode: exchange.ModePost, Bits: 32,
+	cfg := Config{Model: Model{Kind: "gcn", Layers: 1, In: 16, Classes: 32}, Mode: exchange.ModePost, Wire: wires(32),
 		Threads: 1, RanksPerNode: 2, CoresPerNode: 1}
 	prof := flatProfile()
 	prof.Rates[0].Exchange = &ExchangeRates{Rows: 100, Peers: 1, Quant: prof.Rates[0].Quant,
@@ -753,7 +756,7 @@ func TestStagedAggregation(t *testing.T) {
 	net, _ := ParseNetwork("1gbit")
 	// one transform-first layer 20 → 10: a forward and a backward
 	// exchange at width 10
-	cfg := Config{Model: Model{Kind: "sage", Layers: 1, In: 20, Classes: 10}, Mode: exchange.ModeHybrid, Bits: 32,
+	cfg := Config{Model: Model{Kind: "sage", Layers: 1, In: 20, Classes: 10}, Mode: exchange.ModeHybrid, Wire: wires(32),
 		Threads: 1, RanksPerNode: 2, CoresPerNode: 1, Staged: st}
 	p, err := Predict(v, prof, net, cfg)
 	if err != nil {
@@ -829,5 +832,39 @@ func TestValidateVolumes(t *testing.T) {
 		if err := ValidateVolumes(v, c.nodes, c.edges); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
+	}
+}
+
+// wires is a Config.Wire of b bits forward (the other roles' defaults).
+func wires(b int) quant.Wires { return quant.Wires{quant.Forward: {Bits: b}} }
+
+// TestFlatIntraWire: the flat exchange charges the rows between ranks of
+// one node at the Intra wire (fp32 unless set) and the others at the
+// role's: in shared memory int2 costs no codec and moves fp32 bytes, so it
+// predicts the fp32 epoch; on a network with a rank a node every row is
+// int2; with the Intra wire int2 too the shared-memory rows pay the codec.
+func TestFlatIntraWire(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	prof := flatProfile()
+	cfg := Config{Model: gcn(), Mode: exchange.ModeHybrid, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
+	fp, err := Predict(twoRanks(), prof, shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Wire = wires(2)
+	q, _ := Predict(twoRanks(), prof, shm, cfg)
+	if q.EpochS != fp.EpochS || q.QuantS != 0 || q.TrainBytes != fp.TrainBytes || q.IntraBytes != q.TrainBytes {
+		t.Errorf("shm int2: epoch %v quant %v bytes %d (intra %d); fp32 epoch %v bytes %d", q.EpochS, q.QuantS, q.TrainBytes, q.IntraBytes, fp.EpochS, fp.TrainBytes)
+	}
+	cfg.Wire[quant.Intra] = quant.Wire{Bits: 2}
+	qi, _ := Predict(twoRanks(), prof, shm, cfg)
+	if !(qi.QuantS > 0) || !(qi.TrainBytes < fp.TrainBytes) {
+		t.Errorf("shm int2 inside nodes: quant %v, bytes %d (fp32 %d)", qi.QuantS, qi.TrainBytes, fp.TrainBytes)
+	}
+	net, _ := ParseNetwork("10gbe")
+	cfg.Wire, cfg.RanksPerNode = wires(2), 1
+	qn, _ := Predict(twoRanks(), prof, net, cfg)
+	if qn.TrainBytes != qi.TrainBytes || qn.IntraBytes != 0 || !(qn.QuantS > 0) {
+		t.Errorf("10gbe int2, a rank a node: bytes %d (intra %d), want %d (0); quant %v", qn.TrainBytes, qn.IntraBytes, qi.TrainBytes, qn.QuantS)
 	}
 }

@@ -23,23 +23,21 @@ type Model struct {
 
 // Config is one prediction's setting.
 type Config struct {
-	Model        Model
-	Mode         exchange.Mode
-	Bits         int // forward boundary rows: 32 (fp32) or 8, 4, 2
-	BackwardBits int // 0 = Bits
-	EvalBits     int // 0 = Bits
-	Params       quant.Params
-	EvalEvery    int // an evaluation pass (a forward at EvalBits) every EvalEvery epochs, averaged in; 0: none
+	Model Model
+	Mode  exchange.Mode
+	// Wire is the boundary rows' wire format per role, as train's
+	// (unset roles: quant.Wires.Resolve's defaults).
+	Wire         quant.Wires
+	EvalEvery    int // an evaluation pass (a forward at the Eval wire) every EvalEvery epochs, averaged in; 0: none
 	Threads      int // per rank
 	RanksPerNode int // ranks r·K … r·K+K-1 share node r (ignored on a single-node network)
 	CoresPerNode int // 0 = the profile's; decides whether the exchange overlaps the local product
 	// Staged, when set, is the two-level exchange's volume for the
 	// RanksPerNode layout (exchange.NodeVolumes.TwoLevel or .Paired, one
 	// layer, one direction): its three stages (gather inside the node at
-	// IntraBits, between nodes at Bits, scatter inside the node) replace
-	// the flat pairs of the volumes. Hybrid mode only.
-	Staged    *exchange.ExchangeVolume
-	IntraBits int // 0: 32 (train's --intra-bits default)
+	// the Intra wire, between nodes at the role's, scatter inside the
+	// node) replace the flat pairs of the volumes. Hybrid mode only.
+	Staged *exchange.ExchangeVolume
 	// RanksPerHost is how many ranks share the machine whose memory a
 	// rank uses (0: RanksPerNode; every rank on a single-node network):
 	// it picks the profile's measurement of that many copies
@@ -71,13 +69,8 @@ func (c *Config) validate(ranks int) error {
 	if m.Classes < 1 {
 		return field.Errorf("perfmodel.Model.Classes", "%d, want ≥ 1", m.Classes)
 	}
-	for _, b := range []struct {
-		name string
-		v    int
-	}{{"perfmodel.Config.Bits", c.Bits}, {"perfmodel.Config.BackwardBits", c.BackwardBits}, {"perfmodel.Config.EvalBits", c.EvalBits}} {
-		if b.v != 32 && b.v != 8 && b.v != 4 && b.v != 2 && !(b.v == 0 && b.name != "perfmodel.Config.Bits") {
-			return field.Errorf(b.name, "%d, want 32, 8, 4 or 2", b.v)
-		}
+	if err := c.Wire.Validate("perfmodel.Config.Wire"); err != nil {
+		return err
 	}
 	if c.Threads < 1 {
 		return field.Errorf("perfmodel.Config.Threads", "%d, want ≥ 1", c.Threads)
@@ -87,9 +80,6 @@ func (c *Config) validate(ranks int) error {
 	}
 	if c.Staged != nil && c.Mode != exchange.ModeHybrid {
 		return field.Errorf("perfmodel.Config.Staged", "the two-level exchange plans hybrid aggregation only (mode %s)", c.Mode)
-	}
-	if b := c.IntraBits; b != 0 && b != 32 && b != 8 && b != 4 && b != 2 {
-		return field.Errorf("perfmodel.Config.IntraBits", "%d, want 32, 8, 4 or 2", b)
 	}
 	if c.EvalEvery < 0 {
 		return field.Errorf("perfmodel.Config.EvalEvery", "%d, want ≥ 0", c.EvalEvery)
@@ -136,7 +126,7 @@ type Prediction struct {
 	// and the fraction of them that crosses nodes.
 	TrainBytes     int64   `json:"train_bytes"`
 	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
-	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those of a staged exchange's intra-node stages
+	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those moved between ranks of one node
 	Exchange       string  `json:"exchange"`    // flat or staged (two-level)
 	InterNodeShare float64 `json:"inter_node_share"`
 	Ranks          int     `json:"ranks"`
@@ -255,18 +245,10 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if net.Single {
 		cfg.RanksPerNode = ranks
 	}
-	if cfg.BackwardBits == 0 {
-		cfg.BackwardBits = cfg.Bits
-	}
-	if cfg.EvalBits == 0 {
-		cfg.EvalBits = cfg.Bits
-	}
-	if cfg.IntraBits == 0 {
-		cfg.IntraBits = 32
-	}
 	if err := cfg.validate(ranks); err != nil {
 		return nil, err
 	}
+	cfg.Wire = cfg.Wire.Resolve()
 	if err := prof.Validate(); err != nil {
 		return nil, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
 	}
@@ -433,7 +415,7 @@ func (p *predictor) sharedWall(cpu, local float64, d int) (wall, left float64) {
 			// the post lines them up): the window cannot take less than
 			// its CPU, local + driver's work. A measured factor below 1
 			// saw free cores: bench profile's copies ran their windows
-			// out of step before the fifth pass. With more threads a
+			// out of step (profiles measured without --lockstep). With more threads a
 			// factor below 1 can be real (the parts alone leave threads
 			// idle), so it stays.
 			f = max(1, f)
@@ -518,9 +500,9 @@ func (p *predictor) sync() {
 func (p *predictor) forward(training bool) {
 	m := p.cfg.Model
 	d := m.layerDims()
-	bits := p.cfg.Bits
+	wire := p.cfg.Wire[quant.Forward]
 	if !training {
-		bits = p.cfg.EvalBits
+		wire = p.cfg.Wire[quant.Eval]
 	}
 	if training && m.Dropout {
 		p.pass(passDropout, 0.5, d[0], nodesOf)
@@ -534,13 +516,13 @@ func (p *predictor) forward(training bool) {
 		}
 		if tf {
 			p.gemm("nn", in, out)
-			p.exchange(out, bits, false, training)
+			p.exchange(out, wire, false, training)
 			for j := 1; j < nGemm; j++ {
 				p.gemm("nn", in, out)
 			}
 		} else {
 			if training || i > 0 || !p.cfg.EvalCache {
-				p.exchange(in, bits, false, training)
+				p.exchange(in, wire, false, training)
 			}
 			for j := 0; j < nGemm; j++ {
 				p.gemm("nn", in, out)
@@ -580,7 +562,7 @@ func (p *predictor) lossAndBackward() {
 			if m.Kind == "sage" {
 				p.gemm("tn", in, out) // self weights' gradient
 			}
-			p.exchange(out, p.cfg.BackwardBits, true, true)
+			p.exchange(out, p.cfg.Wire[quant.Backward], true, true)
 			p.gemm("tn", in, out)
 			if wantInputGrad {
 				for j := 0; j < nGemm; j++ {
@@ -593,7 +575,7 @@ func (p *predictor) lossAndBackward() {
 			}
 			if wantInputGrad {
 				p.gemm("nt", out, in)
-				p.exchange(in, p.cfg.BackwardBits, true, true)
+				p.exchange(in, p.cfg.Wire[quant.Backward], true, true)
 				for j := 1; j < nGemm; j++ {
 					p.gemm("nt", out, in)
 				}
@@ -636,27 +618,23 @@ func ceilLog2(n int) int {
 	return l
 }
 
-// exchange adds one boundary exchange of rows of width values at bits
-// bits: forward rows travel from the owner of a source to the rank that
+// exchange adds one boundary exchange of rows of width values at wire
+// between nodes and at the Intra wire between ranks of one node (all of
+// them on a single-node network), as exchange's flat exchange sends them:
+// forward rows travel from the owner of a source to the rank that
 // aggregates it, backward (gradient) rows the other way. The phase before
 // it ends at the slowest rank (the ranks agree on the method with a small
 // collective first); then each rank aggregates (local, pre-aggregated and
 // halo products), encodes, moves and decodes its rows.
-func (p *predictor) exchange(width, bits int, backward, training bool) {
+func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool) {
 	if p.cfg.Staged != nil {
-		p.stagedExchange(width, bits, backward, training)
+		p.stagedExchange(width, wire, backward, training)
 		return
 	}
 	ranks := len(p.vols)
-	f := quant.Format{Bits: bits, Params: p.cfg.Params}
-	size := func(rows int64) int64 {
-		if bits == 32 {
-			return rows * 4 * int64(width)
-		}
-		d, pb := f.Size(int(rows), width)
-		return int64(d + pb)
-	}
+	intra := p.cfg.Wire.IntraFor(wire) // rows between ranks of one node
 	sendRows, recvRows := make([]int64, ranks), make([]int64, ranks)
+	sendIntra, recvIntra := make([]int64, ranks), make([]int64, ranks) // of them, rows between ranks of one node
 	intraOut, intraIn := make([]float64, ranks), make([]float64, ranks)
 	intraMsgOut, intraMsgIn := make([]int64, ranks), make([]int64, ranks)
 	interMsgOut, interMsgIn := make([]int64, ranks), make([]int64, ranks)
@@ -676,25 +654,32 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 			if rows == 0 {
 				continue
 			}
-			b := size(rows)
-			total += b
 			sendRows[from] += rows
 			recvRows[to] += rows
 			if p.net.Single || from/p.k == to/p.k {
+				b := intra.Bytes(rows, width)
+				total += b
+				sendIntra[from] += rows
+				recvIntra[to] += rows
+				if training {
+					p.intraBytes += b
+				}
 				intraOut[from] += float64(b)
 				intraIn[to] += float64(b)
 				intraMsgOut[from]++
 				intraMsgIn[to]++
 			} else {
+				b := wire.Bytes(rows, width)
+				total += b
 				nodeOut[from/p.k] += float64(b)
 				nodeIn[to/p.k] += float64(b)
 				interMsgOut[from]++
 				interMsgIn[to]++
 				p.interBytes += float64(b)
 			}
-			p.allBytes += float64(b)
 		}
 	}
+	p.allBytes += float64(total)
 	if training {
 		p.trainBytes += total
 	} else {
@@ -720,7 +705,8 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 		var before float64
 		before, local[r], after[r] = p.exchangeWork(r, width, backward, sendRows[r], recvRows[r])
 		p.addAggr(r, before)
-		done[r] = p.sharedEncode(r, p.rates.QuantSeconds(sendRows[r], width, bits, false), local[r])
+		enc := p.rates.QuantSeconds(sendRows[r]-sendIntra[r], width, wire, false) + p.rates.QuantSeconds(sendIntra[r], width, intra, false)
+		done[r] = p.sharedEncode(r, enc, local[r])
 	}
 	p.sync()
 	p.addCollective(ranks)
@@ -731,19 +717,10 @@ func (p *predictor) exchange(width, bits int, backward, training bool) {
 			n := r / p.k
 			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
 		}
-		dec := p.rates.QuantSeconds(recvRows[r], width, bits, true)
+		dec := p.rates.QuantSeconds(recvRows[r]-recvIntra[r], width, wire, true) + p.rates.QuantSeconds(recvIntra[r], width, intra, true)
 		p.addAggrExchange(r, local[r], done[r], tIntra, tInter, dec, after[r])
 	}
 	p.sync()
-}
-
-// wireBytes is the size of rows rows of width values at bits bits.
-func (p *predictor) wireBytes(rows int64, width, bits int) int64 {
-	if bits == 32 {
-		return rows * 4 * int64(width)
-	}
-	d, pb := quant.Format{Bits: bits, Params: p.cfg.Params}.Size(int(rows), width)
-	return int64(d + pb)
 }
 
 // stagedExchange is exchange for the two-level exchange: three all-to-alls
@@ -775,15 +752,16 @@ func (p *predictor) wireBytes(rows int64, width, bits int) int64 {
 // flat rows (exchange.NodeVolumesOf puts both into Gather), so rank r
 // receives Σ Gather rows to r − Σ its same-node peers' hybrid rows of the
 // partition's volumes.
-func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
+func (p *predictor) stagedExchange(width int, wire quant.Wire, backward, training bool) {
 	ranks := len(p.vols)
 	st := p.cfg.Staged
 	type stage struct {
 		msgs  []exchange.Message
-		bits  int
+		wire  quant.Wire
 		inter bool
 	}
-	stages := []stage{{st.Gather, p.cfg.IntraBits, false}, {st.Inter, bits, true}, {st.Scatter, p.cfg.IntraBits, false}}
+	intra := p.cfg.Wire.IntraFor(wire)
+	stages := []stage{{st.Gather, intra, false}, {st.Inter, wire, true}, {st.Scatter, intra, false}}
 	if backward {
 		stages[0], stages[2] = stages[2], stages[0]
 	}
@@ -807,7 +785,7 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 			if backward {
 				from, to = to, from
 			}
-			b := p.wireBytes(m.Rows, width, sg.bits)
+			b := sg.wire.Bytes(m.Rows, width)
 			out[from] += float64(b)
 			in[to] += float64(b)
 			msgOut[from]++
@@ -840,8 +818,8 @@ func (p *predictor) stagedExchange(width, bits int, backward, training bool) {
 		}
 		t := 0.0
 		for r := 0; r < ranks; r++ {
-			enc[si][r] = p.rates.QuantSeconds(sent[r], width, sg.bits, false)
-			dec[si][r] = p.rates.QuantSeconds(recv[r], width, sg.bits, true)
+			enc[si][r] = p.rates.QuantSeconds(sent[r], width, sg.wire, false)
+			dec[si][r] = p.rates.QuantSeconds(recv[r], width, sg.wire, true)
 			var tr float64
 			if sg.inter && !p.net.Single && p.nodes > 1 {
 				n := r / p.k

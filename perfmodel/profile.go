@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Profile is a machine's kernel rates. Every rate is per rank (one process
@@ -83,7 +84,7 @@ type ExchangeRates struct {
 	RowRates []RowRate `json:"row_rates"`
 	// Quant: the codec on those buffers, per peer block, GB/s of fp32 rows.
 	Quant []QuantRate `json:"quant"`
-	// ShareFactor (optional, since the third pass; 0: none measured, taken
+	// ShareFactor (optional; 0: none measured, taken
 	// as 1): the exchange's shared window as train runs it without a spare
 	// core, the local product on its own goroutine while the driver encodes
 	// the send blocks, GOMAXPROCS threads+1, every copy at once. It is the
@@ -109,7 +110,7 @@ func (x *ExchangeRates) Share() float64 {
 // RowRate is the row gather into the send buffer and the scatter-add of
 // the receive buffer at one width, GB/s of fp32 rows moved.
 //
-// HaloGUPS (optional, since the fourth pass; 0: not measured) is the rate
+// HaloGUPS (optional; 0: not measured) is the rate
 // of the cut-edge products, in 1e9 entry·values per second: entries that
 // read a row at a random position of an exchange buffer (the receive
 // buffer in the forward halo product H, the send buffer in the backward
@@ -349,8 +350,8 @@ func (r *Rates) validate(at string) error {
 
 func validateQuant(at string, qs []QuantRate) error {
 	for j, q := range qs {
-		if q.Bits != 2 && q.Bits != 4 && q.Bits != 8 || q.Width < 1 {
-			return fmt.Errorf("%s[%d]: bits %d, width %d, want bits 2, 4 or 8 and width ≥ 1", at, j, q.Bits, q.Width)
+		if w := (quant.Wire{Bits: q.Bits}); w.Exact() || w.Validate() != nil || q.Width < 1 {
+			return fmt.Errorf("%s[%d]: bits %d, width %d, want a quantised width (%s) and width ≥ 1", at, j, q.Bits, q.Width, quant.QuantisedList(", "))
 		}
 		if err := positive(fmt.Sprintf("%s[%d].encode_gbs", at, j), q.EncodeGBs); err != nil {
 			return err
@@ -492,14 +493,15 @@ func (r *Rates) GemmSeconds(op string, rows int64, k, n int) float64 {
 }
 
 // QuantSeconds is the time to encode (or decode) rows rows of width values
-// at bits bits; 0 for bits 32 (fp32 rows are sent as they are). The rate
+// at wire w; 0 for an exact w (fp32 rows are sent as they are). The rate
 // is the exchange pattern's (Exchange.Quant) when measured, else Quant's:
 // that of the same bits, interpolated in log(width); bits not measured
 // take the nearest measured bits.
-func (r *Rates) QuantSeconds(rows int64, width, bits int, decode bool) float64 {
-	if bits == 32 || rows == 0 || width == 0 {
+func (r *Rates) QuantSeconds(rows int64, width int, w quant.Wire, decode bool) float64 {
+	if w.Exact() || rows == 0 || width == 0 {
 		return 0
 	}
+	bits := w.Bits
 	qs := r.Quant
 	if r.Exchange != nil {
 		qs = r.Exchange.Quant

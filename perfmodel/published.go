@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/supergcn/supergcn/quant"
 )
 
 // Hardware is a node described by published figures, from which
@@ -62,7 +64,7 @@ var hardware = map[string]Hardware{
 		Source: "2-socket Intel Xeon Gold 6148 node: 2×20 cores, 2.4 GHz base (AVX-512 sustained ~2.0 GHz assumed), two AVX-512 FMA " +
 			"units (64 FP32 flop/cycle/core), 6 DDR4-2666 channels per socket = 128 GB/s peak (Intel ARK); STREAM triad taken " +
 			"as 80% of peak (102 GB/s per socket). Codec 1.0 / 2.0 B/cycle/core encode/decode assumed (about what one thread " +
-			"of the lent Xeon reaches at width 100: docs/RESULTS.md).",
+			"of the 16-core Xeon profile reaches at width 100: docs/RESULTS.md).",
 		CoresPerNode: 40, Domains: 2, StreamGBs: 102, GHz: 2.0, FP32FlopsPerCycle: 64,
 		EncodeBytesPerCycle: 1.0, DecodeBytesPerCycle: 2.0, Threads: []int{1, 2, 4, 5, 10, 20},
 	},
@@ -125,7 +127,7 @@ func FromHardware(h Hardware) *Profile {
 				}
 			}
 		}
-		for _, b := range []int{2, 4, 8} {
+		for _, b := range quant.QuantisedWidths() {
 			for _, w := range profileWidths {
 				enc := math.Min(float64(t)*h.GHz*h.EncodeBytesPerCycle, stream)
 				dec := math.Min(float64(t)*h.GHz*h.DecodeBytesPerCycle, stream)

@@ -20,6 +20,8 @@ type Codec struct {
 	f         Format
 	threads   int
 	k         kernels
+	pack      packFn // the set's kernels of f.Bits, or the generic twin's
+	unpack    unpackFn
 	nonFinite atomic.Int64
 }
 
@@ -33,7 +35,11 @@ func NewCodec(f Format, threads int, kernel string) (*Codec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Codec{f: f, threads: max(threads, 1), k: k}, nil
+	c := &Codec{f: f, threads: max(threads, 1), k: k, pack: k.pack[f.Bits], unpack: k.unpack[f.Bits]}
+	if c.pack == nil || c.unpack == nil { // a width the set has no SIMD kernels for
+		c.pack, c.unpack = packGeneric(f.Bits), unpackGeneric(f.Bits)
+	}
+	return c, nil
 }
 
 // Format returns the codec's format.
@@ -44,12 +50,7 @@ func (c *Codec) Kernel() string { return c.k.name }
 
 // Name identifies the codec, e.g. "int2" (fp32 parameters), "int2+bf16"
 // or "int2+block".
-func (c *Codec) Name() string {
-	if c.f.Params != ParamsF32 {
-		return fmt.Sprintf("int%d+%s", c.f.Bits, c.f.Params)
-	}
-	return fmt.Sprintf("int%d", c.f.Bits)
-}
+func (c *Codec) Name() string { return Wire{Bits: c.f.Bits, Params: c.f.Params}.Name() }
 
 // Size returns the encoded data and parameter bytes of rows×width values.
 func (c *Codec) Size(rows, width int) (data, param int) { return c.f.Size(rows, width) }
@@ -93,7 +94,7 @@ func (c *Codec) Encode(dst []byte, src []float32, rows, width int, seed uint64) 
 			if scale != 0 {
 				inv = 1 / scale
 			}
-			c.k.pack[c.f.Bits](dst[i*rb:(i+1)*rb], src[i*width:(i+1)*width], zero, inv, &r)
+			c.pack(dst[i*rb:(i+1)*rb], src[i*width:(i+1)*width], zero, inv, &r)
 			pl.put(dst, i, zero, scale)
 		}
 		if nf > 0 {
@@ -130,7 +131,7 @@ func (c *Codec) Decode(dst []float32, src []byte, rows, width int) error {
 				bad.CompareAndSwap(-1, int64(i))
 				continue
 			}
-			c.k.unpack[c.f.Bits](dst[i*width:(i+1)*width], src[i*rb:(i+1)*rb], zero, scale)
+			c.unpack(dst[i*width:(i+1)*width], src[i*rb:(i+1)*rb], zero, scale)
 		}
 	})
 	if i := bad.Load(); i >= 0 {

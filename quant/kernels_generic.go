@@ -102,7 +102,7 @@ type kernels struct {
 
 func genericKernels() kernels {
 	k := kernels{name: "generic", minmax: minmaxGeneric}
-	for _, b := range []int{2, 4, 8} {
+	for _, b := range quantBits {
 		k.pack[b] = packGeneric(b)
 		k.unpack[b] = unpackGeneric(b)
 	}

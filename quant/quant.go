@@ -1,5 +1,6 @@
 // Package quant implements SuperGCN's per-row stochastic quantisation of the
-// boundary rows a rank sends: b ∈ {2, 4, 8} bits per value, one (zero point,
+// boundary rows a rank sends: b ∈ {2, 4, 8} bits per value (quantBits in
+// wire.go: a width is one entry there), one (zero point,
 // scale) pair per row.
 //
 // For a row h with finite minimum m and maximum M:
@@ -76,7 +77,7 @@ func ParseParams(s string) (Params, error) {
 
 // Format describes an encoded row stream.
 type Format struct {
-	Bits   int    // 2, 4 or 8
+	Bits   int    // a quantised width (Widths)
 	Params Params // layout of the per-row (zero point, scale)
 }
 
@@ -85,11 +86,10 @@ func (f Format) Validate() error {
 	if f.Params > ParamsBlock {
 		return fmt.Errorf("quant: parameter layout %d is not fp32, bf16 or block", f.Params)
 	}
-	switch f.Bits {
-	case 2, 4, 8:
+	if quantised(f.Bits) {
 		return nil
 	}
-	return fmt.Errorf("quant: %d bits per value is not supported (2, 4 or 8)", f.Bits)
+	return fmt.Errorf("quant: %d bits per value is not supported (%s)", f.Bits, QuantisedList(", "))
 }
 
 // roundsZero reports whether the zero point travels as bf16.

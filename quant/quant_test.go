@@ -10,7 +10,7 @@ import (
 
 func formats() []Format {
 	var fs []Format
-	for _, b := range []int{2, 4, 8} {
+	for _, b := range quantBits {
 		fs = append(fs, Format{Bits: b}, Format{Bits: b, Params: ParamsBF16}, Format{Bits: b, Params: ParamsBlock})
 	}
 	return fs

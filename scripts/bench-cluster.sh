@@ -11,23 +11,29 @@
 #
 # Environment (defaults in brackets):
 #   NP [16] ranks, NODES [4] emulated nodes, RATES ["10gbit 2.5gbit"] (plus shared memory, "shm", always)
-#   SPEC [products] graph (supergcn gen), EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
+#   SPEC [products] graph (supergcn gen): products is the ogbn-products-like preset (nested communities,
+#     docs/GRAPHS.md); SPEC=sbm-products is the stochastic block model of the measurements before it
+#   EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
 #   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
 #     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
 #     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
 #     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node); digits after
 #     tl/tlp are the bits of the rows moved inside nodes (hyb2tl8: int2 between nodes, int8 inside; default 32)
 #   LINKS_SHM [1]: 0 leaves out the shared-memory runs
-#   WORK [out/bench-cluster] holds the graph, the partition, metrics and results (reused when present)
+#   WORK [out/bench-cluster] holds the graph (and graph.spec, its SPEC), the partition, metrics and results
+#     (reused when present; a WORK whose graph has another SPEC is refused)
 #   DATA: train on this input (partitioned in memory by every run) instead of SPEC's partition,
 #         with DATA_FLAGS, e.g. DATA=dblp.sgb DATA_FLAGS="--synthetic-features 128 --partition-method random"
 #   BIN [bin/supergcn]; EXTRA: more train flags for every run
+#   PARTS [NP]: partition the graph into this many parts (a multiple of NP: each rank loads PARTS/NP of them),
+#     e.g. one partition for runs at several rank counts
+#   CSV [WORK/results.csv] the results file lines are appended to; TABLES [1]: 0 skips the tables and plots
 # Writes WORK/results.csv (one line per run), WORK/results.md (tables) and
 # WORK/matrix-MODEL-npNP.png (supergcn plot --bench), and prints the tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-16} NODES=${NODES:-4}
-RATES=${RATES:-10gbit 2.5gbit}
+RATES=${RATES-10gbit 2.5gbit}
 SPEC=${SPEC:-products} EPOCHS=${EPOCHS:-4}
 MODELS=${MODELS:-gcn sage}
 CONFIGS=${CONFIGS:-post32 hyb32 hyb2 hyb4 hyb8}
@@ -36,13 +42,15 @@ BIN=${BIN:-bin/supergcn}
 EXTRA=${EXTRA:-}
 cores=$(nproc)
 THREADS=${THREADS:-$(( cores / NP > 0 ? cores / NP : 1 ))}
+PARTS=${PARTS:-$NP}
+[ $(( PARTS % NP )) -eq 0 ] || { echo "bench-cluster: PARTS=$PARTS is not a multiple of NP=$NP" >&2; exit 2; }
 [ $(( NP % NODES )) -eq 0 ] || { echo "bench-cluster: NP=$NP is not a multiple of NODES=$NODES" >&2; exit 2; }
 [ "$EPOCHS" -ge 2 ] || { echo "bench-cluster: EPOCHS must be ≥ 2 (epoch 1 is warm-up)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mkdir -p "$WORK"
 
 graph=$WORK/graph.sgb
-pdir=$WORK/p$NP
+pdir=$WORK/p$PARTS
 input=(--partitions "$pdir")
 if [ -n "${DATA:-}" ]; then
   # shellcheck disable=SC2206
@@ -50,10 +58,14 @@ if [ -n "${DATA:-}" ]; then
 elif [ ! -f "$graph" ]; then
   echo "== gen $SPEC" >&2
   "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+  echo "$SPEC" >"$WORK/graph.spec"
+elif [ "$(cat "$WORK/graph.spec" 2>/dev/null)" != "$SPEC" ]; then
+  echo "bench-cluster: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec; a WORK made before graph.spec existed holds sbm-products)'), not $SPEC: set another WORK" >&2
+  exit 2
 fi
 if [ -z "${DATA:-}" ] && [ ! -f "$pdir/meta.json" ]; then
-  echo "== partition $NP parts (METIS)" >&2
-  "$BIN" partition --data "$graph" --parts "$NP" --method metis --out "$pdir" >&2
+  echo "== partition $PARTS parts (METIS)" >&2
+  "$BIN" partition --data "$graph" --parts "$PARTS" --method metis --out "$pdir" >&2
 fi
 
 model_flags() {
@@ -94,7 +106,7 @@ median() {
 }
 final() { awk -v k="\"$1\":" '/"final":true/ { i = index($0, k); v = substr($0, i + length(k)); sub(/[,}].*/, "", v); print v }' "$2"; }
 
-csv=$WORK/results.csv
+csv=${CSV:-$WORK/results.csv}
 keys="epoch_s aggr_s comm_s quant_s dense_s sync_s eval_s other_s reduce_s comm_bytes eval_bytes intra_bytes"
 header="model,config,link,ranks,nodes,threads,$(echo $keys | tr ' ' ','),last_test_acc"
 [ -f "$csv" ] || echo "$header" >"$csv"
@@ -125,6 +137,7 @@ for model in $MODELS; do
   done
 done
 
+[ "${TABLES:-1}" = 1 ] || exit 0
 # Tables: epoch seconds (median of epochs 2..) per link × config, per model.
 md=$WORK/results.md
 awk -F, -v np="$NP" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One node at the hardware's limit (issue 15): supergcn GCN 2×128 and SAGE 3×256 LayerNorm against the plain-PyTorch
+# One node at the hardware's limit: supergcn GCN 2×128 and SAGE 3×256 LayerNorm against the plain-PyTorch
 # trainer (bench/train_torch.py) on the same generated graph, one process, T threads; dense GEMMs against torch.mm.
 # Writes to $OUT: info.txt, gemm_supergcn.csv, gemm_torch.csv, gemm.csv, metrics_<model>.jsonl, torch_<model>.json,
 # time_* (GNU time -v, or scripts/peak-rss.py where it is missing: peak RSS, CPU seconds), epochs.csv (median epoch s
@@ -10,6 +10,8 @@
 #   THREADS  threads (default: all cores)                            generated when absent, kept for the next run)
 #   EPOCHS   epochs per run (default 5; TORCH_EPOCHS for the PyTorch trainer, default EPOCHS)
 #   PY       python3 with torch (default python3)
+#   (SPEC products is the ogbn-products-like preset, docs/GRAPHS.md; SPEC=sbm-products is the stochastic block
+#   model of earlier runs; a cached DATA of another spec is generated again)
 #   STEPS    what to run, comma separated (default info,gemm,supergcn,torch):
 #            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (both models) | torch (both models)
 #            | gcn | sage | torch-gcn | torch-sage (one model)
@@ -28,6 +30,7 @@ EPOCHS=${EPOCHS:-5}
 TORCH_EPOCHS=${TORCH_EPOCHS:-$EPOCHS}
 PY=${PY:-python3}
 STEPS=${STEPS:-info,gemm,supergcn,torch}
+DATA_GIVEN=${DATA:+1}
 DATA=${DATA:-build/bench-single-node/$(echo "$SPEC" | tr -c 'A-Za-z0-9=.\n' '_').sgb}
 mkdir -p "$OUT" "$(dirname "$DATA")"
 # Peak RSS and CPU seconds per run: GNU time, or scripts/peak-rss.py where it is missing (as the other scripts).
@@ -35,9 +38,11 @@ if [ -x /usr/bin/time ]; then TIMEV=(/usr/bin/time -v -o); else TIMEV=("$PY" scr
 has() { [[ ",$STEPS," == *",$1,"* ]]; }
 log() { echo "[bench-single-node $(date -u +%H:%M:%S)] $*"; }
 
-if [ ! -f "$DATA" ]; then
+# a cached graph of another spec (DATA.spec; a preset name's meaning can change) is generated again
+if [ ! -f "$DATA" ] || { [ -z "$DATA_GIVEN" ] && [ "$(cat "$DATA.spec" 2>/dev/null)" != "$SPEC" ]; }; then
   log "generating $SPEC -> $DATA"
   "$BIN" gen --spec "$SPEC" --out "$DATA" | tee "$OUT/gen.txt"
+  [ -n "$DATA_GIVEN" ] || echo "$SPEC" >"$DATA.spec"
 fi
 NODES=$("$PY" -c "import sys; sys.dont_write_bytecode = True; sys.path.insert(0,'bench'); import sgb; print(sgb.load('$DATA')['nodes'])")
 GEMM_ROWS=${GEMM_ROWS:-$NODES}

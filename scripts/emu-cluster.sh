@@ -23,7 +23,10 @@
 #   EMU_BURST      tbf burst (default: 4 ms of RATE, at least 128kb)
 #   EMU_LATENCY    tbf queue latency (default 20ms)
 #   EMU_PIN        1: give each node its own slice of this host's cores (default
-#                  when there are at least as many cores as ranks), 0: no pinning
+#                  when there are at least as many cores as ranks, or EMU_CORES is
+#                  set), 0: no pinning
+#   EMU_CORES      cores of each node's slice (default: this host's cores / NODES);
+#                  more than that makes nodes share cores (said on stderr)
 #   EMU_MPIRUN_ARGS  extra mpirun arguments (e.g. "--mca btl_tcp_links 2")
 #   EMU_KEEP       1: leave the namespaces up after the run (for inspection;
 #                  remove them later with scripts/emu-cluster.sh --cleanup ID)
@@ -150,14 +153,20 @@ done
 # Per-node core slices, like separate machines, when the host has the cores.
 cores=$(nproc)
 pin=${EMU_PIN:-auto}
+[ "$pin" = auto ] && [ -n "${EMU_CORES:-}" ] && pin=1
 [ "$pin" = auto ] && { [ "$cores" -ge "$NP" ] && pin=1 || pin=0; }
 # One "taskset -c LIST" prefix per node (line i+1 for node i), empty without
 # pinning; the launch of node 0 and the agent both read it.
 pins=$STATE/pins
-per=$(( cores / NODES ))
+per=${EMU_CORES:-$(( cores / NODES ))}
+[[ "$per" =~ ^[0-9]+$ ]] || die "EMU_CORES: '$per' is not a count"
+if [ "$pin" = 1 ] && [ $(( per * NODES )) -gt "$cores" ]; then
+  echo "emu-cluster: ${NODES} nodes × ${per} cores > this host's ${cores}: the nodes share cores (slices wrap around)" >&2
+fi
 for i in $(seq 0 $((NODES - 1))); do
   if [ "$pin" != 1 ]; then echo ""
-  elif [ "$per" -ge 1 ]; then echo "taskset -c $(( i * per ))-$(( (i + 1) * per - 1 ))"
+  elif [ "$per" -ge 1 ]; then
+    echo "taskset -c $(for c in $(seq $(( i * per )) $(( (i + 1) * per - 1 ))); do echo $(( c % cores )); done | sort -nu | paste -sd, -)"
   else echo "taskset -c 0-$((cores - 1))"
   fi
 done >"$pins"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Inter-node volume of the flat vs the two-level exchange (issue 16):
+# Inter-node volume of the flat vs the two-level exchange:
 # `supergcn stats PDIR --ranks-per-node K --json` on METIS partitions of
 # dblp-2010 (16 synthetic features) and of a products-scale graph
-# (`supergcn gen --spec products`, ogbn-products' size), for every part count
+# (`supergcn gen --spec products`, the ogbn-products-like preset; GRAPHS may also name
+# sbm-products, the stochastic block model of earlier reports), for every part count
 # in PARTS and ranks per node in PER_NODE. One layer, one direction.
 #
 #   scripts/node-volume-report.sh                                   # both graphs, 16 and 64 parts, 4 and 8 ranks/node
@@ -49,14 +50,16 @@ for g in $GRAPHS; do
       path=$DATASETS/dblp-2010/edges.txt.gz
       [ -e "$path" ] || { echo "node-volume-report: $path not found (set SUPERGCN_DATASETS)" >&2; exit 2; }
       input=(--data "$path" --synthetic-features 16) ;;
-    products)
-      if [ ! -f "$WORK/products.sgb" ]; then
+    products|sbm-products)
+      # a cached graph without $g.spec is from before the preset changed meaning: generated again
+      if [ ! -f "$WORK/$g.sgb" ] || [ "$(cat "$WORK/$g.spec" 2>/dev/null)" != "$g" ]; then
         t0=$(date +%s)
-        run "$BIN" gen --spec products --out "$WORK/products.sgb" >"$WORK/gen.log" 2>&1
-        echo "gen products: $(( $(date +%s) - t0 ))s" >&2
+        run "$BIN" gen --spec "$g" --out "$WORK/$g.sgb" >"$WORK/gen-$g.log" 2>&1
+        echo "$g" >"$WORK/$g.spec"
+        echo "gen $g: $(( $(date +%s) - t0 ))s" >&2
       fi
-      input=(--data "$WORK/products.sgb") ;;
-    *) echo "node-volume-report: unknown graph $g (dblp-2010 or products)" >&2; exit 2 ;;
+      input=(--data "$WORK/$g.sgb") ;;
+    *) echo "node-volume-report: unknown graph $g (dblp-2010, products or sbm-products)" >&2; exit 2 ;;
   esac
   for parts in $PARTS; do
     dir=$WORK/$g-$parts

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device half of issue 17 (run on the lent box; each STEP < 10 min):
+# Measures a 16-core box for the performance model (each STEP < 10 min):
 #
 #   STEP=profile  the box's machine profile: supergcn bench profile (kernel rates with the node full, with one
 #                 copy (--loads 1), and the exchange pattern), then the intra-node link measured by
@@ -19,7 +19,8 @@
 #
 # Environment: BIN [bin/supergcn], OUT [out/model-device], WORK [out/bench-cluster] (graph.sgb, p16),
 # PROFILE [$WORK/profile-box.json] (validate), PROFILE_FLAGS (more bench profile flags, e.g. for a tiny test),
-# SPEC [products] (validate: the graph; a smaller spec only to test this script), NP [16] parts,
+# SPEC [products] (validate: the graph; a smaller spec only to test this script; the CSVs in docs/data were
+# measured on SPEC=sbm-products, so validating against them needs it and a WORK of its own), NP [16] parts,
 # INTRA_ROWS [43000] and INTRA_WIDTH [100]: the rows a peer of the intra-node measurement (a 16-part products rank
 # sends about 43 k hybrid rows of 100 values to each peer), INTRA=0: keep the assumed intra-node link.
 # OPENBLAS_CORETYPE=Prescott makes the profile's GEMMs those of the binaries that measured docs/data's CSVs.
@@ -35,7 +36,7 @@ mkdir -p "$OUT" "$WORK"
 export BIN
 profile() {
   # shellcheck disable=SC2086
-  "$BIN" bench profile --out "$WORK/profile-box.json" --name "lent-box-$(nproc)c" ${PROFILE_FLAGS:-}
+  "$BIN" bench profile --out "$WORK/profile-box.json" --name "box-$(nproc)c" ${PROFILE_FLAGS:-}
   if [ "${INTRA:-1}" != 0 ]; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
       mpirun --bind-to none -np "$(nproc)" "$BIN" bench alltoall --rows "${INTRA_ROWS:-43000}" --width "${INTRA_WIDTH:-100}" \
@@ -45,13 +46,19 @@ profile() {
 }
 recheck() {
   PROFILE=${PROFILE:-$WORK/profile-box.json} VOLUMES=docs/data/volumes-products-p16.json OUT=$OUT/recheck \
-    scripts/validate-model.sh docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv \
-    docs/data/bench-cluster-np16.csv docs/data/bench-cluster-np16-4x4-twolevel.csv docs/data/bench-cluster-np16-2x8-twolevel.csv
+    scripts/validate-model.sh docs/data/bench-cluster-np16-prescott-gcn.csv docs/data/bench-cluster-np16-prescott-gcn-intn.csv \
+    docs/data/bench-cluster-np16-prescott-sage.csv docs/data/bench-cluster-np16-prescott-4x4-twolevel.csv docs/data/bench-cluster-np16-prescott-2x8-twolevel.csv
 }
 validate() {
   PROFILE=${PROFILE:-$WORK/profile-box.json}
   graph=$WORK/graph.sgb pdir=$WORK/p$NP
-  [ -f "$graph" ] || "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+  if [ ! -f "$graph" ]; then
+    "$BIN" gen --spec "$SPEC" --out "$graph" >&2
+    echo "$SPEC" >"$WORK/graph.spec"
+  elif [ "$(cat "$WORK/graph.spec" 2>/dev/null)" != "$SPEC" ]; then
+    echo "projection-device: $graph was generated from SPEC=$(cat "$WORK/graph.spec" 2>/dev/null || echo 'unknown (no graph.spec; a WORK made before graph.spec existed holds sbm-products)'), not $SPEC: set another WORK" >&2
+    exit 2
+  fi
   [ -f "$pdir/meta.json" ] || "$BIN" partition --data "$graph" --parts "$NP" --method metis --out "$pdir" >&2
   PROFILE=$PROFILE PDIR=$pdir OUT=$OUT/validate scripts/validate-model.sh
 }

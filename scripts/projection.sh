@@ -10,7 +10,10 @@
 #   PLOT_ONLY=1 scripts/projection.sh                  # tables and plots from the .jsonl files in OUT
 #
 # Environment (defaults in brackets):
-#   GRAPHS ["products papers"]
+#   GRAPHS ["products papers"]: the ogbn-products-like and the ogbn-papers100M-like presets of supergcn gen
+#     (docs/GRAPHS.md); PRODUCTS_SPEC [products,feat=0] and PAPERS_SPEC [papers,nodes=…,feat=0] replace their specs,
+#     e.g. PRODUCTS_SPEC=sbm-products,feat=0 for the stochastic block model of earlier projections (WORK keeps each
+#     graph's spec in NAME.spec and refuses a graph of another spec: use another WORK)
 #   PARTS [products: "64 256 1024 4096 8192"; papers: "64 256 768 1024 4096 8192"]
 #   PAPERS_SCALE [64]: the papers-shaped graph has 111,059,956/PAPERS_SCALE nodes and papers100M's mean
 #     degree; per-rank volumes are multiplied by PAPERS_SCALE (predict --scale; docs/SCALING.md says why)
@@ -41,7 +44,7 @@ papers_nodes=111059956
 # ogbn-papers100M: 1,615,685,872 directed citations, used symmetrised: 29.1 entries a node;
 # 1.2M / 125k / 214k train / valid / test nodes; 172 classes; 128 features.
 papers_spec() {
-  echo "name=papers-shaped,nodes=$(( (papers_nodes + PAPERS_SCALE / 2) / PAPERS_SCALE )),degree=29.1,classes=172,feat=0,train=0.0108,valid=0.00113,test=0.00193"
+  echo "${PAPERS_SPEC:-papers,name=papers-shaped,nodes=$(( (papers_nodes + PAPERS_SCALE / 2) / PAPERS_SCALE )),feat=0}"
 }
 
 # machine NAME: the predict flags of a machine (profile, network, ranks per node, threads).
@@ -61,7 +64,7 @@ model_flags() {
 if [ -z "${PLOT_ONLY:-}" ]; then
   for g in $GRAPHS; do
     case $g in
-      products) spec="products,feat=0" scale=1 parts=${PARTS:-64 256 1024 4096 8192} ;;
+      products) spec=${PRODUCTS_SPEC:-products,feat=0} scale=1 parts=${PARTS:-64 256 1024 4096 8192} ;;
       papers) spec=$(papers_spec) scale=$PAPERS_SCALE parts=${PARTS:-64 256 768 1024 4096 8192} ;;
       *) echo "projection: unknown graph $g (products, papers)" >&2; exit 2 ;;
     esac
@@ -69,6 +72,10 @@ if [ -z "${PLOT_ONLY:-}" ]; then
     if [ ! -f "$graph" ]; then
       echo "== gen $g: $spec" >&2
       "$BIN" gen --spec "$spec" --out "$graph" >&2
+      echo "$spec" >"$WORK/$g.spec"
+    elif [ "$(cat "$WORK/$g.spec" 2>/dev/null)" != "$spec" ]; then
+      echo "projection: $graph was generated from $(cat "$WORK/$g.spec" 2>/dev/null || echo 'an unknown spec (no .spec file)'), not $spec: set another WORK" >&2
+      exit 2
     fi
     jl=$OUT/projection-$g.jsonl
     if [ -n "${RECOMPUTE:-}" ] && [ -f "$jl" ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Trains with seeds 1..N and prints the mean ± std of the test accuracy (last epoch, and at the best validation epoch).
 #   scripts/seeds.sh N [launcher...] -- [supergcn train flags...]
-# e.g. scripts/seeds.sh 10 -- --data ../shared/datasets/cora --feat-norm row
-#      scripts/seeds.sh 10 mpirun -np 4 -- --data ../shared/datasets/cora --feat-norm row --bits 2
+# e.g. scripts/seeds.sh 10 -- --data internal/testdataset/testdata/cora --feat-norm row
+#      scripts/seeds.sh 10 mpirun -np 4 -- --data internal/testdataset/testdata/cora --feat-norm row --bits 2
 set -euo pipefail
 n=${1:?usage: scripts/seeds.sh N [launcher...] -- [train flags...]}; shift
 launcher=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 acceptance: peak RSS per rank of the distributed partition falls
+# Acceptance check: peak RSS per rank of the distributed partition falls
 # with P. Generates a NODES-node graph (~NODES·DEGREE arcs, FEAT features),
 # partitions it into PARTS parts once with 1-process METIS and once with
 # `mpirun -np NP supergcn partition --method parmetis` (each rank reading only

@@ -5,9 +5,12 @@
 # logic, not the schedulers. For each script: the shape comes from the
 # scheduler's variables, the training flags reach supergcn, a limit shorter
 # than the training stops it with a checkpoint (--stop-after from the
-# walltime/elapse), the continuation (PBS: the resubmission qsub received;
-# PJM: the next step) resumes and ends with the uninterrupted run's loss.
-# (jobs/slurm.sh is tested against a real Slurm: scripts/test-slurm.sh.)
+# walltime/elapse), the continuation (PBS: the resubmission qsub received,
+# with the job's select, place, queue, account and name; PJM: the next
+# step) resumes and ends with the uninterrupted run's loss; the layout
+# (ranks per node, threads, binding) reaches the launcher. Every job script
+# is also checked for constructs newer than bash 4.2 (RHEL 7 login nodes).
+# (jobs/slurm.sh runs against a real Slurm: scripts/test-slurm.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -15,7 +18,17 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "test-jobscripts: FAIL: $*" >&2; exit 1; }
 
-TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
+# bash 4.2: no ${x@Q} and other @ operators, declare/local -n, mapfile/readarray -d,
+# wait -n, negative subscripts, and no "${a[@]}" (an error for an empty array
+# under set -u before bash 4.4; ${a[@]+"${a[@]}"} is the portable form).
+for f in jobs/*.sh; do
+	bad=$(sed -E 's/\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\+"\$\{\1\[@\]\}"\}//g' "$f" |
+		grep -nE '"\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}"|\$\{[A-Za-z_][A-Za-z0-9_]*@[QEPAKa]\}|(declare|local) -[a-zA-Z]*n|(mapfile|readarray) .*-d|wait -n|\[-[0-9]+\]\}' || true)
+	[ -z "$bad" ] || fail "$f: constructs bash 4.2 does not have: $bad"
+	bash -n "$f" || fail "$f: bash -n"
+done
+
+TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 BIN=$T/supergcn
 go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 "$BIN" partition --synthetic nodes=20000,degree=10,classes=4,feat=32,seed=5 --parts 1 --out "$T/pdir" >/dev/null
@@ -31,7 +44,14 @@ REF=$(last_loss "$T/ref.jsonl")
 mkdir -p "$T/stub"
 cat >"$T/stub/qstat" <<'EOS'
 #!/bin/sh
+echo "Job Id: $2"
+echo "    Job_Name = sg"
+echo "    Resource_List.select = 1:ncpus=1:mem=2gb:host=a-node-with-a-name-long-enough-for-qs"
+printf '\ttat-to-wrap-it\n'
+echo "    Resource_List.place = scatter:excl"
 echo "    Resource_List.walltime = $STUB_WALLTIME"
+echo "    queue = workq"
+echo "    Account_Name = proj42"
 EOS
 cat >"$T/stub/qsub" <<'EOS'
 #!/bin/sh
@@ -41,6 +61,7 @@ EOS
 cat >"$T/stub/mpirun" <<'EOS'
 #!/bin/sh
 printf '%s\n' "$@" >"$STUB_LOG.launcher"
+[ -z "${STUB_DRY:-}" ] || exit 0
 while [ $# -gt 0 ] && [ "$1" != "$SUPERGCN" ]; do shift; done
 exec "$@"
 EOS
@@ -62,12 +83,33 @@ grep -q "stopped on request" "$RUN/output.log" || fail "pbs.sh: the walltime did
 grep -qx -- "--stop-after" "$T/log.launcher" && grep -qx "3s" "$T/log.launcher" || fail "pbs.sh: no --stop-after 3s (walltime 10 s - margin 7 s): $(tr '\n' ' ' <"$T/log.launcher")"
 grep -qx -- "--hidden" "$T/log.launcher" || fail "pbs.sh: TRAIN_ARGS did not reach supergcn"
 grep -q "RUN_DIR=$RUN" "$T/log.qsub" && grep -qx "walltime=00:00:10" "$T/log.qsub" || fail "pbs.sh: resubmission $(tr '\n' ' ' <"$T/log.qsub")"
+for want in "select=1:ncpus=1:mem=2gb:host=a-node-with-a-name-long-enough-for-qstat-to-wrap-it" "place=scatter:excl" workq proj42 sg; do
+	grep -qx -- "$want" "$T/log.qsub" || fail "pbs.sh: the resubmission lost $want: $(tr '\n' ' ' <"$T/log.qsub")"
+done
+grep -q "TRAIN_ARGS='$FLAGS'" "$T/log.qsub" || fail "pbs.sh: TRAIN_ARGS not passed quoted: $(tr '\n' ' ' <"$T/log.qsub")"
+grep -qx "ppr:1:node:PE=1" "$T/log.launcher" && grep -qx -- "--bind-to" "$T/log.launcher" || fail "pbs.sh: layout $(tr '\n' ' ' <"$T/log.launcher")"
 rm -f "$T/log.qsub"
 pbs 124 01:00:00 "$RUN" || fail "pbs.sh (resubmitted): $(cat "$T/pbs/job124.out")"
 [ ! -f "$T/log.qsub" ] || fail "pbs.sh resubmitted a finished training"
 got=$(last_loss "$RUN/metrics.jsonl")
 [ "$got" = "$REF" ] || fail "pbs.sh: final loss $got after the resubmission, uninterrupted $REF"
-echo "test-jobscripts: pbs.sh stopped at the walltime, resubmitted itself, resumed to the uninterrupted loss $REF"
+echo "test-jobscripts: pbs.sh stopped at the walltime, resubmitted itself (same select, place, queue, account), resumed to the uninterrupted loss $REF"
+
+# --- PBS layouts: two chunks of 8 CPUs with the default mpiprocs=1 run one
+# rank per node × 8 threads; RANKS_PER_NODE=4 runs 4 × 2 (mpirun only
+# records here: STUB_DRY).
+printf 'n1\nn2\n' >"$T/pbs/nodes2"
+layout() {
+	env PBS_O_WORKDIR="$T/pbs" PBS_JOBID="$1.server" PBS_JOBNAME=sg PBS_NODEFILE="$T/pbs/nodes2" NCPUS=8 \
+		PDIR="$T/pdir" STUB_WALLTIME=01:00:00 STUB_DRY=1 ${2:+RANKS_PER_NODE=$2} bash "$ROOT/jobs/pbs.sh" >/dev/null 2>&1 || true
+	tr '\n' ' ' <"$T/log.launcher"
+}
+got=$(layout 200 "")
+case $got in *"-np 2 "*"ppr:1:node:PE=8"*"--threads 8 "*) ;; *) fail "pbs.sh default layout on 2 × 8 CPUs: $got" ;; esac
+got=$(layout 201 4)
+case $got in *"-np 8 "*"ppr:4:node:PE=2"*"--threads 2 "*) ;; *) fail "pbs.sh RANKS_PER_NODE=4 on 2 × 8 CPUs: $got" ;; esac
+grep -qx "n2 slots=4" "$T/pbs/runs/sg-201/hostfile.201" || fail "pbs.sh: hostfile $(cat "$T/pbs/runs/sg-201/hostfile.201")"
+echo "test-jobscripts: pbs.sh layouts: 2 nodes × 8 CPUs → 2 ranks × 8 threads (default), 8 ranks × 2 threads (RANKS_PER_NODE=4)"
 
 # --- PJM: one rank per node; the second step resumes, a third finds the
 # training done.
@@ -80,6 +122,7 @@ pjm 00:00:10 || fail "pjm.sh step 1: $(cat "$T/pjm/steps.out")"
 RUN=$T/pjm/runs/sg
 grep -q "stopped before the elapse limit" "$T/pjm/steps.out" || fail "pjm.sh: the elapse limit did not stop the training: $(cat "$T/pjm/steps.out")"
 grep -qx "$RUN/output.%j/%/1000r/stdout" "$T/log.launcher" || fail "pjm.sh: -stdout-proc $(tr '\n' ' ' <"$T/log.launcher")"
+grep -A1 -x -- "--threads" "$T/log.launcher" | grep -qx auto || fail "pjm.sh: no --threads auto: $(tr '\n' ' ' <"$T/log.launcher")"
 pjm 01:00:00 || fail "pjm.sh step 2: $(cat "$T/pjm/steps.out")"
 [ -f "$RUN/done" ] || fail "pjm.sh: step 2 did not finish"
 pjm 01:00:00 || fail "pjm.sh step 3"

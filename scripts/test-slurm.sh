@@ -10,20 +10,30 @@
 #     same job id, the same run directory) and finishes,
 #   - the final loss equals the loss of an uninterrupted run (mpirun),
 #   - srun --mpi=none (tasks without PMI) is refused with the explanation,
-#     while one process in the batch script of a 2-task job trains.
+#     while one process in the batch script of a 2-task job trains,
+#   - the job's ranks are bound by srun to their --cpus-per-task cores
+#     (taskset -p of each running rank: 2 tasks × 1 CPU, disjoint) and
+#     --threads auto gives each that many threads,
+#   - the script's default layout (one rank per node, all its CPUs as
+#     threads) with --data instead of a partition directory trains with
+#     this machine's CPUs as threads.
 # The test cluster sets cred_expire=10 (AuthInfo), which also shortens the
 # wait before a requeued job may start again from 120 s to 10 s.
 # The daemons are stopped at the end, on failure too. Exit 0 only when all
-# of this held. Needs root (or sudo) to install the packages and to run
-# slurmd; about 2 minutes (2 cores).
+# of this held. Needs root to run slurmd (and to install the packages);
+# skipped, saying so, without; about 2 minutes (2 cores).
 #
 # Environment: SLURM_TEST_KEEP=1 keeps the temporary directory (logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-scripts/deps.sh slurm-wlm munge python3
-[ "$(id -u)" -eq 0 ] || { echo "test-slurm: needs root (slurmd runs jobs as their users)" >&2; exit 1; }
+# Without root, or without the packages, the test skips (exit 0), saying so.
+[ "$(id -u)" -eq 0 ] || { echo "test-slurm: SKIP: needs root (slurmd runs jobs as their users)"; exit 0; }
+scripts/deps.sh --optional slurm-wlm munge python3
+for c in slurmctld slurmd munged python3; do
+	command -v "$c" >/dev/null || { echo "test-slurm: SKIP: $c not installed (apt-get install slurm-wlm munge python3)"; exit 0; }
+done
 
 fail() { echo "test-slurm: FAIL: $*" >&2; exit 1; }
 log() { echo "test-slurm: $*"; }
@@ -97,7 +107,7 @@ SlurmdPidFile=$T/slurmd.pid
 SlurmctldLogFile=$T/slurmctld.log
 SlurmdLogFile=$T/slurmd.log
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=task/affinity
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
@@ -126,7 +136,7 @@ log "one-node Slurm up ($NODE, $CPUS CPUs): $(sinfo -h -o '%P %a %l %D %t')"
 
 # --- The binary, a 2-part partition directory and the uninterrupted run.
 BIN=$T/supergcn
-TAGS=$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)
+TAGS=${TAGS-$(pkg-config --exists openblas 2>/dev/null && echo openblas || true)}
 go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 SPEC=nodes=30000,degree=10,classes=4,feat=32,seed=3
 "$BIN" partition --synthetic "$SPEC" --parts 2 --out "$T/pdir" >/dev/null
@@ -149,6 +159,8 @@ recs=[json.loads(l) for l in open(sys.argv[1])]
 ep=[r for r in recs if "epoch" in r and not r.get("final") and not r.get("header")]
 print("%d %.10g %d %d" % (ep[-1]["epoch"], ep[-1]["loss"], sum(1 for r in recs if r.get("header")), sum(1 for r in recs if r.get("final"))))' "$1"; }
 read -r ref_epoch ref_loss _ _ <<<"$(final_loss "$T/ref.jsonl")"
+header_threads() { python3 -c 'import json,sys
+print(next(json.loads(l)["threads"] for l in open(sys.argv[1]) if json.loads(l).get("header")))' "$1"; }
 log "uninterrupted run (mpirun -np 2): epoch $ref_epoch loss $ref_loss in ${ref_s}s"
 
 # --- Tasks without PMI are refused (would be independent copies).
@@ -168,11 +180,27 @@ fi
 log "one process in a 2-task batch script trains: $(tail -n 1 "$T/work/batch-step.out")"
 
 # --- The job: 1-minute limit, the warning signal 30 s before it.
-JOB=$(SUPERGCN=$BIN sbatch --parsable --time=1 --signal=USR1@30 --ntasks=2 --cpus-per-task=1 \
+JOB=$(SUPERGCN=$BIN sbatch --parsable --time=1 --signal=USR1@30 --ntasks-per-node=2 --cpus-per-task=1 \
 	--job-name=sgtest "$ROOT/jobs/slurm.sh" "$T/pdir" "${TRAIN[@]}")
 log "submitted job $JOB"
 deadline=$(($(date +%s) + 480))
+bound=""
 while :; do
+	# The ranks' binding, once, while they train: one CPU each, disjoint.
+	if [ -z "$bound" ]; then
+		pids=$(pgrep -f -- "^$BIN train --partitions" || true)
+		if [ "$(echo "$pids" | grep -c .)" -eq 2 ]; then
+			lists=$(for p in $pids; do taskset -cp "$p" 2>/dev/null | sed 's/.*: //'; done | sort)
+			[ "$(echo "$lists" | grep -c .)" -eq 2 ] || fail "taskset -p of ranks $pids: $lists"
+			for l in $lists; do
+				case $l in *[,-]*) fail "a rank of the 2 × 1-CPU job is bound to CPUs $l, not one" ;; esac
+			done
+			[ "$(echo "$lists" | sort -u | grep -c .)" -eq 2 ] || fail "both ranks are bound to CPU $(echo $lists)"
+			bound=$(echo $lists)
+			log "ranks $(echo $pids) bound to CPUs $bound (taskset -p)"
+		fi
+	fi
+	state=$(scontrol show job "$JOB" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2 || true)
 	state=$(scontrol show job "$JOB" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2 || true)
 	case "$state" in
 	COMPLETED) break ;;
@@ -180,8 +208,9 @@ while :; do
 		fail "job $JOB ended $state" ;;
 	esac
 	[ "$(date +%s)" -lt "$deadline" ] || fail "job $JOB not done after 8 minutes (state $state)"
-	sleep 2
+	sleep 1
 done
+[ -n "$bound" ] || fail "never saw the job's two ranks running to check their binding"
 restarts=$(scontrol show job "$JOB" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
 RUN=$T/work/runs/sgtest-$JOB
 [ -f "$RUN/metrics.jsonl" ] || fail "no $RUN/metrics.jsonl"
@@ -194,5 +223,22 @@ grep -q "resuming from" <<<"$out" || fail "the requeued job did not resume"
 [ "$finals" -eq 1 ] || fail "$finals final records, want 1"
 [ "$got_epoch" = "$ref_epoch" ] || fail "job ended at epoch $got_epoch, want $ref_epoch"
 [ "$got_loss" = "$ref_loss" ] || fail "final loss $got_loss after the requeue, uninterrupted $ref_loss"
+threads=$(header_threads "$RUN/metrics.jsonl")
+[ "$threads" = 1 ] || fail "--threads auto gave the 1-CPU ranks $threads threads"
 log "job $JOB: interrupted by its time limit $restarts time(s), requeued, resumed, final loss $got_loss = uninterrupted"
+
+# --- The default layout (one rank per node, its CPUs as threads) on a
+# dataset file (--data): srun must get --cpus-per-task, or the rank would
+# be bound to one CPU and run one thread.
+"$BIN" gen --spec nodes=3000,degree=8,classes=3,feat=16,seed=2 --out "$T/g.sgb" >/dev/null
+if ! SUPERGCN=$BIN sbatch --wait --quiet --time=2 --job-name=sgdefault "$ROOT/jobs/slurm.sh" --data "$T/g.sgb" --epochs 3 >/dev/null; then
+	fail "the default layout with --data failed: $(cat "$T"/work/supergcn-*.out | tail -n 20)"
+fi
+RUN=$(ls -d "$T"/work/runs/sgdefault-*)
+out=$(cat "$T/work/supergcn-${RUN##*-}.out")
+threads=$(header_threads "$RUN/metrics.jsonl")
+[ "$threads" = "$CPUS" ] || fail "the default layout ran $threads threads on a $CPUS-CPU node: $out"
+grep -q "1 per node × $CPUS CPU(s)" <<<"$out" || fail "the default layout is not one rank per node with all $CPUS CPUs: $out"
+grep -q "1 rank(s) × $CPUS threads (auto: " <<<"$out" || fail "no --threads auto line: $out"
+log "default layout: $(grep -o '1 rank(s) × .*threads (auto: [^)]*)' <<<"$out" | head -n 1)"
 log "passed"

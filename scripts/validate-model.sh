@@ -5,7 +5,7 @@
 # evaluation pass) and their ratio; the goal is within ±25 %.
 #
 #   PROFILE=out/model/box.json PDIR=out/bench-cluster/p16 scripts/validate-model.sh
-#   PROFILE=… PDIR=… scripts/validate-model.sh docs/data/bench-cluster-np16-final.csv
+#   PROFILE=… PDIR=… scripts/validate-model.sh docs/data/bench-cluster-np16-prescott-gcn.csv
 #   PROFILE=new.json VOLUMES=docs/data/volumes-products-p16.json scripts/validate-model.sh   # predict only
 #
 # Predict-only mode (VOLUMES set): the partition's volumes come from a
@@ -28,8 +28,8 @@
 #   BIN [bin/supergcn]
 # Columns: measured (max over ranks, as train reports them) and predicted components; pred_sync is predict's
 #   sync_max_s, the least busy rank's waiting (the trainer's sync_s is the maximum over ranks).
-# Arguments: the CSVs [docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv
-#   docs/data/bench-cluster-np16.csv]; rows whose rank count differs from PDIR's parts are skipped.
+# Arguments: the CSVs [docs/data/bench-cluster-np16-prescott-gcn.csv docs/data/bench-cluster-np16-prescott-gcn-intn.csv
+#   docs/data/bench-cluster-np16-prescott-sage.csv]; rows whose rank count differs from PDIR's parts are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/supergcn}
@@ -37,7 +37,7 @@ PROFILE=${PROFILE:?validate-model: set PROFILE to a profile JSON (supergcn bench
 PDIR=${PDIR:-out/bench-cluster/p16}
 OUT=${OUT:-out/validate}
 if [ $# -eq 0 ]; then
-  set -- docs/data/bench-cluster-np16-final.csv docs/data/bench-cluster-np16-final-b.csv docs/data/bench-cluster-np16.csv
+  set -- docs/data/bench-cluster-np16-prescott-gcn.csv docs/data/bench-cluster-np16-prescott-gcn-intn.csv docs/data/bench-cluster-np16-prescott-sage.csv
 fi
 # jkey KEY: the numeric value of "KEY": in the JSON line on stdin.
 jkey() { awk -v k="\"$1\":" '{ i = index($0, k); if (!i) { print "nan"; exit } v = substr($0, i + length(k)); sub(/[,}].*/, "", v); gsub(/"/, "", v); print v }'; }

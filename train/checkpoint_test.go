@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // TestCheckpointRoundTripAndNoTmp: a checkpoint reads back as written, and
@@ -45,7 +45,7 @@ func TestCheckpointRoundTripAndNoTmp(t *testing.T) {
 // On a full disk a checkpoint save fails with an error naming the file,
 // leaves no .tmp behind and keeps the previous checkpoint intact.
 func TestSaveCheckpointFullDisk(t *testing.T) {
-	dir := testdata.SmallDisk(t, 64<<10)
+	dir := testdataset.SmallDisk(t, 64<<10)
 	path := filepath.Join(dir, "m.ckpt")
 	small := smallCheckpoint()
 	if err := SaveCheckpoint(path, small); err != nil {

@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // A learning rate of 1e20 makes the model non-finite within a few epochs:
@@ -32,12 +33,12 @@ func TestDivergenceStopsTraining(t *testing.T) {
 			dir := t.TempDir()
 			cfg := kipfConfig("gcn", 1, 30, 0.5)
 			cfg.LR = 1e20
-			cfg.Bits, cfg.BitsBackward = tc.bits, tc.bits
+			cfg.Wire[quant.Forward], cfg.Wire[quant.Backward] = quant.Wire{Bits: tc.bits}, quant.Wire{Bits: tc.bits}
 			cfg.SavePath, cfg.SaveEvery = filepath.Join(dir, "m.ckpt"), 1
 			cfg.MetricsPath = filepath.Join(dir, "m.jsonl")
 			owner := partition.Random(ds.NumNodes(), tc.p, 7)
 			errs := make([]error, tc.p)
-			err := comm.RunGroup(tc.p, func(c comm.Comm) error {
+			err := comm.RunGroupNodes(tc.p, 1, func(c comm.Comm) error {
 				_, errs[c.Rank()] = Run(cfg, partition.Split(ds, owner, c.Rank(), tc.p), c)
 				return nil
 			})
@@ -173,7 +174,7 @@ func TestMetricsAppendDropsPartialLine(t *testing.T) {
 // On a full disk a metrics line is written whole or not at all: the file
 // keeps only complete lines, and the error says why.
 func TestMetricsFullDiskKeepsCompleteLines(t *testing.T) {
-	dir := testdata.SmallDisk(t, 8192)
+	dir := testdataset.SmallDisk(t, 8192)
 	path := filepath.Join(dir, "m.jsonl")
 	w, err := newMetricsWriter(path, false)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/internal/mix"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -17,12 +18,12 @@ import (
 func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 	var nodes, edges uint64 // wrapping sums of per-node and per-edge hashes
 	for v, g := range s.Global {
-		h := mix64(uint64(g) + 0x51ed27)
+		h := mix.Mix64(uint64(g) + 0x51ed27)
 		if s.Labels != nil {
-			h = mix64(h ^ uint64(uint32(s.Labels[v])))
+			h = mix.Mix64(h ^ uint64(uint32(s.Labels[v])))
 		}
 		if s.Split != nil {
-			h = mix64(h ^ uint64(s.Split[v])<<40)
+			h = mix.Mix64(h ^ uint64(s.Split[v])<<40)
 		}
 		if s.FeatDim > 0 {
 			row := s.X[v*s.FeatDim : (v+1)*s.FeatDim]
@@ -30,22 +31,22 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 			for _, x := range row {
 				f = (f ^ uint64(math.Float32bits(x))) * 0x100000001b3
 			}
-			h = mix64(h ^ f)
+			h = mix.Mix64(h ^ f)
 		}
 		nodes += h
 		dst := uint64(g) << 32
 		if s.Local != nil {
 			for k := s.Local.Ptr[v]; k < s.Local.Ptr[v+1]; k++ {
-				e := mix64(dst | uint64(s.Global[s.Local.Idx[k]]))
+				e := mix.Mix64(dst | uint64(s.Global[s.Local.Idx[k]]))
 				if s.Local.Val != nil {
-					e = mix64(e ^ uint64(math.Float32bits(s.Local.Val[k])))
+					e = mix.Mix64(e ^ uint64(math.Float32bits(s.Local.Val[k])))
 				}
 				edges += e
 			}
 		}
 		if len(s.Remote.Ptr) > v+1 {
 			for k := s.Remote.Ptr[v]; k < s.Remote.Ptr[v+1]; k++ {
-				edges += mix64(dst | uint64(s.Remote.Src[k]))
+				edges += mix.Mix64(dst | uint64(s.Remote.Src[k]))
 			}
 		}
 	}
@@ -64,15 +65,6 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 		nodes += uint64(lanes[i]) << (16 * i)
 		edges += uint64(lanes[4+i]) << (16 * i)
 	}
-	id := mix64(mix64(nodes^uint64(s.NumGlobalNodes)) ^ edges ^ uint64(s.FeatDim)<<48 ^ uint64(s.NumClasses)<<32)
+	id := mix.Mix64(mix.Mix64(nodes^uint64(s.NumGlobalNodes)) ^ edges ^ uint64(s.FeatDim)<<48 ^ uint64(s.NumClasses)<<32)
 	return fmt.Sprintf("%016x", id), nil
-}
-
-// mix64 is the splitmix64 finaliser.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }

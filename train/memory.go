@@ -27,7 +27,7 @@ func Estimate(mc nn.Config, labelProp bool, s *partition.Shard) (total, hidden i
 		h = 0
 	}
 	// The model's buffer pool (nn.Model) holds only what is live at once
-	// (the ledger is in docs/RESULTS.md, issue 15): each hidden layer keeps
+	// (the ledger is in docs/RESULTS.md, "How much memory"): each hidden layer keeps
 	// its output (and, with LayerNorm, its activation) for backward, and
 	// backward adds the incoming gradient, Âᵀ·G and the exchange's scaled
 	// copy as it frees the layers above: the peak is the kept buffers plus

@@ -7,6 +7,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // TestConcurrentSmall trains a small generated graph on 3 in-process ranks
@@ -27,10 +28,11 @@ func TestConcurrentSmall(t *testing.T) {
 	const p = 3
 	owner := partition.Random(ds.NumNodes(), p, 5)
 	cfg := kipfConfig("sage", 2, 6, 0.5)
-	cfg.Threads, cfg.Bits, cfg.BitsBackward, cfg.LabelProp = 3, 2, 4, 0.3
+	cfg.Threads, cfg.LabelProp = 3, 0.3
+	cfg.Wire[quant.Forward], cfg.Wire[quant.Backward] = quant.Wire{Bits: 2}, quant.Wire{Bits: 4}
 	runAll := func(c Config) *Result {
 		results := make([]*Result, p)
-		if err := comm.RunGroup(p, func(cm comm.Comm) error {
+		if err := comm.RunGroupNodes(p, 1, func(cm comm.Comm) error {
 			r, err := Run(c, partition.Split(ds, owner, cm.Rank(), p), cm)
 			results[cm.Rank()] = r
 			return err

@@ -14,6 +14,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // trainTwice runs cfg for 20 epochs straight and, separately, for 12 epochs
@@ -267,7 +268,7 @@ func TestResumeEqualsUninterruptedEvalAggregate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := kipfConfig("sage", 5, 0, 0.5)
 			cfg.Model.Norm = "layer"
-			cfg.EvalBits = tc.evalBits
+			cfg.Wire[quant.Eval] = quant.Wire{Bits: tc.evalBits}
 			ref, got, refCk, gotCk := trainTwice(t, ds, tc.p, cfg)
 			checkResumed(t, ref, got, refCk, gotCk)
 		})

@@ -37,33 +37,29 @@ var ErrNoTrainNodes = errors.New("no labelled training nodes: the split is empty
 // about one of its fields are *field.Error values naming it
 // ("train.Config.Epochs").
 type Config struct {
-	Model        nn.Config // In and Out are filled from the data when zero
-	LR           float64
-	WeightDecay  float64
-	DecayAll     bool // weight decay on every weight matrix (default: first layer only, as Kipf & Welling)
-	Decoupled    bool // AdamW instead of Adam with L2
-	Epochs       int
-	Seed         uint64
-	Threads      int
-	Kernel       string       // aggr kernel ("" = best available)
-	NodeOrder    string       // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
-	AggrMode     string       // post|pre|hybrid
-	Exchange     string       // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
-	IntraBits    int          // bits of the two-level exchange's intra-node rows (0 or 32 = fp32)
-	Bits         int          // boundary-row bits forward (32 = fp32)
-	BitsBackward int          // bits for gradients sent back (0 = same as Bits)
-	EvalBits     int          // bits of the evaluation pass's boundary rows (0 = same as Bits)
-	EvalEvery    int          // evaluate every N epochs and after the last (0 or 1 = every epoch)
-	QuantParams  quant.Params // layout of the quantised rows' (zero point, scale)
-	LabelProp    float64
-	FeatNorm     string // input preprocessing applied by the caller, recorded in checkpoints
-	MetricsPath  string
-	SavePath     string
-	SaveEvery    int       // also save to SavePath every SaveEvery epochs (0: only at the end)
-	SaveBest     string    // save the model of the best validation epoch so far here ("" = no)
-	ResumePath   string    // continue the training saved in this checkpoint (metrics are appended)
-	Log          io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet        bool      // no plan or per-epoch lines: only a resume notice and the summary
+	Model       nn.Config // In and Out are filled from the data when zero
+	LR          float64
+	WeightDecay float64
+	DecayAll    bool // weight decay on every weight matrix (default: first layer only, as Kipf & Welling)
+	Decoupled   bool // AdamW instead of Adam with L2
+	Epochs      int
+	Seed        uint64
+	Threads     int
+	Kernel      string      // aggr kernel ("" = best available)
+	NodeOrder   string      // local node order (partition.NodeOrders; "" = partition.DefaultOrder); Run renumbers the shard's nodes in place
+	AggrMode    string      // post|pre|hybrid
+	Exchange    string      // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
+	Wire        quant.Wires // boundary rows' wire format per role (unset: quant.Wires.Resolve's defaults, fp32)
+	EvalEvery   int         // evaluate every N epochs and after the last (0 or 1 = every epoch)
+	LabelProp   float64
+	FeatNorm    string // input preprocessing applied by the caller, recorded in checkpoints
+	MetricsPath string
+	SavePath    string
+	SaveEvery   int       // also save to SavePath every SaveEvery epochs (0: only at the end)
+	SaveBest    string    // save the model of the best validation epoch so far here ("" = no)
+	ResumePath  string    // continue the training saved in this checkpoint (metrics are appended)
+	Log         io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet       bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,
@@ -344,47 +340,22 @@ func (t *trainer) logPlan() error {
 	return nil
 }
 
-// exchangeOptions builds the exchange's wire formats: fp32, or a quant codec
-// per direction.
+// exchangeOptions builds the exchange's codecs from cfg.Wire, remembering
+// the quantisers so the trainer can check for non-finite values.
 func (t *trainer) exchangeOptions() (exchange.Options, error) {
 	cfg := t.cfg
 	o := exchange.Options{Mode: cfg.AggrMode, Exchange: cfg.Exchange}
-	bb := cfg.BitsBackward
-	if bb == 0 {
-		bb = cfg.Bits
+	cs, err := cfg.Wire.NewCodecs("train.Config.Wire", cfg.Threads, cfg.Kernel)
+	if err != nil {
+		return o, err
 	}
-	var err error
-	if o.Codec, err = t.codec(cfg.Bits); err != nil {
-		return o, field.Wrap("train.Config.Bits", err)
-	}
-	if o.BackwardCodec, err = t.codec(bb); err != nil {
-		return o, field.Wrap("train.Config.BitsBackward", err)
-	}
-	eb := cfg.EvalBits
-	if eb == 0 {
-		eb = cfg.Bits
-	}
-	if o.EvalCodec, err = t.codec(eb); err != nil {
-		return o, field.Wrap("train.Config.EvalBits", err)
-	}
-	if o.IntraCodec, err = t.codec(cfg.IntraBits); err != nil {
-		return o, field.Wrap("train.Config.IntraBits", err)
+	for r, q := range cs {
+		if q != nil {
+			o.Codecs[r] = q
+			t.codecs = append(t.codecs, q)
+		}
 	}
 	return o, nil
-}
-
-// codec returns the quantiser for bits (nil for fp32), remembering it so the
-// trainer can check for non-finite values.
-func (t *trainer) codec(bits int) (exchange.RowCodec, error) {
-	if bits == 0 || bits == 32 {
-		return nil, nil
-	}
-	q, err := quant.NewCodec(quant.Format{Bits: bits, Params: t.cfg.QuantParams}, t.cfg.Threads, t.cfg.Kernel)
-	if err != nil {
-		return nil, err
-	}
-	t.codecs = append(t.codecs, q)
-	return q, nil
 }
 
 // nonFinite counts the NaN and Inf values the quantisers met so far: a

@@ -12,10 +12,11 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/metis"
+	"github.com/supergcn/supergcn/quant"
 )
 
 var (
@@ -27,7 +28,7 @@ var (
 // cora loads the shared Cora dataset once, row-normalised as Kipf & Welling.
 func cora(t testing.TB) *graph.Dataset {
 	t.Helper()
-	dir := testdata.Dataset(t, "cora")
+	dir := testdataset.Dataset(t, "cora")
 	coraOnce.Do(func() {
 		coraDS, coraErr = graph.Load(dir, graph.LoadOptions{})
 		if coraErr == nil {
@@ -50,7 +51,7 @@ func kipfConfig(model string, seed uint64, epochs int, dropout float64) Config {
 		Seed:        seed,
 		Threads:     2,
 		AggrMode:    "hybrid",
-		Bits:        32,
+		Wire:        quant.Wires{quant.Forward: {Bits: 32}},
 	}
 }
 
@@ -64,12 +65,13 @@ func single(t testing.TB, ds *graph.Dataset, cfg Config) *Result {
 	return res
 }
 
-// distributed trains on p in-process ranks (goroutines over comm.NewGroup)
+// distributed trains on p in-process ranks (goroutines, one an emulated
+// node, so the codecs of --bits apply between them)
 // and returns rank 0's result.
 func distributed(t testing.TB, ds *graph.Dataset, owner []int32, p int, cfg Config) *Result {
 	t.Helper()
 	results := make([]*Result, p)
-	err := comm.RunGroup(p, func(c comm.Comm) error {
+	err := comm.RunGroupNodes(p, 1, func(c comm.Comm) error {
 		r, err := Run(cfg, partition.Split(ds, owner, c.Rank(), p), c)
 		results[c.Rank()] = r
 		return err
@@ -151,7 +153,7 @@ func TestQuantizedExchangeLearns(t *testing.T) {
 	owner := partitionFor(t, ds, "metis", 4)
 	cfg := kipfConfig("gcn", 1, 100, 0.5)
 	fp := distributed(t, ds, owner, 4, cfg)
-	cfg.Bits, cfg.BitsBackward = 2, 2
+	cfg.Wire[quant.Forward], cfg.Wire[quant.Backward] = quant.Wire{Bits: 2}, quant.Wire{Bits: 2}
 	q := distributed(t, ds, owner, 4, cfg)
 	t.Logf("P=4 fp32 test %.4f, int2 test %.4f; bytes/epoch fp32 %d, int2 %d (data %d + params %d)",
 		fp.Final.TestAcc, q.Final.TestAcc, fp.Epochs[0].CommBytes, q.Epochs[0].CommBytes, q.Epochs[0].CommDataBytes, q.Epochs[0].CommParamBytes)

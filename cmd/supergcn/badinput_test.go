@@ -1,10 +1,11 @@
 package main
 
-// Every bad input, flag or file the reliability work (issue 13) covers, run
+// Every bad input, flag or file the reliability checks cover, run
 // through the binary: each must end with a non-zero exit, one line on
 // stderr naming the flag or file:line, and never a Go stack trace.
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -18,7 +19,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -130,7 +131,7 @@ func forgeCheckpoint(t *testing.T, path, header string, payload []byte) string {
 }
 
 func TestCLIBadInputsFailCleanly(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 
@@ -220,6 +221,36 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		}
 		writeFiles(t, truncPart, map[string]string{name: string(b)})
 	}
+	npz := func(name string, arrays ...graph.NpyData) string {
+		if err := graph.WriteNpz(p(name), arrays, false); err != nil {
+			t.Fatal(err)
+		}
+		return p(name)
+	}
+	e4 := graph.NpyData{Name: "edge_index", Shape: []int{2, 3}, Data: []int64{0, 1, 2, 1, 2, 3}}
+	x4 := graph.NpyData{Name: "x", Shape: []int{4, 1}, Data: []float32{1, 2, 3, 4}}
+	y4 := graph.NpyData{Name: "y", Shape: []int{4}, Data: []int64{0, 1, 0, 1}}
+	mask := func(name string, m ...bool) graph.NpyData {
+		return graph.NpyData{Name: name, Shape: []int{len(m)}, Data: m}
+	}
+	T, F := true, false
+	goodMasks := []graph.NpyData{mask("train_mask", T, T, F, F), mask("val_mask", F, F, T, F), mask("test_mask", F, F, F, T)}
+	npzRows := npz("rows.npz", e4, graph.NpyData{Name: "num_nodes", Shape: []int{}, Data: []int64{4}}, graph.NpyData{Name: "x", Shape: []int{3, 1}, Data: []float32{1, 2, 3}}, y4)
+	npzFloatIDs := npz("fids.npz", graph.NpyData{Name: "edge_index", Shape: []int{2, 1}, Data: []float32{0, 1}})
+	npzRange := npz("range.npz", graph.NpyData{Name: "edge_index", Shape: []int{2, 2}, Data: []int64{0, 9, 1, 2}}, x4)
+	npzMaskLen := npz("masklen.npz", append([]graph.NpyData{e4, x4, y4, mask("train_mask", T, F, F)}, goodMasks[1:]...)...)
+	npzOverlap := npz("overlap.npz", append([]graph.NpyData{e4, x4, y4, mask("train_mask", T, T, T, F)}, goodMasks[1:]...)...)
+	npzNoSplit := npz("nosplit.npz", e4, x4, y4)
+	npzGood := npz("good.npz", append([]graph.NpyData{e4, x4, y4}, goodMasks...)...)
+	writeFiles(t, dir, map[string]string{"notzip.npz": "PK\x03\x04 garbage", "g4.txt": "0 1\n1 2\n2 3\n"})
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	if w, err := zw.Create("edge_index.npy"); err == nil {
+		w.Write([]byte("\x93NUMPY\x01\x00garbage"))
+	}
+	zw.Close()
+	writeFiles(t, dir, map[string]string{"badnpy.npz": zb.String()})
+	os.MkdirAll(p("nosplitfiles"), 0o755)
 	predict := func(extra ...string) []string {
 		return append([]string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit"}, extra...)
 	}
@@ -239,6 +270,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "edge id 1e9", env: gomem, args: []string{"train", "--data", p("big1e9.edges"), "--synthetic-features", "8"}, want: "big1e9.edges:2: node id 999999999 implies"},
 		{name: "edge id 2^31", env: gomem, args: []string{"convert", "--data", p("big2e31.edges"), "--out", p("x.sgb")}, want: "big2e31.edges:2: node id 2147483646 implies"},
 		{name: "num-edge-list 2^31", args: []string{"train", "--data", edges2e31}, want: "says 2147483648 edges but"},
+		{name: "gen key of the other model", args: []string{"gen", "--spec", "products,homophily=0.5", "--out", p("g.sgb")}, want: "--spec: homophily: applies to model=sbm only"},
+		{name: "synthetic bad order", args: []string{"train", "--synthetic", "products,nodes=1000,order=sorted"}, want: `--synthetic: spec: order: "sorted" is not shuffled or local`},
 		{name: "synthetic too big", env: gomem, args: []string{"train", "--synthetic", "nodes=2000000000,degree=4,feat=100"}, want: "--synthetic: spec: 2000000000 nodes"},
 		{name: "partitions beyond memory", env: []string{"GOMEMLIMIT=1MiB"}, args: []string{"train", "--partitions", pdir}, want: "--partitions " + pdir + ": loading 2 parts on 1 rank(s) needs ~"},
 		{name: "checkpoint params 2^62", args: []string{"eval", "--model", huge, "--data", cora}, want: "runs past the end of the file"},
@@ -293,9 +326,9 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict network 1e300gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "1e300gbit"}, want: `--network: rate "1e300gbit": want a rate from 1kbit to 1000000gbit`},
 		{name: "predict network empty item", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "10gbit,"}, want: `--network: unknown network ""`},
 		{name: "predict ranks-per-node not dividing", args: predict("--ranks-per-node", "3"), want: "--ranks-per-node: 3, want ≥ 1 and a divisor of the 2 ranks"},
-		{name: "predict bits empty item", args: predict("--bits", "8,,4"), want: `--bits: "" is not 32, 8, 4 or 2`},
-		{name: "predict bits 16", args: predict("--bits", "32,16"), want: `--bits: "16" is not 32, 8, 4 or 2`},
-		{name: "predict intra-bits 3", args: predict("--exchange", "two-level", "--intra-bits", "3"), want: "--intra-bits: 3, want 32, 8, 4 or 2"},
+		{name: "predict bits empty item", args: predict("--bits", "8,,4"), want: `--bits: "" is not 32, 8, 4, 2`},
+		{name: "predict bits 16", args: predict("--bits", "32,16"), want: `--bits: "16" is not 32, 8, 4, 2`},
+		{name: "predict intra-bits 3", args: predict("--exchange", "two-level", "--intra-bits", "3"), want: "--intra-bits: 3 bits, want 32, 8, 4, 2"},
 		{name: "predict truncated part file", args: []string{"predict", "--partitions", truncPart, "--profile", prof, "--network", "10gbit"}, want: "part-00001.bin: "},
 		{name: "stats truncated part file", args: []string{"stats", truncPart}, want: "part-00001.bin: "},
 		{name: "bench profile nodes 0", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "0"}, want: "--nodes"},
@@ -323,6 +356,23 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict plot negative efficiency", args: []string{"predict", "--plot", p("pred-eff.jsonl"), "--out", p("plots")}, want: "pred-eff.jsonl:1: efficiency -5, want a finite fraction ≥ 0"},
 		{name: "predict label with a path", args: predict("--label", "a/b"), want: `--label: "a/b" cannot name a PNG file`},
 		{name: "predict plot empty item", args: []string{"predict", "--plot", p("pred.jsonl") + ",", "--out", p("plots")}, want: "--plot: \"" + p("pred.jsonl") + ",\" has an empty file name"},
+		// 7: npz datasets and splits.
+		{name: "npz feature rows", args: []string{"train", "--data", npzRows}, want: npzRows + ":x.npy: has 3 rows but the graph has 4 nodes"},
+		{name: "npz float ids", args: []string{"train", "--data", npzFloatIDs}, want: npzFloatIDs + ":edge_index.npy: dtype <f4: node ids must be integers"},
+		{name: "npz id out of range", args: []string{"train", "--data", npzRange}, want: npzRange + ":edge_index.npy: element [0, 1]: node id 9 outside [0,3]"},
+		{name: "npz mask length", args: []string{"train", "--data", npzMaskLen}, want: npzMaskLen + ":train_mask.npy: mask of 3 entries for 4 nodes"},
+		{name: "npz overlapping masks", args: []string{"train", "--data", npzOverlap}, want: npzOverlap + ":val_mask.npy: element 2: node 2 is also in the train split"},
+		{name: "npz without split", args: []string{"train", "--data", npzNoSplit}, want: "--split: " + npzNoSplit + " has no train_mask/train_idx"},
+		{name: "npz not a zip", args: []string{"train", "--data", p("notzip.npz")}, want: p("notzip.npz") + ": not a readable .npz (zip) archive"},
+		{name: "npz bad npy header", args: []string{"train", "--data", p("badnpy.npz")}, want: p("badnpy.npz") + ":edge_index.npy: bad npy header"},
+		{name: "split fraction 1.5", args: []string{"train", "--data", npzGood, "--split", "random:1.5,0"}, want: `--split: "random:1.5,0": fraction 1 (1.5) is not a number in [0,1]`},
+		{name: "split fractions sum", args: []string{"train", "--data", npzGood, "--split", "random:0.8,0.5"}, want: "the fractions sum to 1.3, more than 1"},
+		{name: "split name on sgb", args: []string{"train", "--data", nanSGB, "--split", "public"}, want: `--split: "public": only OGB directories have named splits`},
+		{name: "split name on npz", args: []string{"train", "--data", npzGood, "--split", "nosuch"}, want: `--split: "nosuch": only OGB directories have named splits`},
+		{name: "split and split-files", args: []string{"train", "--data", npzGood, "--split", "random:0.5,0.2", "--split-files", p("nosplitfiles")}, want: "--split-files: " + p("nosplitfiles") + ": give the split either as files or as --split"},
+		{name: "split-files missing train", args: []string{"train", "--data", npzGood, "--split-files", p("nosplitfiles")}, want: "--split-files: " + p("nosplitfiles") + ": no train.npy or train.csv[.gz]"},
+		{name: "random split without labels", args: []string{"train", "--data", p("g4.txt"), "--split", "random:0.5,0.2"}, want: "has no labels to split (give them with --labels)"},
+		{name: "edge list without split", args: []string{"train", "--data", p("g4.txt"), "--features", writeNpyF(t, p("x4.npy"), 4), "--labels", npyInt64(t, p("y4.npy"), []int64{0, 1, 0, 1})}, want: "choose a split with --split random:TRAIN,VALID"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},
 	} {
 		expectCleanFailure(t, c)
@@ -342,7 +392,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 // resubmission naming only --resume and --epochs continues the saved run
 // exactly, with the model flags of the first job left out.
 func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
+	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	model := []string{"--hidden", "32", "--dropout", "0.3", "--seed", "5", "--lr", "0.02", "--feat-norm", "row", "--quiet"}
 	ref := filepath.Join(dir, "ref.jsonl")
@@ -367,8 +417,8 @@ func TestCLIResumeTakesCheckpointSettings(t *testing.T) {
 // A --save onto a full disk ends with one line naming the flag and the
 // file, exit 1, no .tmp, and the metrics of the finished epochs complete.
 func TestCLIFullDisk(t *testing.T) {
-	cora := testdata.Dataset(t, "cora")
-	disk := testdata.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
+	cora := testdataset.Dataset(t, "cora")
+	disk := testdataset.SmallDisk(t, 64<<10) // the Cora model with its Adam moments is ~280 KB
 	save, metrics := filepath.Join(disk, "m.ckpt"), filepath.Join(disk, "m.jsonl")
 	expectCleanFailure(t, badCase{name: "save on a full disk",
 		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save", save, "--metrics", metrics},
@@ -379,4 +429,13 @@ func TestCLIFullDisk(t *testing.T) {
 	if b, err := os.ReadFile(metrics); err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
 		t.Errorf("metrics on the full disk: %q, %v", b, err)
 	}
+}
+
+// writeNpyF writes an n×1 float32 .npy file.
+func writeNpyF(t *testing.T, path string, n int) string {
+	t.Helper()
+	if err := graph.WriteNpyF32(path, n, 1, make([]float32, n)); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,4 +1,4 @@
-//go:build openblas && cgo
+//go:build (openblas || mkl) && cgo
 
 package main
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // checkLaunch: several tasks from a launcher but a smaller MPI world is the
@@ -59,7 +59,7 @@ func TestPMIMismatchRefused(t *testing.T) {
 // write the checkpoint and exit 75; resuming it ends with the uninterrupted
 // run's losses. Resuming the checkpoint on other data is refused.
 func TestSignalStopsWithCheckpoint(t *testing.T) {
-	coraDir := testdata.Dataset(t, "cora")
+	coraDir := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	common := []string{"train", "--data", coraDir, "--feat-norm", "row", "--epochs", "60", "--seed", "3", "--bits", "32", "--threads", "1", "--quiet"}
 	for _, c := range []struct {

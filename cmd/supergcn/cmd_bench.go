@@ -125,7 +125,8 @@ func benchAggr(args []string) error {
 	nodes := fs.Int("nodes", 200_000, "nodes of a random/powerlaw graph")
 	edges := fs.Int64("edges", 4_000_000, "edges of a random/powerlaw graph")
 	width := fs.Int("width", 128, "feature width F")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "worker threads")
+	threads := new(int)
+	threadsVar(fs, threads)
 	reps := fs.Int("reps", 5, "timed repetitions per operator (after one warm-up); the median is reported")
 	kernel := fs.String("kernel", "", "kernel: "+strings.Join(aggr.Kernels(), "|")+" (default $SUPERGCN_KERNEL, else the best)")
 	opsArg := fs.String("ops", strings.Join(aggrOps, ","), "operators to run")
@@ -136,11 +137,8 @@ func benchAggr(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *width < 1 || *threads < 1 || *reps < 1 {
-		return usageError{"--width, --threads and --reps must be ≥ 1"}
-	}
-	if *threads > maxThreads {
-		return usageError{fmt.Sprintf("--threads: %d, more than %d", *threads, maxThreads)}
+	if *width < 1 || *reps < 1 {
+		return usageError{"--width and --reps must be ≥ 1"}
 	}
 	ops := strings.Split(*opsArg, ",")
 	for _, o := range ops {
@@ -148,7 +146,9 @@ func benchAggr(args []string) error {
 			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(aggrOps, ","))}
 		}
 	}
-	setThreadBudget(*threads)
+	if err := setAloneThreads(threads); err != nil {
+		return err
+	}
 	eng, err := aggr.New(*threads, *kernel)
 	if err != nil {
 		return kernelError(err)
@@ -423,23 +423,23 @@ func runStream(threads, mib, reps int) streamResult {
 
 func benchStream(args []string) error {
 	fs := newFlagSet("bench stream", "[flags]")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "threads")
+	threads := new(int)
+	threadsVar(fs, threads)
 	mib := fs.Int("mib", 128, "MiB per array (three arrays; keep ≫ the last-level cache)")
 	reps := fs.Int("reps", 5, "repetitions (best reported)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *threads < 1 || *mib < 1 || *reps < 1 {
-		return usageError{"--threads, --mib and --reps must be ≥ 1"}
+	if *mib < 1 || *reps < 1 {
+		return usageError{"--mib and --reps must be ≥ 1"}
 	}
-	if *threads > maxThreads {
-		return usageError{fmt.Sprintf("--threads: %d, more than %d", *threads, maxThreads)}
+	if err := setAloneThreads(threads); err != nil {
+		return err
 	}
 	if err := sysmem.Check(3*(int64(min(*mib, 1<<40))<<20), fmt.Sprintf("three arrays of %d MiB", *mib)); err != nil {
 		return usageError{"--mib: " + err.Error()}
 	}
-	setThreadBudget(*threads)
 	r := runStream(*threads, *mib, *reps)
 	if *asJSON {
 		b, _ := json.Marshal(map[string]any{"op": "stream", "threads": *threads, "mib": *mib,

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -42,7 +41,8 @@ func benchGemm(args []string) error {
 	insArg := fs.String("in", "100,128,256", "layer input widths, comma separated")
 	outsArg := fs.String("out", "47,128,256", "layer output widths, comma separated")
 	opsArg := fs.String("ops", "NN,NT,TN", "products, comma separated: NN (X·W), NT (G·Wᵀ), TN (Xᵀ·G)")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "thread budget (goroutines running BLAS blocks)")
+	threads := new(int)
+	threadsVar(fs, threads)
 	reps := fs.Int("reps", 5, "timed repetitions (after one warm-up); the median is reported")
 	asJSON := fs.Bool("json", false, "print one JSON object per product, one a line")
 	asCSV := fs.Bool("csv", false, "print CSV (op,rows,in,out,threads,reps,median_ms,gflops)")
@@ -55,8 +55,8 @@ func benchGemm(args []string) error {
 		return usageError{fmt.Sprintf("--precision: %q is not %s", *precArg, strings.Join(dense.Precisions(), " or "))}
 	}
 	work := &dense.Work{Precision: prec}
-	if *rows < 1 || *threads < 1 || *reps < 1 {
-		return usageError{"--rows, --threads and --reps must be ≥ 1"}
+	if *rows < 1 || *reps < 1 {
+		return usageError{"--rows and --reps must be ≥ 1"}
 	}
 	ins, err := widthList("--in", *insArg)
 	if err != nil {
@@ -74,7 +74,9 @@ func benchGemm(args []string) error {
 		}
 		ops = append(ops, o)
 	}
-	setThreadBudget(*threads)
+	if err := setAloneThreads(threads); err != nil {
+		return err
+	}
 	maxIn, maxOut := maxOf(ins), maxOf(outs)
 	if int64(*rows)*int64(max(maxIn, maxOut)) > 1<<31 {
 		return usageError{fmt.Sprintf("--rows: %d rows of %d columns exceed 2^31 values", *rows, max(maxIn, maxOut))}

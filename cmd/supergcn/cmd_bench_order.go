@@ -43,15 +43,16 @@ func benchOrder(args []string) error {
 	parts := fs.Int("parts", 1, "time rank 0's shard of a random partition into this many parts (1: the whole graph)")
 	ordersArg := fs.String("orders", strings.Join(partition.NodeOrders(), ","), "orders, comma separated: "+strings.Join(partition.NodeOrders(), ","))
 	widthsArg := fs.String("widths", "47,100,256", "feature widths, comma separated")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "worker threads")
+	threads := new(int)
+	threadsVar(fs, threads)
 	reps := fs.Int("reps", 5, "timed repetitions per product (after one warm-up); the median is reported")
 	kernel := fs.String("kernel", "", "aggregation kernel: "+strings.Join(aggr.Kernels(), "|")+" (default $SUPERGCN_KERNEL, else the best)")
 	asJSON := fs.Bool("json", false, "print one JSON object per order and width, one a line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *threads < 1 || *reps < 1 || *parts < 1 {
-		return usageError{"--threads, --reps and --parts must be ≥ 1"}
+	if *reps < 1 || *parts < 1 {
+		return usageError{"--reps and --parts must be ≥ 1"}
 	}
 	spec, err := graph.ParseGenSpec(*specArg)
 	if err != nil {
@@ -71,7 +72,9 @@ func benchOrder(args []string) error {
 			return usageError{fmt.Sprintf("--orders: unknown order %q (known: %s)", o, strings.Join(partition.NodeOrders(), ","))}
 		}
 	}
-	setThreadBudget(*threads)
+	if err := setAloneThreads(threads); err != nil {
+		return err
+	}
 	eng, err := aggr.New(*threads, *kernel)
 	if err != nil {
 		return kernelError(err)

@@ -402,8 +402,8 @@ func medianRates(rs []perfmodel.Rates) perfmodel.Rates {
 var profileWidths = []int{16, 32, 64, 128, 256}
 
 // trainLayout is the graph a GCN layer's local product aggregates, built
-// from ds as train and exchange build it (since the fourth pass; before,
-// the generated order with GCN weights): the nodes renumbered in train's
+// from ds as train and exchange build it (not the generated order with GCN
+// weights): the nodes renumbered in train's
 // default order (partition.LocalOrder, which groups neighbours for
 // locality), a self-loop appended to every row, no weights (the exchange
 // scales rows on their own). The order alone makes the local product about
@@ -823,7 +823,7 @@ const profileWorkerEnv = "SUPERGCN_PROFILE_WORKER"
 // the ranks of a node run the same phase at once in train (every exchange
 // lines them up). Out of step, a copy timing a memory-bound pass shares the
 // node with copies in other passes, and the shared window finds free cores
-// (before the fifth pass: factors of 0.76 and 0.83 with 16 one-thread
+// (without --lockstep: factors of 0.76 and 0.83 with 16 one-thread
 // copies on 16 cores, below the 1 that full cores allow). A nil stepper, or
 // one whose parent stopped stepping, does not wait.
 type stepper struct {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -38,7 +37,8 @@ func benchQuant(args []string) error {
 	rows := fs.Int("rows", 100_000, "rows per block")
 	width := fs.Int("width", 128, "values per row")
 	bitsArg := fs.String("bits", "2,4,8", "bit widths, comma separated (2, 4, 8)")
-	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "encoding/decoding goroutines")
+	threads := new(int)
+	threadsVar(fs, threads)
 	kernelArg := fs.String("kernel", "all", "kernels, comma separated, or all: "+strings.Join(quant.Kernels(), ","))
 	reps := fs.Int("reps", 5, "timed repetitions (after one warm-up); the median is reported")
 	params := quant.ParamsBlock
@@ -47,10 +47,12 @@ func benchQuant(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *rows < 1 || *width < 1 || *threads < 1 || *reps < 1 {
-		return usageError{"--rows, --width, --threads and --reps must be ≥ 1"}
+	if *rows < 1 || *width < 1 || *reps < 1 {
+		return usageError{"--rows, --width and --reps must be ≥ 1"}
 	}
-	setThreadBudget(*threads)
+	if err := setAloneThreads(threads); err != nil {
+		return err
+	}
 	var bits []int
 	for _, s := range strings.Split(*bitsArg, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(s))

@@ -17,21 +17,23 @@ func init() {
 		func(args []string) error { return cmdConvert(args, os.Stdout) })
 }
 
-const convertSynopsis = "--data PATH [--format F] [--split NAME] [--symmetrize] [--dedup] [--remove-self-loops] " +
-	"[--synthetic-features DIM --classes C] --out FILE.sgb"
+const convertSynopsis = "--data PATH [--format F] [--split NAME|random:TRAIN,VALID] [--split-files DIR] [--symmetrize] [--dedup] [--remove-self-loops] " +
+	"[--synthetic-features DIM --classes C] --out FILE.sgb|FILE.npz"
 
 // convertFlags are the flags of `supergcn convert`.
 type convertFlags struct {
-	data, format, split, features, labels, out string
-	symmetrize, dedup, removeSelfLoops         bool
-	synthFeat, classes                         int
-	seed                                       uint64
+	data, format, split, splitFiles, out string
+	features, labels                     string
+	symmetrize, dedup, removeSelfLoops   bool
+	synthFeat, classes                   int
+	seed                                 uint64
 }
 
 func (c *convertFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.data, "data", "", "input: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (required)")
+	fs.StringVar(&c.data, "data", "", "input: OGB-layout directory (CSV or npz), PyG-style .npz file, edge-list file, METIS graph file or supergcn binary file (required)")
 	fs.StringVar(&c.format, "format", "auto", "input format: "+strings.Join(graph.Formats(), "|"))
-	fs.StringVar(&c.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
+	fs.StringVar(&c.split, "split", "", splitHelp)
+	fs.StringVar(&c.splitFiles, "split-files", "", splitFilesHelp)
 	fs.StringVar(&c.features, "features", "", "node features from a .npy file (N×F), overriding the input's")
 	fs.StringVar(&c.labels, "labels", "", "node labels from a .npy file (N), overriding the input's")
 	fs.BoolVar(&c.symmetrize, "symmetrize", false, "make the graph undirected: add every reverse edge, merge duplicates")
@@ -40,7 +42,7 @@ func (c *convertFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.synthFeat, "synthetic-features", 0, "attach DIM synthetic features, structure-correlated labels and a 10/10/80 split")
 	fs.IntVar(&c.classes, "classes", 8, "classes for --synthetic-features")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed for --synthetic-features")
-	fs.StringVar(&c.out, "out", "", "output file in the supergcn binary format (required)")
+	fs.StringVar(&c.out, "out", "", "output file: supergcn binary format, or a PyG-style .npz (arrays stored uncompressed) when named *.npz (required)")
 }
 
 // cmdConvert runs `supergcn convert`: load, preprocess in the order
@@ -71,7 +73,7 @@ func cmdConvert(args []string, out io.Writer) error {
 	}
 	removeTempsOnSignal(c.out)
 	t0 := time.Now()
-	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, Features: c.features, Labels: c.labels})
+	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels})
 	if err != nil {
 		return err
 	}
@@ -91,11 +93,16 @@ func cmdConvert(args []string, out io.Writer) error {
 			return fmt.Errorf("--synthetic-features: %w", err)
 		}
 	}
-	if err := graph.WriteBinary(c.out, ds); err != nil {
+	write := graph.WriteBinary
+	if strings.HasSuffix(c.out, ".npz") {
+		write = func(path string, ds *graph.Dataset) error { return graph.WriteNpzDataset(path, ds, false, false) }
+	}
+	if err := write(c.out, ds); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "convert: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (load %.2fs, total %.2fs) -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,
 		len(ds.Train), len(ds.Valid), len(ds.Test), loaded, time.Since(t0).Seconds(), c.out)
+	fmt.Fprintf(out, "convert: %s\n", graph.Degrees(ds.Graph))
 	return nil
 }

@@ -19,7 +19,8 @@ func cmdEval(args []string) error {
 	var d dataFlags
 	d.register(fs, "score on")
 	model := fs.String("model", "", "model file written by supergcn train --save")
-	threads := fs.Int("threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
+	threads := new(int)
+	threadsVar(fs, threads)
 	kernel := fs.String("kernel", "", kernelHelp)
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	predictions := fs.String("predictions", "", "write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id)")
@@ -36,9 +37,6 @@ func cmdEval(args []string) error {
 	}
 	if _, err := checkKernel(*kernel); err != nil {
 		return err
-	}
-	if *threads < 0 || *threads > maxThreads {
-		return usageError{fmt.Sprintf("--threads: %d, need 0 to %d (0: the cores of this rank)", *threads, maxThreads)}
 	}
 	if err := distinctOutputs(append(d.inputPaths(), container.NamedPath{Name: "--model", Path: *model}),
 		[]container.NamedPath{{Name: "--predictions", Path: *predictions}, {Name: "--embeddings", Path: *embeddings}}); err != nil {
@@ -68,7 +66,11 @@ func cmdEval(args []string) error {
 	}
 	return w.finish(func() error {
 		c := w.comm
-		th := setThreadBudget(*threads)
+		th, _, err := jobThreads(c, *threads, rank0Stderr(c))
+		if err != nil {
+			return err
+		}
+		setThreadBudget(th)
 		if err := checkBLASAddressSpace(th); err != nil {
 			return err
 		}

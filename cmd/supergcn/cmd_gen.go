@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("gen", "generate a synthetic dataset (degree-corrected SBM) into a binary file",
+	register("gen", "generate a synthetic dataset (nested communities or a stochastic block model) into a binary file",
 		func(args []string) error { return cmdGen(args, os.Stdout) })
 }
 
@@ -20,7 +20,7 @@ const genSynopsis = "--spec SPEC --out FILE.sgb"
 // in the binary format to --out and prints a one-line summary to out.
 func cmdGen(args []string, out io.Writer) error {
 	fs := newFlagSet("gen", genSynopsis)
-	spec := fs.String("spec", "default", "comma-separated key=value list, e.g. nodes=100000,degree=16,classes=8,feat=64,seed=1; keys:\n"+
+	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
 	path := fs.String("out", "", "output file in the supergcn binary format (required)")
 	if err := parseFlags(fs, args); err != nil {
@@ -48,5 +48,6 @@ func cmdGen(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %d features, split %d/%d/%d, %.2fs -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, ds.FeatDim,
 		len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds(), *path)
+	fmt.Fprintf(out, "gen: %s\n", graph.Degrees(ds.Graph))
 	return nil
 }

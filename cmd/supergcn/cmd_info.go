@@ -11,6 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/affinity"
 	"github.com/supergcn/supergcn/internal/dispatch"
 	"github.com/supergcn/supergcn/internal/rowk"
 	"github.com/supergcn/supergcn/mpi"
@@ -47,6 +48,9 @@ type buildInfo struct {
 	ParMETIS    string   `json:"parmetis"`
 	MPI         string   `json:"mpi"`
 	MPIThread   string   `json:"mpi_thread_level"` // provided for MPI_THREAD_SERIALIZED, or why unknown
+	Threads     int      `json:"threads_auto"`     // what --threads auto gives this process
+	ThreadsWhy  string   `json:"threads_auto_source"`
+	CPUMask     string   `json:"affinity_mask"`
 }
 
 func cmdInfo(args []string) error {
@@ -72,6 +76,12 @@ func cmdInfo(args []string) error {
 	if !*noMPI {
 		bi.MPIThread = mpiThreadLevel()
 	}
+	if bi.Threads, bi.ThreadsWhy, err = aloneThreads(0); err != nil {
+		return err
+	}
+	if mask, err := affinity.Self(); err == nil {
+		bi.CPUMask = mask.String()
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -90,6 +100,7 @@ func cmdInfo(args []string) error {
 	fmt.Printf("partitioners: METIS %s; ParMETIS API: %s\n", bi.METIS, bi.ParMETIS)
 	fmt.Printf("MPI: %s\n", firstLineOf(bi.MPI))
 	fmt.Printf("MPI thread level: %s\n", bi.MPIThread)
+	fmt.Printf("threads auto: %d (%s); affinity mask CPUs %s\n", bi.Threads, bi.ThreadsWhy, bi.CPUMask)
 	return nil
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("partition", "partition a dataset (METIS, ParMETIS under mpirun, or random) into a partition directory", cmdPartition)
+	register("partition", "partition a dataset (METIS, or distributed under mpirun: multilevel, ParMETIS, LDG; or random) into a partition directory", cmdPartition)
 }
 
 // partitionFlags are the flags of `supergcn partition`.
@@ -34,12 +34,12 @@ type partitionFlags struct {
 
 func cmdPartition(args []string) error {
 	var f partitionFlags
-	fs := newFlagSet("partition", "(--data PATH | --synthetic SPEC) --parts N --method metis|parmetis|ldg|random --out PDIR [flags]")
+	fs := newFlagSet("partition", "(--data PATH | --synthetic SPEC) --parts N --method auto|metis|multilevel|parmetis|ldg|random --out PDIR [flags]")
 	d := &f.d
 	d.registerSource(fs, "partition")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (partitioner, synthetic data)")
 	fs.IntVar(&f.parts, "parts", 0, "number of parts (a multiple of the ranks that will train on it)")
-	fs.StringVar(&f.method, "method", "metis", "metis (one process) | parmetis (every rank of mpirun) | ldg (streaming, no global partitioner) | random")
+	fs.StringVar(&f.method, "method", "auto", "auto (multilevel under mpirun with --data, else metis) | metis (one process) | multilevel (distributed, every rank of mpirun or one process) | parmetis (every rank of mpirun) | ldg (streaming, no global partitioner) | random")
 	fs.IntVar(&f.ldgRounds, "ldg-rounds", 32, "ldg: batches per rank between which the ranks exchange their placements")
 	fs.IntVar(&f.ldgPasses, "ldg-passes", 3, "ldg: streams over the nodes (later ones re-place each node knowing all its neighbours' parts)")
 	fs.StringVar(&f.weights, "weights", metis.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
@@ -48,6 +48,7 @@ func cmdPartition(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.resolveMethod()
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -107,9 +108,9 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance)}
 	}
 	switch f.method {
-	case "metis", "parmetis", "random", "ldg":
+	case "metis", "multilevel", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--method: %q is not metis, parmetis, ldg or random", f.method)}
+		return usageError{fmt.Sprintf("--method: %q is not auto, metis, multilevel, parmetis, ldg or random", f.method)}
 	}
 	if f.ldgRounds < 1 || f.ldgRounds > 1<<20 {
 		return usageError{fmt.Sprintf("--ldg-rounds: %d, want an integer in [1, 2^20]", f.ldgRounds)}
@@ -117,8 +118,8 @@ func (f *partitionFlags) validate() error {
 	if f.ldgPasses < 1 || f.ldgPasses > 100 {
 		return usageError{fmt.Sprintf("--ldg-passes: %d, want an integer in [1, 100]", f.ldgPasses)}
 	}
-	if f.method == "ldg" && d.data == "" {
-		return usageError{"--method ldg: reads --data (for --synthetic, use metis or random)"}
+	if (f.method == "ldg" || f.method == "multilevel") && d.data == "" {
+		return usageError{fmt.Sprintf("--method %s: reads --data (for --synthetic, use metis or random)", f.method)}
 	}
 	switch f.weights {
 	case metis.WeightsNone, metis.WeightsDegree, metis.WeightsDegreeTrain:
@@ -126,7 +127,7 @@ func (f *partitionFlags) validate() error {
 		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
 	}
 	d.featNorm = "none" // features are stored raw; train normalises on load
-	if f.method == "ldg" {
+	if f.method == "ldg" || f.method == "multilevel" {
 		if err := d.checkDistributed(); err != nil {
 			return err
 		}
@@ -136,7 +137,7 @@ func (f *partitionFlags) validate() error {
 		if f.method == "random" {
 			why = "runs distributed only on --data with the default cleaning (no --synthetic-features, --undirected=false, --dedup=false)"
 		}
-		return usageError{fmt.Sprintf("--method %s %s, but a launcher started %d ranks: run it without mpirun, or use --method parmetis (or ldg)", f.method, why, n)}
+		return usageError{fmt.Sprintf("--method %s %s, but a launcher started %d ranks: run it without mpirun, or use --method multilevel (or parmetis, ldg)", f.method, why, n)}
 	}
 	if f.distributed() {
 		if n := max(1, launcherSize()); dist.CheckParts(f.parts, n) != nil {
@@ -159,6 +160,18 @@ func partsForNodes(parts, nodes int, name string) error {
 		return usageError{fmt.Sprintf("--parts: %d parts, but %s has %d nodes: give at most one part per node", parts, name, nodes)}
 	}
 	return nil
+}
+
+// resolveMethod replaces --method auto by multilevel for --data under a
+// launcher of several ranks, else by metis.
+func (f *partitionFlags) resolveMethod() {
+	if f.method != "auto" {
+		return
+	}
+	f.method = "metis"
+	if f.d.data != "" && launcherSize() > 1 && f.d.checkDistributed() == nil {
+		f.method = "multilevel"
+	}
 }
 
 // run loads, partitions and (on rank 0, or alone) writes. w is nil outside MPI.
@@ -260,13 +273,13 @@ func printPartitionSummary(w io.Writer, m *partition.Meta) {
 
 // distributed reports whether the partition runs on the distributed path
 // (partition/dist): --data, with the default cleaning (see checkDistributed),
-// under a launcher (even of one rank) with parmetis or random, or ldg
-// anywhere. Every rank then reads only its share of the input.
+// under a launcher (even of one rank) with parmetis or random, or ldg and
+// multilevel anywhere. Every rank then reads only its share of the input.
 func (f *partitionFlags) distributed() bool {
 	if f.d.data == "" || f.d.checkDistributed() != nil {
 		return false // parmetis then has every rank load the whole graph
 	}
-	return f.method == "ldg" || (launchedByMPI() && (f.method == "parmetis" || f.method == "random"))
+	return f.method == "ldg" || f.method == "multilevel" || (launchedByMPI() && (f.method == "parmetis" || f.method == "random"))
 }
 
 // runDist reads, partitions and writes with partition/dist.
@@ -306,6 +319,8 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 			ByDegree: weights != metis.WeightsNone, Progress: f.d.prog})
 	case "parmetis":
 		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
+	case "multilevel":
+		owner, err = multilevelDist(c, g, f.parts, weights, f.d.seed, f.imbalance, log)
 	}
 	st.Done()
 	if err != nil {

@@ -13,30 +13,26 @@ func init() {
 }
 
 func cmdPlot(args []string) error {
-	fs := newFlagSet("plot", "(FILE.jsonl... | --bench RESULTS.csv) --out DIR")
+	fs := newFlagSet("plot", "(FILE.jsonl... | --bench RESULTS.csv | --layouts LAYOUTS.csv | --partition-scaling RESULTS.csv) --out DIR")
 	out := fs.String("out", "", "directory for the PNG files (created if missing)")
 	bench := fs.String("bench", "", "draw scripts/bench-cluster.sh's results.csv: epoch time per link and exchange, one PNG per model")
 	partScale := fs.String("partition-scaling", "", "draw scripts/bench-partition-scaling.sh's results.csv: time and max per-rank peak RSS against the ranks")
+	layouts := fs.String("layouts", "", "draw scripts/bench-layouts.sh's layouts.csv: epoch time per ranks × threads layout and exchange, one PNG per model and link")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
+	}
+	if *layouts != "" {
+		if *out == "" || *bench != "" || *partScale != "" || len(files) > 0 {
+			return usageError{"--layouts: give only the layouts.csv and --out DIR"}
+		}
+		return drawResults(*layouts, *out, plots.ReadLayouts, plots.Layouts)
 	}
 	if *partScale != "" {
 		if *out == "" || *bench != "" || len(files) > 0 {
 			return usageError{"--partition-scaling: give only the results.csv and --out DIR"}
 		}
-		rows, err := plots.ReadPartScale(*partScale)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		written, err := plots.PartScale(*out, rows)
-		for _, w := range written {
-			fmt.Fprintln(os.Stdout, w)
-		}
-		return err
+		return drawResults(*partScale, *out, plots.ReadPartScale, plots.PartScale)
 	}
 	if *bench != "" && len(files) > 0 {
 		return usageError{"--bench: give either a results.csv or metrics files, not both"}
@@ -48,15 +44,7 @@ func cmdPlot(args []string) error {
 		return usageError{"--out: the directory for the PNG files is required"}
 	}
 	if *bench != "" {
-		rows, err := plots.ReadMatrix(*bench)
-		if err != nil {
-			return err
-		}
-		written, err := plots.Matrix(*out, rows)
-		for _, w := range written {
-			fmt.Fprintln(os.Stdout, w)
-		}
-		return err
+		return drawResults(*bench, *out, plots.ReadMatrix, plots.Matrix)
 	}
 	runs := make([]*plots.Run, 0, len(files))
 	for _, f := range files {
@@ -74,6 +62,23 @@ func cmdPlot(args []string) error {
 		fmt.Fprintln(os.Stdout, w)
 	}
 	return nil
+}
+
+// drawResults reads the results CSV path, draws it into the directory out
+// (created if missing) and prints the files written.
+func drawResults[T any](path, out string, read func(string) ([]T, error), draw func(string, []T) ([]string, error)) error {
+	rows, err := read(path)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	written, err := draw(out, rows)
+	for _, w := range written {
+		fmt.Fprintln(os.Stdout, w)
+	}
+	return err
 }
 
 // parseWithFiles parses flags given before, between or after positional

@@ -63,10 +63,10 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	inWidth := fs.Int("in-width", 0, "input feature width (default: the partition's, or 128 when structure-only)")
 	classes := fs.Int("classes", 0, "output classes (default: the partition's, or 47 when it has none)")
 	aggrMode := fs.String("aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid, or a comma-separated list")
-	bitsArg := fs.String("bits", "32", "bits per boundary value forward: 32|8|4|2, or a comma-separated list")
+	bitsArg := fs.String("bits", "32", "bits per boundary value forward: "+quant.WidthList("|")+", or a comma-separated list")
 	bitsBwd := fs.Int("bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	evalBits := fs.Int("eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
-	evalCache := fs.Bool("eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: binaries before it")
+	evalCache := fs.Bool("eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: aggregate them again, as a binary without that reuse does")
 	evalEvery := fs.Int("eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&params))
@@ -145,9 +145,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	var bitsList []int
 	for _, s := range strings.Split(*bitsArg, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || (b != 32 && b != 8 && b != 4 && b != 2) {
-			return usageError{fmt.Sprintf("--bits: %q is not 32, 8, 4 or 2", s)}
+		b, err := quant.ParseBits(s)
+		if err != nil {
+			return usageError{fmt.Sprintf("--bits: %q is not %s", s, quant.WidthList(", "))}
 		}
 		bitsList = append(bitsList, b)
 	}
@@ -236,8 +236,14 @@ func cmdPredict(args []string, stdout io.Writer) error {
 					}
 					th = max(1, c/per)
 				}
-				cfg := perfmodel.Config{Model: m, Mode: mode, Bits: b, BackwardBits: *bitsBwd, EvalBits: *evalBits,
-					Params: params, EvalEvery: *evalEvery, Threads: th, RanksPerNode: k, CoresPerNode: *cores, IntraBits: *intraBits,
+				var wire quant.Wires
+				for r, bits := range [quant.NumRoles]int{quant.Forward: b, quant.Backward: *bitsBwd, quant.Eval: *evalBits, quant.Intra: *intraBits} {
+					if bits != 0 {
+						wire[r] = quant.Wire{Bits: bits, Params: params}
+					}
+				}
+				cfg := perfmodel.Config{Model: m, Mode: mode, Wire: wire,
+					EvalEvery: *evalEvery, Threads: th, RanksPerNode: k, CoresPerNode: *cores,
 					RanksPerHost: *hostRanks, EvalCache: *evalCache}
 				if *exchArg != "flat" {
 					per := k

@@ -44,6 +44,14 @@ func TestPredictCLI(t *testing.T) {
 	if err := json.Unmarshal(st.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
+	st.Reset()
+	if err := cmdStats([]string{dir, "--json", "--width", "6", "--ranks-per-node", "2", "--bits", "2"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	var node nodeStatsReport
+	if err := json.Unmarshal(st.Bytes(), &node); err != nil {
+		t.Fatal(err)
+	}
 	la, lb := strings.Split(strings.TrimSpace(a.String()), "\n"), strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(la) != 4 || len(lb) != 4 {
 		t.Fatalf("want 4 lines (2 networks × 2 bits), got %d and %d:\n%s", len(la), len(lb), a.String())
@@ -62,8 +70,13 @@ func TestPredictCLI(t *testing.T) {
 		if ra.Bits == 32 && ra.TrainBytes != rep.Bytes.Hybrid {
 			t.Errorf("line %d: fp32 train bytes %d, stats says %d", i, ra.TrainBytes, rep.Bytes.Hybrid)
 		}
-		if ra.Bits == 2 && !(ra.TrainBytes < rep.Bytes.Hybrid/4) {
-			t.Errorf("line %d: int2 train bytes %d, fp32 %d", i, ra.TrainBytes, rep.Bytes.Hybrid)
+		// int2 between nodes, fp32 (the default --intra-bits) inside them:
+		// as stats counts them; in shared memory every row is fp32.
+		if want := node.Flat.InterBytes + node.Flat.IntraBytes; ra.Bits == 2 && ra.Network != "shm" && ra.TrainBytes != want {
+			t.Errorf("line %d: int2 train bytes %d, want %d (stats: %+v)", i, ra.TrainBytes, want, node.Flat)
+		}
+		if ra.Bits == 2 && ra.Network == "shm" && (ra.TrainBytes != rep.Bytes.Hybrid || ra.QuantS != 0) {
+			t.Errorf("line %d: shared-memory int2 train bytes %d (quant %gs), want fp32's %d and no codec", i, ra.TrainBytes, ra.QuantS, rep.Bytes.Hybrid)
 		}
 	}
 	// Two-level: the bytes are NodeVolumesOf's rows, inside nodes at fp32

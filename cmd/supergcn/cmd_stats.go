@@ -19,7 +19,7 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L]] [--width F] [--bits 32|8|4|2] [--quant-params block|bf16|fp32] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--json]"
 
 // statsReport is the result of `supergcn stats`: one layer, one direction
 // (the backward pass moves the same rows the other way).
@@ -46,27 +46,19 @@ type statsReport struct {
 	Seconds     float64                  `json:"seconds"`
 }
 
-// wireFormat is the row encoding stats counts bytes for.
-type wireFormat struct {
-	bits   int // 32, 8, 4 or 2
-	params quant.Params
+// wireOf is the wire format a report names (Bits, QuantParams).
+func wireOf(bits int, params string) quant.Wire {
+	w := quant.Wire{Bits: bits}
+	if params != "" {
+		w.Params, _ = quant.ParseParams(params)
+	}
+	return w
 }
 
-// size returns the data and parameter bytes of rows rows of width values.
-func (f wireFormat) size(rows int64, width int) (data, param int64) {
-	if f.bits == 32 {
-		return rows * 4 * int64(width), 0
-	}
-	d, p := quant.Format{Bits: f.bits, Params: f.params}.Size(int(rows), width)
+// wireSize is w.Size in int64s.
+func wireSize(w quant.Wire, rows int64, width int) (data, param int64) {
+	d, p := w.Size(int(rows), width)
 	return int64(d), int64(p)
-}
-
-// String names the format as the table prints it.
-func (f wireFormat) String() string {
-	if f.bits == 32 {
-		return "fp32"
-	}
-	return fmt.Sprintf("int%d (%s params)", f.bits, f.params)
 }
 
 // perRankCounts are min/avg/max over ranks of rows, per mode.
@@ -86,12 +78,13 @@ func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
 	width := fs.Int("width", 0, "feature width of a row (default: the dataset's feature dimension, or 128 when structure-only)")
-	bits := fs.Int("bits", 32, "bits per value on the wire: 32 (fp32) or 8, 4, 2 (quantised, plus per-row parameters)")
+	bits := fs.String("bits", "32", "bits per value on the wire: "+quant.WidthList(", ")+" (32: fp32; the others quantised, plus per-row parameters)")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	perNode := fs.Int("ranks-per-node", 0, "compare the flat and the two-level exchange with K consecutive ranks to a node (inter-node rows, bytes, messages)")
 	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
+	intraBits := fs.String("intra-bits", "32", "with --ranks-per-node: bits per value of the rows between ranks of one node, as train's: "+quant.WidthList(", "))
 	dir, err := parseStatsArgs(fs, args)
 	if err != nil {
 		return err
@@ -115,10 +108,9 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *width < 0 {
 		return usageError{fmt.Sprintf("--width: %d, want >= 1", *width)}
 	}
-	switch *bits {
-	case 32, 8, 4, 2:
-	default:
-		return usageError{fmt.Sprintf("--bits: %d, want 32, 8, 4 or 2", *bits)}
+	wire, err := quant.ParseWire(*bits, params)
+	if err != nil {
+		return usageError{fmt.Sprintf("--bits: %q, want %s", *bits, quant.WidthList(", "))}
 	}
 	if *perNode < 0 || (*perNode > 0 && *ranks%*perNode != 0) {
 		// as predict: a layout whose last node is short is not the even
@@ -128,11 +120,15 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *layers < 1 {
 		return usageError{fmt.Sprintf("--layers: %d, want >= 1", *layers)}
 	}
+	intra, err := quant.ParseWire(*intraBits, params)
+	if err != nil {
+		return usageError{fmt.Sprintf("--intra-bits: %q, want %s", *intraBits, quant.WidthList(", "))}
+	}
 	if *perNode > 0 {
-		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wireFormat{bits: *bits, params: params})
+		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
 		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
 	}
-	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wireFormat{bits: *bits, params: params})
+	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wire)
 	return writeStats(stdout, *asJSON, rep, err, printStats)
 }
 
@@ -178,18 +174,18 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 
 // exchangeStats loads each rank's shard in turn and plans every pair that
 // sends to it with the exchange's own planner (exchange.SplitShard).
-func exchangeStats(dir string, parts, ranks, width int, f wireFormat) (*statsReport, error) {
+func exchangeStats(dir string, parts, ranks, width int, f quant.Wire) (*statsReport, error) {
 	t0 := time.Now()
 	sent := make([]exchange.RowCounts, ranks)
 	recv := make([]exchange.RowCounts, ranks)
-	d, p := f.size(quant.BlockRows, width)
-	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, Bits: f.bits, BytesPerRow: float64(d+p) / quant.BlockRows}
-	if f.bits != 32 {
-		rep.QuantParams = f.params.String()
+	d, p := f.RowBytes(width)
+	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, Bits: f.Bits, BytesPerRow: d + p}
+	if !f.Exact() {
+		rep.QuantParams = f.Params.String()
 	}
 	// Bytes are summed per ordered pair: each pair's rows are one message
 	// (ParamsBlock's per-block bases count per message).
-	total := func(rows int64) int64 { d, p := f.size(rows, width); return d + p }
+	total := func(rows int64) int64 { return f.Bytes(rows, width) }
 	for r := 0; r < ranks; r++ {
 		sh, err := partition.Load(dir, r, ranks)
 		if err != nil {
@@ -208,12 +204,12 @@ func exchangeStats(dir string, parts, ranks, width int, f wireFormat) (*statsRep
 			recv[r] = recv[r].Add(sp.Counts)
 			rep.Rows = rep.Rows.Add(sp.Counts)
 			rep.Bytes = rep.Bytes.Add(exchange.RowCounts{Pre: total(sp.Counts.Pre), Post: total(sp.Counts.Post), Hybrid: total(sp.Counts.Hybrid)})
-			d, p := f.size(sp.Counts.Hybrid, width)
+			d, p := wireSize(f, sp.Counts.Hybrid, width)
 			rep.DataBytes += d
 			rep.ParamBytes += p
 		}
 	}
-	rep.FP32Bytes, _ = wireFormat{bits: 32}.size(rep.Rows.Hybrid, width)
+	rep.FP32Bytes = quant.Wire{Bits: quant.ExactBits}.Bytes(rep.Rows.Hybrid, width)
 	rep.PerRank = map[string]perRankCounts{"sent": spreads(sent), "recv": spreads(recv)}
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep, nil
@@ -237,14 +233,11 @@ func spreads(c []exchange.RowCounts) perRankCounts {
 
 func printStats(w io.Writer, r *statsReport) {
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
-	f := wireFormat{bits: r.Bits}
-	if r.QuantParams != "" {
-		f.params, _ = quant.ParseParams(r.QuantParams)
-	}
-	d, p := f.size(quant.BlockRows, r.Width)
+	f := wireOf(r.Bits, r.QuantParams)
+	d, p := f.RowBytes(r.Width)
 	perRow := fmt.Sprintf("%g bytes/row", r.BytesPerRow)
 	if p > 0 {
-		perRow = fmt.Sprintf("%g bytes/row: %g data + %g params", r.BytesPerRow, float64(d)/quant.BlockRows, float64(p)/quant.BlockRows)
+		perRow = fmt.Sprintf("%g bytes/row: %g data + %g params", r.BytesPerRow, d, p)
 	}
 	fmt.Fprintf(w, "rows per layer, one direction; bytes at %s, width %d (%s); planned in %.2fs\n\n",
 		f, r.Width, perRow, r.Seconds)
@@ -258,7 +251,7 @@ func printStats(w io.Writer, r *statsReport) {
 		fmt.Fprintf(w, "\nhybrid moves %.1f%% of pre's rows and %.1f%% of post's\n",
 			100*float64(r.Rows.Hybrid)/float64(r.Rows.Pre), 100*float64(r.Rows.Hybrid)/float64(r.Rows.Post))
 	}
-	if r.Bits != 32 && r.Bytes.Hybrid > 0 {
+	if !f.Exact() && r.Bytes.Hybrid > 0 {
 		fmt.Fprintf(w, "hybrid at %s: %d data + %d param = %d bytes per layer (%s), fp32 %d bytes (%s): %.2fx fewer\n",
 			f, r.DataBytes, r.ParamBytes, r.Bytes.Hybrid, humanBytes(r.Bytes.Hybrid), r.FP32Bytes, humanBytes(r.FP32Bytes),
 			float64(r.FP32Bytes)/float64(r.Bytes.Hybrid))

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
@@ -24,6 +25,7 @@ type nodeStatsReport struct {
 	Width        int             `json:"width"`
 	Bits         int             `json:"bits"`
 	QuantParams  string          `json:"quant_params,omitempty"`
+	IntraBits    int             `json:"intra_bits"` // rows between ranks of one node, both exchanges
 	Flat         nodeLevelReport `json:"flat"`
 	TwoLevel     nodeLevelReport `json:"two_level"`
 	Paired       nodeLevelReport `json:"two_level_paired"`
@@ -31,7 +33,8 @@ type nodeStatsReport struct {
 }
 
 // nodeLevelReport is one plan's volume. Inter-node bytes are at the wire
-// format (one message per rank pair); intra-node rows travel as fp32.
+// format (--bits), intra-node bytes at --intra-bits (one message per rank
+// pair), as train sends them in either exchange.
 type nodeLevelReport struct {
 	InterRows        int64  `json:"inter_rows"`
 	InterBytes       int64  `json:"inter_bytes"`
@@ -44,7 +47,7 @@ type nodeLevelReport struct {
 	NodeRecvRows     spread `json:"node_recv_rows"`     // inter-node rows received per node
 }
 
-func nodeStats(dir string, parts, ranks, perNode, layers, width int, f wireFormat) (*nodeStatsReport, error) {
+func nodeStats(dir string, parts, ranks, perNode, layers, width int, f, intra quant.Wire) (*nodeStatsReport, error) {
 	t0 := time.Now()
 	nodes := comm.BlockNodes(ranks, perNode)
 	nv, err := exchange.NodeVolumesOf(ranks, nodes, func(r int) (*partition.Shard, error) { return partition.Load(dir, r, ranks) })
@@ -52,21 +55,22 @@ func nodeStats(dir string, parts, ranks, perNode, layers, width int, f wireForma
 		return nil, err
 	}
 	rep := &nodeStatsReport{Dir: dir, Parts: parts, Ranks: ranks, RanksPerNode: perNode, Nodes: nv.Nodes, Layers: layers,
-		Width: width, Bits: f.bits}
-	if f.bits != 32 {
-		rep.QuantParams = f.params.String()
+		Width: width, Bits: f.Bits, IntraBits: intra.Bits}
+	if !f.Exact() || !intra.Exact() {
+		rep.QuantParams = f.Params.String()
 	}
 	level := func(v *exchange.ExchangeVolume) nodeLevelReport {
 		r := nodeLevelReport{InterRows: v.InterRows(), IntraRows: v.IntraRows(),
 			InterMessages: len(v.Inter), IntraMessages: len(v.Gather) + len(v.Scatter)}
 		sent, recv := make([]int64, nv.Nodes), make([]int64, nv.Nodes)
 		for _, m := range v.Inter {
-			d, p := f.size(m.Rows, width)
-			r.InterBytes += d + p
+			r.InterBytes += f.Bytes(m.Rows, width)
 			sent[nv.Node[m.From]] += m.Rows
 			recv[nv.Node[m.To]] += m.Rows
 		}
-		r.IntraBytes = 4 * int64(width) * r.IntraRows
+		for _, m := range append(slices.Clone(v.Gather), v.Scatter...) {
+			r.IntraBytes += intra.Bytes(m.Rows, width)
+		}
 		r.MessagesPerEpoch = (r.InterMessages + r.IntraMessages) * 2 * layers
 		r.NodeSentRows, r.NodeRecvRows = spreadOf(sent), spreadOf(recv)
 		return r
@@ -88,12 +92,9 @@ func spreadOf(a []int64) spread {
 }
 
 func printNodeStats(w io.Writer, r *nodeStatsReport) {
-	f := wireFormat{bits: r.Bits}
-	if r.QuantParams != "" {
-		f.params, _ = quant.ParseParams(r.QuantParams)
-	}
-	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d nodes of %d ranks; one layer, one direction; inter-node bytes at %s, width %d; planned in %.2fs\n\n",
-		r.Dir, r.Parts, r.Ranks, r.Nodes, r.RanksPerNode, f, r.Width, r.Seconds)
+	f := wireOf(r.Bits, r.QuantParams)
+	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d nodes of %d ranks; one layer, one direction; inter-node bytes at %s, intra-node at %s, width %d; planned in %.2fs\n\n",
+		r.Dir, r.Parts, r.Ranks, r.Nodes, r.RanksPerNode, f, wireOf(r.IntraBits, r.QuantParams), r.Width, r.Seconds)
 	fmt.Fprintf(w, "%-16s %12s %12s %9s %12s %9s %12s   %-24s %s\n", "exchange", "inter rows", "inter bytes", "inter msg",
 		"intra rows", "intra msg", "msg/epoch", "node sent rows min/avg/max", "node recv rows min/avg/max")
 	for _, l := range []struct {

@@ -221,12 +221,28 @@ func TestStatsRanksPerNode(t *testing.T) {
 		if perNode == 2 && (rep.TwoLevel.InterRows >= rep.Flat.InterRows || rep.Flat.MessagesPerEpoch != (rep.Flat.InterMessages+rep.Flat.IntraMessages)*4) {
 			t.Fatalf("2 per node: %+v", rep)
 		}
+		if rep.Flat.IntraBytes != 4*int64(rep.Width)*rep.Flat.IntraRows || rep.IntraBits != 32 {
+			t.Fatalf("perNode %d: flat intra bytes %d for %d fp32 rows", perNode, rep.Flat.IntraBytes, rep.Flat.IntraRows)
+		}
+		if perNode > 1 { // --intra-bits 2: the same rows at int2 inside the nodes
+			var q nodeStatsReport
+			out.Reset()
+			if err := cmdStats([]string{dir, "--ranks-per-node", fmt.Sprint(perNode), "--json", "--bits", "2", "--intra-bits", "int2"}, &out); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(out.Bytes(), &q); err != nil {
+				t.Fatal(err)
+			}
+			if q.IntraBits != 2 || q.Flat.IntraRows != rep.Flat.IntraRows || !(q.Flat.IntraBytes < rep.Flat.IntraBytes/4) || q.Flat.InterBytes != rep.Flat.InterBytes {
+				t.Fatalf("perNode %d, --intra-bits 2: %+v, fp32 inside nodes %+v", perNode, q.Flat, rep.Flat)
+			}
+		}
 		out.Reset()
 		if err := cmdStats([]string{dir, "--ranks-per-node", fmt.Sprint(perNode)}, &out); err != nil || !strings.Contains(out.String(), "two-level") {
 			t.Fatalf("table: %v\n%s", err, out.String())
 		}
 	}
-	for _, bad := range [][]string{{dir, "--ranks-per-node", "-1"}, {dir, "--ranks-per-node", "3"}, {dir, "--ranks-per-node", "2", "--layers", "0"}} {
+	for _, bad := range [][]string{{dir, "--ranks-per-node", "-1"}, {dir, "--ranks-per-node", "3"}, {dir, "--ranks-per-node", "2", "--layers", "0"}, {dir, "--ranks-per-node", "2", "--intra-bits", "3"}} {
 		if err := cmdStats(bad, &bytes.Buffer{}); err == nil {
 			t.Fatalf("%v accepted", bad)
 		}

@@ -66,7 +66,7 @@ type trainArgs struct {
 // checkpoint, probing output paths), before any data is read.
 func parseTrain(args []string) (*trainArgs, error) {
 	fs := newFlagSet("train", "[--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
-	a := &trainArgs{cfg: train.Config{QuantParams: quant.ParamsBlock}}
+	a := &trainArgs{bits: bitsFlags{params: quant.ParamsBlock}}
 	d, cfg, bits := &a.d, &a.cfg, &a.bits
 	d.register(fs, "train on")
 	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|")+" (sage: GraphSAGE with mean aggregation)")
@@ -81,17 +81,17 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.BoolVar(&cfg.Decoupled, "adamw", false, "decoupled weight decay (AdamW)")
 	fs.IntVar(&cfg.Epochs, "epochs", 200, "epochs")
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
-	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank for every parallel step (0: the cores of this node divided among its ranks)")
+	threadsVar(fs, &cfg.Threads)
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.NodeOrder, "node-order", partition.DefaultOrder, "order of each rank's nodes in memory, for cache reuse in the aggregation: "+strings.Join(partition.NodeOrders(), "|")+" (given: ascending global id, as stored; degree: most-gathered first; rcm: reverse Cuthill-McKee; cluster: label-propagation clusters, hubs first within each); results are the same up to float summation order")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
-	fs.StringVar(&bits.intra, "intra-bits", "32", "bits per value of the two-level exchange's rows inside a node (shared memory): 32|8|4|2")
+	fs.StringVar(&bits.intra, "intra-bits", "32", "bits per value of the rows between ranks of one node (shared memory), both exchanges: "+quant.WidthList("|"))
 	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
-	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward: 32|8|4|2 (auto: 2 with several ranks, else 32)")
+	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward (between nodes): "+quant.WidthList("|")+" (auto: 2 with several ranks, else 32)")
 	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
-	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&cfg.QuantParams))
+	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.params))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
@@ -171,8 +171,6 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("weight-decay", "%g, need a finite value ≥ 0", cfg.WeightDecay)
 	case cfg.Epochs < 0:
 		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
-	case cfg.Threads < 0 || cfg.Threads > maxThreads:
-		return bad("threads", "%d, need 0 to %d (0: the cores of this rank)", cfg.Threads, maxThreads)
 	case !(cfg.LabelProp >= 0 && cfg.LabelProp < 1):
 		return bad("label-prop", "%g is not in [0, 1)", cfg.LabelProp)
 	}
@@ -193,12 +191,8 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	if cfg.EvalEvery < 1 {
 		return bad("eval-every", "%d, need ≥ 1", cfg.EvalEvery)
 	}
-	for _, b := range [][2]string{{"bits", bits.fwd}, {"bits-backward", bits.bwd}, {"eval-bits", bits.eval}, {"intra-bits", bits.intra}} {
-		if b[1] != "" {
-			if _, err := parseBits("--"+b[0], b[1], 2); err != nil {
-				return err
-			}
-		}
+	if _, err := bits.wires(2); err != nil {
+		return err
 	}
 	if mpiMode == "off" && launchedByMPI() {
 		return bad("mpi", "off, but a launcher started this process as an MPI rank: every rank would train alone and write the same files")
@@ -308,7 +302,30 @@ func checkWritable(path string) error {
 
 // bitsFlags are the wire-format flags as given (resolved once the rank
 // count is known).
-type bitsFlags struct{ fwd, bwd, eval, intra string }
+type bitsFlags struct {
+	fwd, bwd, eval, intra string
+	params                quant.Params
+}
+
+// wires resolves the flags for ranks ranks: a role whose flag is unset
+// (or --intra-bits auto) takes quant.Wires.Resolve's default.
+func (b bitsFlags) wires(ranks int) (quant.Wires, error) {
+	var ws quant.Wires
+	for _, f := range []struct {
+		role    quant.Role
+		flag, v string
+	}{{quant.Forward, "--bits", b.fwd}, {quant.Backward, "--bits-backward", b.bwd}, {quant.Eval, "--eval-bits", b.eval}, {quant.Intra, "--intra-bits", b.intra}} {
+		if f.v == "" || (f.role == quant.Intra && f.v == "auto") {
+			continue
+		}
+		bits, err := parseBits(f.flag, f.v, ranks)
+		if err != nil {
+			return ws, err
+		}
+		ws[f.role] = quant.Wire{Bits: bits, Params: b.params}
+	}
+	return ws.Resolve(), nil
+}
 
 func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags) error {
 	c := w.comm
@@ -317,29 +334,17 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		log = os.Stdout
 	}
 	var err error
-	if cfg.Bits, err = parseBits("--bits", bits.fwd, c.Size()); err != nil {
-		return err
-	}
-	cfg.BitsBackward, cfg.EvalBits = cfg.Bits, cfg.Bits
-	if bits.bwd != "" {
-		if cfg.BitsBackward, err = parseBits("--bits-backward", bits.bwd, c.Size()); err != nil {
-			return err
-		}
-	}
-	if bits.eval != "" {
-		if cfg.EvalBits, err = parseBits("--eval-bits", bits.eval, c.Size()); err != nil {
-			return err
-		}
-	}
 	// Rows inside a node default to fp32: exact, and over shared memory
 	// copying them costs less CPU than encoding and decoding them.
-	if cfg.IntraBits, err = parseBits("--intra-bits", bits.intra, c.Size()); err != nil {
+	if cfg.Wire, err = bits.wires(c.Size()); err != nil {
 		return err
 	}
-	if bits.intra == "auto" {
-		cfg.IntraBits = 32
+	auto := cfg.Threads == 0
+	th, why, err := jobThreads(c, cfg.Threads, rank0Stderr(c))
+	if err != nil {
+		return err
 	}
-	cfg.Threads = setThreadBudget(cfg.Threads)
+	cfg.Threads = setThreadBudget(th)
 	if err := checkBLASAddressSpace(cfg.Threads); err != nil {
 		return err
 	}
@@ -359,9 +364,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		return err
 	}
 	if dataLog != nil {
-		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads, kernel %s, blas %s, aggr-mode %s, bits %d/%d (eval %d), label-prop %g\n",
-			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, kernel, dense.Backend(),
-			cfg.AggrMode, cfg.Bits, cfg.BitsBackward, cfg.EvalBits, cfg.LabelProp)
+		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads%s, kernel %s, blas %s, aggr-mode %s, wire %s/%s (eval %s, intra %s), label-prop %g\n",
+			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, autoNote(auto, why), kernel, dense.Backend(),
+			cfg.AggrMode, cfg.Wire[quant.Forward].Name(), cfg.Wire[quant.Backward].Name(), cfg.Wire[quant.Eval].Name(), cfg.Wire[quant.Intra].Name(), cfg.LabelProp)
 		if cfg.Model.Precision == "bf16" {
 			fmt.Fprintf(log, "train: dense products in bf16: %s\n", dense.BF16Kernel())
 		}
@@ -371,24 +376,20 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	return err
 }
 
-// parseBits reads a --bits value; "auto" is 2 with several ranks, 32 alone.
+// parseBits reads a --bits value (quant.ParseBits); "auto" is 2 with
+// several ranks, 32 alone.
 func parseBits(flagName, v string, ranks int) (int, error) {
-	switch v {
-	case "auto":
+	if v == "auto" {
 		if ranks > 1 {
 			return 2, nil
 		}
-		return 32, nil
-	case "32":
-		return 32, nil
-	case "8":
-		return 8, nil
-	case "4":
-		return 4, nil
-	case "2":
-		return 2, nil
+		return quant.ExactBits, nil
 	}
-	return 0, usageError{fmt.Sprintf("%s: %q is not 32, 8, 4, 2 or auto", flagName, v)}
+	b, err := quant.ParseBits(v)
+	if err != nil {
+		return 0, usageError{fmt.Sprintf("%s: %q is not %s or auto", flagName, v, quant.WidthList(", "))}
+	}
+	return b, nil
 }
 
 // startProfile starts a CPU profile when path is set; the returned func

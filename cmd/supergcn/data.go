@@ -4,10 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
@@ -24,16 +23,17 @@ import (
 
 // dataFlags are the flags that say where a rank's data comes from.
 type dataFlags struct {
-	data, format, split, features, labels string
-	synthetic                             string
-	partitions                            string
-	synthFeat, synthClasses               int
-	undirected, dedup                     bool
-	ignoreWeights                         bool
-	featNorm                              string
-	partMethod, partWeights               string
-	seed                                  uint64
-	prog                                  *progress.Reporter // long steps, on rank 0 (nil: silent)
+	data, format, split, splitFiles string
+	features, labels                string
+	synthetic                       string
+	partitions                      string
+	synthFeat, synthClasses         int
+	undirected, dedup               bool
+	ignoreWeights                   bool
+	featNorm                        string
+	partMethod, partWeights         string
+	seed                            uint64
+	prog                            *progress.Reporter // long steps, on rank 0 (nil: silent)
 }
 
 // step starts reporting a long step when log is set (rank 0, not quiet).
@@ -48,16 +48,17 @@ func (d *dataFlags) register(fs *flag.FlagSet, verb string) {
 	d.registerSource(fs, verb)
 	fs.StringVar(&d.partitions, "partitions", "", "partition directory written by supergcn partition (each rank reads only its parts)")
 	fs.StringVar(&d.featNorm, "feat-norm", "none", "input feature normalisation: none|row (divide each row by its L1 sum)")
-	fs.StringVar(&d.partMethod, "partition-method", "auto", "in-memory partitioning under mpirun without --partitions: auto (parmetis for --data where the distributed reader can honour the flags, else metis)|metis (whole graph on every rank)|parmetis|ldg|random (these three read --data distributed: each rank only its share)")
+	fs.StringVar(&d.partMethod, "partition-method", "auto", "in-memory partitioning under mpirun without --partitions: auto (multilevel for --data where the distributed reader can honour the flags, else metis)|metis (whole graph on every rank)|multilevel|parmetis|ldg|random (these four read --data distributed: each rank only its share)")
 	fs.StringVar(&d.partWeights, "partition-weights", "degree+train", "vertex weights for METIS/ParMETIS: none|degree|degree+train")
 }
 
 // registerSource adds the flags that name and clean the input graph, shared
 // by train, eval and partition; verb completes the --synthetic help.
 func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
-	fs.StringVar(&d.data, "data", "", "dataset: OGB-layout directory, edge-list file, METIS graph file or supergcn binary file (format detected)")
-	fs.StringVar(&d.format, "format", "auto", "force the --data format: auto|ogb|edgelist|metis|bin")
-	fs.StringVar(&d.split, "split", "", "split name under split/ of an OGB-layout directory (default: public, or the only one)")
+	fs.StringVar(&d.data, "data", "", "dataset: OGB-layout directory (CSV or npz), PyG-style .npz file, edge-list file, METIS graph file or supergcn binary file (format detected; docs/DATA.md)")
+	fs.StringVar(&d.format, "format", "auto", "force the --data format: "+strings.Join(graph.Formats(), "|"))
+	fs.StringVar(&d.split, "split", "", splitHelp)
+	fs.StringVar(&d.splitFiles, "split-files", "", splitFilesHelp)
 	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
 	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
 	fs.StringVar(&d.synthetic, "synthetic", "", verb+" a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (keys: supergcn gen --help); 'default' = the built-in dataset")
@@ -69,7 +70,19 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
-var sourceFlags = []string{"format", "split", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
+var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
+
+// The help texts of the split flags (train, eval, partition, convert).
+const (
+	splitHelp = "split: NAME of a directory under split/ of an OGB-layout directory (default: public, or the only one), " +
+		"or random:TRAIN,VALID[,TEST][:SEED] fractions of the labelled nodes (TEST: the rest; SEED: 0), for any --data"
+	splitFilesHelp = "directory with train, valid (or val) and test files: .npy node ids or boolean masks, or .csv[.gz] one id a line; for any --data"
+)
+
+// loadOptions are the graph.LoadOptions of the flags.
+func (d *dataFlags) loadOptions() graph.LoadOptions {
+	return graph.LoadOptions{Format: d.format, Split: d.split, SplitFiles: d.splitFiles, Features: d.features, Labels: d.labels}
+}
 
 // describe names the data for the metrics header: the path or spec given.
 func (d *dataFlags) describe() string {
@@ -120,9 +133,9 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 		return usageError{fmt.Sprintf("--feat-norm: %q is not none or row", d.featNorm)}
 	}
 	switch d.partMethod {
-	case "auto", "metis", "parmetis", "random", "ldg":
+	case "auto", "metis", "multilevel", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--partition-method: %q is not auto, metis, parmetis, ldg or random", d.partMethod)}
+		return usageError{fmt.Sprintf("--partition-method: %q is not auto, metis, multilevel, parmetis, ldg or random", d.partMethod)}
 	}
 	if d.partMethod == "ldg" && d.data == "" && d.partitions == "" {
 		return usageError{"--partition-method ldg: reads --data (for --synthetic, use metis, parmetis or random)"}
@@ -143,7 +156,7 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 	defer st.Done()
 	switch {
 	case d.data != "":
-		ds, err = graph.Load(d.data, graph.LoadOptions{Format: d.format, Split: d.split, Features: d.features, Labels: d.labels})
+		ds, err = graph.Load(d.data, d.loadOptions())
 	default:
 		spec := graph.DefaultSpec
 		if d.synthetic != "" && d.synthetic != "default" {
@@ -295,10 +308,6 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 	return metis.OnRank0(c, ds.Graph, p, opts)
 }
 
-// setThreadBudget makes n (≤ 0: defaultThreads) the rank's thread budget,
-// which every parallel loop (aggregation, dense products and elementwise
-// passes, quantisation, preprocessing) stays within: internal/par reads it
-// as GOMAXPROCS. Commands call it once, from --threads, before any work.
 // inputPaths are the files and directories the data flags name.
 func (d *dataFlags) inputPaths() []container.NamedPath {
 	return []container.NamedPath{{Name: "--data", Path: d.data}, {Name: "--features", Path: d.features},
@@ -318,34 +327,29 @@ func distinctOutputs(inputs, outputs []container.NamedPath) error {
 // exhaust the runtime's OS threads long before they add speed.
 const maxThreads = 1024
 
+// setThreadBudget makes n (≥ 1) the rank's thread budget, which every
+// parallel loop (aggregation, dense products and elementwise passes,
+// quantisation, preprocessing) stays within: internal/par reads it as
+// GOMAXPROCS. Commands call it once, from --threads, before any work.
 func setThreadBudget(n int) int {
-	if n <= 0 {
-		n = defaultThreads()
-	}
 	par.SetThreads(n)
 	runtime.GOMAXPROCS(n)
 	return n
 }
 
-// defaultThreads is the thread budget when --threads is 0: the cores this
-// process may use, shared among the ranks of this node.
-func defaultThreads() int {
-	local := 1
-	for _, k := range []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"} {
-		if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
-			local = v
-			break
-		}
+// setAloneThreads resolves *n (0: auto, see aloneThreads) for a process
+// that works alone, stores it in *n and makes it the thread budget.
+func setAloneThreads(n *int) error {
+	t, _, err := aloneThreads(*n)
+	if err != nil {
+		return err
 	}
-	n := runtime.NumCPU()
-	if local > 1 && n >= local { // not bound to fewer cores already
-		n /= local
-	}
-	return max(1, n)
+	*n = setThreadBudget(t)
+	return nil
 }
 
 // resolvePartMethod replaces --partition-method auto by the method it
-// stands for: parmetis, reading --data distributed, under MPI with more
+// stands for: multilevel, reading --data distributed, under MPI with more
 // than one rank where the distributed reader honours the cleaning flags;
 // otherwise metis on rank 0 (saying why where --data was given).
 func (d *dataFlags) resolvePartMethod(c comm.Comm, w *world, log io.Writer) {
@@ -362,11 +366,11 @@ func (d *dataFlags) resolvePartMethod(c comm.Comm, w *world, log io.Writer) {
 		}
 		return
 	}
-	d.partMethod = "parmetis"
+	d.partMethod = "multilevel"
 }
 
 // distributedShard reports whether loadShard takes the distributed path:
-// --data under mpirun with --partition-method parmetis, ldg or random, on
+// --data under mpirun with --partition-method multilevel, parmetis, ldg or random, on
 // the default cleaning (symmetrise, deduplicate) without synthetic features.
 func (d *dataFlags) distributedShard(c comm.Comm) bool {
 	return c.Size() > 1 && d.data != "" && d.partMethod != "metis" && d.checkDistributed() == nil
@@ -388,14 +392,14 @@ func (d *dataFlags) checkDistributed() error {
 // distSource is the dist.Source of the data flags; method names the
 // partitioner (parmetis has the 32-bit arc limit).
 func (d *dataFlags) distSource(method string, log io.Writer) dist.Source {
-	src := dist.Source{Path: d.data, Format: d.format, Split: d.split, Features: d.features, Labels: d.labels,
+	src := dist.Source{Path: d.data, Format: d.format, Split: d.split, SplitFiles: d.splitFiles, Features: d.features, Labels: d.labels,
 		IgnoreWeights: d.ignoreWeights}
 	if log != nil && log != io.Discard {
 		src.Progress = d.prog
 	}
 	if method == "parmetis" {
 		src.MaxArcs = metis.MaxArcs
-		src.MaxArcsRemedy = "partition it with --method ldg (or --partition-method ldg), which needs no global partitioner, " +
+		src.MaxArcsRemedy = "partition it with --method multilevel or --method ldg (or --partition-method multilevel or ldg), which have no 32-bit limit, " +
 			"or build supergcn with -tags scotch64 against a 64-bit PT-Scotch or -tags parmetis against a 64-bit ParMETIS (README: beyond 2^31 arcs)"
 	}
 	return src
@@ -435,6 +439,20 @@ func parmetisDist(w *world, g *dist.Graph, parts int, weights string, o metis.Op
 	return owner, err
 }
 
+// multilevelDist partitions the distributed graph with dist.Multilevel,
+// METIS partitioning the coarsest graph where this build links it; log
+// (rank 0's, or nil) gets a line per level.
+func multilevelDist(c comm.Comm, g *dist.Graph, parts int, weights string, seed uint64, imbalance float64, log io.Writer) ([]int32, error) {
+	o := dist.MultilevelOptions{Weights: weights, Seed: seed, Imbalance: imbalance}
+	if metis.Linked {
+		o.Initial = metis.PartWeighted
+	}
+	if log != nil && log != io.Discard {
+		o.Log = log
+	}
+	return dist.Multilevel(c, g, parts, o)
+}
+
 // loadShardDist reads --data distributed and partitions it in memory into
 // one part per rank (partition/dist), never holding the whole graph.
 func (d *dataFlags) loadShardDist(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
@@ -458,7 +476,11 @@ func (d *dataFlags) loadShardDist(c comm.Comm, w *world, log io.Writer) (*partit
 		if weights == metis.WeightsDegreeTrain && g.NumTrain == 0 {
 			weights = metis.WeightsDegree
 		}
-		owner, err = parmetisDist(w, g, p, weights, metis.Options{Weights: weights, Seed: int(d.seed)})
+		if d.partMethod == "multilevel" {
+			owner, err = multilevelDist(c, g, p, weights, d.seed, 0, log)
+		} else {
+			owner, err = parmetisDist(w, g, p, weights, metis.Options{Weights: weights, Seed: int(d.seed)})
+		}
 	}
 	st.Done()
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -162,16 +162,25 @@ func TestMPIDistPartitionMatchesSerial(t *testing.T) {
 		}
 		sameLosses(t, fmt.Sprintf("parmetis directory from %d ranks", np), ref, trainLosses(mpirun(t, 4), fmt.Sprintf("pm%d", np), "--partitions", out))
 	}
+	// partition --method auto under mpirun is the multilevel partitioner.
+	ml := filepath.Join(dir, "ml4")
+	if r := run(t, 2*time.Minute, mpirun(t, 4), append([]string{"partition", "--method", "auto", "--parts", "8", "--out", ml}, inputs["sgb"]...)...); r.code != 0 {
+		t.Fatalf("auto on 4 ranks: %s", r.stderr)
+	}
+	if m, err := partition.ReadMeta(ml); err != nil || !strings.HasPrefix(m.Method, "multilevel (4 ranks") {
+		t.Fatalf("auto on 4 ranks: meta %+v, %v: want the multilevel method", m, err)
+	}
+	sameLosses(t, "multilevel directory from 4 ranks", ref, trainLosses(mpirun(t, 4), "ml4", "--partitions", ml))
 	// In memory: train --data under mpirun with the distributed reader.
 	sameLosses(t, "in memory, ldg on 4 ranks", ref, trainLosses(mpirun(t, 4), "mem-ldg", append([]string{"--partition-method", "ldg"}, inputs["ogb"]...)...))
-	// The default (--partition-method auto) under mpirun is ParMETIS on the
+	// The default (--partition-method auto) under mpirun is multilevel on the
 	// distributed reader; a flag it cannot honour falls back to METIS, saying so.
 	sameLosses(t, "in memory, default method on 2 ranks", ref, trainLosses(mpirun(t, 2), "mem-auto", inputs["sgb"]...))
 	for _, c := range []struct {
 		extra []string
 		want  string
 	}{
-		{nil, "partition: parmetis into 2 parts, distributed"},
+		{nil, "partition: multilevel into 2 parts, distributed"},
 		{[]string{"--dedup=false"}, "partition: auto: metis on rank 0"},
 	} {
 		args := append(append([]string{"train", "--epochs", "1", "--threads", "1", "--bits", "32"}, c.extra...), inputs["sgb"]...)
@@ -220,7 +229,7 @@ func TestMPIDistArcLimit(t *testing.T) {
 	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=100,degree=4,feat=2,classes=2", "--out", path); r.code != 0 {
 		t.Fatalf("gen: %s", r.stderr)
 	}
-	testdata.ForgeArcCount(t, path, 1<<31)
+	testdataset.ForgeArcCount(t, path, 1<<31)
 	out := filepath.Join(dir, "out")
 	r := run(t, 2*time.Minute, mpirun(t, 2), "partition", "--method", "parmetis", "--data", path, "--parts", "2", "--out", out)
 	if r.code == 0 || !strings.Contains(r.stderr, "2147483648 arcs") || !strings.Contains(r.stderr, "--method ldg") ||

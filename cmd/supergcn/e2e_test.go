@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 var binPath string
@@ -187,7 +187,7 @@ func TestCLIHelpAndBadFlags(t *testing.T) {
 // GCN and SAGE, in memory (METIS on rank 0, or random) and from an 8-part
 // METIS directory at P = 1, 2, 4, 8; an 8-part directory refuses 3 ranks.
 func TestMPITrainEqualsSingle(t *testing.T) {
-	coraDir := testdata.Dataset(t, "cora")
+	coraDir := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	common := func(model string) []string {
 		return []string{"--feat-norm", "row", "--model", model, "--dropout", "0", "--epochs", "50", "--seed", "5", "--bits", "32", "--threads", "1", "--quiet"}
@@ -243,7 +243,7 @@ func TestMPITrainEqualsSingle(t *testing.T) {
 // A damaged part file is reported with its name, and the error on one rank
 // ends the whole job quickly: no rank is left waiting in a collective.
 func TestMPIDamagedPartAbortsJob(t *testing.T) {
-	coraDir := testdata.Dataset(t, "cora")
+	coraDir := testdataset.Dataset(t, "cora")
 	pdir := filepath.Join(t.TempDir(), "cora-4")
 	if r := run(t, 5*time.Minute, nil, "partition", "--data", coraDir, "--parts", "4", "--method", "metis", "--out", pdir); r.code != 0 {
 		t.Fatalf("partition: %s", r.stderr)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -21,7 +21,7 @@ import (
 // models saved with and without the reordering predict the same scores in
 // global id order; a bad order is a one-line flag error.
 func TestMPINodeOrder(t *testing.T) {
-	coraDir := testdata.Dataset(t, "cora")
+	coraDir := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	common := []string{"--feat-norm", "row", "--model", "sage", "--norm", "layer", "--dropout", "0", "--epochs", "15",
 		"--seed", "4", "--bits", "32", "--threads", "1", "--quiet"}

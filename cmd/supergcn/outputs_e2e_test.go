@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // Edge weights in an edge list are an error naming the file and the way
@@ -38,7 +38,7 @@ func TestEdgeWeightsRefusedNotDropped(t *testing.T) {
 // .npy files of N × classes and N × hidden; supergcn help train is the
 // train usage.
 func TestSaveBestQuietAndEvalOutputs(t *testing.T) {
-	coraDir := testdata.Dataset(t, "cora")
+	coraDir := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	best := filepath.Join(dir, "best.ckpt")
 	r := run(t, 2*time.Minute, nil, "train", "--data", coraDir, "--feat-norm", "row", "--epochs", "20", "--save-best", best, "--quiet")

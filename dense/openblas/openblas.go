@@ -29,23 +29,12 @@ static int sgcn_switch_core(const char *sym) {
 import "C"
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"unsafe"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/gonum"
-
-	"github.com/supergcn/supergcn/internal/par"
 )
-
-// Impl is gonum's pure-Go blas.Float32 with the hot routine, Sgemm,
-// replaced by OpenBLAS's cblas_sgemm. Every other routine stays gonum's.
-type Impl struct {
-	gonum.Implementation
-}
 
 // init installs OpenBLAS as the process-wide blas32 implementation, which
 // dense.Gemm calls; only the command (cmd/supergcn, under the openblas tag)
@@ -99,10 +88,8 @@ func restore(key, val string, had bool) {
 	}
 }
 
-// Name describes the backend; dense.Backend reports it.
-func (Impl) Name() string {
-	return fmt.Sprintf("openblas (single-threaded cblas_sgemm blocks on %d goroutines)", par.Threads())
-}
+// library names the backend in Impl.Name.
+const library = "openblas"
 
 // Info names the BLAS library, its build configuration (version and
 // options) and the CPU core kernel set it selected; dense.BLAS reports it.
@@ -150,58 +137,18 @@ func dynamicArch() bool {
 	return strings.Contains(C.GoString(C.openblas_get_config()), "DYNAMIC_ARCH")
 }
 
-// Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major operands with
-// cblas_sgemm, after the same argument checks gonum performs (so misuse
-// panics instead of reaching C).
-func (Impl) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	checkSgemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if k == 0 {
-		// a and b may be empty: let gonum scale C instead of handing C
-		// pointers to zero-length slices.
-		gonum.Implementation{}.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	C.cblas_sgemm(C.CblasRowMajor, cblasTrans(tA), cblasTrans(tB),
+// cSgemm is cblas_sgemm on row-major operands, transposed where said.
+func cSgemm(transA, transB bool, m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, beta float32, c *float32, ldc int) {
+	C.cblas_sgemm(C.CblasRowMajor, cblasTrans(transA), cblasTrans(transB),
 		C.blasint(m), C.blasint(n), C.blasint(k),
-		C.float(alpha), (*C.float)(&a[0]), C.blasint(lda),
-		(*C.float)(&b[0]), C.blasint(ldb),
-		C.float(beta), (*C.float)(&c[0]), C.blasint(ldc))
+		C.float(alpha), (*C.float)(a), C.blasint(lda),
+		(*C.float)(b), C.blasint(ldb),
+		C.float(beta), (*C.float)(c), C.blasint(ldc))
 }
 
-func cblasTrans(t blas.Transpose) C.enum_CBLAS_TRANSPOSE {
-	if t == blas.NoTrans {
+func cblasTrans(t bool) C.enum_CBLAS_TRANSPOSE {
+	if !t {
 		return C.CblasNoTrans
 	}
 	return C.CblasTrans
-}
-
-// checkSgemm panics, like gonum, when the Sgemm arguments are inconsistent.
-func checkSgemm(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) {
-	if tA != blas.NoTrans && tA != blas.Trans && tA != blas.ConjTrans ||
-		tB != blas.NoTrans && tB != blas.Trans && tB != blas.ConjTrans {
-		panic("blas: illegal transpose")
-	}
-	if m < 0 || n < 0 || k < 0 {
-		panic("blas: negative dimension")
-	}
-	ar, ac := m, k // rows and columns of A as stored
-	if tA != blas.NoTrans {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tB != blas.NoTrans {
-		br, bc = n, k
-	}
-	if lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) {
-		panic("blas: bad leading dimension")
-	}
-	if m == 0 || n == 0 {
-		return
-	}
-	if ar > 0 && la < (ar-1)*lda+ac || br > 0 && lb < (br-1)*ldb+bc || lc < (m-1)*ldc+n {
-		panic("blas: insufficient matrix slice length")
-	}
 }

@@ -42,6 +42,7 @@ func readMatrix(r io.Reader, path string) ([]MatrixRow, error) {
 // configLabels names bench-cluster's configurations in the legend.
 var configLabels = map[string]string{
 	"post32": "post fp32", "hyb32": "hybrid fp32", "hyb2": "hybrid int2", "hyb4": "hybrid int4", "hyb8": "hybrid int8",
+	"hyb2tl": "two-level int2", "hyb32tl": "two-level fp32", "hyb2tlp": "two-level-paired int2",
 }
 
 // Matrix draws one grouped bar chart per model and rank count: the epoch
@@ -83,41 +84,53 @@ func Matrix(dir string, rows []MatrixRow) ([]string, error) {
 	}
 	var files []string
 	for _, k := range keys {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s, %d ranks: epoch time by link and exchange", k.model, k.ranks)
-		p.Y.Label.Text = "seconds per epoch"
-		p.Add(plotter.NewGrid())
-		p.Legend.Top, p.Legend.Left = true, true
-		n := len(configs[k])
-		top := 0.0
-		w := vg.Points(min(14, 60/float64(max(n, 1))))
-		for i, c := range configs[k] {
-			vals := make(plotter.Values, len(links[k]))
-			for j, l := range links[k] {
-				vals[j] = t[k][[2]string{c, l}] // 0 where the run is missing
-				top = max(top, vals[j])
-			}
-			b, err := plotter.NewBarChart(vals, w)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", k.model, c, err)
-			}
-			b.Color = plotutil.Color(i)
-			b.LineStyle.Width = 0
-			b.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
-			p.Add(b)
-			label := configLabels[c]
-			if label == "" {
-				label = c
-			}
-			p.Legend.Add(label, b)
-		}
-		p.NominalX(links[k]...)
-		p.Y.Min, p.Y.Max = 0, 1.35*top // room for the legend above the bars
 		path := filepath.Join(dir, fmt.Sprintf("matrix-%s-np%d.png", k.model, k.ranks))
-		if err := savePNG(p, width, height, path); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+		title := fmt.Sprintf("%s, %d ranks: epoch time by link and exchange", k.model, k.ranks)
+		err := groupedBars(path, title, links[k], configs[k], func(c, l string) float64 { return t[k][[2]string{c, l}] })
+		if err != nil {
+			return nil, err
 		}
 		files = append(files, path)
 	}
 	return files, nil
+}
+
+// groupedBars draws a bar chart into path: one group of bars per group
+// name, one bar (a colour, a legend entry) per series; value gives each
+// bar's height in seconds per epoch (0 where a run is missing).
+func groupedBars(path, title string, groups, series []string, value func(series, group string) float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "seconds per epoch"
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	n := len(series)
+	top := 0.0
+	w := vg.Points(min(14, 60/float64(max(n, 1))))
+	for i, c := range series {
+		vals := make(plotter.Values, len(groups))
+		for j, g := range groups {
+			vals[j] = value(c, g)
+			top = max(top, vals[j])
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", path, c, err)
+		}
+		b.Color = plotutil.Color(i)
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
+		p.Add(b)
+		label := configLabels[c]
+		if label == "" {
+			label = c
+		}
+		p.Legend.Add(label, b)
+	}
+	p.NominalX(groups...)
+	p.Y.Min, p.Y.Max = 0, 1.35*top // room for the legend above the bars
+	if err := savePNG(p, width, height, path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -76,7 +76,7 @@ func TestArcLimitForgedHeader(t *testing.T) {
 	if err := graph.WriteBinary(path, ds); err != nil {
 		t.Fatal(err)
 	}
-	testdata.ForgeArcCount(t, path, 1<<31)
+	testdataset.ForgeArcCount(t, path, 1<<31)
 	err := comm.RunGroup(2, func(c comm.Comm) error {
 		_, err := Read(c, Source{Path: path, MaxArcs: 1<<31 - 1, MaxArcsRemedy: "use the ldg method"})
 		return err

@@ -18,11 +18,14 @@ import (
 
 // Source names the input of Read and how to clean it.
 type Source struct {
-	Path     string // edge list, METIS graph file, OGB-layout directory or binary dataset (.sgb)
-	Format   string // "", "auto", "edgelist", "ogb" or "bin"
-	Split    string // OGB split directory ("" = public, or the only one)
-	Features string // optional .npy (N×F) replacing the dataset's features
-	Labels   string // optional .npy (N) replacing the dataset's labels
+	Path   string // edge list, METIS graph file, OGB-layout directory, .npz file or binary dataset (.sgb)
+	Format string // "", "auto", "edgelist", "metis", "ogb", "npz" or "bin"
+	Split  string // OGB split directory ("" = public, or the only one), or random:... (graph.ParseSplit)
+	// SplitFiles is a directory of train/valid/test files replacing the
+	// input's split (graph.LoadOptions.SplitFiles).
+	SplitFiles string
+	Features   string // optional .npy (N×F) replacing the dataset's features
+	Labels     string // optional .npy (N) replacing the dataset's labels
 	// IgnoreWeights drops edge weights; without it weighted input is an error.
 	IgnoreWeights bool
 	// MaxArcs, when positive, is the most arcs (adjacency entries of the
@@ -87,14 +90,7 @@ func (s *Source) roundBytes() int {
 // Collective; every rank gets the same error when one fails (the failing
 // rank its own, the others a *PeerError).
 func Read(c comm.Comm, src Source) (*Graph, error) {
-	format := src.Format
-	var err error
-	if format == "" || format == "auto" {
-		format, err = graph.DetectFormat(src.Path)
-	}
-	if err == nil && (src.Split != "" && format != "ogb") {
-		err = field.Errorf("graph.LoadOptions.Split", "%q: only OGB directories have splits, %s is a %s file", src.Split, src.Path, format)
-	}
+	format, err := graph.CheckLoadOptions(src.Path, src.loadOptions())
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
@@ -105,16 +101,23 @@ func Read(c comm.Comm, src Source) (*Graph, error) {
 	case "bin":
 		r, err = readBinary(c, &src)
 	case "ogb":
-		r, err = readOGB(c, &src)
-	case "metis":
-		r, err = readMetis(c, &src)
+		if graph.FindOGBData(filepath.Join(src.Path, "raw"), "edge", false) == "" {
+			r, err = readNpz(c, &src)
+		} else {
+			r, err = readOGB(c, &src)
+		}
+	case "npz":
+		r, err = readNpz(c, &src)
 	default:
-		err = agree(c, field.Errorf("graph.LoadOptions.Format", "%q: unknown format (want auto, edgelist, ogb or bin)", format))
+		r, err = readMetis(c, &src)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if err := overrides(c, &src, r); err != nil {
+		return nil, err
+	}
+	if err := applySplit(c, &src, r); err != nil {
 		return nil, err
 	}
 	st := src.Progress.Start("dist: shuffling and symmetrising edges", 0, "")
@@ -335,7 +338,7 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 		r.labels, err = br.Labels(lo, hi)
 	}
 	var ids [3][]int32
-	if err == nil {
+	if err == nil && src.ownSplit() {
 		for k, total := range []int64{br.NTrain, br.NValid, br.NTest} {
 			a, b := total*int64(c.Rank())/int64(c.Size()), total*int64(c.Rank()+1)/int64(c.Size())
 			if ids[k], err = br.SplitIDs(k, a, b); err != nil {
@@ -483,45 +486,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 			}
 		}
 	}
-	split, err := ogbSplitDir(dir, src.Split)
-	if err = agree(c, err); err != nil {
-		return nil, err
-	}
-	var ids [3][]int32
-	var names [3]string
-	if split != "" {
-		for k, name := range []string{"train", "valid", "test"} {
-			p := graph.FindOGBData(split, name, false)
-			names[k] = p
-			if p == "" {
-				return nil, agree(c, &graph.ParseError{File: split, Msg: fmt.Sprintf("no %s.csv[.gz]", name)})
-			}
-			tr, first, done, err := lineOffsets(c, p, src.Progress)
-			if err != nil {
-				return nil, err
-			}
-			ids[k], err = tr.ReadNodeIDs(first, n)
-			done()
-			if err = agree(c, err); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if r.split, err = routeSplit(c, r.vd, ids, names); err != nil {
-		return nil, err
-	}
-	var bad error
-	for i, b := range r.split {
-		if b != 0 && r.labels != nil && r.labels[i] < 0 {
-			k := 0
-			for b>>k != 1 {
-				k++
-			}
-			bad = &graph.ParseError{File: names[k], Msg: fmt.Sprintf("node %d has no label", r.lo(c)+i)}
-			break
-		}
-	}
-	if err := agree(c, bad); err != nil {
+	if err := readOGBSplit(c, r, dir, src); err != nil {
 		return nil, err
 	}
 	if p := graph.FindOGBData(rawDir, "num-edge-list", false); p != "" {
@@ -538,6 +503,67 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 		}
 	}
 	return r, nil
+}
+
+// readOGBSplit reads the split files under dir/split/ (when src wants the
+// dataset's own split) into r.split, checking that split nodes are
+// labelled.
+func readOGBSplit(c comm.Comm, r *raw, dir string, src *Source) error {
+	if !src.ownSplit() {
+		return nil
+	}
+	split, err := ogbSplitDir(dir, src.Split)
+	if err = agree(c, err); err != nil {
+		return err
+	}
+	var ids [3][]int32
+	var names [3]string
+	if split != "" {
+		for k, name := range []string{"train", "valid", "test"} {
+			p := graph.FindOGBData(split, name, false)
+			names[k] = p
+			if p == "" {
+				return agree(c, &graph.ParseError{File: split, Msg: fmt.Sprintf("no %s.csv[.gz]", name)})
+			}
+			if ids[k], err = readIDLines(c, p, r.n, src.Progress); err != nil {
+				return err
+			}
+		}
+	}
+	return setSplit(c, r, ids, names)
+}
+
+// readIDLines reads this rank's share of a file of node ids, one a line.
+func readIDLines(c comm.Comm, path string, n int, prog *progress.Reporter) ([]int32, error) {
+	tr, first, done, err := lineOffsets(c, path, prog)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := tr.ReadNodeIDs(first, n)
+	done()
+	return ids, agree(c, err)
+}
+
+// setSplit routes the split ids each rank read (ids[k] of part k, from the
+// file names[k]) to their owners into r.split, and checks that split nodes
+// are labelled.
+func setSplit(c comm.Comm, r *raw, ids [3][]int32, names [3]string) error {
+	var err error
+	if r.split, err = routeSplit(c, r.vd, ids, names); err != nil {
+		return err
+	}
+	var bad error
+	for i, b := range r.split {
+		if b != 0 && r.labels != nil && r.labels[i] < 0 {
+			k := 0
+			for b>>k != 1 {
+				k++
+			}
+			bad = &graph.ParseError{File: names[k], Msg: fmt.Sprintf("node %d has no label", r.lo(c)+i)}
+			break
+		}
+	}
+	return agree(c, bad)
 }
 
 // ogbSplitDir returns the split directory to read ("" when there is none).
@@ -631,15 +657,22 @@ func readRows(c comm.Comm, r *raw, path string, labels bool, prog *progress.Repo
 	if err = agree(c, bad); err != nil {
 		return nil, 0, err
 	}
+	recv, err := routeRows(c, r, path, x, rows, d)
+	return recv, int(d), err
+}
+
+// routeRows sends the d-wide rows x that this rank read (rows consecutive
+// rows of path, following those the ranks before it read) to the ranks
+// owning them, and returns this rank's rows.
+func routeRows(c comm.Comm, r *raw, path string, x []float32, rows, d int64) ([]float32, error) {
 	before, total, err := exclusiveScan(c, rows)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if total != int64(r.n) {
 		err = &graph.ParseError{File: path, Msg: fmt.Sprintf("has %d rows but the graph has %d nodes", total, r.n)}
-		return nil, 0, agree(c, err)
+		return nil, agree(c, err)
 	}
-	// Rows [before, before+rows) go to the ranks owning them.
 	p := c.Size()
 	counts := make([]int, p)
 	for q := 0; q < p; q++ {
@@ -650,12 +683,12 @@ func readRows(c comm.Comm, r *raw, path string, labels bool, prog *progress.Repo
 	}
 	recv, _, err := exchange(c, x, counts, DefaultRoundBytes)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if len(recv) != (hi-lo)*int(d) {
-		return nil, 0, fmt.Errorf("%s: received %d values for %d rows × %d", path, len(recv), hi-lo, d)
+	if len(recv) != (r.hi(c)-r.lo(c))*int(d) {
+		return nil, fmt.Errorf("%s: received %d values for %d rows × %d", path, len(recv), r.hi(c)-r.lo(c), d)
 	}
-	return recv, int(d), nil
+	return recv, nil
 }
 
 // npyLabels reads this rank's labels from a .npy file.

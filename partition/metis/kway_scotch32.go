@@ -3,13 +3,12 @@
 package metis
 
 /*
-#cgo CFLAGS: -I/usr/include/scotch
 #cgo LDFLAGS: -lptscotchparmetisv3 -lptscotch -lptscotcherr -lscotch
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include <scotch.h>
+#include "scotch_path.h"
 
 // The Go side passes []int32: SCOTCH_Num must be 32 bits (Debian's default
 // build; a 64-bit PT-Scotch needs -tags scotch64, kway_scotch64.go).

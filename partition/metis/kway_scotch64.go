@@ -3,13 +3,12 @@
 package metis
 
 /*
-#cgo CFLAGS: -I/usr/include/scotch
 #cgo LDFLAGS: -lptscotchparmetisv3 -lptscotch -lptscotcherr -lscotch
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include <scotch.h>
+#include "scotch_path.h"
 
 // A PT-Scotch built with 64-bit integers (-DINTSIZE64 -DIDXSIZE64; see the
 // README's recipe): global arc counts beyond 2^31 go through.

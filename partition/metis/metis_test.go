@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/graph"
-	"github.com/supergcn/supergcn/internal/testdata"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -129,7 +129,7 @@ func weightImbalance(owner []int32, parts int, w func(v int) float64) float64 {
 // TestMetisCora: 8 parts of Cora are balanced under each weight scheme and
 // cut far fewer edges than a random assignment.
 func TestMetisCora(t *testing.T) {
-	ds, err := graph.Load(testdata.Dataset(t, "cora"), graph.LoadOptions{})
+	ds, err := graph.Load(testdataset.Dataset(t, "cora"), graph.LoadOptions{})
 	mustNoErr(t, err)
 	g := ds.Graph
 	mask := ds.SplitMask()

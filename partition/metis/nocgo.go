@@ -36,3 +36,11 @@ func ParMetisLibrary() string { return "unavailable (built without cgo)" }
 
 // MaxArcs: the bound of the cgo build (32-bit SCOTCH_Num).
 const MaxArcs = math.MaxInt32
+
+// Linked reports whether this build has METIS (not without cgo).
+const Linked = false
+
+// PartWeighted is unavailable without cgo.
+func PartWeighted(xadj, adjncy, adjwgt, vwgt []int32, ncon, parts int, imbalance float64, seed int) ([]int32, error) {
+	return nil, ErrNoCgo
+}

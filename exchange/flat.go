@@ -1,0 +1,80 @@
+package exchange
+
+import (
+	"fmt"
+
+	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/partition"
+)
+
+// flat is the flat exchange: one all-to-all of every ordered rank pair's
+// rows (the pair's own plan, SplitCut), rows to ranks of this rank's node
+// at the Intra codec, the others at the pass's (peerCodecs).
+//
+//	Forward:  send = S·xs; all-to-all; out += H·recv
+//	Backward: back = Hᵀ·g; reverse all-to-all; gx += Sᵀ·recv
+type flat struct {
+	c                comm.Comm
+	send, halo       *aggr.Op
+	sendOff, recvOff []int
+	sameNode         []bool // sameNode[q]: world rank q is another rank of this rank's node
+	sbuf, rbuf       *dense.Matrix
+}
+
+// newFlat plans the flat exchange of shard s (collective).
+func newFlat(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (pattern, PlanStats, error) {
+	pl, err := buildPlan(s, c, mode)
+	if err != nil {
+		return nil, PlanStats{}, err
+	}
+	pl.stats.Exchange = ExchangeFlat
+	f := &flat{c: c, send: e.Prepare(pl.send), halo: e.Prepare(pl.halo), sendOff: pl.sendOff, recvOff: pl.recvOff,
+		sameNode: sameNodeRanks(nodes, c.Rank())}
+	return f, pl.stats, nil
+}
+
+func (f *flat) name() string { return ExchangeFlat }
+
+func (f *flat) describe(plan PlanStats) string {
+	t := plan.TotalSent()
+	mode, _ := ParseMode(plan.Mode)
+	return fmt.Sprintf("sends %d rows/layer (pre %d, post %d, hybrid %d)", t.Of(mode), t.Pre, t.Post, t.Hybrid)
+}
+
+// resize shapes the send and receive buffers for rows of width w.
+func (f *flat) resize(w int) {
+	f.sbuf = dense.Reshape(f.sbuf, f.sendOff[len(f.sendOff)-1], w)
+	f.rbuf = dense.Reshape(f.rbuf, f.recvOff[len(f.recvOff)-1], w)
+}
+
+func (f *flat) sendForward(xs *dense.Matrix) {
+	f.resize(xs.Cols)
+	f.send.Apply(xs, f.sbuf, false)
+}
+
+func (f *flat) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
+	codecs, stream := d.peerCodecs(ps, false, f.sameNode)
+	tr := &transfer{c: f.c, send: f.sbuf, recv: f.rbuf, sendOff: f.sendOff, recvOff: f.recvOff, codecs: codecs, intra: f.sameNode,
+		layer: ps.Layer, dir: "forward"}
+	return d.transferRows(tr, ps, stream, done)
+}
+
+func (f *flat) addForward(out *dense.Matrix) { f.halo.Apply(f.rbuf, out, true) }
+
+func (f *flat) sendBackward(g *dense.Matrix) {
+	f.resize(g.Cols)
+	f.halo.ApplyT(g, f.rbuf, false)
+}
+
+// moveBackward sends the receive-buffer rows back to their senders.
+func (f *flat) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
+	codecs, stream := d.peerCodecs(ps, true, f.sameNode)
+	tr := &transfer{c: f.c, send: f.rbuf, recv: f.sbuf, sendOff: f.recvOff, recvOff: f.sendOff, codecs: codecs, intra: f.sameNode,
+		layer: ps.Layer, dir: "backward"}
+	return d.transferRows(tr, ps, stream, done)
+}
+
+func (f *flat) addBackward(gx *dense.Matrix) { f.send.ApplyT(f.sbuf, gx, true) }

@@ -1,0 +1,219 @@
+package exchange
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/quant"
+)
+
+// pattern is how a rank's boundary rows move: the flat exchange (one
+// all-to-all of every rank pair's rows, flat.go) or the two-level one
+// (cut edges planned per node pair, rows inside nodes through the node
+// communicator, twolevel.go). The Propagator is the driver every pattern
+// shares: it scales the rows, runs the local product on its own goroutine
+// while the pattern moves the rows on the driver's (transferRows, with its
+// timers and codecs), and adds and scales the result (Forward, Backward).
+type pattern interface {
+	// name is the exchange that runs (ExchangeFlat, ExchangeTwoLevel, ...).
+	name() string
+	// describe is the plan's one-line summary for Options.Logf.
+	describe(plan PlanStats) string
+	// sendForward writes the rows to send from xs = R∘x, before the local
+	// product starts (aggregation time).
+	sendForward(xs *dense.Matrix)
+	// moveForward moves them on the driver goroutine; done closes when the
+	// local product has finished.
+	moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error
+	// addForward adds the received rows into out.
+	addForward(out *dense.Matrix)
+	// sendBackward, moveBackward and addBackward are the transpose: the
+	// gradient rows g = L∘gout go back the way the rows came.
+	sendBackward(g *dense.Matrix)
+	moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error
+	addBackward(gx *dense.Matrix)
+}
+
+// finishPass is the tail of every Forward and Backward, flat or two-level:
+// add adds the received rows into out, then row i of out is scaled by s[i];
+// the time counts as aggregation, and *count (Forwards or Backwards) goes up.
+func (p *Propagator) finishPass(out *dense.Matrix, s []float32, count *int, add func()) {
+	t := p.c.Wtime()
+	add()
+	scaleInPlace(out, s)
+	p.lap(t, &p.stats.AggrSeconds)
+	*count++
+}
+
+// codecFor returns the codec of pass ps in the given direction (nil for
+// float32 rows: no codec set, or an exact pass) and its random stream (see
+// passSeed): evaluation has its own codec and streams.
+func (p *Propagator) codecFor(ps nn.Pass, backward bool) (RowCodec, uint64) {
+	role, stream := quant.Forward, uint64(0)
+	if backward {
+		role, stream = quant.Backward, 1
+	}
+	if !ps.Train {
+		role, stream = quant.Eval, stream+2
+	}
+	if ps.Exact {
+		return nil, stream
+	}
+	return p.codecs[role], stream
+}
+
+// peerCodecs is codecFor per peer of a transfer on the world
+// communicator: ranks of this rank's node (sameNode) get intraCodec's, the
+// others the pass's. It returns nil (float32 for every peer) when no peer
+// has a codec.
+func (p *Propagator) peerCodecs(ps nn.Pass, backward bool, sameNode []bool) ([]RowCodec, uint64) {
+	codec, stream := p.codecFor(ps, backward)
+	intra := p.intraCodec(ps, backward)
+	if codec == nil && intra == nil {
+		return nil, stream
+	}
+	cs := make([]RowCodec, len(sameNode))
+	for q, same := range sameNode {
+		cs[q] = codec
+		if same || q == p.c.Rank() { // nothing goes to this rank itself
+			cs[q] = intra
+		}
+	}
+	return cs, stream
+}
+
+// uniformCodecs is one codec for each of n peers (nil: float32 rows).
+func uniformCodecs(codec RowCodec, n int) []RowCodec {
+	if codec == nil {
+		return nil
+	}
+	cs := make([]RowCodec, n)
+	for q := range cs {
+		cs[q] = codec
+	}
+	return cs
+}
+
+// intraCodec is the codec of the rows between ranks of this rank's node in
+// pass ps: the Intra codec when the pass's role has a codec, nil (float32)
+// when it has none (a float32 pass, or an exact one, stays float32
+// throughout).
+func (p *Propagator) intraCodec(ps nn.Pass, backward bool) RowCodec {
+	if codec, _ := p.codecFor(ps, backward); codec == nil {
+		return nil
+	}
+	return p.codecs[quant.Intra]
+}
+
+// pollInterval is how often the exchange drives MPI's progress engine.
+const pollInterval = 50 * time.Microsecond
+
+// overlap runs local on its own goroutine while stages runs on this one
+// (done closes when local has finished), then waits for local.
+func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) error) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		local()
+	}()
+	err := stages(done)
+	t := p.c.Wtime()
+	<-done
+	p.lap(t, &p.stats.AggrSeconds)
+	return err
+}
+
+// transferRows moves tr's rows (float32, or through their peers' codecs)
+// on the driver goroutine while the local product runs on its own (done
+// closes when it has finished): the rows are encoded, posted, driven
+// through MPI (polling, when the request is a comm.Tester, since MPI moves
+// a non-blocking collective mostly inside MPI calls) and decoded as soon
+// as they land.
+//
+// Time is that of the driver, the critical path: encoding and decoding in
+// quant_s, posting the all-to-all (which waits for the last rank to
+// arrive) in sync_s, moving rows in comm_s; what is left of the local
+// product after all the pattern's transfers is aggr_s (overlap).
+func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, stream uint64, done <-chan struct{}) error {
+	t := p.c.Wtime()
+	var (
+		req  comm.Request
+		enc  *encoded
+		sent sentBytes
+		err  error
+	)
+	if !tr.coded() {
+		req, sent, err = tr.startF32()
+	} else {
+		seed := func(peer int) uint64 {
+			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
+		}
+		enc, sent = tr.encode(seed, &p.byteSend, &p.byteRec)
+		t = p.lap(t, &p.stats.QuantSeconds)
+		req, err = tr.startBytes(enc)
+	}
+	if err != nil {
+		return fmt.Errorf("all-to-all: %w", err)
+	}
+	p.stats.DataBytes += sent.data
+	p.stats.ParamBytes += sent.param
+	p.stats.CommBytes += sent.data + sent.param
+	p.stats.IntraBytes += sent.intra
+	t = p.lap(t, &p.stats.SyncSeconds)
+
+	if err := complete(req, done); err != nil {
+		return err
+	}
+	t = p.lap(t, &p.stats.CommSeconds)
+	if enc != nil {
+		err = tr.decode(enc)
+		p.lap(t, &p.stats.QuantSeconds)
+	}
+	return err
+}
+
+// complete finishes req: polling it (comm.Tester) while the local product
+// runs, then, once that is done, waiting inside MPI.
+func complete(req comm.Request, done <-chan struct{}) error {
+	t, ok := req.(comm.Tester)
+	if !ok {
+		return req.Wait()
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return req.Wait()
+		case <-tick.C:
+			finished, err := t.Test()
+			if err != nil || finished {
+				return err
+			}
+		}
+	}
+}
+
+// passSeed mixes pass, rank, peer and stream (0/1: training forward/backward,
+// 2/3: evaluation) into one random-stream seed
+// (splitmix64 finalizer over a running hash).
+func passSeed(ps nn.Pass, rank, peer, dir uint64) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, v := range []uint64{uint64(ps.Epoch), uint64(ps.Layer), rank, peer, dir} {
+		h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
+		h = (h ^ (h >> 27)) * 0x94d049bb133111eb
+		h ^= h >> 31
+	}
+	return h
+}
+
+// lap adds the time since t to *acc and returns the current time.
+func (p *Propagator) lap(t float64, acc *float64) float64 {
+	now := p.c.Wtime()
+	*acc += now - t
+	return now
+}
