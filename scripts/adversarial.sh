@@ -178,7 +178,7 @@ fi
 echo "== size flags"
 run "bench aggr --edges 1e14" fail 20 "--edges" -- "$bin" bench aggr --nodes 1000 --edges 100000000000000
 run "bench stream --mib 1e8" fail 20 "--mib" -- "$bin" bench stream --mib 100000000
-run "train --threads 100000" fail 20 "--threads" -- "$bin" train --data "$cora" --threads 100000
+run "train --threads 100000" fail 20 "more than 1024" -- "$bin" train --data "$cora" --threads 100000
 run "train under ulimit -v 1000000" fail 30 "ulimit -v" -- sh -c "ulimit -v 1000000 && exec \"\$0\" \"\$@\"" "$bin" train --data "$cora" --epochs 2 --threads 1
 run "partition --parts 5000 (Cora)" fail 30 "--parts" "$out" -- "$bin" partition --data "$cora" --parts 5000 --out "$out"
 run "bench profile --worker 1 by hand" fail 20 "--worker" -- "$bin" bench profile --worker 1
@@ -239,7 +239,8 @@ for d in 0.1 0.3 0.6; do
   signal "SIGTERM to convert after ${d}s" "143|0" 60 $d TERM "" "$W/cv.sgb" -- "$bin" convert --data "$cora" --out "$W/cv.sgb"
   rm -f "$W/cv.sgb"
 done
-signal "SIGTERM to partition during METIS" 143 120 4 TERM "" "$W/pm" -- "$bin" partition --data "$W/big.sgb" --parts 8 --out "$W/pm"
+"$bin" gen --spec nodes=400000,degree=20,feat=8 --out "$W/metis.sgb" >/dev/null 2>&1
+signal "SIGTERM to partition during METIS" 143 180 3 TERM "" "$W/pm" -- "$bin" partition --data "$W/metis.sgb" --parts 8 --out "$W/pm"
 rm -rf "$W/pm"
 if [ $full = 1 ] && [ $have_mpi = 1 ]; then
   # mpirun forwards the signal to every rank; the stop waits for METIS,
