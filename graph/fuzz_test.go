@@ -165,6 +165,39 @@ func FuzzBinary(f *testing.F) {
 	})
 }
 
+// FuzzBinaryRanges: range readers (1 to 4 of them, each reading its share)
+// accept a file exactly when the whole-file reader does, and their errors
+// are *ParseErrors: a damaged section is never read by ranges unnoticed.
+func FuzzBinaryRanges(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.sgb")
+	ds := binTestDataset()
+	ds.Graph.Val = nil // range readers drop weights, unread and unverified
+	if err := WriteBinary(path, ds); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b, uint8(1))
+	f.Add(b, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, readers uint8) {
+		p := filepath.Join(t.TempDir(), "f.sgb")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rerr := readAllRanges(p, 1+int(readers%4))
+		checkParseError(t, rerr)
+		whole, werr := LoadBinary(p)
+		if werr == nil {
+			whole.Release()
+		}
+		if (rerr == nil) != (werr == nil) {
+			t.Fatalf("range readers: %v; whole file: %v", rerr, werr)
+		}
+	})
+}
+
 // FuzzNpz loads mutated .npz archives (stored and deflated PyG-style
 // files): every outcome is a *ParseError, a field error naming the split,
 // or a dataset that validates.

@@ -3,13 +3,13 @@ package graph
 import (
 	"bytes"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 )
 

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"unsafe"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // NpyArray is an array read from a NumPy .npy file (format versions 1.0,

@@ -34,6 +34,9 @@ func LoadOGB(dir, split string) (*Dataset, error) {
 // loadOGB is LoadOGB; features and labels are not read from dir when o
 // overrides them.
 func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
+	if err := CheckOGBLayout(dir); err != nil {
+		return nil, err
+	}
 	raw := filepath.Join(dir, "raw")
 	n, src, dst, err := readOGBEdges(dir, raw)
 	if err != nil {
@@ -99,6 +102,40 @@ func readOGBEdges(dir, raw string) (n int, src, dst []int32, err error) {
 
 // findData returns the path of raw/<base>.npy (when npy is true), or
 // raw/<base>.csv, .csv.gz or .csv.bz2, whichever exists first; "" if none.
+// CheckOGBLayout refuses an OGB directory holding one table in two forms
+// (edge.csv beside edge.csv.gz, say) in raw/ or a split directory: which of
+// them holds the data is ambiguous, and they may differ. A .npy beside a
+// .csv is not ambiguous: the .npy is read.
+func CheckOGBLayout(dir string) error {
+	dirs := []string{filepath.Join(dir, "raw")}
+	if splits, err := os.ReadDir(filepath.Join(dir, "split")); err == nil {
+		for _, s := range splits {
+			if s.IsDir() {
+				dirs = append(dirs, filepath.Join(dir, "split", s.Name()))
+			}
+		}
+	}
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		first := map[string]string{}
+		for _, e := range ents {
+			name := e.Name()
+			base := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".bz2")
+			if !strings.HasSuffix(base, ".csv") {
+				continue
+			}
+			if prev, ok := first[base]; ok {
+				return errorf(filepath.Join(d, name), 0, "%s is also there: two forms of one table, remove one", prev)
+			}
+			first[base] = name
+		}
+	}
+	return nil
+}
+
 func findData(raw, base string, npy bool) string {
 	cands := []string{base + ".csv", base + ".csv.gz", base + ".csv.bz2"}
 	if npy {

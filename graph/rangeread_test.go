@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/binary"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +72,30 @@ func TestBinaryRangeChecksums(t *testing.T) {
 					t.Errorf("bit flipped at byte %d (section %s), %d readers: %v", at, binSectionName(i), p, err)
 				}
 			}
+		}
+	}
+}
+
+// TestOGBTwoFormsOfATable: raw/edge.csv beside raw/edge.csv.gz (or two
+// forms of a split file) is an error naming both, not a silent choice.
+func TestOGBTwoFormsOfATable(t *testing.T) {
+	for _, extra := range []string{"raw/edge.csv.gz", "split/public/train.csv.bz2"} {
+		dir := t.TempDir()
+		files := map[string]string{
+			"raw/edge.csv": "0,1\n1,2\n", "raw/num-node-list.csv": "3\n", "raw/node-label.csv": "0\n1\n0\n",
+			"split/public/train.csv": "0\n", "split/public/valid.csv": "1\n", "split/public/test.csv": "2\n",
+			extra: "x",
+		}
+		for name, content := range files {
+			p := filepath.Join(dir, name)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Load(dir, LoadOptions{})
+		if err == nil || !strings.Contains(err.Error(), filepath.Base(extra)) || !strings.Contains(err.Error(), "two forms of one table") {
+			t.Errorf("%s beside its .csv: %v", extra, err)
 		}
 	}
 }

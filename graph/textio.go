@@ -6,13 +6,14 @@ import (
 	"compress/bzip2"
 	"compress/gzip"
 	"errors"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // Buffer sizes of the text readers: lines are found in a buffer of

@@ -1,12 +1,14 @@
 package partition
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
@@ -219,5 +221,24 @@ func TestLoadBytesCoversShard(t *testing.T) {
 	}
 	if LoadBytes(m, 0, 3) != 0 {
 		t.Fatal("an estimate for 3 ranks of 4 parts")
+	}
+}
+
+// TestLoadClassesMismatch: a part header claiming other classes than
+// meta.json (checksums forged to match) is an error naming the file.
+func TestLoadClassesMismatch(t *testing.T) {
+	ds := randomDataset(200, 5, 3, 4, true)
+	dir, _ := writeRandom(t, ds, 2)
+	path := filepath.Join(dir, PartFile(1))
+	b, err := os.ReadFile(path)
+	mustNoErr(t, err)
+	binary.LittleEndian.PutUint64(b[56:], 100)
+	binary.LittleEndian.PutUint32(b[80:], container.Checksum(b[:80]))
+	mustNoErr(t, os.WriteFile(path, b, 0o644))
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	m.Stats.Parts[1].CRC32C = container.Checksum(b)
+	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "100 classes") {
+		t.Fatalf("a header with 100 classes: %v", err)
 	}
 }

@@ -160,9 +160,10 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 	}
 	part, parts, nglobal, n, d, classes, nloc, nrem := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
 	if part != int64(p) || parts != int64(m.Parts) || nglobal != m.NumNodes || n != ps.Nodes ||
-		d != int64(m.FeatDim) || nloc != ps.LocalEdges || nrem != ps.CutEdges || (flags&flagHasLabels != 0) != m.HasLabels {
-		return nil, fail("header", "does not match %s (part %d/%d, %d nodes, %d features, %d+%d edges)",
-			MetaFile, part, parts, n, d, nloc, nrem)
+		d != int64(m.FeatDim) || classes != int64(m.NumClasses) || nloc != ps.LocalEdges || nrem != ps.CutEdges ||
+		(flags&flagHasLabels != 0) != m.HasLabels {
+		return nil, fail("header", "does not match %s (part %d/%d, %d nodes, %d features, %d classes, %d+%d edges; %s: %d classes)",
+			MetaFile, part, parts, n, d, classes, nloc, nrem, MetaFile, m.NumClasses)
 	}
 	sh := &Shard{Rank: p, Ranks: m.Parts, NumGlobalNodes: nglobal, FeatDim: int(d), NumClasses: int(classes)}
 	nlab := int64(0)

@@ -2,7 +2,6 @@ package perfmodel
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,10 +18,10 @@ type Link struct {
 }
 
 func (l Link) validate(name string) error {
-	if !(l.LatencyUS >= 0) || math.IsInf(l.LatencyUS, 0) || !(l.GBs > 0) || math.IsInf(l.GBs, 0) ||
-		!(l.Efficiency > 0 && l.Efficiency <= 1) {
-		return fmt.Errorf("%s: latency_us %v, gbs %v, efficiency %v: want latency ≥ 0, gbs > 0, efficiency in (0, 1]",
-			name, l.LatencyUS, l.GBs, l.Efficiency)
+	if !(l.LatencyUS >= 0 && l.LatencyUS <= 1e7) || !(l.GBs >= minRate && l.GBs <= maxRate) ||
+		!(l.Efficiency >= 1e-6 && l.Efficiency <= 1) {
+		return fmt.Errorf("%s: latency_us %v, gbs %v, efficiency %v: want latency in [0, 1e7], gbs in [%g, %g], efficiency in (0, 1]",
+			name, l.LatencyUS, l.GBs, l.Efficiency, minRate, maxRate)
 	}
 	return nil
 }

@@ -102,6 +102,10 @@ func TestProfileValidate(t *testing.T) {
 		"bad bits":      func(p *Profile) { p.Rates[0].Quant[0].Bits = 3 },
 		"no elementwis": func(p *Profile) { p.Rates[0].ElemGBs = 0 },
 		"intra":         func(p *Profile) { p.IntraNode.Efficiency = 2 },
+		"tiny gemm":     func(p *Profile) { p.Rates[0].Gemm[0].GFLOPS = 1e-300 },
+		"huge aggr":     func(p *Profile) { p.Rates[0].Aggr[0].Forward = 1e300 },
+		"tiny intra":    func(p *Profile) { p.IntraNode.GBs = 1e-300 },
+		"zero quant":    func(p *Profile) { p.Rates[0].Quant[0].EncodeGBs = 0 },
 	} {
 		p := flatProfile()
 		spoil(p)
@@ -802,6 +806,32 @@ func TestStagedWalk(t *testing.T) {
 	// 0.01 after, the wire all hidden
 	if !near(p.idealWork, 0.5+0.05+0.01) {
 		t.Errorf("work %v, want 0.56", p.idealWork)
+	}
+}
+
+// TestValidateVolumes: volumes beyond the partition they describe (a rank
+// with 2^62 edges, more rows than nodes) are refused, naming the entry.
+func TestValidateVolumes(t *testing.T) {
+	good := []exchange.RankVolume{{Rank: 0, Nodes: 5, LocalEdges: 8, CutEdges: 2,
+		Recv: []exchange.PeerRows{{From: 1, Counts: exchange.RowCounts{Pre: 1, Post: 2, Hybrid: 1}, CutEdges: 2}}}, {Rank: 1, Nodes: 5}}
+	if err := ValidateVolumes(good, 10, 20); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		edit         func(v []exchange.RankVolume)
+		nodes, edges int64
+		want         string
+	}{
+		"2^62 edges":   {func(v []exchange.RankVolume) { v[1].LocalEdges = 1 << 62 }, 10, 20, "volumes[1]"},
+		"rows > nodes": {func(v []exchange.RankVolume) { v[0].Recv[0].Counts.Post = 11 }, 10, 20, "volumes[0].recv[0]"},
+		"huge graph":   {func([]exchange.RankVolume) {}, 10, 1 << 62, "partition: "},
+	} {
+		v := append([]exchange.RankVolume(nil), good...)
+		v[0].Recv = append([]exchange.PeerRows(nil), good[0].Recv...)
+		c.edit(v)
+		if err := ValidateVolumes(v, c.nodes, c.edges); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
 	}
 }
 

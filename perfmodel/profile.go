@@ -280,9 +280,16 @@ func (p *Profile) Validate() error {
 	return nil
 }
 
+// A measured rate (G-units or GB per second) outside [minRate, maxRate] is
+// not a measurement: 1e-300 would predict epochs of 10^300 seconds.
+const (
+	minRate = 1e-6 // a thousand per second
+	maxRate = 1e7  // ten peta per second
+)
+
 func positive(what string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s = %v, want a positive finite rate", what, v)
+	if !(v >= minRate && v <= maxRate) {
+		return fmt.Errorf("%s = %v, want a rate in [%g, %g]", what, v, minRate, maxRate)
 	}
 	return nil
 }

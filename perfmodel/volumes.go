@@ -74,6 +74,9 @@ func ReadVolumes(path string) (*Volumes, error) {
 	if err := v.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := ValidateVolumes(v.Ranks, v.Meta.Nodes, v.Meta.Edges); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &v, nil
 }
 

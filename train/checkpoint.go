@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/sysmem"
 	"math"
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/nn"
 )
 
@@ -48,6 +48,23 @@ type TrainState struct {
 	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
 	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
 	Optim       Optim   `json:"optim"`         // zero in files of older builds
+	// NodeOrder and EvalEvery are the run's train.Config values (absent in
+	// files of older builds): the dropout masks follow the node order, the
+	// best-validation record the evaluation grid.
+	NodeOrder string `json:"node_order,omitempty"`
+	EvalEvery int    `json:"eval_every,omitempty"`
+	// GridBest is the best-validation record over the epochs on the
+	// EvalEvery grid only, without the off-grid evaluation of a run's last
+	// epoch: what a run resumed past Epoch continues from.
+	// Set when EvalEvery is (files of this build).
+	GridBest BestRecord `json:"grid_best"`
+}
+
+// BestRecord is a best-validation record.
+type BestRecord struct {
+	ValAcc  float64 `json:"val_acc"`
+	Epoch   int     `json:"epoch"`
+	TestAcc float64 `json:"test_acc"`
 }
 
 // Optim is the optimiser's configuration, which a resumed run takes over.
@@ -77,13 +94,15 @@ func (t *trainer) save(path string, done int) error {
 	if t.c.Rank() != 0 {
 		return nil
 	}
-	if l := t.nonFiniteParam(); l >= 0 {
-		return fmt.Errorf("not saving %s: layer %d has non-finite parameters after epoch %d (the previous checkpoint is kept)", path, l, done)
+	if l, what := t.nonFiniteParam(); l >= 0 {
+		return fmt.Errorf("not saving %s: layer %d has a non-finite %s after epoch %d (the previous checkpoint is kept)", path, l, what, done)
 	}
 	m, v, steps := t.opt.State()
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID,
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
+			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
+			NodeOrder: t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
 			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled}}}
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
@@ -320,6 +339,12 @@ func (t *trainer) resume(path string) error {
 			setting{"train.Config.DecayAll", o.DecayAll, t.cfg.DecayAll},
 			setting{"train.Config.Decoupled", o.Decoupled, t.cfg.Decoupled})
 	}
+	if ck.Train.NodeOrder != "" {
+		settings = append(settings, setting{"train.Config.NodeOrder", ck.Train.NodeOrder, t.nodeOrder()})
+	}
+	if ck.Train.EvalEvery > 0 {
+		settings = append(settings, setting{"train.Config.EvalEvery", ck.Train.EvalEvery, max(t.cfg.EvalEvery, 1)})
+	}
 	for _, d := range settings {
 		if d.have != d.want {
 			return fail("checkpoint has %s %v, this run %v", d.field, d.have, d.want)
@@ -349,6 +374,11 @@ func (t *trainer) resume(path string) error {
 	t.model.SetDropoutStep(ck.Train.DropoutStep)
 	t.done = ck.Train.Epoch
 	t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = ck.Train.BestValAcc, ck.Train.BestEpoch, ck.Train.BestTestAcc
+	t.gridBest = t.best
+	if g := ck.Train.GridBest; ck.Train.EvalEvery > 0 && t.done < t.cfg.Epochs { // training goes on: the grid's record
+		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = g.ValAcc, g.Epoch, g.TestAcc
+		t.best = t.gridBest
+	}
 	t.lastTest = ck.Train.LastTestAcc
 	return nil
 }

@@ -107,15 +107,23 @@ func paramLayer(name string) int {
 	return 0
 }
 
-// nonFiniteParam returns the layer of the first parameter holding a NaN or
-// an infinity, or -1 when all are finite.
-func (t *trainer) nonFiniteParam() int {
-	for _, p := range t.params {
-		if !nn.AllFinite(p.W) {
-			return paramLayer(p.Name)
+// nonFiniteParam returns the layer of the first parameter whose values or
+// Adam moments hold a NaN or an infinity, and which of them ("parameter",
+// "Adam moment m" or "Adam moment v"), or -1 when all are finite: a
+// checkpoint with either could not be read back.
+func (t *trainer) nonFiniteParam() (int, string) {
+	m, v, _ := t.opt.State()
+	for i, p := range t.params {
+		switch {
+		case !nn.AllFinite(p.W):
+			return paramLayer(p.Name), "parameter"
+		case i < len(m) && !nn.AllFinite(m[i]):
+			return paramLayer(p.Name), "Adam moment m"
+		case i < len(v) && !nn.AllFinite(v[i]):
+			return paramLayer(p.Name), "Adam moment v"
 		}
 	}
-	return -1
+	return -1, ""
 }
 
 // lossWatch warns once when the loss stays well above its lowest value for

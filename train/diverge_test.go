@@ -235,3 +235,47 @@ func TestMetricsFullDiskKeepsCompleteLines(t *testing.T) {
 		t.Fatalf("%d lines in the file, %d written", len(lines), written)
 	}
 }
+
+// TestDivergedMomentsNotSaved: a weight decay of 1e25 leaves the weights
+// finite but overflows Adam's second moment: training stops with a
+// DivergedError naming it, and no checkpoint that could not be read back
+// is written.
+func TestDivergedMomentsNotSaved(t *testing.T) {
+	ds := cora(t)
+	dir := t.TempDir()
+	cfg := kipfConfig("gcn", 1, 5, 0.5)
+	cfg.WeightDecay = 1e25
+	cfg.SavePath = filepath.Join(dir, "m.ckpt")
+	_, err := Run(cfg, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single())
+	var de *DivergedError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "Adam moment") {
+		t.Fatalf("weight decay 1e25: %v, want a DivergedError naming an Adam moment", err)
+	}
+	if _, err := os.Stat(cfg.SavePath); err == nil {
+		if _, err := LoadCheckpoint(cfg.SavePath); err != nil {
+			t.Fatalf("a checkpoint that cannot be read was saved: %v", err)
+		}
+	}
+}
+
+// TestMetricsSharedFileRefused: a second writer of a metrics file that a
+// run is writing is refused (flock), instead of interleaving torn lines.
+func TestMetricsSharedFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	w, err := newMetricsWriter(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, appendTo := range []bool{false, true} {
+		if w2, err := newMetricsWriter(path, appendTo); err == nil || !strings.Contains(err.Error(), "another process is writing it") {
+			t.Fatalf("second writer (append %v): %v", appendTo, err)
+			w2.f.Close()
+		}
+	}
+	w.f.Close()
+	w3, err := newMetricsWriter(path, true)
+	if err != nil {
+		t.Fatalf("a writer after the first closed: %v", err)
+	}
+	w3.f.Close()
+}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 )
 
@@ -117,28 +118,30 @@ type metricsWriter struct {
 
 // newMetricsWriter creates (truncates) path, or with appendTo appends to it
 // (a resumed run continues the file of the run it resumes), first cutting
-// a partial last line that an interrupted run may have left.
+// a partial last line that an interrupted run may have left. The file is
+// locked (container.LockOutput) while the run writes it.
 func newMetricsWriter(path string, appendTo bool) (*metricsWriter, error) {
 	if path == "" {
 		return nil, nil
 	}
-	flag := os.O_RDWR | os.O_CREATE | os.O_TRUNC
-	if appendTo {
-		flag = os.O_RDWR | os.O_CREATE
-	}
-	f, err := os.OpenFile(path, flag, 0o666)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
+		return nil, field.Wrap("train.Config.MetricsPath", err)
+	}
+	if err := container.LockOutput(f, path); err != nil {
+		f.Close()
 		return nil, field.Wrap("train.Config.MetricsPath", err)
 	}
 	m := &metricsWriter{path: path, f: f}
 	if appendTo {
-		if m.off, err = completeLines(f); err == nil {
-			err = f.Truncate(m.off)
-		}
-		if err != nil {
-			f.Close()
-			return nil, field.Errorf("train.Config.MetricsPath", "%s: %w", path, err)
-		}
+		m.off, err = completeLines(f)
+	}
+	if err == nil {
+		err = f.Truncate(m.off) // without appendTo, the file starts afresh
+	}
+	if err != nil {
+		f.Close()
+		return nil, field.Errorf("train.Config.MetricsPath", "%s: %w", path, err)
 	}
 	return m, nil
 }

@@ -3,6 +3,7 @@ package train
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -271,5 +272,46 @@ func TestResumeEqualsUninterruptedEvalAggregate(t *testing.T) {
 			ref, got, refCk, gotCk := trainTwice(t, ds, tc.p, cfg)
 			checkResumed(t, ref, got, refCk, gotCk)
 		})
+	}
+}
+
+// TestResumeEvalEveryFinalRecord: with EvalEvery 7, a run of k epochs
+// (its last one evaluated off the grid) resumed to 14 ends with the final
+// record of an uninterrupted 14-epoch run; resuming at k keeps the short
+// run's own record.
+func TestResumeEvalEveryFinalRecord(t *testing.T) {
+	ds := cora(t)
+	dir := t.TempDir()
+	cfg := kipfConfig("gcn", 5, 14, 0.5)
+	cfg.EvalEvery = 7
+	ref := single(t, ds, cfg)
+	for _, k := range []int{9, 13} {
+		c := cfg
+		c.Epochs, c.SavePath = k, filepath.Join(dir, fmt.Sprintf("k%d.ckpt", k))
+		short := single(t, ds, c)
+		c.ResumePath, c.SavePath = c.SavePath, ""
+		if again := single(t, ds, c); again.Final.BestValAcc != short.Final.BestValAcc || again.Final.BestEpoch != short.Final.BestEpoch {
+			t.Fatalf("k=%d resumed at its end: final %+v, the run's own %+v", k, again.Final, short.Final)
+		}
+		c.Epochs = 14
+		got := single(t, ds, c)
+		if got.Final.BestValAcc != ref.Final.BestValAcc || got.Final.BestEpoch != ref.Final.BestEpoch ||
+			got.Final.TestAcc != ref.Final.TestAcc || got.Final.LastTest != ref.Final.LastTest {
+			t.Errorf("k=%d resumed to 14: final %+v, uninterrupted %+v", k, got.Final, ref.Final)
+		}
+	}
+}
+
+// TestResumeRefusesOtherNodeOrder: the dropout masks follow the node order,
+// so a checkpoint of one order cannot continue exactly under another.
+func TestResumeRefusesOtherNodeOrder(t *testing.T) {
+	ds := cora(t)
+	cfg := kipfConfig("gcn", 5, 3, 0.5)
+	cfg.NodeOrder, cfg.SavePath = partition.OrderCluster, filepath.Join(t.TempDir(), "c.ckpt")
+	single(t, ds, cfg)
+	cfg.NodeOrder, cfg.ResumePath, cfg.Epochs = partition.OrderGiven, cfg.SavePath, 6
+	_, err := Run(cfg, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single())
+	if err == nil || !strings.Contains(err.Error(), "train.Config.NodeOrder cluster, this run given") {
+		t.Fatalf("resume with another node order: %v", err)
 	}
 }

@@ -131,9 +131,14 @@ type trainer struct {
 	lossGrad                       *dense.Matrix // the loss gradient, reused across epochs
 	watch                          lossWatch
 
-	done     int          // epochs completed (by this run or the resumed one)
-	best     FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
-	lastTest float64      // test accuracy of epoch done
+	done int          // epochs completed (by this run or the resumed one)
+	best FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
+	// gridBest is best over the epochs on the EvalEvery grid only: what a
+	// checkpoint keeps. The last epoch of a run is evaluated off the grid
+	// too; a run resumed past it must not count that evaluation, which a
+	// run that never stopped there did not make.
+	gridBest FinalMetrics
+	lastTest float64 // test accuracy of epoch done
 
 	dataID  string // DataIdentity of the shards
 	stopped bool   // the ranks agreed to stop after the current epoch
@@ -149,7 +154,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if s.FeatDim == 0 || s.Labels == nil {
 		return nil, ErrStructureOnly
 	}
-	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}}
+	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}, gridBest: FinalMetrics{BestValAcc: -1}}
 	if err := t.reorder(); err != nil {
 		return nil, err
 	}
@@ -264,13 +269,18 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	return t, nil
 }
 
+// nodeOrder is the configured node order (partition.DefaultOrder for "").
+func (t *trainer) nodeOrder() string {
+	if t.cfg.NodeOrder == "" {
+		return partition.DefaultOrder
+	}
+	return t.cfg.NodeOrder
+}
+
 // reorder renumbers the shard's owned nodes in the configured order (in
 // place) before anything indexes them; every output goes by global id.
 func (t *trainer) reorder() error {
-	order := t.cfg.NodeOrder
-	if order == "" {
-		order = partition.DefaultOrder
-	}
+	order := t.nodeOrder()
 	if !slices.Contains(partition.NodeOrders(), order) {
 		return field.Errorf("train.Config.NodeOrder", "%q is not one of %s", order, strings.Join(partition.NodeOrders(), ", "))
 	}
@@ -393,6 +403,9 @@ func (t *trainer) run() (*Result, error) {
 		}
 		if m.Evaluated {
 			t.lastTest = m.TestAcc
+		}
+		if onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0; onGrid && m.Evaluated && m.ValAcc > t.gridBest.BestValAcc {
+			t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, epoch, m.TestAcc
 		}
 		t.done = epoch
 		if improved && cfg.SaveBest != "" {
@@ -522,8 +535,8 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	}
 	reduceS := time.Since(t2).Seconds()
 	t.opt.Step()
-	if l := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
-		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: "parameter after the optimizer step"}
+	if l, what := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
+		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: what + " after the optimizer step"}
 	}
 	st := t.prop.Stats()
 

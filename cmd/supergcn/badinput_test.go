@@ -318,7 +318,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict profile garbage", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-garbage.json"), "--network", "10gbit"}, want: "--profile: " + p("prof-garbage.json") + ": line 1, column 1: invalid character"},
 		{name: "predict profile truncated", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-trunc.json"), "--network", "10gbit"}, want: ": unexpected end of JSON input"},
 		{name: "predict profile negative rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-neg.json"), "--network", "10gbit"}, want: "rates[0].gemm[0].gflops = -"},
-		{name: "predict profile zero rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-zero.json"), "--network", "10gbit"}, want: "rates[0].aggr[0].forward_gups = 0, want a positive finite rate"},
+		{name: "predict profile zero rate", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-zero.json"), "--network", "10gbit"}, want: "rates[0].aggr[0].forward_gups = 0, want a rate in [1e-06, 1e+07]"},
 		{name: "predict profile 0 cores", args: []string{"predict", "--partitions", pdir, "--profile", p("prof-cores.json"), "--network", "10gbit"}, want: "cores_per_node 0, want ≥ 1"},
 		{name: "predict network unknown", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "warp"}, want: `--network: unknown network "warp"`},
 		{name: "predict network 0gbit", args: []string{"predict", "--partitions", pdir, "--profile", prof, "--network", "0gbit"}, want: `--network: rate "0gbit": want a rate from 1kbit to 1000000gbit`},

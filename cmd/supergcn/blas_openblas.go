@@ -5,11 +5,13 @@ package main
 // The openblas build tag puts OpenBLAS behind dense.Gemm: the binding is
 // linked here, at the edge, so the libraries stay pure Go.
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"syscall"
 
 	"github.com/supergcn/supergcn/dense/openblas"
+	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 // reexecForBLAS is the fallback of dense/openblas's in-process core
@@ -35,4 +37,21 @@ func reexecForBLAS() {
 		}
 	}
 	_ = syscall.Exec(self, os.Args, env) // returns only on failure
+}
+
+// blasBufferBytes is the buffer OpenBLAS allocates for each thread that
+// calls it (BUFFER_SIZE, 128 MiB on x86-64 and arm64, and a page of
+// slack); it retries a failed allocation forever.
+const blasBufferBytes = 128<<20 + 64<<10
+
+// checkBLASAddressSpace refuses a run whose `threads` concurrent
+// OpenBLAS callers would not find their buffers under ulimit -v (OpenBLAS
+// would spin, deaf to signals, instead of failing).
+func checkBLASAddressSpace(threads int) error {
+	need, left := int64(threads)*blasBufferBytes, sysmem.AddressSpaceLeft()
+	if need <= left {
+		return nil
+	}
+	return fmt.Errorf("ulimit -v leaves %s of address space, but OpenBLAS needs %s for its buffers (%d threads × %d MiB): raise ulimit -v or lower --threads",
+		sysmem.GB(left), sysmem.GB(need), threads, blasBufferBytes>>20)
 }

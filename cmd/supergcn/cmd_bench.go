@@ -16,6 +16,7 @@ import (
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/perfmodel/measure"
 )
 
@@ -143,6 +144,10 @@ func benchAggr(args []string) error {
 		if *nodes < 1 || *edges < 0 || *nodes > math.MaxInt32 {
 			return usageError{"--nodes must be in [1, 2^31) and --edges ≥ 0"}
 		}
+		// The edge lists, the CSR and its transpose: ~24 bytes an edge.
+		if err := sysmem.Check(24*min(*edges, math.MaxInt64/32), fmt.Sprintf("a graph of %d edges", *edges)); err != nil {
+			return usageError{"--edges: " + err.Error()}
+		}
 		src, dst, _ = measure.SynthEdges(*graphArg, *nodes, *edges, *seed)
 	default:
 		ds, err := graph.Load(*graphArg, graph.LoadOptions{})
@@ -251,6 +256,9 @@ func benchStream(args []string) error {
 	}
 	if err := setAloneThreads(threads); err != nil {
 		return err
+	}
+	if err := sysmem.Check(3*(int64(min(*mib, 1<<40))<<20), fmt.Sprintf("three arrays of %d MiB", *mib)); err != nil {
+		return usageError{"--mib: " + err.Error()}
 	}
 	r := measure.Stream(*threads, *mib, *reps)
 	if *asJSON {

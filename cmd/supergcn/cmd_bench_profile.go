@@ -47,6 +47,9 @@ func benchProfile(args []string) error {
 	if sz.ExchangeRows == -1 {
 		sz.ExchangeRows = 4 * sz.Rows
 	}
+	if *worker != 0 && os.Getenv(profileWorkerEnv) != "1" {
+		return usageError{"--worker: internal: bench profile starts its own workers (run bench profile --out FILE)"}
+	}
 	if *worker > 0 {
 		setThreadBudget(*worker)
 		var st *measure.Stepper
@@ -87,6 +90,7 @@ func benchProfile(args []string) error {
 		if sz.Shards != "" {
 			c.Args = append(c.Args, "--shards", sz.Shards, "--shard-part", strconv.Itoa(sz.Part))
 		}
+		c.Env = append(os.Environ(), profileWorkerEnv+"=1")
 		return c
 	}
 	eng, err := aggr.New(1, "")
@@ -169,3 +173,8 @@ func countList(flag, arg, what string, cores int) ([]int, error) {
 	sort.Ints(v)
 	return v, nil
 }
+
+// profileWorkerEnv marks the processes bench profile starts as its
+// workers, so that --worker run by hand is refused instead of waiting for
+// a lockstep partner that never comes.
+const profileWorkerEnv = "SUPERGCN_PROFILE_WORKER"

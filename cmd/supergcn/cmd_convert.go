@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 func init() {
@@ -66,6 +67,11 @@ func cmdConvert(args []string, out io.Writer) error {
 	if err := checkWritable(c.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
+	if err := distinctOutputs([]container.NamedPath{{Name: "--data", Path: c.data}, {Name: "--features", Path: c.features},
+		{Name: "--labels", Path: c.labels}}, []container.NamedPath{{Name: "--out", Path: c.out}}); err != nil {
+		return err
+	}
+	removeTempsOnSignal(c.out)
 	t0 := time.Now()
 	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels})
 	if err != nil {

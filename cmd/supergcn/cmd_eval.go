@@ -6,6 +6,7 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -37,6 +38,10 @@ func cmdEval(args []string) error {
 	if _, err := checkKernel(*kernel); err != nil {
 		return err
 	}
+	if err := distinctOutputs(append(d.inputPaths(), container.NamedPath{Name: "--model", Path: *model}),
+		[]container.NamedPath{{Name: "--predictions", Path: *predictions}, {Name: "--embeddings", Path: *embeddings}}); err != nil {
+		return err
+	}
 	for _, f := range [][2]string{{"predictions", *predictions}, {"embeddings", *embeddings}} {
 		if err := checkWritable(f[1]); err != nil {
 			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
@@ -52,6 +57,8 @@ func cmdEval(args []string) error {
 	// Preprocess the input as in training unless --feat-norm says otherwise.
 	if !flagSet(fs, "feat-norm") && ck.FeatNorm != "" {
 		d.featNorm = ck.FeatNorm
+	} else if ck.FeatNorm != "" && d.featNorm != ck.FeatNorm {
+		return usageError{fmt.Sprintf("--feat-norm: %s, but %s was trained with --feat-norm %s (its inputs must be preprocessed the same way)", d.featNorm, *model, ck.FeatNorm)}
 	}
 	w, err := startWorld(*mpiMode)
 	if err != nil {
@@ -64,6 +71,9 @@ func cmdEval(args []string) error {
 			return err
 		}
 		setThreadBudget(th)
+		if err := checkBLASAddressSpace(th); err != nil {
+			return err
+		}
 		s, err := d.loadShard(c, w, nil)
 		if err != nil {
 			return err

@@ -32,6 +32,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if err := checkWritable(*path); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
+	removeTempsOnSignal(*path)
 	s, err := graph.ParseGenSpec(*spec)
 	if err != nil {
 		return usageError{"--" + err.Error()}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
@@ -51,6 +52,7 @@ func cmdPartition(args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	removeTempsOnSignal(f.out)
 	if f.method != "ldg" {
 		var ldgOnly string
 		fs.Visit(func(fl *flag.Flag) {
@@ -142,8 +144,20 @@ func (f *partitionFlags) validate() error {
 			return usageError{fmt.Sprintf("--parts: %d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", f.parts, n)}
 		}
 	}
+	if err := distinctOutputs(f.d.inputPaths(), []container.NamedPath{{Name: "--out", Path: f.out}}); err != nil {
+		return err
+	}
 	if err := partition.CheckOutput(f.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", strings.TrimPrefix(err.Error(), "partition: "))}
+	}
+	return nil
+}
+
+// partsForNodes refuses more parts than nodes: some parts would be empty
+// (METIS cannot bisect an empty graph, and an empty part trains nothing).
+func partsForNodes(parts, nodes int, name string) error {
+	if parts > nodes {
+		return usageError{fmt.Sprintf("--parts: %d parts, but %s has %d nodes: give at most one part per node", parts, name, nodes)}
 	}
 	return nil
 }
@@ -168,6 +182,9 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	}
 	ds, err := f.d.loadDataset(log)
 	if err != nil {
+		return err
+	}
+	if err := partsForNodes(f.parts, ds.NumNodes(), ds.Name); err != nil {
 		return err
 	}
 	mask := ds.SplitMask()
@@ -272,6 +289,14 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	g, err := dist.Read(c, f.d.distSource(f.method, log))
 	if err != nil {
 		return err
+	}
+	if err := partsForNodes(f.parts, g.NumNodes, g.Name); err != nil || c.Size() > 1 {
+		if c.Rank() != 0 { // the same on every rank: rank 0 reports it
+			err = nil
+		}
+		if err := dist.Agree(c, err); err != nil {
+			return err
+		}
 	}
 	f.d.printDist(log, g, c.Size(), t0)
 	weights := f.weights

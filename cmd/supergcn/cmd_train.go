@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"io/fs"
 	"math"
@@ -19,6 +18,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
@@ -48,7 +48,9 @@ func cmdTrain(args []string) error {
 		return w.finish(err)
 	}
 	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits)
-	stop()
+	if perr := stop(); err == nil {
+		err = perr
+	}
 	return w.finish(err)
 }
 
@@ -129,6 +131,16 @@ func parseTrain(args []string) (*trainArgs, error) {
 	d.prog = progress.ForStderr(*quiet)
 	cfg.Model.Seed = d.seed
 	a.cpuProfile = *cpuProfile
+	// --save may name the --resume checkpoint (the job continues it); no
+	// other output may name an input or another output.
+	outputs := []container.NamedPath{{Name: "--save", Path: cfg.SavePath}, {Name: "--save-best", Path: cfg.SaveBest},
+		{Name: "--metrics", Path: cfg.MetricsPath}, {Name: "--cpuprofile", Path: a.cpuProfile}}
+	if err := distinctOutputs(d.inputPaths(), outputs); err != nil {
+		return nil, err
+	}
+	if err := distinctOutputs([]container.NamedPath{{Name: "--resume", Path: cfg.ResumePath}}, outputs[1:]); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -241,6 +253,11 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 			setting{"decay-all", cfg.DecayAll, o.DecayAll, func() { cfg.DecayAll = o.DecayAll }},
 			setting{"adamw", cfg.Decoupled, o.Decoupled, func() { cfg.Decoupled = o.Decoupled }})
 	}
+	if tr := ck.Train; tr.NodeOrder != "" { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"node-order", cfg.NodeOrder, tr.NodeOrder, func() { cfg.NodeOrder = tr.NodeOrder }},
+			setting{"eval-every", max(cfg.EvalEvery, 1), tr.EvalEvery, func() { cfg.EvalEvery = tr.EvalEvery }})
+	}
 	for _, s := range settings {
 		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
 			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
@@ -323,6 +340,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		return err
 	}
 	cfg.Threads = setThreadBudget(th)
+	if err := checkBLASAddressSpace(cfg.Threads); err != nil {
+		return err
+	}
 	if c.Size() > 1 {
 		// One more processor than the budget for the exchange's driver: it
 		// encodes, posts, polls MPI every 50 µs and decodes while the local
@@ -367,23 +387,62 @@ func parseBits(flagName, v string, ranks int) (int, error) {
 	return b, nil
 }
 
-// startProfile starts a CPU profile when path is set; the returned func stops it.
-func startProfile(path string, c comm.Comm) (func(), error) {
+// startProfile starts a CPU profile when path is set; the returned func
+// stops it and reports a profile that could not be written.
+func startProfile(path string, c comm.Comm) (func() error, error) {
 	if path == "" {
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
 	if c.Size() > 1 {
 		path = fmt.Sprintf("%s.rank%d", path, c.Rank())
 	}
-	f, err := os.Create(path)
+	// The profile goes to path.tmp and is renamed when complete, so a full
+	// disk or a crash never leaves a truncated or empty profile at path.
+	tmp := path + container.TmpSuffix
+	f, err := os.Create(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	w := &profileWriter{f: f}
+	if err := pprof.StartCPUProfile(w); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() error {
+		pprof.StopCPUProfile()
+		err := w.err
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
+		}
+		return nil
+	}, nil
+}
+
+// profileWriter keeps the first write error of the CPU profile (pprof
+// drops them).
+type profileWriter struct {
+	f   *os.File
+	err error
+}
+
+func (p *profileWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.f.Write(b)
+	p.err = err
+	return n, err
 }
 
 // quantParamsFlag parses --quant-params into *p.

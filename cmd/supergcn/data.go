@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/par"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/mpi"
@@ -108,6 +109,9 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	case "none", "degree", "degree+train":
 	default:
 		return usageError{fmt.Sprintf("--partition-weights: %q is not none, degree or degree+train", d.partWeights)}
+	}
+	if d.synthFeat < 0 || d.synthClasses < 1 || d.synthClasses > graph.MaxClasses {
+		return usageError{fmt.Sprintf("--synthetic-features %d --classes %d: want features ≥ 0 and classes in [1, %d]", d.synthFeat, d.synthClasses, graph.MaxClasses)}
 	}
 	n := 0
 	for _, s := range []string{d.data, d.synthetic, d.partitions} {
@@ -303,6 +307,25 @@ func (d *dataFlags) partitionInMemory(ds *graph.Dataset, c comm.Comm, w *world) 
 	// METIS on rank 0, then broadcast (or rank 0's error on every rank).
 	return metis.OnRank0(c, ds.Graph, p, opts)
 }
+
+// inputPaths are the files and directories the data flags name.
+func (d *dataFlags) inputPaths() []container.NamedPath {
+	return []container.NamedPath{{Name: "--data", Path: d.data}, {Name: "--features", Path: d.features},
+		{Name: "--labels", Path: d.labels}, {Name: "--partitions", Path: d.partitions}}
+}
+
+// distinctOutputs refuses outputs that name an input or each other
+// (container.CheckDistinct) as a usage error.
+func distinctOutputs(inputs, outputs []container.NamedPath) error {
+	if err := container.CheckDistinct(inputs, outputs); err != nil {
+		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// maxThreads bounds --threads: more goroutines calling cgo BLAS than this
+// exhaust the runtime's OS threads long before they add speed.
+const maxThreads = 1024
 
 // setThreadBudget makes n (≥ 1) the rank's thread budget, which every
 // parallel loop (aggregation, dense products and elementwise passes,

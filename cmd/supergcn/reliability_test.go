@@ -119,3 +119,219 @@ func TestMPIDamagedInputs(t *testing.T) {
 		t.Errorf("a partition of damaged data was written: %v", err)
 	}
 }
+
+// TestCLISizeBounds: size flags beyond what the process may hold are
+// refused before any allocation, as is a --threads count that would
+// exhaust the OS threads, and an address-space limit (ulimit -v) too small
+// for OpenBLAS's buffers (OpenBLAS would spin in its allocator).
+func TestCLISizeBounds(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	for _, c := range []badCase{
+		{name: "bench aggr edges 1e14", args: []string{"bench", "aggr", "--nodes", "1000", "--edges", "100000000000000"}, want: "--edges: a graph of 100000000000000 edges needs"},
+		{name: "bench stream mib 1e8", args: []string{"bench", "stream", "--mib", "100000000"}, want: "--mib: three arrays of 100000000 MiB needs"},
+		{name: "bench stream mib 2^63-1", args: []string{"bench", "stream", "--mib", "9223372036854775807"}, want: "--mib: three arrays"},
+		{name: "bench aggr threads 1e5", args: []string{"bench", "aggr", "--threads", "100000"}, want: "100000, more than 1024"},
+		{name: "train threads 1e5", args: []string{"train", "--data", cora, "--threads", "100000"}, want: "100000, more than 1024"},
+		{name: "eval threads 1e5", args: []string{"eval", "--data", cora, "--model", cora, "--threads", "100000"}, want: "100000, more than 1024"},
+	} {
+		expectQuickFailure(t, c)
+	}
+	if r := run(t, time.Minute, nil, "info"); !strings.Contains(strings.ToLower(r.stdout), "openblas") {
+		return // gonum's BLAS fails with a Go error instead
+	}
+	for _, kb := range []string{"1000000"} { // what this process maps at start leaves no room for OpenBLAS
+		c := badCase{name: "train under ulimit -v " + kb, want: "ulimit -v leaves",
+			args: []string{"train", "--data", cora, "--epochs", "2", "--threads", "1"}}
+		checkCleanFailure(t, c, run(t, 30*time.Second, []string{"sh", "-c", "ulimit -v " + kb + ` && exec "$0" "$@"`}, c.args...))
+	}
+}
+
+// TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
+// preprocessing the checkpoint was trained with.
+func TestCLIEvalFeatNormMismatch(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	ck := filepath.Join(t.TempDir(), "m.ckpt")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "2", "--quiet", "--feat-norm", "row", "--save", ck); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	expectQuickFailure(t, badCase{name: "eval feat-norm none on a row model", args: []string{"eval", "--data", cora, "--model", ck, "--feat-norm", "none"},
+		want: "--feat-norm: none, but " + ck + " was trained with --feat-norm row"})
+	if r := run(t, 2*time.Minute, nil, "eval", "--data", cora, "--model", ck, "--feat-norm", "row"); r.code != 0 {
+		t.Fatalf("eval with the agreeing --feat-norm: %s", r.stderr)
+	}
+}
+
+// TestCLIOutputsOverInputs: an output naming an input (by its path or a
+// hard link) or another output is refused before any work, and the input
+// is left as it was.
+func TestCLIOutputsOverInputs(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if r := run(t, 2*time.Minute, nil, "convert", "--data", cora, "--out", p("d.sgb")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "1", "--quiet", "--save", p("m.ckpt")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if err := os.Link(p("d.sgb"), p("hard.sgb")); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]os.FileInfo{}
+	for _, f := range []string{"d.sgb", "m.ckpt"} {
+		before[f], _ = os.Stat(p(f))
+	}
+	for _, c := range []badCase{
+		{name: "eval predictions over model", args: []string{"eval", "--data", cora, "--model", p("m.ckpt"), "--predictions", p("m.ckpt")}, want: "--predictions: " + p("m.ckpt") + " is also the input --model"},
+		{name: "train save over data", args: []string{"train", "--data", p("d.sgb"), "--save", p("d.sgb")}, want: "--save: " + p("d.sgb") + " is also the input --data"},
+		{name: "train metrics over data (hard link)", args: []string{"train", "--data", p("d.sgb"), "--metrics", p("hard.sgb")}, want: "--metrics: " + p("hard.sgb") + " is also the input --data"},
+		{name: "eval predictions over data", args: []string{"eval", "--data", p("d.sgb"), "--model", p("m.ckpt"), "--predictions", p("d.sgb")}, want: "is also the input --data"},
+		{name: "train save and metrics alike", args: []string{"train", "--data", p("d.sgb"), "--save", p("x"), "--metrics", p("x")}, want: "--metrics: " + p("x") + " is also the output --save"},
+		{name: "eval predictions and embeddings alike", args: []string{"eval", "--data", p("d.sgb"), "--model", p("m.ckpt"), "--predictions", p("x"), "--embeddings", p("x")}, want: "--embeddings: " + p("x") + " is also the output --predictions"},
+		{name: "train metrics over resume", args: []string{"train", "--data", p("d.sgb"), "--resume", p("m.ckpt"), "--epochs", "3", "--metrics", p("m.ckpt")}, want: "--metrics: " + p("m.ckpt") + " is also the input --resume"},
+		{name: "convert out over data", args: []string{"convert", "--data", p("d.sgb"), "--out", p("d.sgb")}, want: "--out: " + p("d.sgb") + " is also the input --data"},
+	} {
+		expectQuickFailure(t, c)
+	}
+	for f, st := range before {
+		now, err := os.Stat(p(f))
+		if err != nil || now.Size() != st.Size() || !now.ModTime().Equal(st.ModTime()) {
+			t.Errorf("%s changed: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(p("x")); !os.IsNotExist(err) {
+		t.Errorf("an output was written: %v", err)
+	}
+	// --save may continue the --resume checkpoint.
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "2", "--quiet", "--resume", p("m.ckpt"), "--save", p("m.ckpt")); r.code != 0 {
+		t.Fatalf("--save onto the --resume checkpoint: %s", r.stderr)
+	}
+}
+
+// TestCLIFullDiskPlotsAndProfiles: plots and CPU profiles on a full disk
+// end with one error line and leave no truncated or empty file behind.
+func TestCLIFullDiskPlotsAndProfiles(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	metrics := filepath.Join(t.TempDir(), "m.jsonl")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "3", "--quiet", "--metrics", metrics); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	disk := testdataset.SmallDisk(t, 24<<10)
+	figs, prof := filepath.Join(disk, "figs"), filepath.Join(disk, "cpu.prof")
+	// Fill the disk but for a few kB: the first PNG or the profile cannot fit.
+	if err := os.WriteFile(filepath.Join(disk, "filler"), make([]byte, 20<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expectQuickFailure(t, badCase{name: "plot on a full disk", args: []string{"plot", metrics, "--out", figs}, want: "no space left on device"})
+	expectQuickFailure(t, badCase{name: "cpuprofile on a full disk",
+		args: []string{"train", "--data", cora, "--epochs", "30", "--quiet", "--cpuprofile", prof}, want: "--cpuprofile: "})
+	filepath.Walk(disk, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && path != filepath.Join(disk, "filler") {
+			t.Errorf("left on the full disk: %s (%d bytes)", path, info.Size())
+		}
+		return nil
+	})
+}
+
+// TestRemoveTemps: the signal cleanup removes out.tmp and the out.tmp-*
+// directories made since the command started, not older ones (another
+// job's).
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p")
+	old := filepath.Join(dir, "p.tmp-old")
+	if err := os.Mkdir(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	start := time.Now().Add(-time.Minute)
+	os.WriteFile(out+".tmp", []byte("half"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "p.tmp-123", "x"), 0o755)
+	removeTemps(out, start)
+	for _, gone := range []string{out + ".tmp", filepath.Join(dir, "p.tmp-123")} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s left: %v", gone, err)
+		}
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("an older temporary directory was removed: %v", err)
+	}
+}
+
+// TestCLISignalDuringConvert: SIGTERM while convert runs ends it with 143
+// and leaves no output and no .tmp.
+func TestCLISignalDuringConvert(t *testing.T) {
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "g.sgb"), filepath.Join(dir, "c.sgb")
+	if r := run(t, 2*time.Minute, nil, "gen", "--spec", "nodes=200000,degree=20,feat=32", "--out", src); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, after := range []time.Duration{300 * time.Millisecond, 900 * time.Millisecond} {
+		r := runWith(t, time.Minute, nil, func(p *os.Process) {
+			time.Sleep(after)
+			p.Signal(syscall.SIGTERM)
+		}, nil, "convert", "--data", src, "--out", out)
+		if r.code == 0 {
+			os.Remove(out) // finished before the signal
+			continue
+		}
+		if r.code != 143 || goroutineTrace.MatchString(r.stderr) {
+			t.Errorf("SIGTERM after %v: exit %d\n%s", after, r.code, r.stderr)
+		}
+		for _, f := range []string{out, out + ".tmp"} {
+			if _, err := os.Stat(f); !os.IsNotExist(err) {
+				t.Errorf("SIGTERM after %v: %s left", after, f)
+			}
+		}
+	}
+}
+
+// TestCLIResumeNodeOrder: --node-order contradicting the checkpoint is
+// refused (the dropout masks follow the order); left out, it is taken from
+// the checkpoint.
+func TestCLIResumeNodeOrder(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	ck := filepath.Join(t.TempDir(), "c.ckpt")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "3", "--quiet", "--node-order", "cluster", "--save", ck); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	expectQuickFailure(t, badCase{name: "resume with another node order", args: []string{"train", "--data", cora, "--epochs", "6", "--resume", ck, "--node-order", "given"},
+		want: "--node-order given contradicts --resume " + ck})
+	if r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "6", "--quiet", "--resume", ck); r.code != 0 {
+		t.Fatalf("resume without --node-order: %s", r.stderr)
+	}
+}
+
+// TestCLIPartsBeyondNodes: more parts than nodes is one line naming
+// --parts, serial and under mpirun, before METIS could fail on an empty
+// bisection.
+func TestCLIPartsBeyondNodes(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	out := filepath.Join(t.TempDir(), "p")
+	expectQuickFailure(t, badCase{name: "partition 5000 parts of cora", args: []string{"partition", "--data", cora, "--parts", "5000", "--out", out},
+		want: "--parts: 5000 parts, but cora has 2708 nodes"})
+	r := run(t, 2*time.Minute, mpirun(t, 2), "partition", "--data", cora, "--parts", "5000", "--method", "ldg", "--out", out)
+	if r.code == 0 || strings.Count(r.stderr, "--parts: 5000 parts") != 1 {
+		t.Errorf("under mpirun: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written: %v", out, err)
+	}
+}
+
+// TestCLIInternalFlags: the internal --worker of bench profile, run by hand,
+// is refused at once instead of waiting on pipes nobody feeds.
+func TestCLIInternalFlags(t *testing.T) {
+	for _, args := range [][]string{{"bench", "profile", "--worker", "1"}, {"bench", "profile", "--worker", "1", "--lockstep"}} {
+		expectQuickFailure(t, badCase{name: strings.Join(args, " "), args: args, want: "--worker: internal"})
+	}
+}
+
+// TestCLISyntheticFeaturesNegative: a negative --synthetic-features is an
+// error whatever the input (a .sgb used to ignore it).
+func TestCLISyntheticFeaturesNegative(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	expectQuickFailure(t, badCase{name: "train synthetic-features -1", args: []string{"train", "--data", cora, "--synthetic-features", "-1"},
+		want: "--synthetic-features -1 --classes 8: want features ≥ 0"})
+}

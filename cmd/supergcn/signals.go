@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // exitStopped is the exit status of a training that stopped on SIGTERM,
@@ -62,5 +66,45 @@ func stopRequests(after time.Duration, quiet bool) (requested func() bool, relea
 		signal.Stop(sigs)
 		t.Stop()
 		close(done)
+	}
+}
+
+// removeTempsOnSignal makes SIGTERM, SIGINT and SIGHUP end a command that
+// writes outputs (files through container.WriteFile, directories through
+// a DIR.tmp-* renamed when complete) after removing the temporaries this
+// process made for them, so a stopped convert, gen or partition leaves
+// neither a half-written output nor a stray .tmp. Under an MPI launcher it
+// prints nothing: the launcher signals every rank when one fails, and that
+// rank has said why.
+func removeTempsOnSignal(outputs ...string) {
+	start := time.Now()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go func() {
+		s := <-sigs
+		for _, out := range outputs {
+			if out != "" {
+				removeTemps(out, start)
+			}
+		}
+		if !launchedByMPI() { // mpirun signals the other ranks when one fails: no line from them
+			fmt.Fprintf(os.Stderr, "supergcn: %v: stopped; temporary files removed\n", s)
+		}
+		os.Exit(128 + int(s.(syscall.Signal)))
+	}()
+}
+
+// removeTemps removes out.tmp and the out.tmp-* directories made since start.
+func removeTemps(out string, start time.Time) {
+	os.Remove(out + container.TmpSuffix)
+	dir, base := filepath.Split(filepath.Clean(out))
+	ents, _ := os.ReadDir(filepath.Clean(dir + "."))
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), base+container.TmpSuffix+"-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && !info.ModTime().Before(start) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
 	}
 }

@@ -34,6 +34,9 @@ func (t *threadsFlag) Set(s string) error {
 	if err != nil || n < 1 {
 		return fmt.Errorf("%q is not auto or a count ≥ 1", s)
 	}
+	if n > maxThreads {
+		return fmt.Errorf("%d, more than %d (more goroutines calling cgo BLAS exhaust the OS threads)", n, maxThreads)
+	}
 	*t = threadsFlag(n)
 	return nil
 }

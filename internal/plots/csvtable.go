@@ -3,9 +3,10 @@ package plots
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"strconv"
+
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // readResultsFile opens path and hands it to read, which names path in its

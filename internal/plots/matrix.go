@@ -129,7 +129,7 @@ func groupedBars(path, title string, groups, series []string, value func(series,
 	}
 	p.NominalX(groups...)
 	p.Y.Min, p.Y.Max = 0, 1.35*top // room for the legend above the bars
-	if err := p.Save(width, height, path); err != nil {
+	if err := savePNG(p, width, height, path); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

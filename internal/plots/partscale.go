@@ -84,7 +84,7 @@ func PartScale(dir string, rows []PartScaleRow) ([]string, error) {
 			p.Add(s)
 		}
 		path := filepath.Join(dir, fig.name)
-		if err := p.Save(7*vg.Inch, 4.5*vg.Inch, path); err != nil {
+		if err := savePNG(p, 7*vg.Inch, 4.5*vg.Inch, path); err != nil {
 			return files, err
 		}
 		files = append(files, path)

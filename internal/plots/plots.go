@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"image/color"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -134,7 +134,7 @@ func Write(dir string, runs []*Run) ([]string, error) {
 	var files []string
 	save := func(name string, p *plot.Plot) error {
 		path := filepath.Join(dir, name)
-		if err := p.Save(width, height, path); err != nil {
+		if err := savePNG(p, width, height, path); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		files = append(files, path)
@@ -366,13 +366,24 @@ func savePair(path string, w, h vg.Length, left, right *plot.Plot) error {
 	cs := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
 	left.Draw(cs[0][0])
 	right.Draw(cs[0][1])
-	f, err := os.Create(path)
+	return writePNG(path, vgimg.PngCanvas{Canvas: img})
+}
+
+// savePNG draws p as a w×h PNG at path (writePNG).
+func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, "png")
 	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Close()
+	return writePNG(path, wt)
+}
+
+// writePNG writes an image atomically (container.WriteFile): a failed
+// write, a full disk or a signal leaves the old file or none, never a
+// truncated PNG.
+func writePNG(path string, img io.WriterTo) error {
+	return container.WriteFile(path, 0o644, func(f *os.File) error {
+		_, err := img.WriteTo(f)
+		return err
+	})
 }

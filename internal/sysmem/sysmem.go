@@ -15,7 +15,8 @@ import (
 
 // Limit returns the bytes this process may use: the smallest of the
 // machine's memory (/proc/meminfo MemTotal), the cgroup limit, the address
-// space limit (ulimit -v) and the Go memory limit (GOMEMLIMIT). It returns
+// space left under ulimit -v (AddressSpaceLeft) and the Go memory limit
+// (GOMEMLIMIT). It returns
 // math.MaxInt64 when none is known.
 func Limit() int64 {
 	limit := int64(math.MaxInt64)
@@ -27,13 +28,42 @@ func Limit() int64 {
 			limit = min(limit, v)
 		}
 	}
-	if v := addressSpaceLimit(); v > 0 {
-		limit = min(limit, v)
-	}
+	limit = min(limit, AddressSpaceLeft())
 	if v := debug.SetMemoryLimit(-1); v > 0 {
 		limit = min(limit, v)
 	}
 	return limit
+}
+
+// AddressSpaceLeft is the address space this process may still map under
+// ulimit -v: the soft RLIMIT_AS minus what is mapped now (the Go runtime's
+// reservations and the shared libraries count), math.MaxInt64 without a
+// limit. A C library that loops on a failed malloc (OpenBLAS's buffers)
+// must be checked against it before it is called.
+func AddressSpaceLeft() int64 {
+	lim := addressSpaceLimit()
+	if lim <= 0 {
+		return math.MaxInt64
+	}
+	return max(0, lim-mappedBytes())
+}
+
+// mappedBytes is the address space mapped now (VmSize, the first field of
+// /proc/self/statm, in pages), 0 if unknown.
+func mappedBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || pages < 0 || pages > math.MaxInt64/int64(os.Getpagesize()) {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
 }
 
 // meminfoTotal is MemTotal from /proc/meminfo in bytes (0 if unknown).

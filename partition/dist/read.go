@@ -443,6 +443,9 @@ func routeSplit(c comm.Comm, vd []int32, ids [3][]int32, names [3]string) ([]uin
 // required (it fixes the node ranges before any feature row is read).
 func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	dir := src.Path
+	if err := agree(c, graph.CheckOGBLayout(dir)); err != nil {
+		return nil, err
+	}
 	rawDir := filepath.Join(dir, "raw")
 	edgePath := graph.FindOGBData(rawDir, "edge", false)
 	countPath := graph.FindOGBData(rawDir, "num-node-list", false)
