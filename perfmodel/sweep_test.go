@@ -26,7 +26,7 @@ func TestSweep(t *testing.T) {
 		t.Errorf("dropout 1: %v", err)
 	}
 	v := &Volumes{Ranks: twoRanks()}
-	v.Meta.Parts, v.Meta.FeatDim = 2, 100
+	v.Meta.Parts, v.Meta.FeatDim, v.Meta.Nodes, v.Meta.Edges = 2, 100, 2000, 21000
 	shm, _ := ParseNetwork("shm")
 	gbit, _ := ParseNetwork("1gbit")
 	sw := Sweep{Profiles: []*Profile{flatProfile()}, Networks: []Network{shm, gbit}, Modes: []exchange.Mode{exchange.ModeHybrid, exchange.ModePost},
