@@ -31,7 +31,8 @@ if [ -x "$BIN" ]; then
 	while read -r table cache profile volumes rows; do
 		args=()
 		for r in ${rows//,/ }; do args+=("docs/data/$r"); done
-		BIN=$BIN EVAL_CACHE=$cache PROFILE=docs/data/$profile VOLUMES=docs/data/$volumes OUT=$T \
+		# every table's rows come from binaries that quantised same-node rows in the flat exchange
+		BIN=$BIN FLAT_INTRA=bits EVAL_CACHE=$cache PROFILE=docs/data/$profile VOLUMES=docs/data/$volumes OUT=$T \
 			scripts/validate-model.sh "${args[@]}" >"$T/log" 2>&1 || { cat "$T/log"; fail "validate-model.sh for $table"; }
 		cmp -s "$T/validate.csv" "docs/data/$table" || fail "docs/data/$table is not what the model predicts now (scripts/validate-model.sh)"
 	done <<'TABLES'

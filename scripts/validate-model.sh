@@ -18,6 +18,8 @@
 # Environment (defaults in brackets):
 #   PROFILE (required) machine profile of the box that measured the CSVs (supergcn bench profile --out)
 #   PDIR [out/bench-cluster/p16] the partition the CSVs trained on (bench-cluster.sh regenerates it the same way)
+#   FLAT_INTRA [default]: "bits" when the rows were measured by a binary that quantised the flat exchange's
+#     rows between ranks of one node at --bits too (before the locality-aware flat exchange)
 #   VOLUMES [unset] a predict --save-volumes file of that partition: predict only (PDIR is not read)
 #   EVAL_CACHE [false] whether the measuring binary reused the first layer's evaluation aggregate (predict
 #     --eval-cache; every CSV in docs/data before 2026-11-23 01:00 predates it: false)
@@ -85,6 +87,13 @@ for f in "$@"; do
       hyb32 | hyb2 | hyb4 | hyb8) cflags="--aggr-mode hybrid --bits ${c#hyb}" ;;
       *) echo "validate-model: $f: unknown config $cfg" >&2; continue ;;
     esac
+    # FLAT_INTRA=bits: the measuring binary quantised the flat exchange's rows
+    # between ranks of one node at --bits too (binaries before the
+    # locality-aware flat exchange); default: --intra-bits' default (fp32)
+    if [ "$exch" = flat ] && [ "${FLAT_INTRA:-default}" = bits ]; then
+      intra=${c#hyb}
+      [ "$c" = post32 ] && intra=32
+    fi
     cflags="$cflags --exchange $exch --intra-bits ${intra:-0}"
     if [ "$link" = shm ]; then
       nflags="--network shm --cores-per-node $CORES"
