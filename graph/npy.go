@@ -488,27 +488,18 @@ func WriteNpyF32(path string, rows, cols int, data []float32) error {
 	})
 }
 
-// writeFileAtomic writes path through a buffered path.tmp, renamed once
-// complete, so a failed write leaves no partial file; errors name path.
+// writeFileAtomic writes path through a buffered, locked path.tmp renamed
+// once complete (container.WriteFile), so a failed write leaves no partial
+// file; errors name path.
 func writeFileAtomic(path string, write func(w *bufio.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	err := container.WriteFile(path, 0o644, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		if err := write(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = write(w)
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
