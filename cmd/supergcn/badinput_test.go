@@ -372,6 +372,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "split name on npz", args: []string{"train", "--data", npzGood, "--split", "nosuch"}, want: `--split: "nosuch": only OGB directories have named splits`},
 		{name: "split and split-files", args: []string{"train", "--data", npzGood, "--split", "random:0.5,0.2", "--split-files", p("nosplitfiles")}, want: "--split-files: " + p("nosplitfiles") + ": give the split either as files or as --split"},
 		{name: "split-files missing train", args: []string{"train", "--data", npzGood, "--split-files", p("nosplitfiles")}, want: "--split-files: " + p("nosplitfiles") + ": no train.npy or train.csv[.gz]"},
+		{name: "split on the generated graph", args: []string{"train", "--split", "random:0.9,0.5"}, want: "--split: applies to --data"},
 		{name: "random split without labels", args: []string{"train", "--data", p("g4.txt"), "--split", "random:0.5,0.2"}, want: "has no labels to split (give them with --labels)"},
 		{name: "edge list without split", args: []string{"train", "--data", p("g4.txt"), "--features", writeNpyF(t, p("x4.npy"), 4), "--labels", npyInt64(t, p("y4.npy"), []int64{0, 1, 0, 1})}, want: "choose a split with --split random:TRAIN,VALID"},
 		{name: "predict two-level ranks-per-node 0", args: predict("--ranks-per-node", "0", "--exchange", "two-level"), want: "--ranks-per-node: 0, want ≥ 1"},

@@ -105,6 +105,13 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 			}
 		}
 	}
+	if d.data == "" && d.partitions == "" {
+		for _, f := range []string{"format", "split", "split-files", "features", "labels"} {
+			if flagSet(fs, f) {
+				return usageError{fmt.Sprintf("--%s: applies to --data; a generated graph has its own split (its spec's train/valid/test keys)", f)}
+			}
+		}
+	}
 	switch d.partWeights {
 	case "none", "degree", "degree+train":
 	default:
