@@ -16,6 +16,7 @@ type Param struct {
 	W, G       []float32
 	Decay      bool
 	Rows, Cols int // shape of W (Rows×Cols; vectors are 1×n)
+	weight     bool // a weight matrix (ParamSpec.Weight): decayed in the first layer by default
 }
 
 // newParam returns a zeroed rows×cols parameter.
