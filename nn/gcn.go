@@ -175,6 +175,5 @@ func (l *GCNLayer) releaseSaved() {
 // needsInput reports whether Backward reads the input of Forward.
 func (l *GCNLayer) needsInput() bool { return l.transformFirst() }
 
-
 // buildGCN builds the GCN layer of the model table.
 func buildGCN(s LayerShape, ps []*Param) Conv { return newGCN(s, ps, 1) }

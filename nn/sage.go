@@ -182,4 +182,3 @@ func (l *SAGELayer) releaseSaved() {
 // needsInput reports whether Backward reads the input of Forward (the
 // root weight's gradient always does).
 func (l *SAGELayer) needsInput() bool { return true }
-
