@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
-	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/mpi"
@@ -327,31 +325,6 @@ func distinctOutputs(inputs, outputs []container.NamedPath) error {
 	if err := container.CheckDistinct(inputs, outputs); err != nil {
 		return usageError{err.Error()}
 	}
-	return nil
-}
-
-// maxThreads bounds --threads: more goroutines calling cgo BLAS than this
-// exhaust the runtime's OS threads long before they add speed.
-const maxThreads = 1024
-
-// setThreadBudget makes n (≥ 1) the rank's thread budget, which every
-// parallel loop (aggregation, dense products and elementwise passes,
-// quantisation, preprocessing) stays within: internal/par reads it as
-// GOMAXPROCS. Commands call it once, from --threads, before any work.
-func setThreadBudget(n int) int {
-	par.SetThreads(n)
-	runtime.GOMAXPROCS(n)
-	return n
-}
-
-// setAloneThreads resolves *n (0: auto, see aloneThreads) for a process
-// that works alone, stores it in *n and makes it the thread budget.
-func setAloneThreads(n *int) error {
-	t, _, err := aloneThreads(*n)
-	if err != nil {
-		return err
-	}
-	*n = setThreadBudget(t)
 	return nil
 }
 
