@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/dataset"
 	"io"
 	"os"
 	"strings"
@@ -196,7 +197,7 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	opts := metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance, TrainMask: mask}
 	t0 := time.Now()
 	var owner []int32
-	st := f.d.step(log, fmt.Sprintf("partition: %s into %d parts", f.method, f.parts))
+	st := step(f.d.prog, log, fmt.Sprintf("partition: %s into %d parts", f.method, f.parts))
 	switch f.method {
 	case "metis":
 		owner, err = metis.Metis(ds.Graph, f.parts, opts)
@@ -224,7 +225,7 @@ func (f *partitionFlags) run(w *world, log io.Writer) error {
 	fmt.Fprintf(log, "partition: %s into %d parts, weights %s: %.3fs\n", method, f.parts, weights, secs)
 	t1 := time.Now()
 	info := partition.MetaInfo{Method: method, Weights: weights, Seed: int(f.d.seed), Source: f.source(), Seconds: secs}
-	st = f.d.step(log, "partition: writing "+f.out)
+	st = step(f.d.prog, log, "partition: writing "+f.out)
 	err = partition.Write(f.out, ds, owner, f.parts, info)
 	st.Done()
 	if err != nil {
@@ -286,7 +287,7 @@ func (f *partitionFlags) distributed() bool {
 func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 	c := w.comm
 	t0 := time.Now()
-	g, err := dist.Read(c, f.d.distSource(f.method, log))
+	g, err := dist.Read(c, f.d.source().DistSource(f.method, flagWriter(log)))
 	if err != nil {
 		return err
 	}
@@ -298,7 +299,7 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 			return err
 		}
 	}
-	f.d.printDist(log, g, c.Size(), t0)
+	dataset.PrintDist(log, g, c.Size(), t0)
 	weights := f.weights
 	if f.method == "random" || (f.method == "ldg" && weights == metis.WeightsNone) {
 		weights = metis.WeightsNone
@@ -309,7 +310,7 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 		weights = metis.WeightsDegree
 	}
 	t1 := time.Now()
-	st := f.d.step(log, fmt.Sprintf("partition: %s into %d parts on %d ranks", f.method, f.parts, c.Size()))
+	st := step(f.d.prog, log, fmt.Sprintf("partition: %s into %d parts on %d ranks", f.method, f.parts, c.Size()))
 	var owner []int32
 	switch f.method {
 	case "random":
@@ -318,9 +319,9 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: f.ldgRounds, Passes: f.ldgPasses, Imbalance: f.imbalance,
 			ByDegree: weights != metis.WeightsNone, Progress: f.d.prog})
 	case "parmetis":
-		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
+		owner, err = dataset.ParMetisDist(c, w.parmetisMPI(), g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
 	case "multilevel":
-		owner, err = multilevelDist(c, g, f.parts, weights, f.d.seed, f.imbalance, log)
+		owner, err = dataset.MultilevelDist(c, g, f.parts, weights, f.d.seed, f.imbalance, log)
 	}
 	st.Done()
 	if err != nil {
@@ -338,4 +339,12 @@ func (f *partitionFlags) runDist(w *world, log io.Writer) error {
 		return nil
 	}
 	return printWritten(log, f.out, fmt.Sprintf(" from %d ranks", c.Size()), t2)
+}
+
+// step starts reporting a long step when log is set (rank 0, not quiet).
+func step(p *progress.Reporter, log io.Writer, name string) *progress.Step {
+	if log == nil || log == io.Discard {
+		return (*progress.Reporter)(nil).Start(name, 0, "")
+	}
+	return p.Start(name, 0, "")
 }

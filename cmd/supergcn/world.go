@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/dataset"
 	"os"
 	"strconv"
 
@@ -104,6 +105,14 @@ func (w *world) fortranComm() int {
 		return 0
 	}
 	return w.wc.Fortran()
+}
+
+// parmetisMPI is what ParMETIS needs of w, nil outside MPI.
+func (w *world) parmetisMPI() *dataset.MPI {
+	if w == nil || !w.mpi {
+		return nil
+	}
+	return &dataset.MPI{Fortran: w.wc.Fortran(), Serialize: mpi.Serialize}
 }
 
 // finish ends the world. With an error on a multi-rank job it aborts every
