@@ -157,3 +157,45 @@ func TestShard(t *testing.T) {
 		t.Errorf("parmetis without MPI: %v", err)
 	}
 }
+
+// Write and WriteDist write a partition directory with every node in one
+// part; more parts than nodes are refused as dataset.Partitioning.Parts.
+func TestPartitioning(t *testing.T) {
+	ring := edgeList(t, 60, false)
+	for _, distributed := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "parts")
+		p := Partitioning{Source: Source{Data: ring, Undirected: true, Dedup: true, PartMethod: "random", PartWeights: "degree", Seed: 1},
+			Parts: 4, LDGRounds: 4, LDGPasses: 1, Out: out}
+		ranks := 1
+		write := p.Write
+		if distributed {
+			ranks, write = 2, p.WriteDist
+		}
+		started := make([]bool, ranks)
+		err := comm.RunGroup(ranks, func(c comm.Comm) error {
+			t0, err := write(c, nil, nil)
+			started[c.Rank()] = !t0.IsZero()
+			return err
+		})
+		if err != nil {
+			t.Fatalf("distributed %v: %v", distributed, err)
+		}
+		if !started[0] || (ranks > 1 && started[1]) {
+			t.Errorf("distributed %v: write start times %v, want rank 0's only", distributed, started)
+		}
+		m, err := partition.ReadMeta(out)
+		if err != nil || m.Parts != 4 || m.NumNodes != 60 || m.Source != ring || m.Weights != "none" {
+			t.Fatalf("distributed %v: %v, %+v", distributed, err, m)
+		}
+		shs := shards(t, Source{Partitions: out}, 2)
+		if n := owned(t, shs); n != 60 {
+			t.Errorf("distributed %v: %d nodes owned, want 60", distributed, n)
+		}
+		p.Parts, p.Out = 61, filepath.Join(t.TempDir(), "too-many")
+		_, err = write(comm.Single(), nil, nil)
+		var fe *field.Error
+		if !errors.Is(err, ErrSettings) || !errors.As(err, &fe) || fe.Field != "dataset.Partitioning.Parts" {
+			t.Errorf("distributed %v: 61 parts of 60 nodes: %v", distributed, err)
+		}
+	}
+}

@@ -51,6 +51,7 @@ var flagNames = map[string]string{
 	"dataset.Source.Dedup":         "--dedup",
 	"dataset.Source.IgnoreWeights": "--ignore-weights",
 	"dataset.Source.PartMethod":    "--partition-method",
+	"dataset.Partitioning.Parts":   "--parts",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",

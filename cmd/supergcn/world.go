@@ -99,14 +99,6 @@ type silentExit struct{ code int }
 
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", s.code) }
 
-// fortranComm returns the world communicator's Fortran handle (for ParMETIS).
-func (w *world) fortranComm() int {
-	if !w.mpi {
-		return 0
-	}
-	return w.wc.Fortran()
-}
-
 // parmetisMPI is what ParMETIS needs of w, nil outside MPI.
 func (w *world) parmetisMPI() *dataset.MPI {
 	if w == nil || !w.mpi {
