@@ -44,9 +44,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	fs.IntVar(&cfg.RanksPerHost, "ranks-per-host", 0, "ranks busy on the machine whose memory a rank shares: picks the profile's measurement with that many copies (default: --ranks-per-node; an emulated cluster on one box: all its ranks)")
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank (default: cores per node / ranks per node)")
 	var m nn.Config
-	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|"))
-	fs.IntVar(&m.Layers, "layers", 2, "graph layers")
-	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width")
+	modelFlags(fs, &m)
 	fs.Float64Var(&m.Dropout, "dropout", 0.5, "dropout rate (only whether it is 0 matters)")
 	fs.StringVar(&m.Norm, "norm", "none", "normalisation between layers: none|layer")
 	fs.IntVar(&m.In, "in-width", 0, fmt.Sprintf("input feature width (default: the partition's, or %d when structure-only)", perfmodel.DefaultIn))
@@ -73,6 +71,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	modelDefaults(fs, &m)
 	if *plotIn != "" {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}

@@ -20,14 +20,13 @@ import (
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
-	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
 )
 
 func init() {
-	register("train", "train a GCN or GraphSAGE model full-batch (one process, or every rank under mpirun)", cmdTrain)
+	register("train", "train a graph neural network (--model) full-batch (one process, or every rank under mpirun)", cmdTrain)
 }
 
 func cmdTrain(args []string) error {
@@ -71,9 +70,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	a := &trainArgs{bits: bitsFlags{params: quant.ParamsBlock}}
 	d, cfg, bits := &a.d, &a.cfg, &a.bits
 	d.register(fs, "train on")
-	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|")+" (sage: GraphSAGE with mean aggregation)")
-	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
-	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
+	modelFlags(fs, &cfg.Model)
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
 	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
 	fs.StringVar(&cfg.Model.Precision, "precision", "fp32", "operands of the dense products: fp32, or bf16 (rounded to bfloat16, float32 sums; on the AMX tile unit where the CPU has it, emulated and slower elsewhere)")
@@ -107,6 +104,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	modelDefaults(fs, &cfg.Model)
 	if err := d.validate(fs); err != nil {
 		return nil, err
 	}
@@ -239,6 +237,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
 		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
 		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
+		{"k", m.K, ck.Model.K, func() { m.K = ck.Model.K }},
+		{"alpha", m.Alpha, ck.Model.Alpha, func() { m.Alpha = ck.Model.Alpha }},
+		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},

@@ -24,8 +24,7 @@ type enum struct {
 func fixed(names ...string) func() []string { return func() []string { return names } }
 
 var (
-	modelEnum = enum{nn.Models, map[string]string{
-		"graphsage": "sage", "graph-sage": "sage", "sageconv": "sage", "gcnconv": "gcn"}}
+	modelEnum     = enum{nn.Models, modelAliases()}
 	normEnum      = enum{fixed("none", "layer"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer"}}
 	precisionEnum = enum{dense.Precisions, map[string]string{
 		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
