@@ -82,7 +82,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
-	if err := checkWritable(*volOut); err != nil {
+	if err := container.CheckWritable(*volOut); err != nil {
 		return fmt.Errorf("--save-volumes: %w", err)
 	}
 	var err error

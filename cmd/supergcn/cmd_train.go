@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -198,7 +195,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("save-best", "is the --save file; give another")
 	}
 	for _, f := range [][2]string{{"save", cfg.SavePath}, {"save-best", cfg.SaveBest}, {"metrics", cfg.MetricsPath}} {
-		if err := checkWritable(f[1]); err != nil {
+		if err := container.CheckWritable(f[1]); err != nil {
 			return bad(f[0], "%v", err)
 		}
 	}
@@ -266,33 +263,6 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		s.take()
 	}
 	return nil
-}
-
-// checkWritable fails when path names a directory or its directory cannot
-// take a new file, so a long run does not end in an unwritable --save.
-func checkWritable(path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory, want a file name", path)
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".supergcn-check-*")
-	if err != nil {
-		// Name the directory, not the probe file.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: directory %s does not exist", path, dir)
-		}
-		return fmt.Errorf("%s: cannot create a file in directory %s: %w", path, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }
 
 // bitsFlags are the wire-format flags as given (resolved once the rank

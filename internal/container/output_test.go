@@ -1,0 +1,56 @@
+package container
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRemoveTemps: RemoveTemps removes out.tmp and the out.tmp-*
+// directories made since the command started, not older ones (another
+// job's).
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p")
+	old := filepath.Join(dir, "p.tmp-old")
+	if err := os.Mkdir(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	start := time.Now().Add(-time.Minute)
+	os.WriteFile(out+".tmp", []byte("half"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "p.tmp-123", "x"), 0o755)
+	RemoveTemps(out, start)
+	for _, gone := range []string{out + ".tmp", filepath.Join(dir, "p.tmp-123")} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s left: %v", gone, err)
+		}
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("an older temporary directory was removed: %v", err)
+	}
+}
+
+// TestCheckWritable: a file in a writable directory passes and leaves no
+// probe behind; a directory, or a file in a missing directory, is refused.
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckWritable(filepath.Join(dir, "out.bin")); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("probe left: %v", ents)
+	}
+	if err := CheckWritable(""); err != nil {
+		t.Errorf("no output: %v", err)
+	}
+	if err := CheckWritable(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	if err := CheckWritable(filepath.Join(dir, "no", "f")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing directory: %v", err)
+	}
+}
