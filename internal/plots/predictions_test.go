@@ -29,7 +29,7 @@ func TestPredictions(t *testing.T) {
 		"{}\n":  "f.jsonl:1: not a supergcn predict --json line",
 		"\n[\n": "f.jsonl:2: ",
 		`{"label":"a/b","ranks":1,"epoch_s":1,"efficiency":0.5}`: `f.jsonl:1: label "a/b" cannot name a PNG file`,
-		`{"ranks":1,"epoch_s":1,"efficiency":-1}`:                 "f.jsonl:1: efficiency -1",
+		`{"ranks":1,"epoch_s":1,"efficiency":-1}`:                "f.jsonl:1: efficiency -1",
 	} {
 		if _, err := ParsePredictions("f.jsonl", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", bad, err, msg)
