@@ -368,51 +368,21 @@ func startProfile(path string, c comm.Comm) (func() error, error) {
 	}
 	// The profile goes to path.tmp and is renamed when complete, so a full
 	// disk or a crash never leaves a truncated or empty profile at path.
-	tmp := path + container.TmpSuffix
-	f, err := os.Create(tmp)
+	f, err := container.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	w := &profileWriter{f: f}
-	if err := pprof.StartCPUProfile(w); err != nil {
-		f.Close()
-		os.Remove(tmp)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Abort()
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
-		err := w.err
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err != nil {
-			os.Remove(tmp)
+		if err := f.Commit(); err != nil {
 			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
 		}
 		return nil
 	}, nil
-}
-
-// profileWriter keeps the first write error of the CPU profile (pprof
-// drops them).
-type profileWriter struct {
-	f   *os.File
-	err error
-}
-
-func (p *profileWriter) Write(b []byte) (int, error) {
-	if p.err != nil {
-		return 0, p.err
-	}
-	n, err := p.f.Write(b)
-	p.err = err
-	return n, err
 }
 
 // quantParamsFlag parses --quant-params into *p.

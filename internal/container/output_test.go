@@ -54,3 +54,45 @@ func TestCheckWritable(t *testing.T) {
 		t.Errorf("missing directory: %v", err)
 	}
 }
+
+// TestPending: the output appears only at Commit; Abort and a failed write
+// leave neither it nor its temporary.
+func TestPending(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof")
+	p, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output before Commit: %v", err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "abc" {
+		t.Errorf("committed %q, %v", b, err)
+	}
+	a, err := Create(filepath.Join(dir, "aborted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Abort()
+	f, err := Create(filepath.Join(dir, "failed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.f.Close() // the next write fails
+	if _, err := f.Write([]byte("x")); err == nil {
+		t.Fatal("write to a closed file succeeded")
+	}
+	if err := f.Commit(); err == nil {
+		t.Error("Commit after a failed write succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left in the directory: %v", ents)
+	}
+}
