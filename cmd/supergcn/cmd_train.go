@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -196,7 +193,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("save-best", "is the --save file; give another")
 	}
 	for _, f := range [][2]string{{"save", cfg.SavePath}, {"save-best", cfg.SaveBest}, {"metrics", cfg.MetricsPath}} {
-		if err := checkWritable(f[1]); err != nil {
+		if err := container.CheckWritable(f[1]); err != nil {
 			return bad(f[0], "%v", err)
 		}
 	}
@@ -267,33 +264,6 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		s.take()
 	}
 	return nil
-}
-
-// checkWritable fails when path names a directory or its directory cannot
-// take a new file, so a long run does not end in an unwritable --save.
-func checkWritable(path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory, want a file name", path)
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".supergcn-check-*")
-	if err != nil {
-		// Name the directory, not the probe file.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: directory %s does not exist", path, dir)
-		}
-		return fmt.Errorf("%s: cannot create a file in directory %s: %w", path, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }
 
 // bitsFlags are the wire-format flags as given (resolved once the rank
@@ -399,51 +369,21 @@ func startProfile(path string, c comm.Comm) (func() error, error) {
 	}
 	// The profile goes to path.tmp and is renamed when complete, so a full
 	// disk or a crash never leaves a truncated or empty profile at path.
-	tmp := path + container.TmpSuffix
-	f, err := os.Create(tmp)
+	f, err := container.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	w := &profileWriter{f: f}
-	if err := pprof.StartCPUProfile(w); err != nil {
-		f.Close()
-		os.Remove(tmp)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Abort()
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
-		err := w.err
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err != nil {
-			os.Remove(tmp)
+		if err := f.Commit(); err != nil {
 			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
 		}
 		return nil
 	}, nil
-}
-
-// profileWriter keeps the first write error of the CPU profile (pprof
-// drops them).
-type profileWriter struct {
-	f   *os.File
-	err error
-}
-
-func (p *profileWriter) Write(b []byte) (int, error) {
-	if p.err != nil {
-		return 0, p.err
-	}
-	n, err := p.f.Write(b)
-	p.err = err
-	return n, err
 }
 
 // quantParamsFlag parses --quant-params into *p.
