@@ -161,6 +161,33 @@ func propagator(layer string, op Operator) (Propagator, error) {
 	return p, nil
 }
 
+// begin checks a Forward of layer (input width in; ax: a precomputed
+// aggregate or nil, for a layer that is transform-first or not) and
+// records x for Backward; it returns op as the layer's Propagator.
+func (b *convBase) begin(layer string, op Operator, x, ax *dense.Matrix, in int, transformFirst bool) (Propagator, error) {
+	prop, err := propagator(layer, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(layer, op, x, in); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate(layer, transformFirst, x, ax); err != nil {
+		return nil, err
+	}
+	b.x = x
+	return prop, nil
+}
+
+// beginBackward checks a Backward of layer (output width out) and returns
+// op as the layer's Propagator.
+func (b *convBase) beginBackward(layer string, op Operator, gout *dense.Matrix, out int) (Propagator, error) {
+	if err := checkGrad(layer, b.x, gout, out); err != nil {
+		return nil, err
+	}
+	return propagator(layer, op)
+}
+
 // check reports whether op offers the interface the layers of kind k call.
 func (k OpKind) check(op Operator) error {
 	switch k {

@@ -105,16 +105,18 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := d.validate(fs); err != nil {
 		return nil, err
 	}
+	// A resumed run's model comes from the checkpoint: its flags are
+	// checked against it, then validated with it.
+	if cfg.ResumePath != "" {
+		if err := resumeSettings(fs, cfg, d); err != nil {
+			return nil, err
+		}
+	}
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
 		return nil, err
 	}
 	if a.stopAfter < 0 {
 		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
-	}
-	if cfg.ResumePath != "" {
-		if err := resumeSettings(fs, cfg, d); err != nil {
-			return nil, err
-		}
 	}
 	var err error
 	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
@@ -184,11 +186,6 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	if cfg.SaveEvery > 0 && cfg.SavePath == "" {
 		return bad("save-every", "needs --save FILE")
 	}
-	if cfg.ResumePath != "" {
-		if err := container.CheckInput(cfg.ResumePath); err != nil {
-			return bad("resume", "%v", err)
-		}
-	}
 	if cfg.SaveBest != "" && cfg.SaveBest == cfg.SavePath {
 		return bad("save-best", "is the --save file; give another")
 	}
@@ -204,6 +201,9 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 // training settings from it, so the run continues the saved one exactly; a
 // flag given with another value is refused, naming both.
 func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
+	if err := container.CheckInput(cfg.ResumePath); err != nil {
+		return usageError{fmt.Sprintf("--resume: %v", err)}
+	}
 	ck, err := train.LoadCheckpoint(cfg.ResumePath)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
