@@ -199,3 +199,24 @@ func TestPartitioning(t *testing.T) {
 		}
 	}
 }
+
+// Validate refuses each bad setting as ErrSettings naming its field.
+func TestValidate(t *testing.T) {
+	ok := Source{PartWeights: "degree", SynthClasses: 8, FeatNorm: "none"}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, spoil := range map[string]func(s *Source){
+		"dataset.Source.PartWeights":  func(s *Source) { s.PartWeights = "edges" },
+		"dataset.Source.SynthClasses": func(s *Source) { s.SynthClasses = 0 },
+		"dataset.Source.Partitions":   func(s *Source) { s.Data, s.Partitions = "a", "b" },
+		"dataset.Source.Synthetic:":   func(s *Source) { s.Synthetic = "nodes=-1" },
+		"dataset.Source.FeatNorm":     func(s *Source) { s.FeatNorm = "l2" },
+	} {
+		s := ok
+		spoil(&s)
+		if err := s.Validate(); !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -52,6 +52,9 @@ var flagNames = map[string]string{
 	"dataset.Source.IgnoreWeights": "--ignore-weights",
 	"dataset.Source.PartMethod":    "--partition-method",
 	"dataset.Partitioning.Parts":   "--parts",
+	"dataset.Source.PartWeights":   "--partition-weights",
+	"dataset.Source.SynthClasses":  "--classes",
+	"dataset.Source.FeatNorm":      "--feat-norm",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",
