@@ -156,12 +156,7 @@ func benchAggr(args []string) error {
 			return err
 		}
 		a = ds.Graph
-		src, dst = a.Idx, make([]int32, len(a.Idx))
-		for v := 0; v < a.NumRows; v++ {
-			for k := a.Ptr[v]; k < a.Ptr[v+1]; k++ {
-				dst[k] = int32(v)
-			}
-		}
+		src, dst = measure.EdgesOf(a)
 		*nodes = a.NumRows
 	}
 	n := *nodes
@@ -176,11 +171,11 @@ func benchAggr(args []string) error {
 	x, out := dense.New(n, f), dense.New(n, f)
 	if *huge {
 		var err error
-		if x.Data, err = hugeFloats(n * f); err != nil {
-			return err
+		if x.Data, err = measure.HugeFloats(n * f); err == nil {
+			out.Data, err = measure.HugeFloats(n * f)
 		}
-		if out.Data, err = hugeFloats(n * f); err != nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("--hugepages: %w", err)
 		}
 	}
 	for i := range x.Data {

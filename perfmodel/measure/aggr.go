@@ -135,3 +135,15 @@ func GCNWeights(a *graph.CSR) *graph.CSR {
 	}
 	return &w
 }
+
+// EdgesOf returns the edges of a as src[e]→dst[e], in a's order (src is
+// a.Idx itself).
+func EdgesOf(a *graph.CSR) (src, dst []int32) {
+	dst = make([]int32, len(a.Idx))
+	for v := 0; v < a.NumRows; v++ {
+		for k := a.Ptr[v]; k < a.Ptr[v+1]; k++ {
+			dst[k] = int32(v)
+		}
+	}
+	return a.Idx, dst
+}
