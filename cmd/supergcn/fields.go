@@ -55,6 +55,7 @@ var flagNames = map[string]string{
 	"dataset.Source.PartWeights":   "--partition-weights",
 	"dataset.Source.SynthClasses":  "--classes",
 	"dataset.Source.FeatNorm":      "--feat-norm",
+	"dataset.Conversion.SynthFeat": "--synthetic-features",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",

@@ -47,6 +47,7 @@ func TestUserMessage(t *testing.T) {
 		"metis.Options":        reflect.TypeOf(metis.Options{}),
 		"dataset.Source":       reflect.TypeOf(dataset.Source{}),
 		"dataset.Partitioning": reflect.TypeOf(dataset.Partitioning{}),
+		"dataset.Conversion":   reflect.TypeOf(dataset.Conversion{}),
 	}
 	for name, flag := range flagNames {
 		name, _, _ := strings.Cut(name, "[") // an array field's element: Wire[forward]
