@@ -77,6 +77,7 @@ var flagNames = map[string]string{
 	"perfmodel.LayoutPlan.Nodes":        "--nodes",
 	"perfmodel.LayoutPlan.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.Exchange":         "--exchange",
+	"perfmodel.VolumeSource.Files":      "--volumes",
 }
 
 // hints complete library errors that have a command-line remedy.
