@@ -229,12 +229,6 @@ func benchAggr(args []string) error {
 
 func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
-// timeIt runs fn once to warm up, then reps times; it returns the median and
-// the minimum in milliseconds.
-func timeIt(fn func(), reps int) (median, minimum float64) {
-	return measure.Time(func() {}, fn, reps)
-}
-
 // ---------------------------------------------------------------- stream
 
 func benchStream(args []string) error {

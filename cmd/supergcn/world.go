@@ -114,6 +114,3 @@ func (w *world) finish(err error) error {
 	}
 	return mpi.Finalize()
 }
-
-// mpiLibraryVersion names the MPI library this binary is linked with.
-func mpiLibraryVersion() string { return mpi.LibraryVersion() }
