@@ -3,12 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/dataset"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/supergcn/supergcn/dataset"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
 )

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/supergcn/supergcn/dataset"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/supergcn/supergcn/dataset"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/dataset"
-	"github.com/supergcn/supergcn/internal/spell"
 	"io"
 	"os"
 	"sort"
 
+	"github.com/supergcn/supergcn/dataset"
+	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/train"
 )
 
