@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/aggr"
-	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/internal/sysmem"
@@ -167,19 +165,9 @@ func benchAggr(args []string) error {
 	}
 	csrMS := benchMS(time.Since(t0))
 	f := *width
-	rng := rand.New(rand.NewPCG(*seed, 99))
-	x, out := dense.New(n, f), dense.New(n, f)
-	if *huge {
-		var err error
-		if x.Data, err = measure.HugeFloats(n * f); err == nil {
-			out.Data, err = measure.HugeFloats(n * f)
-		}
-		if err != nil {
-			return fmt.Errorf("--hugepages: %w", err)
-		}
-	}
-	for i := range x.Data {
-		x.Data[i] = float32(rng.NormFloat64())
+	x, out, err := measure.AggrBuffers(n, f, *huge, *seed)
+	if err != nil {
+		return fmt.Errorf("--hugepages: %w", err)
 	}
 
 	var streamGBS float64

@@ -147,3 +147,23 @@ func EdgesOf(a *graph.CSR) (src, dst []int32) {
 	}
 	return a.Idx, dst
 }
+
+// AggrBuffers returns the n×width input x, standard normal from seed, and
+// output of an aggregation benchmark, in huge-page mappings (HugeFloats)
+// when huge.
+func AggrBuffers(n, width int, huge bool, seed uint64) (x, out *dense.Matrix, err error) {
+	x, out = dense.New(n, width), dense.New(n, width)
+	if huge {
+		if x.Data, err = HugeFloats(n * width); err == nil {
+			out.Data, err = HugeFloats(n * width)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	return x, out, nil
+}

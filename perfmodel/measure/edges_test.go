@@ -47,3 +47,24 @@ func TestHugeFloats(t *testing.T) {
 	}
 	x[12345] = 1
 }
+
+// TestAggrBuffers: x is the same for a seed, out starts zero.
+func TestAggrBuffers(t *testing.T) {
+	x, out, err := AggrBuffers(30, 4, false, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _, _ := AggrBuffers(30, 4, false, 5)
+	nonzero := 0
+	for i, v := range x.Data {
+		if v != y.Data[i] || out.Data[i] != 0 {
+			t.Fatalf("element %d: %v vs %v, out %v", i, v, y.Data[i], out.Data[i])
+		}
+		if v != 0 {
+			nonzero++
+		}
+	}
+	if x.Rows != 30 || x.Cols != 4 || nonzero < 100 {
+		t.Errorf("%d×%d, %d non-zero of 120", x.Rows, x.Cols, nonzero)
+	}
+}
