@@ -342,14 +342,11 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	return err
 }
 
-// parseBits reads a --bits value (quant.ParseBits); "auto" is 2 with
-// several ranks, 32 alone.
+// parseBits reads a --bits value (quant.ParseBits); "auto" is
+// quant.AutoBits.
 func parseBits(flagName, v string, ranks int) (int, error) {
 	if v == "auto" {
-		if ranks > 1 {
-			return 2, nil
-		}
-		return quant.ExactBits, nil
+		return quant.AutoBits(ranks), nil
 	}
 	b, err := quant.ParseBits(v)
 	if err != nil {

@@ -55,6 +55,10 @@ var flagNames = map[string]string{
 	"dataset.Source.IgnoreWeights": "--ignore-weights",
 	"dataset.Source.PartMethod":    "--partition-method",
 	"dataset.Partitioning.Parts":   "--parts",
+	"dataset.Source.PartWeights":   "--partition-weights",
+	"dataset.Source.SynthClasses":  "--classes",
+	"dataset.Source.FeatNorm":      "--feat-norm",
+	"dataset.Conversion.SynthFeat": "--synthetic-features",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",
@@ -76,6 +80,7 @@ var flagNames = map[string]string{
 	"perfmodel.LayoutPlan.Nodes":        "--nodes",
 	"perfmodel.LayoutPlan.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.Exchange":         "--exchange",
+	"perfmodel.VolumeSource.Files":      "--volumes",
 }
 
 // hints complete library errors that have a command-line remedy.
