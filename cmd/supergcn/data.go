@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,7 +67,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
 	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
-	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "train on the unweighted graph when --data has edge weights (otherwise they are an error: training does not use them)")
+	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "drop the edge weights of --data and train on the unweighted graph (weighted GCN and SAGE otherwise; docs/MODELS.md)")
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
@@ -183,11 +184,7 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ds.Graph.Val != nil {
-		if !d.ignoreWeights {
-			return nil, usageError{fmt.Sprintf("--data %s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
-				"remove them, or give --ignore-weights to train on the unweighted graph", d.data)}
-		}
+	if ds.Graph.Val != nil && d.ignoreWeights {
 		ds.Graph.Val = nil
 		if log != nil {
 			fmt.Fprintf(log, "data: %s: edge weights ignored (--ignore-weights)\n", d.data)
@@ -241,9 +238,17 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		}
 		return s, nil
 	}
+	auto := d.partMethod == "auto"
 	d.resolvePartMethod(c, w, log)
 	if d.distributedShard(c) {
-		return d.loadShardDist(c, w, log)
+		s, err := d.loadShardDist(c, w, log)
+		if !auto || !errors.Is(err, dist.ErrWeighted) {
+			return s, err
+		}
+		if log != nil {
+			fmt.Fprintf(log, "partition: auto: %s has edge weights, which the distributed reader does not carry: metis on rank 0, every rank loading the whole graph\n", d.data)
+		}
+		d.partMethod = "metis"
 	}
 	ds, err := d.loadDataset(log)
 	if err != nil {

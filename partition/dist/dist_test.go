@@ -325,3 +325,33 @@ func TestBinaryChecksumsAcrossRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadWeighted: weighted input is refused on every rank with an error
+// wrapping ErrWeighted (ranks whose share holds no edge line too), and
+// read unweighted with IgnoreWeights.
+func TestReadWeighted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.txt")
+	if err := os.WriteFile(path, []byte("0 1 0.5\n1 2 2\n2 3 1\n3 0 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ignore := range []bool{false, true} {
+		err := comm.RunGroup(6, func(c comm.Comm) error {
+			g, err := Read(c, Source{Path: path, IgnoreWeights: ignore})
+			switch {
+			case !ignore && !errors.Is(err, ErrWeighted):
+				return fmt.Errorf("rank %d: %v, want ErrWeighted", c.Rank(), err)
+			case !ignore && !strings.Contains(err.Error(), "dist.Source.IgnoreWeights"):
+				return fmt.Errorf("rank %d: %v does not name dist.Source.IgnoreWeights", c.Rank(), err)
+			case ignore && err != nil:
+				return err
+			case ignore && g.NumArcs != 8:
+				return fmt.Errorf("rank %d: %d arcs, want 8", c.Rank(), g.NumArcs)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("ignore=%v: %v", ignore, err)
+		}
+	}
+}

@@ -62,8 +62,6 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	case err != nil:
 	case s.Nodes < 0:
 		err = &graph.ParseError{File: src.Path, Msg: "no num_nodes, features or labels: distributed reading needs the node count up front"}
-	case s.Weighted && !src.IgnoreWeights:
-		err = weightsError(src.Path)
 	}
 	if err = agree(c, err); err != nil {
 		if s != nil {
@@ -72,6 +70,9 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	defer s.Close()
+	if s.Weighted && !src.IgnoreWeights { // every rank opened the archive
+		return nil, weightsError(src.Path)
+	}
 	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	compressedNotice(c, src, s)

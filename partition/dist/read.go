@@ -26,7 +26,9 @@ type Source struct {
 	SplitFiles string
 	Features   string // optional .npy (N×F) replacing the dataset's features
 	Labels     string // optional .npy (N) replacing the dataset's labels
-	// IgnoreWeights drops edge weights; without it weighted input is an error.
+	// IgnoreWeights drops edge weights; without it weighted input is an
+	// error wrapping ErrWeighted (the distributed reader does not carry
+	// weights: a weighted graph is partitioned in one process).
 	IgnoreWeights bool
 	// MaxArcs, when positive, is the most arcs (adjacency entries of the
 	// symmetrised graph) the partitioner can take: a header stating more
@@ -215,11 +217,12 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 	case ch.Cols != 0 && int64(ch.Cols) != cols[ref]:
 		bad = &graph.ParseError{File: src.Path, Line: ch.FirstLine, Msg: fmt.Sprintf("%d fields but line %d has %d: weights must be given on every edge or on none",
 			ch.Cols, lines[ref], cols[ref])}
-	case ch.Weighted && !src.IgnoreWeights:
-		bad = weightsError(src.Path)
 	}
 	if err := agree(c, bad); err != nil {
 		return nil, err
+	}
+	if cols[ref] == 3 && !src.IgnoreWeights { // every rank knows the first edge line's fields
+		return nil, weightsError(src.Path)
 	}
 	maxID, err := allreduceMax(c, int64(ch.MaxID))
 	if err != nil {
@@ -247,11 +250,11 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 // vertex lines of the ranks before it.
 func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	h, err := graph.ReadMetisHeader(src.Path)
-	if err == nil && h.Weighted && !src.IgnoreWeights {
-		err = weightsError(src.Path)
-	}
 	if err = agree(c, err); err != nil {
 		return nil, err
+	}
+	if h.Weighted && !src.IgnoreWeights { // every rank read the header
+		return nil, weightsError(src.Path)
 	}
 	tr, first, done, err := lineOffsets(c, src.Path, src)
 	if err != nil {
@@ -302,10 +305,14 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	return r, nil
 }
 
+// ErrWeighted is wrapped by the error of Read on weighted input without
+// IgnoreWeights; every rank returns it.
+var ErrWeighted = errors.New("the distributed reader does not carry edge weights")
+
 // weightsError is the error for weighted input without IgnoreWeights.
 func weightsError(path string) error {
-	return field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
-		"remove them, or set dist.Source.IgnoreWeights to train on the unweighted graph", path)
+	return field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights and %w: partition it in one process (METIS) to train on them, "+
+		"or set dist.Source.IgnoreWeights to drop them", path, ErrWeighted)
 }
 
 func (r *raw) lo(c comm.Comm) int { return int(r.vd[c.Rank()]) }
@@ -317,9 +324,6 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	if err == nil && src.MaxArcs > 0 && br.NNZ > src.MaxArcs {
 		err = arcLimitError(src.Path, "the header states", br.NNZ, src.MaxArcs, src.MaxArcsRemedy)
 	}
-	if err == nil && br.Weighted && !src.IgnoreWeights {
-		err = weightsError(src.Path)
-	}
 	if err = agree(c, err); err != nil {
 		if br != nil {
 			br.Close()
@@ -327,6 +331,9 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	defer br.Close()
+	if br.Weighted && !src.IgnoreWeights { // every rank read the header
+		return nil, weightsError(src.Path)
+	}
 	r := &raw{name: br.Name, n: int(br.Nodes), featDim: br.FeatDim, classes: br.NumClasses,
 		nTrain: br.NTrain, nVal: br.NValid, nTst: br.NTest}
 	if r.name == "" {
@@ -464,6 +471,9 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	}
 	if err = agree(c, err); err != nil {
 		return nil, err
+	}
+	if graph.FindOGBData(rawDir, "edge_weight", false) != "" && !src.IgnoreWeights { // every rank looked
+		return nil, weightsError(dir)
 	}
 	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())
