@@ -209,8 +209,12 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 		graph.RowNormalize(ds.X, ds.FeatDim)
 	}
 	if log != nil {
-		fmt.Fprintf(log, "data: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (%.2fs)\n",
-			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
+		edges := "edges"
+		if ds.Graph.Val != nil {
+			edges = "weighted edges"
+		}
+		fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %d features, %d classes, split %d/%d/%d (%.2fs)\n",
+			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), edges, ds.FeatDim, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
 	}
 	return ds, nil
 }

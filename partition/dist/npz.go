@@ -71,7 +71,7 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	}
 	defer s.Close()
 	if s.Weighted && !src.IgnoreWeights { // every rank opened the archive
-		return nil, weightsError(src.Path)
+		return nil, weightsError(c, src.Path)
 	}
 	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
 	r.vd = partition.NodeRanges(r.n, c.Size())

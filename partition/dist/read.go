@@ -222,7 +222,7 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	if cols[ref] == 3 && !src.IgnoreWeights { // every rank knows the first edge line's fields
-		return nil, weightsError(src.Path)
+		return nil, weightsError(c, src.Path)
 	}
 	maxID, err := allreduceMax(c, int64(ch.MaxID))
 	if err != nil {
@@ -254,7 +254,7 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	if h.Weighted && !src.IgnoreWeights { // every rank read the header
-		return nil, weightsError(src.Path)
+		return nil, weightsError(c, src.Path)
 	}
 	tr, first, done, err := lineOffsets(c, src.Path, src)
 	if err != nil {
@@ -309,10 +309,16 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 // IgnoreWeights; every rank returns it.
 var ErrWeighted = errors.New("the distributed reader does not carry edge weights")
 
-// weightsError is the error for weighted input without IgnoreWeights.
-func weightsError(path string) error {
-	return field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights and %w: partition it in one process (METIS) to train on them, "+
+// weightsError is the error for weighted input without IgnoreWeights,
+// which every rank found: rank 0 reports it, the others hold a PeerError;
+// both wrap ErrWeighted.
+func weightsError(c comm.Comm, path string) error {
+	err := field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights and %w: partition it in one process (METIS) to train on them, "+
 		"or set dist.Source.IgnoreWeights to drop them", path, ErrWeighted)
+	if c.Rank() == 0 {
+		return &AgreedError{Err: err}
+	}
+	return &PeerError{Rank: 0, Msg: err.Error(), kind: ErrWeighted}
 }
 
 func (r *raw) lo(c comm.Comm) int { return int(r.vd[c.Rank()]) }
@@ -332,7 +338,7 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	}
 	defer br.Close()
 	if br.Weighted && !src.IgnoreWeights { // every rank read the header
-		return nil, weightsError(src.Path)
+		return nil, weightsError(c, src.Path)
 	}
 	r := &raw{name: br.Name, n: int(br.Nodes), featDim: br.FeatDim, classes: br.NumClasses,
 		nTrain: br.NTrain, nVal: br.NValid, nTst: br.NTest}
@@ -473,7 +479,7 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	if graph.FindOGBData(rawDir, "edge_weight", false) != "" && !src.IgnoreWeights { // every rank looked
-		return nil, weightsError(dir)
+		return nil, weightsError(c, dir)
 	}
 	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())
