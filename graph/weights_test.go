@@ -74,3 +74,35 @@ func TestBadWeights(t *testing.T) {
 		wantParseError(t, err, p+":edge_weight.npy", 0, c.want)
 	}
 }
+
+// TestWeightsConvertRoundTrip: the .sgb and both npz writers keep the
+// weights.
+func TestWeightsConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	ds, err := Load(writeFile(t, dir, "w.txt", "0 1 0.5\n1 2 2\n2 0 4\n"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgb, npz, ogb := filepath.Join(dir, "w.sgb"), filepath.Join(dir, "w.npz"), filepath.Join(dir, "ogb")
+	if err := WriteBinary(sgb, ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct {
+		path string
+		ogb  bool
+	}{{npz, false}, {ogb, true}} {
+		if err := WriteNpzDataset(o.path, ds, o.ogb, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{sgb, npz, ogb} {
+		got, err := Load(p, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Graph.Idx, ds.Graph.Idx) || !slices.Equal(got.Graph.Val, ds.Graph.Val) {
+			t.Errorf("%s: idx %v val %v, want %v %v", p, got.Graph.Idx, got.Graph.Val, ds.Graph.Idx, ds.Graph.Val)
+		}
+		got.Release()
+	}
+}
