@@ -32,8 +32,9 @@ func weightedCora(t *testing.T, dir string, weight func(k int) string) string {
 
 // Weighted GCN and SAGE from the command line: all-ones weights give the
 // unweighted losses exactly, other weights different ones, the same under
-// mpirun (the automatic method falls back to METIS on rank 0, and from a
-// partition directory); --ignore-weights gives the unweighted losses; a
+// mpirun (OGB CSV: the automatic method falls back to METIS on rank 0;
+// .sgb read distributed; a partition directory); --ignore-weights gives the
+// unweighted losses; a
 // negative weight is a one-line error naming the file and line.
 func TestWeightedTrainCLI(t *testing.T) {
 	dir := t.TempDir()
@@ -66,6 +67,15 @@ func TestWeightedTrainCLI(t *testing.T) {
 		}
 		sameLosses(t, model+" --ignore-weights", plain, train(nil, "ign-"+model, append([]string{"--data", weighted, "--ignore-weights"}, common(model)...)...))
 		sameLosses(t, model+" weighted, mpirun -np 3", ref, train(mpirun(t, 3), "np3-"+model, append([]string{"--data", weighted}, common(model)...)...))
+	}
+	sgb := filepath.Join(dir, "w.sgb")
+	if r := run(t, 5*time.Minute, nil, "convert", "--data", weighted, "--out", sgb); r.code != 0 {
+		t.Fatalf("convert: %s", r.stderr)
+	}
+	for _, method := range []string{"multilevel", "random"} {
+		ref := train(nil, "w-sgb-ref", append([]string{"--data", sgb}, common("sage")...)...)
+		sameLosses(t, "weighted .sgb read distributed, "+method, ref,
+			train(mpirun(t, 2), "sgb-np2-"+method, append([]string{"--data", sgb, "--partition-method", method}, common("sage")...)...))
 	}
 	pdir := filepath.Join(dir, "parts")
 	if r := run(t, 5*time.Minute, nil, "partition", "--data", weighted, "--parts", "4", "--method", "metis", "--out", pdir); r.code != 0 {

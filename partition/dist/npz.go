@@ -70,15 +70,16 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	defer s.Close()
-	if s.Weighted && !src.IgnoreWeights { // every rank opened the archive
-		return nil, weightsError(c, src.Path)
-	}
 	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	compressedNotice(c, src, s)
 	st := src.Progress.Start("dist: reading edge_index of "+src.Path, 0, "")
 	lo, hi := share(c, s.Edges, s.Compressed())
 	r.src, r.dst, err = s.EdgeRange(lo, hi)
+	if err == nil && s.Weighted && !src.IgnoreWeights { // every rank opened the archive
+		r.weighted = true
+		r.val, err = s.Weights(lo, hi)
+	}
 	st.Done()
 	if err = agree(c, err); err != nil {
 		return nil, err
