@@ -162,10 +162,10 @@ type EdgeChunk struct {
 	Src, Dst  []int32
 	Val       []float32 // the edges' weights (third field), nil when none
 	Weighted  bool      // the edges carry a third (weight) field
-	Cols      int   // fields per edge line (2 or 3; 0 when the share has no edge)
-	FirstLine int64 // line of the share's first edge (0 when none)
-	MaxID     int32 // largest node id (-1 when none)
-	Hint      int64 // node count stated in a comment before the share's first edge, -1 if none
+	Cols      int       // fields per edge line (2 or 3; 0 when the share has no edge)
+	FirstLine int64     // line of the share's first edge (0 when none)
+	MaxID     int32     // largest node id (-1 when none)
+	Hint      int64     // node count stated in a comment before the share's first edge, -1 if none
 }
 
 // ReadEdgeList parses the share as an edge list (the syntax of
