@@ -116,18 +116,25 @@ func TestDistributedEqualsSingle(t *testing.T) {
 						c := cfg
 						c.AggrMode = mode
 						got := distributed(t, ds, owner, p, c)
-						for e := range ref.Epochs {
-							a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
-							if math.Abs(a-b) > 1e-4*math.Abs(a) {
-								t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
-							}
-						}
+						sameEpochLosses(t, ref, got, p)
 						if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
 							t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
 						}
 					})
 				}
 			}
+		}
+	}
+}
+
+// sameEpochLosses fails unless got (at p ranks) has ref's per-epoch
+// losses within 1e-4 relative.
+func sameEpochLosses(t *testing.T, ref, got *Result, p int) {
+	t.Helper()
+	for e := range ref.Epochs {
+		a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
+		if math.Abs(a-b) > 1e-4*math.Abs(a) {
+			t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
 		}
 	}
 }

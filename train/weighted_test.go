@@ -58,13 +58,7 @@ func TestWeightedTraining(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/P%d/%s", model, p, mode), func(t *testing.T) {
 					c := cfg
 					c.AggrMode = mode
-					got := distributed(t, weighted, owner, p, c)
-					for e := range ref.Epochs {
-						a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
-						if math.Abs(a-b) > 1e-4*math.Abs(a) {
-							t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
-						}
-					}
+					sameEpochLosses(t, ref, distributed(t, weighted, owner, p, c), p)
 				})
 			}
 		}

@@ -41,17 +41,10 @@ func TestWeightedTrainCLI(t *testing.T) {
 	coraDir := testdataset.Dataset(t, "cora")
 	ones := weightedCora(t, filepath.Join(dir, "ones"), func(int) string { return "1" })
 	weighted := weightedCora(t, filepath.Join(dir, "w"), func(k int) string { return fmt.Sprint(0.25 + float64(k%7)/4) })
-	common := func(model string) []string {
-		return []string{"--feat-norm", "row", "--model", model, "--dropout", "0", "--epochs", "10", "--seed", "5", "--bits", "32", "--threads", "1", "--quiet"}
-	}
+	common := func(model string) []string { return exactTrainArgs(model, 10) }
 	train := func(launcher []string, name string, args ...string) []float64 {
 		t.Helper()
-		out := filepath.Join(dir, name+".jsonl")
-		r := run(t, 5*time.Minute, launcher, append([]string{"train", "--metrics", out}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
-		}
-		return losses(t, out)
+		return trainLosses(t, dir, launcher, name, args...)
 	}
 	for _, model := range []string{"gcn", "sage"} {
 		plain := train(nil, "plain-"+model, append([]string{"--data", coraDir}, common(model)...)...)
