@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Operator is the graph operator a Model hands its layers. Which interface
@@ -254,4 +255,24 @@ func (b *convBase) aggregateInput(p Pass, prop Propagator, k int, x, ax *dense.M
 	pc := p
 	pc.Consume = false // the caller's aggregate
 	return dst, b.steps(pc, prop, k-1, false, ax, dst, tmp)
+}
+
+// axpby sets dst = a·dst + b·src (same shapes), row blocks in parallel.
+func axpby(dst *dense.Matrix, a, b float32, src *dense.Matrix) {
+	par.For(dst.Rows, dense.RowGrain(dst.Cols), func(lo, hi int) {
+		d, s := dst.Data[lo*dst.Cols:hi*dst.Cols], src.Data[lo*src.Cols:hi*src.Cols]
+		s = s[:len(d)]
+		for i, v := range s {
+			d[i] = a*d[i] + b*v
+		}
+	})
+}
+
+// dot64 is Σ x⊙y in float64, in index order.
+func dot64(x, y *dense.Matrix) float64 {
+	var s float64
+	for i, v := range x.Data[:len(y.Data)] {
+		s += float64(v) * float64(y.Data[i])
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/spell"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -75,7 +76,7 @@ func runBench(args []string) error {
 	}
 	k, ok := benchKinds[args[0]]
 	if !ok {
-		hint := didYouMean(args[0], benchKindNames())
+		hint := spell.DidYouMean(args[0], benchKindNames())
 		if hint == "" {
 			hint = " (supergcn bench --help lists them)"
 		}

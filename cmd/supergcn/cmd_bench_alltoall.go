@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"os"
 	"time"
 
@@ -41,7 +42,7 @@ func benchAlltoall(args []string) error {
 		if err != nil {
 			return fmt.Errorf("--profile: %w", err)
 		}
-		if err := checkWritable(*profile); err != nil {
+		if err := container.CheckWritable(*profile); err != nil {
 			return fmt.Errorf("--profile: %w", err)
 		}
 		prof = p

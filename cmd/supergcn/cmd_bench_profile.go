@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"os"
 	"os/exec"
 	"runtime"
@@ -65,7 +66,7 @@ func benchProfile(args []string) error {
 	if *out == "" {
 		return usageError{"--out is required"}
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := container.CheckWritable(*out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if *published != "" {

@@ -64,7 +64,7 @@ func cmdConvert(args []string, out io.Writer) error {
 	case c.synthFeat > 0 && c.classes < 1:
 		return usageError{fmt.Sprintf("--classes: %d, want ≥ 1", c.classes)}
 	}
-	if err := checkWritable(c.out); err != nil {
+	if err := container.CheckWritable(c.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
 	if err := distinctOutputs([]container.NamedPath{{Name: "--data", Path: c.data}, {Name: "--features", Path: c.features},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"os"
 	"time"
@@ -29,7 +30,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if *path == "" {
 		return usageError{"--out: required"}
 	}
-	if err := checkWritable(*path); err != nil {
+	if err := container.CheckWritable(*path); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
 	removeTempsOnSignal(*path)

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -44,9 +42,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	fs.IntVar(&cfg.RanksPerHost, "ranks-per-host", 0, "ranks busy on the machine whose memory a rank shares: picks the profile's measurement with that many copies (default: --ranks-per-node; an emulated cluster on one box: all its ranks)")
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank (default: cores per node / ranks per node)")
 	var m nn.Config
-	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|"))
-	fs.IntVar(&m.Layers, "layers", 2, "graph layers")
-	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width")
+	modelFlags(fs, &m)
 	fs.Float64Var(&m.Dropout, "dropout", 0.5, "dropout rate (only whether it is 0 matters)")
 	fs.StringVar(&m.Norm, "norm", "none", "normalisation between layers: none|layer")
 	fs.IntVar(&m.In, "in-width", 0, fmt.Sprintf("input feature width (default: the partition's, or %d when structure-only)", perfmodel.DefaultIn))
@@ -73,16 +69,17 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	modelDefaults(fs, &m)
 	if *plotIn != "" {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}
-	if !validPlotLabel(sw.Label) {
+	if !plots.ValidLabel(sw.Label) {
 		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", sw.Label)}
 	}
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
-	if err := checkWritable(*volOut); err != nil {
+	if err := container.CheckWritable(*volOut); err != nil {
 		return fmt.Errorf("--save-volumes: %w", err)
 	}
 	var err error
@@ -321,84 +318,27 @@ func plotFlags(in, out string, refs []plots.ProjectionRef, stdout io.Writer) err
 // plotPredictions draws predict --json lines: per label one PNG, one
 // series per profile × network × exchange (mode and bits), against ranks.
 func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, stdout io.Writer) error {
-	type key struct{ label, series string }
-	type pt struct{ ranks, t, eff float64 }
-	series := map[key][]pt{}
-	var order []key
+	var rows []perfmodel.Row
 	for _, f := range files {
 		b, err := container.ReadInput(f, 1<<30, "predictions file")
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
-		for i, line := range strings.Split(string(b), "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			var r perfmodel.Row
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				return fmt.Errorf("%s:%d: %w", f, i+1, err)
-			}
-			if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
-				return fmt.Errorf("%s:%d: not a supergcn predict --json line (no ranks or epoch_s)", f, i+1)
-			}
-			if !(r.Efficiency >= 0 && r.Efficiency <= 1e6) {
-				return fmt.Errorf("%s:%d: efficiency %g, want a finite fraction ≥ 0", f, i+1, r.Efficiency)
-			}
-			if !validPlotLabel(r.Label) {
-				return fmt.Errorf("%s:%d: label %q cannot name a PNG file (no / or \\)", f, i+1, r.Label)
-			}
-			name := fmt.Sprintf("%s, %s, %s", r.Profile, r.Network, exchangeName(r.AggrMode, r.Bits))
-			k := key{r.Label, name}
-			if _, ok := series[k]; !ok {
-				order = append(order, k)
-			}
-			series[k] = append(series[k], pt{float64(r.Ranks), r.EpochS, r.Efficiency})
+		r, err := plots.ParsePredictions(f, b)
+		if err != nil {
+			return err
 		}
+		rows = append(rows, r...)
 	}
-	if len(order) == 0 {
+	if len(rows) == 0 {
 		return fmt.Errorf("%s: no predictions", strings.Join(files, ","))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	byLabel := map[string][]plots.ProjectionSeries{}
-	var labels []string
-	for _, k := range order {
-		pts := series[k]
-		sort.Slice(pts, func(i, j int) bool { return pts[i].ranks < pts[j].ranks })
-		s := plots.ProjectionSeries{Name: k.series}
-		for _, p := range pts {
-			s.Ranks, s.EpochS, s.Efficiency = append(s.Ranks, p.ranks), append(s.EpochS, p.t), append(s.Efficiency, p.eff)
-		}
-		if _, ok := byLabel[k.label]; !ok {
-			labels = append(labels, k.label)
-		}
-		byLabel[k.label] = append(byLabel[k.label], s)
+	written, err := plots.Projections(dir, rows, refs)
+	for _, w := range written {
+		fmt.Fprintln(stdout, w)
 	}
-	for _, l := range labels {
-		name := l
-		if name == "" {
-			name = "predicted"
-		}
-		path := filepath.Join(dir, "projection-"+name+".png")
-		if err := plots.Projection(path, name, byLabel[l], refs); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, path)
-	}
-	return nil
-}
-
-// exchangeName is "hybrid int2", "post fp32", ...
-func exchangeName(mode string, bits int) string {
-	if bits == 32 {
-		return mode + " fp32"
-	}
-	return fmt.Sprintf("%s int%d", mode, bits)
-}
-
-// validPlotLabel: the label becomes the file name projection-LABEL.png
-// inside --out, so it may not leave that directory.
-func validPlotLabel(l string) bool {
-	return !strings.ContainsAny(l, "/\\\x00")
+	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/supergcn/supergcn/dataset"
 	"reflect"
 	"strings"
 	"testing"
@@ -44,6 +45,8 @@ func TestUserMessage(t *testing.T) {
 		"perfmodel.Sweep":      reflect.TypeOf(perfmodel.Sweep{}),
 		"perfmodel.LayoutPlan": reflect.TypeOf(perfmodel.LayoutPlan{}),
 		"metis.Options":        reflect.TypeOf(metis.Options{}),
+		"dataset.Source":       reflect.TypeOf(dataset.Source{}),
+		"dataset.Partitioning": reflect.TypeOf(dataset.Partitioning{}),
 	}
 	for name, flag := range flagNames {
 		name, _, _ := strings.Cut(name, "[") // an array field's element: Wire[forward]

@@ -58,20 +58,6 @@ func TestEnumFlagsWhileParsing(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "", 3}, {"train", "trian", 1}, {"epochs", "epcohs", 1}, {"kitten", "sitting", 3}, {"hidden", "hid", 3}, {"ca", "abc", 3}} {
-		if d := editDistance(c.a, c.b); d != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
-		}
-	}
-	if n := nearest("qaunt", benchKindNames()); n != "quant" {
-		t.Errorf("nearest(qaunt) = %q, want quant", n)
-	}
-}
-
 func TestSuggestFlag(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	for _, n := range []string{"hidden", "layers", "lr", "weight-decay", "data", "epochs", "dropout", "save", "save-best"} {

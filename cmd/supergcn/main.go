@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/supergcn/supergcn/dataset"
+	"github.com/supergcn/supergcn/internal/spell"
 	"io"
 	"os"
 	"sort"
@@ -69,7 +70,7 @@ func main() {
 	}
 	sc, ok := subcommands[os.Args[1]]
 	if !ok {
-		hint := didYouMean(os.Args[1], commandNames())
+		hint := spell.DidYouMean(os.Args[1], commandNames())
 		if hint == "" {
 			hint = " (supergcn --help lists them)"
 		}
