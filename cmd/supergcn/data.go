@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/dist"
 )
 
 // dataFlags are the flags that say where a rank's data comes from.
@@ -51,7 +53,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
 	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
-	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "train on the unweighted graph when --data has edge weights (otherwise they are an error: training does not use them)")
+	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "drop the edge weights of --data and train on the unweighted graph (weighted GCN and SAGE otherwise; docs/MODELS.md)")
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
@@ -114,9 +116,18 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 // loadShard returns this rank's shard (dataset.Source.Shard), after
 // resolving --partition-method auto.
 func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
+	auto := d.partitions == "" && d.partMethod == "auto"
 	if d.partitions == "" {
 		d.resolvePartMethod(c, w, log)
 	}
+	s, err := d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
+	if !auto || d.partMethod == "metis" || !errors.Is(err, dist.ErrWeighted) {
+		return s, err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "partition: auto: %s has edge weights, which the distributed reader does not carry: metis on rank 0, every rank loading the whole graph\n", d.data)
+	}
+	d.partMethod = "metis"
 	return d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
 }
 

@@ -137,6 +137,25 @@ func losses(t *testing.T, path string) []float64 {
 	return out
 }
 
+// exactTrainArgs are the train flags of runs whose losses must agree
+// across rank counts: Cora row-normalised, no dropout, fp32 rows.
+func exactTrainArgs(model string, epochs int) []string {
+	return []string{"--feat-norm", "row", "--model", model, "--dropout", "0", "--epochs", fmt.Sprint(epochs), "--seed", "5", "--bits", "32",
+		"--threads", "1", "--quiet"}
+}
+
+// trainLosses runs supergcn train (behind launcher) with a metrics file
+// in dir named after name, and returns its per-epoch losses.
+func trainLosses(t *testing.T, dir string, launcher []string, name string, args ...string) []float64 {
+	t.Helper()
+	out := filepath.Join(dir, name+".jsonl")
+	r := run(t, 5*time.Minute, launcher, append([]string{"train", "--metrics", out}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
+	}
+	return losses(t, out)
+}
+
 func sameLosses(t *testing.T, what string, ref, got []float64) {
 	t.Helper()
 	if len(ref) != len(got) || len(ref) == 0 {
@@ -190,18 +209,10 @@ func TestMPITrainEqualsSingle(t *testing.T) {
 	coraDir := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
 	extra := map[string][]string{"gin": {"--train-eps"}, "appnp": {"--k", "5"}}
-	common := func(model string) []string {
-		return append([]string{"--feat-norm", "row", "--model", model, "--dropout", "0", "--epochs", "50", "--seed", "5", "--bits", "32", "--threads", "1", "--quiet"},
-			extra[model]...)
-	}
+	common := func(model string) []string { return append(exactTrainArgs(model, 50), extra[model]...) }
 	train := func(launcher []string, name string, args ...string) []float64 {
 		t.Helper()
-		out := filepath.Join(dir, name+".jsonl")
-		r := run(t, 5*time.Minute, launcher, append([]string{"train", "--metrics", out}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
-		}
-		return losses(t, out)
+		return trainLosses(t, dir, launcher, name, args...)
 	}
 	ref := map[string][]float64{}
 	for _, model := range []string{"gcn", "sage", "gin", "sgc", "appnp"} {
