@@ -16,14 +16,19 @@ import (
 type modelKind struct {
 	name  string
 	op    OpKind
-	layer func(name string, in, out int, r *rand.Rand) Conv
+	layer func(cfg Config, i int, name string, in, out int, r *rand.Rand) Conv
 }
 
 // models is the model table, the one place that maps a Config.Model name to
 // its layer and operator kind. Read-only.
 var models = []modelKind{
-	{"gcn", OpGCN, func(name string, in, out int, r *rand.Rand) Conv { return NewGCNLayer(name, in, out, r) }},
-	{"sage", OpMean, func(name string, in, out int, r *rand.Rand) Conv { return NewSAGELayer(name, in, out, r) }},
+	{"gcn", OpGCN, func(_ Config, _ int, name string, in, out int, r *rand.Rand) Conv {
+		return NewGCNLayer(name, in, out, r)
+	}},
+	{"sage", OpMean, func(_ Config, _ int, name string, in, out int, r *rand.Rand) Conv {
+		return NewSAGELayer(name, in, out, r)
+	}},
+	{"gat", OpAttention, gatLayer},
 }
 
 // Models returns the model names Config.Model accepts.
@@ -66,6 +71,12 @@ type Config struct {
 	// (dense.BF16: operands rounded to bfloat16, float32 sums; weights,
 	// gradients, optimizer state and every other pass stay float32).
 	Precision string `json:",omitempty"`
+	// GAT: heads of the hidden layers (concatenated, Hidden/Heads wide
+	// each), of the output layer (averaged), and attention dropout; 0
+	// heads means 1.
+	Heads       int     `json:",omitempty"`
+	OutHeads    int     `json:",omitempty"`
+	AttnDropout float64 `json:",omitempty"`
 }
 
 // Validate reports the first invalid field as an *field.Error naming it
@@ -92,6 +103,11 @@ func (c Config) Validate() error {
 		return bad("Norm", "%q is not none or layer", c.Norm)
 	case c.Layers > MaxLayers:
 		return bad("Layers", "%d, at most %d", c.Layers, MaxLayers)
+	}
+	if c.Model == "gat" {
+		if err := c.validateGAT(); err != nil {
+			return err
+		}
 	}
 	if _, err := dense.ParsePrecision(c.Precision); err != nil {
 		return bad("Precision", "%q is not %s", c.Precision, strings.Join(dense.Precisions(), " or "))
@@ -132,7 +148,11 @@ func (c Config) NumParams() int64 {
 		if i == c.Layers-1 {
 			out = int64(c.Out)
 		}
-		n += in*out + out // weight and bias
+		if c.Model == "gat" {
+			n += c.gatParams(in, out, i == c.Layers-1)
+		} else {
+			n += in*out + out // weight and bias
+		}
 		if c.Model == "sage" {
 			n += in * out // the root weight
 		}
@@ -218,7 +238,7 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 			out = cfg.Out
 		}
 		name := fmt.Sprintf("conv%d", i)
-		c := kind.layer(name, in, out, r)
+		c := kind.layer(cfg, i, name, in, out, r)
 		m.convs = append(m.convs, c)
 		m.params = append(m.params, c.Params()...)
 		if i == cfg.Layers-1 {
@@ -337,6 +357,8 @@ func (m *Model) SetDecayAll(all bool) {
 		first[c.W] = true
 	case *SAGELayer:
 		first[c.WL], first[c.WR] = true, true
+	case *GATLayer:
+		first[c.W] = true
 	}
 	for _, p := range m.params {
 		p.Decay = all || first[p]

@@ -52,6 +52,10 @@ const (
 	OpMean
 	// OpSum is the plain sum A (used in tests and GIN-style layers).
 	OpSum
+	// OpAttention is the graph of an attention layer: in-edges with one
+	// self-loop per node; the Propagator also implements Attention, and
+	// its plain product is the sum over those edges.
+	OpAttention
 )
 
 func (k OpKind) String() string {
@@ -62,6 +66,8 @@ func (k OpKind) String() string {
 		return "mean"
 	case OpSum:
 		return "sum"
+	case OpAttention:
+		return "attention"
 	}
 	return "unknown"
 }
