@@ -226,3 +226,27 @@ func TestNewGraphRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestStateReuse runs passes with and without dropout on one State: each
+// equals the pass on a fresh State.
+func TestStateReuse(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	g := randGraph(t, r, 15, 15)
+	z, src, dst := randVec(r, 15*4), randVec(r, 15*2), randVec(r, 15*2)
+	var reused State
+	for i, drop := range []float32{0, 0.5, 0, 0.3} {
+		sp := Spec{Heads: 2, Width: 2, Slope: 0.2, Drop: drop, Seed: uint64(i)}
+		var fresh State
+		for _, st := range []*State{&reused, &fresh} {
+			if err := Forward(g, sp, z, src, dst, Ids{}, GenericRowsW, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := output(sp, &reused), output(sp, &fresh)
+		for j := range a {
+			if a[j] != b[j] {
+				t.Fatalf("pass %d (drop %g): out[%d] = %g on a reused state, %g on a fresh one", i, drop, j, a[j], b[j])
+			}
+		}
+	}
+}

@@ -33,10 +33,13 @@ func (d Ids) col(u int32) int64 {
 type State struct {
 	M, S, R []float32
 	P, W    []float32
+	w       []float32 // W's own storage (W is P without dropout)
 	de, wt  []float32 // Backward's per-edge scratch
 }
 
-func grow(b []float32, n int) []float32 {
+// Resize returns b with length n, reallocated when its capacity is short
+// (the contents are then undefined).
+func Resize(b []float32, n int) []float32 {
 	if cap(b) < n {
 		return make([]float32, n)
 	}
@@ -69,11 +72,12 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 		return err
 	}
 	h, e, hf := sp.Heads, g.Edges(), sp.Heads*sp.Width
-	st.M, st.S = grow(st.M, g.Rows*h), grow(st.S, g.Rows*h)
-	st.R = grow(st.R, g.Rows*hf)
-	st.P = grow(st.P, h*e)
+	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
+	st.R = Resize(st.R, g.Rows*hf)
+	st.P = Resize(st.P, h*e)
 	if sp.Drop > 0 {
-		st.W = grow(st.W, h*e)
+		st.w = Resize(st.w, h*e)
+		st.W = st.w
 	} else {
 		st.W = st.P
 	}
@@ -182,7 +186,7 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	case len(st.P) != h*e || len(st.W) != h*e:
 		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
 	}
-	st.de, st.wt = grow(st.de, h*e), grow(st.wt, h*e)
+	st.de, st.wt = Resize(st.de, h*e), Resize(st.wt, h*e)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			backwardRow(g, sp, v, z, src, dst, gp, cd, st, gdst)

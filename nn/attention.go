@@ -88,7 +88,7 @@ func (a *LocalAttention) Backward(_ Pass, gout, gx *dense.Matrix) error {
 
 // Attend implements Attention.
 func (a *LocalAttention) Attend(p Pass, sp attn.Spec, z, src, dst, out *dense.Matrix) error {
-	if err := checkAttend(a.g.Rows, sp, z, src, dst, out); err != nil {
+	if err := CheckAttend(a.g.Rows, sp, z, src, dst, out); err != nil {
 		return err
 	}
 	l := a.layers[p.Layer]
@@ -110,10 +110,10 @@ func (a *LocalAttention) AttendBackward(p Pass, gout, gz, gsrc, gdst *dense.Matr
 	if l == nil || l.z == nil {
 		return fmt.Errorf("nn: attention backward of layer %d without its forward", p.Layer)
 	}
-	if err := checkAttendGrad(l.z, l.src, gout, gz, gsrc, gdst); err != nil {
+	if err := CheckAttendGrad(l.z, l.src, gout, gz, gsrc, gdst); err != nil {
 		return err
 	}
-	l.gp, l.cd = grow32(l.gp, len(gout.Data)), grow32(l.cd, len(gdst.Data))
+	l.gp, l.cd = attn.Resize(l.gp, len(gout.Data)), attn.Resize(l.cd, len(gdst.Data))
 	attn.Scale(l.sp, nil, l.st.M, l.st.M, l.st.S, gout.Data, l.out.Data, l.gp, l.cd)
 	clear(gz.Data)
 	clear(gsrc.Data)
@@ -126,8 +126,8 @@ func (a *LocalAttention) AttendBackward(p Pass, gout, gz, gsrc, gdst *dense.Matr
 	return nil
 }
 
-// checkAttend validates the operands of Attend for rows nodes.
-func checkAttend(rows int, sp attn.Spec, z, src, dst, out *dense.Matrix) error {
+// CheckAttend validates the operands of Attend for rows nodes.
+func CheckAttend(rows int, sp attn.Spec, z, src, dst, out *dense.Matrix) error {
 	hf := sp.Heads * sp.Width
 	if sp.Heads < 1 || sp.Width < 1 || z.Rows != rows || z.Cols != hf || out.Rows != rows || out.Cols != hf ||
 		src.Rows != rows || src.Cols != sp.Heads || dst.Rows != rows || dst.Cols != sp.Heads {
@@ -137,20 +137,13 @@ func checkAttend(rows int, sp attn.Spec, z, src, dst, out *dense.Matrix) error {
 	return nil
 }
 
-// checkAttendGrad validates AttendBackward's operands against the forward
+// CheckAttendGrad validates AttendBackward's operands against the forward
 // pass's z and src.
-func checkAttendGrad(z, src, gout, gz, gsrc, gdst *dense.Matrix) error {
+func CheckAttendGrad(z, src, gout, gz, gsrc, gdst *dense.Matrix) error {
 	if gout.Rows != z.Rows || gout.Cols != z.Cols || gz.Rows != z.Rows || gz.Cols != z.Cols ||
 		gsrc.Rows != src.Rows || gsrc.Cols != src.Cols || gdst.Rows != src.Rows || gdst.Cols != src.Cols {
 		return fmt.Errorf("nn: attention backward: gout %d×%d, gz %d×%d, gsrc %d×%d, gdst %d×%d for z %d×%d",
 			gout.Rows, gout.Cols, gz.Rows, gz.Cols, gsrc.Rows, gsrc.Cols, gdst.Rows, gdst.Cols, z.Rows, z.Cols)
 	}
 	return nil
-}
-
-func grow32(b []float32, n int) []float32 {
-	if cap(b) < n {
-		return make([]float32, n)
-	}
-	return b[:n]
 }
