@@ -203,6 +203,9 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
 		for u := lo; u < hi; u++ {
 			a, b := g.tptr[u], g.tptr[u+1]
+			if a == b {
+				continue
+			}
 			rows := g.trow[a:b]
 			for hd := range h {
 				base := int64(hd) * int64(e)
