@@ -6,6 +6,9 @@ Models (as nn/ builds them, PyG's example architecture):
   x → dropout → for each hidden layer: conv → [LayerNorm] → ReLU → dropout → conv → logits
   gcn:  conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
   sage: conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
+  gat:  multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
+        softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
+        hidden/heads each, the output layer averages --out-heads heads
 Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
 like supergcn. The graph operator is torch.sparse.mm on CSR tensors (int64
 indices) with the transpose precomputed for the backward pass.
@@ -119,11 +122,57 @@ class Conv(torch.nn.Module):
         return h + self.b
 
 
+def edges(d):
+    """GAT's edge lists (source, destination): in-edges with one self-loop per node."""
+    n = d["nodes"]
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    idx = np.asarray(d["idx"], dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    keep = idx != rows
+    loop = np.arange(n, dtype=np.int64)
+    return torch.from_numpy(np.concatenate([idx[keep], loop])), torch.from_numpy(np.concatenate([rows[keep], loop])), n
+
+
+def glorot(*shape):
+    bound = math.sqrt(6 / (shape[-2] + shape[-1]))
+    return torch.nn.Parameter(torch.empty(*shape).uniform_(-bound, bound))
+
+
+class GATConv(torch.nn.Module):
+    """PyG GATConv in plain torch ops: z = x·W, e = LeakyReLU(a_src·z_u + a_dst·z_v),
+    α = softmax over v's in-edges (max-subtracted), dropout on α, out = Σ α z_u per head."""
+
+    def __init__(self, fin, heads, width, concat, attn_dropout):
+        super().__init__()
+        self.h, self.f, self.concat, self.p = heads, width, concat, attn_dropout
+        self.w = glorot(fin, heads * width)
+        self.att_src, self.att_dst = glorot(heads, width), glorot(heads, width)
+        self.b = torch.nn.Parameter(torch.zeros(heads * width if concat else width))
+
+    def forward(self, g, _, x):
+        src, dst, n = g
+        z = (x @ self.w).view(n, self.h, self.f)
+        e = F.leaky_relu((z * self.att_src).sum(-1)[src] + (z * self.att_dst).sum(-1)[dst], 0.2)
+        with torch.no_grad():
+            m = torch.full((n, self.h), -math.inf).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
+        p = torch.exp(e - m[dst])
+        alpha = p / torch.zeros(n, self.h).index_add(0, dst, p)[dst]
+        alpha = F.dropout(alpha, self.p, self.training)
+        out = torch.zeros(n, self.h, self.f).index_add(0, dst, alpha[:, :, None] * z[src])
+        out = out.reshape(n, self.h * self.f) if self.concat else out.mean(1)
+        return out + self.b
+
+
 class Model(torch.nn.Module):
-    def __init__(self, kind, layers, fin, hidden, fout, dropout, norm):
+    def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, heads=1, out_heads=1, attn_dropout=0.0):
         super().__init__()
         widths = [fin] + [hidden] * (layers - 1) + [fout]
-        self.convs = torch.nn.ModuleList(Conv(kind, widths[i], widths[i + 1]) for i in range(layers))
+        if kind == "gat":
+            self.convs = torch.nn.ModuleList(
+                GATConv(widths[i], heads, widths[i + 1] // heads, True, attn_dropout) if i < layers - 1
+                else GATConv(widths[i], out_heads, widths[i + 1], False, attn_dropout) for i in range(layers))
+        else:
+            self.convs = torch.nn.ModuleList(Conv(kind, widths[i], widths[i + 1]) for i in range(layers))
         self.norms = torch.nn.ModuleList(
             torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.Identity() for _ in range(layers - 1))
         self.p = dropout
@@ -140,7 +189,12 @@ class Model(torch.nn.Module):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="supergcn binary dataset (.sgb)")
-    ap.add_argument("--model", choices=["gcn", "sage"], default="gcn")
+    ap.add_argument("--model", choices=["gcn", "sage", "gat"], default="gcn")
+    ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
+    ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
+    ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
+    ap.add_argument("--decay-all", action="store_true", help="weight decay on every parameter (default: first layer's weights)")
+    ap.add_argument("--feat-norm", choices=["none", "row"], default="none", help="row: divide each feature row by its L1 sum")
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--norm", choices=["none", "layer"], default="none")
@@ -162,21 +216,26 @@ def main():
     d = sgb.load(a.data)
     if d["x"] is None or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
-    A, AT = operators(d, a.model)
+    A, AT = (edges(d), None) if a.model == "gat" else operators(d, a.model)
     x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
+    if a.feat_norm == "row":
+        x = x / x.abs().sum(1, keepdim=True).clamp_min(1e-30)
     y = torch.from_numpy(np.array(d["labels"], dtype=np.int64))
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
     split = {s: v[y[v] >= 0] for s, v in split.items()}
     classes = max(int(d["classes"]), int(y.max()) + 1)
-    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm)
+    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a.heads, a.out_heads, a.attn_dropout)
     first = [model.convs[0].w] + ([model.convs[0].wr] if a.model == "sage" else [])
+    if a.decay_all:
+        first = list(model.parameters())
     rest = [p for p in model.parameters() if all(p is not f for f in first)]
     opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                             {"params": rest, "weight_decay": 0.0}], lr=a.lr)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {A._nnz()} operator entries, "
+    entries = len(A[0]) if a.model == "gat" else A._nnz()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 
-    times = []
+    times, best = [], (-1.0, 0.0, 0)
     for epoch in range(1, a.epochs + 1):
         t = time.perf_counter()
         model.train()
@@ -193,13 +252,16 @@ def main():
             acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
         dt = time.perf_counter() - t
         times.append(dt)
+        if acc["valid"] > best[0]:
+            best = (acc["valid"], acc["test"], epoch)
         print(f"epoch {epoch} loss {loss.item():.4f} train {acc['train']:.4f} valid {acc['valid']:.4f} "
               f"test {acc['test']:.4f} epoch_s {dt:.3f}", flush=True)
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
-                      "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss}))
+                      "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
+                      "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"]}))
 
 
 if __name__ == "__main__":
