@@ -23,6 +23,8 @@ package attn
 import (
 	"fmt"
 	"math"
+
+	"github.com/supergcn/supergcn/internal/mix"
 )
 
 // Graph is the edge structure of one block: row v lists the columns
@@ -109,17 +111,8 @@ func Keep(seed uint64, dst, src int64, h int, drop float32) bool {
 	if drop <= 0 {
 		return true
 	}
-	x := mix(seed ^ mix(uint64(dst)*0x9e3779b97f4a7c15^uint64(src)) ^ uint64(h)<<56)
+	x := mix.Mix64(seed ^ mix.Mix64(uint64(dst)*0x9e3779b97f4a7c15^uint64(src)) ^ uint64(h)<<56)
 	return float32(x>>40)*(1.0/(1<<24)) >= drop
-}
-
-// mix is the splitmix64 finaliser.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // leaky is LeakyReLU with slope a (PyG: x for x ≥ 0).
