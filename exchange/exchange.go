@@ -156,7 +156,7 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 		return nil, err
 	}
 	t0 := c.Wtime()
-	pat, plan, err := buildPattern(chooseExchange(exch, nodes), s, c, e, mode, nodes)
+	pat, plan, err := buildPattern(ChooseExchange(exch, nodes), s, c, e, mode, nodes)
 	if err != nil {
 		return nil, err
 	}

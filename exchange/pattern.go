@@ -39,8 +39,11 @@ func ParseExchange(s string) (string, error) {
 	return "", fmt.Errorf("exchange: unknown exchange %q (want %s or auto)", s, strings.Join(Exchanges(), ", "))
 }
 
-// chooseExchange resolves "" on the node layout.
-func chooseExchange(kind string, nodes *comm.Nodes) string {
+// ChooseExchange is the exchange that runs for kind (a ParseExchange
+// result) on the node layout: kind itself, or for "" the automatic rule,
+// two-level when the ranks span several nodes and some node has several,
+// flat otherwise. New and the performance model both resolve through it.
+func ChooseExchange(kind string, nodes *comm.Nodes) string {
 	if kind != "" {
 		return kind
 	}

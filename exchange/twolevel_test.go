@@ -234,3 +234,20 @@ func TestTwoLevelAdjoint(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseExchange: "" is two-level exactly when the ranks span several
+// nodes and some node has several; a named exchange is kept.
+func TestChooseExchange(t *testing.T) {
+	for _, c := range []struct {
+		ranks, perNode int
+		kind, want     string
+	}{
+		{1, 1, "", ExchangeFlat}, {4, 4, "", ExchangeFlat}, {4, 1, "", ExchangeFlat}, {4, 0, "", ExchangeFlat},
+		{4, 2, "", ExchangeTwoLevel}, {5, 2, "", ExchangeTwoLevel}, {3, 2, "", ExchangeTwoLevel},
+		{4, 2, ExchangeFlat, ExchangeFlat}, {4, 4, ExchangeTwoLevelPaired, ExchangeTwoLevelPaired},
+	} {
+		if got := ChooseExchange(c.kind, comm.BlockNodes(c.ranks, c.perNode)); got != c.want {
+			t.Errorf("ChooseExchange(%q, %d ranks, %d a node) = %s, want %s", c.kind, c.ranks, c.perNode, got, c.want)
+		}
+	}
+}

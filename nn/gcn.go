@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/supergcn/supergcn/dense"
@@ -12,7 +11,8 @@ import (
 //	out = Â·(X·W) + b
 //
 // with Â the layer's Propagator (normally OpGCN). W is In×Out, Glorot-uniform
-// initialised; b is zero-initialised.
+// initialised; b is zero-initialised. With K > 1 steps it is
+// out = Â^K·(X·W) + b, SGC's layer (NewSGCLayer).
 //
 // The product is evaluated in the cheaper order: when Out ≤ In the features
 // are transformed first and Â aggregates Out columns, otherwise Â aggregates
@@ -25,23 +25,33 @@ import (
 type GCNLayer struct {
 	In, Out int
 	W, B    *Param
+	K       int // propagation steps, ≥ 1
 
-	x       *dense.Matrix // input of the last Forward
-	xw      *dense.Matrix // X·W (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·Wᵀ
-	agg     *dense.Matrix // Â·X of the last propagate-first Forward: xw, or the caller's precomputed aggregate (read only)
-	out, gx *dense.Matrix
-	noBias  bool   // Forward leaves the bias to a fused stage (deferBias)
-	pool    *arena // the Model's buffer pool (nil: the layer keeps its own buffers)
+	convBase
+	xw  *dense.Matrix    // X·W (transform-first) or Â^K·X (propagate-first); Backward reuses it for (Âᵀ)^K·G or G·Wᵀ
+	agg *dense.Matrix    // Â^K·X of the last propagate-first Forward: xw, or the caller's precomputed aggregate (read only)
+	tmp [2]*dense.Matrix // between propagation steps (K > 1)
+}
+
+// gcnPlan declares a GCN layer: W (Glorot, a weight) and b (zeros).
+func gcnPlan(s LayerShape) LayerPlan {
+	return LayerPlan{
+		Params: []ParamSpec{
+			{Suffix: ".lin.weight", Rows: s.In, Cols: s.Out, Bound: glorotBound(s.In, s.Out), Weight: true},
+			{Suffix: ".bias", Rows: 1, Cols: s.Out}},
+		Cost: linearPropCost(s.Op, s.In, s.Out, 1, false)}
+}
+
+// newGCN builds a GCN layer of k steps on parameters W, b.
+func newGCN(s LayerShape, ps []*Param, k int) *GCNLayer {
+	return &GCNLayer{In: s.In, Out: s.Out, W: ps[0], B: ps[1], K: k, convBase: convBase{bias: ps[1]}}
 }
 
 // NewGCNLayer returns a GCN layer whose parameters are named name+".lin.weight"
 // and name+".bias" (PyG's names), initialised from r.
 func NewGCNLayer(name string, in, out int, r *rand.Rand) *GCNLayer {
-	l := &GCNLayer{In: in, Out: out,
-		W: newParam(name+".lin.weight", in, out),
-		B: newParam(name+".bias", 1, out)}
-	uniform(l.W.W, glorotBound(in, out), r)
-	return l
+	s := LayerShape{Name: name, In: in, Out: out, Op: OpGCN}
+	return newGCN(s, gcnPlan(s).newParams(name, r), 1)
 }
 
 // Params returns W and b.
@@ -50,24 +60,28 @@ func (l *GCNLayer) Params() []*Param { return []*Param{l.W, l.B} }
 // transformFirst reports whether X·W is computed before propagation.
 func (l *GCNLayer) transformFirst() bool { return l.Out <= l.In }
 
-// Forward computes Â·(X·W) + b for x (Rows = prop.Rows(), Cols = In).
-func (l *GCNLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
-	return l.forward(p, prop, x, nil)
+// Forward computes Â^K·(X·W) + b for x (Rows = op.Rows(), Cols = In).
+func (l *GCNLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, op, x, nil)
 }
 
 // aggregatesInput reports whether Forward starts with Â·X (propagate-first).
 func (l *GCNLayer) aggregatesInput() bool { return !l.transformFirst() }
 
 // forwardAggregated is Forward with Â·x given (aggregatesInput layers
-// only): ax (prop.Rows() × In) is read, never written, and must stay
+// only): ax (op.Rows() × In) is read, never written, and must stay
 // unmodified until Backward.
-func (l *GCNLayer) forwardAggregated(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	return l.forward(p, prop, x, ax)
+func (l *GCNLayer) forwardAggregated(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, op, x, ax)
 }
 
 // forward is Forward, with ax = Â·x precomputed when non-nil.
-func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	if err := checkInput("GCN", prop, x, l.In); err != nil {
+func (l *GCNLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	prop, err := propagator("GCN", op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput("GCN", op, x, l.In); err != nil {
 		return nil, err
 	}
 	if err := checkAggregate("GCN", l.transformFirst(), x, ax); err != nil {
@@ -81,23 +95,19 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 		out := l.pool.lend(&l.out, n, l.Out)
 		pc := p
 		pc.Consume = true // X·W is read by nothing else
-		if err := prop.Forward(pc, xw, out); err != nil {
+		if err := l.steps(pc, prop, l.K, false, xw, out, &l.tmp); err != nil {
 			return nil, err
 		}
 		l.pool.reclaim(&l.xw) // X·W is dead: Backward takes a buffer for Âᵀ·G
 	} else {
-		if ax == nil {
-			ax = l.pool.lend(&l.xw, n, l.In)
-			if err := prop.Forward(p, x, ax); err != nil {
-				return nil, err
-			}
+		var err error
+		if ax, err = l.aggregateInput(p, prop, l.K, x, ax, &l.xw, &l.tmp); err != nil {
+			return nil, err
 		}
 		l.agg = ax
 		l.pool.gemm(false, false, 1, ax, l.W.values(), 0, l.pool.lend(&l.out, n, l.Out))
 	}
-	if !l.noBias {
-		dense.AddBias(l.out, l.B.W)
-	}
+	l.addBias(l.out)
 	return l.out, nil
 }
 
@@ -105,7 +115,11 @@ func (l *GCNLayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense
 // when wantInputGrad is set, returns dL/dX (nil otherwise; propagate-first
 // layers then skip their Âᵀ product entirely). With p.Consume the caller
 // lets gout go: it may be overwritten.
-func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+func (l *GCNLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+	prop, err := propagator("GCN", op)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkGrad("GCN", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
@@ -119,7 +133,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 		defer l.pool.reclaim(&l.xw)
 		// gout's last read: the propagator may overwrite it when the
 		// caller lets it go (p.Consume).
-		if err := prop.Backward(p, gout, gtmp); err != nil {
+		if err := l.steps(p, prop, l.K, true, gout, gtmp, &l.tmp); err != nil {
 			return nil, err
 		}
 		l.pool.gemm(true, false, 1, l.x, gtmp, 0, l.W.grad())
@@ -145,7 +159,7 @@ func (l *GCNLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInp
 	l.pool.gemm(false, true, 1, gout, l.W.values(), 0, gtmp)
 	gx := l.pool.lend(&l.gx, n, l.In)
 	p.Consume = true // G·Wᵀ is read by nothing else
-	if err := prop.Backward(p, gtmp, gx); err != nil {
+	if err := l.steps(p, prop, l.K, true, gtmp, gx, &l.tmp); err != nil {
 		return nil, err
 	}
 	return gx, nil
@@ -158,62 +172,8 @@ func (l *GCNLayer) releaseSaved() {
 	l.agg = nil
 }
 
-// releaseOut gives back the output of the last Forward.
-func (l *GCNLayer) releaseOut() { l.pool.reclaim(&l.out) }
-
-// releaseGrad gives back the input gradient of the last Backward.
-func (l *GCNLayer) releaseGrad() { l.pool.reclaim(&l.gx) }
-
 // needsInput reports whether Backward reads the input of Forward.
 func (l *GCNLayer) needsInput() bool { return l.transformFirst() }
 
-// setInput replaces the input Backward reads by x, an identical copy.
-func (l *GCNLayer) setInput(x *dense.Matrix) { l.x = x }
-
-// setPool makes the layer take its buffers from a.
-func (l *GCNLayer) setPool(a *arena) { l.pool = a }
-
-// checkInput validates a layer input against the propagator and layer width.
-func checkInput(layer string, prop Propagator, x *dense.Matrix, in int) error {
-	if x.Rows != prop.Rows() || x.Cols != in {
-		return fmt.Errorf("nn: %s forward: input is %d×%d, want %d×%d (propagator rows × layer input width)",
-			layer, x.Rows, x.Cols, prop.Rows(), in)
-	}
-	return nil
-}
-
-// checkAggregate validates a precomputed aggregate Â·x (nil: none) given to
-// a layer whose Forward is propagate-first unless transformFirst.
-func checkAggregate(layer string, transformFirst bool, x, ax *dense.Matrix) error {
-	switch {
-	case ax == nil:
-		return nil
-	case transformFirst:
-		return fmt.Errorf("nn: %s forward: a precomputed aggregate given to a transform-first layer", layer)
-	case ax.Rows != x.Rows || ax.Cols != x.Cols:
-		return fmt.Errorf("nn: %s forward: precomputed aggregate is %d×%d, want %d×%d", layer, ax.Rows, ax.Cols, x.Rows, x.Cols)
-	case ax == x:
-		return fmt.Errorf("nn: %s forward: precomputed aggregate is the input itself", layer)
-	}
-	return nil
-}
-
-// checkGrad validates an output gradient against the last Forward.
-func checkGrad(layer string, x, gout *dense.Matrix, out int) error {
-	if x == nil {
-		return fmt.Errorf("nn: %s backward before forward", layer)
-	}
-	if gout.Rows != x.Rows || gout.Cols != out {
-		return fmt.Errorf("nn: %s backward: gradient is %d×%d, want %d×%d", layer, gout.Rows, gout.Cols, x.Rows, out)
-	}
-	return nil
-}
-
-// deferBias makes Forward return the output without the bias, which the
-// fused stage after the layer adds (Model); it returns the bias values.
-// Backward is unchanged: the bias gradient is the column sums of gout
-// either way.
-func (l *GCNLayer) deferBias() []float32 {
-	l.noBias = true
-	return l.B.W
-}
+// buildGCN builds the GCN layer of the model table.
+func buildGCN(s LayerShape, ps []*Param) Conv { return newGCN(s, ps, 1) }

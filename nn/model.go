@@ -1,9 +1,11 @@
 package nn
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/supergcn/supergcn/dense"
@@ -11,24 +13,27 @@ import (
 	"github.com/supergcn/supergcn/internal/rowk"
 )
 
-// modelKind is one entry of the model table: the graph operator the
-// model's layers use and the layer that consumes it.
+// modelKind is one row of the model table: a model's name, what it is
+// (one line, for help texts), the graph operator its layers take, its
+// default layer count, the hyperparameters it takes, and its layers' plan
+// (parameters, cost schedule) and build (the layer on those parameters).
 type modelKind struct {
-	name  string
-	op    OpKind
-	layer func(cfg Config, i int, name string, in, out int, r *rand.Rand) Conv
+	name, doc string
+	op        OpKind
+	layers    int     // default Config.Layers
+	k         int     // default Config.K; 0: the model takes no K
+	alpha     float64 // default Config.Alpha; 0: the model takes no Alpha
+	eps       bool    // the model takes Config.TrainEps
+	plan      func(LayerShape) LayerPlan
+	build     func(LayerShape, []*Param) Conv
 }
 
 // models is the model table, the one place that maps a Config.Model name to
 // its layer and operator kind. Read-only.
 var models = []modelKind{
-	{"gcn", OpGCN, func(_ Config, _ int, name string, in, out int, r *rand.Rand) Conv {
-		return NewGCNLayer(name, in, out, r)
-	}},
-	{"sage", OpMean, func(_ Config, _ int, name string, in, out int, r *rand.Rand) Conv {
-		return NewSAGELayer(name, in, out, r)
-	}},
-	{"gat", OpAttention, gatLayer},
+	{name: "gcn", doc: "graph convolution, Kipf & Welling", op: OpGCN, layers: 2, plan: gcnPlan, build: buildGCN},
+	{name: "sage", doc: "GraphSAGE with mean aggregation", op: OpMean, layers: 2, plan: sagePlan, build: newSAGE},
+	{name: "gat", doc: "graph attention, Veličković et al.", op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
 }
 
 // Models returns the model names Config.Model accepts.
@@ -38,6 +43,26 @@ func Models() []string {
 		n[i] = m.name
 	}
 	return n
+}
+
+// ModelInfo describes a model of the table for command lines and help
+// texts: its one-line description, default layer count and the
+// hyperparameters it takes (with their defaults; 0 or false: not taken).
+type ModelInfo struct {
+	Name, Doc string
+	Layers    int
+	K         int
+	Alpha     float64
+	Eps       bool
+}
+
+// ModelInfos returns every model's ModelInfo, in table order.
+func ModelInfos() []ModelInfo {
+	out := make([]ModelInfo, len(models))
+	for i, m := range models {
+		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps}
+	}
+	return out
 }
 
 func lookupModel(name string) (modelKind, bool) {
@@ -71,18 +96,89 @@ type Config struct {
 	// (dense.BF16: operands rounded to bfloat16, float32 sums; weights,
 	// gradients, optimizer state and every other pass stay float32).
 	Precision string `json:",omitempty"`
-	// GAT: heads of the hidden layers (concatenated, Hidden/Heads wide
-	// each), of the output layer (averaged), and attention dropout; 0
-	// heads means 1.
+	// Hyperparameters of the models that take them (ModelInfo; Validate
+	// refuses them elsewhere): K propagation steps and the teleport
+	// probability Alpha (0: the model's default), and TrainEps, GIN's ε
+	// learned (false: fixed at 0).
+	K        int     `json:",omitempty"`
+	Alpha    float64 `json:",omitempty"`
+	TrainEps bool    `json:",omitempty"`
+	// Attention models (operator kind OpAttention): heads of the hidden
+	// layers (concatenated, Hidden/Heads wide each) and of the output layer
+	// (averaged), 0 meaning 1, and dropout on the attention coefficients.
 	Heads       int     `json:",omitempty"`
 	OutHeads    int     `json:",omitempty"`
 	AttnDropout float64 `json:",omitempty"`
 }
 
+// MaxSteps bounds Config.K.
+const MaxSteps = 1 << 10
+
+// validateHyper checks the hyperparameters against model m.
+func (c Config) validateHyper(m modelKind) error {
+	bad := func(name, format string, args ...any) error {
+		return field.Errorf("nn.Config."+name, format, args...)
+	}
+	switch {
+	case c.K != 0 && m.k == 0:
+		return bad("K", "%d, but %s takes no propagation steps", c.K, m.name)
+	case c.K < 0 || c.K > MaxSteps:
+		return bad("K", "%d, need 1 to %d", c.K, MaxSteps)
+	case c.Alpha != 0 && m.alpha == 0:
+		return bad("Alpha", "%g, but %s has no teleport probability", c.Alpha, m.name)
+	case !(c.Alpha >= 0 && c.Alpha <= 1):
+		return bad("Alpha", "%g is not in (0, 1]", c.Alpha)
+	case c.TrainEps && !m.eps:
+		return bad("TrainEps", "%s has no ε", m.name)
+	}
+	return c.validateHeads(m)
+}
+
+// shape is layer i of the model of c (a row of the table).
+func (c Config) shape(m modelKind, i int) LayerShape {
+	s := LayerShape{Name: fmt.Sprintf("conv%d", i), Index: i, Layers: c.Layers, In: c.Hidden, Out: c.Hidden,
+		Hidden: c.Hidden, K: cmp.Or(c.K, m.k), Alpha: cmp.Or(c.Alpha, m.alpha), TrainEps: c.TrainEps, Op: m.op,
+		Heads: max(c.Heads, 1), AttnDropout: c.AttnDropout, Seed: c.Seed}
+	if i == c.Layers-1 {
+		s.Heads = max(c.OutHeads, 1)
+	}
+	if i == 0 {
+		s.In = c.In
+	}
+	if i == c.Layers-1 {
+		s.Out = c.Out
+	}
+	if s.Hidden < 1 { // one layer: an inner width is the output's
+		s.Hidden = s.Out
+	}
+	return s
+}
+
+// LayerCosts returns the cost schedule of every layer of the model of c
+// (widths and layers within the bounds Validate checks), or an error
+// naming Config.Model for an unknown model.
+func (c Config) LayerCosts() ([]LayerCost, error) {
+	m, ok := lookupModel(c.Model)
+	if !ok {
+		_, err := ModelOp(c.Model)
+		return nil, err
+	}
+	out := make([]LayerCost, c.Layers)
+	for i := range out {
+		out[i] = m.plan(c.shape(m, i)).Cost
+	}
+	return out, nil
+}
+
 // Validate reports the first invalid field as an *field.Error naming it
 // ("nn.Config.Hidden").
 func (c Config) Validate() error {
-	if _, err := ModelOp(c.Model); err != nil {
+	m, ok := lookupModel(c.Model)
+	if !ok {
+		_, err := ModelOp(c.Model)
+		return err
+	}
+	if err := c.validateHyper(m); err != nil {
 		return err
 	}
 	bad := func(name, format string, args ...any) error {
@@ -103,11 +199,6 @@ func (c Config) Validate() error {
 		return bad("Norm", "%q is not none or layer", c.Norm)
 	case c.Layers > MaxLayers:
 		return bad("Layers", "%d, at most %d", c.Layers, MaxLayers)
-	}
-	if c.Model == "gat" {
-		if err := c.validateGAT(); err != nil {
-			return err
-		}
 	}
 	if _, err := dense.ParsePrecision(c.Precision); err != nil {
 		return bad("Precision", "%q is not %s", c.Precision, strings.Join(dense.Precisions(), " or "))
@@ -136,38 +227,20 @@ const (
 )
 
 // NumParams is the number of scalars the model of c has (NewModel's
-// NumParams), computed without building it; c's widths must be within
-// MaxWidth and its layers within MaxLayers.
+// NumParams), computed without building it from its layers' plans; c's
+// model must be known, its widths within MaxWidth and its layers within
+// MaxLayers.
 func (c Config) NumParams() int64 {
+	m, _ := lookupModel(c.Model)
 	var n int64
 	for i := range c.Layers {
-		in, out := int64(c.Hidden), int64(c.Hidden)
-		if i == 0 {
-			in = int64(c.In)
-		}
-		if i == c.Layers-1 {
-			out = int64(c.Out)
-		}
-		if c.Model == "gat" {
-			n += c.gatParams(in, out, i == c.Layers-1)
-		} else {
-			n += in*out + out // weight and bias
-		}
-		if c.Model == "sage" {
-			n += in * out // the root weight
-		}
+		s := c.shape(m, i)
+		n += m.plan(s).numParams()
 		if i < c.Layers-1 && c.Norm == "layer" {
-			n += 2 * out
+			n += 2 * int64(s.Out)
 		}
 	}
 	return n
-}
-
-// Conv is a graph convolution layer (GCNLayer, SAGELayer).
-type Conv interface {
-	Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error)
-	Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error)
-	Params() []*Param
 }
 
 // Model is the PyG-example architecture:
@@ -185,9 +258,8 @@ type Conv interface {
 // Forward; those Backward returns until the next Forward or Backward.
 type Model struct {
 	cfg    Config
-	prop   Propagator
+	op     Operator
 	convs  []Conv
-	pconvs []pooledConv  // convs, through their buffer methods
 	pool   *arena        // every activation-sized buffer but the evaluation aggregate
 	x      *dense.Matrix // input of the last Forward
 	norms  []*LayerNorm  // nil entries without normalisation
@@ -206,39 +278,39 @@ type Model struct {
 	decayAll bool
 }
 
-// NewModel validates cfg and builds the model over the graph operator prop
-// of kind ModelOp(cfg.Model). Weights are drawn from
+// NewModel validates cfg and builds the model over the graph operator op
+// of kind ModelOp(cfg.Model) (a Propagator for every model of the table
+// but those whose operator kind says otherwise). Weights are drawn from
 // PCG(cfg.Seed, ·) in parameter order, so every process given the same
 // Config gets identical weights. The dropout stream starts at cfg.Seed; give
 // each rank its own with SetDropoutSeed.
-func NewModel(cfg Config, prop Propagator) (*Model, error) {
-	return newModel(cfg, prop, true)
+func NewModel(cfg Config, op Operator) (*Model, error) {
+	return newModel(cfg, op, true)
 }
 
 // newModel is NewModel with the choice of the fused hidden stages (fused)
 // or the separate passes of LayerNorm, ReLU and Dropout, which the tests
 // compare.
-func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
+func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if prop == nil {
-		return nil, errors.New("nn: NewModel: nil Propagator")
+	if op == nil {
+		return nil, errors.New("nn: NewModel: nil operator")
 	}
 	kind, _ := lookupModel(cfg.Model) // Validate checked the name
-	m := &Model{cfg: cfg, prop: prop, dropSeed: cfg.Seed, fused: fused}
+	if err := kind.op.check(op); err != nil {
+		return nil, fmt.Errorf("nn: NewModel: %s: %w", cfg.Model, err)
+	}
+	m := &Model{cfg: cfg, op: op, dropSeed: cfg.Seed, fused: fused}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
 	m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
 	for i := range cfg.Layers {
-		in, out := cfg.Hidden, cfg.Hidden
-		if i == 0 {
-			in = cfg.In
+		c, err := buildLayer(kind, cfg.shape(kind, i), r)
+		if err != nil {
+			return nil, err
 		}
-		if i == cfg.Layers-1 {
-			out = cfg.Out
-		}
-		name := fmt.Sprintf("conv%d", i)
-		c := kind.layer(cfg, i, name, in, out, r)
+		out := cfg.shape(kind, i).Out
 		m.convs = append(m.convs, c)
 		m.params = append(m.params, c.Params()...)
 		if i == cfg.Layers-1 {
@@ -252,7 +324,10 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 		m.norms = append(m.norms, ln)
 		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
 		if fused {
-			bias := c.(interface{ deferBias() []float32 }).deferBias()
+			bias := c.deferBias()
+			if bias == nil { // the layer adds its own bias (or has none)
+				bias = make([]float32, out)
+			}
 			m.stages = append(m.stages, &hiddenAct{norm: ln, p: cfg.Dropout, bias: bias, kern: rowk.Default()})
 		}
 	}
@@ -261,9 +336,7 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 	m.pool.work.Precision, _ = dense.ParsePrecision(cfg.Precision) // validated above
 	m.drops[0].pool = m.pool
 	for _, c := range m.convs {
-		pc := c.(pooledConv)
-		pc.setPool(m.pool)
-		m.pconvs = append(m.pconvs, pc)
+		c.setPool(m.pool)
 	}
 	for _, st := range m.stages {
 		st.pool = m.pool
@@ -272,23 +345,23 @@ func newModel(cfg Config, prop Propagator, fused bool) (*Model, error) {
 	return m, nil
 }
 
-// pooledConv is a Conv that takes its buffers from the Model's pool and
-// gives them back when told (GCNLayer, SAGELayer).
-type pooledConv interface {
-	setPool(a *arena)
-	releaseSaved() // what Forward kept for Backward
-	releaseOut()   // the output of the last Forward
-	releaseGrad()  // the input gradient of the last Backward
-	// needsInput reports whether Backward reads the input of Forward;
-	// setInput gives it an identical copy of that input.
-	needsInput() bool
-	setInput(x *dense.Matrix)
+// buildLayer allocates the parameters layer s of model kind declares,
+// draws them from r and builds the layer on them, checking that the layer
+// holds the parameters its plan declares, in order.
+func buildLayer(kind modelKind, s LayerShape, r *rand.Rand) (Conv, error) {
+	ps := kind.plan(s).newParams(s.Name, r)
+	c := kind.build(s, ps)
+	if got := c.Params(); !slices.Equal(got, ps) {
+		return nil, fmt.Errorf("nn: NewModel: %s layer %s holds %d parameters, not the %d its plan declares in that order",
+			kind.name, s.Name, len(got), len(ps))
+	}
+	return c, nil
 }
 
 // release gives every buffer of the last Forward and Backward back to the
 // pool.
 func (m *Model) release() {
-	for _, c := range m.pconvs {
+	for _, c := range m.convs {
 		c.releaseSaved()
 		c.releaseOut()
 		c.releaseGrad()
@@ -352,13 +425,8 @@ func (m *Model) SetKernel(name string) error {
 func (m *Model) SetDecayAll(all bool) {
 	m.decayAll = all
 	first := map[*Param]bool{}
-	switch c := m.convs[0].(type) {
-	case *GCNLayer:
-		first[c.W] = true
-	case *SAGELayer:
-		first[c.WL], first[c.WR] = true, true
-	case *GATLayer:
-		first[c.W] = true
+	for _, p := range m.convs[0].Params() {
+		first[p] = p.weight
 	}
 	for _, p := range m.params {
 		p.Decay = all || first[p]
@@ -388,13 +456,6 @@ func (m *Model) dropSeedFor(site int) uint64 {
 	return mix64(m.dropSeed ^ mix64(m.step<<8|uint64(site)))
 }
 
-// inputAggregator is a Conv whose Forward can start from a precomputed
-// aggregate Â·x of its input (GCNLayer, SAGELayer when propagate-first).
-type inputAggregator interface {
-	aggregatesInput() bool
-	forwardAggregated(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error)
-}
-
 // SetEvalInput declares x the constant input of the evaluation Forwards to
 // come (Pass.Train false): when the first layer starts by aggregating its
 // input (a GCN or SAGE layer wider than its input), an evaluation Forward
@@ -415,27 +476,28 @@ func (m *Model) SetEvalInput(x *dense.Matrix) {
 func (m *Model) firstConv(p Pass, x, h *dense.Matrix) (*dense.Matrix, error) {
 	c := m.convs[0]
 	ia, ok := c.(inputAggregator)
-	if p.Train || x != m.evalX || h != x || !ok || !ia.aggregatesInput() {
-		return c.Forward(p, m.prop, h)
+	prop, isProp := m.op.(Propagator)
+	if p.Train || x != m.evalX || h != x || !ok || !isProp || !ia.aggregatesInput() {
+		return c.Forward(p, m.op, h)
 	}
 	if m.evalAX == nil {
 		ax := dense.New(x.Rows, x.Cols)
 		pe := p
 		pe.Exact, pe.Consume = true, false
-		if err := m.prop.Forward(pe, x, ax); err != nil {
+		if err := prop.Forward(pe, x, ax); err != nil {
 			return nil, err
 		}
 		m.evalAX = ax
 	}
-	return ia.forwardAggregated(p, m.prop, x, m.evalAX)
+	return ia.forwardAggregated(p, m.op, x, m.evalAX)
 }
 
-// Forward computes the logits (prop.Rows() × Out) for the input features x
-// (prop.Rows() × In). x is read, never written, and must stay unmodified
+// Forward computes the logits (op.Rows() × Out) for the input features x
+// (op.Rows() × In). x is read, never written, and must stay unmodified
 // until Backward.
 func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
-	if x.Rows != m.prop.Rows() || x.Cols != m.cfg.In {
-		return nil, fmt.Errorf("nn: Model.Forward: input is %d×%d, want %d×%d", x.Rows, x.Cols, m.prop.Rows(), m.cfg.In)
+	if x.Rows != m.op.Rows() || x.Cols != m.cfg.In {
+		return nil, fmt.Errorf("nn: Model.Forward: input is %d×%d, want %d×%d", x.Rows, x.Cols, m.op.Rows(), m.cfg.In)
 	}
 	m.forward = false
 	m.release()
@@ -454,13 +516,13 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 			pc := p
 			// The dropped input is the first layer's to overwrite when its
 			// backward does not read it (a propagate-first GCN layer).
-			pc.Consume = h != x && !m.pconvs[0].needsInput()
+			pc.Consume = h != x && !m.convs[0].needsInput()
 			out, err = m.firstConv(pc, x, h)
 			// The dropped input is dead until the first layer's backward,
 			// which restores it from x and the mask bits.
 			m.drops[0].release()
 		} else {
-			out, err = c.Forward(p, m.prop, h)
+			out, err = c.Forward(p, m.op, h)
 		}
 		if err != nil {
 			return nil, err
@@ -505,9 +567,9 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 	if !m.forward {
 		return nil, errors.New("nn: Model.Backward without a completed Forward")
 	}
-	if dlogits.Rows != m.prop.Rows() || dlogits.Cols != m.cfg.Out {
+	if dlogits.Rows != m.op.Rows() || dlogits.Cols != m.cfg.Out {
 		return nil, fmt.Errorf("nn: Model.Backward: gradient is %d×%d, want %d×%d",
-			dlogits.Rows, dlogits.Cols, m.prop.Rows(), m.cfg.Out)
+			dlogits.Rows, dlogits.Cols, m.op.Rows(), m.cfg.Out)
 	}
 	// The buffers Forward kept are given back as Backward goes: a second
 	// Backward needs a new Forward.
@@ -518,15 +580,15 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 	last := len(m.convs) - 1
 	for i := last; i >= 0; i-- {
 		p.Layer = i
-		if i == 0 && m.drops[0].active && m.pconvs[0].needsInput() {
-			m.pconvs[0].setInput(m.drops[0].restore(m.x))
+		if i == 0 && m.drops[0].active && m.convs[0].needsInput() {
+			m.convs[0].setInput(m.drops[0].restore(m.x))
 		}
-		gx, err := m.convs[i].Backward(p, m.prop, g, i > 0 || wantInputGrad)
+		gx, err := m.convs[i].Backward(p, m.op, g, i > 0 || wantInputGrad)
 		if err != nil {
 			return nil, err
 		}
 		if i < last { // g was conv i+1's input gradient
-			m.pconvs[i+1].releaseGrad()
+			m.convs[i+1].releaseGrad()
 		}
 		if i == 0 {
 			m.drops[0].release()
@@ -541,7 +603,7 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 			// Stage i-1's activation (conv i's input) and conv i-1's
 			// output, which the stage read, are dead.
 			m.stages[i-1].release()
-			m.pconvs[i-1].releaseOut()
+			m.convs[i-1].releaseOut()
 			m.acts[i-1] = nil
 			continue
 		}

@@ -15,7 +15,8 @@ type Param struct {
 	Name       string
 	W, G       []float32
 	Decay      bool
-	Rows, Cols int // shape of W (Rows×Cols; vectors are 1×n)
+	Rows, Cols int  // shape of W (Rows×Cols; vectors are 1×n)
+	weight     bool // a weight matrix (ParamSpec.Weight): decayed in the first layer by default
 }
 
 // newParam returns a zeroed rows×cols parameter.

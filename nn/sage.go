@@ -26,27 +26,34 @@ type SAGELayer struct {
 	WL, WR  *Param // In×Out: neighbour (lin_l) and root (lin_r) weights
 	B       *Param // bias of lin_l
 
-	x       *dense.Matrix // input of the last Forward
-	ax      *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·W_lᵀ
-	agg     *dense.Matrix // Â·X of the last propagate-first Forward: ax, or the caller's precomputed aggregate (read only)
-	out, gx *dense.Matrix
-	noBias  bool   // Forward leaves the bias to a fused stage (deferBias)
-	pool    *arena // the Model's buffer pool (nil: the layer keeps its own buffers)
+	convBase
+	ax  *dense.Matrix // X·W_l (transform-first) or Â·X (propagate-first); Backward reuses it for Âᵀ·G or G·W_lᵀ
+	agg *dense.Matrix // Â·X of the last propagate-first Forward: ax, or the caller's precomputed aggregate (read only)
+}
+
+// sagePlan declares a SAGE layer: W_l, b, W_r (torch.nn.Linear's
+// initialisation, drawn in that order; the two weights are weights).
+func sagePlan(s LayerShape) LayerPlan {
+	bound := linearBound(s.In)
+	return LayerPlan{
+		Params: []ParamSpec{
+			{Suffix: ".lin_l.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true},
+			{Suffix: ".lin_l.bias", Rows: 1, Cols: s.Out, Bound: bound},
+			{Suffix: ".lin_r.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true}},
+		Cost: linearPropCost(s.Op, s.In, s.Out, 1, true)}
+}
+
+// newSAGE builds a SAGE layer on parameters W_l, b, W_r.
+func newSAGE(s LayerShape, ps []*Param) Conv {
+	return &SAGELayer{In: s.In, Out: s.Out, WL: ps[0], B: ps[1], WR: ps[2], convBase: convBase{bias: ps[1]}}
 }
 
 // NewSAGELayer returns a SAGE layer with parameters name+".lin_l.weight",
 // name+".lin_l.bias" and name+".lin_r.weight" (PyG's names), initialised
 // from r in that order.
 func NewSAGELayer(name string, in, out int, r *rand.Rand) *SAGELayer {
-	l := &SAGELayer{In: in, Out: out,
-		WL: newParam(name+".lin_l.weight", in, out),
-		B:  newParam(name+".lin_l.bias", 1, out),
-		WR: newParam(name+".lin_r.weight", in, out)}
-	bound := linearBound(in)
-	uniform(l.WL.W, bound, r)
-	uniform(l.B.W, bound, r)
-	uniform(l.WR.W, bound, r)
-	return l
+	s := LayerShape{Name: name, In: in, Out: out, Op: OpMean}
+	return newSAGE(s, sagePlan(s).newParams(name, r)).(*SAGELayer)
 }
 
 // Params returns W_l, b, W_r.
@@ -55,8 +62,8 @@ func (l *SAGELayer) Params() []*Param { return []*Param{l.WL, l.B, l.WR} }
 func (l *SAGELayer) transformFirst() bool { return l.Out <= l.In }
 
 // Forward computes mean_agg(X)·W_l + X·W_r + b.
-func (l *SAGELayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
-	return l.forward(p, prop, x, nil)
+func (l *SAGELayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, op, x, nil)
 }
 
 // aggregatesInput reports whether Forward starts with mean_agg(X)
@@ -66,13 +73,17 @@ func (l *SAGELayer) aggregatesInput() bool { return !l.transformFirst() }
 // forwardAggregated is Forward with mean_agg(x) given (aggregatesInput
 // layers only): ax (prop.Rows() × In) is read, never written, and must stay
 // unmodified until Backward.
-func (l *SAGELayer) forwardAggregated(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	return l.forward(p, prop, x, ax)
+func (l *SAGELayer) forwardAggregated(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, op, x, ax)
 }
 
 // forward is Forward, with ax = mean_agg(x) precomputed when non-nil.
-func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	if err := checkInput("SAGE", prop, x, l.In); err != nil {
+func (l *SAGELayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	prop, err := propagator("SAGE", op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput("SAGE", op, x, l.In); err != nil {
 		return nil, err
 	}
 	if err := checkAggregate("SAGE", l.transformFirst(), x, ax); err != nil {
@@ -93,27 +104,26 @@ func (l *SAGELayer) forward(p Pass, prop Propagator, x, ax *dense.Matrix) (*dens
 		l.pool.reclaim(&l.ax) // X·W_l is dead: Backward takes a buffer for Âᵀ·G
 		l.pool.gemm(false, false, 1, x, l.WR.values(), 1, out)
 	} else {
-		if ax == nil {
-			ax = l.pool.lend(&l.ax, n, l.In)
-			pc := p
-			pc.Consume = false // the root weight reads x below
-			if err := prop.Forward(pc, x, ax); err != nil {
-				return nil, err
-			}
+		pc := p
+		pc.Consume = false // the root weight reads x below
+		if ax, err = l.aggregateInput(pc, prop, 1, x, ax, &l.ax, nil); err != nil {
+			return nil, err
 		}
 		l.agg = ax
 		out = l.pool.lend(&l.out, n, l.Out)
 		l.pool.gemm2(false, ax, l.WL.values(), x, l.WR.values(), 0, out)
 	}
-	if !l.noBias {
-		dense.AddBias(out, l.B.W)
-	}
+	l.addBias(out)
 	return out, nil
 }
 
 // Backward sets the parameter gradients from gout = dL/d(out) and, when
 // wantInputGrad is set, returns dL/dX (nil otherwise).
-func (l *SAGELayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+func (l *SAGELayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+	prop, err := propagator("SAGE", op)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkGrad("SAGE", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
@@ -169,27 +179,6 @@ func (l *SAGELayer) releaseSaved() {
 	l.agg = nil
 }
 
-// releaseOut gives back the output of the last Forward.
-func (l *SAGELayer) releaseOut() { l.pool.reclaim(&l.out) }
-
-// releaseGrad gives back the input gradient of the last Backward.
-func (l *SAGELayer) releaseGrad() { l.pool.reclaim(&l.gx) }
-
 // needsInput reports whether Backward reads the input of Forward (the
 // root weight's gradient always does).
 func (l *SAGELayer) needsInput() bool { return true }
-
-// setInput replaces the input Backward reads by x, an identical copy.
-func (l *SAGELayer) setInput(x *dense.Matrix) { l.x = x }
-
-// setPool makes the layer take its buffers from a.
-func (l *SAGELayer) setPool(a *arena) { l.pool = a }
-
-// deferBias makes Forward return the output without the bias, which the
-// fused stage after the layer adds (Model); it returns the bias values.
-// Backward is unchanged: the bias gradient is the column sums of gout
-// either way.
-func (l *SAGELayer) deferBias() []float32 {
-	l.noBias = true
-	return l.B.W
-}

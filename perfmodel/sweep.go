@@ -1,6 +1,7 @@
 package perfmodel
 
 import (
+	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
@@ -155,16 +156,9 @@ func perNode(net Network, rpn, ranks int) int {
 }
 
 // exchangeOf resolves the sweep's exchange for per ranks a node, as train
-// resolves "": two-level when the ranks span several nodes and some node
-// has several.
+// resolves "" (exchange.ChooseExchange on consecutive ranks to a node).
 func (s *Sweep) exchangeOf(per, ranks int) string {
-	if s.Exchange != "" {
-		return s.Exchange
-	}
-	if per > 1 && ranks > per {
-		return exchange.ExchangeTwoLevel
-	}
-	return exchange.ExchangeFlat
+	return exchange.ChooseExchange(s.Exchange, comm.BlockNodes(ranks, per))
 }
 
 // predict is one prediction of the sweep: the layout's default threads,

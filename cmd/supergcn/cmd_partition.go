@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dataset"
 	"io"
 	"os"
 	"strings"
@@ -10,7 +12,6 @@ import (
 
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
-	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/partition/metis"
@@ -77,10 +78,10 @@ func cmdPartition(args []string) error {
 		} else {
 			d.prog = nil
 		}
-		return w.finish(f.runDist(w, log))
+		return w.finish(f.run(w, log, true))
 	}
 	if f.method != "parmetis" {
-		return f.run(nil, os.Stdout)
+		return f.run(nil, os.Stdout, false)
 	}
 	// ParMETIS: every rank loads the graph and partitions its node range;
 	// rank 0 writes the directory.
@@ -92,7 +93,7 @@ func cmdPartition(args []string) error {
 	if w.comm.Rank() == 0 {
 		log = os.Stdout
 	}
-	return w.finish(f.run(w, log))
+	return w.finish(f.run(w, log, false))
 }
 
 func (f *partitionFlags) validate() error {
@@ -153,15 +154,6 @@ func (f *partitionFlags) validate() error {
 	return nil
 }
 
-// partsForNodes refuses more parts than nodes: some parts would be empty
-// (METIS cannot bisect an empty graph, and an empty part trains nothing).
-func partsForNodes(parts, nodes int, name string) error {
-	if parts > nodes {
-		return usageError{fmt.Sprintf("--parts: %d parts, but %s has %d nodes: give at most one part per node", parts, name, nodes)}
-	}
-	return nil
-}
-
 // resolveMethod replaces --method auto by multilevel for --data under a
 // launcher of several ranks, else by metis.
 func (f *partitionFlags) resolveMethod() {
@@ -174,70 +166,29 @@ func (f *partitionFlags) resolveMethod() {
 	}
 }
 
-// run loads, partitions and (on rank 0, or alone) writes. w is nil outside MPI.
-func (f *partitionFlags) run(w *world, log io.Writer) error {
-	rank, size := 0, 1
-	if w != nil {
-		rank, size = w.comm.Rank(), w.comm.Size()
-	}
-	ds, err := f.d.loadDataset(log)
-	if err != nil {
-		return err
-	}
-	if err := partsForNodes(f.parts, ds.NumNodes(), ds.Name); err != nil {
-		return err
-	}
-	mask := ds.SplitMask()
-	weights := f.weights
-	if weights == metis.WeightsDegreeTrain && len(ds.Train) == 0 {
-		fmt.Fprintf(log, "partition: %s has no training nodes: weights degree+train act as degree\n", ds.Name)
-		weights = metis.WeightsDegree
-	}
-	opts := metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance, TrainMask: mask}
-	t0 := time.Now()
-	var owner []int32
-	st := f.d.step(log, fmt.Sprintf("partition: %s into %d parts", f.method, f.parts))
-	switch f.method {
-	case "metis":
-		owner, err = metis.Metis(ds.Graph, f.parts, opts)
-	case "random":
-		weights = metis.WeightsNone
-		owner = partition.Random(ds.NumNodes(), f.parts, f.d.seed)
-	case "parmetis":
-		err = mpi.Serialize(func() (err error) {
-			owner, err = metis.ParMetis(w.fortranComm(), rank, size, ds.Graph, f.parts, opts)
-			return err
-		})
-	}
-	st.Done()
-	if err != nil {
-		return err
-	}
-	secs := time.Since(t0).Seconds()
-	if rank != 0 {
-		return nil
-	}
-	method := f.method
-	if method == "parmetis" {
-		method = fmt.Sprintf("parmetis (%d ranks)", size)
-	}
-	fmt.Fprintf(log, "partition: %s into %d parts, weights %s: %.3fs\n", method, f.parts, weights, secs)
-	t1 := time.Now()
-	info := partition.MetaInfo{Method: method, Weights: weights, Seed: int(f.d.seed), Source: f.source(), Seconds: secs}
-	st = f.d.step(log, "partition: writing "+f.out)
-	err = partition.Write(f.out, ds, owner, f.parts, info)
-	st.Done()
-	if err != nil {
-		return err
-	}
-	return printWritten(log, f.out, "", t1)
+// partitioning is the dataset.Partitioning of the flags.
+func (f *partitionFlags) partitioning() *dataset.Partitioning {
+	src := f.d.source()
+	src.PartMethod, src.PartWeights = f.method, f.weights
+	return &dataset.Partitioning{Source: *src, Parts: f.parts, Imbalance: f.imbalance, LDGRounds: f.ldgRounds, LDGPasses: f.ldgPasses, Out: f.out}
 }
 
-func (f *partitionFlags) source() string {
-	if f.d.data != "" {
-		return f.d.data
+// run loads, partitions and (on rank 0, or alone) writes, then prints the
+// partition's summary; dist: read, partitioned and written distributed.
+// w is nil outside MPI.
+func (f *partitionFlags) run(w *world, log io.Writer, distributed bool) error {
+	c, from, write := comm.Single(), "", f.partitioning().Write
+	if w != nil {
+		c = w.comm
 	}
-	return "synthetic:" + f.d.synthetic
+	if distributed {
+		from, write = fmt.Sprintf(" from %d ranks", c.Size()), f.partitioning().WriteDist
+	}
+	t, err := write(c, w.parmetisMPI(), flagWriter(log))
+	if err != nil || t.IsZero() {
+		return err
+	}
+	return printWritten(log, f.out, from, t)
 }
 
 // printWritten reads back the partition written to out (started at t0) and
@@ -280,62 +231,4 @@ func (f *partitionFlags) distributed() bool {
 		return false // parmetis then has every rank load the whole graph
 	}
 	return f.method == "ldg" || f.method == "multilevel" || (launchedByMPI() && (f.method == "parmetis" || f.method == "random"))
-}
-
-// runDist reads, partitions and writes with partition/dist.
-func (f *partitionFlags) runDist(w *world, log io.Writer) error {
-	c := w.comm
-	t0 := time.Now()
-	g, err := dist.Read(c, f.d.distSource(f.method, log))
-	if err != nil {
-		return err
-	}
-	if err := partsForNodes(f.parts, g.NumNodes, g.Name); err != nil || c.Size() > 1 {
-		if c.Rank() != 0 { // the same on every rank: rank 0 reports it
-			err = nil
-		}
-		if err := dist.Agree(c, err); err != nil {
-			return err
-		}
-	}
-	f.d.printDist(log, g, c.Size(), t0)
-	weights := f.weights
-	if f.method == "random" || (f.method == "ldg" && weights == metis.WeightsNone) {
-		weights = metis.WeightsNone
-	} else if f.method == "ldg" {
-		weights = metis.WeightsDegree // ldg balances degree+1 (training nodes are not a separate constraint)
-	} else if weights == metis.WeightsDegreeTrain && g.NumTrain == 0 {
-		fmt.Fprintf(log, "partition: %s has no training nodes: weights degree+train act as degree\n", g.Name)
-		weights = metis.WeightsDegree
-	}
-	t1 := time.Now()
-	st := f.d.step(log, fmt.Sprintf("partition: %s into %d parts on %d ranks", f.method, f.parts, c.Size()))
-	var owner []int32
-	switch f.method {
-	case "random":
-		owner = dist.RandomOwners(g, f.parts, f.d.seed)
-	case "ldg":
-		owner, err = dist.LDG(c, g, f.parts, dist.LDGOptions{Rounds: f.ldgRounds, Passes: f.ldgPasses, Imbalance: f.imbalance,
-			ByDegree: weights != metis.WeightsNone, Progress: f.d.prog})
-	case "parmetis":
-		owner, err = parmetisDist(w, g, f.parts, weights, metis.Options{Weights: weights, Seed: int(f.d.seed), Imbalance: f.imbalance})
-	case "multilevel":
-		owner, err = multilevelDist(c, g, f.parts, weights, f.d.seed, f.imbalance, log)
-	}
-	st.Done()
-	if err != nil {
-		return err
-	}
-	secs := time.Since(t1).Seconds()
-	method := fmt.Sprintf("%s (%d ranks, distributed)", f.method, c.Size())
-	fmt.Fprintf(log, "partition: %s into %d parts, weights %s: %.3fs\n", method, f.parts, weights, secs)
-	t2 := time.Now()
-	info := partition.MetaInfo{Method: method, Weights: weights, Seed: int(f.d.seed), Source: f.source(), Seconds: secs}
-	if err := dist.Write(c, f.out, g, owner, f.parts, dist.WriteOptions{Info: info, Progress: f.d.prog}); err != nil {
-		return err
-	}
-	if c.Rank() != 0 {
-		return nil
-	}
-	return printWritten(log, f.out, fmt.Sprintf(" from %d ranks", c.Size()), t2)
 }

@@ -40,7 +40,7 @@ func TestPredictCLI(t *testing.T) {
 	if err := cmdStats([]string{dir, "--json", "--width", "6"}, &st); err != nil {
 		t.Fatal(err)
 	}
-	var rep statsReport
+	var rep exchange.RowReport
 	if err := json.Unmarshal(st.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestPredictCLI(t *testing.T) {
 	if err := cmdStats([]string{dir, "--json", "--width", "6", "--ranks-per-node", "2", "--bits", "2"}, &st); err != nil {
 		t.Fatal(err)
 	}
-	var node nodeStatsReport
+	var node exchange.NodeReport
 	if err := json.Unmarshal(st.Bytes(), &node); err != nil {
 		t.Fatal(err)
 	}

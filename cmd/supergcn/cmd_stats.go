@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/partition"
@@ -21,31 +20,6 @@ func init() {
 
 const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--json]"
 
-// statsReport is the result of `supergcn stats`: one layer, one direction
-// (the backward pass moves the same rows the other way).
-//
-// Bytes are those of the wire format: Bits 32 sends 4·Width bytes a row;
-// Bits 2, 4 or 8 sends quant.Format{Bits, Params}.Size: ⌈Width·Bits/8⌉
-// data bytes a row plus the parameters: 8 (fp32), 4 (bf16) or 3 bytes a row
-// and 4 a block of 64 rows (block).
-type statsReport struct {
-	Dir         string                   `json:"dir"`
-	Parts       int                      `json:"parts"`
-	Ranks       int                      `json:"ranks"`
-	Width       int                      `json:"width"`
-	Bits        int                      `json:"bits"`                   // 32 = fp32 rows
-	QuantParams string                   `json:"quant_params,omitempty"` // fp32|bf16|block (quantised rows)
-	BytesPerRow float64                  `json:"bytes_per_row"`          // data + params of a row (averaged over a block)
-	Pairs       int                      `json:"pairs"`                  // ordered rank pairs with cut edges
-	Rows        exchange.RowCounts       `json:"rows"`                   // totals over all ordered pairs
-	Bytes       exchange.RowCounts       `json:"bytes"`                  // data + params, per mode
-	DataBytes   int64                    `json:"data_bytes"`             // hybrid: encoded values
-	ParamBytes  int64                    `json:"param_bytes"`            // hybrid: per-row (zero, scale) pairs
-	FP32Bytes   int64                    `json:"fp32_bytes"`             // hybrid rows at fp32, for comparison
-	PerRank     map[string]perRankCounts `json:"per_rank"`               // "sent", "recv"
-	Seconds     float64                  `json:"seconds"`
-}
-
 // wireOf is the wire format a report names (Bits, QuantParams).
 func wireOf(bits int, params string) quant.Wire {
 	w := quant.Wire{Bits: bits}
@@ -53,25 +27,6 @@ func wireOf(bits int, params string) quant.Wire {
 		w.Params, _ = quant.ParseParams(params)
 	}
 	return w
-}
-
-// wireSize is w.Size in int64s.
-func wireSize(w quant.Wire, rows int64, width int) (data, param int64) {
-	d, p := w.Size(int(rows), width)
-	return int64(d), int64(p)
-}
-
-// perRankCounts are min/avg/max over ranks of rows, per mode.
-type perRankCounts struct {
-	Pre    spread `json:"pre"`
-	Post   spread `json:"post"`
-	Hybrid spread `json:"hybrid"`
-}
-
-type spread struct {
-	Min int64   `json:"min"`
-	Avg float64 `json:"avg"`
-	Max int64   `json:"max"`
 }
 
 func cmdStats(args []string, stdout io.Writer) error {
@@ -125,10 +80,10 @@ func cmdStats(args []string, stdout io.Writer) error {
 		return usageError{fmt.Sprintf("--intra-bits: %q, want %s", *intraBits, quant.WidthList(", "))}
 	}
 	if *perNode > 0 {
-		rep, err := nodeStats(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
+		rep, err := exchange.ReportNodes(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
 		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
 	}
-	rep, err := exchangeStats(dir, meta.Parts, *ranks, *width, wire)
+	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, wire)
 	return writeStats(stdout, *asJSON, rep, err, printStats)
 }
 
@@ -169,66 +124,7 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 	return dir, nil
 }
 
-// exchangeStats loads each rank's shard in turn and plans every pair that
-// sends to it with the exchange's own planner (exchange.SplitShard).
-func exchangeStats(dir string, parts, ranks, width int, f quant.Wire) (*statsReport, error) {
-	t0 := time.Now()
-	sent := make([]exchange.RowCounts, ranks)
-	recv := make([]exchange.RowCounts, ranks)
-	d, p := f.RowBytes(width)
-	rep := &statsReport{Dir: dir, Parts: parts, Ranks: ranks, Width: width, Bits: f.Bits, BytesPerRow: d + p}
-	if !f.Exact() {
-		rep.QuantParams = f.Params.String()
-	}
-	// Bytes are summed per ordered pair: each pair's rows are one message
-	// (ParamsBlock's per-block bases count per message).
-	total := func(rows int64) int64 { return f.Bytes(rows, width) }
-	for r := 0; r < ranks; r++ {
-		sh, err := partition.Load(dir, r, ranks)
-		if err != nil {
-			return nil, err
-		}
-		splits, err := exchange.SplitShard(sh, exchange.ModeHybrid)
-		if err != nil {
-			return nil, err
-		}
-		for q, sp := range splits {
-			if sp.Counts == (exchange.RowCounts{}) {
-				continue
-			}
-			rep.Pairs++
-			sent[q] = sent[q].Add(sp.Counts)
-			recv[r] = recv[r].Add(sp.Counts)
-			rep.Rows = rep.Rows.Add(sp.Counts)
-			rep.Bytes = rep.Bytes.Add(exchange.RowCounts{Pre: total(sp.Counts.Pre), Post: total(sp.Counts.Post), Hybrid: total(sp.Counts.Hybrid)})
-			d, p := wireSize(f, sp.Counts.Hybrid, width)
-			rep.DataBytes += d
-			rep.ParamBytes += p
-		}
-	}
-	rep.FP32Bytes = quant.Wire{Bits: quant.ExactBits}.Bytes(rep.Rows.Hybrid, width)
-	rep.PerRank = map[string]perRankCounts{"sent": spreads(sent), "recv": spreads(recv)}
-	rep.Seconds = time.Since(t0).Seconds()
-	return rep, nil
-}
-
-// spreads returns min/avg/max over ranks for each mode.
-func spreads(c []exchange.RowCounts) perRankCounts {
-	of := func(m exchange.Mode) spread {
-		s := spread{Min: c[0].Of(m), Max: c[0].Of(m)}
-		sum := int64(0)
-		for _, x := range c {
-			v := x.Of(m)
-			s.Min, s.Max = min(s.Min, v), max(s.Max, v)
-			sum += v
-		}
-		s.Avg = float64(sum) / float64(len(c))
-		return s
-	}
-	return perRankCounts{Pre: of(exchange.ModePre), Post: of(exchange.ModePost), Hybrid: of(exchange.ModeHybrid)}
-}
-
-func printStats(w io.Writer, r *statsReport) {
+func printStats(w io.Writer, r *exchange.RowReport) {
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
 	f := wireOf(r.Bits, r.QuantParams)
 	d, p := f.RowBytes(r.Width)
@@ -242,7 +138,7 @@ func printStats(w io.Writer, r *statsReport) {
 	sent, recv := r.PerRank["sent"], r.PerRank["recv"]
 	for _, m := range []exchange.Mode{exchange.ModePre, exchange.ModePost, exchange.ModeHybrid} {
 		fmt.Fprintf(w, "%-7s %14d %12s   %-34s %s\n", m, r.Rows.Of(m), humanBytes(r.Bytes.Of(m)),
-			sent.of(m).format(r.BytesPerRow), recv.of(m).format(r.BytesPerRow))
+			formatSpread(sent.Of(m), r.BytesPerRow), formatSpread(recv.Of(m), r.BytesPerRow))
 	}
 	if r.Rows.Pre > 0 && r.Rows.Post > 0 {
 		fmt.Fprintf(w, "\nhybrid moves %.1f%% of pre's rows and %.1f%% of post's\n",
@@ -255,18 +151,8 @@ func printStats(w io.Writer, r *statsReport) {
 	}
 }
 
-func (p perRankCounts) of(m exchange.Mode) spread {
-	switch m {
-	case exchange.ModePre:
-		return p.Pre
-	case exchange.ModePost:
-		return p.Post
-	}
-	return p.Hybrid
-}
-
-// format prints rows min/avg/max and the max in bytes.
-func (s spread) format(bytesPerRow float64) string {
+// formatSpread prints rows min/avg/max and the max in bytes.
+func formatSpread(s exchange.Spread, bytesPerRow float64) string {
 	return fmt.Sprintf("%d/%.0f/%d (max %s)", s.Min, s.Avg, s.Max, humanBytes(int64(float64(s.Max)*bytesPerRow)))
 }
 

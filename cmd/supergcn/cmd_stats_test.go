@@ -48,7 +48,7 @@ func TestStatsJSON(t *testing.T) {
 		if err := cmdStats(args, &out); err != nil {
 			t.Fatal(err)
 		}
-		var rep statsReport
+		var rep exchange.RowReport
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
@@ -94,13 +94,13 @@ func TestStatsJSON(t *testing.T) {
 func TestStatsBits(t *testing.T) {
 	dir, _, _ := statsDataset(t)
 	const width = 10
-	run := func(args ...string) statsReport {
+	run := func(args ...string) exchange.RowReport {
 		t.Helper()
 		var out bytes.Buffer
 		if err := cmdStats(append([]string{dir, "--json", "--width", "10"}, args...), &out); err != nil {
 			t.Fatal(err)
 		}
-		var rep statsReport
+		var rep exchange.RowReport
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
@@ -196,7 +196,7 @@ func TestStatsRanksPerNode(t *testing.T) {
 		if err := cmdStats([]string{dir, "--ranks-per-node", fmt.Sprint(perNode), "--json", "--bits", "2"}, &out); err != nil {
 			t.Fatal(err)
 		}
-		var rep nodeStatsReport
+		var rep exchange.NodeReport
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
@@ -225,7 +225,7 @@ func TestStatsRanksPerNode(t *testing.T) {
 			t.Fatalf("perNode %d: flat intra bytes %d for %d fp32 rows", perNode, rep.Flat.IntraBytes, rep.Flat.IntraRows)
 		}
 		if perNode > 1 { // --intra-bits 2: the same rows at int2 inside the nodes
-			var q nodeStatsReport
+			var q exchange.NodeReport
 			out.Reset()
 			if err := cmdStats([]string{dir, "--ranks-per-node", fmt.Sprint(perNode), "--json", "--bits", "2", "--intra-bits", "int2"}, &out); err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/train"
@@ -45,6 +46,15 @@ var flagNames = map[string]string{
 	"graph.LoadOptions.Labels":     "--labels",
 	"dist.Source.IgnoreWeights":    "--ignore-weights",
 	"metis.Options.Weights":        "--weights",
+	"dataset.Source.Data":          "--data",
+	"dataset.Source.Synthetic":     "--synthetic",
+	"dataset.Source.Partitions":    "--partitions",
+	"dataset.Source.SynthFeat":     "--synthetic-features",
+	"dataset.Source.Undirected":    "--undirected",
+	"dataset.Source.Dedup":         "--dedup",
+	"dataset.Source.IgnoreWeights": "--ignore-weights",
+	"dataset.Source.PartMethod":    "--partition-method",
+	"dataset.Partitioning.Parts":   "--parts",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",
@@ -87,4 +97,22 @@ func userMessage(err error) string {
 		}
 	}
 	return msg
+}
+
+// flagWriter writes to w with library input names replaced by flags, as
+// userMessage does for errors (nil and io.Discard are returned as they are).
+func flagWriter(w io.Writer) io.Writer {
+	if w == nil || w == io.Discard {
+		return w
+	}
+	return renamingWriter{w}
+}
+
+type renamingWriter struct{ w io.Writer }
+
+func (r renamingWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(r.w, field.Replace(string(b), flagNames)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/dataset"
 	"io"
 	"os"
 	"sort"
@@ -111,7 +112,7 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // exitCode maps an error to the process exit status (1, or 2 for usage errors).
 func exitCode(err error) int {
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || errors.Is(err, dataset.ErrSettings) {
 		return 2
 	}
 	var stopped *train.StoppedError

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/dataset"
 	"os"
 	"strconv"
 
@@ -98,12 +99,12 @@ type silentExit struct{ code int }
 
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", s.code) }
 
-// fortranComm returns the world communicator's Fortran handle (for ParMETIS).
-func (w *world) fortranComm() int {
-	if !w.mpi {
-		return 0
+// parmetisMPI is what ParMETIS needs of w, nil outside MPI.
+func (w *world) parmetisMPI() *dataset.MPI {
+	if w == nil || !w.mpi {
+		return nil
 	}
-	return w.wc.Fortran()
+	return &dataset.MPI{Fortran: w.wc.Fortran(), Serialize: mpi.Serialize}
 }
 
 // finish ends the world. With an error on a multi-rank job it aborts every

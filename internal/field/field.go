@@ -37,25 +37,30 @@ func Wrap(field string, err error) error {
 }
 
 // Rename returns the text of err with every input name of names (the keys)
-// replaced by its value, longest names first so that a name that is a
-// prefix of another ("train.Config.Save", "train.Config.SaveEvery") is not
-// split. It also reports whether err holds an *Error.
+// replaced by its value (Replace). It also reports whether err holds an
+// *Error.
 func Rename(err error, names map[string]string) (string, bool) {
-	msg := err.Error()
+	var fe *Error
+	return Replace(err.Error(), names), errors.As(err, &fe)
+}
+
+// Replace returns msg with every input name of names (the keys) replaced
+// by its value, longest names first so that a name that is a prefix of
+// another ("train.Config.Save", "train.Config.SaveEvery") is not split.
+func Replace(msg string, names map[string]string) string {
 	keys := make([]string, 0, len(names))
 	for k := range names {
 		if strings.Contains(msg, k) {
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	if len(keys) > 0 {
-		pairs := make([]string, 0, 2*len(keys))
-		for _, k := range keys {
-			pairs = append(pairs, k, names[k])
-		}
-		msg = strings.NewReplacer(pairs...).Replace(msg)
+	if len(keys) == 0 {
+		return msg
 	}
-	var fe *Error
-	return msg, errors.As(err, &fe)
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	pairs := make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		pairs = append(pairs, k, names[k])
+	}
+	return strings.NewReplacer(pairs...).Replace(msg)
 }
