@@ -12,6 +12,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // attnRun is one attention forward and backward on global matrices (rows
@@ -186,5 +187,45 @@ func TestAttentionHybridMovesFewerRows(t *testing.T) {
 	}
 	if !(hybrid < post) {
 		t.Fatalf("hybrid sends %d rows, post %d", hybrid, post)
+	}
+}
+
+// TestAttentionBytesMatchRun: the bytes AttnBytes predicts for every mode
+// (what `supergcn stats --heads` prints) are those the operator counts.
+func TestAttentionBytesMatchRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n, p = 120, 3
+	ds := randomDataset(rng, n, 5, 1)
+	owner := ownerKinds(rng, n, 0, p)["random"]
+	in := newAttnInputs(rng, n, attn.Spec{Heads: 3, Width: 4, Slope: 0.2})
+	want := AttnBytes{Heads: 3}
+	for r := range p {
+		splits, err := SplitShard(partition.Split(ds, owner, r, p), ModeHybrid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range splits {
+			want.add(&splits[q], 12, quant.Wire{Bits: quant.ExactBits})
+		}
+	}
+	for _, mode := range []Mode{ModePost, ModePre, ModeHybrid} {
+		var fwd, bwd [p]int64
+		err := runRanks(ds, owner, p, nn.OpAttention, Options{Mode: mode.String()}, func(s *partition.Shard, c comm.Comm, prop *Propagator) error {
+			ps := nn.Pass{Train: true}
+			hf, h, m := in.z.Cols, in.src.Cols, len(s.Global)
+			if err := prop.Attend(ps, in.sp, rowsOf(in.z, s.Global), rowsOf(in.src, s.Global), rowsOf(in.dst, s.Global), dense.New(m, hf)); err != nil {
+				return err
+			}
+			fwd[c.Rank()] = prop.Stats().CommBytes
+			err := prop.AttendBackward(ps, rowsOf(in.gout, s.Global), dense.New(m, hf), dense.New(m, h), dense.New(m, h))
+			bwd[c.Rank()] = prop.Stats().CommBytes - fwd[c.Rank()]
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, b := fwd[0]+fwd[1]+fwd[2], bwd[0]+bwd[1]+bwd[2]; f != want.Forward.Of(mode) || b != want.Backward.Of(mode) {
+			t.Errorf("%s: forward %d bytes, backward %d; AttnBytes says %d, %d", mode, f, b, want.Forward.Of(mode), want.Backward.Of(mode))
+		}
 	}
 }

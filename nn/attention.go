@@ -17,10 +17,12 @@ import (
 // global end points: the same on any number of ranks), where z[u, h] is
 // columns [h·Width, (h+1)·Width) of row u. The neighbourhood is the
 // in-edges of v with every self-loop replaced by exactly one (PyG
-// add_self_loops). A Propagator that also implements Attention serves GAT;
+// add_self_loops). LocalAttention is the single-process operator;
 // in a distributed run (package exchange) the remote sources' rows or
-// partial softmax states come over the network.
+// partial softmax states come over the network. It is the Operator of the
+// models of kind OpAttention.
 type Attention interface {
+	Operator
 	// Attend sets out (Rows × Heads·Width) as above; z is Rows ×
 	// Heads·Width, src and dst Rows × Heads. z, src, dst and out must stay
 	// unmodified until the AttendBackward of the same p.Layer.
@@ -31,9 +33,8 @@ type Attention interface {
 	AttendBackward(p Pass, gout, gz, gsrc, gdst *dense.Matrix) error
 }
 
-// LocalAttention is the single-process Attention (and Propagator: the plain
-// sum over the same edges) over one graph whose row v lists v's
-// in-neighbours, self-loops as given: the caller adds them.
+// LocalAttention is the single-process Attention over one graph whose row
+// v lists v's in-neighbours, self-loops as given: the caller adds them.
 type LocalAttention struct {
 	g      *attn.Graph
 	kern   attn.RowsW
@@ -61,30 +62,6 @@ func NewLocalAttention(rows int, ptr []int64, idx []int32, kern attn.RowsW) (*Lo
 
 // Rows returns the number of nodes.
 func (a *LocalAttention) Rows() int { return a.g.Rows }
-
-// Forward sets out to the sum over in-edges of x.
-func (a *LocalAttention) Forward(_ Pass, x, out *dense.Matrix) error {
-	clear(out.Data)
-	w := x.Cols
-	for v := range a.g.Rows {
-		for _, u := range a.g.Idx[a.g.Ptr[v]:a.g.Ptr[v+1]] {
-			dense.Axpy(1, x.Data[int(u)*w:int(u+1)*w], out.Data[v*w:(v+1)*w])
-		}
-	}
-	return nil
-}
-
-// Backward sets gx to the transpose of Forward applied to gout.
-func (a *LocalAttention) Backward(_ Pass, gout, gx *dense.Matrix) error {
-	clear(gx.Data)
-	w := gout.Cols
-	for v := range a.g.Rows {
-		for _, u := range a.g.Idx[a.g.Ptr[v]:a.g.Ptr[v+1]] {
-			dense.Axpy(1, gout.Data[v*w:(v+1)*w], gx.Data[int(u)*w:int(u+1)*w])
-		}
-	}
-	return nil
-}
 
 // Attend implements Attention.
 func (a *LocalAttention) Attend(p Pass, sp attn.Spec, z, src, dst, out *dense.Matrix) error {

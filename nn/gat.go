@@ -32,36 +32,60 @@ type GATLayer struct {
 	Drop                  float64 // attention dropout in [0, 1)
 	W, ASrc, ADst, B      *Param
 
-	seed              uint64 // attention dropout stream (mixed with Pass.Epoch)
-	x                 *dense.Matrix
-	z, src, dst, agg  *dense.Matrix // agg: the attention output (also the layer's output when direct)
-	out, gx, gz, gagg *dense.Matrix
-	gsrc, gdst        *dense.Matrix
-	noBias            bool
-	pool              *arena
+	convBase
+	seed             uint64        // attention dropout stream (mixed with Pass.Epoch)
+	z, src, dst, agg *dense.Matrix // agg: the attention output (also the layer's output when direct)
+	gz, gagg         *dense.Matrix
+	gsrc, gdst       *dense.Matrix
 }
 
-// NewGATLayer returns a GAT layer of heads heads with parameters
-// name+".lin.weight", name+".att_src", name+".att_dst" and name+".bias"
-// (PyG's names), glorot-initialised from r in that order (bias zero); out
-// is Heads·Width with concat, Width otherwise. The dropout stream is drawn
-// from r last.
-func NewGATLayer(name string, in, out, heads int, concat bool, drop float64, r *rand.Rand) *GATLayer {
-	width := out
-	if concat {
-		width = out / heads
+// gatPlan declares a GAT layer of s.Heads heads: hidden layers concatenate
+// them (Out = Heads·Width), the output layer averages them (Width = Out).
+// W (In × Heads·Width), a_src and a_dst (Heads × Width) are glorot, the
+// bias zero; PyG's names.
+func gatPlan(s LayerShape) LayerPlan {
+	h, width := s.Heads, s.Out
+	if !s.Last() {
+		width = s.Out / h
 	}
-	hf := heads * width
-	l := &GATLayer{In: in, Out: out, Heads: heads, Width: width, Concat: concat, Drop: drop,
-		W:    newParam(name+".lin.weight", in, hf),
-		ASrc: newParam(name+".att_src", heads, width),
-		ADst: newParam(name+".att_dst", heads, width),
-		B:    newParam(name+".bias", 1, out)}
-	uniform(l.W.W, glorotBound(in, hf), r)
-	uniform(l.ASrc.W, glorotBound(heads, width), r)
-	uniform(l.ADst.W, glorotBound(heads, width), r)
-	l.seed = r.Uint64()
+	hf := h * width
+	return LayerPlan{
+		Params: []ParamSpec{
+			{Suffix: ".lin.weight", Rows: s.In, Cols: hf, Bound: glorotBound(s.In, hf), Weight: true},
+			{Suffix: ".att_src", Rows: h, Cols: width, Bound: glorotBound(h, width)},
+			{Suffix: ".att_dst", Rows: h, Cols: width, Bound: glorotBound(h, width)},
+			{Suffix: ".bias", Rows: 1, Cols: s.Out}},
+		Cost: gatCost(s.In, s.Out, hf, h)}
+}
+
+// gatCost is a GAT layer's schedule: X·W, the score terms, the attention
+// (one aggregation of Heads·Width columns, whose exchange also carries the
+// per-head scalars), the head mean; backward the adjoints.
+func gatCost(in, out, hf, h int) LayerCost {
+	return LayerCost{
+		Forward: []CostStep{gemm("nn", in, hf), elem(8, hf), aggregate(OpAttention, hf), elem(8, hf)},
+		Backward: []CostStep{colSums(out), elem(8, hf), aggregate(OpAttention, hf), elem(12, hf),
+			gemm("tn", in, hf), inputGrad(gemm("nt", hf, in))[0]},
+	}
+}
+
+// buildGAT builds a GAT layer on its plan's parameters.
+func buildGAT(s LayerShape, ps []*Param) Conv {
+	l := &GATLayer{In: s.In, Out: s.Out, Heads: s.Heads, Width: ps[1].Cols, Concat: !s.Last(), Drop: s.AttnDropout,
+		W: ps[0], ASrc: ps[1], ADst: ps[2], B: ps[3], convBase: convBase{bias: ps[3]}}
+	l.seed = mix64(s.Seed ^ mix64(uint64(s.Index)+0x676174)) // "gat"
 	return l
+}
+
+// NewGATLayer returns a GAT layer of heads heads, concatenated (out =
+// heads·width) or averaged (out = width), with attention dropout drop,
+// initialised from r (gatPlan).
+func NewGATLayer(name string, in, out, heads int, concat bool, drop float64, r *rand.Rand) *GATLayer {
+	s := LayerShape{Name: name, Index: 0, Layers: 2, In: in, Out: out, Op: OpAttention, Heads: heads, AttnDropout: drop}
+	if !concat {
+		s.Index = 1
+	}
+	return buildGAT(s, gatPlan(s).newParams(name, r)).(*GATLayer)
 }
 
 // Params returns W, a_src, a_dst, b.
@@ -77,11 +101,11 @@ func (l *GATLayer) spec(p Pass) attn.Spec {
 }
 
 // Forward computes the layer output for x (Rows = prop.Rows(), Cols = In).
-func (l *GATLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Matrix, error) {
-	if err := checkInput("GAT", prop, x, l.In); err != nil {
+func (l *GATLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matrix, error) {
+	if err := checkInput("GAT", op, x, l.In); err != nil {
 		return nil, err
 	}
-	att, ok := prop.(Attention)
+	att, ok := op.(Attention)
 	if !ok {
 		return nil, errors.New("nn: GAT forward: the graph operator does not implement attention")
 	}
@@ -104,9 +128,7 @@ func (l *GATLayer) Forward(p Pass, prop Propagator, x *dense.Matrix) (*dense.Mat
 	} else {
 		headMean(agg, l.Heads, out)
 	}
-	if !l.noBias {
-		dense.AddBias(out, l.B.W)
-	}
+	l.addBias(out)
 	return out, nil
 }
 
@@ -146,11 +168,11 @@ func headMean(agg *dense.Matrix, heads int, out *dense.Matrix) {
 
 // Backward sets the parameter gradients from gout = dL/d(out) and, when
 // wantInputGrad is set, returns dL/dX (nil otherwise).
-func (l *GATLayer) Backward(p Pass, prop Propagator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+func (l *GATLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
 	if err := checkGrad("GAT", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
-	att, ok := prop.(Attention)
+	att, ok := op.(Attention)
 	if !ok {
 		return nil, errors.New("nn: GAT backward: the graph operator does not implement attention")
 	}
@@ -230,63 +252,31 @@ func (l *GATLayer) releaseSaved() {
 // until Backward, which reads it, has run.
 func (l *GATLayer) direct() bool { return l.Concat && l.noBias }
 
-// releaseOut gives back the output of the last Forward (when direct, the
-// attention output, which releaseSaved gives back).
-func (l *GATLayer) releaseOut() { l.pool.reclaim(&l.out) }
-
-// releaseGrad gives back the input gradient of the last Backward.
-func (l *GATLayer) releaseGrad() { l.pool.reclaim(&l.gx) }
-
 // needsInput reports that Backward reads the input of Forward (Xᵀ·dZ).
 func (l *GATLayer) needsInput() bool { return true }
 
-// setInput replaces the input Backward reads by x, an identical copy.
-func (l *GATLayer) setInput(x *dense.Matrix) { l.x = x }
-
-// setPool makes the layer take its buffers from a.
-func (l *GATLayer) setPool(a *arena) { l.pool = a }
-
-// deferBias makes Forward return the output without the bias (see
-// GCNLayer.deferBias).
-func (l *GATLayer) deferBias() []float32 {
-	l.noBias = true
-	return l.B.W
-}
-
-// gatLayer builds layer i of a GAT model: hidden layers concatenate
-// cfg.Heads heads of Hidden/Heads each, the output layer averages
-// cfg.OutHeads heads (1 when 0) of Out each.
-func gatLayer(cfg Config, i int, name string, in, out int, r *rand.Rand) Conv {
-	if i < cfg.Layers-1 {
-		return NewGATLayer(name, in, out, cfg.heads(), true, cfg.AttnDropout, r)
+// validateHeads checks the attention fields of c against model m: only
+// attention models take them, and the hidden layers' heads divide Hidden.
+func (c Config) validateHeads(m modelKind) error {
+	bad := func(name, format string, args ...any) error {
+		return field.Errorf("nn.Config."+name, format, args...)
 	}
-	return NewGATLayer(name, in, out, cfg.outHeads(), false, cfg.AttnDropout, r)
-}
-
-func (c Config) heads() int    { return max(c.Heads, 1) }
-func (c Config) outHeads() int { return max(c.OutHeads, 1) }
-
-// validateGAT checks the GAT fields of c (its model is "gat").
-func (c Config) validateGAT() error {
+	att := m.op == OpAttention
 	switch {
-	case c.Heads < 0:
-		return field.Errorf("nn.Config.Heads", "%d, need at least 1", c.Heads)
-	case c.OutHeads < 0:
-		return field.Errorf("nn.Config.OutHeads", "%d, need at least 1", c.OutHeads)
-	case c.Layers > 1 && c.Hidden%c.heads() != 0:
-		return field.Errorf("nn.Config.Heads", "%d heads do not divide the hidden width %d", c.heads(), c.Hidden)
+	case !att && c.Heads != 0:
+		return bad("Heads", "%d, but %s has no attention heads", c.Heads, m.name)
+	case !att && c.OutHeads != 0:
+		return bad("OutHeads", "%d, but %s has no attention heads", c.OutHeads, m.name)
+	case !att && c.AttnDropout != 0:
+		return bad("AttnDropout", "%g, but %s has no attention", c.AttnDropout, m.name)
+	case c.Heads < 0 || c.Heads > MaxWidth:
+		return bad("Heads", "%d, need 1 to %d", c.Heads, MaxWidth)
+	case c.OutHeads < 0 || c.OutHeads > MaxWidth:
+		return bad("OutHeads", "%d, need 1 to %d", c.OutHeads, MaxWidth)
+	case c.Layers > 1 && c.Hidden%max(c.Heads, 1) != 0:
+		return bad("Heads", "%d heads do not divide the hidden width %d", c.Heads, c.Hidden)
 	case !(c.AttnDropout >= 0 && c.AttnDropout < 1):
-		return field.Errorf("nn.Config.AttnDropout", "%g is not in [0, 1)", c.AttnDropout)
+		return bad("AttnDropout", "%g is not in [0, 1)", c.AttnDropout)
 	}
 	return nil
-}
-
-// gatParams is the number of scalars of layer (in → out, last or not) of a
-// GAT model: W, a_src, a_dst (2·Heads·Width) and the bias.
-func (c Config) gatParams(in, out int64, last bool) int64 {
-	if last {
-		h := int64(c.outHeads())
-		return in*h*out + 2*h*out + out
-	}
-	return in*out + 2*out + out
 }
