@@ -137,6 +137,18 @@ func losses(t *testing.T, path string) []float64 {
 	return out
 }
 
+// trainLosses runs supergcn train (under launcher when not nil) with
+// metrics in dir/name.jsonl and returns its per-epoch losses.
+func trainLosses(t *testing.T, dir string, launcher []string, name string, args ...string) []float64 {
+	t.Helper()
+	out := filepath.Join(dir, name+".jsonl")
+	r := run(t, 5*time.Minute, launcher, append([]string{"train", "--metrics", out}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
+	}
+	return losses(t, out)
+}
+
 func sameLosses(t *testing.T, what string, ref, got []float64) {
 	t.Helper()
 	if len(ref) != len(got) || len(ref) == 0 {
@@ -194,12 +206,7 @@ func TestMPITrainEqualsSingle(t *testing.T) {
 	}
 	train := func(launcher []string, name string, args ...string) []float64 {
 		t.Helper()
-		out := filepath.Join(dir, name+".jsonl")
-		r := run(t, 5*time.Minute, launcher, append([]string{"train", "--metrics", out}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
-		}
-		return losses(t, out)
+		return trainLosses(t, dir, launcher, name, args...)
 	}
 	ref := map[string][]float64{}
 	for _, model := range []string{"gcn", "sage"} {

@@ -19,19 +19,10 @@ func TestMPIGATEqualsSingle(t *testing.T) {
 	common := []string{"--data", coraDir, "--feat-norm", "row", "--model", "gat", "--hidden", "16", "--heads", "4",
 		"--dropout", "0", "--attn-dropout", "0.3", "--lr", "0.005", "--epochs", "15", "--seed", "5", "--bits", "32",
 		"--threads", "1", "--quiet"}
-	train := func(launcher []string, name string, args ...string) []float64 {
-		t.Helper()
-		out := filepath.Join(dir, name+".jsonl")
-		r := run(t, 5*time.Minute, launcher, append([]string{"train", "--metrics", out}, args...)...)
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", name, r.code, r.stderr)
-		}
-		return losses(t, out)
-	}
-	ref := train(nil, "ref", common...)
+	ref := trainLosses(t, dir, nil, "ref", common...)
 	for _, mode := range []string{"post", "pre", "hybrid"} {
 		name := fmt.Sprintf("gat-%s-np3", mode)
-		got := train(mpirun(t, 3), name, append([]string{"--partition-method", "random", "--aggr-mode", mode}, common...)...)
+		got := trainLosses(t, dir, mpirun(t, 3), name, append([]string{"--partition-method", "random", "--aggr-mode", mode}, common...)...)
 		sameLosses(t, name, ref, got)
 	}
 }
