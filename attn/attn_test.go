@@ -250,3 +250,27 @@ func TestStateReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestNoColumns: a block without columns (a rank that receives no rows)
+// gives empty states and no gradients.
+func TestNoColumns(t *testing.T) {
+	g, err := NewGraph(3, 0, []int64{0, 0, 0, 0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := Spec{Heads: 2, Width: 3, Slope: 0.2, Drop: 0.5}
+	var st State
+	dst := make([]float32, 6)
+	if err := Forward(g, sp, nil, nil, dst, Ids{}, GenericRowsW, &st); err != nil {
+		t.Fatal(err)
+	}
+	for i := range st.S {
+		if st.S[i] != 0 || !math.IsInf(float64(st.M[i]), -1) {
+			t.Fatalf("state %d: M %g, S %g", i, st.M[i], st.S[i])
+		}
+	}
+	gd := make([]float32, 6)
+	if err := Backward(g, sp, nil, nil, dst, make([]float32, 18), make([]float32, 6), GenericRowsW, &st, nil, nil, gd); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -127,7 +127,9 @@ func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern R
 		st.M[v*h+hd], st.S[v*h+hd] = m, s
 		out := st.R[v*h*f+hd*f : v*h*f+(hd+1)*f]
 		clear(out)
-		kern(out, z[hd*f:], h*f, idx, st.W[int64(hd)*e+lo:int64(hd)*e+hi])
+		if len(idx) > 0 {
+			kern(out, z[hd*f:], h*f, idx, st.W[int64(hd)*e+lo:int64(hd)*e+hi])
+		}
 	}
 }
 

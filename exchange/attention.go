@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/supergcn/supergcn/aggr"
@@ -35,20 +36,19 @@ type attnOp struct {
 	layers   map[int]*attnLayer
 	sbuf     *dense.Matrix // send rows × Heads·Width
 	scal     []float32     // send rows' scalars
-	done     chan struct{} // closed: transfers run without a local product beside them
 }
 
 // attnLayer is what one layer's Attend keeps for its backward pass.
 type attnLayer struct {
 	sp               attn.Spec
 	z, src, dst, out *dense.Matrix
-	zext, sext       []float32  // owned rows, then received rows (Heads·Width and Heads wide)
-	local, pre       attn.State // the owned rows' (merged) state, the pre rows' sent
-	mloc             []float32  // the owned rows' max before merging
+	zh, sh           []float32  // received rows and their source terms (post rows), Heads·Width and Heads wide
+	own, halo, pre   attn.State // owned graph (merged state after Attend), halo graph, pre rows sent
+	mown, mhalo      []float32  // the owned and halo states' max before merging
 	preDst           []float32  // dst terms of the pre rows this rank computes
 	recvMS           []float32  // max and sum of every received pre row
-	gp, cd           []float32
-	gzext, gsext     []float32
+	gp, cd, gph, cdh []float32
+	gzh, gsh         []float32
 	gdstPre          []float32
 }
 
@@ -58,10 +58,8 @@ func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, no
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan struct{})
-	close(done)
 	return &attnOp{pl: pl, mode: mode, kern: e.RowsW(), sameNode: sameNodeRanks(nodes, c.Rank()),
-		layers: map[int]*attnLayer{}, done: done}, nil
+		layers: map[int]*attnLayer{}}, nil
 }
 
 func (a *attnOp) layer(i int) *attnLayer {
@@ -73,7 +71,9 @@ func (a *attnOp) layer(i int) *attnLayer {
 	return l
 }
 
-// Attend implements nn.Attention.
+// Attend implements nn.Attention. The owned graph's state is computed
+// while the rows travel; the halo graph's (post rows) and the received
+// partial states (pre rows) are merged into it after.
 func (p *Propagator) Attend(ps nn.Pass, sp attn.Spec, z, src, dst, out *dense.Matrix) error {
 	a := p.att
 	if a == nil {
@@ -83,29 +83,37 @@ func (p *Propagator) Attend(ps nn.Pass, sp attn.Spec, z, src, dst, out *dense.Ma
 		return err
 	}
 	pl, l := a.pl, a.layer(ps.Layer)
-	n, h, hf := pl.n, sp.Heads, sp.Heads*sp.Width
+	h, f := sp.Heads, sp.Width
 	nRecv := len(pl.recvDst)
 	l.sp, l.z, l.src, l.dst, l.out = sp, z, src, dst, out
-	l.zext, l.sext = attn.Resize(l.zext, (n+nRecv)*hf), attn.Resize(l.sext, (n+nRecv)*h)
-	copy(l.zext, z.Data)
-	copy(l.sext, src.Data)
-	clear(l.sext[n*h:])
+	l.zh, l.sh = attn.Resize(l.zh, nRecv*h*f), attn.Resize(l.sh, nRecv*h)
+	clear(l.sh)
+	t := p.c.Wtime()
+	var errOwn error
+	own := func() { errOwn = attn.Forward(pl.own, sp, z.Data, src.Data, dst.Data, pl.ownIDs, a.kern, &l.own) }
 	if p.c.Size() > 1 {
-		if err := p.attendRemote(ps, l); err != nil {
+		p.lap(t, &p.stats.AggrSeconds)
+		if err := p.overlap(own, func(done <-chan struct{}) error { return p.attendRemote(ps, l, done) }); err != nil {
 			return fmt.Errorf("exchange: attention forward: %w", err)
 		}
+		t = p.c.Wtime()
+	} else {
+		own()
 	}
-	t := p.c.Wtime()
-	if err := attn.Forward(pl.local, sp, l.zext, l.sext, dst.Data, pl.localIDs, a.kern, &l.local); err != nil {
+	err := errors.Join(errOwn, attn.Forward(pl.halo, sp, l.zh, l.sh, dst.Data, pl.haloIDs, a.kern, &l.halo))
+	if err != nil {
 		return fmt.Errorf("exchange: %w", err)
 	}
-	l.mloc = append(l.mloc[:0], l.local.M...)
-	st := &l.local
+	st, hs := &l.own, &l.halo
+	l.mown, l.mhalo = append(l.mown[:0], st.M...), append(l.mhalo[:0], hs.M...)
+	for i := range st.M {
+		attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], hs.M[i], hs.S[i], hs.R[i*f:(i+1)*f])
+	}
 	for j, r := range pl.recvPre {
-		v, f := int(pl.recvDst[r]), sp.Width
+		v := int(pl.recvDst[r])
 		for hd := range h {
-			row := l.zext[(n+int(r))*hf+hd*f : (n+int(r))*hf+(hd+1)*f]
 			i := v*h + hd
+			row := l.zh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
 			attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], l.recvMS[(j*h+hd)*2], l.recvMS[(j*h+hd)*2+1], row)
 		}
 	}
@@ -115,12 +123,13 @@ func (p *Propagator) Attend(ps nn.Pass, sp attn.Spec, z, src, dst, out *dense.Ma
 	return nil
 }
 
-// attendRemote runs the forward transfers: dst terms to the senders of pre
-// rows, this rank's pre states, then the rows and their scalars, which land
-// in l.zext, l.sext and l.recvMS.
-func (p *Propagator) attendRemote(ps nn.Pass, l *attnLayer) error {
+// attendRemote runs the forward transfers (done closes when the owned
+// graph's state is computed): dst terms to the senders of pre rows, this
+// rank's pre states, then the rows and their scalars, which land in l.zh,
+// l.sh and l.recvMS.
+func (p *Propagator) attendRemote(ps nn.Pass, l *attnLayer, done <-chan struct{}) error {
 	a, pl, sp := p.att, p.att.pl, l.sp
-	n, h, hf := pl.n, sp.Heads, sp.Heads*sp.Width
+	h, hf := sp.Heads, sp.Heads*sp.Width
 	l.preDst = attn.Resize(l.preDst, pl.pre.Rows*h)
 	if a.mode != ModePost {
 		terms := make([]float32, len(pl.recvPre)*h)
@@ -135,8 +144,7 @@ func (p *Propagator) attendRemote(ps nn.Pass, l *attnLayer) error {
 	if err := attn.Forward(pl.pre, sp, l.z.Data, l.src.Data, l.preDst, pl.preIDs, a.kern, &l.pre); err != nil {
 		return err
 	}
-	nSend := len(pl.sendSrc)
-	a.sbuf = dense.Reshape(a.sbuf, nSend, hf)
+	a.sbuf = dense.Reshape(a.sbuf, len(pl.sendSrc), hf)
 	a.scal = a.scal[:0]
 	j := 0
 	for i, u := range pl.sendSrc {
@@ -153,13 +161,12 @@ func (p *Propagator) attendRemote(ps nn.Pass, l *attnLayer) error {
 		j++
 	}
 	p.lap(t, &p.stats.AggrSeconds)
-	recv := &dense.Matrix{Rows: len(pl.recvDst), Cols: hf, Data: l.zext[n*hf:]}
-	if err := p.moveAttnRows(ps, false, a.sbuf, recv, pl.sendOff, pl.recvOff); err != nil {
+	recv := &dense.Matrix{Rows: len(pl.recvDst), Cols: hf, Data: l.zh}
+	if err := p.moveAttnRows(ps, false, a.sbuf, recv, pl.sendOff, pl.recvOff, done); err != nil {
 		return err
 	}
-	scal := make([]float32, 0, len(pl.recvDst)*2*h)
 	sc, rc := scalarCounts(pl.sendSrc, pl.sendOff, h, false), scalarCounts(pl.recvDst, pl.recvOff, h, true)
-	scal = scal[:sum(rc)]
+	scal := make([]float32, sum(rc))
 	if err := p.alltoallCounts(a.scal, sc, scal, rc); err != nil {
 		return err
 	}
@@ -167,7 +174,7 @@ func (p *Propagator) attendRemote(ps nn.Pass, l *attnLayer) error {
 	j, o := 0, 0
 	for r, v := range pl.recvDst {
 		if v < 0 {
-			copy(l.sext[(n+r)*h:(n+r+1)*h], scal[o:o+h])
+			copy(l.sh[r*h:(r+1)*h], scal[o:o+h])
 			o += h
 			continue
 		}
@@ -196,7 +203,9 @@ func scalarCounts(kind []int32, off []int, h int, preNonNeg bool) []int {
 	return c
 }
 
-// AttendBackward implements nn.Attention.
+// AttendBackward implements nn.Attention. The halo graph's backward runs
+// first (its gradients travel back), the owned graph's while they travel,
+// the senders' part after.
 func (p *Propagator) AttendBackward(ps nn.Pass, gout, gz, gsrc, gdst *dense.Matrix) error {
 	a := p.att
 	if a == nil {
@@ -214,58 +223,86 @@ func (p *Propagator) AttendBackward(ps nn.Pass, gout, gz, gsrc, gdst *dense.Matr
 	nRecv := len(pl.recvDst)
 	t := p.c.Wtime()
 	l.gp, l.cd = attn.Resize(l.gp, n*hf), attn.Resize(l.cd, n*h)
-	attn.Scale(sp, nil, l.mloc, l.local.M, l.local.S, gout.Data, l.out.Data, l.gp, l.cd)
-	l.gzext, l.gsext = attn.Resize(l.gzext, (n+nRecv)*hf), attn.Resize(l.gsext, (n+nRecv)*h)
-	clear(l.gzext)
-	clear(l.gsext)
+	l.gph, l.cdh = attn.Resize(l.gph, n*hf), attn.Resize(l.cdh, n*h)
+	attn.Scale(sp, nil, l.mown, l.own.M, l.own.S, gout.Data, l.out.Data, l.gp, l.cd)
+	attn.Scale(sp, nil, l.mhalo, l.own.M, l.own.S, gout.Data, l.out.Data, l.gph, l.cdh)
+	l.gzh, l.gsh = attn.Resize(l.gzh, nRecv*hf), attn.Resize(l.gsh, nRecv*h)
+	clear(l.gzh)
+	clear(l.gsh)
+	clear(gz.Data)
+	clear(gsrc.Data)
 	clear(gdst.Data)
-	if err := attn.Backward(pl.local, sp, l.zext, l.sext, l.dst.Data, l.gp, l.cd, a.kern, &l.local, l.gzext, l.gsext, gdst.Data); err != nil {
+	if err := attn.Backward(pl.halo, sp, l.zh, l.sh, l.dst.Data, l.gph, l.cdh, a.kern, &l.halo, l.gzh, l.gsh, gdst.Data); err != nil {
 		return fmt.Errorf("exchange: %w", err)
 	}
-	copy(gz.Data, l.gzext[:n*hf])
-	copy(gsrc.Data, l.gsext[:n*h])
-	p.lap(t, &p.stats.AggrSeconds)
+	var errOwn error
+	own := func() {
+		errOwn = attn.Backward(pl.own, sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.own, gz.Data, gsrc.Data, gdst.Data)
+	}
 	if p.c.Size() > 1 {
-		if err := p.attendRemoteBackward(ps, l, gout, gz, gsrc, gdst); err != nil {
+		p.preGradients(l, gout)
+		p.lap(t, &p.stats.AggrSeconds)
+		if err := p.overlap(own, func(done <-chan struct{}) error { return p.moveAttnGradients(ps, l, done) }); err != nil {
 			return fmt.Errorf("exchange: attention backward: %w", err)
 		}
+		if errOwn == nil {
+			errOwn = p.senderBackward(l, gz, gsrc, gdst)
+		}
+	} else {
+		own()
+		p.lap(t, &p.stats.AggrSeconds)
+	}
+	if errOwn != nil {
+		return fmt.Errorf("exchange: attention backward: %w", errOwn)
 	}
 	l.z = nil
 	p.stats.Backwards++
 	return nil
 }
 
-// attendRemoteBackward returns the gradients of the received rows to their
-// senders, runs the pre rows' backward there and returns the gradients of
-// the dst terms to the owners.
-func (p *Propagator) attendRemoteBackward(ps nn.Pass, l *attnLayer, gout, gz, gsrc, gdst *dense.Matrix) error {
-	a, pl, sp := p.att, p.att.pl, l.sp
-	n, h, f, hf := pl.n, sp.Heads, sp.Width, sp.Heads*sp.Width
-	// Pre rows' gradients go where their (never read) columns' are.
+// preGradients writes every received pre row's gradient where its (never
+// read) halo column's is: the output gradient scaled by the row's share of
+// the softmax, and that share times ⟨g, o⟩ per head.
+func (p *Propagator) preGradients(l *attnLayer, gout *dense.Matrix) {
+	pl, sp := p.att.pl, l.sp
+	h, f := sp.Heads, sp.Width
 	for j, r := range pl.recvPre {
 		v := int(pl.recvDst[r])
 		for hd := range h {
 			i := v*h + hd
-			c := attn.Share(l.recvMS[(j*h+hd)*2], l.local.M[i], l.local.S[i])
+			c := attn.Share(l.recvMS[(j*h+hd)*2], l.own.M[i], l.own.S[i])
 			g, o := gout.Data[i*f:(i+1)*f], l.out.Data[i*f:(i+1)*f]
-			dst := l.gzext[(n+int(r))*hf+hd*f : (n+int(r))*hf+(hd+1)*f]
+			dst := l.gzh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
 			var d float32
 			for k, x := range g {
 				dst[k] = x * c
 				d += x * o[k]
 			}
-			l.gsext[(n+int(r))*h+hd] = d * c
+			l.gsh[int(r)*h+hd] = d * c
 		}
 	}
-	back := &dense.Matrix{Rows: len(pl.recvDst), Cols: hf, Data: l.gzext[n*hf:]}
+}
+
+// moveAttnGradients returns the received rows' gradients to their senders
+// (rows through the backward codec, a float32 scalar a head).
+func (p *Propagator) moveAttnGradients(ps nn.Pass, l *attnLayer, done <-chan struct{}) error {
+	a, pl := p.att, p.att.pl
+	h, hf := l.sp.Heads, l.sp.Heads*l.sp.Width
+	back := &dense.Matrix{Rows: len(pl.recvDst), Cols: hf, Data: l.gzh}
 	a.sbuf = dense.Reshape(a.sbuf, len(pl.sendSrc), hf)
-	if err := p.moveAttnRows(ps, true, back, a.sbuf, pl.recvOff, pl.sendOff); err != nil {
+	if err := p.moveAttnRows(ps, true, back, a.sbuf, pl.recvOff, pl.sendOff, done); err != nil {
 		return err
 	}
 	a.scal = attn.Resize(a.scal, len(pl.sendSrc)*h)
-	if err := p.alltoallF32(l.gsext[n*h:], pl.recvOff, h, a.scal, pl.sendOff, h); err != nil {
-		return err
-	}
+	return p.alltoallF32(l.gsh, pl.recvOff, h, a.scal, pl.sendOff, h)
+}
+
+// senderBackward adds the returned gradients of this rank's post rows, runs
+// the backward pass of its pre rows and returns their destination terms'
+// gradients to the owners.
+func (p *Propagator) senderBackward(l *attnLayer, gz, gsrc, gdst *dense.Matrix) error {
+	a, pl, sp := p.att, p.att.pl, l.sp
+	h, hf := sp.Heads, sp.Heads*sp.Width
 	t := p.c.Wtime()
 	nPre := pl.pre.Rows
 	gp, cd := make([]float32, nPre*hf), make([]float32, nPre*h)
@@ -289,26 +326,26 @@ func (p *Propagator) attendRemoteBackward(ps nn.Pass, l *attnLayer, gout, gz, gs
 	if a.mode == ModePost {
 		return nil
 	}
-	back2 := make([]float32, len(pl.recvPre)*h)
-	if err := p.alltoallF32(l.gdstPre, pl.sendPreOff, h, back2, pl.recvPreOff, h); err != nil {
+	back := make([]float32, len(pl.recvPre)*h)
+	if err := p.alltoallF32(l.gdstPre, pl.sendPreOff, h, back, pl.recvPreOff, h); err != nil {
 		return err
 	}
 	for j, r := range pl.recvPre {
-		dense.Axpy(1, back2[j*h:(j+1)*h], gdst.Data[int(pl.recvDst[r])*h:int(pl.recvDst[r]+1)*h])
+		dense.Axpy(1, back[j*h:(j+1)*h], gdst.Data[int(pl.recvDst[r])*h:int(pl.recvDst[r]+1)*h])
 	}
 	return nil
 }
 
 // moveAttnRows moves row blocks of Heads·Width columns through the pass's
 // codecs (forward rows, or backward gradients).
-func (p *Propagator) moveAttnRows(ps nn.Pass, backward bool, send, recv *dense.Matrix, sendOff, recvOff []int) error {
+func (p *Propagator) moveAttnRows(ps nn.Pass, backward bool, send, recv *dense.Matrix, sendOff, recvOff []int, done <-chan struct{}) error {
 	codecs, stream := p.peerCodecs(ps, backward, p.att.sameNode)
 	tr := &transfer{c: p.c, send: send, recv: recv, sendOff: sendOff, recvOff: recvOff, codecs: codecs,
 		intra: p.att.sameNode, layer: ps.Layer, dir: "forward"}
 	if backward {
 		tr.dir = "backward"
 	}
-	return p.transferRows(tr, ps, stream, p.att.done)
+	return p.transferRows(tr, ps, stream, done)
 }
 
 // alltoallF32 sends float32 blocks of w values per row, rows per peer as

@@ -15,15 +15,15 @@ import (
 // pre or the Kőnig cover of hybrid). Per peer the rows travel as one block,
 // post rows first, then pre rows, in the pair's order.
 //
-// Receiver side: the local graph has a column per owned node and one per
-// received row (received post rows are sources of the cut edges they
-// stand for; pre-row columns are never read). Sender side: the pre graph
-// has one row per partial state this rank computes for another rank's
-// node, its columns the owned nodes.
+// Receiver side: the owned graph (columns: owned nodes) and the halo graph
+// (columns: received rows; received post rows are the sources of the cut
+// edges they stand for, pre-row columns are never read), whose states
+// merge. Sender side: the pre graph has one row per partial state this
+// rank computes for another rank's node, its columns the owned nodes.
 type attnPlan struct {
 	n                int
-	local            *attn.Graph // n × (n + received rows)
-	localIDs         attn.Ids    // global ids of its rows and columns
+	own, halo        *attn.Graph // n × n, n × received rows
+	ownIDs, haloIDs  attn.Ids    // global ids of their rows and columns
 	pre              *attn.Graph // pre rows this rank sends × n
 	preIDs           attn.Ids
 	sendOff, recvOff []int   // row blocks per peer (post rows, then pre rows)
@@ -78,46 +78,47 @@ func appendAttnMessage(dst []int64, sp *PairSplit, global []int64) []int64 {
 	return dst
 }
 
-// planReceive builds the local graph: owned in-edges with one self-loop
-// per node, then every cut edge whose source arrives as a post row.
+// planReceive builds the owned graph (owned in-edges with one self-loop
+// per node) and the halo graph (every cut edge whose source arrives as a
+// post row, its column the received row).
 func (pl *attnPlan) planReceive(s *partition.Shard, splits []PairSplit) {
 	n := pl.n
 	pl.recvOff = rowOffsets(len(splits), func(q int) int { return splits[q].Rows() })
 	nRecv := pl.recvOff[len(splits)]
 	pl.recvDst = make([]int32, nRecv)
 	pl.recvPreOff = make([]int, len(splits)+1)
-	col := make([]int64, n+nRecv)
-	copy(col, s.Global)
+	col := make([]int64, nRecv)
 	for q := range splits {
 		sp := &splits[q]
 		for i, u := range sp.Post {
-			col[n+pl.recvOff[q]+i] = u
+			col[pl.recvOff[q]+i] = u
 			pl.recvDst[pl.recvOff[q]+i] = -1
 		}
 		for i, v := range sp.Pre {
 			r := pl.recvOff[q] + len(sp.Post) + i
-			pl.recvDst[r], col[n+r] = v, -1
+			pl.recvDst[r], col[r] = v, -1
 			pl.recvPre = append(pl.recvPre, int32(r))
 		}
 		pl.recvPreOff[q+1] = len(pl.recvPre)
 	}
 	loops := graph.AddSelfLoops(s.Local, graph.LoopSorted)
-	ptr, idx := []int64{0}, make([]int32, 0, len(loops.Idx))
+	pl.own, _ = attn.NewGraph(n, n, loops.Ptr, loops.Idx) // well-formed by construction
+	pl.ownIDs = attn.Ids{Row: s.Global, Col: s.Global}
+	ptr, idx := make([]int64, n+1), []int32(nil)
 	r := &s.Remote
 	for v := range n {
-		idx = append(idx, loops.Idx[loops.Ptr[v]:loops.Ptr[v+1]]...)
 		if len(r.Ptr) > 0 {
 			for k := r.Ptr[v]; k < r.Ptr[v+1]; k++ {
 				q := int(r.Owner[k])
 				if i, ok := slices.BinarySearch(splits[q].Post, r.Src[k]); ok {
-					idx = append(idx, int32(n+pl.recvOff[q]+i))
+					idx = append(idx, int32(pl.recvOff[q]+i))
 				}
 			}
 		}
-		ptr = append(ptr, int64(len(idx)))
+		ptr[v+1] = int64(len(idx))
 	}
-	pl.local, _ = attn.NewGraph(n, n+nRecv, ptr, idx) // well-formed by construction
-	pl.localIDs = attn.Ids{Row: s.Global, Col: col}
+	pl.halo, _ = attn.NewGraph(n, nRecv, ptr, idx)
+	pl.haloIDs = attn.Ids{Row: s.Global, Col: col}
 }
 
 // planSend decodes the messages of the receivers (recv[q] from rank q)
