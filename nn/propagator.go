@@ -52,9 +52,8 @@ const (
 	OpMean
 	// OpSum is the plain sum A (used in tests and GIN-style layers).
 	OpSum
-	// OpAttention is the graph of an attention layer: in-edges with one
-	// self-loop per node; the Propagator also implements Attention, and
-	// its plain product is the sum over those edges.
+	// OpAttention is the operator of attention layers: an Attention over
+	// the in-edges with one self-loop per node.
 	OpAttention
 )
 
