@@ -48,6 +48,9 @@ func BenchmarkAttention(b *testing.B) {
 			}
 		}
 	})
+	if err := Forward(g, sp, z, src, dst, Ids{}, e.RowsW(), &st); err != nil {
+		b.Fatal(err)
+	}
 	gp, cd := randVec(r, n*hf), randVec(r, n*sp.Heads)
 	gz, gs, gd := make([]float32, n*hf), make([]float32, n*sp.Heads), make([]float32, n*sp.Heads)
 	b.Run("backward", func(b *testing.B) {
