@@ -9,6 +9,9 @@ Models (as nn/ builds them, PyG's example architecture):
   gin:   conv(X) = ReLU(((1+ε)·X + A·X)·W₁ + b₁)·W₂ + b₂, A the plain sum, ε 0 (learned with --train-eps)
   sgc:   conv(X) = Â^K·X·W + b (K = --k, default 2; one layer by default)
   appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
+  gat:   multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
+         softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
+         hidden/heads each, the output layer averages --out-heads heads
 Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
 like supergcn. Initialisation as supergcn's: Glorot for gcn, torch.nn.Linear's
 (uniform ±1/sqrt(fan-in), weights and biases) for the others. The graph operator is torch.sparse.mm on CSR tensors (int64
@@ -143,6 +146,63 @@ class Conv(torch.nn.Module):
         return h + self.b
 
 
+def edges(d):
+    """GAT's edge lists (source, destination): in-edges with one self-loop per node."""
+    n = d["nodes"]
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    idx = np.asarray(d["idx"], dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    keep = idx != rows
+    loop = np.arange(n, dtype=np.int64)
+    return torch.from_numpy(np.concatenate([idx[keep], loop])), torch.from_numpy(np.concatenate([rows[keep], loop])), n
+
+
+def glorot(*shape):
+    bound = math.sqrt(6 / (shape[-2] + shape[-1]))
+    return torch.nn.Parameter(torch.empty(*shape).uniform_(-bound, bound))
+
+
+class GATConv(torch.nn.Module):
+    """PyG GATConv in plain torch ops: z = x·W, e = LeakyReLU(a_src·z_u + a_dst·z_v),
+    α = softmax over v's in-edges (max-subtracted), dropout on α, out = Σ α z_u per head."""
+
+    def __init__(self, fin, heads, width, concat, attn_dropout):
+        super().__init__()
+        self.h, self.f, self.concat, self.p = heads, width, concat, attn_dropout
+        self.w = glorot(fin, heads * width)
+        self.att_src, self.att_dst = glorot(heads, width), glorot(heads, width)
+        self.b = torch.nn.Parameter(torch.zeros(heads * width if concat else width))
+
+    def forward(self, g, _, x):
+        src, dst, n = g
+        z = (x @ self.w).view(n, self.h, self.f)
+        e = F.leaky_relu((z * self.att_src).sum(-1)[src] + (z * self.att_dst).sum(-1)[dst], 0.2)
+        with torch.no_grad():
+            m = torch.full((n, self.h), -math.inf).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
+        p = torch.exp(e - m[dst])
+        alpha = p / torch.zeros(n, self.h).index_add(0, dst, p)[dst]
+        alpha = F.dropout(alpha, self.p, self.training)
+        out = torch.zeros(n, self.h, self.f).index_add(0, dst, alpha[:, :, None] * z[src])
+        out = out.reshape(n, self.h * self.f) if self.concat else out.mean(1)
+        return out + self.b
+
+
+class GAT(torch.nn.Module):
+    """A GAT layer in the model table's shape: hidden layers concatenate --heads heads of
+    fout/heads columns, the output layer averages --out-heads heads of fout columns."""
+
+    def __init__(self, kind, fin, fout, hidden, last, o):
+        super().__init__()
+        if last:
+            self.conv = GATConv(fin, o.out_heads, fout, False, o.attn_dropout)
+        else:
+            self.conv = GATConv(fin, o.heads, fout // o.heads, True, o.attn_dropout)
+        self.first = [self.conv.w]
+
+    def forward(self, g, at, x):
+        return self.conv(g, at, x)
+
+
 class GIN(torch.nn.Module):
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
@@ -199,6 +259,7 @@ MODELS = {
     "gin": ("sum", GIN, 2),
     "sgc": ("gcn", SGC, 1),
     "appnp": ("gcn", APPNP, 2),
+    "gat": ("gat", GAT, 2),
 }
 
 
@@ -234,6 +295,9 @@ def main():
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
     ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
+    ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
+    ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
+    ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--norm", choices=["none", "layer"], default="none")
     ap.add_argument("--dropout", type=float, default=0.5)
@@ -258,7 +322,7 @@ def main():
     d = sgb.load(a.data)
     if d["x"] is None or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
-    A, AT = operators(d, MODELS[a.model][0])
+    A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
     x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
     if a.feat_norm == "row":
         s = x.abs().double().sum(1, keepdim=True)
@@ -272,10 +336,11 @@ def main():
     rest = [p for p in model.parameters() if all(p is not f for f in first)]
     opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                             {"params": rest, "weight_decay": 0.0}], lr=a.lr)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {A._nnz()} operator entries, "
+    entries = len(A[0]) if a.model == "gat" else A._nnz()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 
-    times = []
+    times, best = [], (-1.0, 0.0, 0)
     for epoch in range(1, a.epochs + 1):
         t = time.perf_counter()
         model.train()
@@ -292,13 +357,16 @@ def main():
             acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
         dt = time.perf_counter() - t
         times.append(dt)
+        if acc["valid"] > best[0]:
+            best = (acc["valid"], acc["test"], epoch)
         print(f"epoch {epoch} loss {loss.item():.4f} train {acc['train']:.4f} valid {acc['valid']:.4f} "
               f"test {acc['test']:.4f} epoch_s {dt:.3f}", flush=True)
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
-                      "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss}))
+                      "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
+                      "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"]}))
 
 
 if __name__ == "__main__":

@@ -67,6 +67,9 @@ type LayerShape struct {
 	Alpha         float64 // teleport probability (models with a teleport)
 	TrainEps      bool    // ε is a learned parameter (models with an ε)
 	Op            OpKind  // the model's operator kind
+	Heads         int     // attention heads of this layer (attention models)
+	AttnDropout   float64 // dropout on the attention coefficients (attention models)
+	Seed          uint64  // the model's seed (layers with random streams of their own)
 }
 
 // Last reports whether the layer is the model's output layer.
@@ -194,6 +197,11 @@ func (k OpKind) check(op Operator) error {
 	case OpGCN, OpMean, OpSum:
 		if _, ok := op.(Propagator); !ok {
 			return fmt.Errorf("the %s operator is a Propagator; got %T", k, op)
+		}
+		return nil
+	case OpAttention:
+		if _, ok := op.(Attention); !ok {
+			return fmt.Errorf("the %s operator is an Attention; got %T", k, op)
 		}
 		return nil
 	}

@@ -105,22 +105,29 @@ func TestDistributedEqualsSingle(t *testing.T) {
 		epochs = 10
 	}
 	for _, model := range []string{"gcn", "sage"} {
-		cfg := kipfConfig(model, 3, epochs, 0)
-		ref := single(t, ds, cfg)
-		for _, p := range []int{2, 4, 8} {
-			for _, method := range []string{"metis", "random"} {
-				owner := partitionFor(t, ds, method, p)
-				for _, mode := range []string{"hybrid", "pre", "post"} {
-					t.Run(fmt.Sprintf("%s/P%d/%s/%s", model, p, method, mode), func(t *testing.T) {
-						c := cfg
-						c.AggrMode = mode
-						got := distributed(t, ds, owner, p, c)
-						sameLossesAt(t, ref, got, p)
-						if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
-							t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
-						}
-					})
-				}
+		equalsSingle(t, ds, kipfConfig(model, 3, epochs, 0), model, []int{2, 4, 8})
+	}
+}
+
+// equalsSingle trains cfg at every P of ps, METIS and random partitions,
+// every aggregation mode, and checks every epoch's loss against one
+// process (relative 1e-4).
+func equalsSingle(t *testing.T, ds *graph.Dataset, cfg Config, name string, ps []int) {
+	t.Helper()
+	ref := single(t, ds, cfg)
+	for _, p := range ps {
+		for _, method := range []string{"metis", "random"} {
+			owner := partitionFor(t, ds, method, p)
+			for _, mode := range []string{"hybrid", "pre", "post"} {
+				t.Run(fmt.Sprintf("%s/P%d/%s/%s", name, p, method, mode), func(t *testing.T) {
+					c := cfg
+					c.AggrMode = mode
+					got := distributed(t, ds, owner, p, c)
+					sameLossesAt(t, ref, got, p)
+					if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
+						t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
+					}
+				})
 			}
 		}
 	}

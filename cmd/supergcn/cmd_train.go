@@ -70,6 +70,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	modelFlags(fs, &cfg.Model)
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
 	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
+	fs.IntVar(&cfg.Model.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden/heads wide each)")
+	fs.IntVar(&cfg.Model.OutHeads, "out-heads", 1, "gat: attention heads of the output layer (averaged)")
+	fs.Float64Var(&cfg.Model.AttnDropout, "attn-dropout", 0.6, "gat: dropout on the attention coefficients")
 	fs.StringVar(&cfg.Model.Precision, "precision", "fp32", "operands of the dense products: fp32, or bf16 (rounded to bfloat16, float32 sums; on the AMX tile unit where the CPU has it, emulated and slower elsewhere)")
 	fs.Float64Var(&cfg.LR, "lr", 0.01, "Adam learning rate")
 	fs.Float64Var(&cfg.WeightDecay, "weight-decay", 5e-4, "weight decay (L2 added to the gradient, as torch.optim.Adam; first layer only unless --decay-all)")
@@ -102,6 +105,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 		return nil, err
 	}
 	modelDefaults(fs, &cfg.Model)
+	if err := gatFlags(fs, &cfg.Model, cfg.ResumePath != ""); err != nil {
+		return nil, err
+	}
 	if err := d.validate(fs); err != nil {
 		return nil, err
 	}
@@ -240,6 +246,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
+		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
+		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},
+		{"attn-dropout", m.AttnDropout, ck.Model.AttnDropout, func() { m.AttnDropout = ck.Model.AttnDropout }},
 		{"seed", d.seed, ck.Model.Seed, func() { d.seed = ck.Model.Seed }},
 		{"label-prop", cfg.LabelProp, ck.LabelProp, func() { cfg.LabelProp = ck.LabelProp }},
 		{"feat-norm", d.featNorm, featNorm, func() { d.featNorm = featNorm }},
