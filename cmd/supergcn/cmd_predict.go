@@ -65,6 +65,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	refs := refFlag(fs)
 	layouts := fs.Bool("layouts", false, "instead of one layout: predict every ranks × threads layout that fills a node of --cores-per-node cores on --nodes nodes (the partition shared among nodes·ranks ranks) and recommend the fastest (one --profile, --network, --aggr-mode and --bits)")
 	nodes := fs.Int("nodes", 1, "with --layouts: the nodes")
+	nodesPerHost := fs.Int("nodes-per-host", 0, "with --layouts: nodes that share one machine, whose ranks all load it (an emulated cluster on one box: --nodes; default: each node its own machine)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -99,12 +100,15 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		}
 	}
 	if *layouts {
-		for _, f := range []string{"ranks", "ranks-per-node", "threads", "save-volumes", "scale"} {
+		for _, f := range []string{"ranks", "ranks-per-node", "ranks-per-host", "threads", "save-volumes", "scale"} {
 			if flagSet(fs, f) {
 				return usageError{fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f)}
 			}
 		}
-		return predictLayouts(sw, *nodes, *pdir, *volIn, *asJSON, stdout)
+		return predictLayouts(perfmodel.LayoutPlan{Sweep: sw, Nodes: *nodes, NodesPerHost: *nodesPerHost}, *pdir, *volIn, *asJSON, stdout)
+	}
+	if flagSet(fs, "nodes-per-host") {
+		return usageError{"--nodes-per-host: only with --layouts"}
 	}
 	v, err := predictVolumes(*pdir, *volIn, *ranks)
 	if err != nil {
@@ -131,12 +135,13 @@ func cmdPredict(args []string, stdout io.Writer) error {
 
 // predictLayouts prints the layouts of --nodes nodes (--layouts) and the
 // recommended one.
-func predictLayouts(sw perfmodel.Sweep, nodes int, dir, files string, asJSON bool, stdout io.Writer) error {
+func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, stdout io.Writer) error {
+	sw, nodes := lp.Sweep, lp.Nodes
 	cores := sw.Config.CoresPerNode
 	if cores == 0 && len(sw.Profiles) > 0 {
 		cores = sw.Profiles[0].CoresPerNode
 	}
-	lp := perfmodel.LayoutPlan{Sweep: sw, Nodes: nodes, CoresPerNode: cores}
+	lp.CoresPerNode = cores
 	var err error
 	if lp.Volumes, err = (perfmodel.VolumeSource{Dir: dir, Files: strings.Split(files, ","), Threads: runtime.GOMAXPROCS(0)}).ByRanks(); err != nil {
 		return err

@@ -81,6 +81,7 @@ var flagNames = map[string]string{
 	"perfmodel.Sweep.Exchange":          "--exchange",
 	"perfmodel.Sweep.Scale":             "--scale",
 	"perfmodel.LayoutPlan.Nodes":        "--nodes",
+	"perfmodel.LayoutPlan.NodesPerHost": "--nodes-per-host",
 	"perfmodel.LayoutPlan.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.Exchange":         "--exchange",
 	"perfmodel.VolumeSource.Files":      "--volumes",
