@@ -176,3 +176,37 @@ func (s *Source) CheckDistributed() error {
 	}
 	return nil
 }
+
+// Validate checks the settings before any data is read: the vertex
+// weights, the synthetic features, one source at most, the generator
+// spec and the feature normalisation.
+func (s *Source) Validate() error {
+	switch s.PartWeights {
+	case "none", "degree", "degree+train":
+	default:
+		return refuse("dataset.Source.PartWeights", "%q is not none, degree or degree+train", s.PartWeights)
+	}
+	if s.SynthFeat < 0 || s.SynthClasses < 1 || s.SynthClasses > graph.MaxClasses {
+		return refuse("", "dataset.Source.SynthFeat %d dataset.Source.SynthClasses %d: want features ≥ 0 and classes in [1, %d]", s.SynthFeat, s.SynthClasses, graph.MaxClasses)
+	}
+	n := 0
+	for _, p := range []string{s.Data, s.Synthetic, s.Partitions} {
+		if p != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return refuse("", "use only one of dataset.Source.Data, dataset.Source.Synthetic and dataset.Source.Partitions")
+	}
+	if s.Synthetic != "" && s.Synthetic != "default" {
+		if _, err := graph.ParseGenSpec(s.Synthetic); err != nil {
+			return refuse("dataset.Source.Synthetic", "%v", err)
+		}
+	}
+	switch s.FeatNorm {
+	case "none", "row":
+	default:
+		return refuse("dataset.Source.FeatNorm", "%q is not none or row", s.FeatNorm)
+	}
+	return nil
+}

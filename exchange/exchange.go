@@ -129,6 +129,7 @@ type Propagator struct {
 	right  []float32                // nil = all ones
 	codecs [quant.NumRoles]RowCodec // nil = float32 rows
 	pat    pattern                  // how the rows move: flat, two-level
+	att    *attnOp                  // the attention operator (OpAttention only)
 	plan   PlanStats
 	stats  Stats
 
@@ -169,6 +170,12 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, pat: pat, plan: plan}
 	p.left, p.right = scalings(kind, s)
 	p.local = e.Prepare(localCSR(kind, s.Local))
+	if kind == nn.OpAttention {
+		if p.att, err = newAttention(s, c, e, mode, nodes); err != nil {
+			return nil, err
+		}
+		p.plan = p.att.pl.stats
+	}
 	p.stats.PlanSeconds = plan.Seconds
 	if o.Logf != nil {
 		o.Logf("exchange: rank %d: %s plan built in %.3fs: %s", c.Rank(), pat.name(), plan.Seconds, pat.describe(plan))

@@ -32,8 +32,21 @@ type RowReport struct {
 	ParamBytes  int64              `json:"param_bytes"`            // hybrid: per-row (zero, scale) pairs
 	FP32Bytes   int64              `json:"fp32_bytes"`             // hybrid rows at fp32, for comparison
 	PerRank     map[string]PerRank `json:"per_rank"`               // "sent", "recv"
+	Attention   *AttnBytes         `json:"attention,omitempty"`    // an attention layer's bytes (heads > 0)
 	Seconds     float64            `json:"seconds"`
 }
+
+// wireOf is the wire format a report names (bits, quant params).
+func wireOf(bits int, params string) quant.Wire {
+	w := quant.Wire{Bits: bits}
+	if params != "" {
+		w.Params, _ = quant.ParseParams(params)
+	}
+	return w
+}
+
+// Wire is the wire format the report counts bytes at.
+func (r *RowReport) Wire() quant.Wire { return wireOf(r.Bits, r.QuantParams) }
 
 // PerRank are min/avg/max over ranks of rows, per mode.
 type PerRank struct {
@@ -74,8 +87,9 @@ func SpreadOf(a []int64) Spread {
 
 // ReportRows loads each rank's shard of the partition directory dir (parts
 // parts shared among ranks ranks) in turn and plans every pair that sends
-// to it, counting rows and bytes at wire format f and row width width.
-func ReportRows(dir string, parts, ranks, width int, f quant.Wire) (*RowReport, error) {
+// to it, counting rows and bytes at wire format f and row width width;
+// with heads > 0 also the bytes of an attention layer of that many heads.
+func ReportRows(dir string, parts, ranks, width, heads int, f quant.Wire) (*RowReport, error) {
 	t0 := time.Now()
 	sent := make([]RowCounts, ranks)
 	recv := make([]RowCounts, ranks)
@@ -87,6 +101,9 @@ func ReportRows(dir string, parts, ranks, width int, f quant.Wire) (*RowReport, 
 	// Bytes are summed per ordered pair: each pair's rows are one message
 	// (ParamsBlock's per-block bases count per message).
 	total := func(rows int64) int64 { return f.Bytes(rows, width) }
+	if heads > 0 {
+		rep.Attention = &AttnBytes{Heads: heads}
+	}
 	for r := 0; r < ranks; r++ {
 		sh, err := partition.Load(dir, r, ranks)
 		if err != nil {
@@ -108,6 +125,9 @@ func ReportRows(dir string, parts, ranks, width int, f quant.Wire) (*RowReport, 
 			d, p := f.Size(int(sp.Counts.Hybrid), width)
 			rep.DataBytes += int64(d)
 			rep.ParamBytes += int64(p)
+			if rep.Attention != nil {
+				rep.Attention.add(&sp, width, f)
+			}
 		}
 	}
 	rep.FP32Bytes = quant.Wire{Bits: quant.ExactBits}.Bytes(rep.Rows.Hybrid, width)
@@ -147,6 +167,11 @@ type NodeReport struct {
 	TwoLevel     NodeLevel `json:"two_level"`
 	Paired       NodeLevel `json:"two_level_paired"`
 	Seconds      float64   `json:"seconds"`
+}
+
+// Wires are the wire formats of the rows between nodes and inside them.
+func (r *NodeReport) Wires() (inter, intra quant.Wire) {
+	return wireOf(r.Bits, r.QuantParams), wireOf(r.IntraBits, r.QuantParams)
 }
 
 // NodeLevel is one plan's volume. Inter-node bytes are at the wire format,

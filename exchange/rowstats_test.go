@@ -22,7 +22,7 @@ func TestReports(t *testing.T) {
 	if err := partition.Write(dir, ds, owner, p, partition.MetaInfo{Method: "random"}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ReportRows(dir, p, p, width, quant.Wire{Bits: quant.ExactBits})
+	rep, err := ReportRows(dir, p, p, width, 0, quant.Wire{Bits: quant.ExactBits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestReports(t *testing.T) {
 	if got, w := rep.PerRank["sent"].Of(ModeHybrid), SpreadOf(sent); got != w {
 		t.Errorf("hybrid rows sent per rank %+v, want %+v", got, w)
 	}
-	q, err := ReportRows(dir, p, p, width, quant.Wire{Bits: 2, Params: quant.ParamsF32})
+	q, err := ReportRows(dir, p, p, width, 0, quant.Wire{Bits: 2, Params: quant.ParamsF32})
 	if err != nil || q.Rows != want || q.DataBytes+q.ParamBytes != q.Bytes.Hybrid || q.Bytes.Hybrid >= rep.Bytes.Hybrid {
 		t.Errorf("2 bits: %v, %+v", err, q)
 	}
@@ -55,6 +55,12 @@ func TestReports(t *testing.T) {
 	f := nodes.Flat
 	if nodes.Nodes != 1 || f.InterRows != 0 || f.InterBytes != 0 || f.MessagesPerEpoch != (f.InterMessages+f.IntraMessages)*2*3 || f.IntraBytes != 4*width*f.IntraRows {
 		t.Errorf("one node: %+v", nodes)
+	}
+	if w := q.Wire(); w != (quant.Wire{Bits: 2, Params: quant.ParamsF32}) || rep.Wire() != (quant.Wire{Bits: quant.ExactBits}) {
+		t.Errorf("report wires %v, %v", w, rep.Wire())
+	}
+	if inter, intra := nodes.Wires(); inter.Bits != 2 || intra.Bits != quant.ExactBits {
+		t.Errorf("node report wires %v, %v", inter, intra)
 	}
 	if s := SpreadOf([]int64{4, 1, 7}); s != (Spread{Min: 1, Avg: 4, Max: 7}) {
 		t.Errorf("SpreadOf: %+v", s)

@@ -66,20 +66,16 @@ func (l *APPNPLayer) Params() []*Param { return []*Param{l.W, l.B} }
 
 // Forward computes the linear layer and, with K steps, its propagation.
 func (l *APPNPLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matrix, error) {
-	if err := checkInput("APPNP", op, x, l.In); err != nil {
+	prop, err := l.begin("APPNP", op, x, nil, l.In, true)
+	if err != nil {
 		return nil, err
 	}
 	n := x.Rows
-	l.x = x
 	if l.K == 0 {
 		out := l.pool.lend(&l.out, n, l.Out)
 		l.pool.gemm(false, false, 1, x, l.W.values(), 0, out)
 		l.addBias(out)
 		return out, nil
-	}
-	prop, err := propagator("APPNP", op)
-	if err != nil {
-		return nil, err
 	}
 	h := l.pool.lend(&l.h, n, l.Out)
 	l.pool.gemm(false, false, 1, x, l.W.values(), 0, h)
@@ -110,16 +106,13 @@ func (l *APPNPLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matri
 // With K steps the gradient of H is Σₖ α·dZᵏ (k ≥ 1) plus dZ⁰, dZᵏ⁻¹ =
 // (1-α)·Âᵀ·dZᵏ.
 func (l *APPNPLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
-	if err := checkGrad("APPNP", l.x, gout, l.Out); err != nil {
+	prop, err := l.beginBackward("APPNP", op, gout, l.Out)
+	if err != nil {
 		return nil, err
 	}
 	n := gout.Rows
 	gh := gout
 	if l.K > 0 {
-		prop, err := propagator("APPNP", op)
-		if err != nil {
-			return nil, err
-		}
 		a := float32(l.Alpha)
 		acc := l.pool.lend(&l.h, n, l.Out) // α·Σ dZᵏ
 		clear(acc.Data)

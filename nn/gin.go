@@ -113,18 +113,11 @@ func (l *GINLayer) forwardAggregated(p Pass, op Operator, x, ax *dense.Matrix) (
 }
 
 func (l *GINLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	prop, err := propagator("GIN", op)
+	prop, err := l.begin("GIN", op, x, ax, l.In, l.transformFirst())
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput("GIN", op, x, l.In); err != nil {
-		return nil, err
-	}
-	if err := checkAggregate("GIN", l.transformFirst(), x, ax); err != nil {
-		return nil, err
-	}
 	n := x.Rows
-	l.x = x
 	z := l.pool.lend(&l.z, n, l.Hidden)
 	pc := p
 	pc.Consume = false // the aggregated rows are read again for the node's own term
@@ -158,11 +151,8 @@ func (l *GINLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Mat
 // Backward sets the parameters' gradients from gout and returns dL/dX when
 // wantInputGrad.
 func (l *GINLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
-	prop, err := propagator("GIN", op)
+	prop, err := l.beginBackward("GIN", op, gout, l.Out)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkGrad("GIN", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
 	n := gout.Rows

@@ -67,6 +67,9 @@ type LayerShape struct {
 	Alpha         float64 // teleport probability (models with a teleport)
 	TrainEps      bool    // ε is a learned parameter (models with an ε)
 	Op            OpKind  // the model's operator kind
+	Heads         int     // attention heads of this layer (attention models)
+	AttnDropout   float64 // dropout on the attention coefficients (attention models)
+	Seed          uint64  // the model's seed (layers with random streams of their own)
 }
 
 // Last reports whether the layer is the model's output layer.
@@ -161,12 +164,44 @@ func propagator(layer string, op Operator) (Propagator, error) {
 	return p, nil
 }
 
+// begin checks a Forward of layer (input width in; ax: a precomputed
+// aggregate or nil, for a layer that is transform-first or not) and
+// records x for Backward; it returns op as the layer's Propagator.
+func (b *convBase) begin(layer string, op Operator, x, ax *dense.Matrix, in int, transformFirst bool) (Propagator, error) {
+	prop, err := propagator(layer, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(layer, op, x, in); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate(layer, transformFirst, x, ax); err != nil {
+		return nil, err
+	}
+	b.x = x
+	return prop, nil
+}
+
+// beginBackward checks a Backward of layer (output width out) and returns
+// op as the layer's Propagator.
+func (b *convBase) beginBackward(layer string, op Operator, gout *dense.Matrix, out int) (Propagator, error) {
+	if err := checkGrad(layer, b.x, gout, out); err != nil {
+		return nil, err
+	}
+	return propagator(layer, op)
+}
+
 // check reports whether op offers the interface the layers of kind k call.
 func (k OpKind) check(op Operator) error {
 	switch k {
 	case OpGCN, OpMean, OpSum:
 		if _, ok := op.(Propagator); !ok {
 			return fmt.Errorf("the %s operator is a Propagator; got %T", k, op)
+		}
+		return nil
+	case OpAttention:
+		if _, ok := op.(Attention); !ok {
+			return fmt.Errorf("the %s operator is an Attention; got %T", k, op)
 		}
 		return nil
 	}

@@ -42,6 +42,8 @@ var models = []modelKind{
 		op: OpGCN, layers: 1, k: 2, plan: sgcPlan, build: buildSGC},
 	{name: "appnp", doc: "MLP, then K steps of personalised PageRank with teleport α",
 		op: OpGCN, layers: 2, k: 10, alpha: 0.1, plan: appnpPlan, build: buildAPPNP},
+	{name: "gat", doc: "graph attention, Veličković et al.", aliases: []string{"gatconv"},
+		op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
 }
 
 // Models returns the model names Config.Model accepts.
@@ -112,6 +114,12 @@ type Config struct {
 	K        int     `json:",omitempty"`
 	Alpha    float64 `json:",omitempty"`
 	TrainEps bool    `json:",omitempty"`
+	// Attention models (operator kind OpAttention): heads of the hidden
+	// layers (concatenated, Hidden/Heads wide each) and of the output layer
+	// (averaged), 0 meaning 1, and dropout on the attention coefficients.
+	Heads       int     `json:",omitempty"`
+	OutHeads    int     `json:",omitempty"`
+	AttnDropout float64 `json:",omitempty"`
 }
 
 // MaxSteps bounds Config.K.
@@ -134,13 +142,17 @@ func (c Config) validateHyper(m modelKind) error {
 	case c.TrainEps && !m.eps:
 		return bad("TrainEps", "%s has no ε", m.name)
 	}
-	return nil
+	return c.validateHeads(m)
 }
 
 // shape is layer i of the model of c (a row of the table).
 func (c Config) shape(m modelKind, i int) LayerShape {
 	s := LayerShape{Name: fmt.Sprintf("conv%d", i), Index: i, Layers: c.Layers, In: c.Hidden, Out: c.Hidden,
-		Hidden: c.Hidden, K: cmp.Or(c.K, m.k), Alpha: cmp.Or(c.Alpha, m.alpha), TrainEps: c.TrainEps, Op: m.op}
+		Hidden: c.Hidden, K: cmp.Or(c.K, m.k), Alpha: cmp.Or(c.Alpha, m.alpha), TrainEps: c.TrainEps, Op: m.op,
+		Heads: max(c.Heads, 1), AttnDropout: c.AttnDropout, Seed: c.Seed}
+	if i == c.Layers-1 {
+		s.Heads = max(c.OutHeads, 1)
+	}
 	if i == 0 {
 		s.In = c.In
 	}

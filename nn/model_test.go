@@ -19,7 +19,7 @@ func TestConfigValidate(t *testing.T) {
 		field string
 		edit  func(c *Config)
 	}{
-		{"Model", func(c *Config) { c.Model = "gat" }},
+		{"Model", func(c *Config) { c.Model = "gin2" }},
 		{"Layers", func(c *Config) { c.Layers = 0 }},
 		{"In", func(c *Config) { c.In = 0 }},
 		{"Hidden", func(c *Config) { c.Hidden = 0 }},
@@ -323,7 +323,7 @@ func TestConfigNumParamsMatchesModel(t *testing.T) {
 // TestModelTable: every model name has its operator kind and layer, and an
 // unknown name is refused by ModelOp and Validate alike.
 func TestModelTable(t *testing.T) {
-	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN}
+	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN, "gat": OpAttention}
 	if got := Models(); len(got) != len(want) {
 		t.Fatalf("Models() = %v", got)
 	}
@@ -333,10 +333,10 @@ func TestModelTable(t *testing.T) {
 			t.Fatalf("ModelOp(%q) = %v, %v", name, op, err)
 		}
 	}
-	if _, err := ModelOp("gat"); err == nil || !strings.Contains(err.Error(), "Config.Model") {
-		t.Fatalf("ModelOp(gat): %v", err)
+	if _, err := ModelOp("gin2"); err == nil || !strings.Contains(err.Error(), "Config.Model") {
+		t.Fatalf("ModelOp(gin2): %v", err)
 	}
-	if err := (Config{Model: "gat", Layers: 1, In: 1, Out: 1}).Validate(); err == nil {
-		t.Fatal("Validate accepted model gat")
+	if err := (Config{Model: "gin2", Layers: 1, In: 1, Out: 1}).Validate(); err == nil {
+		t.Fatal("Validate accepted model gin2")
 	}
 }

@@ -56,6 +56,9 @@ const (
 	OpMean
 	// OpSum is the plain sum A (GIN; the weighted sum on a weighted graph).
 	OpSum
+	// OpAttention is the operator of attention layers: an Attention over
+	// the in-edges with one self-loop per node.
+	OpAttention
 )
 
 func (k OpKind) String() string {
@@ -66,6 +69,8 @@ func (k OpKind) String() string {
 		return "mean"
 	case OpSum:
 		return "sum"
+	case OpAttention:
+		return "attention"
 	}
 	return "unknown"
 }

@@ -3,8 +3,10 @@ package perfmodel
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/partition"
 )
 
 // Layout is how a node runs its cores: RanksPerNode ranks of Threads
@@ -99,4 +101,45 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	}
 	rows[best].Best = true
 	return rows, best, nil
+}
+
+// VolumeSource is where a layout plan's volumes come from: the partition
+// directory Dir planned on each rank count that shares its parts evenly
+// (with Threads threads), or, without Dir, the volume files Files (Volumes.
+// Write) by the rank counts they hold.
+type VolumeSource struct {
+	Dir     string
+	Files   []string
+	Threads int
+}
+
+// ByRanks reads the source (the partition's metadata, or every file) and
+// returns LayoutPlan.Volumes for it.
+func (s VolumeSource) ByRanks() (func(ranks int) (*Volumes, error), error) {
+	if s.Dir != "" {
+		meta, err := partition.ReadMeta(s.Dir)
+		if err != nil {
+			return nil, err
+		}
+		return func(ranks int) (*Volumes, error) {
+			if meta.Parts%ranks != 0 {
+				return nil, fmt.Errorf("%d parts for %d ranks: %w", meta.Parts, ranks, ErrNoVolumes)
+			}
+			return PlanVolumes(s.Dir, ranks, s.Threads)
+		}, nil
+	}
+	byRanks := map[int]*Volumes{}
+	for _, f := range s.Files {
+		v, err := ReadVolumes(strings.TrimSpace(f))
+		if err != nil {
+			return nil, field.Wrap("perfmodel.VolumeSource.Files", err)
+		}
+		byRanks[len(v.Ranks)] = v
+	}
+	return func(ranks int) (*Volumes, error) {
+		if v, ok := byRanks[ranks]; ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("no perfmodel.VolumeSource.Files file of %d ranks: %w", ranks, ErrNoVolumes)
+	}, nil
 }

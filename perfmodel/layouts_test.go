@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/exchange"
@@ -125,5 +127,33 @@ func TestLayoutPlan(t *testing.T) {
 	lp.Volumes = func(int) (*Volumes, error) { return nil, errors.New("disk on fire") }
 	if _, _, err := lp.Run(); err == nil {
 		t.Error("a volume error was skipped")
+	}
+}
+
+// TestVolumeSource: files are found by the ranks they hold, another rank
+// count is ErrNoVolumes naming VolumeSource.Files, and an unreadable file
+// is refused at once.
+func TestVolumeSource(t *testing.T) {
+	v := &Volumes{Ranks: twoRanks()}
+	v.Meta.Parts, v.Meta.FeatDim, v.Meta.Nodes, v.Meta.Edges = 2, 100, 2000, 21000
+	path := filepath.Join(t.TempDir(), "v2.json")
+	if err := v.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	by, err := VolumeSource{Files: []string{" " + path}}.ByRanks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := by(2); err != nil || len(got.Ranks) != 2 {
+		t.Errorf("2 ranks: %v", err)
+	}
+	if _, err := by(4); !errors.Is(err, ErrNoVolumes) || !strings.Contains(err.Error(), "perfmodel.VolumeSource.Files") {
+		t.Errorf("4 ranks: %v", err)
+	}
+	if _, err := (VolumeSource{Files: []string{path + ".missing"}}).ByRanks(); err == nil {
+		t.Error("a missing file accepted")
+	}
+	if _, err := (VolumeSource{Dir: t.TempDir()}).ByRanks(); err == nil {
+		t.Error("a directory without a partition accepted")
 	}
 }

@@ -25,10 +25,7 @@ func autoBits(bits, ranks int) int {
 	if bits != AutoBits {
 		return bits
 	}
-	if ranks > 1 {
-		return 2
-	}
-	return quant.ExactBits
+	return quant.AutoBits(ranks)
 }
 
 // ModelOf is the Model a prediction walks for nn configuration c, checked

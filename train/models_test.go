@@ -36,18 +36,24 @@ func TestNewModelsDistributedEqualsSingle(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/P%d/%s/%s", m.name, p, method, mode), func(t *testing.T) {
 					c := cfg
 					c.AggrMode = mode
-					got := distributed(t, ds, owner, p, c)
-					for e := range ref.Epochs {
-						a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
-						if math.Abs(a-b) > 1e-4*math.Abs(a) {
-							t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
-						}
-					}
+					sameLossesAt(t, ref, distributed(t, ds, owner, p, c), p)
 				})
 			}
 		}
 		if first, last := ref.Epochs[0].Loss, ref.Epochs[len(ref.Epochs)-1].Loss; !(last < first) {
 			t.Errorf("%s: loss went from %.4f to %.4f", m.name, first, last)
+		}
+	}
+}
+
+// sameLossesAt fails unless every epoch's loss of got (at p ranks) equals
+// ref's within 1e-4 relative.
+func sameLossesAt(t *testing.T, ref, got *Result, p int) {
+	t.Helper()
+	for e := range ref.Epochs {
+		a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
+		if math.Abs(a-b) > 1e-4*math.Abs(a) {
+			t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package train
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -106,35 +105,30 @@ func TestDistributedEqualsSingle(t *testing.T) {
 		epochs = 10
 	}
 	for _, model := range []string{"gcn", "sage"} {
-		cfg := kipfConfig(model, 3, epochs, 0)
-		ref := single(t, ds, cfg)
-		for _, p := range []int{2, 4, 8} {
-			for _, method := range []string{"metis", "random"} {
-				owner := partitionFor(t, ds, method, p)
-				for _, mode := range []string{"hybrid", "pre", "post"} {
-					t.Run(fmt.Sprintf("%s/P%d/%s/%s", model, p, method, mode), func(t *testing.T) {
-						c := cfg
-						c.AggrMode = mode
-						got := distributed(t, ds, owner, p, c)
-						sameEpochLosses(t, ref, got, p)
-						if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
-							t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
-						}
-					})
-				}
-			}
-		}
+		equalsSingle(t, ds, kipfConfig(model, 3, epochs, 0), model, []int{2, 4, 8})
 	}
 }
 
-// sameEpochLosses fails unless got (at p ranks) has ref's per-epoch
-// losses within 1e-4 relative.
-func sameEpochLosses(t *testing.T, ref, got *Result, p int) {
+// equalsSingle trains cfg at every P of ps, METIS and random partitions,
+// every aggregation mode, and checks every epoch's loss against one
+// process (relative 1e-4).
+func equalsSingle(t *testing.T, ds *graph.Dataset, cfg Config, name string, ps []int) {
 	t.Helper()
-	for e := range ref.Epochs {
-		a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
-		if math.Abs(a-b) > 1e-4*math.Abs(a) {
-			t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
+	ref := single(t, ds, cfg)
+	for _, p := range ps {
+		for _, method := range []string{"metis", "random"} {
+			owner := partitionFor(t, ds, method, p)
+			for _, mode := range []string{"hybrid", "pre", "post"} {
+				t.Run(fmt.Sprintf("%s/P%d/%s/%s", name, p, method, mode), func(t *testing.T) {
+					c := cfg
+					c.AggrMode = mode
+					got := distributed(t, ds, owner, p, c)
+					sameLossesAt(t, ref, got, p)
+					if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
+						t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
+					}
+				})
+			}
 		}
 	}
 }

@@ -79,7 +79,7 @@ func TestWeightedTraining(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/P%d/%s", model, p, mode), func(t *testing.T) {
 					c := cfg
 					c.AggrMode = mode
-					sameEpochLosses(t, ref, distributed(t, weighted, owner, p, c), p)
+					sameLossesAt(t, ref, distributed(t, weighted, owner, p, c), p)
 				})
 			}
 		}

@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"os"
 	"time"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
 )

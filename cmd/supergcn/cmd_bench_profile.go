@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"

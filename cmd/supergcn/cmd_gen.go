@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/supergcn/supergcn/internal/container"
 	"io"
 	"os"
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 func init() {

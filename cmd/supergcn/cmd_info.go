@@ -68,7 +68,7 @@ func cmdInfo(args []string) error {
 		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
 		RowKernel: rowk.KernelName(), RowKernels: rowk.Kernels(),
 		METIS: metis.MetisVersion(), ParMETIS: metis.ParMetisLibrary(),
-		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
+		MPI: strings.TrimSpace(mpi.LibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
 	bi.BLASChoice = dense.BLASChoice()
 	bi.BF16Gemm = dense.BF16Kernel()

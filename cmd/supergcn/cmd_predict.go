@@ -15,7 +15,6 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/plots"
 	"github.com/supergcn/supergcn/nn"
-	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/quant"
 )
@@ -139,7 +138,7 @@ func predictLayouts(sw perfmodel.Sweep, nodes int, dir, files string, asJSON boo
 	}
 	lp := perfmodel.LayoutPlan{Sweep: sw, Nodes: nodes, CoresPerNode: cores}
 	var err error
-	if lp.Volumes, err = layoutVolumes(dir, files); err != nil {
+	if lp.Volumes, err = (perfmodel.VolumeSource{Dir: dir, Files: strings.Split(files, ","), Threads: runtime.GOMAXPROCS(0)}).ByRanks(); err != nil {
 		return err
 	}
 	rows, best, err := lp.Run()
@@ -168,38 +167,6 @@ func predictLayouts(sw perfmodel.Sweep, nodes int, dir, files string, asJSON boo
 	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
 		b.RanksPerNode, b.Threads, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
 	return nil
-}
-
-// layoutVolumes is the volumes of a rank count: the partition dir planned
-// on that many ranks (when they share its parts evenly), or the --volumes
-// file (of a comma-separated list) holding that many.
-func layoutVolumes(dir, files string) (func(ranks int) (*perfmodel.Volumes, error), error) {
-	if dir != "" {
-		meta, err := partition.ReadMeta(dir)
-		if err != nil {
-			return nil, err
-		}
-		return func(ranks int) (*perfmodel.Volumes, error) {
-			if meta.Parts%ranks != 0 {
-				return nil, fmt.Errorf("%d parts for %d ranks: %w", meta.Parts, ranks, perfmodel.ErrNoVolumes)
-			}
-			return perfmodel.PlanVolumes(dir, ranks, runtime.GOMAXPROCS(0))
-		}, nil
-	}
-	byRanks := map[int]*perfmodel.Volumes{}
-	for _, f := range strings.Split(files, ",") {
-		v, err := predictVolumes("", strings.TrimSpace(f), 0)
-		if err != nil {
-			return nil, err
-		}
-		byRanks[len(v.Ranks)] = v
-	}
-	return func(ranks int) (*perfmodel.Volumes, error) {
-		if v, ok := byRanks[ranks]; ok {
-			return v, nil
-		}
-		return nil, fmt.Errorf("no --volumes file of %d ranks: %w", ranks, perfmodel.ErrNoVolumes)
-	}, nil
 }
 
 // sweepLists parses predict's comma-separated lists into sw: aggregation

@@ -20,15 +20,6 @@ func init() {
 
 const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--json]"
 
-// wireOf is the wire format a report names (Bits, QuantParams).
-func wireOf(bits int, params string) quant.Wire {
-	w := quant.Wire{Bits: bits}
-	if params != "" {
-		w.Params, _ = quant.ParseParams(params)
-	}
-	return w
-}
-
 func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
@@ -37,6 +28,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+	heads := fs.Int("heads", 0, "also count an attention layer (--model gat) of this many heads: --width is its row width (heads × width per head), its float32 scalars added")
 	perNode := fs.Int("ranks-per-node", 0, "compare the flat and the two-level exchange with K consecutive ranks to a node (inter-node rows, bytes, messages)")
 	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
 	intraBits := fs.String("intra-bits", "32", "with --ranks-per-node: bits per value of the rows between ranks of one node, as train's: "+quant.WidthList(", "))
@@ -83,7 +75,10 @@ func cmdStats(args []string, stdout io.Writer) error {
 		rep, err := exchange.ReportNodes(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
 		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
 	}
-	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, wire)
+	if *heads < 0 || *heads > *width {
+		return usageError{fmt.Sprintf("--heads: %d, want 0 (none) to --width %d", *heads, *width)}
+	}
+	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, *heads, wire)
 	return writeStats(stdout, *asJSON, rep, err, printStats)
 }
 
@@ -126,7 +121,7 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 
 func printStats(w io.Writer, r *exchange.RowReport) {
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
-	f := wireOf(r.Bits, r.QuantParams)
+	f := r.Wire()
 	d, p := f.RowBytes(r.Width)
 	perRow := fmt.Sprintf("%g bytes/row", r.BytesPerRow)
 	if p > 0 {
@@ -148,6 +143,13 @@ func printStats(w io.Writer, r *exchange.RowReport) {
 		fmt.Fprintf(w, "hybrid at %s: %d data + %d param = %d bytes per layer (%s), fp32 %d bytes (%s): %.2fx fewer\n",
 			f, r.DataBytes, r.ParamBytes, r.Bytes.Hybrid, humanBytes(r.Bytes.Hybrid), r.FP32Bytes, humanBytes(r.FP32Bytes),
 			float64(r.FP32Bytes)/float64(r.Bytes.Hybrid))
+	}
+	if a := r.Attention; a != nil {
+		fmt.Fprintf(w, "\nattention layer, %d heads (rows, plus float32 scalars: source terms, destination terms, softmax max and sum):\n", a.Heads)
+		fmt.Fprintf(w, "%-7s %14s %14s %14s\n", "mode", "forward", "backward", "of which scalars")
+		for _, m := range []exchange.Mode{exchange.ModePre, exchange.ModePost, exchange.ModeHybrid} {
+			fmt.Fprintf(w, "%-7s %14s %14s %14s\n", m, humanBytes(a.Forward.Of(m)), humanBytes(a.Backward.Of(m)), humanBytes(a.Scalars.Of(m)))
+		}
 	}
 }
 

@@ -70,6 +70,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	modelFlags(fs, &cfg.Model)
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
 	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
+	fs.IntVar(&cfg.Model.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden/heads wide each)")
+	fs.IntVar(&cfg.Model.OutHeads, "out-heads", 1, "gat: attention heads of the output layer (averaged)")
+	fs.Float64Var(&cfg.Model.AttnDropout, "attn-dropout", 0.6, "gat: dropout on the attention coefficients")
 	fs.StringVar(&cfg.Model.Precision, "precision", "fp32", "operands of the dense products: fp32, or bf16 (rounded to bfloat16, float32 sums; on the AMX tile unit where the CPU has it, emulated and slower elsewhere)")
 	fs.Float64Var(&cfg.LR, "lr", 0.01, "Adam learning rate")
 	fs.Float64Var(&cfg.WeightDecay, "weight-decay", 5e-4, "weight decay (L2 added to the gradient, as torch.optim.Adam; first layer only unless --decay-all)")
@@ -102,19 +105,24 @@ func parseTrain(args []string) (*trainArgs, error) {
 		return nil, err
 	}
 	modelDefaults(fs, &cfg.Model)
+	if err := gatFlags(fs, &cfg.Model, cfg.ResumePath != ""); err != nil {
+		return nil, err
+	}
 	if err := d.validate(fs); err != nil {
 		return nil, err
+	}
+	// A resumed run's model comes from the checkpoint: its flags are
+	// checked against it, then validated with it.
+	if cfg.ResumePath != "" {
+		if err := resumeSettings(fs, cfg, d); err != nil {
+			return nil, err
+		}
 	}
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
 		return nil, err
 	}
 	if a.stopAfter < 0 {
 		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
-	}
-	if cfg.ResumePath != "" {
-		if err := resumeSettings(fs, cfg, d); err != nil {
-			return nil, err
-		}
 	}
 	var err error
 	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
@@ -184,11 +192,6 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	if cfg.SaveEvery > 0 && cfg.SavePath == "" {
 		return bad("save-every", "needs --save FILE")
 	}
-	if cfg.ResumePath != "" {
-		if err := container.CheckInput(cfg.ResumePath); err != nil {
-			return bad("resume", "%v", err)
-		}
-	}
 	if cfg.SaveBest != "" && cfg.SaveBest == cfg.SavePath {
 		return bad("save-best", "is the --save file; give another")
 	}
@@ -204,6 +207,9 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 // training settings from it, so the run continues the saved one exactly; a
 // flag given with another value is refused, naming both.
 func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
+	if err := container.CheckInput(cfg.ResumePath); err != nil {
+		return usageError{fmt.Sprintf("--resume: %v", err)}
+	}
 	ck, err := train.LoadCheckpoint(cfg.ResumePath)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
@@ -240,6 +246,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
+		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
+		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},
+		{"attn-dropout", m.AttnDropout, ck.Model.AttnDropout, func() { m.AttnDropout = ck.Model.AttnDropout }},
 		{"seed", d.seed, ck.Model.Seed, func() { d.seed = ck.Model.Seed }},
 		{"label-prop", cfg.LabelProp, ck.LabelProp, func() { cfg.LabelProp = ck.LabelProp }},
 		{"feat-norm", d.featNorm, featNorm, func() { d.featNorm = featNorm }},
@@ -342,14 +351,11 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	return err
 }
 
-// parseBits reads a --bits value (quant.ParseBits); "auto" is 2 with
-// several ranks, 32 alone.
+// parseBits reads a --bits value (quant.ParseBits); "auto" is
+// quant.AutoBits.
 func parseBits(flagName, v string, ranks int) (int, error) {
 	if v == "auto" {
-		if ranks > 1 {
-			return 2, nil
-		}
-		return quant.ExactBits, nil
+		return quant.AutoBits(ranks), nil
 	}
 	b, err := quant.ParseBits(v)
 	if err != nil {

@@ -94,32 +94,8 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 			}
 		}
 	}
-	switch d.partWeights {
-	case "none", "degree", "degree+train":
-	default:
-		return usageError{fmt.Sprintf("--partition-weights: %q is not none, degree or degree+train", d.partWeights)}
-	}
-	if d.synthFeat < 0 || d.synthClasses < 1 || d.synthClasses > graph.MaxClasses {
-		return usageError{fmt.Sprintf("--synthetic-features %d --classes %d: want features ≥ 0 and classes in [1, %d]", d.synthFeat, d.synthClasses, graph.MaxClasses)}
-	}
-	n := 0
-	for _, s := range []string{d.data, d.synthetic, d.partitions} {
-		if s != "" {
-			n++
-		}
-	}
-	if n > 1 {
-		return usageError{"use only one of --data, --synthetic and --partitions"}
-	}
-	if d.synthetic != "" && d.synthetic != "default" {
-		if _, err := graph.ParseGenSpec(d.synthetic); err != nil {
-			return usageError{fmt.Sprintf("--synthetic: %v", err)}
-		}
-	}
-	switch d.featNorm {
-	case "none", "row":
-	default:
-		return usageError{fmt.Sprintf("--feat-norm: %q is not none or row", d.featNorm)}
+	if err := d.source().Validate(); err != nil {
+		return err
 	}
 	switch d.partMethod {
 	case "auto", "metis", "multilevel", "parmetis", "random", "ldg":

@@ -34,6 +34,9 @@ var flagNames = map[string]string{
 	"nn.Config.Norm":               "--norm",
 	"nn.Config.Precision":          "--precision",
 	"nn.Config.Dropout":            "--dropout",
+	"nn.Config.Heads":              "--heads",
+	"nn.Config.OutHeads":           "--out-heads",
+	"nn.Config.AttnDropout":        "--attn-dropout",
 	"nn.Config.Seed":               "--seed",
 	"train.Config.FeatNorm":        "--feat-norm",
 	"train.Config.WeightDecay":     "--weight-decay",
@@ -55,6 +58,10 @@ var flagNames = map[string]string{
 	"dataset.Source.IgnoreWeights": "--ignore-weights",
 	"dataset.Source.PartMethod":    "--partition-method",
 	"dataset.Partitioning.Parts":   "--parts",
+	"dataset.Source.PartWeights":   "--partition-weights",
+	"dataset.Source.SynthClasses":  "--classes",
+	"dataset.Source.FeatNorm":      "--feat-norm",
+	"dataset.Conversion.SynthFeat": "--synthetic-features",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",
@@ -76,6 +83,7 @@ var flagNames = map[string]string{
 	"perfmodel.LayoutPlan.Nodes":        "--nodes",
 	"perfmodel.LayoutPlan.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.Exchange":         "--exchange",
+	"perfmodel.VolumeSource.Files":      "--volumes",
 }
 
 // hints complete library errors that have a command-line remedy.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
@@ -69,8 +70,8 @@ func TestSuggestFlag(t *testing.T) {
 		"epcohs": "epochs", "dropuot": "dropout", "hid": "hidden", "Save_Best": "save-best",
 		"sav": "save", "zzzz": "", "x": "",
 	} {
-		if got := suggestFlag(fs, in); got != want {
-			t.Errorf("suggestFlag(%q) = %q, want %q", in, got, want)
+		if got := spell.SuggestFlag(fs, in, flagHabits); got != want {
+			t.Errorf("SuggestFlag(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

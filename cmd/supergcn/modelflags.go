@@ -56,3 +56,19 @@ func modelAliases() map[string]string {
 	}
 	return a
 }
+
+// gatFlags leaves --heads, --out-heads and --attn-dropout in the model
+// configuration of a gat model only: given with another model they are
+// refused (unless resuming, where the checkpoint names the model).
+func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
+	if m.Model == "gat" {
+		return nil
+	}
+	for _, name := range []string{"heads", "out-heads", "attn-dropout"} {
+		if flagSet(fs, name) && !resume {
+			return usageError{fmt.Sprintf("--%s: only with --model gat", name)}
+		}
+	}
+	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
+	return nil
+}

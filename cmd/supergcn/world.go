@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/dataset"
-	"github.com/supergcn/supergcn/internal/launcher"
 	"os"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/comm/mpicomm"
+	"github.com/supergcn/supergcn/dataset"
+	"github.com/supergcn/supergcn/internal/launcher"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/train"
@@ -114,6 +114,3 @@ func (w *world) finish(err error) error {
 	}
 	return mpi.Finalize()
 }
-
-// mpiLibraryVersion names the MPI library this binary is linked with.
-func mpiLibraryVersion() string { return mpi.LibraryVersion() }

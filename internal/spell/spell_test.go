@@ -1,6 +1,12 @@
 package spell
 
-import "testing"
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, c := range []struct {
@@ -34,5 +40,28 @@ func TestCanonical(t *testing.T) {
 		if got := Canonical(in, names, aliases); got != want {
 			t.Errorf("Canonical(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestUnknownFlag(t *testing.T) {
+	fs := flag.NewFlagSet("supergcn train", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, n := range []string{"hidden", "epochs", "lr"} {
+		fs.String(n, "", "")
+	}
+	habits := map[string]string{"learning-rate": "lr"}
+	for args, want := range map[string]string{
+		"--epcohs=3":         "flag provided but not defined: --epcohs (did you mean --epochs?)",
+		"-learning_rate 0.1": "flag provided but not defined: -learning_rate (did you mean --lr?)",
+		"--zzzzzz":           "flag provided but not defined: --zzzzzz (see supergcn train --help)",
+	} {
+		a := strings.Fields(args)
+		err := fs.Parse(a)
+		if msg, ok := UnknownFlag(fs, a, err, habits); !ok || msg != want {
+			t.Errorf("%s: %q, want %q", args, msg, want)
+		}
+	}
+	if _, ok := UnknownFlag(fs, nil, errors.New("invalid value"), habits); ok {
+		t.Error("another error taken for an unknown flag")
 	}
 }

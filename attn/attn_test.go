@@ -1,0 +1,276 @@
+package attn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randGraph is a random block: rows × cols with some empty rows and
+// repeated columns.
+func randGraph(t *testing.T, r *rand.Rand, rows, cols int) *Graph {
+	t.Helper()
+	ptr := []int64{0}
+	var idx []int32
+	for v := range rows {
+		deg := r.IntN(5)
+		if v%7 == 3 {
+			deg = 0
+		}
+		for range deg {
+			idx = append(idx, int32(r.IntN(cols)))
+		}
+		ptr = append(ptr, int64(len(idx)))
+	}
+	g, err := NewGraph(rows, cols, ptr, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func randVec(r *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return v
+}
+
+// output is R/S of every row (0 for empty rows).
+func output(sp Spec, st *State) []float32 {
+	h, f := sp.Heads, sp.Width
+	o := make([]float32, len(st.R))
+	for v := range len(st.M) / h {
+		for hd := range h {
+			if s := st.S[v*h+hd]; s > 0 {
+				for j := range f {
+					o[v*h*f+hd*f+j] = st.R[v*h*f+hd*f+j] / s
+				}
+			}
+		}
+	}
+	return o
+}
+
+// reference is the attention output in float64, straight from the
+// definition.
+func reference(g *Graph, sp Spec, z, src, dst []float32) []float64 {
+	h, f := sp.Heads, sp.Width
+	out := make([]float64, g.Rows*h*f)
+	for v := range g.Rows {
+		for hd := range h {
+			var ls []float64
+			m := math.Inf(-1)
+			for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
+				e := float64(src[int(g.Idx[k])*h+hd]) + float64(dst[v*h+hd])
+				if e < 0 {
+					e *= float64(sp.Slope)
+				}
+				ls = append(ls, e)
+				m = math.Max(m, e)
+			}
+			var s float64
+			for i := range ls {
+				ls[i] = math.Exp(ls[i] - m)
+				s += ls[i]
+			}
+			for i, k := 0, g.Ptr[v]; k < g.Ptr[v+1]; i, k = i+1, k+1 {
+				u := int(g.Idx[k])
+				a := ls[i] / s
+				if !Keep(sp.Seed, int64(v), int64(u), hd, sp.Drop) {
+					a = 0
+				}
+				a /= 1 - float64(sp.Drop)
+				for j := range f {
+					out[v*h*f+hd*f+j] += a * float64(z[u*h*f+hd*f+j])
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestForwardMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, sp := range []Spec{{Heads: 1, Width: 1, Slope: 0.2}, {Heads: 3, Width: 5, Slope: 0.2}, {Heads: 2, Width: 9, Slope: 0.1, Drop: 0.4, Seed: 7}} {
+		g := randGraph(t, r, 23, 17)
+		z, src, dst := randVec(r, 17*sp.Heads*sp.Width), randVec(r, 17*sp.Heads), randVec(r, 23*sp.Heads)
+		var st State
+		if err := Forward(g, sp, z, src, dst, Ids{}, GenericRowsW, &st); err != nil {
+			t.Fatal(err)
+		}
+		got, want := output(sp, &st), reference(g, sp, z, src, dst)
+		for i := range want {
+			if math.Abs(float64(got[i])-want[i]) > 1e-5*(1+math.Abs(want[i])) {
+				t.Fatalf("%+v: out[%d] = %g, want %g", sp, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestMergeSplitsExactly splits every row's edges into two blocks: their
+// merged states equal the state of the whole row.
+func TestMergeSplitsExactly(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	sp := Spec{Heads: 2, Width: 3, Slope: 0.2, Drop: 0.3, Seed: 11}
+	g := randGraph(t, r, 30, 12)
+	z, src, dst := randVec(r, 12*6), randVec(r, 12*2), randVec(r, 30*2)
+	parts := [2]struct {
+		ptr []int64
+		idx []int32
+	}{{ptr: []int64{0}}, {ptr: []int64{0}}}
+	for v := range g.Rows {
+		for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
+			b := r.IntN(2)
+			parts[b].idx = append(parts[b].idx, g.Idx[k])
+		}
+		for b := range parts {
+			parts[b].ptr = append(parts[b].ptr, int64(len(parts[b].idx)))
+		}
+	}
+	var whole, st [2]State
+	if err := Forward(g, sp, z, src, dst, Ids{}, GenericRowsW, &whole[0]); err != nil {
+		t.Fatal(err)
+	}
+	for b := range parts {
+		gb, err := NewGraph(g.Rows, g.Cols, parts[b].ptr, parts[b].idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Forward(gb, sp, z, src, dst, Ids{}, GenericRowsW, &st[b]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, f := sp.Heads, sp.Width
+	for i := range st[0].M {
+		v := i / h
+		Merge(&st[0].M[i], &st[0].S[i], st[0].R[i*f:(i+1)*f], st[1].M[i], st[1].S[i], st[1].R[i*f:(i+1)*f])
+		_ = v
+	}
+	a, b := output(sp, &st[0]), output(sp, &whole[0])
+	for i := range a {
+		if math.Abs(float64(a[i]-b[i])) > 1e-5 {
+			t.Fatalf("merged out[%d] = %g, whole row %g", i, a[i], b[i])
+		}
+	}
+}
+
+// TestBackwardFiniteDifferences checks Backward against central
+// differences of L = Σ gout·out for every input.
+func TestBackwardFiniteDifferences(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	sp := Spec{Heads: 2, Width: 3, Slope: 0.2, Drop: 0.25, Seed: 3}
+	g := randGraph(t, r, 9, 7)
+	h, hf := sp.Heads, sp.Heads*sp.Width
+	z, src, dst := randVec(r, 7*hf), randVec(r, 7*h), randVec(r, 9*h)
+	gout := randVec(r, 9*hf)
+	loss := func() float64 {
+		out := reference(g, sp, z, src, dst)
+		var l float64
+		for i := range out {
+			l += out[i] * float64(gout[i])
+		}
+		return l
+	}
+	var st State
+	if err := Forward(g, sp, z, src, dst, Ids{}, GenericRowsW, &st); err != nil {
+		t.Fatal(err)
+	}
+	o := output(sp, &st)
+	gp, cd := make([]float32, len(gout)), make([]float32, len(dst))
+	for i := range cd {
+		c := Share(st.M[i], st.M[i], st.S[i])
+		cd[i] = c * dot(gout[i*sp.Width:(i+1)*sp.Width], o[i*sp.Width:(i+1)*sp.Width])
+		for j := range sp.Width {
+			gp[i*sp.Width+j] = gout[i*sp.Width+j] * c
+		}
+	}
+	gz, gsrc, gdst := make([]float32, len(z)), make([]float32, len(src)), make([]float32, len(dst))
+	if err := Backward(g, sp, z, src, dst, gp, cd, GenericRowsW, &st, gz, gsrc, gdst); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		x, g []float32
+	}{{"z", z, gz}, {"src", src, gsrc}, {"dst", dst, gdst}} {
+		for i := range c.x {
+			x0 := c.x[i]
+			const eps = 1e-3
+			c.x[i] = x0 + eps
+			lp := loss()
+			c.x[i] = x0 - eps
+			lm := loss()
+			c.x[i] = x0
+			fd := (lp - lm) / (2 * eps)
+			if math.Abs(fd-float64(c.g[i])) > 2e-3*(1+math.Abs(fd)) {
+				t.Errorf("d%s[%d] = %g, finite difference %g", c.name, i, c.g[i], fd)
+			}
+		}
+	}
+}
+
+func TestNewGraphRejectsBadInput(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols int
+		ptr        []int64
+		idx        []int32
+	}{
+		{2, 2, []int64{0, 1}, []int32{0}},
+		{1, 2, []int64{0, 1}, []int32{2}},
+		{2, 2, []int64{0, 2, 1}, []int32{0}},
+		{1, 2, []int64{1, 1}, []int32{0}},
+	} {
+		if _, err := NewGraph(c.rows, c.cols, c.ptr, c.idx); err == nil {
+			t.Errorf("NewGraph(%d, %d, %v, %v) accepted", c.rows, c.cols, c.ptr, c.idx)
+		}
+	}
+}
+
+// TestStateReuse runs passes with and without dropout on one State: each
+// equals the pass on a fresh State.
+func TestStateReuse(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	g := randGraph(t, r, 15, 15)
+	z, src, dst := randVec(r, 15*4), randVec(r, 15*2), randVec(r, 15*2)
+	var reused State
+	for i, drop := range []float32{0, 0.5, 0, 0.3} {
+		sp := Spec{Heads: 2, Width: 2, Slope: 0.2, Drop: drop, Seed: uint64(i)}
+		var fresh State
+		for _, st := range []*State{&reused, &fresh} {
+			if err := Forward(g, sp, z, src, dst, Ids{}, GenericRowsW, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := output(sp, &reused), output(sp, &fresh)
+		for j := range a {
+			if a[j] != b[j] {
+				t.Fatalf("pass %d (drop %g): out[%d] = %g on a reused state, %g on a fresh one", i, drop, j, a[j], b[j])
+			}
+		}
+	}
+}
+
+// TestNoColumns: a block without columns (a rank that receives no rows)
+// gives empty states and no gradients.
+func TestNoColumns(t *testing.T) {
+	g, err := NewGraph(3, 0, []int64{0, 0, 0, 0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := Spec{Heads: 2, Width: 3, Slope: 0.2, Drop: 0.5}
+	var st State
+	dst := make([]float32, 6)
+	if err := Forward(g, sp, nil, nil, dst, Ids{}, GenericRowsW, &st); err != nil {
+		t.Fatal(err)
+	}
+	for i := range st.S {
+		if st.S[i] != 0 || !math.IsInf(float64(st.M[i]), -1) {
+			t.Fatalf("state %d: M %g, S %g", i, st.M[i], st.S[i])
+		}
+	}
+	gd := make([]float32, 6)
+	if err := Backward(g, sp, nil, nil, dst, make([]float32, 18), make([]float32, 6), GenericRowsW, &st, nil, nil, gd); err != nil {
+		t.Fatal(err)
+	}
+}
