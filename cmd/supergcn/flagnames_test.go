@@ -22,7 +22,7 @@ func TestEnumCanonical(t *testing.T) {
 		{modelEnum, "graphsage", "sage"},
 		{modelEnum, "GraphSAGE", "sage"},
 		{modelEnum, "Sage", "sage"},
-		{modelEnum, "gat", "gat"}, // unknown: passed on as typed
+		{modelEnum, "mlp", "mlp"}, // unknown: passed on as typed
 		{modelEnum, "GAT", "GAT"},
 		{aggrModeEnum, "Hybrid", "hybrid"},
 		{aggrModeEnum, "POST,Pre", "post,pre"},
