@@ -145,6 +145,9 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err == nil {
 		err = checkShard(s, c)
 	}
+	if err == nil && kind == nn.OpAttention && s.Weighted() {
+		err = fmt.Errorf("exchange: rank %d: the attention operator (GAT) does not use edge weights: drop them (dataset.Source.IgnoreWeights)", s.Rank)
+	}
 	exch, xerr := ParseExchange(o.Exchange)
 	if err == nil {
 		err = xerr

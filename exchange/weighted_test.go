@@ -3,6 +3,7 @@ package exchange
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
@@ -155,5 +156,16 @@ func TestWeightedCodecBytes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
+	}
+}
+
+// TestWeightedAttentionRefused: the attention operator refuses a weighted
+// shard (GAT has no edge weights) instead of ignoring the weights.
+func TestWeightedAttentionRefused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	ds := weighted(randomDataset(rng, 40, 3, 0), 6, false)
+	_, err := New(ShardFromDataset(ds), comm.Single(), testEngine(), nn.OpAttention, Options{})
+	if err == nil || !strings.Contains(err.Error(), "does not use edge weights") {
+		t.Fatalf("weighted attention: %v", err)
 	}
 }

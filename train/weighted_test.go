@@ -27,9 +27,26 @@ func withWeights(ds *graph.Dataset, ones bool, seed uint64) *graph.Dataset {
 	return &out
 }
 
-// Weighted GCN and SAGE: every weight 1 gives the unweighted per-epoch
-// losses exactly; other weights give different losses, the same at
-// P = 1…4 ranks (goroutine groups) within 1e-4 relative, every mode.
+// weightedConfig is the dropout-free configuration of model as the
+// equality tests train it (SGC: one layer, K = 2; APPNP: K = 10; GIN with
+// a learnable ε).
+func weightedConfig(model string, epochs int) Config {
+	cfg := kipfConfig(model, 3, epochs, 0)
+	switch model {
+	case "gin":
+		cfg.Model.TrainEps = true
+	case "sgc":
+		cfg.Model.Layers, cfg.Model.Hidden, cfg.Model.K = 1, 0, 2
+	case "appnp":
+		cfg.Model.K = 10
+	}
+	return cfg
+}
+
+// Weighted models: every weight 1 gives the unweighted per-epoch losses
+// exactly; other weights give different losses, the same at P = 2…4 ranks
+// (goroutine groups) within 1e-4 relative, every mode (GCN and SAGE; the
+// other models at P = 2).
 func TestWeightedTraining(t *testing.T) {
 	ds := cora(t)
 	epochs := 20
@@ -37,8 +54,8 @@ func TestWeightedTraining(t *testing.T) {
 		epochs = 5
 	}
 	weighted := withWeights(ds, false, 9)
-	for _, model := range []string{"gcn", "sage"} {
-		cfg := kipfConfig(model, 3, epochs, 0)
+	for _, model := range []string{"gcn", "sage", "gin", "sgc", "appnp"} {
+		cfg := weightedConfig(model, epochs)
 		plain := single(t, ds, cfg)
 		ones := single(t, withWeights(ds, true, 0), cfg)
 		ref := single(t, weighted, cfg)
@@ -52,7 +69,11 @@ func TestWeightedTraining(t *testing.T) {
 		if !differs {
 			t.Fatalf("%s: weights do not change the losses", model)
 		}
-		for p := 2; p <= 4; p++ {
+		ranks := []int{2, 3, 4}
+		if model != "gcn" && model != "sage" {
+			ranks = []int{2}
+		}
+		for _, p := range ranks {
 			owner := partition.Random(ds.NumNodes(), p, 7)
 			for _, mode := range []string{"hybrid", "pre", "post"} {
 				t.Run(fmt.Sprintf("%s/P%d/%s", model, p, mode), func(t *testing.T) {
