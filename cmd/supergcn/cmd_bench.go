@@ -4,16 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/supergcn/supergcn/aggr"
-	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/perfmodel/measure"
@@ -85,20 +80,6 @@ func runBench(args []string) error {
 
 // ---------------------------------------------------------------- aggr
 
-// aggrResult is one line of `bench aggr --json`.
-type aggrResult struct {
-	measure.AggrResult
-	Kernel    string  `json:"kernel"`
-	Threads   int     `json:"threads"`
-	Graph     string  `json:"graph"`
-	Nodes     int     `json:"nodes"`
-	Edges     int64   `json:"edges"`
-	Width     int     `json:"width"`
-	Reps      int     `json:"reps"`
-	StreamGBS float64 `json:"stream_triad_gbs,omitempty"`
-	Roofline  float64 `json:"stream_fraction,omitempty"` // gbs / stream_triad_gbs
-}
-
 func benchAggr(args []string) error {
 	fs := newFlagSet("bench aggr", "[flags]")
 	graphArg := fs.String("graph", "random", "random (uniform src and dst), powerlaw (skewed degrees) or a dataset PATH that graph.Load reads")
@@ -117,105 +98,47 @@ func benchAggr(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *width < 1 || *reps < 1 {
-		return usageError{"--width and --reps must be ≥ 1"}
-	}
-	ops := strings.Split(*opsArg, ",")
-	for _, o := range ops {
-		if !slices.Contains(measure.AggrOps, o) {
-			return usageError{fmt.Sprintf("--ops: unknown operator %q (known: %s)", o, strings.Join(measure.AggrOps, ","))}
-		}
-	}
 	if err := setAloneThreads(threads); err != nil {
 		return err
 	}
-	eng, err := aggr.New(*threads, *kernel)
+	ab := measure.AggrBench{Graph: *graphArg, Nodes: *nodes, Edges: *edges, Width: *width, Reps: *reps, Threads: *threads,
+		Kernel: *kernel, Ops: strings.Split(*opsArg, ","), Seed: *seed, Stream: *stream, Huge: *huge}
+	if err := ab.Validate(); err != nil {
+		return usageError{userMessage(err)}
+	}
+	r, err := ab.Run()
 	if err != nil {
 		return kernelError(err)
 	}
-	defer eng.Close()
-
-	var src, dst []int32
-	var a *graph.CSR
-	name := *graphArg
-	switch *graphArg {
-	case "random", "powerlaw":
-		if *nodes < 1 || *edges < 0 || *nodes > math.MaxInt32 {
-			return usageError{"--nodes must be in [1, 2^31) and --edges ≥ 0"}
+	if *asJSON {
+		for _, l := range r.Lines {
+			b, _ := json.Marshal(l)
+			fmt.Println(string(b))
 		}
-		// The edge lists, the CSR and its transpose: ~24 bytes an edge.
-		if err := sysmem.Check(24*min(*edges, math.MaxInt64/32), fmt.Sprintf("a graph of %d edges", *edges)); err != nil {
-			return usageError{"--edges: " + err.Error()}
-		}
-		src, dst, _ = measure.SynthEdges(*graphArg, *nodes, *edges, *seed)
-	default:
-		ds, err := graph.Load(*graphArg, graph.LoadOptions{})
-		if err != nil {
-			return err
-		}
-		a = ds.Graph
-		src, dst = measure.EdgesOf(a)
-		*nodes = a.NumRows
+		return nil
 	}
-	n := *nodes
-	ne := int64(len(src))
-	t0 := time.Now()
-	if a == nil {
-		a = graph.FromCOO(n, n, src, dst, nil)
-	}
-	csrMS := benchMS(time.Since(t0))
-	f := *width
-	x, out, err := measure.AggrBuffers(n, f, *huge, *seed)
-	if err != nil {
-		return fmt.Errorf("--hugepages: %w", err)
-	}
-
-	var streamGBS float64
+	fmt.Printf("bench aggr: graph %s, nodes %d, edges %d, width %d, threads %d, kernel %s, reps %d (median)\n",
+		ab.Graph, r.Nodes, r.Edges, ab.Width, ab.Threads, r.Kernel, ab.Reps)
+	fmt.Printf("CSR build from COO %.1f ms\n", r.CSRMS)
 	if *stream {
-		streamGBS = measure.Stream(*threads, 128, 5).Triad
-		debug.FreeOSMemory() // the STREAM arrays
+		fmt.Printf("STREAM triad %.1f GB/s with %d threads\n", r.StreamGBS, ab.Threads)
 	}
-	if !*asJSON {
-		fmt.Printf("bench aggr: graph %s, nodes %d, edges %d, width %d, threads %d, kernel %s, reps %d (median)\n",
-			name, n, ne, f, *threads, eng.KernelName(), *reps)
-		fmt.Printf("CSR build from COO %.1f ms\n", csrMS)
-		if *stream {
-			fmt.Printf("STREAM triad %.1f GB/s with %d threads\n", streamGBS, *threads)
-		}
-		fmt.Printf("%-10s %10s %10s %8s %8s %9s", "op", "median_ms", "min_ms", "GUPS", "GB/s", "prep_ms")
-		if *stream {
-			fmt.Printf(" %8s", "%STREAM")
+	fmt.Printf("%-10s %10s %10s %8s %8s %9s", "op", "median_ms", "min_ms", "GUPS", "GB/s", "prep_ms")
+	if *stream {
+		fmt.Printf(" %8s", "%STREAM")
+	}
+	fmt.Println()
+	for _, l := range r.Lines {
+		fmt.Printf("%-10s %10.2f %10.2f %8.2f %8.1f %9.1f", l.Op, l.MedianMS, l.MinMS, l.GUPS, l.GBS, l.PrepMS)
+		if l.StreamGBS > 0 {
+			fmt.Printf(" %7.0f%%", 100*l.Roofline)
 		}
 		fmt.Println()
 	}
-	for _, o := range ops {
-		m, err := measure.AggrOp(eng, o, a, src, dst, x, out, *reps)
-		if err != nil {
-			return err
-		}
-		r := aggrResult{AggrResult: m, Kernel: eng.KernelName(), Threads: *threads, Graph: name, Nodes: n, Edges: ne, Width: f, Reps: *reps}
-		if streamGBS > 0 {
-			r.StreamGBS = streamGBS
-			r.Roofline = r.GBS / streamGBS
-		}
-		if *asJSON {
-			b, _ := json.Marshal(r)
-			fmt.Println(string(b))
-		} else {
-			fmt.Printf("%-10s %10.2f %10.2f %8.2f %8.1f %9.1f", o, r.MedianMS, r.MinMS, r.GUPS, r.GBS, r.PrepMS)
-			if streamGBS > 0 {
-				fmt.Printf(" %7.0f%%", 100*r.Roofline)
-			}
-			fmt.Println()
-		}
-	}
-	if !*asJSON {
-		fmt.Println("GUPS = edges·width/time/1e9; GB/s = (edges·width·4 + nodes·width·4 + edges·4 [+ edges·4 weights] + (nodes+1)·8)/time/1e9")
-	}
+	fmt.Println("GUPS = edges·width/time/1e9; GB/s = (edges·width·4 + nodes·width·4 + edges·4 [+ edges·4 weights] + (nodes+1)·8)/time/1e9")
 	return nil
 }
 
-func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // ---------------------------------------------------------------- stream
 

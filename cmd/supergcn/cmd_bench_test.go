@@ -45,7 +45,7 @@ func TestBenchAggrJSON(t *testing.T) {
 			t.Fatalf("%s: %d lines, want %d:\n%s", g, len(lines), len(measure.AggrOps), out)
 		}
 		for i, l := range lines {
-			var r aggrResult
+			var r measure.AggrLine
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatalf("%s: line %q: %v", g, l, err)
 			}

@@ -4,17 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
-	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/partition"
@@ -153,47 +150,14 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	bad := func(flag, format string, args ...any) error {
 		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 	}
-	m := cfg.Model
-	m.In, m.Out = max(m.In, 1), max(m.Out, 1) // the data's widths, not read yet
-	if err := m.Validate(); err != nil {
-		return usageError{err.Error()} // nn's field names, mapped to flags by userMessage
-	}
-	switch {
-	case !(cfg.LR > 0) || math.IsInf(cfg.LR, 0):
-		return bad("lr", "%g, need a finite positive learning rate", cfg.LR)
-	case !(cfg.WeightDecay >= 0) || math.IsInf(cfg.WeightDecay, 0):
-		return bad("weight-decay", "%g, need a finite value ≥ 0", cfg.WeightDecay)
-	case cfg.Epochs < 0:
-		return bad("epochs", "%d, need ≥ 0", cfg.Epochs)
-	case !(cfg.LabelProp >= 0 && cfg.LabelProp < 1):
-		return bad("label-prop", "%g is not in [0, 1)", cfg.LabelProp)
-	}
-	if !slices.Contains(partition.NodeOrders(), cfg.NodeOrder) {
-		return bad("node-order", "%q is not %s", cfg.NodeOrder, strings.Join(partition.NodeOrders(), ", "))
-	}
-	if _, err := exchange.ParseMode(cfg.AggrMode); err != nil {
-		return bad("aggr-mode", "%q is not post, pre or hybrid", cfg.AggrMode)
-	}
-	if _, err := exchange.ParseExchange(cfg.Exchange); err != nil || cfg.Exchange == "" {
-		return bad("exchange", "%q is not %s or auto", cfg.Exchange, strings.Join(exchange.Exchanges(), ", "))
-	}
-	if cfg.EvalEvery < 1 {
-		return bad("eval-every", "%d, need ≥ 1", cfg.EvalEvery)
+	if err := cfg.Validate(); err != nil {
+		return usageError{err.Error()} // the library's field names, mapped to flags by userMessage
 	}
 	if _, err := bits.wires(2); err != nil {
 		return err
 	}
 	if mpiMode == "off" && launchedByMPI() {
 		return bad("mpi", "off, but a launcher started this process as an MPI rank: every rank would train alone and write the same files")
-	}
-	if cfg.SaveEvery < 0 {
-		return bad("save-every", "%d, need ≥ 1 (0: save only at the end)", cfg.SaveEvery)
-	}
-	if cfg.SaveEvery > 0 && cfg.SavePath == "" {
-		return bad("save-every", "needs --save FILE")
-	}
-	if cfg.SaveBest != "" && cfg.SaveBest == cfg.SavePath {
-		return bad("save-best", "is the --save file; give another")
 	}
 	for _, f := range [][2]string{{"save", cfg.SavePath}, {"save-best", cfg.SaveBest}, {"metrics", cfg.MetricsPath}} {
 		if err := container.CheckWritable(f[1]); err != nil {
