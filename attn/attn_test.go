@@ -187,7 +187,7 @@ func TestBackwardFiniteDifferences(t *testing.T) {
 		}
 	}
 	gz, gsrc, gdst := make([]float32, len(z)), make([]float32, len(src)), make([]float32, len(dst))
-	if err := Backward(g, sp, z, src, dst, gp, cd, GenericRowsW, &st, gz, gsrc, gdst); err != nil {
+	if err := Backward(g, sp, z, src, dst, gp, cd, GenericRowsW, &st, &Scratch{}, gz, gsrc, gdst); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -270,7 +270,7 @@ func TestNoColumns(t *testing.T) {
 		}
 	}
 	gd := make([]float32, 6)
-	if err := Backward(g, sp, nil, nil, dst, make([]float32, 18), make([]float32, 6), GenericRowsW, &st, nil, nil, gd); err != nil {
+	if err := Backward(g, sp, nil, nil, dst, make([]float32, 18), make([]float32, 6), GenericRowsW, &st, &Scratch{}, nil, nil, gd); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -34,8 +34,11 @@ type State struct {
 	M, S, R []float32
 	P, W    []float32
 	w       []float32 // W's own storage (W is P without dropout)
-	de, wt  []float32 // Backward's per-edge scratch
 }
+
+// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values),
+// reused across states and layers by calls that do not run concurrently.
+type Scratch struct{ de, wt []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -174,8 +177,9 @@ func Share(mp, m, s float32) float32 {
 //	de_k     = (W_k·⟨gp[v], z[u]⟩ − P_k·cd[v]) · LeakyReLU'(e_k)
 //	gsrc[u] += de_k,  gdst[v] += de_k
 //
-// st is Forward's state for the same operands (P and W are read).
-func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, gz, gsrc, gdst []float32) error {
+// st is Forward's state for the same operands (P and W are read); sc
+// holds the temporaries.
+func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
@@ -188,17 +192,17 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	case len(st.P) != h*e || len(st.W) != h*e:
 		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
 	}
-	st.de, st.wt = Resize(st.de, h*e), Resize(st.wt, h*e)
+	sc.de, sc.wt = Resize(sc.de, h*e), Resize(sc.wt, h*e)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
 		for v := lo; v < hi; v++ {
-			backwardRow(g, sp, v, z, src, dst, gp, cd, st, gdst)
+			backwardRow(g, sp, v, z, src, dst, gp, cd, st, sc.de, gdst)
 		}
 	})
 	par.For(e, 1<<14, func(lo, hi int) {
 		for hd := range h {
 			base := hd * e
 			for j := lo; j < hi; j++ {
-				st.wt[base+j] = st.W[base+int(g.tperm[j])]
+				sc.wt[base+j] = st.W[base+int(g.tperm[j])]
 			}
 		}
 	})
@@ -213,10 +217,10 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 				base := int64(hd) * int64(e)
 				var s float32
 				for _, k := range g.tperm[a:b] {
-					s += st.de[base+k]
+					s += sc.de[base+k]
 				}
 				gsrc[u*h+hd] += s
-				kern(gz[u*hf+hd*sp.Width:u*hf+(hd+1)*sp.Width], gp[hd*sp.Width:], hf, rows, st.wt[base+a:base+b])
+				kern(gz[u*hf+hd*sp.Width:u*hf+(hd+1)*sp.Width], gp[hd*sp.Width:], hf, rows, sc.wt[base+a:base+b])
 			}
 		}
 	})
@@ -224,13 +228,13 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 }
 
 // backwardRow computes de of row v's edges and adds their sums to gdst.
-func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, gdst []float32) {
+func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, deAll, gdst []float32) {
 	lo, hi := g.Ptr[v], g.Ptr[v+1]
 	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
 	idx := g.Idx[lo:hi]
 	for hd := range h {
 		base := int64(hd) * e
-		p, w, de := st.P[base+lo:base+hi], st.W[base+lo:base+hi], st.de[base+lo:base+hi]
+		p, w, de := st.P[base+lo:base+hi], st.W[base+lo:base+hi], deAll[base+lo:base+hi]
 		gr := gp[v*h*f+hd*f : v*h*f+(hd+1)*f]
 		d, c := dst[v*h+hd], cd[v*h+hd]
 		var sum float32

@@ -36,6 +36,7 @@ type attnOp struct {
 	layers   map[int]*attnLayer
 	sbuf     *dense.Matrix // send rows × Heads·Width
 	scal     []float32     // send rows' scalars
+	scratch  attn.Scratch  // the backward temporaries (one backward kernel runs at a time)
 }
 
 // attnLayer is what one layer's Attend keeps for its backward pass.
@@ -232,12 +233,12 @@ func (p *Propagator) AttendBackward(ps nn.Pass, gout, gz, gsrc, gdst *dense.Matr
 	clear(gz.Data)
 	clear(gsrc.Data)
 	clear(gdst.Data)
-	if err := attn.Backward(pl.halo, sp, l.zh, l.sh, l.dst.Data, l.gph, l.cdh, a.kern, &l.halo, l.gzh, l.gsh, gdst.Data); err != nil {
+	if err := attn.Backward(pl.halo, sp, l.zh, l.sh, l.dst.Data, l.gph, l.cdh, a.kern, &l.halo, &a.scratch, l.gzh, l.gsh, gdst.Data); err != nil {
 		return fmt.Errorf("exchange: %w", err)
 	}
 	var errOwn error
 	own := func() {
-		errOwn = attn.Backward(pl.own, sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.own, gz.Data, gsrc.Data, gdst.Data)
+		errOwn = attn.Backward(pl.own, sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.own, &a.scratch, gz.Data, gsrc.Data, gdst.Data)
 	}
 	if p.c.Size() > 1 {
 		p.preGradients(l, gout)
@@ -319,7 +320,7 @@ func (p *Propagator) senderBackward(l *attnLayer, gz, gsrc, gdst *dense.Matrix) 
 	}
 	l.gdstPre = attn.Resize(l.gdstPre, nPre*h)
 	clear(l.gdstPre)
-	if err := attn.Backward(pl.pre, sp, l.z.Data, l.src.Data, l.preDst, gp, cd, a.kern, &l.pre, gz.Data, gsrc.Data, l.gdstPre); err != nil {
+	if err := attn.Backward(pl.pre, sp, l.z.Data, l.src.Data, l.preDst, gp, cd, a.kern, &l.pre, &a.scratch, gz.Data, gsrc.Data, l.gdstPre); err != nil {
 		return err
 	}
 	p.lap(t, &p.stats.AggrSeconds)

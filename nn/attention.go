@@ -36,9 +36,10 @@ type Attention interface {
 // LocalAttention is the single-process Attention over one graph whose row
 // v lists v's in-neighbours, self-loops as given: the caller adds them.
 type LocalAttention struct {
-	g      *attn.Graph
-	kern   attn.RowsW
-	layers map[int]*localAttn
+	g       *attn.Graph
+	kern    attn.RowsW
+	layers  map[int]*localAttn
+	scratch attn.Scratch // every layer's backward temporaries
 }
 
 // localAttn is what one layer's Attend keeps for its backward pass.
@@ -95,7 +96,7 @@ func (a *LocalAttention) AttendBackward(p Pass, gout, gz, gsrc, gdst *dense.Matr
 	clear(gz.Data)
 	clear(gsrc.Data)
 	clear(gdst.Data)
-	err := attn.Backward(a.g, l.sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.st, gz.Data, gsrc.Data, gdst.Data)
+	err := attn.Backward(a.g, l.sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.st, &a.scratch, gz.Data, gsrc.Data, gdst.Data)
 	l.z = nil
 	if err != nil {
 		return fmt.Errorf("nn: %w", err)
