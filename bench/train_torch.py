@@ -4,16 +4,21 @@ graph, timed with supergcn's epoch definition, for a reproducible comparison.
 
 Models (as nn/ builds them, PyG's example architecture):
   x → dropout → for each hidden layer: conv → [LayerNorm] → ReLU → dropout → conv → logits
-  gcn:  conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
-  sage: conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
-  gat:  multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
-        softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
-        hidden/heads each, the output layer averages --out-heads heads
+  gcn:   conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
+  sage:  conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
+  gin:   conv(X) = ReLU(((1+ε)·X + A·X)·W₁ + b₁)·W₂ + b₂, A the plain sum, ε 0 (learned with --train-eps)
+  sgc:   conv(X) = Â^K·X·W + b (K = --k, default 2; one layer by default)
+  appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
+  gat:   multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
+         softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
+         hidden/heads each, the output layer averages --out-heads heads
 Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
-like supergcn. The graph operator is torch.sparse.mm on CSR tensors (int64
+like supergcn. Initialisation as supergcn's: Glorot for gcn, torch.nn.Linear's
+(uniform ±1/sqrt(fan-in), weights and biases) for the others. The graph operator is torch.sparse.mm on CSR tensors (int64
 indices) with the transpose precomputed for the backward pass.
 Loss: cross-entropy over the training nodes; Adam (lr 0.01, weight decay 5e-4
-on the first layer's weights, as supergcn's default).
+on the first layer's weights, as supergcn's default; --decay-all: on every
+parameter).
 Epoch = training step (forward, loss, backward, optimizer step) + evaluation
 pass (forward without dropout, accuracy on train/valid/test), as supergcn's
 epoch_s. Prints one line per epoch, then one JSON summary line with the
@@ -62,7 +67,7 @@ def csr(ptr, idx, val, n):
 
 
 def operators(d, kind):
-    """The layer operator and its transpose as torch CSR tensors."""
+    """The layer operator ("gcn", "mean" or "sum") and its transpose as torch CSR tensors."""
     n = d["nodes"]
     ptr = np.asarray(d["ptr"], dtype=np.int64)
     idx = np.asarray(d["idx"], dtype=np.int64)
@@ -82,10 +87,13 @@ def operators(d, kind):
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr2))
         val = s[rows] * s[idx2]
         ptr, idx = ptr2, idx2
-    else:
+    elif kind == "mean":
         inv = np.where(deg > 0, 1.0 / np.maximum(deg, 1), 0.0).astype(np.float32)
         rows = np.repeat(np.arange(n, dtype=np.int64), deg)
         val = inv[rows]
+    else:  # sum
+        rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+        val = np.ones(len(idx), dtype=np.float32)
     # the transpose: sort entries by column (stable), rows become columns
     order = np.argsort(idx, kind="stable")
     tptr = np.zeros(n + 1, dtype=np.int64)
@@ -98,19 +106,35 @@ def operators(d, kind):
     return a, at
 
 
+def linear(fin, fout):
+    """torch.nn.Linear's initialisation, stored fin×fout as supergcn does."""
+    bound = 1 / math.sqrt(fin)
+    return (torch.nn.Parameter(torch.empty(fin, fout).uniform_(-bound, bound)),
+            torch.nn.Parameter(torch.empty(fout).uniform_(-bound, bound)))
+
+
+def steps(a, at, x, k):
+    for _ in range(k):
+        x = SpMM.apply(a, at, x)
+    return x
+
+
 class Conv(torch.nn.Module):
-    def __init__(self, kind, fin, fout):
+    """gcn and sage layers; first: the parameters weight decay applies to by default."""
+
+    def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
         self.kind, self.fin, self.fout = kind, fin, fout
         if kind == "gcn":
             self.w = torch.nn.Parameter(torch.empty(fin, fout))
             torch.nn.init.uniform_(self.w, -math.sqrt(6 / (fin + fout)), math.sqrt(6 / (fin + fout)))
             self.b = torch.nn.Parameter(torch.zeros(fout))
+            self.first = [self.w]
         else:
+            self.w, self.b = linear(fin, fout)
             bound = 1 / math.sqrt(fin)
-            self.w = torch.nn.Parameter(torch.empty(fin, fout).uniform_(-bound, bound))
-            self.b = torch.nn.Parameter(torch.empty(fout).uniform_(-bound, bound))
             self.wr = torch.nn.Parameter(torch.empty(fin, fout).uniform_(-bound, bound))
+            self.first = [self.w, self.wr]
 
     def forward(self, a, at, x):
         if self.fout <= self.fin:
@@ -163,16 +187,89 @@ class GATConv(torch.nn.Module):
         return out + self.b
 
 
+class GAT(torch.nn.Module):
+    """A GAT layer in the model table's shape: hidden layers concatenate --heads heads of
+    fout/heads columns, the output layer averages --out-heads heads of fout columns."""
+
+    def __init__(self, kind, fin, fout, hidden, last, o):
+        super().__init__()
+        if last:
+            self.conv = GATConv(fin, o.out_heads, fout, False, o.attn_dropout)
+        else:
+            self.conv = GATConv(fin, o.heads, fout // o.heads, True, o.attn_dropout)
+        self.first = [self.conv.w]
+
+    def forward(self, g, at, x):
+        return self.conv(g, at, x)
+
+
+class GIN(torch.nn.Module):
+    def __init__(self, kind, fin, fout, hidden, last, o):
+        super().__init__()
+        self.fin, self.hidden = fin, hidden
+        self.w1, self.b1 = linear(fin, hidden)
+        self.w2, self.b2 = linear(hidden, fout)
+        self.eps = torch.nn.Parameter(torch.zeros(1)) if o.train_eps else None
+        self.first = [self.w1, self.w2]
+
+    def forward(self, a, at, x):
+        s = 1 + self.eps if self.eps is not None else 1
+        if self.hidden <= self.fin:
+            xw = x @ self.w1
+            z = SpMM.apply(a, at, xw) + s * xw
+        else:
+            z = (SpMM.apply(a, at, x) + s * x) @ self.w1
+        return F.relu(z + self.b1) @ self.w2 + self.b2
+
+
+class SGC(torch.nn.Module):
+    def __init__(self, kind, fin, fout, hidden, last, o):
+        super().__init__()
+        self.fin, self.fout, self.k = fin, fout, o.k or 2
+        self.w, self.b = linear(fin, fout)
+        self.first = [self.w]
+
+    def forward(self, a, at, x):
+        if self.fout <= self.fin:
+            return steps(a, at, x @ self.w, self.k) + self.b
+        return steps(a, at, x, self.k) @ self.w + self.b
+
+
+class APPNP(torch.nn.Module):
+    def __init__(self, kind, fin, fout, hidden, last, o):
+        super().__init__()
+        self.k = (o.k or 10) if last else 0
+        self.alpha = o.alpha or 0.1
+        self.w, self.b = linear(fin, fout)
+        self.first = [self.w]
+
+    def forward(self, a, at, x):
+        h = x @ self.w + self.b
+        z = h
+        for _ in range(self.k):
+            z = (1 - self.alpha) * SpMM.apply(a, at, z) + self.alpha * h
+        return z
+
+
+# name → (graph operator, layer, default layers): supergcn's model table (nn/model.go); the
+# choices of --model (cmd/supergcn's bench_py_test checks that the names are nn.Models()).
+MODELS = {
+    "gcn": ("gcn", Conv, 2),
+    "sage": ("mean", Conv, 2),
+    "gin": ("sum", GIN, 2),
+    "sgc": ("gcn", SGC, 1),
+    "appnp": ("gcn", APPNP, 2),
+    "gat": ("gat", GAT, 2),
+}
+
+
 class Model(torch.nn.Module):
-    def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, heads=1, out_heads=1, attn_dropout=0.0):
+    def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, o):
         super().__init__()
         widths = [fin] + [hidden] * (layers - 1) + [fout]
-        if kind == "gat":
-            self.convs = torch.nn.ModuleList(
-                GATConv(widths[i], heads, widths[i + 1] // heads, True, attn_dropout) if i < layers - 1
-                else GATConv(widths[i], out_heads, widths[i + 1], False, attn_dropout) for i in range(layers))
-        else:
-            self.convs = torch.nn.ModuleList(Conv(kind, widths[i], widths[i + 1]) for i in range(layers))
+        layer = MODELS[kind][1]
+        inner = hidden if layers > 1 else fout
+        self.convs = torch.nn.ModuleList(layer(kind, widths[i], widths[i + 1], inner, i == layers - 1, o) for i in range(layers))
         self.norms = torch.nn.ModuleList(
             torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.Identity() for _ in range(layers - 1))
         self.p = dropout
@@ -189,13 +286,18 @@ class Model(torch.nn.Module):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="supergcn binary dataset (.sgb)")
-    ap.add_argument("--model", choices=["gcn", "sage", "gat"], default="gcn")
+    ap.add_argument("--model", choices=list(MODELS), default="gcn")
+    ap.add_argument("--layers", type=int, default=0, help="default: the model's (1 for sgc, else 2)")
+    ap.add_argument("--k", type=int, default=0, help="propagation steps (sgc: 2, appnp: 10)")
+    ap.add_argument("--alpha", type=float, default=0, help="appnp's teleport probability (default 0.1)")
+    ap.add_argument("--train-eps", action="store_true", help="gin: learn ε")
+    ap.add_argument("--decay-all", action="store_true", help="weight decay on every parameter")
+    ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
+                    help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
+    ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
-    ap.add_argument("--decay-all", action="store_true", help="weight decay on every parameter (default: first layer's weights)")
-    ap.add_argument("--feat-norm", choices=["none", "row"], default="none", help="row: divide each feature row by its L1 sum")
-    ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--norm", choices=["none", "layer"], default="none")
     ap.add_argument("--dropout", type=float, default=0.5)
@@ -208,6 +310,10 @@ def main():
                     help="bf16: the model runs under torch.autocast(cpu, bfloat16) (PyTorch's mixed precision: "
                          "matrix products in bfloat16), the aggregation in float32")
     a = ap.parse_args()
+    if a.list_models:
+        print(" ".join(MODELS))
+        return
+    a.layers = a.layers or MODELS[a.model][2]
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -216,18 +322,17 @@ def main():
     d = sgb.load(a.data)
     if d["x"] is None or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
-    A, AT = (edges(d), None) if a.model == "gat" else operators(d, a.model)
+    A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
     x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
     if a.feat_norm == "row":
-        x = x / x.abs().sum(1, keepdim=True).clamp_min(1e-30)
+        s = x.abs().double().sum(1, keepdim=True)
+        x = torch.where(s > 0, x / s.float().clamp_min(1e-38), x)
     y = torch.from_numpy(np.array(d["labels"], dtype=np.int64))
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
     split = {s: v[y[v] >= 0] for s, v in split.items()}
     classes = max(int(d["classes"]), int(y.max()) + 1)
-    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a.heads, a.out_heads, a.attn_dropout)
-    first = [model.convs[0].w] + ([model.convs[0].wr] if a.model == "sage" else [])
-    if a.decay_all:
-        first = list(model.parameters())
+    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a)
+    first = list(model.parameters()) if a.decay_all else model.convs[0].first
     rest = [p for p in model.parameters() if all(p is not f for f in first)]
     opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                             {"params": rest, "weight_decay": 0.0}], lr=a.lr)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -62,18 +63,17 @@ func TestLoadCleans(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	weighted := edgeList(t, 6, true)
 	s := Source{Data: weighted, Undirected: true, Dedup: true}
-	_, err := s.Load(nil)
-	if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), "dataset.Source.Data "+weighted+" has edge weights") ||
-		!strings.Contains(err.Error(), "dataset.Source.IgnoreWeights") {
-		t.Errorf("weights: %v", err)
+	var log bytes.Buffer
+	if ds, err := s.Load(&log); err != nil || ds.Graph.Val == nil || !strings.Contains(log.String(), "weighted edges") {
+		t.Errorf("weights: %v, %q", err, log.String())
 	}
 	s.IgnoreWeights = true
-	var log bytes.Buffer
+	log.Reset()
 	if ds, err := s.Load(&log); err != nil || ds.Graph.Val != nil || !strings.Contains(log.String(), "edge weights ignored") {
 		t.Errorf("ignored weights: %v, %q", err, log.String())
 	}
 	g := Source{Synthetic: spec, SynthFeat: 4, SynthClasses: 2}
-	_, err = g.Load(nil)
+	_, err := g.Load(nil)
 	var fe *field.Error
 	if !errors.Is(err, ErrSettings) || !errors.As(err, &fe) || fe.Field != "dataset.Source.SynthFeat" {
 		t.Errorf("features on a featured graph: %v", err)
@@ -197,5 +197,50 @@ func TestPartitioning(t *testing.T) {
 		if !errors.Is(err, ErrSettings) || !errors.As(err, &fe) || fe.Field != "dataset.Partitioning.Parts" {
 			t.Errorf("distributed %v: 61 parts of 60 nodes: %v", distributed, err)
 		}
+	}
+}
+
+// Validate refuses each bad setting as ErrSettings naming its field.
+func TestValidate(t *testing.T) {
+	ok := Source{PartWeights: "degree", SynthClasses: 8, FeatNorm: "none"}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, spoil := range map[string]func(s *Source){
+		"dataset.Source.PartWeights":  func(s *Source) { s.PartWeights = "edges" },
+		"dataset.Source.SynthClasses": func(s *Source) { s.SynthClasses = 0 },
+		"dataset.Source.Partitions":   func(s *Source) { s.Data, s.Partitions = "a", "b" },
+		"dataset.Source.Synthetic:":   func(s *Source) { s.Synthetic = "nodes=-1" },
+		"dataset.Source.FeatNorm":     func(s *Source) { s.FeatNorm = "l2" },
+	} {
+		s := ok
+		spoil(&s)
+		if err := s.Validate(); !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// Conversion cleans in its order and writes the binary format or .npz,
+// which load back as written.
+func TestConversion(t *testing.T) {
+	ring := edgeList(t, 12, false)
+	for _, out := range []string{"ring.sgb", "ring.npz"} {
+		c := Conversion{Data: ring, Dedup: true, Symmetrize: true, SynthFeat: 3, Classes: 2, Seed: 1, Out: filepath.Join(t.TempDir(), out)}
+		ds, _, err := c.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nnz := ds.Graph.NNZ()
+		ds.Release()
+		back, err := graph.Load(c.Out, graph.LoadOptions{})
+		if err != nil || nnz != 24 || back.Graph.NNZ() != 24 || back.FeatDim != 3 || back.NumClasses != 2 {
+			t.Errorf("%s: %v, %d arcs written, read back %+v", out, err, nnz, back)
+		}
+	}
+	bad := Conversion{Data: ring, SynthFeat: 3, Classes: 0, Out: filepath.Join(t.TempDir(), "x.sgb")}
+	var fe *field.Error
+	if _, _, err := bad.Run(); !errors.As(err, &fe) || fe.Field != "dataset.Conversion.SynthFeat" {
+		t.Errorf("0 classes: %v", err)
 	}
 }

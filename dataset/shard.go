@@ -151,8 +151,12 @@ func PrintDist(log io.Writer, g *dist.Graph, ranks int, t0 time.Time) {
 	if log == nil {
 		return
 	}
-	fmt.Fprintf(log, "data: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d, read by %d ranks (%.2fs)\n",
-		g.Name, g.NumNodes, g.NumArcs, g.FeatDim, g.NumClasses, g.NumTrain, g.NumValid, g.NumTest, ranks, time.Since(t0).Seconds())
+	edges := "edges"
+	if g.Weighted {
+		edges = "weighted edges"
+	}
+	fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %d features, %d classes, split %d/%d/%d, read by %d ranks (%.2fs)\n",
+		g.Name, g.NumNodes, g.NumArcs, edges, g.FeatDim, g.NumClasses, g.NumTrain, g.NumValid, g.NumTest, ranks, time.Since(t0).Seconds())
 }
 
 // ParMetisDist partitions the distributed graph with ParMETIS (PT-Scotch);

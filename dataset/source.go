@@ -28,7 +28,7 @@ type Source struct {
 	Partitions                string // a partition directory (partition.Load)
 	SynthFeat, SynthClasses   int    // graph.AttachSyntheticFeatures on a structure-only graph
 	Undirected, Dedup         bool   // Data: add reverse edges; drop duplicates and self-loops
-	IgnoreWeights             bool   // Data with edge weights: drop them (else an error)
+	IgnoreWeights             bool   // Data with edge weights: drop them (else they are used: weighted GCN/SAGE)
 	FeatNorm                  string // none|row
 	PartMethod                string // metis|multilevel|parmetis|ldg|random (Shard with several ranks)
 	PartWeights               string // metis.Options.Weights
@@ -100,8 +100,12 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 		return nil, err
 	}
 	if log != nil {
-		fmt.Fprintf(log, "data: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (%.2fs)\n",
-			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
+		edges := "edges"
+		if ds.Graph.Val != nil {
+			edges = "weighted edges"
+		}
+		fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %d features, %d classes, split %d/%d/%d (%.2fs)\n",
+			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), edges, ds.FeatDim, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
 	}
 	return ds, nil
 }
@@ -132,11 +136,7 @@ func (s *Source) read() (*graph.Dataset, error) {
 // clean applies the weights rule, the cleaning of Data, synthetic
 // features and feature normalisation to ds.
 func (s *Source) clean(ds *graph.Dataset, log io.Writer) error {
-	if ds.Graph.Val != nil {
-		if !s.IgnoreWeights {
-			return refuse("", "dataset.Source.Data %s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
-				"remove them, or give dataset.Source.IgnoreWeights to train on the unweighted graph", s.Data)
-		}
+	if ds.Graph.Val != nil && s.IgnoreWeights {
 		ds.Graph.Val = nil
 		if log != nil {
 			fmt.Fprintf(log, "data: %s: edge weights ignored (dataset.Source.IgnoreWeights)\n", s.Data)
@@ -173,6 +173,40 @@ func (s *Source) CheckDistributed() error {
 		return refuse("", "dataset.Source.Dedup=false: the distributed reader (ldg, or dataset.Source.Data under mpirun) always drops duplicate edges and self-loops: use METIS in one process to keep them")
 	case s.SynthFeat > 0:
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
+	}
+	return nil
+}
+
+// Validate checks the settings before any data is read: the vertex
+// weights, the synthetic features, one source at most, the generator
+// spec and the feature normalisation.
+func (s *Source) Validate() error {
+	switch s.PartWeights {
+	case "none", "degree", "degree+train":
+	default:
+		return refuse("dataset.Source.PartWeights", "%q is not none, degree or degree+train", s.PartWeights)
+	}
+	if s.SynthFeat < 0 || s.SynthClasses < 1 || s.SynthClasses > graph.MaxClasses {
+		return refuse("", "dataset.Source.SynthFeat %d dataset.Source.SynthClasses %d: want features ≥ 0 and classes in [1, %d]", s.SynthFeat, s.SynthClasses, graph.MaxClasses)
+	}
+	n := 0
+	for _, p := range []string{s.Data, s.Synthetic, s.Partitions} {
+		if p != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return refuse("", "use only one of dataset.Source.Data, dataset.Source.Synthetic and dataset.Source.Partitions")
+	}
+	if s.Synthetic != "" && s.Synthetic != "default" {
+		if _, err := graph.ParseGenSpec(s.Synthetic); err != nil {
+			return refuse("dataset.Source.Synthetic", "%v", err)
+		}
+	}
+	switch s.FeatNorm {
+	case "none", "row":
+	default:
+		return refuse("dataset.Source.FeatNorm", "%q is not none or row", s.FeatNorm)
 	}
 	return nil
 }

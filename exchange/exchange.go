@@ -3,17 +3,23 @@
 // brings in the contributions of cut edges from other ranks with one
 // all-to-all per layer and direction.
 //
-// The operator is Â = diag(L)·A·diag(R) with A the unweighted adjacency
-// (row v = in-neighbours of v, parallel edges counted):
+// The operator is Â = diag(L)·A·diag(R) with A the adjacency (row v =
+// in-neighbours of v, parallel edges counted), entry (v,u) the weight w_uv
+// of edge u→v on a weighted shard (Shard.Local.Val and Remote.Val), 1 on
+// an unweighted one:
 //
-//	OpGCN:  A gets a self-loop on every node, d(v) = global in-degree + 1, L = R = d^-1/2
-//	OpMean: L = 1/d_in(v) (0 without in-neighbours), R = 1
+//	OpGCN:  A gets a self-loop of weight 1 on every node, d(v) = Σ_u w_uv + 1, L = R = d^-1/2
+//	        (PyG's gcn_norm with edge_weight and fill value 1)
+//	OpMean: L = 1/d_in(v), the in-edge count (0 without in-neighbours), R = 1
+//	        (DGL's SAGEConv mean with edge_weight: the mean of w_uv·x_u)
 //	OpSum:  L = R = 1
 //
-// Every rank knows the full in-degree of its nodes (local plus remote
-// in-edges) and scales on the owner, so the wire carries unweighted rows and
-// partial sums only. Weighted graphs (Shard.Local.Val set) are rejected:
-// cut edges carry no weights yet.
+// Every rank knows the full in-degree (and weighted degree) of its nodes
+// (local plus remote in-edges) and scales on the owner. The weights of cut
+// edges are applied where the edge is aggregated: by the receiver's halo
+// CSR for a post-aggregated edge, by the sender's send CSR for a
+// pre-aggregated one (the receiver ships the weights in the plan), so the
+// wire carries the same rows as on the unweighted graph.
 //
 // The plan (built once in New) decides per ordered pair of ranks which cut
 // edges are post-aggregated (the sender sends the source row once, the
@@ -139,6 +145,9 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err == nil {
 		err = checkShard(s, c)
 	}
+	if err == nil && kind == nn.OpAttention && s.Weighted() {
+		err = fmt.Errorf("exchange: rank %d: the attention operator (GAT) does not use edge weights: drop them (dataset.Source.IgnoreWeights)", s.Rank)
+	}
 	exch, xerr := ParseExchange(o.Exchange)
 	if err == nil {
 		err = xerr
@@ -162,7 +171,7 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	}
 	plan.Seconds = c.Wtime() - t0
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, pat: pat, plan: plan}
-	p.left, p.right = scalings(kind, s.Local, remoteDegrees(s))
+	p.left, p.right = scalings(kind, s)
 	p.local = e.Prepare(localCSR(kind, s.Local))
 	if kind == nn.OpAttention {
 		if p.att, err = newAttention(s, c, e, mode, nodes); err != nil {
@@ -221,8 +230,11 @@ func checkShard(s *partition.Shard, c comm.Comm) error {
 	if s.Local.NumRows != len(s.Global) || s.Local.NumCols != len(s.Global) {
 		return fmt.Errorf("exchange: rank %d: local graph is %d×%d for %d nodes", s.Rank, s.Local.NumRows, s.Local.NumCols, len(s.Global))
 	}
-	if s.Local.Val != nil {
-		return fmt.Errorf("exchange: rank %d: weighted graphs are not supported (cut edges carry no weights)", s.Rank)
+	if s.Weighted() && len(s.Remote.Val) != len(s.Remote.Src) {
+		return fmt.Errorf("exchange: rank %d: weighted local graph with %d weights for %d cut edges", s.Rank, len(s.Remote.Val), len(s.Remote.Src))
+	}
+	if !s.Weighted() && s.Remote.Val != nil {
+		return fmt.Errorf("exchange: rank %d: cut edges carry weights but the local graph has none", s.Rank)
 	}
 	if err := checkDistinct(s.Global); err != nil {
 		return fmt.Errorf("exchange: rank %d: %w", s.Rank, err)
@@ -230,26 +242,29 @@ func checkShard(s *partition.Shard, c comm.Comm) error {
 	return nil
 }
 
-// scalings returns L and R of the operator kind (nil = ones).
-func scalings(kind nn.OpKind, local *graph.CSR, remDeg []int64) (left, right []float32) {
-	n := local.NumRows
+// scalings returns L and R of the operator kind on shard s (nil = ones).
+func scalings(kind nn.OpKind, sh *partition.Shard) (left, right []float32) {
+	if kind != nn.OpGCN && kind != nn.OpMean {
+		return nil, nil
+	}
+	count, weight := inDegrees(sh)
+	n := len(count)
 	switch kind {
 	case nn.OpGCN:
 		s := make([]float32, n)
 		for v := range s {
-			s[v] = float32(1 / math.Sqrt(float64(local.Degree(v)+remDeg[v]+1)))
+			s[v] = float32(1 / math.Sqrt(weight[v]+1))
 		}
 		return s, s
-	case nn.OpMean:
+	default:
 		l := make([]float32, n)
 		for v := range l {
-			if d := local.Degree(v) + remDeg[v]; d > 0 {
+			if d := count[v]; d > 0 {
 				l[v] = float32(1 / float64(d))
 			}
 		}
 		return l, nil
 	}
-	return nil, nil
 }
 
 // localCSR returns the local adjacency the kind aggregates: with a

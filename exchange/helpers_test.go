@@ -50,18 +50,29 @@ func randomDataset(rng *rand.Rand, n, deg, featDim int, iso ...int) *graph.Datas
 }
 
 // refOperator applies Â of kind to x with the whole graph (float64), the
-// definition the exchange must match.
+// definition the exchange must match: on a weighted graph entry (v,u) is
+// the edge's weight, the GCN degree the sum of the in-edge weights + 1 and
+// the mean's divisor the in-edge count.
 func refOperator(g *graph.CSR, kind nn.OpKind, x *dense.Matrix, transpose bool) *dense.Matrix {
 	n, w := g.NumRows, x.Cols
-	deg := make([]float64, n)
+	deg, wdeg := make([]float64, n), make([]float64, n)
+	weight := func(k int64) float64 {
+		if g.Val == nil {
+			return 1
+		}
+		return float64(g.Val[k])
+	}
 	for v := 0; v < n; v++ {
 		deg[v] = float64(g.Degree(v))
+		for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
+			wdeg[v] += weight(k)
+		}
 	}
 	left, right := make([]float64, n), make([]float64, n)
 	for v := 0; v < n; v++ {
 		switch kind {
 		case nn.OpGCN:
-			left[v] = 1 / math.Sqrt(deg[v]+1)
+			left[v] = 1 / math.Sqrt(wdeg[v]+1)
 			right[v] = left[v]
 		case nn.OpMean:
 			if deg[v] > 0 {
@@ -73,22 +84,22 @@ func refOperator(g *graph.CSR, kind nn.OpKind, x *dense.Matrix, transpose bool) 
 		}
 	}
 	acc := make([]float64, n*w)
-	add := func(v, u int) { // Â[v][u] contribution
+	add := func(v, u int, wt float64) { // Â[v][u] contribution
 		a, b := v, u
 		if transpose {
 			a, b = u, v
 		}
-		s := left[v] * right[u]
+		s := left[v] * wt * right[u]
 		for j := 0; j < w; j++ {
 			acc[a*w+j] += s * float64(x.Data[b*w+j])
 		}
 	}
 	for v := 0; v < n; v++ {
 		for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
-			add(v, int(g.Idx[k]))
+			add(v, int(g.Idx[k]), weight(k))
 		}
 		if kind == nn.OpGCN {
-			add(v, v)
+			add(v, v, 1)
 		}
 	}
 	out := dense.New(n, w)

@@ -10,12 +10,14 @@ import (
 )
 
 // CutEdge is one cut edge as the two-level planner sees it: global source
-// and destination ids and the ranks that own them.
+// and destination ids, the ranks that own them, and its weight (read only
+// with NodePairOptions.Weighted).
 type CutEdge struct {
 	Src     int64
 	Dst     int64
 	SrcRank int32
 	DstRank int32
+	W       float32
 }
 
 // NodePairPlan is the inter-node plan of one ordered node pair A → B (two
@@ -50,10 +52,12 @@ type NodePairPlan struct {
 }
 
 // PartialContrib is one rank's part of a partial row: the sum of its
-// sources (with the multiplicity of parallel edges, in edge order).
+// sources (with the multiplicity of parallel edges, in edge order), each
+// times its edge's weight W (nil: unweighted).
 type PartialContrib struct {
 	Rank int32
 	Src  []int64
+	W    []float32
 }
 
 // Rows returns the rows that cross between the nodes (the cover's size).
@@ -64,6 +68,9 @@ type NodePairOptions struct {
 	// Paired sends every row between the ranks at the same position of the
 	// two nodes (see NodePairPlan).
 	Paired bool
+	// Weighted records the edges' weights (CutEdge.W) in the partial
+	// rows' contributions.
+	Weighted bool
 }
 
 // PlanNodePair plans the cut edges of one ordered node pair (every edge's
@@ -105,6 +112,9 @@ func PlanNodePairWith(edges []CutEdge, nodes *comm.Nodes, o NodePairOptions) Nod
 			at = len(cs) - 1
 		}
 		cs[at].Src = append(cs[at].Src, e.Src)
+		if o.Weighted {
+			cs[at].W = append(cs[at].W, e.W)
+		}
 		contr[j] = cs
 	}
 	for i, u := range us {

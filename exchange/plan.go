@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
@@ -46,13 +47,14 @@ type plan struct {
 	halo    *graph.CSR // rows = local nodes, cols = receive-buffer rows (peers in order)
 	sendOff []int      // send rows of peer q: [sendOff[q], sendOff[q+1])
 	recvOff []int      // receive rows of peer q: [recvOff[q], recvOff[q+1])
-	remDeg  []int64    // remote in-degree of every local node
 	stats   PlanStats
 }
 
 // Header of the plan message a receiver sends each sender:
 // [nPost, nPre, rows pre, rows post, rows hybrid], then the nPost source ids,
-// the nPre partial-row lengths, and the partial rows' source ids.
+// the nPre partial-row lengths, and the partial rows' source ids; on a
+// weighted graph then the partial rows' edge weights (weightWord), one per
+// source id.
 const msgHeader = 5
 
 // buildPlan splits this rank's incoming cut edges per sender, tells every
@@ -64,7 +66,7 @@ func buildPlan(s *partition.Shard, c comm.Comm, mode Mode) (*plan, error) {
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
-	pl := &plan{remDeg: remoteDegrees(s)}
+	pl := &plan{}
 	pl.recvOff = rowOffsets(len(splits), func(q int) int { return splits[q].Rows() })
 	pl.halo = haloCSR(s, splits, pl.recvOff)
 
@@ -76,7 +78,7 @@ func buildPlan(s *partition.Shard, c comm.Comm, mode Mode) (*plan, error) {
 	for q := range splits {
 		pl.stats.Recv[q] = splits[q].Counts
 	}
-	pl.send, pl.sendOff, err = sendCSR(s, msgs, pl.stats.Sent)
+	pl.send, pl.sendOff, err = sendCSR(s, msgs, pl.stats.Sent, s.Weighted())
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
@@ -84,16 +86,42 @@ func buildPlan(s *partition.Shard, c comm.Comm, mode Mode) (*plan, error) {
 	return pl, nil
 }
 
-// remoteDegrees counts every local node's cut in-edges.
-func remoteDegrees(s *partition.Shard) []int64 {
-	d := make([]int64, len(s.Global))
-	if len(s.Remote.Ptr) == 0 {
-		return d
+// inDegrees returns every local node's in-edge count and the sum of its
+// in-edge weights (each edge weighing 1 on an unweighted shard), local
+// and cut edges together.
+func inDegrees(s *partition.Shard) (count []int64, weight []float64) {
+	n := len(s.Global)
+	count, weight = make([]int64, n), make([]float64, n)
+	add := func(v int, lo, hi int64, val []float32) {
+		count[v] += hi - lo
+		if val == nil {
+			weight[v] += float64(hi - lo)
+			return
+		}
+		for _, w := range val[lo:hi] {
+			weight[v] += float64(w)
+		}
 	}
-	for v := range d {
-		d[v] = s.Remote.Ptr[v+1] - s.Remote.Ptr[v]
+	for v := range n {
+		add(v, s.Local.Ptr[v], s.Local.Ptr[v+1], s.Local.Val)
+		if len(s.Remote.Ptr) > 0 {
+			add(v, s.Remote.Ptr[v], s.Remote.Ptr[v+1], s.Remote.Val)
+		}
 	}
-	return d
+	return count, weight
+}
+
+// weightWord is an edge weight as a plan message word (its float32 bits).
+func weightWord(w float32) int64 { return int64(math.Float32bits(w)) }
+
+// wordWeight decodes weightWord, refusing a word that is not a finite,
+// non-negative float32.
+func wordWeight(x int64) (float32, error) {
+	w := math.Float32frombits(uint32(x))
+	if x < 0 || x > math.MaxUint32 || w-w != 0 || w < 0 {
+		return 0, fmt.Errorf("bad edge weight word %#x", x)
+	}
+	return w, nil
 }
 
 // rowOffsets returns the prefix sums of rows(q) for q < p.
@@ -106,12 +134,17 @@ func rowOffsets(p int, rows func(q int) int) []int {
 }
 
 // haloCSR builds H: row v (a local node) lists the receive-buffer rows that
-// feed it: a post row once per cut edge from its source, a pre row once, in
-// the row of its destination. Columns are in edge order of s.Remote.
+// feed it: a post row once per cut edge from its source (with the edge's
+// weight on a weighted shard), a pre row once (weight 1: the sender
+// weighted its sum), in the row of its destination. Columns are in edge
+// order of s.Remote.
 func haloCSR(s *partition.Shard, splits []PairSplit, recvOff []int) *graph.CSR {
 	n := len(s.Global)
 	h := &graph.CSR{NumRows: n, NumCols: recvOff[len(recvOff)-1], Ptr: make([]int64, n+1)}
 	r := &s.Remote
+	if s.Weighted() {
+		h.Val = []float32{}
+	}
 	if len(r.Ptr) == 0 {
 		return h
 	}
@@ -121,6 +154,9 @@ func haloCSR(s *partition.Shard, splits []PairSplit, recvOff []int) *graph.CSR {
 			q := int(r.Owner[k])
 			if i, ok := haloRow(&splits[q], r.Src[k], v, &lastPre[q]); ok {
 				h.Idx = append(h.Idx, int32(recvOff[q]+i))
+				if h.Val != nil {
+					h.Val = append(h.Val, haloWeight(&splits[q], i, r.Val[k]))
+				}
 			}
 		}
 		h.Ptr[v+1] = int64(len(h.Idx))
@@ -144,6 +180,15 @@ func haloRow(sp *PairSplit, u int64, v int, lastPre *int) (int, bool) {
 	return len(sp.Post) + i, true
 }
 
+// haloWeight is the weight of halo entry i of a pair's block: the edge's
+// weight w for a post row, 1 for a partial row.
+func haloWeight(sp *PairSplit, i int, w float32) float32 {
+	if i < len(sp.Post) {
+		return w
+	}
+	return 1
+}
+
 // exchangeRequests sends every sender the plan message of its pair and
 // returns the messages this rank receives as a sender, one per receiver.
 func exchangeRequests(c comm.Comm, splits []PairSplit) ([][]int64, error) {
@@ -164,16 +209,24 @@ func appendMessage(dst []int64, sp *PairSplit) []int64 {
 	for i := range sp.Pre {
 		dst = append(dst, sp.PrePtr[i+1]-sp.PrePtr[i])
 	}
-	return append(dst, sp.PreSrc...)
+	dst = append(dst, sp.PreSrc...)
+	for _, w := range sp.PreW {
+		dst = append(dst, weightWord(w))
+	}
+	return dst
 }
 
 // sendCSR decodes the plan messages (msgs[q] from receiver q) into S, rows
 // of peer q at [off[q], off[q+1]): post rows (one source each), then partial
-// rows (the sources they sum), sources mapped to local ids. It records the
-// row counts of each pair in sent.
-func sendCSR(s *partition.Shard, msgs [][]int64, sent []RowCounts) (*graph.CSR, []int, error) {
+// rows (the sources they sum, with their edge weights when weighted),
+// sources mapped to local ids. It records the row counts of each pair in
+// sent.
+func sendCSR(s *partition.Shard, msgs [][]int64, sent []RowCounts, weighted bool) (*graph.CSR, []int, error) {
 	p := len(msgs)
 	S := &graph.CSR{NumCols: len(s.Global), Ptr: []int64{0}}
+	if weighted {
+		S.Val = []float32{}
+	}
 	off := make([]int, p+1)
 	idx := newGlobalIndex(s.Global)
 	for q, m := range msgs {
@@ -189,7 +242,8 @@ func sendCSR(s *partition.Shard, msgs [][]int64, sent []RowCounts) (*graph.CSR, 
 	return S, off, nil
 }
 
-// appendPeerRows appends the rows one plan message asks for to S.
+// appendPeerRows appends the rows one plan message asks for to S; S.Val
+// set means the message carries weights (post rows weigh 1).
 func appendPeerRows(S *graph.CSR, global *globalIndex, m []int64, counts *RowCounts) error {
 	if len(m) < msgHeader {
 		return fmt.Errorf("short message (%d words)", len(m))
@@ -201,8 +255,15 @@ func appendPeerRows(S *graph.CSR, global *globalIndex, m []int64, counts *RowCou
 		return fmt.Errorf("bad message header %v", m[:msgHeader])
 	}
 	post, lens, srcs := body[:nPost], body[nPost:nPost+nPre], body[nPost+nPre:]
+	var ws []int64
+	if S.Val != nil {
+		if len(srcs)%2 != 0 {
+			return fmt.Errorf("%d words of partial sources and weights", len(srcs))
+		}
+		srcs, ws = srcs[:len(srcs)/2], srcs[len(srcs)/2:]
+	}
 	for _, u := range post {
-		if err := appendSource(S, global, u); err != nil {
+		if err := appendSource(S, global, u, 1); err != nil {
 			return err
 		}
 		S.NumRows++
@@ -212,12 +273,22 @@ func appendPeerRows(S *graph.CSR, global *globalIndex, m []int64, counts *RowCou
 		if l <= 0 || l > int64(len(srcs)) {
 			return fmt.Errorf("bad partial row length %d", l)
 		}
-		for _, u := range srcs[:l] {
-			if err := appendSource(S, global, u); err != nil {
+		for i, u := range srcs[:l] {
+			w := float32(1)
+			if ws != nil {
+				var err error
+				if w, err = wordWeight(ws[i]); err != nil {
+					return err
+				}
+			}
+			if err := appendSource(S, global, u, w); err != nil {
 				return err
 			}
 		}
 		srcs = srcs[l:]
+		if ws != nil {
+			ws = ws[l:]
+		}
 		S.NumRows++
 		S.Ptr = append(S.Ptr, int64(len(S.Idx)))
 	}
@@ -227,12 +298,16 @@ func appendPeerRows(S *graph.CSR, global *globalIndex, m []int64, counts *RowCou
 	return nil
 }
 
-// appendSource adds the local id of global node u to S's current row.
-func appendSource(S *graph.CSR, global *globalIndex, u int64) error {
+// appendSource adds the local id of global node u to S's current row,
+// with weight w when S is weighted.
+func appendSource(S *graph.CSR, global *globalIndex, u int64, w float32) error {
 	i, err := global.localID(u)
 	if err != nil {
 		return err
 	}
 	S.Idx = append(S.Idx, i)
+	if S.Val != nil {
+		S.Val = append(S.Val, w)
+	}
 	return nil
 }

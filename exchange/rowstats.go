@@ -36,6 +36,18 @@ type RowReport struct {
 	Seconds     float64            `json:"seconds"`
 }
 
+// wireOf is the wire format a report names (bits, quant params).
+func wireOf(bits int, params string) quant.Wire {
+	w := quant.Wire{Bits: bits}
+	if params != "" {
+		w.Params, _ = quant.ParseParams(params)
+	}
+	return w
+}
+
+// Wire is the wire format the report counts bytes at.
+func (r *RowReport) Wire() quant.Wire { return wireOf(r.Bits, r.QuantParams) }
+
 // PerRank are min/avg/max over ranks of rows, per mode.
 type PerRank struct {
 	Pre    Spread `json:"pre"`
@@ -155,6 +167,11 @@ type NodeReport struct {
 	TwoLevel     NodeLevel `json:"two_level"`
 	Paired       NodeLevel `json:"two_level_paired"`
 	Seconds      float64   `json:"seconds"`
+}
+
+// Wires are the wire formats of the rows between nodes and inside them.
+func (r *NodeReport) Wires() (inter, intra quant.Wire) {
+	return wireOf(r.Bits, r.QuantParams), wireOf(r.IntraBits, r.QuantParams)
 }
 
 // NodeLevel is one plan's volume. Inter-node bytes are at the wire format,

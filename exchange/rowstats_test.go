@@ -56,6 +56,12 @@ func TestReports(t *testing.T) {
 	if nodes.Nodes != 1 || f.InterRows != 0 || f.InterBytes != 0 || f.MessagesPerEpoch != (f.InterMessages+f.IntraMessages)*2*3 || f.IntraBytes != 4*width*f.IntraRows {
 		t.Errorf("one node: %+v", nodes)
 	}
+	if w := q.Wire(); w != (quant.Wire{Bits: 2, Params: quant.ParamsF32}) || rep.Wire() != (quant.Wire{Bits: quant.ExactBits}) {
+		t.Errorf("report wires %v, %v", w, rep.Wire())
+	}
+	if inter, intra := nodes.Wires(); inter.Bits != 2 || intra.Bits != quant.ExactBits {
+		t.Errorf("node report wires %v, %v", inter, intra)
+	}
 	if s := SpreadOf([]int64{4, 1, 7}); s != (Spread{Min: 1, Avg: 4, Max: 7}) {
 		t.Errorf("SpreadOf: %+v", s)
 	}

@@ -56,13 +56,17 @@ func TestNewRejects(t *testing.T) {
 		want string
 	}{
 		{"mode", Options{Mode: "sideways"}, nil, "unknown mode"},
-		{"weighted", Options{}, func() { ds.Graph.Val = make([]float32, ds.Graph.NNZ()) }, "weighted"},
+		{"weights on cut edges only", Options{}, nil, "cut edges carry weights"},
 	}
 	for _, c := range cases {
 		if c.edit != nil {
 			c.edit()
 		}
-		_, err := New(ShardFromDataset(ds), comm.Single(), e, nn.OpGCN, c.opts)
+		s := ShardFromDataset(ds)
+		if c.name == "weights on cut edges only" {
+			s.Remote.Val = []float32{}
+		}
+		_, err := New(s, comm.Single(), e, nn.OpGCN, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
 		}

@@ -80,10 +80,11 @@ func (a RowCounts) Of(m Mode) int64 {
 // An edge u→v of the pair is post-aggregated exactly when u is in Post;
 // otherwise it is summed into the partial row of v.
 type PairSplit struct {
-	Post   []int64 // global ids of sources sent whole, ascending
-	Pre    []int32 // receiver-local destinations of partial rows, ascending
-	PrePtr []int64 // partial row i sums the sources PreSrc[PrePtr[i]:PrePtr[i+1]]
-	PreSrc []int64 // global source ids (with multiplicity of parallel edges)
+	Post   []int64   // global ids of sources sent whole, ascending
+	Pre    []int32   // receiver-local destinations of partial rows, ascending
+	PrePtr []int64   // partial row i sums the sources PreSrc[PrePtr[i]:PrePtr[i+1]]
+	PreSrc []int64   // global source ids (with multiplicity of parallel edges)
+	PreW   []float32 // the weight of each PreSrc edge (nil: unweighted)
 	Counts RowCounts
 }
 
@@ -96,6 +97,12 @@ func (p *PairSplit) Rows() int { return len(p.Post) + len(p.Pre) }
 // mode it plans for. It is a pure, deterministic function of the edge list,
 // shared by the exchange (on the receiver) and `supergcn stats`.
 func SplitCut(src []int64, dst []int32, mode Mode) PairSplit {
+	return SplitCutWeighted(src, dst, nil, mode)
+}
+
+// SplitCutWeighted is SplitCut for weighted edges (w[k] the weight of edge
+// k; nil: unweighted): the partial rows carry their edges' weights (PreW).
+func SplitCutWeighted(src []int64, dst []int32, w []float32, mode Mode) PairSplit {
 	us := sortedUnique(src)
 	vs := sortedUnique(dst)
 	b, _, _ := cutBipartite(src, dst, us, vs)
@@ -115,13 +122,13 @@ func SplitCut(src []int64, dst []int32, mode Mode) PairSplit {
 			ps.Post = append(ps.Post, u)
 		}
 	}
-	ps.splitPre(src, dst, us, vs, post)
+	ps.splitPre(src, dst, w, us, vs, post)
 	return ps
 }
 
 // splitPre builds the partial rows: for each destination (ascending) the
 // sources of its edges that are not post-aggregated, in edge order.
-func (ps *PairSplit) splitPre(src []int64, dst []int32, us []int64, vs []int32, post []bool) {
+func (ps *PairSplit) splitPre(src []int64, dst []int32, w []float32, us []int64, vs []int32, post []bool) {
 	// Group edge indices by destination (stable counting sort).
 	ptr := make([]int, len(vs)+1)
 	vi := make([]int, len(dst))
@@ -146,6 +153,9 @@ func (ps *PairSplit) splitPre(src []int64, dst []int32, us []int64, vs []int32, 
 			j, _ := slices.BinarySearch(us, src[k])
 			if !post[j] {
 				ps.PreSrc = append(ps.PreSrc, src[k])
+				if w != nil {
+					ps.PreW = append(ps.PreW, w[k])
+				}
 			}
 		}
 		if len(ps.PreSrc) > start {
@@ -187,10 +197,12 @@ func sortedUnique[T int32 | int64](a []T) []T {
 
 // CutsByOwner groups the shard's remote in-edges by the rank that owns their
 // source: for peer q, edges Src[q][k] → Dst[q][k] (global source id, local
-// destination), in the shard's edge order.
+// destination, and weight W[q][k] when the shard is weighted), in the
+// shard's edge order.
 type CutsByOwner struct {
 	Src [][]int64
 	Dst [][]int32
+	W   [][]float32 // nil: unweighted
 }
 
 // GroupCuts splits s.Remote by source owner, checking owners and
@@ -202,9 +214,14 @@ func GroupCuts(s *partition.Shard) (*CutsByOwner, error) {
 	if len(r.Ptr) == 0 {
 		return cuts, nil
 	}
-	if len(r.Ptr) != n+1 || r.Ptr[0] != 0 || len(r.Src) != len(r.Owner) || int64(len(r.Src)) != r.Ptr[n] {
-		return nil, fmt.Errorf("exchange: rank %d: malformed remote edges (Ptr %d entries for %d nodes, %d sources, %d owners)",
-			s.Rank, len(r.Ptr), n, len(r.Src), len(r.Owner))
+	weighted := s.Weighted()
+	if len(r.Ptr) != n+1 || r.Ptr[0] != 0 || len(r.Src) != len(r.Owner) || int64(len(r.Src)) != r.Ptr[n] ||
+		(weighted && len(r.Val) != len(r.Src)) {
+		return nil, fmt.Errorf("exchange: rank %d: malformed remote edges (Ptr %d entries for %d nodes, %d sources, %d owners, %d weights)",
+			s.Rank, len(r.Ptr), n, len(r.Src), len(r.Owner), len(r.Val))
+	}
+	if weighted {
+		cuts.W = make([][]float32, s.Ranks)
 	}
 	for v := 0; v < n; v++ {
 		for k := r.Ptr[v]; k < r.Ptr[v+1]; k++ {
@@ -214,6 +231,9 @@ func GroupCuts(s *partition.Shard) (*CutsByOwner, error) {
 			}
 			cuts.Src[q] = append(cuts.Src[q], r.Src[k])
 			cuts.Dst[q] = append(cuts.Dst[q], int32(v))
+			if weighted {
+				cuts.W[q] = append(cuts.W[q], r.Val[k])
+			}
 		}
 	}
 	return cuts, nil
@@ -230,8 +250,16 @@ func SplitShard(s *partition.Shard, mode Mode) ([]PairSplit, error) {
 	splits := make([]PairSplit, s.Ranks)
 	for q := range splits {
 		if len(cuts.Src[q]) > 0 {
-			splits[q] = SplitCut(cuts.Src[q], cuts.Dst[q], mode)
+			splits[q] = SplitCutWeighted(cuts.Src[q], cuts.Dst[q], cuts.weights(q), mode)
 		}
 	}
 	return splits, nil
+}
+
+// weights returns the weights of peer q's edges (nil: unweighted).
+func (c *CutsByOwner) weights(q int) []float32 {
+	if c.W == nil {
+		return nil
+	}
+	return c.W[q]
 }

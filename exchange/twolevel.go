@@ -72,10 +72,63 @@ type csrBuilder struct{ g graph.CSR }
 
 func newBuilder(cols int) *csrBuilder { return &csrBuilder{graph.CSR{NumCols: cols, Ptr: []int64{0}}} }
 
-func (b *csrBuilder) row(idx ...int32) {
+// newBuilderW is newBuilder for a CSR with values when weighted.
+func newBuilderW(cols int, weighted bool) *csrBuilder {
+	b := newBuilder(cols)
+	if weighted {
+		b.g.Val = []float32{}
+	}
+	return b
+}
+
+// row appends a row of the given columns, each of weight 1.
+func (b *csrBuilder) row(idx ...int32) { b.rowW(idx, nil) }
+
+// rowW appends a row of the given columns and weights (nil: all 1); a
+// builder without values ignores the weights.
+func (b *csrBuilder) rowW(idx []int32, w []float32) {
 	b.g.Idx = append(b.g.Idx, idx...)
+	if b.g.Val != nil {
+		for i := range idx {
+			x := float32(1)
+			if w != nil {
+				x = w[i]
+			}
+			b.g.Val = append(b.g.Val, x)
+		}
+	}
 	b.g.NumRows++
 	b.g.Ptr = append(b.g.Ptr, int64(len(b.g.Idx)))
+}
+
+// takeSources splits a message's source section of n sources: the ids,
+// and on a weighted graph the n weight words after them (decoded).
+func takeSources(take func(n int64) ([]int64, error), n int64, weighted bool) ([]int64, []float32, error) {
+	srcs, err := take(n)
+	if err != nil || !weighted {
+		return srcs, nil, err
+	}
+	words, err := take(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := make([]float32, len(words))
+	for i, x := range words {
+		if w[i], err = wordWeight(x); err != nil {
+			return nil, nil, err
+		}
+	}
+	return srcs, w, nil
+}
+
+// appendSources appends source ids and, when w is not nil, their weight
+// words.
+func appendSources(dst []int64, srcs []int64, w []float32) []int64 {
+	dst = append(dst, srcs...)
+	for _, x := range w {
+		dst = append(dst, weightWord(x))
+	}
+	return dst
 }
 
 // localIDs maps global ids owned by s to local ids.
@@ -96,9 +149,12 @@ func localIDs(global *globalIndex, us []int64) ([]int32, error) {
 // message order: kind 0 post row (ids: the source), kind 1 partial row this
 // rank reduces and sends (ids: own sources; ranks: the node peers whose
 // partial sums it adds), kind 2 partial sum for another rank's partial row
-// (ids: own sources; ranks[0]: the reducing rank). It returns the rows the
-// message's sender receives in stage 2.
-func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me int, row func(kind int, ids []int32, ranks []int64) error) (int, error) {
+// (ids: own sources; ranks[0]: the reducing rank); w are the sources' edge
+// weights on a weighted graph (the message then carries them after the
+// ids), nil otherwise. It returns the rows the message's sender receives
+// in stage 2.
+func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me int, weighted bool,
+	row func(kind int, ids []int32, w []float32, ranks []int64) error) (int, error) {
 	if len(m) < 3 || m[0] < 0 || m[1] < 0 || m[2] < 0 {
 		return 0, fmt.Errorf("short or bad message header")
 	}
@@ -127,7 +183,7 @@ func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me 
 		if err != nil {
 			return 0, err
 		}
-		if err := row(0, ids, nil); err != nil {
+		if err := row(0, ids, nil, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -136,7 +192,7 @@ func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me 
 		if err != nil {
 			return 0, err
 		}
-		srcs, err := take(hdr[1])
+		srcs, w, err := takeSources(take, hdr[1], weighted)
 		if err != nil {
 			return 0, err
 		}
@@ -153,7 +209,7 @@ func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me 
 				return 0, err
 			}
 		}
-		if err := row(1, ids, others); err != nil {
+		if err := row(1, ids, w, others); err != nil {
 			return 0, err
 		}
 	}
@@ -162,7 +218,7 @@ func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me 
 		if err != nil {
 			return 0, err
 		}
-		srcs, err := take(hdr[2])
+		srcs, w, err := takeSources(take, hdr[2], weighted)
 		if err != nil {
 			return 0, err
 		}
@@ -173,7 +229,7 @@ func parseTwoLevelMessage(m []int64, global *globalIndex, nodes *comm.Nodes, me 
 		if err != nil {
 			return 0, err
 		}
-		if err := row(2, ids, hdr[:1]); err != nil {
+		if err := row(2, ids, w, hdr[:1]); err != nil {
 			return 0, err
 		}
 	}
@@ -363,7 +419,7 @@ func checkNodes(nodes *comm.Nodes, c comm.Comm) error {
 // engine of e's kernel, on the driver goroutine: the engine's own pool is
 // busy with the local product meanwhile.
 func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, exch string) (pattern, PlanStats, error) {
-	cs, stats, err := buildTwoLevel(s, c, nodes, mode, NodePairOptions{Paired: exch == ExchangeTwoLevelPaired})
+	cs, stats, err := buildTwoLevel(s, c, nodes, mode, NodePairOptions{Paired: exch == ExchangeTwoLevelPaired, Weighted: s.Weighted()})
 	if err := agree(c, err); err != nil {
 		return nil, stats, err
 	}
@@ -381,7 +437,9 @@ func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nod
 }
 
 // appendPlan encodes node A's plan into dst: a, the row counts, then the
-// plan's slices (each need and contributor list with its length first).
+// plan's slices (each need and contributor list with its length first; a
+// contributor's weight words, as many as its sources or none, after its
+// sources).
 func appendPlan(dst []int64, a int, pl *NodePairPlan) []int64 {
 	dst = append(dst, int64(a), int64(len(pl.Post)), int64(len(pl.Pre)), int64(pl.EdgeCount))
 	dst = append(dst, pl.Post...)
@@ -395,8 +453,8 @@ func appendPlan(dst []int64, a int, pl *NodePairPlan) []int64 {
 	for i := range pl.Pre {
 		dst = append(dst, int64(pl.PreTo[i]), int64(pl.PreFrom[i]), int64(len(pl.PreContr[i])))
 		for _, c := range pl.PreContr[i] {
-			dst = append(dst, int64(c.Rank), int64(len(c.Src)))
-			dst = append(dst, c.Src...)
+			dst = append(dst, int64(c.Rank), int64(len(c.Src)), int64(len(c.W)))
+			dst = appendSources(dst, c.Src, c.W)
 		}
 	}
 	return dst
@@ -460,13 +518,27 @@ func decodePlans(m []int64, plans []*NodePairPlan, p int) error {
 			pl.PreFrom = append(pl.PreFrom, int32(h[1]))
 			cs := make([]PartialContrib, h[2])
 			for i := range cs {
-				ch := take(2)
-				if ch == nil || !rankOK(ch[0]) {
+				ch := take(3)
+				if ch == nil || !rankOK(ch[0]) || (ch[2] != 0 && ch[2] != ch[1]) {
 					return bad
 				}
 				cs[i].Rank = int32(ch[0])
 				if cs[i].Src = take(ch[1]); cs[i].Src == nil && ch[1] != 0 {
 					return bad
+				}
+				if ch[2] > 0 {
+					words := take(ch[2])
+					if words == nil {
+						return bad
+					}
+					cs[i].W = make([]float32, len(words))
+					for j, x := range words {
+						w, err := wordWeight(x)
+						if err != nil {
+							return err
+						}
+						cs[i].W[j] = w
+					}
 				}
 			}
 			pl.PreContr = append(pl.PreContr, cs)

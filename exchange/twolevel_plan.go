@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
-	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -20,6 +19,7 @@ type tlBuild struct {
 	nodes  *comm.Nodes
 	me, P  int
 	myNode int
+	weight bool  // the shard is weighted: plans and messages carry edge weights
 	peers  []int // ranks of this node
 	k      int   // len(peers)
 	stats  PlanStats
@@ -37,7 +37,7 @@ type tlBuild struct {
 // and nodes.Local).
 func buildTwoLevel(s *partition.Shard, c comm.Comm, nodes *comm.Nodes, mode Mode, po NodePairOptions) (*tlCSRs, PlanStats, error) {
 	me := c.Rank()
-	b := &tlBuild{s: s, c: c, nodes: nodes, me: me, P: c.Size(), myNode: nodes.Node[me], peers: nodes.Ranks[nodes.Node[me]],
+	b := &tlBuild{s: s, c: c, nodes: nodes, me: me, P: c.Size(), myNode: nodes.Node[me], peers: nodes.Ranks[nodes.Node[me]], weight: s.Weighted(),
 		stats: PlanStats{Mode: mode.String(), Sent: make([]RowCounts, c.Size()), Recv: make([]RowCounts, c.Size())}}
 	b.k = len(b.peers)
 	if err := b.planNodePairs(mode, po); err != nil {
@@ -76,7 +76,7 @@ func (b *tlBuild) planNodePairs(mode Mode, po NodePairOptions) error {
 	b.splits = make([]PairSplit, b.P)
 	for _, q := range b.peers {
 		if q != me && len(cuts.Src[q]) > 0 {
-			b.splits[q] = SplitCut(cuts.Src[q], cuts.Dst[q], mode)
+			b.splits[q] = SplitCutWeighted(cuts.Src[q], cuts.Dst[q], cuts.weights(q), mode)
 			b.stats.Recv[q] = b.splits[q].Counts
 		}
 	}
@@ -88,6 +88,9 @@ func (b *tlBuild) planNodePairs(mode Mode, po NodePairOptions) error {
 		j := nodes.Node[q] % b.k
 		for i, u := range cuts.Src[q] {
 			edgeMsgs[j] = append(edgeMsgs[j], u, int64(q), s.Global[cuts.Dst[q][i]])
+			if b.weight {
+				edgeMsgs[j] = append(edgeMsgs[j], weightWord(cuts.W[q][i]))
+			}
 		}
 	}
 	got, err := exchangeMessages(nodes.Local, edgeMsgs)
@@ -117,19 +120,35 @@ func (b *tlBuild) planNodePairs(mode Mode, po NodePairOptions) error {
 	return agree(b.c, perr)
 }
 
-// nodePairEdges turns the edge lists the node's ranks sent this rank into
+// nodePairEdges turns the edge lists the node's ranks sent this rank
+// (source, owner, destination and, when weighted, the weight word) into
 // the cut edges of every node pair (A, this node) it plans.
 func (b *tlBuild) nodePairEdges(got [][]int64) ([][]CutEdge, error) {
 	nodes := b.nodes
 	pairs := make([][]CutEdge, nodes.NumNodes())
+	stride := 3
+	if b.weight {
+		stride = 4
+	}
 	for j, blk := range got {
-		for i := 0; i+2 < len(blk); i += 3 {
+		if len(blk)%stride != 0 {
+			return pairs, fmt.Errorf("exchange: rank %d: node edge list from rank %d has %d words", b.me, b.peers[j], len(blk))
+		}
+		for i := 0; i < len(blk); i += stride {
 			q := blk[i+1]
 			if q < 0 || q >= int64(b.P) || nodes.Node[q] == b.myNode || nodes.Node[q]%b.k != nodes.LocalIndex(b.me) {
 				return pairs, fmt.Errorf("exchange: rank %d: node edge list from rank %d names owner %d", b.me, b.peers[j], q)
 			}
+			e := CutEdge{Src: blk[i], SrcRank: int32(q), Dst: blk[i+2], DstRank: int32(b.peers[j])}
+			if b.weight {
+				w, err := wordWeight(blk[i+3])
+				if err != nil {
+					return pairs, fmt.Errorf("exchange: rank %d: node edge list from rank %d: %w", b.me, b.peers[j], err)
+				}
+				e.W = w
+			}
 			a := nodes.Node[q]
-			pairs[a] = append(pairs[a], CutEdge{Src: blk[i], SrcRank: int32(q), Dst: blk[i+2], DstRank: int32(b.peers[j])})
+			pairs[a] = append(pairs[a], e)
 		}
 	}
 	return pairs, nil
@@ -164,23 +183,24 @@ func (b *tlBuild) messages() [][]int64 {
 			}
 			from := pl.PreFrom[i]
 			var others, own []int64
+			var ownW []float32
 			for _, ct := range pl.PreContr[i] {
 				if ct.Rank != from {
 					others = append(others, int64(ct.Rank))
 				} else {
-					own = ct.Src
+					own, ownW = ct.Src, ct.W
 				}
 			}
-			// The reducing rank (with its own sources, if any), then the
-			// other contributors' partial sums for it.
+			// The reducing rank (with its own sources, if any, and their
+			// weights), then the other contributors' partial sums for it.
 			out[from].send = append(out[from].send, v, int64(len(own)), int64(len(others)))
-			out[from].send = append(out[from].send, own...)
+			out[from].send = appendSources(out[from].send, own, ownW)
 			out[from].send = append(out[from].send, others...)
 			nSend[from]++
 			for _, ct := range pl.PreContr[i] {
 				if x := ct.Rank; x != from {
 					out[x].contr = append(out[x].contr, int64(from), v, int64(len(ct.Src)))
-					out[x].contr = append(out[x].contr, ct.Src...)
+					out[x].contr = appendSources(out[x].contr, ct.Src, ct.W)
 					nContr[x]++
 				}
 			}
@@ -205,11 +225,11 @@ func (b *tlBuild) senderMatrices(recv [][]int64) error {
 	nodes, me, k := b.nodes, b.me, b.k
 	n := len(b.s.Global)
 	b.gidx = newGlobalIndex(b.s.Global)
-	flatRows := make([][][]int32, k)
-	contrRows := make([][][]int32, k)
+	flatRows := make([][]weightedRow, k)
+	contrRows := make([][]weightedRow, k)
 	contrIn := make([]int, k) // partial sums each node peer sends this rank
 	type r1ref struct{ peer, idx int }
-	s2x := newBuilder(n)
+	s2x := newBuilderW(n, b.weight)
 	var s2rRows [][]r1ref
 	s2Off := make([]int, b.P+1)
 	for x := 0; x < b.P; x++ {
@@ -219,23 +239,27 @@ func (b *tlBuild) senderMatrices(recv [][]int64) error {
 			continue
 		}
 		if nodes.Node[x] == b.myNode {
-			S := &graph.CSR{NumCols: n, Ptr: []int64{0}}
+			S := &newBuilderW(n, b.weight).g
 			if err := appendPeerRows(S, b.gidx, m, &b.stats.Sent[x]); err != nil {
 				return fmt.Errorf("exchange: rank %d: plan from rank %d: %w", me, x, err)
 			}
 			j := nodes.LocalIndex(x)
 			for r := 0; r < S.NumRows; r++ {
-				flatRows[j] = append(flatRows[j], S.Idx[S.Ptr[r]:S.Ptr[r+1]])
+				row := weightedRow{idx: S.Idx[S.Ptr[r]:S.Ptr[r+1]]}
+				if S.Val != nil {
+					row.w = S.Val[S.Ptr[r]:S.Ptr[r+1]]
+				}
+				flatRows[j] = append(flatRows[j], row)
 			}
 			continue
 		}
-		rows, err := parseTwoLevelMessage(m, b.gidx, nodes, me, func(kind int, ids []int32, ranks []int64) error {
+		rows, err := parseTwoLevelMessage(m, b.gidx, nodes, me, b.weight, func(kind int, ids []int32, w []float32, ranks []int64) error {
 			switch kind {
 			case 0: // post row
 				s2x.row(ids...)
 				s2rRows = append(s2rRows, nil)
 			case 1: // partial row this rank reduces
-				s2x.row(ids...)
+				s2x.rowW(ids, w)
 				var refs []r1ref
 				for _, q := range ranks {
 					j := nodes.LocalIndex(int(q))
@@ -245,7 +269,7 @@ func (b *tlBuild) senderMatrices(recv [][]int64) error {
 				s2rRows = append(s2rRows, refs)
 			case 2: // partial sum for ranks[0]
 				j := nodes.LocalIndex(int(ranks[0]))
-				contrRows[j] = append(contrRows[j], ids)
+				contrRows[j] = append(contrRows[j], weightedRow{ids, w})
 			}
 			return nil
 		})
@@ -256,16 +280,16 @@ func (b *tlBuild) senderMatrices(recv [][]int64) error {
 	}
 	s2Off[b.P] = s2x.g.NumRows
 	cs := &tlCSRs{s2x: &s2x.g, s2Off: s2Off}
-	s1 := newBuilder(n)
+	s1 := newBuilderW(n, b.weight)
 	cs.s1Off = make([]int, k+1)
 	cs.r1Off = make([]int, k+1)
 	for j, q := range b.peers {
 		cs.s1Off[j] = s1.g.NumRows
 		for _, r := range flatRows[j] {
-			s1.row(r...)
+			s1.rowW(r.idx, r.w)
 		}
 		for _, r := range contrRows[j] {
-			s1.row(r...)
+			s1.rowW(r.idx, r.w)
 		}
 		cs.r1Off[j+1] = cs.r1Off[j] + b.splits[q].Rows() + contrIn[j]
 	}
@@ -282,6 +306,13 @@ func (b *tlBuild) senderMatrices(recv [][]int64) error {
 	cs.s2r = &s2r.g
 	b.cs = cs
 	return nil
+}
+
+// weightedRow is one row of a send CSR: local sources and their weights
+// (nil: all 1).
+type weightedRow struct {
+	idx []int32
+	w   []float32
 }
 
 // receiverRows lays out the receiver side from the node's plans: stage-2
@@ -409,20 +440,28 @@ func (b *tlBuild) stage3Rows(keys []r3key) {
 // cut edges, in edge order, as rows of the three receive buffers.
 func (b *tlBuild) haloMatrices() error {
 	s, nodes, me, cs := b.s, b.nodes, b.me, b.cs
-	h1, h2, h3 := newBuilder(cs.r1Off[b.k]), newBuilder(cs.r2Off[b.P]), newBuilder(cs.r3Off[b.k])
+	h1, h2, h3 := newBuilderW(cs.r1Off[b.k], b.weight), newBuilderW(cs.r2Off[b.P], b.weight), newBuilderW(cs.r3Off[b.k], b.weight)
 	r := &s.Remote
 	lastPre := make([]int, b.P)
 	lastNodePre := make([]int, len(b.plans))
-	var e1, e2, e3 []int32
+	var e1, e2, e3 weightedRow
+	put := func(e *weightedRow, col int32, w float32) {
+		e.idx = append(e.idx, col)
+		e.w = append(e.w, w)
+	}
 	for v := range s.Global {
-		e1, e2, e3 = e1[:0], e2[:0], e3[:0]
+		e1, e2, e3 = weightedRow{e1.idx[:0], e1.w[:0]}, weightedRow{e2.idx[:0], e2.w[:0]}, weightedRow{e3.idx[:0], e3.w[:0]}
 		if len(r.Ptr) > 0 {
 			for kk := r.Ptr[v]; kk < r.Ptr[v+1]; kk++ {
 				q := int(r.Owner[kk])
 				u := r.Src[kk]
+				w := float32(1)
+				if b.weight {
+					w = r.Val[kk]
+				}
 				if nodes.Node[q] == b.myNode {
 					if i, ok := haloRow(&b.splits[q], u, v, &lastPre[q]); ok {
-						e1 = append(e1, int32(cs.r1Off[nodes.LocalIndex(q)]+i))
+						put(&e1, int32(cs.r1Off[nodes.LocalIndex(q)]+i), haloWeight(&b.splits[q], i, w))
 					}
 					continue
 				}
@@ -430,13 +469,13 @@ func (b *tlBuild) haloMatrices() error {
 				pl := b.plans[a]
 				if i, ok := slices.BinarySearch(pl.Post, u); ok {
 					if b.post2[a][i] >= 0 {
-						e2 = append(e2, b.post2[a][i])
+						put(&e2, b.post2[a][i], w)
 					} else {
 						row, ok := b.post3[[2]int{a, i}]
 						if !ok {
 							return fmt.Errorf("exchange: rank %d: post row %d of node %d does not reach this rank", me, u, a)
 						}
-						e3 = append(e3, row)
+						put(&e3, row, w)
 					}
 					continue
 				}
@@ -448,12 +487,12 @@ func (b *tlBuild) haloMatrices() error {
 				if !ok || b.pre2[a][i] < 0 {
 					return fmt.Errorf("exchange: rank %d: no partial row from node %d for node %d", me, a, s.Global[v])
 				}
-				e2 = append(e2, b.pre2[a][i])
+				put(&e2, b.pre2[a][i], 1)
 			}
 		}
-		h1.row(e1...)
-		h2.row(e2...)
-		h3.row(e3...)
+		h1.rowW(e1.idx, e1.w)
+		h2.rowW(e2.idx, e2.w)
+		h3.rowW(e3.idx, e3.w)
 	}
 	cs.h1, cs.h2, cs.h3 = &h1.g, &h2.g, &h3.g
 	for a := 0; a < b.P; a++ {

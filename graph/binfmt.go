@@ -534,6 +534,9 @@ func binCheckContents(path string, ds *Dataset) error {
 	if err := ds.Graph.Validate(); err != nil {
 		return binError(path, "section ptr/idx: %v", err)
 	}
+	if err := CheckWeights(ds.Graph.Val); err != nil {
+		return binError(path, "section %s: %v", binSectionName(secVal), err)
+	}
 	n := int32(ds.NumNodes())
 	for v, y := range ds.Labels {
 		if y < -1 || (ds.NumClasses > 0 && y >= int32(ds.NumClasses)) {

@@ -175,3 +175,26 @@ func (r rowSorter) Swap(i, j int) {
 	r.idx[i], r.idx[j] = r.idx[j], r.idx[i]
 	r.val[i], r.val[j] = r.val[j], r.val[i]
 }
+
+// CheckWeights checks edge weights: every one finite and non-negative (a
+// negative weight would make a GCN degree, a sum of weights, meaningless).
+// The error names the first bad entry's index.
+func CheckWeights(val []float32) error {
+	for k, w := range val {
+		if msg := weightProblem(w); msg != "" {
+			return fmt.Errorf("edge weight %d is %v: %s", k, w, msg)
+		}
+	}
+	return nil
+}
+
+// weightProblem says what is wrong with edge weight w ("" when nothing).
+func weightProblem(w float32) string {
+	switch {
+	case w-w != 0:
+		return "weights must be finite"
+	case w < 0:
+		return "weights must be non-negative"
+	}
+	return ""
+}

@@ -136,6 +136,9 @@ func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 		if !ok {
 			return errorf(file, ln, "field 3: bad edge weight %s", quote(f3))
 		}
+		if msg := weightProblem(w); msg != "" {
+			return errorf(file, ln, "field 3: edge weight %s: %s", quote(f3), msg)
+		}
 		b.val = append(b.val, w)
 	}
 	b.src = append(b.src, u)

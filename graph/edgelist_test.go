@@ -2,6 +2,7 @@ package graph
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,14 +31,32 @@ func TestLoadEdgeListSmall(t *testing.T) {
 
 func TestLoadEdgeListWeights(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, dir, "w.txt.gz", "0 1 0.5\n1 0 2\n2 0 -1.25\n")
+	p := writeFile(t, dir, "w.txt.gz", "0 1 0.5\n1 0 2\n2 0 1.25\n")
 	ds, err := LoadEdgeList(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := ds.Graph
-	if ds.Name != "w" || g.NumRows != 3 || !slices.Equal(g.Val, []float32{2, -1.25, 0.5}) || !slices.Equal(g.Idx, []int32{1, 2, 0}) {
+	if ds.Name != "w" || g.NumRows != 3 || !slices.Equal(g.Val, []float32{2, 1.25, 0.5}) || !slices.Equal(g.Idx, []int32{1, 2, 0}) {
 		t.Fatalf("got idx %v val %v", g.Idx, g.Val)
+	}
+}
+
+// TestEdgeListBadWeights: a weight that is not a finite, non-negative
+// number is a one-line error naming the file and line.
+func TestEdgeListBadWeights(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"0 1 0.5\n2 0 -1.25\n", "w.txt:2: field 3: edge weight \"-1.25\": weights must be non-negative"},
+		{"0 1 nan\n", "w.txt:1: field 3: bad edge weight \"nan\""},
+		{"0 1 1\n1 2 1e39\n", "w.txt:2: field 3: bad edge weight \"1e39\""},
+		{"0 1 1\n1 2 x\n", "w.txt:2: field 3: bad edge weight \"x\""},
+	} {
+		p := writeFile(t, dir, "w.txt", c.text)
+		_, err := LoadEdgeList(p)
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want one line ending %q", c.text, err, c.want)
+		}
 	}
 }
 

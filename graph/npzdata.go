@@ -309,7 +309,8 @@ func (s *NpzSource) badID(e, x, limit, memLimit int64) error {
 	return errorf(s.edges.name, 0, "%s: node id %d outside [0,%d]", where, x, limit)
 }
 
-// Weights returns the weights of edges [lo, hi), checked finite.
+// Weights returns the weights of edges [lo, hi), checked finite and
+// non-negative.
 func (s *NpzSource) Weights(lo, hi int64) ([]float32, error) {
 	arr, err := s.weight.elems(lo, hi)
 	if err != nil {
@@ -320,8 +321,8 @@ func (s *NpzSource) Weights(lo, hi int64) ([]float32, error) {
 		return nil, errorf(s.weight.name, 0, "%v", err)
 	}
 	for k, v := range w {
-		if v-v != 0 {
-			return nil, errorf(s.weight.name, 0, "element %d is %v", lo+int64(k), v)
+		if msg := weightProblem(v); msg != "" {
+			return nil, errorf(s.weight.name, 0, "element %d is %v: %s", lo+int64(k), v, msg)
 		}
 	}
 	return w, nil

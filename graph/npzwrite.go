@@ -128,7 +128,8 @@ func encodeNpy(w io.Writer, a NpyData) error {
 }
 
 // WriteNpzDataset writes ds as NumPy arrays: with ogb unset, a PyG-style
-// file at path (edge_index, x, y, num_nodes and train/val/test_mask);
+// file at path (edge_index, edge_weight when weighted, x, y, num_nodes and
+// train/val/test_mask);
 // with ogb set, OGB's npz layout under the directory path (raw/data.npz
 // with edge_index, node_feat, num_nodes; raw/node-label.npz; the split
 // as split/public/{train,valid,test}.csv). Edges are written as stored
@@ -143,6 +144,9 @@ func WriteNpzDataset(path string, ds *Dataset, ogb, compress bool) error {
 	}
 	data := []NpyData{{Name: "edge_index", Shape: []int{2, int(g.NNZ())}, Data: edges},
 		{Name: "num_nodes", Shape: []int{1}, Data: []int64{int64(n)}}}
+	if g.Val != nil {
+		data = append(data, NpyData{Name: "edge_weight", Shape: []int{len(g.Val)}, Data: g.Val})
+	}
 	feat, label := "x", "y"
 	if ogb {
 		feat, label = "node_feat", "node_label"

@@ -17,6 +17,7 @@ import (
 //	raw/edge.csv[.gz|.bz2]          "src,dst" a line, 0-based (required)
 //	raw/num-node-list.csv[...]      node count (else max id + 1 / feature or label rows)
 //	raw/num-edge-list.csv[...]      edge count, checked when present
+//	raw/edge_weight.csv[...]        one weight a line, for the edge on the same line of edge.csv (optional)
 //	raw/node-feat.npy or .csv[...]  N×F features (optional)
 //	raw/node-label.npy or .csv[...] one class a line; "nan" or empty = -1 (optional)
 //	split/<name>/{train,valid,test}.csv[...]  one node id a line
@@ -56,7 +57,13 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 	if n, err = ogbNodeCount(n, src, dst, ds, featPath, labelPath); err != nil {
 		return nil, err
 	}
-	ds.Graph = FromCOO(n, n, src, dst, nil)
+	var val []float32
+	if p := findData(raw, "edge_weight", false); p != "" {
+		if val, err = readEdgeWeightCSV(p, len(src)); err != nil {
+			return nil, err
+		}
+	}
+	ds.Graph = FromCOO(n, n, src, dst, val)
 	if !o.ownSplit() {
 		return ds, nil
 	}
@@ -281,6 +288,40 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 		dst = append(dst, ids[1])
 	}
 	return src, dst, lr.Err()
+}
+
+// readEdgeWeightCSV reads one edge weight a line (finite, non-negative),
+// m of them.
+func readEdgeWeightCSV(path string, m int) ([]float32, error) {
+	lr, err := openLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	lr.hint = m
+	w := make([]float32, 0, min(m, maxPrealloc))
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		f := trimSpace(line)
+		v, ok := parseFloat32(f)
+		if !ok {
+			return nil, errorf(lr.name, lr.line, "bad edge weight %s (one number a line)", quote(f))
+		}
+		if msg := weightProblem(v); msg != "" {
+			return nil, errorf(lr.name, lr.line, "edge weight %s: %s", quote(f), msg)
+		}
+		w = append(w, v)
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	if len(w) != m {
+		return nil, errorf(path, 0, "%d weights for %d edges: one a line, for the edge on the same line of edge.csv", len(w), m)
+	}
+	return w, nil
 }
 
 // readFeatureCSV reads a table of comma-separated floats with the same

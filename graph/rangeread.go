@@ -160,16 +160,17 @@ func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
 // EdgeChunk is what one share of an edge list holds.
 type EdgeChunk struct {
 	Src, Dst  []int32
-	Weighted  bool  // the edges carry a third (weight) field, dropped here
-	Cols      int   // fields per edge line (2 or 3; 0 when the share has no edge)
-	FirstLine int64 // line of the share's first edge (0 when none)
-	MaxID     int32 // largest node id (-1 when none)
-	Hint      int64 // node count stated in a comment before the share's first edge, -1 if none
+	Val       []float32 // the edges' weights (third field), nil when none
+	Weighted  bool      // the edges carry a third (weight) field
+	Cols      int       // fields per edge line (2 or 3; 0 when the share has no edge)
+	FirstLine int64     // line of the share's first edge (0 when none)
+	MaxID     int32     // largest node id (-1 when none)
+	Hint      int64     // node count stated in a comment before the share's first edge, -1 if none
 }
 
 // ReadEdgeList parses the share as an edge list (the syntax of
 // LoadEdgeList); firstLine numbers its first line in errors. Weights are
-// parsed (a bad one is an error) and dropped.
+// parsed (a bad one is an error) into Val.
 func (t *TextRange) ReadEdgeList(firstLine int64) (*EdgeChunk, error) {
 	lr, err := t.reader(firstLine)
 	if err != nil {
@@ -180,7 +181,7 @@ func (t *TextRange) ReadEdgeList(firstLine int64) (*EdgeChunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &EdgeChunk{Src: b.src, Dst: b.dst, Weighted: b.cols == 3, Cols: b.cols, FirstLine: b.firstLine,
+	return &EdgeChunk{Src: b.src, Dst: b.dst, Val: b.val, Weighted: b.cols == 3, Cols: b.cols, FirstLine: b.firstLine,
 		MaxID: b.maxID, Hint: b.hint}, nil
 }
 
@@ -458,6 +459,28 @@ func (r *BinaryRange) Rows(lo, hi int64) (ptr []int64, idx []int32, err error) {
 	return ptr, idx, nil
 }
 
+// Weights returns the weights of the entries of rows [lo, hi) (nil when
+// the file has none), checked finite and non-negative; ptr is what Rows
+// returned for the same rows.
+func (r *BinaryRange) Weights(lo, hi int64, ptr []int64) ([]float32, error) {
+	if !r.Weighted {
+		return nil, nil
+	}
+	base, err := readLE[int64](r, secPtr, lo, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	n := ptr[len(ptr)-1]
+	w, err := readLE[float32](r, secVal, base[0], n, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckWeights(w); err != nil {
+		return nil, binError(r.Path, "section %s: rows [%d,%d): %v", binSectionName(secVal), lo, hi, err)
+	}
+	return w, nil
+}
+
 // Features returns the feature rows [lo, hi) (nil when the file has none).
 func (r *BinaryRange) Features(lo, hi int64) ([]float32, error) {
 	d := int64(r.FeatDim)
@@ -614,10 +637,12 @@ func ReadMetisHeader(path string) (*MetisHeader, error) {
 
 // MetisChunk holds the vertex lines of one share of a METIS file, in file
 // order: row k lists the 0-based neighbours of the share's k-th vertex line
-// (edge weights, vertex sizes and weights are checked and dropped).
+// and, when the file has edge weights, their weights in Val (vertex sizes
+// and weights are checked and dropped).
 type MetisChunk struct {
 	Ptr   []int64
 	Idx   []int32
+	Val   []float32
 	blank []bool // the line was blank
 	lines vertexLines
 	path  string
@@ -650,6 +675,9 @@ func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, err
 	}
 	defer lr.Close()
 	c := &CSR{Ptr: []int64{0}}
+	if h.Weighted {
+		c.Val = []float32{}
+	}
 	m := &MetisChunk{path: t.Path}
 	for {
 		line, ok := nextNonComment(lr)
@@ -662,7 +690,6 @@ func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, err
 		if err := parseMetisVertex(c, &h.h, lr.name, lr.line, line); err != nil {
 			return nil, err
 		}
-		c.Val = c.Val[:0]
 		m.lines.add(int64(len(c.Ptr)-1), lr.line)
 		m.blank = append(m.blank, isBlank(line))
 		c.Ptr = append(c.Ptr, int64(len(c.Idx)))
@@ -670,6 +697,6 @@ func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, err
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
-	m.Ptr, m.Idx = c.Ptr, c.Idx
+	m.Ptr, m.Idx, m.Val = c.Ptr, c.Idx, c.Val
 	return m, nil
 }

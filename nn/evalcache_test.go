@@ -52,6 +52,7 @@ func checkEvalCache(t *testing.T, cfg Config) {
 		first = cfg.Out
 	}
 	cached := first > cfg.In
+	steps := max(cfg.K, 1) // propagator forwards a layer
 	eval := func(m *Model, in *dense.Matrix) ([]float32, []float32) {
 		t.Helper()
 		out, err := m.Forward(Pass{}, in)
@@ -96,7 +97,7 @@ func checkEvalCache(t *testing.T, cfg Config) {
 		same(fmt.Sprintf("epoch %d logits", epoch), gotL, wantL)
 		same(fmt.Sprintf("epoch %d hidden", epoch), gotH, wantH)
 		calls := gotProp.fwdN - fwdBefore
-		wantCalls := cfg.Layers
+		wantCalls := cfg.Layers * steps
 		if cached && epoch > 0 {
 			wantCalls--
 		}
@@ -152,7 +153,7 @@ func checkEvalCache(t *testing.T, cfg Config) {
 	if _, err := got.Forward(Pass{Train: true}, x2); err != nil {
 		t.Fatal(err)
 	}
-	if gotProp.fwdN-before != cfg.Layers {
-		t.Fatalf("training forward: %d propagator forwards, want %d", gotProp.fwdN-before, cfg.Layers)
+	if gotProp.fwdN-before != cfg.Layers*steps {
+		t.Fatalf("training forward: %d propagator forwards, want %d", gotProp.fwdN-before, cfg.Layers*steps)
 	}
 }

@@ -77,18 +77,11 @@ func (l *GCNLayer) forwardAggregated(p Pass, op Operator, x, ax *dense.Matrix) (
 
 // forward is Forward, with ax = Â·x precomputed when non-nil.
 func (l *GCNLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	prop, err := propagator("GCN", op)
+	prop, err := l.begin("GCN", op, x, ax, l.In, l.transformFirst())
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput("GCN", op, x, l.In); err != nil {
-		return nil, err
-	}
-	if err := checkAggregate("GCN", l.transformFirst(), x, ax); err != nil {
-		return nil, err
-	}
 	n := x.Rows
-	l.x = x
 	if l.transformFirst() {
 		xw := l.pool.lend(&l.xw, n, l.Out)
 		l.pool.gemm(false, false, 1, x, l.W.values(), 0, xw)
@@ -116,11 +109,8 @@ func (l *GCNLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Mat
 // layers then skip their Âᵀ product entirely). With p.Consume the caller
 // lets gout go: it may be overwritten.
 func (l *GCNLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
-	prop, err := propagator("GCN", op)
+	prop, err := l.beginBackward("GCN", op, gout, l.Out)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkGrad("GCN", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
 	n := gout.Rows

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // Operator is the graph operator a Model hands its layers. Which interface
@@ -163,6 +164,33 @@ func propagator(layer string, op Operator) (Propagator, error) {
 	return p, nil
 }
 
+// begin checks a Forward of layer (input width in; ax: a precomputed
+// aggregate or nil, for a layer that is transform-first or not) and
+// records x for Backward; it returns op as the layer's Propagator.
+func (b *convBase) begin(layer string, op Operator, x, ax *dense.Matrix, in int, transformFirst bool) (Propagator, error) {
+	prop, err := propagator(layer, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(layer, op, x, in); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate(layer, transformFirst, x, ax); err != nil {
+		return nil, err
+	}
+	b.x = x
+	return prop, nil
+}
+
+// beginBackward checks a Backward of layer (output width out) and returns
+// op as the layer's Propagator.
+func (b *convBase) beginBackward(layer string, op Operator, gout *dense.Matrix, out int) (Propagator, error) {
+	if err := checkGrad(layer, b.x, gout, out); err != nil {
+		return nil, err
+	}
+	return propagator(layer, op)
+}
+
 // check reports whether op offers the interface the layers of kind k call.
 func (k OpKind) check(op Operator) error {
 	switch k {
@@ -262,4 +290,24 @@ func (b *convBase) aggregateInput(p Pass, prop Propagator, k int, x, ax *dense.M
 	pc := p
 	pc.Consume = false // the caller's aggregate
 	return dst, b.steps(pc, prop, k-1, false, ax, dst, tmp)
+}
+
+// axpby sets dst = a·dst + b·src (same shapes), row blocks in parallel.
+func axpby(dst *dense.Matrix, a, b float32, src *dense.Matrix) {
+	par.For(dst.Rows, dense.RowGrain(dst.Cols), func(lo, hi int) {
+		d, s := dst.Data[lo*dst.Cols:hi*dst.Cols], src.Data[lo*src.Cols:hi*src.Cols]
+		s = s[:len(d)]
+		for i, v := range s {
+			d[i] = a*d[i] + b*v
+		}
+	})
+}
+
+// dot64 is Σ x⊙y in float64, in index order.
+func dot64(x, y *dense.Matrix) float64 {
+	var s float64
+	for i, v := range x.Data[:len(y.Data)] {
+		s += float64(v) * float64(y.Data[i])
+	}
+	return s
 }

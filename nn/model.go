@@ -19,6 +19,7 @@ import (
 // (parameters, cost schedule) and build (the layer on those parameters).
 type modelKind struct {
 	name, doc string
+	aliases   []string // other names a command line accepts (PyG's class names)
 	op        OpKind
 	layers    int     // default Config.Layers
 	k         int     // default Config.K; 0: the model takes no K
@@ -31,9 +32,18 @@ type modelKind struct {
 // models is the model table, the one place that maps a Config.Model name to
 // its layer and operator kind. Read-only.
 var models = []modelKind{
-	{name: "gcn", doc: "graph convolution, Kipf & Welling", op: OpGCN, layers: 2, plan: gcnPlan, build: buildGCN},
-	{name: "sage", doc: "GraphSAGE with mean aggregation", op: OpMean, layers: 2, plan: sagePlan, build: newSAGE},
-	{name: "gat", doc: "graph attention, Veličković et al.", op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
+	{name: "gcn", doc: "graph convolution, Kipf & Welling", aliases: []string{"gcnconv"},
+		op: OpGCN, layers: 2, plan: gcnPlan, build: buildGCN},
+	{name: "sage", doc: "GraphSAGE with mean aggregation", aliases: []string{"graphsage", "graph-sage", "sageconv"},
+		op: OpMean, layers: 2, plan: sagePlan, build: newSAGE},
+	{name: "gin", doc: "graph isomorphism network, sum aggregation and a 2-layer MLP", aliases: []string{"ginconv"},
+		op: OpSum, layers: 2, eps: true, plan: ginPlan, build: buildGIN},
+	{name: "sgc", doc: "simplified graph convolution: K steps of Â, then a linear layer", aliases: []string{"sgconv"},
+		op: OpGCN, layers: 1, k: 2, plan: sgcPlan, build: buildSGC},
+	{name: "appnp", doc: "MLP, then K steps of personalised PageRank with teleport α",
+		op: OpGCN, layers: 2, k: 10, alpha: 0.1, plan: appnpPlan, build: buildAPPNP},
+	{name: "gat", doc: "graph attention, Veličković et al.", aliases: []string{"gatconv"},
+		op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
 }
 
 // Models returns the model names Config.Model accepts.
@@ -50,6 +60,7 @@ func Models() []string {
 // hyperparameters it takes (with their defaults; 0 or false: not taken).
 type ModelInfo struct {
 	Name, Doc string
+	Aliases   []string
 	Layers    int
 	K         int
 	Alpha     float64
@@ -60,7 +71,7 @@ type ModelInfo struct {
 func ModelInfos() []ModelInfo {
 	out := make([]ModelInfo, len(models))
 	for i, m := range models {
-		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps}
+		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps}
 	}
 	return out
 }
@@ -75,7 +86,7 @@ func lookupModel(name string) (modelKind, bool) {
 }
 
 // ModelOp returns the graph operator kind of model name (OpGCN for gcn,
-// OpMean for sage), or an error naming Config.Model for an unknown name.
+// sgc and appnp, OpMean for sage, OpSum for gin), or an error naming Config.Model for an unknown name.
 func ModelOp(name string) (OpKind, error) {
 	m, ok := lookupModel(name)
 	if !ok {
@@ -86,7 +97,7 @@ func ModelOp(name string) (OpKind, error) {
 
 // Config describes a model.
 type Config struct {
-	Model           string  // one of Models(): "gcn" or "sage"
+	Model           string  // one of Models()
 	Layers          int     // number of graph convolutions, ≥ 1
 	In, Hidden, Out int     // input features, hidden width (Layers > 1), classes
 	Dropout         float64 // dropout rate in [0, 1), on the input and after every hidden layer

@@ -118,13 +118,18 @@ func TestModelGradients(t *testing.T) {
 }
 
 func checkModelGradients(t *testing.T, model, norm string, layers int) {
-	r := rand.New(rand.NewPCG(21, uint64(layers)))
 	a := skewed(gcnAdj(7, smallEdges))
 	if model == "sage" {
 		a = meanAdj(7, smallEdges)
 	}
+	checkConfigGradients(t, Config{Model: model, Layers: layers, In: 5, Hidden: 6, Out: 3, Dropout: 0.2, Norm: norm, Seed: 3}, a, 3e-4, 1e-2)
+}
+
+// checkConfigGradients checks the model of cfg (In 5, Out 3, 7 nodes) on
+// the operator a against finite differences of step h, within tol.
+func checkConfigGradients(t *testing.T, cfg Config, a *dense.Matrix, h, tol float64) {
+	r := rand.New(rand.NewPCG(21, uint64(cfg.Layers)))
 	prop := &denseProp{a: a}
-	cfg := Config{Model: model, Layers: layers, In: 5, Hidden: 6, Out: 3, Dropout: 0.2, Norm: norm, Seed: 3}
 	m, err := NewModel(cfg, prop)
 	if err != nil {
 		t.Fatal(err)
@@ -164,11 +169,10 @@ func checkModelGradients(t *testing.T, model, norm string, layers int) {
 	}
 	// A small step keeps ReLU pre-activations from crossing zero (at 3e-3 one
 	// does in gcn_layer_3); float32 rounding noise stays well below tol.
-	const h = 3e-4
 	for _, p := range m.Params() {
-		checkFD(t, p.Name, p.W, grads[p.Name], loss, h, 1e-2)
+		checkFD(t, p.Name, p.W, grads[p.Name], loss, h, tol)
 	}
-	checkFD(t, "input", x.Data, gx.Data, loss, h, 1e-2)
+	checkFD(t, "input", x.Data, gx.Data, loss, h, tol)
 
 	// wantInputGrad=false: nil, same parameter gradients.
 	_, g = SoftmaxCrossEntropy(forward(), labels, rows, 6)
@@ -319,7 +323,7 @@ func TestConfigNumParamsMatchesModel(t *testing.T) {
 // TestModelTable: every model name has its operator kind and layer, and an
 // unknown name is refused by ModelOp and Validate alike.
 func TestModelTable(t *testing.T) {
-	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gat": OpAttention}
+	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN, "gat": OpAttention}
 	if got := Models(); len(got) != len(want) {
 		t.Fatalf("Models() = %v", got)
 	}

@@ -45,12 +45,16 @@ type OpKind int
 
 const (
 	// OpGCN is D^-1/2 (A+I) D^-1/2 with D the in-degree counting the self-loop
-	// (Kipf & Welling; PyG gcn_norm semantics).
+	// (Kipf & Welling; PyG gcn_norm semantics). On a weighted graph A holds
+	// the edge weights, I weighs 1 and D sums the weights (gcn_norm with
+	// edge_weight).
 	OpGCN OpKind = iota
 	// OpMean is the mean over in-neighbours, D^-1 A (PyG SAGEConv aggr="mean");
-	// a node without in-neighbours aggregates to 0.
+	// a node without in-neighbours aggregates to 0. On a weighted graph A
+	// holds the edge weights and D still counts the in-edges (DGL SAGEConv
+	// mean with edge_weight).
 	OpMean
-	// OpSum is the plain sum A (used in tests and GIN-style layers).
+	// OpSum is the plain sum A (GIN; the weighted sum on a weighted graph).
 	OpSum
 	// OpAttention is the operator of attention layers: an Attention over
 	// the in-edges with one self-loop per node.

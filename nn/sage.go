@@ -79,18 +79,11 @@ func (l *SAGELayer) forwardAggregated(p Pass, op Operator, x, ax *dense.Matrix) 
 
 // forward is Forward, with ax = mean_agg(x) precomputed when non-nil.
 func (l *SAGELayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
-	prop, err := propagator("SAGE", op)
+	prop, err := l.begin("SAGE", op, x, ax, l.In, l.transformFirst())
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput("SAGE", op, x, l.In); err != nil {
-		return nil, err
-	}
-	if err := checkAggregate("SAGE", l.transformFirst(), x, ax); err != nil {
-		return nil, err
-	}
 	n := x.Rows
-	l.x = x
 	var out *dense.Matrix
 	if l.transformFirst() {
 		xw := l.pool.lend(&l.ax, n, l.Out)
@@ -120,11 +113,8 @@ func (l *SAGELayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Ma
 // Backward sets the parameter gradients from gout = dL/d(out) and, when
 // wantInputGrad is set, returns dL/dX (nil otherwise).
 func (l *SAGELayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
-	prop, err := propagator("SAGE", op)
+	prop, err := l.beginBackward("SAGE", op, gout, l.Out)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkGrad("SAGE", l.x, gout, l.Out); err != nil {
 		return nil, err
 	}
 	n := gout.Rows

@@ -48,6 +48,7 @@ type Meta struct {
 	FeatDim          int     `json:"feat_dim"`
 	NumClasses       int     `json:"num_classes"`
 	HasLabels        bool    `json:"has_labels"`
+	Weighted         bool    `json:"weighted,omitempty"` // edge weights in the part files (format version 2)
 	NumTrain         int64   `json:"num_train"`
 	NumValid         int64   `json:"num_valid"`
 	NumTest          int64   `json:"num_test"`
@@ -69,8 +70,10 @@ func ReadMeta(dir string) (*Meta, error) {
 		return nil, fmt.Errorf("partition: %s: %v", path, err)
 	}
 	switch {
-	case m.FormatVersion != FormatVersion:
-		return nil, fmt.Errorf("partition: %s: format version %d, this build reads %d", path, m.FormatVersion, FormatVersion)
+	case m.FormatVersion < MinFormatVersion || m.FormatVersion > FormatVersion:
+		return nil, fmt.Errorf("partition: %s: format version %d, this build reads %d to %d", path, m.FormatVersion, MinFormatVersion, FormatVersion)
+	case m.Weighted && m.FormatVersion < 2:
+		return nil, fmt.Errorf("partition: %s: format version %d has no edge weights but says weighted", path, m.FormatVersion)
 	case m.Parts < 1:
 		return nil, fmt.Errorf("partition: %s: %d parts", path, m.Parts)
 	case len(m.Stats.Parts) != m.Parts:
@@ -131,7 +134,7 @@ func Write(dir string, ds *graph.Dataset, owner []int32, parts int, info MetaInf
 	m := Meta{FormatVersion: FormatVersion, Dataset: ds.Name, Source: info.Source, Parts: parts,
 		Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
 		NumNodes: int64(ds.NumNodes()), NumEdges: ds.Graph.NNZ(), FeatDim: ds.FeatDim, NumClasses: ds.NumClasses,
-		HasLabels: ds.Labels != nil, NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
+		HasLabels: ds.Labels != nil, Weighted: ds.Graph.Val != nil, NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
 		NumTest: int64(len(ds.Test)), Stats: *st}
 	if err := WriteMeta(tmp, &m); err != nil {
 		return err
@@ -146,6 +149,9 @@ func checkDataset(ds *graph.Dataset) error {
 	}
 	if err := CheckSquare(ds.Graph); err != nil {
 		return err
+	}
+	if err := graph.CheckWeights(ds.Graph.Val); err != nil {
+		return fmt.Errorf("partition: %w", err)
 	}
 	n := ds.NumNodes()
 	if ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim {
@@ -307,9 +313,14 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 		nloc += p.Local.NNZ()
 		nrem += int64(len(p.Remote.Src))
 	}
+	weighted := p0.Weighted()
 	loc := &graph.CSR{NumRows: total, NumCols: total, Ptr: make([]int64, total+1), Idx: make([]int32, 0, nloc+nrem)}
 	rem := RemoteEdges{Ptr: make([]int64, total+1)}
-	var fromLocal, fromRemote []int32
+	if weighted {
+		loc.Val = make([]float32, 0, nloc+nrem)
+		rem.Val = []float32{}
+	}
+	var fromLocal, fromRemote []weightedEdge
 	for m, r := range ref {
 		p, j := parts[r[0]], int(r[1])
 		out.Global[m] = p.Global[j]
@@ -321,8 +332,8 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 		}
 		out.Split[m] = p.Split[j]
 		fromLocal = fromLocal[:0]
-		for _, u := range p.Local.Idx[p.Local.Ptr[j]:p.Local.Ptr[j+1]] {
-			fromLocal = append(fromLocal, pos[r[0]][u])
+		for e := p.Local.Ptr[j]; e < p.Local.Ptr[j+1]; e++ {
+			fromLocal = append(fromLocal, weightedEdge{pos[r[0]][p.Local.Idx[e]], edgeWeight(p.Local.Val, e)})
 		}
 		fromRemote = fromRemote[:0]
 		for e := p.Remote.Ptr[j]; e < p.Remote.Ptr[j+1]; e++ {
@@ -334,20 +345,28 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 				if idx == len(g) || g[idx] != src {
 					return nil, fmt.Errorf("%s says node %d is in part %d, which does not hold it", PartFile(int(first)+int(r[0])), src, q)
 				}
-				fromRemote = append(fromRemote, pos[qi][idx])
+				fromRemote = append(fromRemote, weightedEdge{pos[qi][idx], edgeWeight(p.Remote.Val, e)})
 				continue
 			}
 			rem.Src = append(rem.Src, src)
 			rem.Owner = append(rem.Owner, q/int32(k))
+			if weighted {
+				rem.Val = append(rem.Val, p.Remote.Val[e])
+			}
 		}
 		// Both lists follow the source order of the original row: merging
 		// them by merged id (= global order) keeps sorted rows sorted.
 		a, b := fromLocal, fromRemote
 		for len(a) > 0 || len(b) > 0 {
-			if len(b) == 0 || (len(a) > 0 && a[0] <= b[0]) {
-				loc.Idx, a = append(loc.Idx, a[0]), a[1:]
+			var x weightedEdge
+			if len(b) == 0 || (len(a) > 0 && a[0].u <= b[0].u) {
+				x, a = a[0], a[1:]
 			} else {
-				loc.Idx, b = append(loc.Idx, b[0]), b[1:]
+				x, b = b[0], b[1:]
+			}
+			loc.Idx = append(loc.Idx, x.u)
+			if weighted {
+				loc.Val = append(loc.Val, x.w)
 			}
 		}
 		loc.Ptr[m+1] = int64(len(loc.Idx))
@@ -355,4 +374,18 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	}
 	out.Local, out.Remote = loc, rem
 	return out, nil
+}
+
+// weightedEdge is a merged row entry: its source and its weight.
+type weightedEdge struct {
+	u int32
+	w float32
+}
+
+// edgeWeight is val[e], or 0 for an unweighted graph (val nil).
+func edgeWeight(val []float32, e int64) float32 {
+	if val == nil {
+		return 0
+	}
+	return val[e]
 }

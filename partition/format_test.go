@@ -2,8 +2,10 @@ package partition
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,7 +123,7 @@ func TestLoadCorrupt(t *testing.T) {
 	for _, c := range []struct {
 		off     int
 		section string
-	}{{20, "header"}, {partHeaderSize + 16 + 3, "global ids"}, {len(orig) / 2, ""}, {len(orig) - 1, "remote owner"}} {
+	}{{20, "header"}, {partHeaderSize + 16 + 3, "global ids"}, {len(orig) / 2, ""}, {len(orig) - 1, "remote weights"}} {
 		b := append([]byte(nil), orig...)
 		b[c.off] ^= 0x10
 		mustNoErr(t, os.WriteFile(path, b, 0o644))
@@ -147,7 +149,7 @@ func TestLoadCorrupt(t *testing.T) {
 	mustNoErr(t, err)
 	m.Stats.Parts[1].Bytes = int64(len(orig) - 3)
 	mustNoErr(t, os.WriteFile(path, orig[:len(orig)-3], 0o644))
-	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), "remote owner") || !strings.Contains(err.Error(), "truncated") {
+	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), "remote weights") || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated last section: %v", err)
 	}
 	restore()
@@ -240,5 +242,100 @@ func TestLoadClassesMismatch(t *testing.T) {
 	m.Stats.Parts[1].CRC32C = container.Checksum(b)
 	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "100 classes") {
 		t.Fatalf("a header with 100 classes: %v", err)
+	}
+}
+
+// TestWriteLoadWeighted: edge weights survive Write and Load (the local and
+// cut edges' weights, merged parts included) and Reorder; an unweighted
+// dataset stays unweighted.
+func TestWriteLoadWeighted(t *testing.T) {
+	for _, sorted := range []bool{true, false} {
+		ds := withWeights(randomDataset(300, 5, 3, 21, sorted), 5)
+		const parts = 4
+		dir, owner := writeRandom(t, ds, parts)
+		m, err := ReadMeta(dir)
+		mustNoErr(t, err)
+		if !m.Weighted || m.FormatVersion != FormatVersion {
+			t.Fatalf("meta weighted %v version %d", m.Weighted, m.FormatVersion)
+		}
+		for _, ranks := range []int{4, 2, 1} {
+			for r := 0; r < ranks; r++ {
+				got, err := Load(dir, r, ranks)
+				mustNoErr(t, err)
+				want := Split(ds, divide(owner, int32(parts/ranks)), r, ranks)
+				if !want.Weighted() || len(want.Remote.Val) != len(want.Remote.Src) {
+					t.Fatal("Split dropped the weights")
+				}
+				if err := shardEqual(got, want, !sorted); err != nil {
+					t.Fatalf("sorted=%v ranks=%d rank=%d: %v", sorted, ranks, r, err)
+				}
+			}
+		}
+	}
+	ds := withWeights(randomDataset(200, 4, 2, 3, true), 1)
+	s := Split(ds, Random(200, 2, 1), 0, 2)
+	perm, err := LocalOrder(s, "degree")
+	mustNoErr(t, err)
+	before := cloneShard(s)
+	mustNoErr(t, s.Reorder(perm))
+	for i, v := range perm {
+		a, b := s.Local.Ptr[i], before.Local.Ptr[v]
+		for k := range s.Local.Ptr[i+1] - a {
+			if s.Local.Val[a+k] != before.Local.Val[b+k] {
+				t.Fatalf("row %d: local weights not carried by Reorder", i)
+			}
+		}
+		if !slices.Equal(s.Remote.Val[s.Remote.Ptr[i]:s.Remote.Ptr[i+1]], before.Remote.Val[before.Remote.Ptr[v]:before.Remote.Ptr[v+1]]) {
+			t.Fatalf("row %d: remote weights not carried by Reorder", i)
+		}
+	}
+}
+
+// TestLoadVersion1: a directory of format version 1 (no weight sections)
+// is still read, as unweighted.
+func TestLoadVersion1(t *testing.T) {
+	ds := randomDataset(150, 4, 2, 8, true)
+	dir, owner := writeRandom(t, ds, 2)
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	const emptySection = 20 // tag, zero, length, CRC
+	for p := range 2 {
+		path := filepath.Join(dir, PartFile(p))
+		b, err := os.ReadFile(path)
+		mustNoErr(t, err)
+		b = b[:len(b)-2*emptySection]
+		binary.LittleEndian.PutUint32(b[8:], 1)
+		binary.LittleEndian.PutUint32(b[80:], container.Checksum(b[:80]))
+		mustNoErr(t, os.WriteFile(path, b, 0o644))
+		m.Stats.Parts[p].Bytes, m.Stats.Parts[p].CRC32C = int64(len(b)), container.Checksum(b)
+	}
+	m.FormatVersion = 1
+	mustNoErr(t, WriteMeta(dir, m))
+	for r := range 2 {
+		got, err := Load(dir, r, 2)
+		mustNoErr(t, err)
+		mustNoErr(t, shardEqual(got, Split(ds, owner, r, 2), false))
+	}
+	m.Weighted = true
+	mustNoErr(t, WriteMeta(dir, m))
+	if _, err := Load(dir, 0, 2); err == nil || !strings.Contains(err.Error(), "version 1") {
+		t.Fatalf("weighted version-1 meta: %v", err)
+	}
+}
+
+// TestWriteBadWeight: Write refuses a negative or non-finite weight
+// before writing anything.
+func TestWriteBadWeight(t *testing.T) {
+	for _, bad := range []float32{float32(math.Inf(1)), -0.5} {
+		ds := withWeights(randomDataset(100, 4, 0, 4, true), 2)
+		ds.Graph.Val[3] = bad
+		dir := filepath.Join(t.TempDir(), "parts")
+		err := Write(dir, ds, make([]int32, 100), 1, MetaInfo{Method: "random"})
+		if err == nil || !strings.Contains(err.Error(), "edge weight 3") {
+			t.Fatalf("weight %v: %v", bad, err)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Fatalf("weight %v: %s written", bad, dir)
+		}
 	}
 }

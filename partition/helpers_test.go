@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -71,27 +72,49 @@ func shardEqual(a, b *Shard, rowsAsSets bool) error {
 	case !slices.Equal(a.Remote.Ptr, b.Remote.Ptr):
 		return fmt.Errorf("remote ptr differs")
 	}
+	if a.Weighted() != b.Weighted() || (a.Remote.Val == nil) != (b.Remote.Val == nil) {
+		return fmt.Errorf("weighted %v vs %v", a.Weighted(), b.Weighted())
+	}
+	type le struct {
+		u int32
+		w float32
+	}
+	type re struct {
+		src int64
+		own int32
+		w   float32
+	}
 	for v := 0; v < len(a.Global); v++ {
-		la, lb := a.Local.Idx[a.Local.Ptr[v]:a.Local.Ptr[v+1]], b.Local.Idx[b.Local.Ptr[v]:b.Local.Ptr[v+1]]
-		type re struct {
-			src int64
-			own int32
+		var la, lb []le
+		for k := a.Local.Ptr[v]; k < a.Local.Ptr[v+1]; k++ {
+			la = append(la, le{a.Local.Idx[k], weightAt(a.Local.Val, k)})
+			lb = append(lb, le{b.Local.Idx[k], weightAt(b.Local.Val, k)})
 		}
 		var ra, rb []re
 		for k := a.Remote.Ptr[v]; k < a.Remote.Ptr[v+1]; k++ {
-			ra = append(ra, re{a.Remote.Src[k], a.Remote.Owner[k]})
-			rb = append(rb, re{b.Remote.Src[k], b.Remote.Owner[k]})
+			ra = append(ra, re{a.Remote.Src[k], a.Remote.Owner[k], weightAt(a.Remote.Val, k)})
+			rb = append(rb, re{b.Remote.Src[k], b.Remote.Owner[k], weightAt(b.Remote.Val, k)})
 		}
 		if rowsAsSets {
-			la, lb = slices.Sorted(slices.Values(la)), slices.Sorted(slices.Values(lb))
-			cmp := func(x, y re) int {
+			lcmp := func(x, y le) int {
+				if x.u != y.u {
+					return int(x.u - y.u)
+				}
+				return cmp.Compare(x.w, y.w)
+			}
+			slices.SortFunc(la, lcmp)
+			slices.SortFunc(lb, lcmp)
+			rcmp := func(x, y re) int {
 				if x.src != y.src {
 					return int(x.src - y.src)
 				}
-				return int(x.own - y.own)
+				if x.own != y.own {
+					return int(x.own - y.own)
+				}
+				return cmp.Compare(x.w, y.w)
 			}
-			slices.SortFunc(ra, cmp)
-			slices.SortFunc(rb, cmp)
+			slices.SortFunc(ra, rcmp)
+			slices.SortFunc(rb, rcmp)
 		}
 		if !slices.Equal(la, lb) {
 			return fmt.Errorf("local row %d: %v vs %v", v, la, lb)
@@ -101,6 +124,27 @@ func shardEqual(a, b *Shard, rowsAsSets bool) error {
 		}
 	}
 	return nil
+}
+
+// weightAt is val[k], or 1 for nil val.
+func weightAt(val []float32, k int64) float32 {
+	if val == nil {
+		return 1
+	}
+	return val[k]
+}
+
+// withWeights gives ds's graph distinct positive weights (seeded).
+func withWeights(ds *graph.Dataset, seed uint64) *graph.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	g := *ds.Graph
+	g.Val = make([]float32, len(g.Idx))
+	for k := range g.Val {
+		g.Val[k] = 0.25 + rng.Float32()
+	}
+	out := *ds
+	out.Graph = &g
+	return &out
 }
 
 func divide(owner []int32, k int32) []int32 {

@@ -352,9 +352,15 @@ func (s *Shard) Reorder(perm []int32) error {
 	s.Local = permuteCSR(s.Local, perm, inv)
 	if r := s.Remote; len(r.Ptr) == n+1 {
 		nr := RemoteEdges{Ptr: make([]int64, n+1), Src: make([]int64, 0, len(r.Src)), Owner: make([]int32, 0, len(r.Owner))}
+		if r.Val != nil {
+			nr.Val = make([]float32, 0, len(r.Val))
+		}
 		for i, v := range perm {
 			nr.Src = append(nr.Src, r.Src[r.Ptr[v]:r.Ptr[v+1]]...)
 			nr.Owner = append(nr.Owner, r.Owner[r.Ptr[v]:r.Ptr[v+1]]...)
+			if r.Val != nil {
+				nr.Val = append(nr.Val, r.Val[r.Ptr[v]:r.Ptr[v+1]]...)
+			}
 			nr.Ptr[i+1] = int64(len(nr.Src))
 		}
 		s.Remote = nr

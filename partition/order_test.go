@@ -12,9 +12,9 @@ func cloneShard(s *Shard) *Shard {
 	c := *s
 	c.Global, c.X, c.Labels, c.Split = slices.Clone(s.Global), slices.Clone(s.X), slices.Clone(s.Labels), slices.Clone(s.Split)
 	l := *s.Local
-	l.Ptr, l.Idx = slices.Clone(l.Ptr), slices.Clone(l.Idx)
+	l.Ptr, l.Idx, l.Val = slices.Clone(l.Ptr), slices.Clone(l.Idx), slices.Clone(l.Val)
 	c.Local = &l
-	c.Remote = RemoteEdges{slices.Clone(s.Remote.Ptr), slices.Clone(s.Remote.Src), slices.Clone(s.Remote.Owner)}
+	c.Remote = RemoteEdges{slices.Clone(s.Remote.Ptr), slices.Clone(s.Remote.Src), slices.Clone(s.Remote.Owner), slices.Clone(s.Remote.Val)}
 	return &c
 }
 

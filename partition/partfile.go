@@ -1,13 +1,13 @@
 package partition
 
 // Part files: the codec of one part of a partition directory (dir.go), the
-// Shard that Split returns for that part. A part file is little-endian: a fixed 88-byte header, then nine sections
-// in a fixed order. Header:
+// Shard that Split returns for that part. A part file is little-endian: a fixed 88-byte header, then eleven
+// sections in a fixed order (nine in version 1, which is still read: an unweighted part). Header:
 //
 //	off  size  field
 //	  0     8  magic "SGCNPART"
-//	  8     4  format version (uint32, currently 1)
-//	 12     4  flags (uint32; bit 0: the dataset has labels)
+//	  8     4  format version (uint32, currently 2; 1 is read)
+//	 12     4  flags (uint32; bit 0: the dataset has labels; bit 1: the graph has edge weights)
 //	 16     8  part (int64)
 //	 24     8  parts (int64)
 //	 32     8  global node count (int64)
@@ -32,6 +32,10 @@ package partition
 //	7 remote ptr     int64   × n+1
 //	8 remote src     int64   × remote edges (global ids)
 //	9 remote owner   int32   × remote edges (part owning the source)
+//	10 local weights  float32 × local edges  (0 entries when unweighted; from version 2)
+//	11 remote weights float32 × remote edges (0 entries when unweighted; from version 2)
+//
+// Weights are finite and non-negative (checked when read).
 //
 // meta.json records each file's size and whole-file CRC32-C; readPart
 // checks both, every section CRC, and the structure of the decoded shard.
@@ -47,17 +51,23 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 )
 
-// FormatVersion is the version of the partition directory this package writes.
-const FormatVersion = 1
+// FormatVersion is the version of the partition directory this package
+// writes; MinFormatVersion is the oldest it reads (version 1: no edge
+// weights).
+const (
+	FormatVersion    = 2
+	MinFormatVersion = 1
+)
 
 const (
 	partMagic      = "SGCNPART"
 	partHeaderSize = 88
 	flagHasLabels  = 1
+	flagWeighted   = 2
 )
 
 // partFormat is the part file's magic and version (internal/container).
-var partFormat = container.Format{Magic: partMagic, Version: FormatVersion}
+var partFormat = container.Format{Magic: partMagic, Version: FormatVersion, Min: MinFormatVersion}
 
 // section tags, in file order.
 const (
@@ -70,10 +80,12 @@ const (
 	secRemotePtr
 	secRemoteSrc
 	secRemoteOwner
+	secLocalVal
+	secRemoteVal
 )
 
 var sectionNames = [...]string{"", "global ids", "features", "labels", "split",
-	"local ptr", "local idx", "remote ptr", "remote src", "remote owner"}
+	"local ptr", "local idx", "remote ptr", "remote src", "remote owner", "local weights", "remote weights"}
 
 // PartFile is the file name of part p in a partition directory.
 func PartFile(p int) string { return fmt.Sprintf("part-%05d.bin", p) }
@@ -87,6 +99,9 @@ func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, 
 		var flags uint32
 		if hasLabels {
 			flags |= flagHasLabels
+		}
+		if sh.Weighted() {
+			flags |= flagWeighted
 		}
 		var h [partHeaderSize]byte
 		partFormat.PutPrefix(h[:])
@@ -106,6 +121,8 @@ func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, 
 		container.WriteSection(w, secRemotePtr, sh.Remote.Ptr)
 		container.WriteSection(w, secRemoteSrc, sh.Remote.Src)
 		container.WriteSection(w, secRemoteOwner, sh.Remote.Owner)
+		container.WriteSection(w, secLocalVal, sh.Local.Val)
+		container.WriteSection(w, secRemoteVal, sh.Remote.Val)
 		err := w.Flush()
 		size, sum = w.Len(), w.Sum32()
 		return err
@@ -145,7 +162,8 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 	if err := pr.ReadFull("header", h[:]); err != nil {
 		return nil, wrap(err)
 	}
-	if _, err := partFormat.CheckPrefix(h[:]); errors.Is(err, container.ErrBadMagic) {
+	version, err := partFormat.CheckPrefix(h[:])
+	if errors.Is(err, container.ErrBadMagic) {
 		return nil, fail("header", "not a supergcn part file (bad magic)")
 	} else if err != nil {
 		return nil, fail("header", "%v", err)
@@ -161,9 +179,9 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 	part, parts, nglobal, n, d, classes, nloc, nrem := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
 	if part != int64(p) || parts != int64(m.Parts) || nglobal != m.NumNodes || n != ps.Nodes ||
 		d != int64(m.FeatDim) || classes != int64(m.NumClasses) || nloc != ps.LocalEdges || nrem != ps.CutEdges ||
-		(flags&flagHasLabels != 0) != m.HasLabels {
-		return nil, fail("header", "does not match %s (part %d/%d, %d nodes, %d features, %d classes, %d+%d edges; %s: %d classes)",
-			MetaFile, part, parts, n, d, classes, nloc, nrem, MetaFile, m.NumClasses)
+		(flags&flagHasLabels != 0) != m.HasLabels || (flags&flagWeighted != 0) != m.Weighted || int(version) != m.FormatVersion {
+		return nil, fail("header", "does not match %s (version %d, part %d/%d, %d nodes, %d features, %d classes, %d+%d edges, weighted %v; %s: %d classes)",
+			MetaFile, version, part, parts, n, d, classes, nloc, nrem, flags&flagWeighted != 0, MetaFile, m.NumClasses)
 	}
 	sh := &Shard{Rank: p, Ranks: m.Parts, NumGlobalNodes: nglobal, FeatDim: int(d), NumClasses: int(classes)}
 	nlab := int64(0)
@@ -201,6 +219,11 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 	if sh.Remote.Owner, err = readSection[int32](pr, secRemoteOwner, nrem); err != nil {
 		return nil, wrap(err)
 	}
+	if version >= 2 {
+		if err := readWeights(pr, sh, m.Weighted, nloc, nrem); err != nil {
+			return nil, wrap(err)
+		}
+	}
 	if pr.Left() != 0 {
 		return nil, fail("end", "%d trailing bytes after the last section", pr.Left())
 	}
@@ -217,6 +240,26 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 		return nil, fmt.Errorf("partition: %s: %w", path, err)
 	}
 	return sh, nil
+}
+
+// readWeights reads the two weight sections (version 2): nloc and nrem
+// values when weighted, none otherwise.
+func readWeights(pr *container.Reader, sh *Shard, weighted bool, nloc, nrem int64) error {
+	if !weighted {
+		nloc, nrem = 0, 0
+	}
+	lv, err := readSection[float32](pr, secLocalVal, nloc)
+	if err != nil {
+		return err
+	}
+	rv, err := readSection[float32](pr, secRemoteVal, nrem)
+	if err != nil {
+		return err
+	}
+	if weighted {
+		sh.Local.Val, sh.Remote.Val = lv, rv
+	}
+	return nil
 }
 
 // maxFeatDim bounds the feature dimension a partition directory may state.
@@ -266,6 +309,12 @@ func checkShard(sh *Shard) error {
 		if q := r.Owner[k]; u < 0 || u >= sh.NumGlobalNodes || q < 0 || int(q) >= sh.Ranks || int(q) == sh.Rank {
 			return fmt.Errorf("remote edge %d: source %d of part %d is invalid here", k, u, q)
 		}
+	}
+	if err := graph.CheckWeights(sh.Local.Val); err != nil {
+		return fmt.Errorf("local edges: %w", err)
+	}
+	if err := graph.CheckWeights(r.Val); err != nil {
+		return fmt.Errorf("remote edges: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ type Shard struct {
 	Split      []uint8 // graph.InTrain|InValid|InTest bits
 
 	// Local: square CSR over local ids; row v = in-neighbours of v owned here.
+	// Local.Val holds the edge weights of a weighted graph (nil: unweighted).
 	Local *graph.CSR
 	// Remote: in-edges of owned nodes whose source lives on another rank.
 	Remote RemoteEdges
@@ -26,9 +27,14 @@ type Shard struct {
 
 // RemoteEdges lists cut in-edges u→v grouped by destination v (local id):
 // edges of v are k in [Ptr[v], Ptr[v+1]), with source global id Src[k] owned
-// by rank Owner[k] (never the shard's own rank).
+// by rank Owner[k] (never the shard's own rank) and weight Val[k]. Val is
+// set exactly when the shard is weighted (Local.Val != nil).
 type RemoteEdges struct {
 	Ptr   []int64
 	Src   []int64
 	Owner []int32
+	Val   []float32
 }
+
+// Weighted reports whether the shard carries edge weights.
+func (s *Shard) Weighted() bool { return s.Local != nil && s.Local.Val != nil }

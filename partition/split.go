@@ -81,6 +81,9 @@ func (s *splitter) shard(p int) *Shard {
 	}
 	loc := &graph.CSR{NumRows: n, NumCols: n, Ptr: make([]int64, n+1), Idx: make([]int32, 0, nloc)}
 	rem := RemoteEdges{Ptr: make([]int64, n+1), Src: make([]int64, 0, nrem), Owner: make([]int32, 0, nrem)}
+	if g.Val != nil {
+		loc.Val, rem.Val = make([]float32, 0, nloc), make([]float32, 0, nrem)
+	}
 	d := ds.FeatDim
 	for i, v := range nodes {
 		sh.Global[i] = int64(v)
@@ -91,12 +94,19 @@ func (s *splitter) shard(p int) *Shard {
 			sh.Labels[i] = ds.Labels[v]
 		}
 		sh.Split[i] = s.split[v]
-		for _, u := range g.Idx[g.Ptr[v]:g.Ptr[v+1]] {
+		for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
+			u := g.Idx[k]
 			if q := s.owner[u]; q == p32 {
 				loc.Idx = append(loc.Idx, s.local[u])
+				if g.Val != nil {
+					loc.Val = append(loc.Val, g.Val[k])
+				}
 			} else {
 				rem.Src = append(rem.Src, int64(u))
 				rem.Owner = append(rem.Owner, q)
+				if g.Val != nil {
+					rem.Val = append(rem.Val, g.Val[k])
+				}
 			}
 		}
 		loc.Ptr[i+1] = int64(len(loc.Idx))
@@ -112,8 +122,8 @@ func (s *splitter) shard(p int) *Shard {
 // the Local CSR of in-edges among owned nodes (over local ids), and Remote,
 // the in-edges whose source belongs to another part, with the source's
 // global id and part. Every in-edge of an owned node lands in exactly one of
-// the two, in the order of the input row; edge values (Graph.Val) are not
-// carried. Cost O(N + nnz).
+// the two, in the order of the input row, with its weight (Graph.Val) in
+// Local.Val or Remote.Val when the graph is weighted. Cost O(N + nnz).
 //
 // owner must satisfy ValidateOwner(owner, ds.NumNodes(), parts) and
 // 0 <= part < parts; Split panics otherwise, as slice indexing would.

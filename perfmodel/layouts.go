@@ -3,8 +3,10 @@ package perfmodel
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/partition"
 )
 
 // Layout is how a node runs its cores: RanksPerNode ranks of Threads
@@ -46,10 +48,14 @@ type LayoutRow struct {
 // (Profile.RatesAt), with the volumes of its rank count (Volumes) and the
 // exchange, bits and model of Sweep (its one profile, network, mode and
 // bits; Threads, RanksPerNode and CoresPerNode are the layout's).
+// NodesPerHost is how many of the nodes share one machine (0 or 1: a real
+// cluster; Nodes: an emulated cluster on one box, scripts/emu-cluster.sh),
+// so that each rank runs at the rates of the ranks busy on its machine.
 type LayoutPlan struct {
 	Sweep        Sweep
 	Nodes        int
 	CoresPerNode int
+	NodesPerHost int
 	Volumes      func(ranks int) (*Volumes, error)
 }
 
@@ -65,6 +71,9 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	if len(s.Profiles) != 1 || len(s.Networks) != 1 || len(s.Modes) != 1 || len(s.Bits) != 1 {
 		return nil, -1, fmt.Errorf("perfmodel: a layout plan takes one profile, network, mode and bits (%d, %d, %d, %d)",
 			len(s.Profiles), len(s.Networks), len(s.Modes), len(s.Bits))
+	}
+	if lp.NodesPerHost < 0 || lp.NodesPerHost > nodes {
+		return nil, -1, field.Errorf("perfmodel.LayoutPlan.NodesPerHost", "%d, want 0 to %d (the nodes)", lp.NodesPerHost, nodes)
 	}
 	if s.Networks[0].Single && nodes > 1 {
 		return nil, -1, field.Errorf("perfmodel.LayoutPlan.Nodes", "%d nodes on the single-node network %s", nodes, s.Networks[0].Name)
@@ -84,6 +93,7 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 		}
 		ls := s
 		ls.Config.RanksPerNode, ls.Config.Threads, ls.Config.CoresPerNode = l.RanksPerNode, l.Threads, cores
+		ls.Config.RanksPerHost = max(lp.NodesPerHost, 1) * l.RanksPerNode
 		pr, err := ls.Run(v)
 		if err != nil {
 			return nil, -1, fmt.Errorf("%d×%d per node: %w", l.RanksPerNode, l.Threads, err)
@@ -99,4 +109,45 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	}
 	rows[best].Best = true
 	return rows, best, nil
+}
+
+// VolumeSource is where a layout plan's volumes come from: the partition
+// directory Dir planned on each rank count that shares its parts evenly
+// (with Threads threads), or, without Dir, the volume files Files (Volumes.
+// Write) by the rank counts they hold.
+type VolumeSource struct {
+	Dir     string
+	Files   []string
+	Threads int
+}
+
+// ByRanks reads the source (the partition's metadata, or every file) and
+// returns LayoutPlan.Volumes for it.
+func (s VolumeSource) ByRanks() (func(ranks int) (*Volumes, error), error) {
+	if s.Dir != "" {
+		meta, err := partition.ReadMeta(s.Dir)
+		if err != nil {
+			return nil, err
+		}
+		return func(ranks int) (*Volumes, error) {
+			if meta.Parts%ranks != 0 {
+				return nil, fmt.Errorf("%d parts for %d ranks: %w", meta.Parts, ranks, ErrNoVolumes)
+			}
+			return PlanVolumes(s.Dir, ranks, s.Threads)
+		}, nil
+	}
+	byRanks := map[int]*Volumes{}
+	for _, f := range s.Files {
+		v, err := ReadVolumes(strings.TrimSpace(f))
+		if err != nil {
+			return nil, field.Wrap("perfmodel.VolumeSource.Files", err)
+		}
+		byRanks[len(v.Ranks)] = v
+	}
+	return func(ranks int) (*Volumes, error) {
+		if v, ok := byRanks[ranks]; ok {
+			return v, nil
+		}
+		return nil, fmt.Errorf("no perfmodel.VolumeSource.Files file of %d ranks: %w", ranks, ErrNoVolumes)
+	}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/exchange"
@@ -42,6 +44,13 @@ func TestRatesAt(t *testing.T) {
 	if p.Rates[0].ElemGBs != 10 || p.Rates[1].ElemGBs != 40 {
 		t.Error("interpolation changed the profile")
 	}
+	// a thread of a 4-thread rank does half of one of 1-thread ranks:
+	// per thread 10 at 1, 5 at 4, so 10 + ⅔·(5−10) at 3, times 3
+	p.Rates[1].ElemGBs = 20
+	if r := p.RatesAt(3, 1); math.Abs(r.ElemGBs-20) > 1e-12 {
+		t.Errorf("3 threads, per-thread rate halving by 4: elementwise %v, want 20", r.ElemGBs)
+	}
+	p.Rates[1].ElemGBs = 40
 	if r := p.RatesAt(8, 1); r != &p.Rates[1] {
 		t.Errorf("above the largest count: %+v", r)
 	}
@@ -113,17 +122,69 @@ func TestLayoutPlan(t *testing.T) {
 		t.Errorf("16 cores: %d rows, last %+v, %v", len(rows), rows[len(rows)-1], err)
 	}
 	for name, bad := range map[string]LayoutPlan{
-		"no nodes":      {Nodes: 0, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
-		"no cores":      {Nodes: 1, CoresPerNode: 0, Volumes: splitVolumes, Sweep: lp.Sweep},
-		"shm, 2 nodes":  {Nodes: 2, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
-		"two bit lists": {Nodes: 1, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: lp.Sweep.Profiles, Networks: lp.Sweep.Networks, Modes: lp.Sweep.Modes, Bits: []int{2, 32}}},
+		"no nodes":            {Nodes: 0, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"no cores":            {Nodes: 1, CoresPerNode: 0, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"shm, 2 nodes":        {Nodes: 2, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"2 nodes a host of 1": {Nodes: 1, CoresPerNode: 4, NodesPerHost: 2, Volumes: splitVolumes, Sweep: lp.Sweep},
+		"two bit lists":       {Nodes: 1, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: lp.Sweep.Profiles, Networks: lp.Sweep.Networks, Modes: lp.Sweep.Modes, Bits: []int{2, 32}}},
 	} {
 		if _, _, err := bad.Run(); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	tenGbit, _ := ParseNetwork("10gbit")
+	// nodes sharing a host: each rank runs at the rates of every rank of
+	// the host, as Predict does with RanksPerHost set
+	lp.CoresPerNode, lp.Volumes = 4, splitVolumes
+	lp.Sweep.Networks, lp.Sweep.Exchange = []Network{tenGbit}, exchange.ExchangeFlat
+	lp.Nodes, lp.NodesPerHost = 2, 2
+	rows, _, err = lp.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		v, _ := splitVolumes(2 * r.RanksPerNode)
+		ls := lp.Sweep
+		ls.Config.Threads, ls.Config.RanksPerNode, ls.Config.CoresPerNode, ls.Config.RanksPerHost = r.Threads, r.RanksPerNode, 4, 2*r.RanksPerNode
+		pr, err := ls.Run(v)
+		if err != nil || pr[0].EpochS != r.EpochS {
+			t.Errorf("2 nodes a host, %d×%d: %v s, the sweep with %d ranks a host says %v (%v)", r.RanksPerNode, r.Threads, r.EpochS, 2*r.RanksPerNode, pr, err)
+		}
+		ls.Config.RanksPerHost = r.RanksPerNode
+		if alone, err := ls.Run(v); err != nil || alone[0].EpochS == r.EpochS {
+			t.Errorf("2 nodes a host, %d×%d: %v s, as fast as one node a host (%v)", r.RanksPerNode, r.Threads, r.EpochS, err)
+		}
+	}
 	lp.Volumes = func(int) (*Volumes, error) { return nil, errors.New("disk on fire") }
 	if _, _, err := lp.Run(); err == nil {
 		t.Error("a volume error was skipped")
+	}
+}
+
+// TestVolumeSource: files are found by the ranks they hold, another rank
+// count is ErrNoVolumes naming VolumeSource.Files, and an unreadable file
+// is refused at once.
+func TestVolumeSource(t *testing.T) {
+	v := &Volumes{Ranks: twoRanks()}
+	v.Meta.Parts, v.Meta.FeatDim, v.Meta.Nodes, v.Meta.Edges = 2, 100, 2000, 21000
+	path := filepath.Join(t.TempDir(), "v2.json")
+	if err := v.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	by, err := VolumeSource{Files: []string{" " + path}}.ByRanks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := by(2); err != nil || len(got.Ranks) != 2 {
+		t.Errorf("2 ranks: %v", err)
+	}
+	if _, err := by(4); !errors.Is(err, ErrNoVolumes) || !strings.Contains(err.Error(), "perfmodel.VolumeSource.Files") {
+		t.Errorf("4 ranks: %v", err)
+	}
+	if _, err := (VolumeSource{Files: []string{path + ".missing"}}).ByRanks(); err == nil {
+		t.Error("a missing file accepted")
+	}
+	if _, err := (VolumeSource{Dir: t.TempDir()}).ByRanks(); err == nil {
+		t.Error("a directory without a partition accepted")
 	}
 }

@@ -236,7 +236,7 @@ func TestPredictRejects(t *testing.T) {
 		field string
 		spoil func(c *Config)
 	}{
-		{"perfmodel.Model.Kind", func(c *Config) { c.Model.Kind = "gat" }},
+		{"perfmodel.Model.Kind", func(c *Config) { c.Model.Kind = "no-such-model" }},
 		{"perfmodel.Model.Layers", func(c *Config) { c.Model.Layers = 0 }},
 		{"perfmodel.Config.Wire[forward]", func(c *Config) { c.Wire[quant.Forward].Bits = 3 }},
 		{"perfmodel.Config.Wire[eval]", func(c *Config) { c.Wire[quant.Eval].Bits = 16 }},

@@ -4,22 +4,37 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/quant"
 )
 
 // Model is the network trained, as `supergcn train` builds it: Layers
 // graph convolutions In → Hidden … → Classes.
 type Model struct {
-	Kind      string // "gcn" or "sage"
+	Kind      string // a model of nn.Models()
 	Layers    int
 	Hidden    int
 	In        int // input feature width
 	Classes   int
 	LayerNorm bool // --norm layer between layers
 	Dropout   bool // dropout > 0 (input and hidden)
+	K         int  // propagation steps of the models that take them (nn.Config.K; 0: the model's default)
+	TrainEps  bool // GIN's ε is learned (nn.Config.TrainEps)
+}
+
+// net is the nn configuration of m's layers, whose plans give the cost
+// schedules and the parameter count.
+func (m Model) net() nn.Config {
+	norm := "none"
+	if m.LayerNorm {
+		norm = "layer"
+	}
+	return nn.Config{Model: m.Kind, Layers: m.Layers, In: m.In, Hidden: m.Hidden, Out: m.Classes, Norm: norm,
+		K: m.K, TrainEps: m.TrainEps}
 }
 
 // Config is one prediction's setting.
@@ -59,8 +74,8 @@ type Config struct {
 
 func (c *Config) validate(ranks int) error {
 	m := c.Model
-	if m.Kind != "gcn" && m.Kind != "sage" {
-		return field.Errorf("perfmodel.Model.Kind", "%q, want gcn or sage", m.Kind)
+	if _, err := nn.ModelOp(m.Kind); err != nil {
+		return field.Errorf("perfmodel.Model.Kind", "%q, want %s", m.Kind, strings.Join(nn.Models(), " or "))
 	}
 	if m.Layers < 1 {
 		return field.Errorf("perfmodel.Model.Layers", "%d, want ≥ 1", m.Layers)
@@ -158,7 +173,6 @@ type Prediction struct {
 // aggregations.
 const (
 	elemBias     = 8  // out += b
-	elemColSums  = 4  // bias gradient
 	elemReLU     = 8  // y = max(x, 0)
 	elemReLUBack = 12 // g *= (y > 0)
 	elemLossZero = 4  // gradient matrix cleared
@@ -211,35 +225,14 @@ func (p *predictor) hidden(width int, drop bool) bool {
 	return true
 }
 
-// layerDims returns the widths In, Hidden…, Classes.
-func (m Model) layerDims() []int {
-	d := []int{m.In}
-	for i := 1; i < m.Layers; i++ {
-		d = append(d, m.Hidden)
-	}
-	return append(d, m.Classes)
-}
-
 // params is the number of trained values.
-func (m Model) params() int64 {
-	d := m.layerDims()
-	var p int64
-	for i := 0; i < m.Layers; i++ {
-		w := int64(d[i]) * int64(d[i+1])
-		if m.Kind == "sage" {
-			w *= 2
-		}
-		p += w + int64(d[i+1])
-		if m.LayerNorm && i < m.Layers-1 {
-			p += 2 * int64(d[i+1])
-		}
-	}
-	return p
-}
+func (m Model) params() int64 { return m.net().NumParams() }
 
 // predictor holds the per-rank state of one walk over an epoch.
 type predictor struct {
 	cfg   Config
+	costs []nn.LayerCost // the layers' cost schedules
+	op    nn.OpKind      // the operator of the aggregation walked
 	vols  []exchange.RankVolume
 	rates *Rates
 	intra Link
@@ -298,7 +291,11 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if oversub > 1 {
 		rates = rates.Scaled(1 / oversub)
 	}
-	p := &predictor{cfg: cfg, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
+	costs, err := cfg.Model.net().LayerCosts()
+	if err != nil {
+		return nil, err
+	}
+	p := &predictor{cfg: cfg, costs: costs, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
 		over: (cfg.Threads+1)*cfg.RanksPerNode <= cores, share: rates.Exchange.Share(),
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
@@ -479,12 +476,14 @@ func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) 
 	v := &p.vols[r]
 	pass := p.rates.ElemSeconds(8 * float64(v.Nodes) * float64(width))
 	loops := int64(0)
-	if p.cfg.Model.Kind == "gcn" {
+	switch {
+	case p.op == nn.OpGCN:
 		before, after = pass, pass
 		loops = v.Nodes
-	} else if backward {
+	case p.op == nn.OpSum: // no scaling
+	case backward:
 		before = pass
-	} else {
+	default:
 		after = pass
 	}
 	before += p.rates.RowSeconds(sent, width, false, backward)
@@ -527,34 +526,23 @@ func (p *predictor) sync() {
 // forward walks the layers' forward pass (training, or evaluation).
 func (p *predictor) forward(training bool) {
 	m := p.cfg.Model
-	d := m.layerDims()
 	wire := p.cfg.Wire[quant.Forward]
 	if !training {
 		wire = p.cfg.Wire[quant.Eval]
 	}
 	if training && m.Dropout {
-		p.pass(passDropout, 0.5, d[0], nodesOf)
+		p.pass(passDropout, 0.5, m.In, nodesOf)
 	}
-	for i := 0; i < m.Layers; i++ {
-		in, out := d[i], d[i+1]
-		tf := out <= in
-		nGemm := 1
-		if m.Kind == "sage" {
-			nGemm = 2 // neighbour and self weights
+	for i, c := range p.costs {
+		for _, s := range c.Forward {
+			if s.Input && i == 0 && !training && p.cfg.EvalCache {
+				continue // the cached aggregate of the features
+			}
+			p.step(s, wire, false, training)
 		}
-		if tf {
-			p.gemm("nn", in, out)
-			p.exchange(out, wire, false, training)
-			for j := 1; j < nGemm; j++ {
-				p.gemm("nn", in, out)
-			}
-		} else {
-			if training || i > 0 || !p.cfg.EvalCache {
-				p.exchange(in, wire, false, training)
-			}
-			for j := 0; j < nGemm; j++ {
-				p.gemm("nn", in, out)
-			}
+		out := m.Classes
+		if i < m.Layers-1 {
+			out = m.Hidden
 		}
 		if i < m.Layers-1 && p.hidden(out, training && m.Dropout) {
 			continue
@@ -575,43 +563,34 @@ func (p *predictor) forward(training bool) {
 	}
 }
 
+// step adds one step of a layer's cost schedule: a dense product over
+// every rank's rows, an exchange (at wire) with its aggregation, or an
+// elementwise pass.
+func (p *predictor) step(s nn.CostStep, wire quant.Wire, backward, training bool) {
+	switch s.Kind {
+	case nn.StepGemm:
+		p.gemm(s.Trans, s.K, s.N)
+	case nn.StepAggregate:
+		p.op = s.Op
+		p.exchange(s.Width, wire, backward, training)
+	case nn.StepElem:
+		p.elem(s.Bytes, s.Width, nodesOf)
+	}
+}
+
 // lossAndBackward walks the loss, the backward pass and the optimiser.
 func (p *predictor) lossAndBackward() {
 	m := p.cfg.Model
-	d := m.layerDims()
 	p.elem(elemLossZero, m.Classes, nodesOf)
 	p.pass(passSoftmax, 1, m.Classes, trainOf)
-	nGemm := 1
-	if m.Kind == "sage" {
-		nGemm = 2
-	}
 	for i := m.Layers - 1; i >= 0; i-- {
-		in, out := d[i], d[i+1]
-		wantInputGrad := i > 0
-		p.elem(elemColSums, out, nodesOf)
-		if out <= in { // transform first: dH = Âᵀ·G, dW = Xᵀ·dH, dX = dH·Wᵀ
-			if m.Kind == "sage" {
-				p.gemm("tn", in, out) // self weights' gradient
+		for _, s := range p.costs[i].Backward {
+			if s.InputGrad && i == 0 {
+				continue
 			}
-			p.exchange(out, p.cfg.Wire[quant.Backward], true, true)
-			p.gemm("tn", in, out)
-			if wantInputGrad {
-				for j := 0; j < nGemm; j++ {
-					p.gemm("nt", out, in)
-				}
-			}
-		} else { // propagate first: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ)
-			for j := 0; j < nGemm; j++ {
-				p.gemm("tn", in, out)
-			}
-			if wantInputGrad {
-				p.gemm("nt", out, in)
-				p.exchange(in, p.cfg.Wire[quant.Backward], true, true)
-				for j := 1; j < nGemm; j++ {
-					p.gemm("nt", out, in)
-				}
-			}
+			p.step(s, p.cfg.Wire[quant.Backward], true, true)
 		}
+		in := m.Hidden
 		if i > 0 && !p.hidden(in, m.Dropout) {
 			if m.Dropout {
 				p.pass(passDropout, 0.5, in, nodesOf)

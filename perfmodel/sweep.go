@@ -25,10 +25,7 @@ func autoBits(bits, ranks int) int {
 	if bits != AutoBits {
 		return bits
 	}
-	if ranks > 1 {
-		return 2
-	}
-	return quant.ExactBits
+	return quant.AutoBits(ranks)
 }
 
 // ModelOf is the Model a prediction walks for nn configuration c, checked
@@ -41,7 +38,7 @@ func ModelOf(c nn.Config) (Model, error) {
 		return Model{}, err
 	}
 	return Model{Kind: c.Model, Layers: c.Layers, Hidden: c.Hidden, In: c.In, Classes: c.Out,
-		LayerNorm: c.Norm == "layer", Dropout: c.Dropout > 0}, nil
+		LayerNorm: c.Norm == "layer", Dropout: c.Dropout > 0, K: c.K, TrainEps: c.TrainEps}, nil
 }
 
 // Sweep is a set of predictions on one partition's volumes: every profile

@@ -3,13 +3,17 @@ package perfmodel
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // RatesAt returns the rates of one rank of threads threads with busy ranks
 // on its host: a measured thread count's (RatesFor), or, between two
-// measured counts t0 < threads < t1, every rate interpolated linearly in
-// the thread count between theirs (each measured with the node full, so a
-// rank's share of the node grows with its threads). Below the smallest
+// measured counts t0 < threads < t1, every throughput's share per thread
+// interpolated linearly in the thread count between theirs (each measured
+// with the node full, so a rank's share of the node grows with its
+// threads, and what a thread achieves falls from t0's to t1's as a rank's
+// threads synchronise more; the share factors of the exchange are
+// interpolated as they are). Below the smallest
 // measured count and above the largest, the nearest count's rates hold.
 // Rates.Threads is threads when interpolated.
 func (p *Profile) RatesAt(threads, busy int) *Rates {
@@ -35,8 +39,14 @@ func (p *Profile) RatesAt(threads, busy int) *Rates {
 	if !slices.Equal(ck, hk) {
 		return lo // entries measured differently: no common grid
 	}
+	t0, t1, t := float64(lo.Threads), float64(hi.Threads), float64(threads)
 	for i, v := range cv {
-		*v += f * (*hv[i] - *v)
+		if strings.HasPrefix(ck[i], "share") { // factors, not throughputs
+			*v += f * (*hv[i] - *v)
+			continue
+		}
+		// A throughput: its share per thread, interpolated.
+		*v = t * (*v/t0 + f*(*hv[i]/t1-*v/t0))
 	}
 	c.Threads = threads
 	return c

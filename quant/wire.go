@@ -13,6 +13,15 @@ import (
 // codec encodes or decodes them.
 const ExactBits = 32
 
+// AutoBits is the forward width training picks by default for ranks
+// ranks: 2 bits when there are several, exact (no codec) alone.
+func AutoBits(ranks int) int {
+	if ranks > 1 {
+		return 2
+	}
+	return ExactBits
+}
+
 // quantBits are the quantised widths, widest first: the one list of them
 // (Format.Validate, ParseBits, Widths and every caller's help text read
 // it). A width must divide 8 (whole values to a byte); the generic

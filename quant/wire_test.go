@@ -124,3 +124,12 @@ func TestWiresResolveValidateCodecs(t *testing.T) {
 		t.Error("unknown kernel accepted")
 	}
 }
+
+func TestAutoBits(t *testing.T) {
+	if AutoBits(1) != ExactBits || AutoBits(0) != ExactBits || AutoBits(2) != 2 || AutoBits(1024) != 2 {
+		t.Errorf("AutoBits: 1 rank %d, 2 ranks %d", AutoBits(1), AutoBits(2))
+	}
+	if err := (Wire{Bits: AutoBits(4)}).Validate(); err != nil {
+		t.Errorf("AutoBits(4) is no width: %v", err)
+	}
+}

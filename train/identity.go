@@ -46,7 +46,11 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 		}
 		if len(s.Remote.Ptr) > v+1 {
 			for k := s.Remote.Ptr[v]; k < s.Remote.Ptr[v+1]; k++ {
-				edges += mix.Mix64(dst | uint64(s.Remote.Src[k]))
+				e := mix.Mix64(dst | uint64(s.Remote.Src[k]))
+				if s.Remote.Val != nil {
+					e = mix.Mix64(e ^ uint64(math.Float32bits(s.Remote.Val[k])))
+				}
+				edges += e
 			}
 		}
 	}

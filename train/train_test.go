@@ -2,7 +2,6 @@ package train
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -124,12 +123,7 @@ func equalsSingle(t *testing.T, ds *graph.Dataset, cfg Config, name string, ps [
 					c := cfg
 					c.AggrMode = mode
 					got := distributed(t, ds, owner, p, c)
-					for e := range ref.Epochs {
-						a, b := ref.Epochs[e].Loss, got.Epochs[e].Loss
-						if math.Abs(a-b) > 1e-4*math.Abs(a) {
-							t.Fatalf("epoch %d: loss %.8f at P=%d, %.8f in one process", e+1, b, p, a)
-						}
-					}
+					sameLossesAt(t, ref, got, p)
 					if got.Epochs[0].Ranks != p || got.Epochs[0].CommBytes <= 0 {
 						t.Fatalf("metrics: ranks %d, comm_bytes %d", got.Epochs[0].Ranks, got.Epochs[0].CommBytes)
 					}

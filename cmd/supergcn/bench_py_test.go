@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/nn"
 )
 
 // TestBenchSgbReader checks bench/sgb.py, the Python reader the PyTorch
@@ -101,5 +102,21 @@ func TestBenchTorchTrainer(t *testing.T) {
 	}
 	if d := first["bf16"] - first["fp32"]; d > 0.02*first["fp32"] || d < -0.02*first["fp32"] {
 		t.Fatalf("first loss fp32 %g, bf16 %g", first["fp32"], first["bf16"])
+	}
+}
+
+// TestBenchTorchModels: bench/train_torch.py offers the models of nn's
+// table, by the same names. It skips without python3 and torch.
+func TestBenchTorchModels(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import numpy, torch").Run() != nil {
+		t.Skip("python3 with numpy and torch not available")
+	}
+	out, err := exec.Command(py, filepath.Join("..", "..", "bench", "train_torch.py"), "--data", "unused", "--list-models").CombinedOutput()
+	if err != nil {
+		t.Fatalf("train_torch.py --list-models: %v\n%s", err, out)
+	}
+	if got, want := strings.Fields(string(out)), nn.Models(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("bench/train_torch.py models %v, nn.Models() %v", got, want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/aggr"
-	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/perfmodel/measure"
 )
@@ -75,7 +74,7 @@ func runBench(args []string) error {
 	}
 	k, ok := benchKinds[args[0]]
 	if !ok {
-		hint := didYouMean(args[0], benchKindNames())
+		hint := spell.DidYouMean(args[0], benchKindNames())
 		if hint == "" {
 			hint = " (supergcn bench --help lists them)"
 		}
@@ -155,12 +154,7 @@ func benchAggr(args []string) error {
 			return err
 		}
 		a = ds.Graph
-		src, dst = a.Idx, make([]int32, len(a.Idx))
-		for v := 0; v < a.NumRows; v++ {
-			for k := a.Ptr[v]; k < a.Ptr[v+1]; k++ {
-				dst[k] = int32(v)
-			}
-		}
+		src, dst = measure.EdgesOf(a)
 		*nodes = a.NumRows
 	}
 	n := *nodes
@@ -171,19 +165,9 @@ func benchAggr(args []string) error {
 	}
 	csrMS := benchMS(time.Since(t0))
 	f := *width
-	rng := rand.New(rand.NewPCG(*seed, 99))
-	x, out := dense.New(n, f), dense.New(n, f)
-	if *huge {
-		var err error
-		if x.Data, err = hugeFloats(n * f); err != nil {
-			return err
-		}
-		if out.Data, err = hugeFloats(n * f); err != nil {
-			return err
-		}
-	}
-	for i := range x.Data {
-		x.Data[i] = float32(rng.NormFloat64())
+	x, out, err := measure.AggrBuffers(n, f, *huge, *seed)
+	if err != nil {
+		return fmt.Errorf("--hugepages: %w", err)
 	}
 
 	var streamGBS float64
@@ -232,12 +216,6 @@ func benchAggr(args []string) error {
 }
 
 func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-// timeIt runs fn once to warm up, then reps times; it returns the median and
-// the minimum in milliseconds.
-func timeIt(fn func(), reps int) (median, minimum float64) {
-	return measure.Time(func() {}, fn, reps)
-}
 
 // ---------------------------------------------------------------- stream
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
 )
@@ -41,7 +42,7 @@ func benchAlltoall(args []string) error {
 		if err != nil {
 			return fmt.Errorf("--profile: %w", err)
 		}
-		if err := checkWritable(*profile); err != nil {
+		if err := container.CheckWritable(*profile); err != nil {
 			return fmt.Errorf("--profile: %w", err)
 		}
 		prof = p

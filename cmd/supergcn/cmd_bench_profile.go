@@ -13,6 +13,7 @@ import (
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
@@ -65,7 +66,7 @@ func benchProfile(args []string) error {
 	if *out == "" {
 		return usageError{"--out is required"}
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := container.CheckWritable(*out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if *published != "" {

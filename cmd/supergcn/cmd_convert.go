@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/supergcn/supergcn/dataset"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
 )
@@ -64,7 +65,7 @@ func cmdConvert(args []string, out io.Writer) error {
 	case c.synthFeat > 0 && c.classes < 1:
 		return usageError{fmt.Sprintf("--classes: %d, want ≥ 1", c.classes)}
 	}
-	if err := checkWritable(c.out); err != nil {
+	if err := container.CheckWritable(c.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
 	if err := distinctOutputs([]container.NamedPath{{Name: "--data", Path: c.data}, {Name: "--features", Path: c.features},
@@ -73,36 +74,16 @@ func cmdConvert(args []string, out io.Writer) error {
 	}
 	removeTempsOnSignal(c.out)
 	t0 := time.Now()
-	ds, err := graph.Load(c.data, graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels})
+	conv := dataset.Conversion{Data: c.data, Load: graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels},
+		RemoveSelfLoops: c.removeSelfLoops, Dedup: c.dedup, Symmetrize: c.symmetrize, SynthFeat: c.synthFeat, Classes: c.classes, Seed: c.seed, Out: c.out}
+	ds, loaded, err := conv.Run()
 	if err != nil {
 		return err
 	}
 	defer ds.Release()
-	loaded := time.Since(t0).Seconds()
-	if c.removeSelfLoops {
-		ds.Graph = graph.RemoveSelfLoops(ds.Graph)
-	}
-	if c.dedup {
-		ds.Graph = graph.Dedup(ds.Graph)
-	}
-	if c.symmetrize {
-		ds.Graph = graph.Symmetrize(ds.Graph)
-	}
-	if c.synthFeat > 0 {
-		if err := graph.AttachSyntheticFeatures(ds, c.synthFeat, c.classes, c.seed); err != nil {
-			return fmt.Errorf("--synthetic-features: %w", err)
-		}
-	}
-	write := graph.WriteBinary
-	if strings.HasSuffix(c.out, ".npz") {
-		write = func(path string, ds *graph.Dataset) error { return graph.WriteNpzDataset(path, ds, false, false) }
-	}
-	if err := write(c.out, ds); err != nil {
-		return err
-	}
 	fmt.Fprintf(out, "convert: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (load %.2fs, total %.2fs) -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,
-		len(ds.Train), len(ds.Valid), len(ds.Test), loaded, time.Since(t0).Seconds(), c.out)
+		len(ds.Train), len(ds.Valid), len(ds.Test), loaded.Seconds(), time.Since(t0).Seconds(), c.out)
 	fmt.Fprintf(out, "convert: %s\n", graph.Degrees(ds.Graph))
 	return nil
 }

@@ -43,7 +43,7 @@ func cmdEval(args []string) error {
 		return err
 	}
 	for _, f := range [][2]string{{"predictions", *predictions}, {"embeddings", *embeddings}} {
-		if err := checkWritable(f[1]); err != nil {
+		if err := container.CheckWritable(f[1]); err != nil {
 			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
 		}
 	}

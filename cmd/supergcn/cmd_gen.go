@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 func init() {
@@ -29,7 +30,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if *path == "" {
 		return usageError{"--out: required"}
 	}
-	if err := checkWritable(*path); err != nil {
+	if err := container.CheckWritable(*path); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
 	removeTempsOnSignal(*path)

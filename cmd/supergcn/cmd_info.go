@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,11 +64,11 @@ func cmdInfo(args []string) error {
 		return err
 	}
 	bi := buildInfo{Version: version, Commit: buildCommit(), OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
-		CPUs: runtime.NumCPU(), CPUModel: cpuModel(), AggrKernel: kernel, AggrKernels: aggr.Kernels(),
+		CPUs: runtime.NumCPU(), CPUModel: affinity.CPUModel(os.DirFS("/")), AggrKernel: kernel, AggrKernels: aggr.Kernels(),
 		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
 		RowKernel: rowk.KernelName(), RowKernels: rowk.Kernels(),
 		METIS: metis.MetisVersion(), ParMETIS: metis.ParMetisLibrary(),
-		MPI: strings.TrimSpace(mpiLibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
+		MPI: strings.TrimSpace(mpi.LibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
 	bi.BLASChoice = dense.BLASChoice()
 	bi.BF16Gemm = dense.BF16Kernel()
@@ -115,36 +114,6 @@ func mpiThreadLevel() string {
 		return fmt.Sprintf("%v (%v)", provided, err)
 	}
 	return fmt.Sprintf("%v (requested %v)", provided, mpi.ThreadSerialized)
-}
-
-// cpuModel is /proc/cpuinfo's model name, or its CPU implementer and part
-// where there is none (arm64).
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	var impl, part string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(k) {
-		case "model name":
-			return strings.TrimSpace(v)
-		case "CPU implementer":
-			impl = strings.TrimSpace(v)
-		case "CPU part":
-			part = strings.TrimSpace(v)
-		}
-	}
-	if impl != "" {
-		return fmt.Sprintf("implementer %s, part %s", impl, part) // A64FX: 0x46, 0x001
-	}
-	return "unknown"
 }
 
 func orDash(s string) string {

@@ -3,13 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/comm"
-	"github.com/supergcn/supergcn/dataset"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dataset"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/partition"

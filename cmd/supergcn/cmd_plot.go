@@ -86,7 +86,7 @@ func drawResults[T any](path, out string, read func(string) ([]T, error), draw f
 func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
 	var files []string
 	for {
-		if err := parseFlagsKeepArgs(fs, args); err != nil {
+		if err := parseFlagSet(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

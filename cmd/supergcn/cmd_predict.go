@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/plots"
 	"github.com/supergcn/supergcn/nn"
-	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/quant"
 )
@@ -44,9 +41,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	fs.IntVar(&cfg.RanksPerHost, "ranks-per-host", 0, "ranks busy on the machine whose memory a rank shares: picks the profile's measurement with that many copies (default: --ranks-per-node; an emulated cluster on one box: all its ranks)")
 	fs.IntVar(&cfg.Threads, "threads", 0, "threads per rank (default: cores per node / ranks per node)")
 	var m nn.Config
-	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|"))
-	fs.IntVar(&m.Layers, "layers", 2, "graph layers")
-	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width")
+	modelFlags(fs, &m)
 	fs.Float64Var(&m.Dropout, "dropout", 0.5, "dropout rate (only whether it is 0 matters)")
 	fs.StringVar(&m.Norm, "norm", "none", "normalisation between layers: none|layer")
 	fs.IntVar(&m.In, "in-width", 0, fmt.Sprintf("input feature width (default: the partition's, or %d when structure-only)", perfmodel.DefaultIn))
@@ -70,19 +65,21 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	refs := refFlag(fs)
 	layouts := fs.Bool("layouts", false, "instead of one layout: predict every ranks × threads layout that fills a node of --cores-per-node cores on --nodes nodes (the partition shared among nodes·ranks ranks) and recommend the fastest (one --profile, --network, --aggr-mode and --bits)")
 	nodes := fs.Int("nodes", 1, "with --layouts: the nodes")
+	nodesPerHost := fs.Int("nodes-per-host", 0, "with --layouts: nodes that share one machine, whose ranks all load it (an emulated cluster on one box: --nodes; default: each node its own machine)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	modelDefaults(fs, &m)
 	if *plotIn != "" {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}
-	if !validPlotLabel(sw.Label) {
+	if !plots.ValidLabel(sw.Label) {
 		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", sw.Label)}
 	}
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
 		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
 	}
-	if err := checkWritable(*volOut); err != nil {
+	if err := container.CheckWritable(*volOut); err != nil {
 		return fmt.Errorf("--save-volumes: %w", err)
 	}
 	var err error
@@ -103,12 +100,15 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		}
 	}
 	if *layouts {
-		for _, f := range []string{"ranks", "ranks-per-node", "threads", "save-volumes", "scale"} {
+		for _, f := range []string{"ranks", "ranks-per-node", "ranks-per-host", "threads", "save-volumes", "scale"} {
 			if flagSet(fs, f) {
 				return usageError{fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f)}
 			}
 		}
-		return predictLayouts(sw, *nodes, *pdir, *volIn, *asJSON, stdout)
+		return predictLayouts(perfmodel.LayoutPlan{Sweep: sw, Nodes: *nodes, NodesPerHost: *nodesPerHost}, *pdir, *volIn, *asJSON, stdout)
+	}
+	if flagSet(fs, "nodes-per-host") {
+		return usageError{"--nodes-per-host: only with --layouts"}
 	}
 	v, err := predictVolumes(*pdir, *volIn, *ranks)
 	if err != nil {
@@ -135,14 +135,15 @@ func cmdPredict(args []string, stdout io.Writer) error {
 
 // predictLayouts prints the layouts of --nodes nodes (--layouts) and the
 // recommended one.
-func predictLayouts(sw perfmodel.Sweep, nodes int, dir, files string, asJSON bool, stdout io.Writer) error {
+func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, stdout io.Writer) error {
+	sw, nodes := lp.Sweep, lp.Nodes
 	cores := sw.Config.CoresPerNode
 	if cores == 0 && len(sw.Profiles) > 0 {
 		cores = sw.Profiles[0].CoresPerNode
 	}
-	lp := perfmodel.LayoutPlan{Sweep: sw, Nodes: nodes, CoresPerNode: cores}
+	lp.CoresPerNode = cores
 	var err error
-	if lp.Volumes, err = layoutVolumes(dir, files); err != nil {
+	if lp.Volumes, err = (perfmodel.VolumeSource{Dir: dir, Files: strings.Split(files, ","), Threads: runtime.GOMAXPROCS(0)}).ByRanks(); err != nil {
 		return err
 	}
 	rows, best, err := lp.Run()
@@ -171,38 +172,6 @@ func predictLayouts(sw perfmodel.Sweep, nodes int, dir, files string, asJSON boo
 	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
 		b.RanksPerNode, b.Threads, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
 	return nil
-}
-
-// layoutVolumes is the volumes of a rank count: the partition dir planned
-// on that many ranks (when they share its parts evenly), or the --volumes
-// file (of a comma-separated list) holding that many.
-func layoutVolumes(dir, files string) (func(ranks int) (*perfmodel.Volumes, error), error) {
-	if dir != "" {
-		meta, err := partition.ReadMeta(dir)
-		if err != nil {
-			return nil, err
-		}
-		return func(ranks int) (*perfmodel.Volumes, error) {
-			if meta.Parts%ranks != 0 {
-				return nil, fmt.Errorf("%d parts for %d ranks: %w", meta.Parts, ranks, perfmodel.ErrNoVolumes)
-			}
-			return perfmodel.PlanVolumes(dir, ranks, runtime.GOMAXPROCS(0))
-		}, nil
-	}
-	byRanks := map[int]*perfmodel.Volumes{}
-	for _, f := range strings.Split(files, ",") {
-		v, err := predictVolumes("", strings.TrimSpace(f), 0)
-		if err != nil {
-			return nil, err
-		}
-		byRanks[len(v.Ranks)] = v
-	}
-	return func(ranks int) (*perfmodel.Volumes, error) {
-		if v, ok := byRanks[ranks]; ok {
-			return v, nil
-		}
-		return nil, fmt.Errorf("no --volumes file of %d ranks: %w", ranks, perfmodel.ErrNoVolumes)
-	}, nil
 }
 
 // sweepLists parses predict's comma-separated lists into sw: aggregation
@@ -321,84 +290,27 @@ func plotFlags(in, out string, refs []plots.ProjectionRef, stdout io.Writer) err
 // plotPredictions draws predict --json lines: per label one PNG, one
 // series per profile × network × exchange (mode and bits), against ranks.
 func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, stdout io.Writer) error {
-	type key struct{ label, series string }
-	type pt struct{ ranks, t, eff float64 }
-	series := map[key][]pt{}
-	var order []key
+	var rows []perfmodel.Row
 	for _, f := range files {
 		b, err := container.ReadInput(f, 1<<30, "predictions file")
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
-		for i, line := range strings.Split(string(b), "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			var r perfmodel.Row
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				return fmt.Errorf("%s:%d: %w", f, i+1, err)
-			}
-			if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
-				return fmt.Errorf("%s:%d: not a supergcn predict --json line (no ranks or epoch_s)", f, i+1)
-			}
-			if !(r.Efficiency >= 0 && r.Efficiency <= 1e6) {
-				return fmt.Errorf("%s:%d: efficiency %g, want a finite fraction ≥ 0", f, i+1, r.Efficiency)
-			}
-			if !validPlotLabel(r.Label) {
-				return fmt.Errorf("%s:%d: label %q cannot name a PNG file (no / or \\)", f, i+1, r.Label)
-			}
-			name := fmt.Sprintf("%s, %s, %s", r.Profile, r.Network, exchangeName(r.AggrMode, r.Bits))
-			k := key{r.Label, name}
-			if _, ok := series[k]; !ok {
-				order = append(order, k)
-			}
-			series[k] = append(series[k], pt{float64(r.Ranks), r.EpochS, r.Efficiency})
+		r, err := plots.ParsePredictions(f, b)
+		if err != nil {
+			return err
 		}
+		rows = append(rows, r...)
 	}
-	if len(order) == 0 {
+	if len(rows) == 0 {
 		return fmt.Errorf("%s: no predictions", strings.Join(files, ","))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	byLabel := map[string][]plots.ProjectionSeries{}
-	var labels []string
-	for _, k := range order {
-		pts := series[k]
-		sort.Slice(pts, func(i, j int) bool { return pts[i].ranks < pts[j].ranks })
-		s := plots.ProjectionSeries{Name: k.series}
-		for _, p := range pts {
-			s.Ranks, s.EpochS, s.Efficiency = append(s.Ranks, p.ranks), append(s.EpochS, p.t), append(s.Efficiency, p.eff)
-		}
-		if _, ok := byLabel[k.label]; !ok {
-			labels = append(labels, k.label)
-		}
-		byLabel[k.label] = append(byLabel[k.label], s)
+	written, err := plots.Projections(dir, rows, refs)
+	for _, w := range written {
+		fmt.Fprintln(stdout, w)
 	}
-	for _, l := range labels {
-		name := l
-		if name == "" {
-			name = "predicted"
-		}
-		path := filepath.Join(dir, "projection-"+name+".png")
-		if err := plots.Projection(path, name, byLabel[l], refs); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, path)
-	}
-	return nil
-}
-
-// exchangeName is "hybrid int2", "post fp32", ...
-func exchangeName(mode string, bits int) string {
-	if bits == 32 {
-		return mode + " fp32"
-	}
-	return fmt.Sprintf("%s int%d", mode, bits)
-}
-
-// validPlotLabel: the label becomes the file name projection-LABEL.png
-// inside --out, so it may not leave that directory.
-func validPlotLabel(l string) bool {
-	return !strings.ContainsAny(l, "/\\\x00")
+	return err
 }

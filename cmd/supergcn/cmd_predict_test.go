@@ -150,7 +150,7 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--ranks-per-node", "3"}, "--ranks-per-node"},
 		{[]string{"--partitions", dir, "--profile", broken, "--network", "tofu-d"}, "broken.json: line 2, column 12: invalid character '}'"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--ranks-per-host", "-2"}, "--ranks-per-host"},
-		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--model", "gat"}, "--model"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--model", "mlp"}, "--model"},
 		{[]string{"--volumes", garbage, "--profile", prof, "--network", "tofu-d"}, "sender 7 out of range"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--scale", "0"}, "--scale"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "three-level"}, "--exchange"},

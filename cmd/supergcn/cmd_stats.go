@@ -20,15 +20,6 @@ func init() {
 
 const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--json]"
 
-// wireOf is the wire format a report names (Bits, QuantParams).
-func wireOf(bits int, params string) quant.Wire {
-	w := quant.Wire{Bits: bits}
-	if params != "" {
-		w.Params, _ = quant.ParseParams(params)
-	}
-	return w
-}
-
 func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
@@ -130,7 +121,7 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 
 func printStats(w io.Writer, r *exchange.RowReport) {
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d ordered rank pairs with cut edges\n", r.Dir, r.Parts, r.Ranks, r.Pairs)
-	f := wireOf(r.Bits, r.QuantParams)
+	f := r.Wire()
 	d, p := f.RowBytes(r.Width)
 	perRow := fmt.Sprintf("%g bytes/row", r.BytesPerRow)
 	if p > 0 {

@@ -10,9 +10,9 @@ import (
 // printNodeStats prints `supergcn stats --ranks-per-node K`: the flat and
 // the two-level exchanges compared.
 func printNodeStats(w io.Writer, r *exchange.NodeReport) {
-	f := wireOf(r.Bits, r.QuantParams)
+	f, intra := r.Wires()
 	fmt.Fprintf(w, "%s: %d parts on %d ranks, %d nodes of %d ranks; one layer, one direction; inter-node bytes at %s, intra-node at %s, width %d; planned in %.2fs\n\n",
-		r.Dir, r.Parts, r.Ranks, r.Nodes, r.RanksPerNode, f, wireOf(r.IntraBits, r.QuantParams), r.Width, r.Seconds)
+		r.Dir, r.Parts, r.Ranks, r.Nodes, r.RanksPerNode, f, intra, r.Width, r.Seconds)
 	fmt.Fprintf(w, "%-16s %12s %12s %9s %12s %9s %12s   %-24s %s\n", "exchange", "inter rows", "inter bytes", "inter msg",
 		"intra rows", "intra msg", "msg/epoch", "node sent rows min/avg/max", "node recv rows min/avg/max")
 	for _, l := range []struct {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -20,14 +17,13 @@ import (
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
-	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
 )
 
 func init() {
-	register("train", "train a GCN or GraphSAGE model full-batch (one process, or every rank under mpirun)", cmdTrain)
+	register("train", "train a graph neural network (--model) full-batch (one process, or every rank under mpirun)", cmdTrain)
 }
 
 func cmdTrain(args []string) error {
@@ -71,9 +67,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	a := &trainArgs{bits: bitsFlags{params: quant.ParamsBlock}}
 	d, cfg, bits := &a.d, &a.cfg, &a.bits
 	d.register(fs, "train on")
-	fs.StringVar(&cfg.Model.Model, "model", "gcn", "model: "+strings.Join(nn.Models(), "|")+" (sage: GraphSAGE with mean aggregation)")
-	fs.IntVar(&cfg.Model.Layers, "layers", 2, "graph layers")
-	fs.IntVar(&cfg.Model.Hidden, "hidden", 16, "hidden width")
+	modelFlags(fs, &cfg.Model)
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
 	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
 	fs.IntVar(&cfg.Model.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden/heads wide each)")
@@ -110,22 +104,25 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	modelDefaults(fs, &cfg.Model)
 	if err := gatFlags(fs, &cfg.Model, cfg.ResumePath != ""); err != nil {
 		return nil, err
 	}
 	if err := d.validate(fs); err != nil {
 		return nil, err
 	}
+	// A resumed run's model comes from the checkpoint: its flags are
+	// checked against it, then validated with it.
+	if cfg.ResumePath != "" {
+		if err := resumeSettings(fs, cfg, d); err != nil {
+			return nil, err
+		}
+	}
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
 		return nil, err
 	}
 	if a.stopAfter < 0 {
 		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
-	}
-	if cfg.ResumePath != "" {
-		if err := resumeSettings(fs, cfg, d); err != nil {
-			return nil, err
-		}
 	}
 	var err error
 	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
@@ -148,22 +145,6 @@ func parseTrain(args []string) (*trainArgs, error) {
 		return nil, err
 	}
 	return a, nil
-}
-
-// gatFlags leaves --heads, --out-heads and --attn-dropout in the model
-// configuration of a gat model only: given with another model they are
-// refused (unless resuming, where the checkpoint names the model).
-func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
-	if m.Model == "gat" {
-		return nil
-	}
-	for _, name := range []string{"heads", "out-heads", "attn-dropout"} {
-		if flagSet(fs, name) && !resume {
-			return usageError{fmt.Sprintf("--%s: only with --model gat", name)}
-		}
-	}
-	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
-	return nil
 }
 
 // validateTrain checks the model and optimiser flags before any data is
@@ -211,16 +192,11 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	if cfg.SaveEvery > 0 && cfg.SavePath == "" {
 		return bad("save-every", "needs --save FILE")
 	}
-	if cfg.ResumePath != "" {
-		if err := container.CheckInput(cfg.ResumePath); err != nil {
-			return bad("resume", "%v", err)
-		}
-	}
 	if cfg.SaveBest != "" && cfg.SaveBest == cfg.SavePath {
 		return bad("save-best", "is the --save file; give another")
 	}
 	for _, f := range [][2]string{{"save", cfg.SavePath}, {"save-best", cfg.SaveBest}, {"metrics", cfg.MetricsPath}} {
-		if err := checkWritable(f[1]); err != nil {
+		if err := container.CheckWritable(f[1]); err != nil {
 			return bad(f[0], "%v", err)
 		}
 	}
@@ -231,6 +207,9 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 // training settings from it, so the run continues the saved one exactly; a
 // flag given with another value is refused, naming both.
 func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
+	if err := container.CheckInput(cfg.ResumePath); err != nil {
+		return usageError{fmt.Sprintf("--resume: %v", err)}
+	}
 	ck, err := train.LoadCheckpoint(cfg.ResumePath)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
@@ -261,6 +240,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
 		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
 		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
+		{"k", m.K, ck.Model.K, func() { m.K = ck.Model.K }},
+		{"alpha", m.Alpha, ck.Model.Alpha, func() { m.Alpha = ck.Model.Alpha }},
+		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
@@ -291,33 +273,6 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		s.take()
 	}
 	return nil
-}
-
-// checkWritable fails when path names a directory or its directory cannot
-// take a new file, so a long run does not end in an unwritable --save.
-func checkWritable(path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory, want a file name", path)
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".supergcn-check-*")
-	if err != nil {
-		// Name the directory, not the probe file.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s: directory %s does not exist", path, dir)
-		}
-		return fmt.Errorf("%s: cannot create a file in directory %s: %w", path, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }
 
 // bitsFlags are the wire-format flags as given (resolved once the rank
@@ -396,14 +351,11 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	return err
 }
 
-// parseBits reads a --bits value (quant.ParseBits); "auto" is 2 with
-// several ranks, 32 alone.
+// parseBits reads a --bits value (quant.ParseBits); "auto" is
+// quant.AutoBits.
 func parseBits(flagName, v string, ranks int) (int, error) {
 	if v == "auto" {
-		if ranks > 1 {
-			return 2, nil
-		}
-		return quant.ExactBits, nil
+		return quant.AutoBits(ranks), nil
 	}
 	b, err := quant.ParseBits(v)
 	if err != nil {
@@ -423,51 +375,21 @@ func startProfile(path string, c comm.Comm) (func() error, error) {
 	}
 	// The profile goes to path.tmp and is renamed when complete, so a full
 	// disk or a crash never leaves a truncated or empty profile at path.
-	tmp := path + container.TmpSuffix
-	f, err := os.Create(tmp)
+	f, err := container.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	w := &profileWriter{f: f}
-	if err := pprof.StartCPUProfile(w); err != nil {
-		f.Close()
-		os.Remove(tmp)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Abort()
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
-		err := w.err
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err != nil {
-			os.Remove(tmp)
+		if err := f.Commit(); err != nil {
 			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
 		}
 		return nil
 	}, nil
-}
-
-// profileWriter keeps the first write error of the CPU profile (pprof
-// drops them).
-type profileWriter struct {
-	f   *os.File
-	err error
-}
-
-func (p *profileWriter) Write(b []byte) (int, error) {
-	if p.err != nil {
-		return 0, p.err
-	}
-	n, err := p.f.Write(b)
-	p.err = err
-	return n, err
 }
 
 // quantParamsFlag parses --quant-params into *p.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/partition/dist"
 )
 
 // dataFlags are the flags that say where a rank's data comes from.
@@ -51,7 +53,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
 	fs.BoolVar(&d.undirected, "undirected", true, "make the graph undirected (add every reverse edge)")
 	fs.BoolVar(&d.dedup, "dedup", true, "drop duplicate edges and self-loops (GCN adds its own self-loops)")
-	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "train on the unweighted graph when --data has edge weights (otherwise they are an error: training does not use them)")
+	fs.BoolVar(&d.ignoreWeights, "ignore-weights", false, "drop the edge weights of --data and train on the unweighted graph (weighted GCN and SAGE otherwise; docs/MODELS.md)")
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
@@ -92,32 +94,8 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 			}
 		}
 	}
-	switch d.partWeights {
-	case "none", "degree", "degree+train":
-	default:
-		return usageError{fmt.Sprintf("--partition-weights: %q is not none, degree or degree+train", d.partWeights)}
-	}
-	if d.synthFeat < 0 || d.synthClasses < 1 || d.synthClasses > graph.MaxClasses {
-		return usageError{fmt.Sprintf("--synthetic-features %d --classes %d: want features ≥ 0 and classes in [1, %d]", d.synthFeat, d.synthClasses, graph.MaxClasses)}
-	}
-	n := 0
-	for _, s := range []string{d.data, d.synthetic, d.partitions} {
-		if s != "" {
-			n++
-		}
-	}
-	if n > 1 {
-		return usageError{"use only one of --data, --synthetic and --partitions"}
-	}
-	if d.synthetic != "" && d.synthetic != "default" {
-		if _, err := graph.ParseGenSpec(d.synthetic); err != nil {
-			return usageError{fmt.Sprintf("--synthetic: %v", err)}
-		}
-	}
-	switch d.featNorm {
-	case "none", "row":
-	default:
-		return usageError{fmt.Sprintf("--feat-norm: %q is not none or row", d.featNorm)}
+	if err := d.source().Validate(); err != nil {
+		return err
 	}
 	switch d.partMethod {
 	case "auto", "metis", "multilevel", "parmetis", "random", "ldg":
@@ -138,9 +116,18 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 // loadShard returns this rank's shard (dataset.Source.Shard), after
 // resolving --partition-method auto.
 func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
+	auto := d.partitions == "" && d.partMethod == "auto"
 	if d.partitions == "" {
 		d.resolvePartMethod(c, w, log)
 	}
+	s, err := d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
+	if !auto || d.partMethod == "metis" || !errors.Is(err, dist.ErrWeighted) {
+		return s, err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "partition: auto: %s has edge weights, which the distributed reader does not carry: metis on rank 0, every rank loading the whole graph\n", d.data)
+	}
+	d.partMethod = "metis"
 	return d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
 }
 

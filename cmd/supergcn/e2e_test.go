@@ -137,8 +137,15 @@ func losses(t *testing.T, path string) []float64 {
 	return out
 }
 
-// trainLosses runs supergcn train (under launcher when not nil) with
-// metrics in dir/name.jsonl and returns its per-epoch losses.
+// exactTrainArgs are the train flags of runs whose losses must agree
+// across rank counts: Cora row-normalised, no dropout, fp32 rows.
+func exactTrainArgs(model string, epochs int) []string {
+	return []string{"--feat-norm", "row", "--model", model, "--dropout", "0", "--epochs", fmt.Sprint(epochs), "--seed", "5", "--bits", "32",
+		"--threads", "1", "--quiet"}
+}
+
+// trainLosses runs supergcn train (behind launcher) with a metrics file
+// in dir named after name, and returns its per-epoch losses.
 func trainLosses(t *testing.T, dir string, launcher []string, name string, args ...string) []float64 {
 	t.Helper()
 	out := filepath.Join(dir, name+".jsonl")
@@ -196,26 +203,26 @@ func TestCLIHelpAndBadFlags(t *testing.T) {
 }
 
 // mpirun -np P supergcn train equals the single-process run for 50 epochs:
-// GCN and SAGE, in memory (METIS on rank 0, or random) and from an 8-part
+// every model (GIN, SGC and APPNP in memory only), in memory (METIS on rank 0, or random) and from an 8-part
 // METIS directory at P = 1, 2, 4, 8; an 8-part directory refuses 3 ranks.
 func TestMPITrainEqualsSingle(t *testing.T) {
 	coraDir := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
-	common := func(model string) []string {
-		return []string{"--feat-norm", "row", "--model", model, "--dropout", "0", "--epochs", "50", "--seed", "5", "--bits", "32", "--threads", "1", "--quiet"}
-	}
+	extra := map[string][]string{"gin": {"--train-eps"}, "appnp": {"--k", "5"}}
+	common := func(model string) []string { return append(exactTrainArgs(model, 50), extra[model]...) }
 	train := func(launcher []string, name string, args ...string) []float64 {
 		t.Helper()
 		return trainLosses(t, dir, launcher, name, args...)
 	}
 	ref := map[string][]float64{}
-	for _, model := range []string{"gcn", "sage"} {
+	for _, model := range []string{"gcn", "sage", "gin", "sgc", "appnp"} {
 		ref[model] = train(nil, "ref-"+model, append([]string{"--data", coraDir}, common(model)...)...)
 	}
 	for _, c := range []struct {
 		model, method string
 		np            int
-	}{{"gcn", "metis", 2}, {"sage", "metis", 4}, {"gcn", "random", 8}, {"sage", "random", 2}} {
+	}{{"gcn", "metis", 2}, {"sage", "metis", 4}, {"gcn", "random", 8}, {"sage", "random", 2},
+		{"gin", "metis", 3}, {"sgc", "random", 4}, {"appnp", "metis", 2}} {
 		name := fmt.Sprintf("%s-%s-np%d", c.model, c.method, c.np)
 		got := train(mpirun(t, c.np), name, append([]string{"--data", coraDir, "--partition-method", c.method}, common(c.model)...)...)
 		sameLosses(t, "in memory, "+name, ref[c.model], got)

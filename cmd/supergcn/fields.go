@@ -28,6 +28,9 @@ var flagNames = map[string]string{
 	"nn.Config.Model":              "--model",
 	"nn.Config.Layers":             "--layers",
 	"nn.Config.Hidden":             "--hidden",
+	"nn.Config.K":                  "--k",
+	"nn.Config.Alpha":              "--alpha",
+	"nn.Config.TrainEps":           "--train-eps",
 	"nn.Config.Norm":               "--norm",
 	"nn.Config.Precision":          "--precision",
 	"nn.Config.Dropout":            "--dropout",
@@ -55,6 +58,10 @@ var flagNames = map[string]string{
 	"dataset.Source.IgnoreWeights": "--ignore-weights",
 	"dataset.Source.PartMethod":    "--partition-method",
 	"dataset.Partitioning.Parts":   "--parts",
+	"dataset.Source.PartWeights":   "--partition-weights",
+	"dataset.Source.SynthClasses":  "--classes",
+	"dataset.Source.FeatNorm":      "--feat-norm",
+	"dataset.Conversion.SynthFeat": "--synthetic-features",
 	// supergcn predict
 	"perfmodel.Model.Kind":              "--model",
 	"perfmodel.Model.Layers":            "--layers",
@@ -74,8 +81,10 @@ var flagNames = map[string]string{
 	"perfmodel.Sweep.Exchange":          "--exchange",
 	"perfmodel.Sweep.Scale":             "--scale",
 	"perfmodel.LayoutPlan.Nodes":        "--nodes",
+	"perfmodel.LayoutPlan.NodesPerHost": "--nodes-per-host",
 	"perfmodel.LayoutPlan.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.Exchange":         "--exchange",
+	"perfmodel.VolumeSource.Files":      "--volumes",
 }
 
 // hints complete library errors that have a command-line remedy.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/supergcn/supergcn/dataset"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
@@ -35,15 +36,19 @@ func TestUserMessage(t *testing.T) {
 		t.Errorf("nn.Config.Validate renamed: %q", got)
 	}
 	types := map[string]reflect.Type{
-		"train.Config":         reflect.TypeOf(train.Config{}),
-		"nn.Config":            reflect.TypeOf(nn.Config{}),
-		"graph.LoadOptions":    reflect.TypeOf(graph.LoadOptions{}),
-		"dist.Source":          reflect.TypeOf(dist.Source{}),
-		"perfmodel.Model":      reflect.TypeOf(perfmodel.Model{}),
-		"perfmodel.Config":     reflect.TypeOf(perfmodel.Config{}),
-		"perfmodel.Sweep":      reflect.TypeOf(perfmodel.Sweep{}),
-		"perfmodel.LayoutPlan": reflect.TypeOf(perfmodel.LayoutPlan{}),
-		"metis.Options":        reflect.TypeOf(metis.Options{}),
+		"train.Config":           reflect.TypeOf(train.Config{}),
+		"nn.Config":              reflect.TypeOf(nn.Config{}),
+		"graph.LoadOptions":      reflect.TypeOf(graph.LoadOptions{}),
+		"dist.Source":            reflect.TypeOf(dist.Source{}),
+		"perfmodel.Model":        reflect.TypeOf(perfmodel.Model{}),
+		"perfmodel.Config":       reflect.TypeOf(perfmodel.Config{}),
+		"perfmodel.Sweep":        reflect.TypeOf(perfmodel.Sweep{}),
+		"perfmodel.LayoutPlan":   reflect.TypeOf(perfmodel.LayoutPlan{}),
+		"perfmodel.VolumeSource": reflect.TypeOf(perfmodel.VolumeSource{}),
+		"metis.Options":          reflect.TypeOf(metis.Options{}),
+		"dataset.Source":         reflect.TypeOf(dataset.Source{}),
+		"dataset.Partitioning":   reflect.TypeOf(dataset.Partitioning{}),
+		"dataset.Conversion":     reflect.TypeOf(dataset.Conversion{}),
 	}
 	for name, flag := range flagNames {
 		name, _, _ := strings.Cut(name, "[") // an array field's element: Wire[forward]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
@@ -24,8 +25,7 @@ type enum struct {
 func fixed(names ...string) func() []string { return func() []string { return names } }
 
 var (
-	modelEnum = enum{nn.Models, map[string]string{
-		"graphsage": "sage", "graph-sage": "sage", "sageconv": "sage", "gcnconv": "gcn"}}
+	modelEnum     = enum{nn.Models, modelAliases()}
 	normEnum      = enum{fixed("none", "layer"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer"}}
 	precisionEnum = enum{dense.Precisions, map[string]string{
 		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
@@ -78,29 +78,9 @@ func enumOf(fs *flag.FlagSet, name string) (enum, bool) {
 	return e, ok
 }
 
-// enumKey is how names are compared: lower case, '_' as '-'.
-func enumKey(s string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
-}
-
 // canonical rewrites each comma-separated element of v that names one of
 // e's values or aliases to its canonical name.
-func (e enum) canonical(v string) string {
-	table := map[string]string{}
-	for _, n := range e.names() {
-		table[enumKey(n)] = n
-	}
-	for a, n := range e.aliases {
-		table[enumKey(a)] = n
-	}
-	parts := strings.Split(v, ",")
-	for i, p := range parts {
-		if n, ok := table[enumKey(p)]; ok {
-			parts[i] = n
-		}
-	}
-	return strings.Join(parts, ",")
-}
+func (e enum) canonical(v string) string { return spell.Canonical(v, e.names(), e.aliases) }
 
 // enumValue canonicalises a value before the flag's own Set sees it.
 type enumValue struct {
@@ -142,102 +122,4 @@ var flagHabits = map[string]string{
 	"wd": "weight-decay", "weightdecay": "weight-decay",
 	"num-parts": "parts", "nparts": "parts", "num-partitions": "parts",
 	"output": "out", "o": "out",
-}
-
-// unknownFlag completes the flag package's "flag provided but not
-// defined" error: the flag as typed, and the defined flag it most likely
-// means.
-func unknownFlag(fs *flag.FlagSet, args []string, err error) (string, bool) {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
-	if !ok {
-		return "", false
-	}
-	msg := "flag provided but not defined: " + typedFlag(args, name)
-	if s := suggestFlag(fs, name); s != "" {
-		return msg + " (did you mean --" + s + "?)", true
-	}
-	return msg + " (see " + fs.Name() + " --help)", true
-}
-
-// typedFlag returns the argument that named flag name, as typed (without
-// any =value).
-func typedFlag(args []string, name string) string {
-	for _, a := range args {
-		flagPart, _, _ := strings.Cut(a, "=")
-		if strings.TrimLeft(flagPart, "-") == name && strings.HasPrefix(flagPart, "-") {
-			return flagPart
-		}
-	}
-	return "--" + name
-}
-
-// suggestFlag returns the defined flag of fs that name most likely means,
-// or "": another tool's name for it, else nearest.
-func suggestFlag(fs *flag.FlagSet, name string) string {
-	key := enumKey(name)
-	if h, ok := flagHabits[key]; ok && fs.Lookup(h) != nil {
-		return h
-	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	return nearest(key, names)
-}
-
-// nearest returns the one of names that key (lower case, '-' for '_')
-// most likely means, or "": the same name, the nearest by edit distance
-// (at most one edit in three letters, or one; the first in sort order on
-// a tie), or the only name key begins.
-func nearest(key string, names []string) string {
-	best, bestDist, prefixed, prefixes := "", max(1, len(key)/3)+1, "", 0
-	for _, n := range names {
-		switch d := editDistance(key, n); {
-		case d == 0:
-			return n
-		case d < bestDist || (d == bestDist && n < best):
-			best, bestDist = n, d
-		}
-		if len(key) >= 3 && strings.HasPrefix(n, key) {
-			prefixed, prefixes = n, prefixes+1
-		}
-	}
-	if best == "" && prefixes == 1 {
-		return prefixed
-	}
-	return best
-}
-
-// didYouMean is " (did you mean X?)" for the one of names that name likely
-// means, else "".
-func didYouMean(name string, names []string) string {
-	if n := nearest(enumKey(name), names); n != "" {
-		return " (did you mean " + n + "?)"
-	}
-	return ""
-}
-
-// editDistance is the edit distance between a and b: insertions,
-// deletions, substitutions and swaps of adjacent letters (optimal string
-// alignment).
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

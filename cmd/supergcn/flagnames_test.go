@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
@@ -21,7 +22,7 @@ func TestEnumCanonical(t *testing.T) {
 		{modelEnum, "graphsage", "sage"},
 		{modelEnum, "GraphSAGE", "sage"},
 		{modelEnum, "Sage", "sage"},
-		{modelEnum, "gat", "gat"}, // unknown: passed on as typed
+		{modelEnum, "mlp", "mlp"}, // unknown: passed on as typed
 		{modelEnum, "GAT", "GAT"},
 		{aggrModeEnum, "Hybrid", "hybrid"},
 		{aggrModeEnum, "POST,Pre", "post,pre"},
@@ -58,20 +59,6 @@ func TestEnumFlagsWhileParsing(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "", 3}, {"train", "trian", 1}, {"epochs", "epcohs", 1}, {"kitten", "sitting", 3}, {"hidden", "hid", 3}, {"ca", "abc", 3}} {
-		if d := editDistance(c.a, c.b); d != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
-		}
-	}
-	if n := nearest("qaunt", benchKindNames()); n != "quant" {
-		t.Errorf("nearest(qaunt) = %q, want quant", n)
-	}
-}
-
 func TestSuggestFlag(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	for _, n := range []string{"hidden", "layers", "lr", "weight-decay", "data", "epochs", "dropout", "save", "save-best"} {
@@ -83,8 +70,8 @@ func TestSuggestFlag(t *testing.T) {
 		"epcohs": "epochs", "dropuot": "dropout", "hid": "hidden", "Save_Best": "save-best",
 		"sav": "save", "zzzz": "", "x": "",
 	} {
-		if got := suggestFlag(fs, in); got != want {
-			t.Errorf("suggestFlag(%q) = %q, want %q", in, got, want)
+		if got := spell.SuggestFlag(fs, in, flagHabits); got != want {
+			t.Errorf("SuggestFlag(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/supergcn/supergcn/dataset"
 	"io"
 	"os"
 	"sort"
 
+	"github.com/supergcn/supergcn/dataset"
+	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -69,7 +70,7 @@ func main() {
 	}
 	sc, ok := subcommands[os.Args[1]]
 	if !ok {
-		hint := didYouMean(os.Args[1], commandNames())
+		hint := spell.DidYouMean(os.Args[1], commandNames())
 		if hint == "" {
 			hint = " (supergcn --help lists them)"
 		}
@@ -143,7 +144,7 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 
 // parseFlags parses args, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := parseFlagsKeepArgs(fs, args); err != nil {
+	if err := parseFlagSet(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -152,14 +153,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// parseFlagsKeepArgs is parseFlags for commands that take arguments besides
-// the flags (fs.Args()).
-func parseFlagsKeepArgs(fs *flag.FlagSet, args []string) error {
-	return parseFlagSet(fs, args)
-}
-
-// parseFlagSet is fs.Parse for every command: enum values in any case or
-// by an alias, and an unknown flag answered with the one it likely means.
+// parseFlagSet is fs.Parse for every command (parseFlags without the
+// check for arguments besides the flags): enum values in any case or by an
+// alias, and an unknown flag answered with the one it likely means.
 func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
@@ -169,7 +165,7 @@ func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if msg, ok := unknownFlag(fs, args, err); ok {
+	if msg, ok := spell.UnknownFlag(fs, args, err, flagHabits); ok {
 		return usageError{msg}
 	}
 	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}

@@ -233,32 +233,6 @@ func TestCLIFullDiskPlotsAndProfiles(t *testing.T) {
 	})
 }
 
-// TestRemoveTemps: the signal cleanup removes out.tmp and the out.tmp-*
-// directories made since the command started, not older ones (another
-// job's).
-func TestRemoveTemps(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "p")
-	old := filepath.Join(dir, "p.tmp-old")
-	if err := os.Mkdir(old, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	past := time.Now().Add(-time.Hour)
-	os.Chtimes(old, past, past)
-	start := time.Now().Add(-time.Minute)
-	os.WriteFile(out+".tmp", []byte("half"), 0o644)
-	os.MkdirAll(filepath.Join(dir, "p.tmp-123", "x"), 0o755)
-	removeTemps(out, start)
-	for _, gone := range []string{out + ".tmp", filepath.Join(dir, "p.tmp-123")} {
-		if _, err := os.Stat(gone); !os.IsNotExist(err) {
-			t.Errorf("%s left: %v", gone, err)
-		}
-	}
-	if _, err := os.Stat(old); err != nil {
-		t.Errorf("an older temporary directory was removed: %v", err)
-	}
-}
-
 // TestCLISignalDuringConvert: SIGTERM while convert runs ends it with 143
 // and leaves no output and no .tmp.
 func TestCLISignalDuringConvert(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -84,7 +82,7 @@ func removeTempsOnSignal(outputs ...string) {
 		s := <-sigs
 		for _, out := range outputs {
 			if out != "" {
-				removeTemps(out, start)
+				container.RemoveTemps(out, start)
 			}
 		}
 		if !launchedByMPI() { // mpirun signals the other ranks when one fails: no line from them
@@ -92,19 +90,4 @@ func removeTempsOnSignal(outputs ...string) {
 		}
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-}
-
-// removeTemps removes out.tmp and the out.tmp-* directories made since start.
-func removeTemps(out string, start time.Time) {
-	os.Remove(out + container.TmpSuffix)
-	dir, base := filepath.Split(filepath.Clean(out))
-	ents, _ := os.ReadDir(filepath.Clean(dir + "."))
-	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), base+container.TmpSuffix+"-") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && !info.ModTime().Before(start) {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
-		}
-	}
 }

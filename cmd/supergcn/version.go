@@ -1,8 +1,6 @@
 package main
 
-import (
-	"runtime/debug"
-)
+import "github.com/supergcn/supergcn/internal/buildinfo"
 
 // version and commit are set by `make build` (and scripts/test.sh) from
 // git with -ldflags "-X main.version=... -X main.commit=..."; without them
@@ -12,33 +10,13 @@ var (
 	commit  = ""
 )
 
-// buildCommit returns the VCS revision the binary was built from (with
-// "-dirty" when the work tree had changes), or "unknown" when the build
-// recorded none (go build -buildvcs=false, or outside a repository).
+// buildCommit returns the commit set at build time, else the VCS
+// revision Go recorded (buildinfo.Revision).
 func buildCommit() string {
 	if commit != "" {
 		return commit
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "unknown"
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return rev
+	return buildinfo.Revision()
 }
 
 // versionLine is what `supergcn --version` prints.

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/supergcn/supergcn/dataset"
 	"os"
-	"strconv"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/comm/mpicomm"
+	"github.com/supergcn/supergcn/dataset"
+	"github.com/supergcn/supergcn/internal/launcher"
 	"github.com/supergcn/supergcn/mpi"
 	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/train"
@@ -23,25 +23,10 @@ type world struct {
 }
 
 // launchedByMPI reports whether a launcher started this process as an MPI rank.
-func launchedByMPI() bool {
-	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", "MPI_LOCALNRANKS"} {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	return false
-}
+func launchedByMPI() bool { return launcher.Launched(os.Getenv) }
 
-// launcherSize is the number of ranks a launcher started (from its
-// environment), 1 when none did.
-func launcherSize() int {
-	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"} {
-		if n, err := strconv.Atoi(os.Getenv(k)); err == nil && n > 0 {
-			return n
-		}
-	}
-	return 1
-}
+// launcherSize is the number of ranks a launcher started, 1 when none did.
+func launcherSize() int { return launcher.Size(os.Getenv) }
 
 // startWorld initialises MPI according to mode (auto|on|off).
 func startWorld(mode string) (*world, error) {
@@ -56,7 +41,7 @@ func startWorld(mode string) (*world, error) {
 		return nil, usageError{fmt.Sprintf("--mpi: %q is not auto, on or off", mode)}
 	}
 	if !use {
-		if err := checkLaunch(1, os.Getenv); err != nil {
+		if err := launcher.Check(1, os.Getenv); err != nil {
 			return nil, err
 		}
 		return &world{comm: comm.Single()}, nil
@@ -66,31 +51,11 @@ func startWorld(mode string) (*world, error) {
 	}
 	wc := mpi.World()
 	w := &world{mpi: true, wc: wc, comm: mpicomm.New(wc)}
-	if err := checkLaunch(w.comm.Size(), os.Getenv); err != nil {
+	if err := launcher.Check(w.comm.Size(), os.Getenv); err != nil {
 		mpi.Finalize()
 		return nil, err
 	}
 	return w, nil
-}
-
-// checkLaunch fails when a launcher started several tasks but MPI sees a
-// world of `size` ranks smaller than that: the tasks are independent
-// copies (srun --mpi=none, a site without PMIx, an MPI library other than
-// the launcher's) that would each train alone and race on the same files.
-func checkLaunch(size int, getenv func(string) string) error {
-	for _, v := range []struct{ env, launcher, fix string }{
-		{"SLURM_STEP_NUM_TASKS", "srun", "srun --mpi=pmix (srun --mpi=list shows the plugins this Slurm has), or mpirun inside the allocation"},
-		{"OMPI_COMM_WORLD_SIZE", "mpirun", "the mpirun of the MPI library supergcn is linked with (supergcn info; Fujitsu MPI's mpiexec sets it too)"},
-		{"PMIX_SIZE", "the launcher", "a launcher of the MPI library supergcn is linked with (supergcn info)"},
-	} {
-		n, err := strconv.Atoi(getenv(v.env))
-		if err != nil || n <= size {
-			continue
-		}
-		return fmt.Errorf("%s started %d tasks (%s=%d) but MPI sees a world of %d rank(s): the MPI library did not get the launcher's process information (PMI), "+
-			"so every task would run alone on the whole job and write the same files; start it with %s", v.launcher, n, v.env, n, size, v.fix)
-	}
-	return nil
 }
 
 // silentExit ends the process with a status and no message (the message
@@ -149,6 +114,3 @@ func (w *world) finish(err error) error {
 	}
 	return mpi.Finalize()
 }
-
-// mpiLibraryVersion names the MPI library this binary is linked with.
-func mpiLibraryVersion() string { return mpi.LibraryVersion() }

@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -13,9 +14,12 @@ import (
 // the ranks owning v and u, so each rank receives the rows of its nodes of
 // the symmetrised graph; sorting the packed (row, column, reverse) triples
 // and dropping repeats gives the rows ascending and duplicate-free, which is
-// Symmetrize(Dedup(RemoveSelfLoops(g))) row by row. For an input that must
-// be symmetric already (METIS), every arc must arrive as often as listed
-// (reverse bit 0) as its reverse (bit 1), as LoadMetis checks.
+// Symmetrize(Dedup(RemoveSelfLoops(g))) row by row; on a weighted input
+// the weights travel beside the triples and the repeats of an arc merge
+// into their largest weight, as Dedup and Symmetrize merge them. For an
+// input that must be symmetric already (METIS), every arc must arrive as
+// often as listed (reverse bit 0) as its reverse (bit 1), as LoadMetis
+// checks.
 func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	p := c.Size()
 	counts := make([]int, p)
@@ -29,35 +33,65 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	}
 	off := offsets(counts)
 	send := make([]int64, off[p])
+	var sendW []float32
+	if r.weighted {
+		sendW = make([]float32, off[p])
+	}
 	next := append([]int(nil), off[:p]...)
-	put := func(row, col int32, rev int64) {
+	put := func(row, col int32, rev int64, w float32) {
 		q := blockOf(r.vd, row)
 		send[next[q]] = int64(row)<<32 | int64(col)<<1 | rev
+		if sendW != nil {
+			sendW[next[q]] = w
+		}
 		next[q]++
 	}
 	for k, u := range r.src {
 		if v := r.dst[k]; u != v {
-			put(v, u, 0)
-			put(u, v, 1)
+			w := float32(0)
+			if r.weighted {
+				w = r.val[k]
+			}
+			put(v, u, 0, w)
+			put(u, v, 1, w)
 		}
 	}
-	r.src, r.dst = nil, nil
+	r.src, r.dst, r.val = nil, nil, nil
 	recv, _, err := exchange(c, send, counts, roundBytes)
 	send = nil
 	if err != nil {
 		return nil, err
 	}
-	sortInt64(recv)
+	var recvW []float32
+	if r.weighted {
+		if recvW, _, err = exchange(c, sendW, counts, roundBytes); err != nil {
+			return nil, err
+		}
+		sendW = nil
+		sortArcs(recv, recvW)
+	} else {
+		sortInt64(recv)
+	}
 	lo, hi := r.lo(c), r.hi(c)
 	g := &Graph{Name: r.name, NumNodes: r.n, VtxDist: r.vd, Lo: lo, Hi: hi, Ptr: make([]int64, hi-lo+1),
-		FeatDim: r.featDim, X: r.x, Labels: r.labels, Split: r.split, NumClasses: r.classes}
+		FeatDim: r.featDim, X: r.x, Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
 	adj := make([]int32, 0, len(recv))
+	if r.weighted {
+		g.Val = make([]float32, 0, len(recv))
+	}
 	var bad error
 	for i := 0; i < len(recv); {
 		key := recv[i] >> 1
 		var n [2]int
+		w := float32(0)
 		for ; i < len(recv) && recv[i]>>1 == key; i++ {
 			n[recv[i]&1]++
+			if recvW != nil {
+				w = max(w, recvW[i])
+			}
+		}
+		if g.Val != nil {
+			g.Val = append(g.Val, w)
 		}
 		row, col := int32(key>>31), int32(key&(1<<31-1))
 		if r.symmetric && n[0] != n[1] && bad == nil {
@@ -124,6 +158,23 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// sortArcs sorts the arc keys s and their weights w by key (the order of
+// equal keys does not matter: their weights merge by maximum).
+func sortArcs(s []int64, w []float32) {
+	type arc struct {
+		key int64
+		w   float32
+	}
+	a := make([]arc, len(s))
+	for i := range s {
+		a[i] = arc{s[i], w[i]}
+	}
+	slices.SortFunc(a, func(x, y arc) int { return cmp.Compare(x.key, y.key) })
+	for i := range a {
+		s[i], w[i] = a[i].key, a[i].w
+	}
 }
 
 // sortInt64 sorts s, in parallel chunks merged pairwise when it is large.

@@ -325,3 +325,109 @@ func TestBinaryChecksumsAcrossRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestDistWeightedMatchesSerial: a weighted graph read distributed (edge
+// list with duplicate and reverse edges of other weights, a self-loop;
+// METIS with edge weights; .sgb; npz edge_weight) and written is the
+// serial partition directory byte for byte: duplicates and the two
+// directions merge into their largest weight on both paths.
+func TestDistWeightedMatchesSerial(t *testing.T) {
+	ds := genDataset(t, 300)
+	tmp := t.TempDir()
+	el := filepath.Join(tmp, "w.txt")
+	var b bytes.Buffer
+	g := ds.Graph
+	for v := 0; v < g.NumRows; v++ {
+		for _, u := range g.Idx[g.Ptr[v]:g.Ptr[v+1]] {
+			w := float32(1+(int(u)*7+v)%13) / 4
+			fmt.Fprintf(&b, "%d %d %g\n", u, v, w) // both directions, with different weights
+		}
+	}
+	fmt.Fprintf(&b, "3 3 9\n1 2 100\n2 1 0.5\n")
+	if err := os.WriteFile(el, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wds, err := graph.Load(el, graph.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wds.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(wds.Graph)))
+	wds.FeatDim, wds.X = ds.FeatDim, ds.X
+	sgb := filepath.Join(tmp, "w.sgb")
+	if err := graph.WriteBinary(sgb, wds); err != nil {
+		t.Fatal(err)
+	}
+	npz := filepath.Join(tmp, "w.npz")
+	if err := graph.WriteNpzDataset(npz, wds, false, false); err != nil {
+		t.Fatal(err)
+	}
+	metisPath := filepath.Join(tmp, "w.graph")
+	var m bytes.Buffer
+	wg := wds.Graph
+	fmt.Fprintf(&m, "%d %d 1\n", wg.NumRows, wg.NNZ()/2)
+	for v := 0; v < wg.NumRows; v++ {
+		for k := wg.Ptr[v]; k < wg.Ptr[v+1]; k++ {
+			fmt.Fprintf(&m, " %d %d", wg.Idx[k]+1, int(wg.Val[k]*4)) // integral weights
+		}
+		m.WriteString("\n")
+	}
+	if err := os.WriteFile(metisPath, m.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info := partition.MetaInfo{Method: "random", Weights: "none", Seed: 3, Source: "test"}
+	for _, path := range []string{el, metisPath, sgb, npz} {
+		for _, c := range []struct{ p, parts int }{{1, 2}, {3, 3}, {4, 2}, {2, 4}} {
+			t.Run(fmt.Sprintf("%s/P%d/parts%d", filepath.Base(path), c.p, c.parts), func(t *testing.T) {
+				dir := t.TempDir()
+				ser := filepath.Join(dir, "serial")
+				serialDir(t, path, ser, func(n int) []int32 { return partition.Random(n, c.parts, 3) }, c.parts, info)
+				if m, err := partition.ReadMeta(ser); err != nil || !m.Weighted {
+					t.Fatalf("serial directory not weighted: %v", err)
+				}
+				out := filepath.Join(dir, "dist")
+				if err := distDir(path, out, c.p, c.parts, 3, info, 0); err != nil {
+					t.Fatal(err)
+				}
+				sameDirs(t, ser, out)
+			})
+		}
+	}
+}
+
+// TestReadOGBWeightsRefused: OGB's raw/edge_weight.csv is refused on every
+// rank with an error wrapping ErrWeighted (rank 0's the cause, the others
+// a PeerError), and dropped with IgnoreWeights.
+func TestReadOGBWeightsRefused(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"edge.csv": "0,1\n1,2\n2,3\n3,0\n", "edge_weight.csv": "1\n2\n3\n4\n", "num-node-list.csv": "4\n"} {
+		if err := os.WriteFile(filepath.Join(raw, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ignore := range []bool{false, true} {
+		err := comm.RunGroup(3, func(c comm.Comm) error {
+			g, err := Read(c, Source{Path: dir, IgnoreWeights: ignore})
+			var pe *PeerError
+			switch {
+			case !ignore && !errors.Is(err, ErrWeighted):
+				return fmt.Errorf("rank %d: %v, want ErrWeighted", c.Rank(), err)
+			case !ignore && (c.Rank() == 0) == errors.As(err, &pe):
+				return fmt.Errorf("rank %d: %v (%T)", c.Rank(), err, err)
+			case !ignore && !strings.Contains(err.Error(), "dist.Source.IgnoreWeights"):
+				return fmt.Errorf("rank %d: %v does not name dist.Source.IgnoreWeights", c.Rank(), err)
+			case ignore && err != nil:
+				return err
+			case ignore && (g.NumArcs != 8 || g.Weighted):
+				return fmt.Errorf("rank %d: %d arcs, weighted %v", c.Rank(), g.NumArcs, g.Weighted)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("ignore=%v: %v", ignore, err)
+		}
+	}
+}

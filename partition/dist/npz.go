@@ -62,8 +62,6 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	case err != nil:
 	case s.Nodes < 0:
 		err = &graph.ParseError{File: src.Path, Msg: "no num_nodes, features or labels: distributed reading needs the node count up front"}
-	case s.Weighted && !src.IgnoreWeights:
-		err = weightsError(src.Path)
 	}
 	if err = agree(c, err); err != nil {
 		if s != nil {
@@ -78,6 +76,10 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 	st := src.Progress.Start("dist: reading edge_index of "+src.Path, 0, "")
 	lo, hi := share(c, s.Edges, s.Compressed())
 	r.src, r.dst, err = s.EdgeRange(lo, hi)
+	if err == nil && s.Weighted && !src.IgnoreWeights { // every rank opened the archive
+		r.weighted = true
+		r.val, err = s.Weights(lo, hi)
+	}
 	st.Done()
 	if err = agree(c, err); err != nil {
 		return nil, err

@@ -26,7 +26,9 @@ type Source struct {
 	SplitFiles string
 	Features   string // optional .npy (N×F) replacing the dataset's features
 	Labels     string // optional .npy (N) replacing the dataset's labels
-	// IgnoreWeights drops edge weights; without it weighted input is an error.
+	// IgnoreWeights drops edge weights (else the graph carries them, see
+	// Graph.Val; OGB's raw/edge_weight.csv is not read distributed: an
+	// error wrapping ErrWeighted).
 	IgnoreWeights bool
 	// MaxArcs, when positive, is the most arcs (adjacency entries of the
 	// symmetrised graph) the partitioner can take: a header stating more
@@ -51,10 +53,12 @@ type Graph struct {
 	Name       string
 	NumNodes   int
 	VtxDist    []int32
-	Lo, Hi     int     // this rank's nodes
-	Ptr        []int64 // Hi-Lo+1 row offsets from 0
-	Adj        []int32 // in-neighbours (global ids), ascending in each row
-	NumArcs    int64   // adjacency entries over all ranks
+	Lo, Hi     int       // this rank's nodes
+	Ptr        []int64   // Hi-Lo+1 row offsets from 0
+	Adj        []int32   // in-neighbours (global ids), ascending in each row
+	Val        []float32 // the weight of each Adj entry (Weighted), else nil
+	Weighted   bool      // the graph has edge weights (on every rank, even one without entries)
+	NumArcs    int64     // adjacency entries over all ranks
 	FeatDim    int
 	X          []float32 // (Hi-Lo)×FeatDim
 	Labels     []int32   // Hi-Lo, nil when the dataset has none
@@ -69,7 +73,9 @@ type Graph struct {
 type raw struct {
 	name               string
 	n                  int
-	src, dst           []int32 // this rank's edges src→dst as read
+	src, dst           []int32   // this rank's edges src→dst as read
+	val                []float32 // their weights (weighted), else nil
+	weighted           bool      // the input has edge weights, kept
 	featDim            int
 	x                  []float32 // rows of [lo,hi)
 	labels             []int32   // rows of [lo,hi) or nil
@@ -215,12 +221,11 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 	case ch.Cols != 0 && int64(ch.Cols) != cols[ref]:
 		bad = &graph.ParseError{File: src.Path, Line: ch.FirstLine, Msg: fmt.Sprintf("%d fields but line %d has %d: weights must be given on every edge or on none",
 			ch.Cols, lines[ref], cols[ref])}
-	case ch.Weighted && !src.IgnoreWeights:
-		bad = weightsError(src.Path)
 	}
 	if err := agree(c, bad); err != nil {
 		return nil, err
 	}
+
 	maxID, err := allreduceMax(c, int64(ch.MaxID))
 	if err != nil {
 		return nil, err
@@ -237,6 +242,9 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 		n = hint // isolated nodes after the largest id, as LoadEdgeList
 	}
 	r := &raw{name: graph.DatasetName(src.Path), n: int(n), src: ch.Src, dst: ch.Dst, classes: -1}
+	if cols[ref] == 3 && !src.IgnoreWeights { // every rank knows the first edge line's fields
+		r.val, r.weighted = ch.Val, true
+	}
 	r.vd = partition.NodeRanges(r.n, c.Size())
 	r.split = make([]uint8, r.hi(c)-r.lo(c))
 	return r, nil
@@ -247,9 +255,6 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 // vertex lines of the ranks before it.
 func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	h, err := graph.ReadMetisHeader(src.Path)
-	if err == nil && h.Weighted && !src.IgnoreWeights {
-		err = weightsError(src.Path)
-	}
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
@@ -291,6 +296,9 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	}
 	r := &raw{name: graph.DatasetName(src.Path), n: int(h.N), classes: -1, symmetric: true, path: src.Path,
 		src: ch.Idx[:ch.Ptr[keep]]}
+	if h.Weighted && !src.IgnoreWeights { // every rank read the header
+		r.val, r.weighted = ch.Val[:ch.Ptr[keep]], true
+	}
 	r.dst = make([]int32, len(r.src))
 	for k := int64(0); k < keep; k++ {
 		for e := ch.Ptr[k]; e < ch.Ptr[k+1]; e++ {
@@ -302,10 +310,20 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	return r, nil
 }
 
-// weightsError is the error for weighted input without IgnoreWeights.
-func weightsError(path string) error {
-	return field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights, which training does not use (GCN and SAGE here are unweighted): "+
-		"remove them, or set dist.Source.IgnoreWeights to train on the unweighted graph", path)
+// ErrWeighted is wrapped by the error of Read on weights it does not read
+// (OGB's raw/edge_weight.csv) without IgnoreWeights; every rank returns it.
+var ErrWeighted = errors.New("the distributed reader does not read raw/edge_weight.csv")
+
+// weightsError is the error for OGB CSV weights without IgnoreWeights,
+// which every rank found: rank 0 reports it, the others hold a PeerError;
+// both wrap ErrWeighted.
+func weightsError(c comm.Comm, path string) error {
+	err := field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights and %w: partition it in one process (METIS), or convert it "+
+		"to .sgb or npz, to train on them, or set dist.Source.IgnoreWeights to drop them", path, ErrWeighted)
+	if c.Rank() == 0 {
+		return &AgreedError{Err: err}
+	}
+	return &PeerError{Rank: 0, Msg: err.Error(), kind: ErrWeighted}
 }
 
 func (r *raw) lo(c comm.Comm) int { return int(r.vd[c.Rank()]) }
@@ -316,9 +334,6 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	br, err := graph.OpenBinaryRange(src.Path)
 	if err == nil && src.MaxArcs > 0 && br.NNZ > src.MaxArcs {
 		err = arcLimitError(src.Path, "the header states", br.NNZ, src.MaxArcs, src.MaxArcsRemedy)
-	}
-	if err == nil && br.Weighted && !src.IgnoreWeights {
-		err = weightsError(src.Path)
 	}
 	if err = agree(c, err); err != nil {
 		if br != nil {
@@ -343,7 +358,11 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 				r.dst[k] = int32(lo) + int32(i)
 			}
 		}
-		if src.Features == "" {
+		if br.Weighted && !src.IgnoreWeights { // every rank read the header
+			r.weighted = true
+			r.val, err = br.Weights(lo, hi, ptr)
+		}
+		if err == nil && src.Features == "" {
 			r.x, err = br.Features(lo, hi)
 		}
 	}
@@ -464,6 +483,9 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	}
 	if err = agree(c, err); err != nil {
 		return nil, err
+	}
+	if graph.FindOGBData(rawDir, "edge_weight", false) != "" && !src.IgnoreWeights { // every rank looked
+		return nil, weightsError(c, dir)
 	}
 	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())

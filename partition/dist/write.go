@@ -129,7 +129,7 @@ func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteO
 		m := partition.Meta{FormatVersion: partition.FormatVersion, Dataset: g.Name, Source: info.Source, Parts: parts,
 			Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
 			NumNodes: int64(g.NumNodes), NumEdges: g.NumArcs, FeatDim: g.FeatDim, NumClasses: g.NumClasses,
-			HasLabels: hasLabels, NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
+			HasLabels: hasLabels, Weighted: g.Weighted, NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
 			Stats: *partition.StatsOf(ps, int64(g.NumNodes))}
 		if err = partition.WriteMeta(tmp, &m); err == nil {
 			err = partition.InstallDir(tmp, dir)
@@ -274,6 +274,10 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	nodeOff, edgeOff, featOff := offsets(nodeCnt), offsets(edgeCnt), offsets(featCnt)
 	nodes := make([]int64, nodeOff[p])
 	edges := make([]int64, edgeOff[p])
+	var weights []float32
+	if g.Weighted {
+		weights = make([]float32, edgeOff[p])
+	}
 	var feats []float32
 	if d > 0 {
 		feats = make([]float32, featOff[p])
@@ -286,6 +290,9 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		}
 		copy(nodes[nodeOff[w]:], []int64{int64(g.Lo + i), int64(q), label<<8 | int64(g.Split[i]), g.Ptr[i+1] - g.Ptr[i]})
 		nodeOff[w] += 4
+		if weights != nil {
+			copy(weights[edgeOff[w]:], g.Val[g.Ptr[i]:g.Ptr[i+1]])
+		}
 		for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
 			x := find(u)
 			if int32(x>>32) == q {
@@ -311,6 +318,13 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		return nil, err
 	}
 	edges = nil
+	var rw []float32
+	if g.Weighted {
+		if rw, _, err = exchange(c, weights, edgeCnt, rb); err != nil {
+			return nil, err
+		}
+		weights = nil
+	}
 	var rf []float32
 	if d > 0 {
 		if rf, _, err = exchange(c, feats, featCnt, rb); err != nil {
@@ -318,13 +332,14 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		}
 		feats = nil
 	}
-	return buildShards(c, g, parts, rn, re, rf), nil
+	return buildShards(c, g, parts, rn, re, rw, rf), nil
 }
 
 // buildShards assembles the shards of this rank's parts from the received
-// node records (global id, part, label<<8|split, degree), edge entries and
-// feature rows. Records arrive by source rank, each ascending: global order.
-func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rf []float32) []*partition.Shard {
+// node records (global id, part, label<<8|split, degree), edge entries
+// (with their weights rw on a weighted graph) and feature rows. Records
+// arrive by source rank, each ascending: global order.
+func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rw, rf []float32) []*partition.Shard {
 	p, rank := c.Size(), c.Rank()
 	var mine []int
 	for q := 0; q < parts; q++ {
@@ -366,6 +381,9 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rf []float32)
 		}
 		sh.Local = &graph.CSR{NumRows: n, NumCols: n, Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, nl[k])}
 		sh.Remote = partition.RemoteEdges{Ptr: make([]int64, 1, n+1), Src: make([]int64, 0, nr[k]), Owner: make([]int32, 0, nr[k])}
+		if g.Weighted {
+			sh.Local.Val, sh.Remote.Val = make([]float32, 0, nl[k]), make([]float32, 0, nr[k])
+		}
 		shards[k] = sh
 	}
 	for i, e, f := 0, int64(0), 0; i < len(rn); i += 4 {
@@ -381,12 +399,18 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rf []float32)
 			f += d
 		}
 		deg := rn[i+3]
-		for _, x := range re[e : e+deg] {
+		for j, x := range re[e : e+deg] {
 			if x < 0 {
 				sh.Local.Idx = append(sh.Local.Idx, int32(-1-x))
+				if rw != nil {
+					sh.Local.Val = append(sh.Local.Val, rw[e+int64(j)])
+				}
 			} else {
 				sh.Remote.Src = append(sh.Remote.Src, x&0xffffffff)
 				sh.Remote.Owner = append(sh.Remote.Owner, int32(x>>32))
+				if rw != nil {
+					sh.Remote.Val = append(sh.Remote.Val, rw[e+int64(j)])
+				}
 			}
 		}
 		e += deg

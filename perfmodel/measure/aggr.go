@@ -135,3 +135,35 @@ func GCNWeights(a *graph.CSR) *graph.CSR {
 	}
 	return &w
 }
+
+// EdgesOf returns the edges of a as src[e]→dst[e], in a's order (src is
+// a.Idx itself).
+func EdgesOf(a *graph.CSR) (src, dst []int32) {
+	dst = make([]int32, len(a.Idx))
+	for v := 0; v < a.NumRows; v++ {
+		for k := a.Ptr[v]; k < a.Ptr[v+1]; k++ {
+			dst[k] = int32(v)
+		}
+	}
+	return a.Idx, dst
+}
+
+// AggrBuffers returns the n×width input x, standard normal from seed, and
+// output of an aggregation benchmark, in huge-page mappings (HugeFloats)
+// when huge.
+func AggrBuffers(n, width int, huge bool, seed uint64) (x, out *dense.Matrix, err error) {
+	x, out = dense.New(n, width), dense.New(n, width)
+	if huge {
+		if x.Data, err = HugeFloats(n * width); err == nil {
+			out.Data, err = HugeFloats(n * width)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for i := range x.Data {
+		x.Data[i] = float32(rng.NormFloat64())
+	}
+	return x, out, nil
+}

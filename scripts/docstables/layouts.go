@@ -61,3 +61,39 @@ func shortLink(l string) string {
 	}
 	return strings.NewReplacer("gbit", " Gbit/s", "mbit", " Mbit/s").Replace(l)
 }
+
+// layoutModel: scripts/validate-layouts.sh's CSV as one table shaped like
+// layouts', each cell the predicted epoch over the measured one.
+func layoutModel(root string, files []string) ([]string, error) {
+	recs, err := readCSV(root, files)
+	if err != nil {
+		return nil, err
+	}
+	var rowKeys, colKeys []string
+	cell := map[string]string{}
+	for _, r := range recs {
+		rk := r.s("ranks_per_node") + " × " + r.s("threads")
+		ck := modelName(r.s("model")) + ", " + configName(r.s("config")) + ", " + shortLink(r.s("link"))
+		if !contains(rowKeys, rk) {
+			rowKeys = append(rowKeys, rk)
+		}
+		if !contains(colKeys, ck) {
+			colKeys = append(colKeys, ck)
+		}
+		cell[rk+"\x00"+ck] = f2(r.f("predicted_s")) + " / " + f2(r.f("measured_s")) + " = " + f2(r.f("ratio"))
+	}
+	head := append([]string{"predicted / measured epoch s (model, exchange, link) by ranks × threads per node"}, rowKeys...)
+	out := []string{row(head...), sep(len(head))}
+	for _, c := range colKeys {
+		cells := []string{c}
+		for _, rk := range rowKeys {
+			v, ok := cell[rk+"\x00"+c]
+			if !ok {
+				v = "–"
+			}
+			cells = append(cells, v)
+		}
+		out = append(out, row(cells...))
+	}
+	return append(out, "", "Data: "+codeList(files)+"."), nil
+}

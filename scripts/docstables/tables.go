@@ -15,13 +15,14 @@ import (
 
 // generators make a table's lines from the data files named in its marker.
 var generators = map[string]func(root string, files []string) ([]string, error){
-	"single-node": singleNode,
-	"cluster":     cluster,
-	"validate":    validate,
-	"projection":  projection,
-	"partition":   partitionScaling,
-	"seeds":       seeds,
-	"layouts":     layouts,
+	"single-node":  singleNode,
+	"cluster":      cluster,
+	"validate":     validate,
+	"projection":   projection,
+	"partition":    partitionScaling,
+	"seeds":        seeds,
+	"layouts":      layouts,
+	"layout-model": layoutModel,
 }
 
 func generate(root string, spec []string) ([]string, error) {

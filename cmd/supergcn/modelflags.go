@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/supergcn/supergcn/nn"
+)
+
+// modelFlags registers the flags that choose the model and its shape
+// (train and predict), their choices and help texts from nn's model table.
+func modelFlags(fs *flag.FlagSet, m *nn.Config) {
+	var docs, layers, steps, alphas, eps []string
+	for _, mi := range nn.ModelInfos() {
+		docs = append(docs, fmt.Sprintf("%s (%s)", mi.Name, mi.Doc))
+		layers = append(layers, fmt.Sprintf("%s %d", mi.Name, mi.Layers))
+		if mi.K > 0 {
+			steps = append(steps, fmt.Sprintf("%s %d", mi.Name, mi.K))
+		}
+		if mi.Alpha > 0 {
+			alphas = append(alphas, fmt.Sprintf("%s %g", mi.Name, mi.Alpha))
+		}
+		if mi.Eps {
+			eps = append(eps, mi.Name)
+		}
+	}
+	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(docs, " | "))
+	fs.IntVar(&m.Layers, "layers", 0, "graph layers (default: the model's: "+strings.Join(layers, ", ")+")")
+	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width")
+	fs.IntVar(&m.K, "k", 0, "propagation steps (default: the model's: "+strings.Join(steps, ", ")+"; other models take none)")
+	fs.Float64Var(&m.Alpha, "alpha", 0, "teleport probability (default: the model's: "+strings.Join(alphas, ", ")+"; other models have none)")
+	fs.BoolVar(&m.TrainEps, "train-eps", false, "learn ε, the weight of a node's own row ("+strings.Join(eps, ", ")+"; fixed at 0 without)")
+}
+
+// modelDefaults gives m the model's default layer count when --layers was
+// not given.
+func modelDefaults(fs *flag.FlagSet, m *nn.Config) {
+	if flagSet(fs, "layers") {
+		return
+	}
+	for _, mi := range nn.ModelInfos() {
+		if mi.Name == m.Model {
+			m.Layers = mi.Layers
+		}
+	}
+}
+
+// modelAliases is the --model aliases of the model table.
+func modelAliases() map[string]string {
+	a := map[string]string{}
+	for _, mi := range nn.ModelInfos() {
+		for _, s := range mi.Aliases {
+			a[s] = mi.Name
+		}
+	}
+	return a
+}
+
+// gatFlags leaves --heads, --out-heads and --attn-dropout in the model
+// configuration of a gat model only: given with another model they are
+// refused (unless resuming, where the checkpoint names the model).
+func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
+	if m.Model == "gat" {
+		return nil
+	}
+	for _, name := range []string{"heads", "out-heads", "attn-dropout"} {
+		if flagSet(fs, name) && !resume {
+			return usageError{fmt.Sprintf("--%s: only with --model gat", name)}
+		}
+	}
+	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
+	return nil
+}

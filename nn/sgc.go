@@ -1,0 +1,24 @@
+package nn
+
+// SGC is the simplified graph convolution of Wu et al. (ICML 2019; PyG
+// SGConv): K steps of Â, then one linear layer,
+//
+//	out = Â^K·X·W + b,
+//
+// a GCNLayer of K steps with torch.nn.Linear's initialisation (uniform in
+// ±1/sqrt(In), weight and bias). With Layers > 1 such layers are stacked
+// with the Model's hidden stages between them; the model of the paper has
+// one layer.
+
+// sgcPlan declares an SGC layer: W (a weight) and b.
+func sgcPlan(s LayerShape) LayerPlan {
+	bound := linearBound(s.In)
+	return LayerPlan{
+		Params: []ParamSpec{
+			{Suffix: ".lin.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true},
+			{Suffix: ".lin.bias", Rows: 1, Cols: s.Out, Bound: bound}},
+		Cost: linearPropCost(s.Op, s.In, s.Out, s.K, false)}
+}
+
+// buildSGC builds an SGC layer: a GCNLayer of K steps.
+func buildSGC(s LayerShape, ps []*Param) Conv { return newGCN(s, ps, s.K) }
