@@ -85,8 +85,9 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 		st.W = st.P
 	}
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+		var eh []uint64 // the row's edge hashes (dropout)
 		for v := lo; v < hi; v++ {
-			forwardRow(g, sp, v, z, src, dst, ids, kern, st)
+			forwardRow(g, sp, v, z, src, dst, ids, kern, st, &eh)
 		}
 	})
 	return nil
@@ -99,11 +100,18 @@ func rowGrain(g *Graph, hf int) int {
 }
 
 // forwardRow is Forward on row v.
-func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern RowsW, st *State) {
+func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern RowsW, st *State, eh *[]uint64) {
 	lo, hi := g.Ptr[v], g.Ptr[v+1]
 	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
 	idx := g.Idx[lo:hi]
-	scale := 1 / (1 - sp.Drop)
+	scale, drop24 := 1/(1-sp.Drop), sp.Drop*(1<<24)
+	if sp.Drop > 0 {
+		*eh = (*eh)[:0]
+		row := ids.row(v)
+		for _, u := range idx {
+			*eh = append(*eh, edgeHash(sp.Seed, row, ids.col(u)))
+		}
+	}
 	for hd := range h {
 		p := st.P[int64(hd)*e+lo : int64(hd)*e+hi]
 		d, m := dst[v*h+hd], float32(math.Inf(-1))
@@ -119,12 +127,12 @@ func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern R
 		}
 		if sp.Drop > 0 {
 			w := st.W[int64(hd)*e+lo : int64(hd)*e+hi]
-			row := ids.row(v)
-			for k, u := range idx {
-				w[k] = 0
-				if Keep(sp.Seed, row, ids.col(u), hd, sp.Drop) {
-					w[k] = p[k] * scale
+			for k, x := range *eh {
+				var c float32
+				if keepHead(x, hd, drop24) {
+					c = scale
 				}
+				w[k] = p[k] * c
 			}
 		}
 		st.M[v*h+hd], st.S[v*h+hd] = m, s
