@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/supergcn/supergcn/aggr"
 )
 
 // randGraph is a random block: rows × cols with some empty rows and
@@ -187,7 +189,7 @@ func TestBackwardFiniteDifferences(t *testing.T) {
 		}
 	}
 	gz, gsrc, gdst := make([]float32, len(z)), make([]float32, len(src)), make([]float32, len(dst))
-	if err := Backward(g, sp, z, src, dst, gp, cd, GenericRowsW, &st, gz, gsrc, gdst); err != nil {
+	if err := Backward(g, sp, z, src, dst, gp, cd, GenericRowsW, &st, &Scratch{}, gz, gsrc, gdst); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -270,7 +272,97 @@ func TestNoColumns(t *testing.T) {
 		}
 	}
 	gd := make([]float32, 6)
-	if err := Backward(g, sp, nil, nil, dst, make([]float32, 18), make([]float32, 6), GenericRowsW, &st, nil, nil, gd); err != nil {
+	if err := Backward(g, sp, nil, nil, dst, make([]float32, 18), make([]float32, 6), GenericRowsW, &st, &Scratch{}, nil, nil, gd); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKernelsMatchGeneric runs Forward and Backward on every aggregation
+// kernel this CPU has against GenericRowsW: odd widths, rows without
+// edges, operands misaligned by one float inside sentinel-padded buffers
+// whose padding must stay untouched.
+func TestKernelsMatchGeneric(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	if len(aggr.Kernels()) == 0 {
+		t.Fatal("no aggregation kernel")
+	}
+	t.Logf("kernels %v", aggr.Kernels())
+	for _, name := range aggr.Kernels() {
+		e, err := aggr.New(1, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, width := range []int{1, 3, 7, 8, 9, 17, 33} {
+			sp := Spec{Heads: 3, Width: width, Slope: 0.2, Drop: 0.2, Seed: 5}
+			g := randGraph(t, r, 19, 13)
+			hf := sp.Heads * width
+			z, src, dst := padded(r, 13*hf), randVec(r, 13*3), randVec(r, 19*3)
+			gp, cd := padded(r, 19*hf), randVec(r, 19*3)
+			var want, got [4][]float32
+			for i, kern := range []RowsW{GenericRowsW, e.RowsW()} {
+				var st State
+				if err := Forward(g, sp, z.in, src, dst, Ids{}, kern, &st); err != nil {
+					t.Fatal(err)
+				}
+				gz := padded(nil, 13*hf)
+				gs, gd := make([]float32, 13*3), make([]float32, 19*3)
+				if err := Backward(g, sp, z.in, src, dst, gp.in, cd, kern, &st, &Scratch{}, gz.in, gs, gd); err != nil {
+					t.Fatal(err)
+				}
+				gz.check(t)
+				res := [4][]float32{st.R, gz.in, gs, gd}
+				if i == 0 {
+					want = res
+				} else {
+					got = res
+				}
+			}
+			z.check(t)
+			gp.check(t)
+			for j, what := range []string{"R", "gz", "gsrc", "gdst"} {
+				for k := range want[j] {
+					if d := math.Abs(float64(got[j][k] - want[j][k])); d > 1e-5*(1+math.Abs(float64(want[j][k]))) {
+						t.Fatalf("kernel %s, width %d: %s[%d] = %g, generic %g", name, width, what, k, got[j][k], want[j][k])
+					}
+				}
+			}
+		}
+	}
+}
+
+// pad is a slice inside a buffer with sentinels on both sides, starting
+// one float after a 64-byte boundary's worth of padding.
+type pad struct{ buf, in []float32 }
+
+const sentinel = float32(-12345.5)
+
+// padded returns n values (random when r is given, else zeros) misaligned
+// by one float, with 17 sentinels before and after.
+func padded(r *rand.Rand, n int) pad {
+	buf := make([]float32, n+35)
+	for i := range buf {
+		buf[i] = sentinel
+	}
+	in := buf[17+1 : 17+1+n : 17+1+n]
+	for i := range in {
+		in[i] = 0
+		if r != nil {
+			in[i] = float32(r.NormFloat64())
+		}
+	}
+	return pad{buf: buf, in: in}
+}
+
+func (p pad) check(t *testing.T) {
+	t.Helper()
+	for i, v := range p.buf[:18] {
+		if v != sentinel {
+			t.Fatalf("padding before the operand changed at %d: %g", i, v)
+		}
+	}
+	for i, v := range p.buf[18+len(p.in):] {
+		if v != sentinel {
+			t.Fatalf("padding after the operand changed at %d: %g", i, v)
+		}
 	}
 }

@@ -41,6 +41,7 @@ func BenchmarkAttention(b *testing.B) {
 	hf := sp.Heads * sp.Width
 	z, src, dst := randVec(r, n*hf), randVec(r, n*sp.Heads), randVec(r, n*sp.Heads)
 	var st State
+	var sc Scratch
 	b.Run("forward", func(b *testing.B) {
 		for range b.N {
 			if err := Forward(g, sp, z, src, dst, Ids{}, e.RowsW(), &st); err != nil {
@@ -55,7 +56,7 @@ func BenchmarkAttention(b *testing.B) {
 	gz, gs, gd := make([]float32, n*hf), make([]float32, n*sp.Heads), make([]float32, n*sp.Heads)
 	b.Run("backward", func(b *testing.B) {
 		for range b.N {
-			if err := Backward(g, sp, z, src, dst, gp, cd, e.RowsW(), &st, gz, gs, gd); err != nil {
+			if err := Backward(g, sp, z, src, dst, gp, cd, e.RowsW(), &st, &sc, gz, gs, gd); err != nil {
 				b.Fatal(err)
 			}
 		}

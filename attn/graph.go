@@ -108,11 +108,18 @@ type Spec struct {
 // node ids) at head h under seed: a hash of the four, so the decision is
 // the same wherever the edge is aggregated (any rank, any partition).
 func Keep(seed uint64, dst, src int64, h int, drop float32) bool {
-	if drop <= 0 {
-		return true
-	}
-	x := mix.Mix64(seed ^ mix.Mix64(uint64(dst)*0x9e3779b97f4a7c15^uint64(src)) ^ uint64(h)<<56)
-	return float32(x>>40)*(1.0/(1<<24)) >= drop
+	return drop <= 0 || keepHead(edgeHash(seed, dst, src), h, drop*(1<<24))
+}
+
+// edgeHash is the per-edge part of Keep's hash.
+func edgeHash(seed uint64, dst, src int64) uint64 {
+	return mix.Mix64(seed ^ mix.Mix64(uint64(dst)*0x9e3779b97f4a7c15^uint64(src)))
+}
+
+// keepHead is Keep at head h of the edge of hash eh, for dropout rate
+// drop24 = drop·2^24: 24 bits of a per-head hash against the rate.
+func keepHead(eh uint64, h int, drop24 float32) bool {
+	return float32(mix.Mix64(eh^uint64(h)<<56)>>40) >= drop24
 }
 
 // leaky is LeakyReLU with slope a (PyG: x for x ≥ 0).

@@ -34,8 +34,11 @@ type State struct {
 	M, S, R []float32
 	P, W    []float32
 	w       []float32 // W's own storage (W is P without dropout)
-	de, wt  []float32 // Backward's per-edge scratch
 }
+
+// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values),
+// reused across states and layers by calls that do not run concurrently.
+type Scratch struct{ de, wt []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -82,8 +85,9 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 		st.W = st.P
 	}
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+		var eh []uint64 // the row's edge hashes (dropout)
 		for v := lo; v < hi; v++ {
-			forwardRow(g, sp, v, z, src, dst, ids, kern, st)
+			forwardRow(g, sp, v, z, src, dst, ids, kern, st, &eh)
 		}
 	})
 	return nil
@@ -96,11 +100,18 @@ func rowGrain(g *Graph, hf int) int {
 }
 
 // forwardRow is Forward on row v.
-func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern RowsW, st *State) {
+func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern RowsW, st *State, eh *[]uint64) {
 	lo, hi := g.Ptr[v], g.Ptr[v+1]
 	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
 	idx := g.Idx[lo:hi]
-	scale := 1 / (1 - sp.Drop)
+	scale, drop24 := 1/(1-sp.Drop), sp.Drop*(1<<24)
+	if sp.Drop > 0 {
+		*eh = (*eh)[:0]
+		row := ids.row(v)
+		for _, u := range idx {
+			*eh = append(*eh, edgeHash(sp.Seed, row, ids.col(u)))
+		}
+	}
 	for hd := range h {
 		p := st.P[int64(hd)*e+lo : int64(hd)*e+hi]
 		d, m := dst[v*h+hd], float32(math.Inf(-1))
@@ -116,12 +127,12 @@ func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern R
 		}
 		if sp.Drop > 0 {
 			w := st.W[int64(hd)*e+lo : int64(hd)*e+hi]
-			row := ids.row(v)
-			for k, u := range idx {
-				w[k] = 0
-				if Keep(sp.Seed, row, ids.col(u), hd, sp.Drop) {
-					w[k] = p[k] * scale
+			for k, x := range *eh {
+				var c float32
+				if keepHead(x, hd, drop24) {
+					c = scale
 				}
+				w[k] = p[k] * c
 			}
 		}
 		st.M[v*h+hd], st.S[v*h+hd] = m, s
@@ -174,8 +185,9 @@ func Share(mp, m, s float32) float32 {
 //	de_k     = (W_k·⟨gp[v], z[u]⟩ − P_k·cd[v]) · LeakyReLU'(e_k)
 //	gsrc[u] += de_k,  gdst[v] += de_k
 //
-// st is Forward's state for the same operands (P and W are read).
-func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, gz, gsrc, gdst []float32) error {
+// st is Forward's state for the same operands (P and W are read); sc
+// holds the temporaries.
+func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
@@ -188,17 +200,17 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	case len(st.P) != h*e || len(st.W) != h*e:
 		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
 	}
-	st.de, st.wt = Resize(st.de, h*e), Resize(st.wt, h*e)
+	sc.de, sc.wt = Resize(sc.de, h*e), Resize(sc.wt, h*e)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
 		for v := lo; v < hi; v++ {
-			backwardRow(g, sp, v, z, src, dst, gp, cd, st, gdst)
+			backwardRow(g, sp, v, z, src, dst, gp, cd, st, sc.de, gdst)
 		}
 	})
 	par.For(e, 1<<14, func(lo, hi int) {
 		for hd := range h {
 			base := hd * e
 			for j := lo; j < hi; j++ {
-				st.wt[base+j] = st.W[base+int(g.tperm[j])]
+				sc.wt[base+j] = st.W[base+int(g.tperm[j])]
 			}
 		}
 	})
@@ -213,10 +225,10 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 				base := int64(hd) * int64(e)
 				var s float32
 				for _, k := range g.tperm[a:b] {
-					s += st.de[base+k]
+					s += sc.de[base+k]
 				}
 				gsrc[u*h+hd] += s
-				kern(gz[u*hf+hd*sp.Width:u*hf+(hd+1)*sp.Width], gp[hd*sp.Width:], hf, rows, st.wt[base+a:base+b])
+				kern(gz[u*hf+hd*sp.Width:u*hf+(hd+1)*sp.Width], gp[hd*sp.Width:], hf, rows, sc.wt[base+a:base+b])
 			}
 		}
 	})
@@ -224,13 +236,13 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 }
 
 // backwardRow computes de of row v's edges and adds their sums to gdst.
-func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, gdst []float32) {
+func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, deAll, gdst []float32) {
 	lo, hi := g.Ptr[v], g.Ptr[v+1]
 	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
 	idx := g.Idx[lo:hi]
 	for hd := range h {
 		base := int64(hd) * e
-		p, w, de := st.P[base+lo:base+hi], st.W[base+lo:base+hi], st.de[base+lo:base+hi]
+		p, w, de := st.P[base+lo:base+hi], st.W[base+lo:base+hi], deAll[base+lo:base+hi]
 		gr := gp[v*h*f+hd*f : v*h*f+(hd+1)*f]
 		d, c := dst[v*h+hd], cd[v*h+hd]
 		var sum float32

@@ -36,6 +36,8 @@ type attnOp struct {
 	layers   map[int]*attnLayer
 	sbuf     *dense.Matrix // send rows × Heads·Width
 	scal     []float32     // send rows' scalars
+	scratch  attn.Scratch  // the backward kernels' temporaries (one runs at a time)
+	grads    attnGrads
 }
 
 // attnLayer is what one layer's Attend keeps for its backward pass.
@@ -47,6 +49,12 @@ type attnLayer struct {
 	mown, mhalo      []float32  // the owned and halo states' max before merging
 	preDst           []float32  // dst terms of the pre rows this rank computes
 	recvMS           []float32  // max and sum of every received pre row
+}
+
+// attnGrads are the backward pass's temporaries, shared by the layers (one
+// backward runs at a time): the scaled output gradients of the owned and
+// halo states, the received rows' gradients, the pre rows' dst gradients.
+type attnGrads struct {
 	gp, cd, gph, cdh []float32
 	gzh, gsh         []float32
 	gdstPre          []float32
@@ -222,22 +230,22 @@ func (p *Propagator) AttendBackward(ps nn.Pass, gout, gz, gsrc, gdst *dense.Matr
 	n, h, hf := pl.n, sp.Heads, sp.Heads*sp.Width
 	nRecv := len(pl.recvDst)
 	t := p.c.Wtime()
-	l.gp, l.cd = attn.Resize(l.gp, n*hf), attn.Resize(l.cd, n*h)
-	l.gph, l.cdh = attn.Resize(l.gph, n*hf), attn.Resize(l.cdh, n*h)
-	attn.Scale(sp, nil, l.mown, l.own.M, l.own.S, gout.Data, l.out.Data, l.gp, l.cd)
-	attn.Scale(sp, nil, l.mhalo, l.own.M, l.own.S, gout.Data, l.out.Data, l.gph, l.cdh)
-	l.gzh, l.gsh = attn.Resize(l.gzh, nRecv*hf), attn.Resize(l.gsh, nRecv*h)
-	clear(l.gzh)
-	clear(l.gsh)
+	a.grads.gp, a.grads.cd = attn.Resize(a.grads.gp, n*hf), attn.Resize(a.grads.cd, n*h)
+	a.grads.gph, a.grads.cdh = attn.Resize(a.grads.gph, n*hf), attn.Resize(a.grads.cdh, n*h)
+	attn.Scale(sp, nil, l.mown, l.own.M, l.own.S, gout.Data, l.out.Data, a.grads.gp, a.grads.cd)
+	attn.Scale(sp, nil, l.mhalo, l.own.M, l.own.S, gout.Data, l.out.Data, a.grads.gph, a.grads.cdh)
+	a.grads.gzh, a.grads.gsh = attn.Resize(a.grads.gzh, nRecv*hf), attn.Resize(a.grads.gsh, nRecv*h)
+	clear(a.grads.gzh)
+	clear(a.grads.gsh)
 	clear(gz.Data)
 	clear(gsrc.Data)
 	clear(gdst.Data)
-	if err := attn.Backward(pl.halo, sp, l.zh, l.sh, l.dst.Data, l.gph, l.cdh, a.kern, &l.halo, l.gzh, l.gsh, gdst.Data); err != nil {
+	if err := attn.Backward(pl.halo, sp, l.zh, l.sh, l.dst.Data, a.grads.gph, a.grads.cdh, a.kern, &l.halo, &a.scratch, a.grads.gzh, a.grads.gsh, gdst.Data); err != nil {
 		return fmt.Errorf("exchange: %w", err)
 	}
 	var errOwn error
 	own := func() {
-		errOwn = attn.Backward(pl.own, sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.own, gz.Data, gsrc.Data, gdst.Data)
+		errOwn = attn.Backward(pl.own, sp, l.z.Data, l.src.Data, l.dst.Data, a.grads.gp, a.grads.cd, a.kern, &l.own, &a.scratch, gz.Data, gsrc.Data, gdst.Data)
 	}
 	if p.c.Size() > 1 {
 		p.preGradients(l, gout)
@@ -264,7 +272,7 @@ func (p *Propagator) AttendBackward(ps nn.Pass, gout, gz, gsrc, gdst *dense.Matr
 // read) halo column's is: the output gradient scaled by the row's share of
 // the softmax, and that share times ⟨g, o⟩ per head.
 func (p *Propagator) preGradients(l *attnLayer, gout *dense.Matrix) {
-	pl, sp := p.att.pl, l.sp
+	a, pl, sp := p.att, p.att.pl, l.sp
 	h, f := sp.Heads, sp.Width
 	for j, r := range pl.recvPre {
 		v := int(pl.recvDst[r])
@@ -272,13 +280,13 @@ func (p *Propagator) preGradients(l *attnLayer, gout *dense.Matrix) {
 			i := v*h + hd
 			c := attn.Share(l.recvMS[(j*h+hd)*2], l.own.M[i], l.own.S[i])
 			g, o := gout.Data[i*f:(i+1)*f], l.out.Data[i*f:(i+1)*f]
-			dst := l.gzh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
+			dst := a.grads.gzh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
 			var d float32
 			for k, x := range g {
 				dst[k] = x * c
 				d += x * o[k]
 			}
-			l.gsh[int(r)*h+hd] = d * c
+			a.grads.gsh[int(r)*h+hd] = d * c
 		}
 	}
 }
@@ -288,13 +296,13 @@ func (p *Propagator) preGradients(l *attnLayer, gout *dense.Matrix) {
 func (p *Propagator) moveAttnGradients(ps nn.Pass, l *attnLayer, done <-chan struct{}) error {
 	a, pl := p.att, p.att.pl
 	h, hf := l.sp.Heads, l.sp.Heads*l.sp.Width
-	back := &dense.Matrix{Rows: len(pl.recvDst), Cols: hf, Data: l.gzh}
+	back := &dense.Matrix{Rows: len(pl.recvDst), Cols: hf, Data: a.grads.gzh}
 	a.sbuf = dense.Reshape(a.sbuf, len(pl.sendSrc), hf)
 	if err := p.moveAttnRows(ps, true, back, a.sbuf, pl.recvOff, pl.sendOff, done); err != nil {
 		return err
 	}
 	a.scal = attn.Resize(a.scal, len(pl.sendSrc)*h)
-	return p.alltoallF32(l.gsh, pl.recvOff, h, a.scal, pl.sendOff, h)
+	return p.alltoallF32(a.grads.gsh, pl.recvOff, h, a.scal, pl.sendOff, h)
 }
 
 // senderBackward adds the returned gradients of this rank's post rows, runs
@@ -317,9 +325,9 @@ func (p *Propagator) senderBackward(l *attnLayer, gz, gsrc, gdst *dense.Matrix) 
 		copy(cd[j*h:(j+1)*h], a.scal[i*h:])
 		j++
 	}
-	l.gdstPre = attn.Resize(l.gdstPre, nPre*h)
-	clear(l.gdstPre)
-	if err := attn.Backward(pl.pre, sp, l.z.Data, l.src.Data, l.preDst, gp, cd, a.kern, &l.pre, gz.Data, gsrc.Data, l.gdstPre); err != nil {
+	a.grads.gdstPre = attn.Resize(a.grads.gdstPre, nPre*h)
+	clear(a.grads.gdstPre)
+	if err := attn.Backward(pl.pre, sp, l.z.Data, l.src.Data, l.preDst, gp, cd, a.kern, &l.pre, &a.scratch, gz.Data, gsrc.Data, a.grads.gdstPre); err != nil {
 		return err
 	}
 	p.lap(t, &p.stats.AggrSeconds)
@@ -327,7 +335,7 @@ func (p *Propagator) senderBackward(l *attnLayer, gz, gsrc, gdst *dense.Matrix) 
 		return nil
 	}
 	back := make([]float32, len(pl.recvPre)*h)
-	if err := p.alltoallF32(l.gdstPre, pl.sendPreOff, h, back, pl.recvPreOff, h); err != nil {
+	if err := p.alltoallF32(a.grads.gdstPre, pl.sendPreOff, h, back, pl.recvPreOff, h); err != nil {
 		return err
 	}
 	for j, r := range pl.recvPre {

@@ -165,7 +165,11 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 		return nil, err
 	}
 	t0 := c.Wtime()
-	pat, plan, err := buildPattern(ChooseExchange(exch, nodes), s, c, e, mode, nodes)
+	exch = ChooseExchange(exch, nodes)
+	if kind == nn.OpAttention {
+		exch = ExchangeFlat // the attention plan is flat (attention_plan.go)
+	}
+	pat, plan, err := buildPattern(exch, s, c, e, mode, nodes)
 	if err != nil {
 		return nil, err
 	}

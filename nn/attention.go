@@ -36,9 +36,11 @@ type Attention interface {
 // LocalAttention is the single-process Attention over one graph whose row
 // v lists v's in-neighbours, self-loops as given: the caller adds them.
 type LocalAttention struct {
-	g      *attn.Graph
-	kern   attn.RowsW
-	layers map[int]*localAttn
+	g       *attn.Graph
+	kern    attn.RowsW
+	layers  map[int]*localAttn
+	scratch attn.Scratch // every layer's backward temporaries
+	gp, cd  []float32    // the scaled output gradient and ⟨g, o⟩ of the backward in progress
 }
 
 // localAttn is what one layer's Attend keeps for its backward pass.
@@ -46,7 +48,6 @@ type localAttn struct {
 	sp               attn.Spec
 	st               attn.State
 	z, src, dst, out *dense.Matrix
-	gp, cd           []float32
 }
 
 // NewLocalAttention returns the operator of the graph with rows nodes and
@@ -90,12 +91,12 @@ func (a *LocalAttention) AttendBackward(p Pass, gout, gz, gsrc, gdst *dense.Matr
 	if err := CheckAttendGrad(l.z, l.src, gout, gz, gsrc, gdst); err != nil {
 		return err
 	}
-	l.gp, l.cd = attn.Resize(l.gp, len(gout.Data)), attn.Resize(l.cd, len(gdst.Data))
-	attn.Scale(l.sp, nil, l.st.M, l.st.M, l.st.S, gout.Data, l.out.Data, l.gp, l.cd)
+	a.gp, a.cd = attn.Resize(a.gp, len(gout.Data)), attn.Resize(a.cd, len(gdst.Data))
+	attn.Scale(l.sp, nil, l.st.M, l.st.M, l.st.S, gout.Data, l.out.Data, a.gp, a.cd)
 	clear(gz.Data)
 	clear(gsrc.Data)
 	clear(gdst.Data)
-	err := attn.Backward(a.g, l.sp, l.z.Data, l.src.Data, l.dst.Data, l.gp, l.cd, a.kern, &l.st, gz.Data, gsrc.Data, gdst.Data)
+	err := attn.Backward(a.g, l.sp, l.z.Data, l.src.Data, l.dst.Data, a.gp, a.cd, a.kern, &l.st, &a.scratch, gz.Data, gsrc.Data, gdst.Data)
 	l.z = nil
 	if err != nil {
 		return fmt.Errorf("nn: %w", err)
