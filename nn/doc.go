@@ -1,8 +1,10 @@
-// Package nn holds the dense half of a full-batch GNN: GCN and GraphSAGE
-// layers with hand-written backward passes, LayerNorm, ReLU, dropout, the
-// softmax cross-entropy loss and Adam, all on dense.Matrix. The graph enters
-// only through a Propagator (Â·x forward, Âᵀ·g backward), so the same model
-// runs in one process or across MPI ranks, each rank owning a block of rows.
+// Package nn holds the dense half of a full-batch GNN: the layers of the
+// model table (GCN, GraphSAGE, GIN, SGC, APPNP; layer.go states the
+// contract a layer meets) with hand-written backward passes, LayerNorm,
+// ReLU, dropout, the softmax cross-entropy loss and Adam, all on
+// dense.Matrix. The graph enters only through an Operator (a Propagator:
+// Â·x forward, Âᵀ·g backward), so the same model runs in one process or
+// across MPI ranks, each rank owning a block of rows.
 //
 // A training step, per rank (labels and trainRows local to the rank,
 // globalTrain the number of training nodes over all ranks):

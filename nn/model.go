@@ -393,9 +393,10 @@ func (m *Model) PoolBytes() int64 { return m.pool.bytes }
 func (m *Model) Config() Config { return m.cfg }
 
 // Params returns the learnable parameters in a fixed order: per layer i the
-// conv's (conv{i}.lin.weight, conv{i}.bias for GCN; conv{i}.lin_l.weight,
-// conv{i}.lin_l.bias, conv{i}.lin_r.weight for SAGE), then norm{i}.weight and
-// norm{i}.bias with LayerNorm.
+// conv's, in the order its plan declares them (conv{i}.lin.weight,
+// conv{i}.bias for GCN; conv{i}.lin_l.weight, conv{i}.lin_l.bias,
+// conv{i}.lin_r.weight for SAGE; …), then norm{i}.weight and norm{i}.bias
+// with LayerNorm.
 func (m *Model) Params() []*Param { return m.params }
 
 // NumParams is the total number of scalars in Params.
