@@ -139,7 +139,6 @@ func benchAggr(args []string) error {
 	return nil
 }
 
-
 // ---------------------------------------------------------------- stream
 
 func benchStream(args []string) error {
