@@ -13,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/partition/dist"
 	"github.com/supergcn/supergcn/partition/metis"
 	"github.com/supergcn/supergcn/perfmodel"
+	"github.com/supergcn/supergcn/perfmodel/measure"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -45,6 +46,7 @@ func TestUserMessage(t *testing.T) {
 		"perfmodel.Sweep":        reflect.TypeOf(perfmodel.Sweep{}),
 		"perfmodel.LayoutPlan":   reflect.TypeOf(perfmodel.LayoutPlan{}),
 		"perfmodel.VolumeSource": reflect.TypeOf(perfmodel.VolumeSource{}),
+		"measure.AggrBench":      reflect.TypeOf(measure.AggrBench{}),
 		"metis.Options":          reflect.TypeOf(metis.Options{}),
 		"dataset.Source":         reflect.TypeOf(dataset.Source{}),
 		"dataset.Partitioning":   reflect.TypeOf(dataset.Partitioning{}),

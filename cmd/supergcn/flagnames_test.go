@@ -23,7 +23,8 @@ func TestEnumCanonical(t *testing.T) {
 		{modelEnum, "GraphSAGE", "sage"},
 		{modelEnum, "Sage", "sage"},
 		{modelEnum, "mlp", "mlp"}, // unknown: passed on as typed
-		{modelEnum, "GAT", "GAT"},
+		{modelEnum, "GAT", "gat"},
+		{modelEnum, "MLP", "MLP"}, // unknown: passed on as typed
 		{aggrModeEnum, "Hybrid", "hybrid"},
 		{aggrModeEnum, "POST,Pre", "post,pre"},
 		{exchangeEnum, "Two_Level", "two-level"},
