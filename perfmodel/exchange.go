@@ -15,7 +15,7 @@ type stageCost struct {
 
 // exchange adds one boundary exchange of rows of width values at wire
 // between nodes and at the Intra wire between ranks of one node, as the
-// configured pattern's stage list (stagesOf) moves them: forward rows
+// configured pattern's stage list (patternOf) moves them: forward rows
 // travel from the owner of a source to the rank that aggregates it,
 // backward (gradient) rows the other way. The phase before it ends at
 // the slowest rank (the ranks agree on the method with a small collective
@@ -23,7 +23,7 @@ type stageCost struct {
 // products), encodes, moves and decodes its rows stage by stage.
 func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool) {
 	ranks := len(p.vols)
-	stages := stagesOf(p.cfg.Exchange)(p, wire, backward)
+	stages := p.stages(wire, backward)
 	cs := make([]stageCost, len(stages))
 	for si := range stages {
 		cs[si] = p.stageCost(&stages[si], width, backward, training)

@@ -254,9 +254,7 @@ type predictor struct {
 	intraBytes               int64
 	interBytes, allBytes     float64
 	idealWork                float64 // Σ over ranks of aggr+dense (ideal)
-	// flat is the flat exchange's messages in Config.Mode, between ranks
-	// of one node and between nodes (flatStages, built once).
-	flat *[2][]exchange.Message
+	stages                   pattern // the exchange's stage lists
 }
 
 // Predict predicts one epoch of training on the partition whose volumes
@@ -309,6 +307,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 
+	p.stages = patternOf(cfg.Exchange, p)
 	p.forward(true)
 	p.lossAndBackward()
 	p.sync()

@@ -9,7 +9,8 @@ import (
 // one exchange (one layer, one direction) runs in order, each with what
 // it moves and what aggregation work surrounds it. predictor.exchange
 // times any pattern's list; a pattern is a function here that builds its
-// list from the partition's volumes or its plan's (Config.Staged).
+// lists from the partition's volumes or its plan's (Config.Staged), and a
+// line of patternOf.
 
 // transfer is a set of messages posted together.
 type transfer struct {
@@ -47,14 +48,19 @@ type stage struct {
 	foldAdd bool
 }
 
-// stagesOf is the stage-list builder of exchange pattern x
-// (exchange.Exchanges; "" is flat without Config.Staged, else two-level).
-func stagesOf(x string) func(p *predictor, wire quant.Wire, backward bool) []stage {
+// pattern is an exchange pattern's stage list for one exchange at wire
+// (the role's; the Intra wire is derived from it), in the order the walk's
+// direction runs them.
+type pattern func(wire quant.Wire, backward bool) []stage
+
+// patternOf is exchange pattern x's stage lists (exchange.Exchanges, as
+// Predict resolves Config.Exchange) on p's volumes and configuration.
+func patternOf(x string, p *predictor) pattern {
 	switch x {
 	case exchange.ExchangeTwoLevel, exchange.ExchangeTwoLevelPaired:
-		return twoLevelStages
+		return twoLevelStages(p)
 	}
-	return flatStages
+	return flatStages(p)
 }
 
 // flatStages is exchange's flat exchange: one all-to-all of every ordered
@@ -63,27 +69,28 @@ func stagesOf(x string) func(p *predictor, wire quant.Wire, backward bool) []sta
 // network) and at wire between nodes; each rank's transfer lasts its own
 // time. Every row sent is written by the send product; every row received
 // is a halo row.
-func flatStages(p *predictor, wire quant.Wire, _ bool) []stage {
-	if p.flat == nil {
-		p.flat = &[2][]exchange.Message{}
-		for to := range p.vols {
-			for _, pe := range p.vols[to].Recv {
-				rows := pe.Counts.Of(p.cfg.Mode)
-				if rows == 0 {
-					continue
-				}
-				i := 1
-				if p.net.Single || pe.From/p.k == to/p.k {
-					i = 0
-				}
-				p.flat[i] = append(p.flat[i], exchange.Message{From: pe.From, To: to, Rows: rows})
+func flatStages(p *predictor) pattern {
+	var same, other []exchange.Message
+	for to := range p.vols {
+		for _, pe := range p.vols[to].Recv {
+			rows := pe.Counts.Of(p.cfg.Mode)
+			if rows == 0 {
+				continue
+			}
+			m := exchange.Message{From: pe.From, To: to, Rows: rows}
+			if p.net.Single || pe.From/p.k == to/p.k {
+				same = append(same, m)
+			} else {
+				other = append(other, m)
 			}
 		}
 	}
-	return []stage{{transfers: []transfer{
-		{msgs: p.flat[0], wire: p.cfg.Wire.IntraFor(wire)},
-		{msgs: p.flat[1], wire: wire, inter: true},
-	}, written: true, halo: true}}
+	return func(wire quant.Wire, _ bool) []stage {
+		return []stage{{transfers: []transfer{
+			{msgs: same, wire: p.cfg.Wire.IntraFor(wire)},
+			{msgs: other, wire: wire, inter: true},
+		}, written: true, halo: true}}
+	}
 }
 
 // twoLevelStages is the two-level exchange of Config.Staged: three
@@ -103,27 +110,29 @@ func flatStages(p *predictor, wire quant.Wire, _ bool) []stage {
 // forwarded in the scatter stage, backward S2rᵀ adds the partial rows'
 // gradients into the partial sums. The halo rows are post-aggregated
 // (hybrid mode only), so no stage's rows are scatter-added after.
-func twoLevelStages(p *predictor, wire quant.Wire, backward bool) []stage {
+func twoLevelStages(p *predictor) pattern {
 	st := p.cfg.Staged
-	intra := p.cfg.Wire.IntraFor(wire)
-	one := func(msgs []exchange.Message, w quant.Wire, inter bool) stage {
-		return stage{transfers: []transfer{{msgs: msgs, wire: w, inter: inter}}, slowest: true, floor: true, written: true}
-	}
-	s := []stage{one(st.Gather, intra, false), one(st.Inter, wire, true), one(st.Scatter, intra, false)}
 	partial := p.partialSums(st.Gather)
 	forwarded := make([]int64, len(p.vols)) // rows each rank forwards in the scatter stage
 	for _, m := range st.Scatter {
 		forwarded[m.From] += m.Rows
 	}
-	if backward {
-		s[0], s[2] = s[2], s[0]
-		s[0].fold, s[1].fold = forwarded, partial
-		s[0].foldAdd, s[1].foldAdd = true, true
-	} else {
-		s[2].written = false
-		s[0].fold, s[1].fold = partial, forwarded
+	return func(wire quant.Wire, backward bool) []stage {
+		intra := p.cfg.Wire.IntraFor(wire)
+		one := func(msgs []exchange.Message, w quant.Wire, inter bool) stage {
+			return stage{transfers: []transfer{{msgs: msgs, wire: w, inter: inter}}, slowest: true, floor: true, written: true}
+		}
+		s := []stage{one(st.Gather, intra, false), one(st.Inter, wire, true), one(st.Scatter, intra, false)}
+		if backward {
+			s[0], s[2] = s[2], s[0]
+			s[0].fold, s[1].fold = forwarded, partial
+			s[0].foldAdd, s[1].foldAdd = true, true
+		} else {
+			s[2].written = false
+			s[0].fold, s[1].fold = partial, forwarded
+		}
+		return s
 	}
-	return s
 }
 
 // partialSums is, per rank, the partial sums it receives in a two-level
