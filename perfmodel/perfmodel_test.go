@@ -604,7 +604,9 @@ func TestSharedCore(t *testing.T) {
 		{"spare core, hidden", true, 0.2, 0, 0.05, 0.2, 0.1, 0.02, parts{0.32, 0.2, 0.1, 0.02, 0}},
 	} {
 		p := newP(c.over)
-		p.addAggrExchange(0, c.local, c.done, c.cpu, c.wire, c.dec, c.after)
+		// one stage moving copies and network rows at once, as the flat exchange's
+		cs := []stageCost{{enc: []float64{0}, dec: []float64{c.dec}, copy: []float64{c.cpu}, wire: []float64{c.wire}}}
+		p.addStages(0, []stage{{}}, cs, 10, c.local, c.done, c.after)
 		g := got(p)
 		if !near(g.pending, c.want.pending) || !near(g.comm, c.want.comm) || !near(g.quant, c.want.quant) || !near(g.aggr, c.want.aggr) || !near(g.local, c.want.local) {
 			t.Errorf("%s: %+v, want %+v", c.name, g, c.want)
@@ -797,8 +799,14 @@ func TestStagedWalk(t *testing.T) {
 	// 0.33 left; stage 1 encodes 0.04 (wall 0.08, 0.29 left), 0.2 on the
 	// wire (0.09 left), decodes 0.06 (wall 0.12, 0.03 left); between
 	// 0.03: wall 0.06, none left; stage 2, intra 0.05 alone.
-	p.addStagedExchange(0, 0.5, 0.1, []float64{0.05, 0.2, 0.05}, []bool{false, true, false},
-		[2][]float64{{0.02}, {0.03}}, [][2]float64{{0, 0}, {0.04, 0.06}, {0, 0}}, 0.01)
+	// (The folds are 20 and 30 rows at 1 ms a row.)
+	p.rates = &Rates{Exchange: &ExchangeRates{RowRates: []RowRate{{Width: 1, GatherGBs: 4e-6, ScatterGBs: 4e-6}}}}
+	stages := []stage{{floor: true, fold: []int64{20}}, {floor: true, fold: []int64{30}}, {floor: true}}
+	one := func(enc, dec, copy, wire float64) stageCost {
+		return stageCost{enc: []float64{enc}, dec: []float64{dec}, copy: []float64{copy}, wire: []float64{wire}}
+	}
+	cs := []stageCost{one(0.03, 0, 0.05, 0), one(0.04, 0.06, 0, 0.2), one(0, 0, 0.05, 0)}
+	p.addStages(0, stages, cs, 1, 0.5, 0.1, 0.01)
 	if !near(p.comm[0], 0.35) || !near(p.quant[0], 0.2) || !near(p.aggr[0], 0.11) || !near(p.local[0], 0) || !near(p.pending[0], 0.66) {
 		t.Errorf("comm %v quant %v aggr %v (local %v) pending %v; want 0.35 0.2 0.11 (0) 0.66", p.comm[0], p.quant[0], p.aggr[0], p.local[0], p.pending[0])
 	}

@@ -254,6 +254,7 @@ type predictor struct {
 	intraBytes               int64
 	interBytes, allBytes     float64
 	idealWork                float64 // Σ over ranks of aggr+dense (ideal)
+	stages                   pattern // the exchange's stage lists
 }
 
 // Predict predicts one epoch of training on the partition whose volumes
@@ -270,6 +271,11 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		return nil, err
 	}
 	cfg.Wire = cfg.Wire.Resolve()
+	x, _ := exchange.ParseExchange(cfg.Exchange) // validated
+	cfg.Exchange = exchange.ExchangeFlat
+	if cfg.Staged != nil {
+		cfg.Exchange = cmp.Or(x, exchange.ExchangeTwoLevel)
+	}
 	if err := prof.Validate(); err != nil {
 		return nil, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
 	}
@@ -301,6 +307,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 
+	p.stages = patternOf(cfg.Exchange, p)
 	p.forward(true)
 	p.lossAndBackward()
 	p.sync()
@@ -321,10 +328,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: exchange.ExchangeFlat, Oversubscription: max(oversub, 1)}
-	if cfg.Staged != nil {
-		pr.Exchange = cmp.Or(cfg.Exchange, exchange.ExchangeTwoLevel)
-	}
+		Exchange: cfg.Exchange, Oversubscription: max(oversub, 1)}
 	if p.allBytes > 0 {
 		pr.InterNodeShare = p.interBytes / p.allBytes
 	}
@@ -382,36 +386,6 @@ func (p *predictor) addAggr(r int, s float64) {
 	p.pending[r] += s
 	p.aggr[r] += s
 	p.idealWork += s
-}
-
-// addAggrExchange adds to rank r the part of an exchange after the post:
-// local seconds of the local product, which runs beside the encoding and
-// the transfer, of which done seconds already ran beside the encoding
-// (sharedEncode); cpu seconds of transfer done by the rank's own core
-// (shared-memory copies), wire seconds of transfer on the network (the
-// rank waits); dec seconds of decoding, once the rows have arrived; after
-// seconds of aggregation after the exchange (cut edges, received rows,
-// scaling).
-//
-// The components are attributed as the exchange's timers attribute them
-// (exchange.Propagator: the driver's wall time; the local product runs on
-// its own goroutine): comm_s the transfer's wall time, quant_s the
-// decoding's, aggr_s what is left of the local product once the driver has
-// decoded, plus after. The driver's copies and decoding share the rank's
-// cores with the local product while any of it is left (sharedWall); only
-// the wire time (the driver sleeps between polls) leaves the local
-// product the cores to itself.
-func (p *predictor) addAggrExchange(r int, local, done, cpu, wire, dec, after float64) {
-	p.idealWork += local + after
-	cw, l := p.sharedWall(cpu, local-done, 1) // MPI's copies: the driver's thread
-	tr := max(wire, cw)
-	l -= min(l, tr-cw) // the local product runs alone while the rows are on the wire
-	decWall, left := p.sharedWall(dec, l, p.cfg.Threads)
-	p.comm[r] += tr
-	p.quant[r] += decWall
-	p.aggr[r] += left + after
-	p.local[r] += left
-	p.pending[r] += tr + decWall + left + after
 }
 
 // sharedWall is the wall time of cpu seconds of the exchange driver's work
@@ -626,316 +600,4 @@ func ceilLog2(n int) int {
 		l++
 	}
 	return l
-}
-
-// exchange adds one boundary exchange of rows of width values at wire
-// between nodes and at the Intra wire between ranks of one node (all of
-// them on a single-node network), as exchange's flat exchange sends them:
-// forward rows travel from the owner of a source to the rank that
-// aggregates it, backward (gradient) rows the other way. The phase before
-// it ends at the slowest rank (the ranks agree on the method with a small
-// collective first); then each rank aggregates (local, pre-aggregated and
-// halo products), encodes, moves and decodes its rows.
-func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool) {
-	if p.cfg.Staged != nil {
-		p.stagedExchange(width, wire, backward, training)
-		return
-	}
-	ranks := len(p.vols)
-	intra := p.cfg.Wire.IntraFor(wire) // rows between ranks of one node
-	sendRows, recvRows := make([]int64, ranks), make([]int64, ranks)
-	sendIntra, recvIntra := make([]int64, ranks), make([]int64, ranks) // of them, rows between ranks of one node
-	intraOut, intraIn := make([]float64, ranks), make([]float64, ranks)
-	intraMsgOut, intraMsgIn := make([]int64, ranks), make([]int64, ranks)
-	interMsgOut, interMsgIn := make([]int64, ranks), make([]int64, ranks)
-	nodeOut, nodeIn := make([]float64, p.nodes), make([]float64, p.nodes)
-	peerNodeOut := make([]int, ranks) // a node sending to the rank, the busiest seen (filled below)
-	for r := range p.vols {
-		peerNodeOut[r] = -1
-	}
-	var total int64
-	for rr := range p.vols {
-		for _, pe := range p.vols[rr].Recv {
-			from, to := pe.From, rr
-			if backward {
-				from, to = to, from
-			}
-			rows := pe.Counts.Of(p.cfg.Mode)
-			if rows == 0 {
-				continue
-			}
-			sendRows[from] += rows
-			recvRows[to] += rows
-			if p.net.Single || from/p.k == to/p.k {
-				b := intra.Bytes(rows, width)
-				total += b
-				sendIntra[from] += rows
-				recvIntra[to] += rows
-				if training {
-					p.intraBytes += b
-				}
-				intraOut[from] += float64(b)
-				intraIn[to] += float64(b)
-				intraMsgOut[from]++
-				intraMsgIn[to]++
-			} else {
-				b := wire.Bytes(rows, width)
-				total += b
-				nodeOut[from/p.k] += float64(b)
-				nodeIn[to/p.k] += float64(b)
-				interMsgOut[from]++
-				interMsgIn[to]++
-				p.interBytes += float64(b)
-			}
-		}
-	}
-	p.allBytes += float64(total)
-	if training {
-		p.trainBytes += total
-	} else {
-		p.evalBytes += total
-	}
-	// The busiest sending node each rank waits for.
-	busiest := make([]float64, ranks)
-	for rr := range p.vols {
-		for _, pe := range p.vols[rr].Recv {
-			from, to := pe.From, rr
-			if backward {
-				from, to = to, from
-			}
-			if !p.net.Single && from/p.k != to/p.k {
-				busiest[to] = max(busiest[to], nodeOut[from/p.k])
-			}
-		}
-	}
-	// Scale, fill the send buffer, encode and post: before the exchange's
-	// synchronisation point.
-	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
-	for r := range p.vols {
-		var before float64
-		before, local[r], after[r] = p.exchangeWork(r, width, backward, sendRows[r], recvRows[r])
-		p.addAggr(r, before)
-		enc := p.rates.QuantSeconds(sendRows[r]-sendIntra[r], width, wire, false) + p.rates.QuantSeconds(sendIntra[r], width, intra, false)
-		done[r] = p.sharedEncode(r, enc, local[r])
-	}
-	p.sync()
-	p.addCollective(ranks)
-	for r := range p.vols {
-		tIntra := p.intra.Seconds(max(intraMsgOut[r], intraMsgIn[r]), max(intraOut[r], intraIn[r]))
-		tInter := 0.0
-		if !p.net.Single && p.nodes > 1 {
-			n := r / p.k
-			tInter = p.net.Inter.Seconds(max(interMsgOut[r], interMsgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
-		}
-		dec := p.rates.QuantSeconds(recvRows[r]-recvIntra[r], width, wire, true) + p.rates.QuantSeconds(recvIntra[r], width, intra, true)
-		p.addAggrExchange(r, local[r], done[r], tIntra, tInter, dec, after[r])
-	}
-	p.sync()
-}
-
-// stagedExchange is exchange for the two-level exchange: three all-to-alls
-// in order (reversed, with the messages reversed, backward): gather inside
-// the node at IntraBits, between nodes at bits, scatter inside the node.
-// Each stage ends at its slowest rank; a rank's stage time is its intra-
-// node messages over the intra-node link, or its node's inter-node bytes
-// (the busiest direction, or the busiest node sending to it) over the
-// network.
-//
-// The aggregation work is the exchange's own (exchange.forwardTwoLevel,
-// backwardTwoLevel), all of it on the aggregation timer:
-//
-//   - forward, before the post: the send products S1·xs and S2x·xs write
-//     the rows the rank sends in the gather and the inter-node stage (one
-//     gather entry a row); backward: Hᵀ·g writes the three receive
-//     buffers, every row the rank sends in the three stages;
-//   - between the stages, on the exchange's driver beside whatever is left
-//     of the local product: after the first stage, forward S2r adds the
-//     partial sums received from the node's ranks into the partial rows
-//     (one gather entry a partial sum), backward S3ᵀ adds the rows received
-//     back from the scatter stage into the inter-node rows (a scatter-add
-//     a row); after the second, forward S3 copies the rows forwarded in
-//     the scatter stage (a gather entry a row), backward S2rᵀ adds the
-//     partial rows' gradients into the partial sums (a scatter-add each);
-//   - after: the cut edges and the output scaling, as flat.
-//
-// A partial sum is a gather row that is not one of the same-node pair's
-// flat rows (exchange.NodeVolumesOf puts both into Gather), so rank r
-// receives Σ Gather rows to r − Σ its same-node peers' hybrid rows of the
-// partition's volumes.
-func (p *predictor) stagedExchange(width int, wire quant.Wire, backward, training bool) {
-	ranks := len(p.vols)
-	st := p.cfg.Staged
-	type stage struct {
-		msgs  []exchange.Message
-		wire  quant.Wire
-		inter bool
-	}
-	intra := p.cfg.Wire.IntraFor(wire)
-	stages := []stage{{st.Gather, intra, false}, {st.Inter, wire, true}, {st.Scatter, intra, false}}
-	if backward {
-		stages[0], stages[2] = stages[2], stages[0]
-	}
-	enc, dec := make([][]float64, len(stages)), make([][]float64, len(stages)) // codec seconds, per stage and rank
-	sentBy := make([][]int64, len(stages))                                     // rows each rank sends in each stage (walk order)
-	recvBy := make([][]int64, len(stages))
-	stageT := make([]float64, len(stages)) // the stage's time, its slowest rank
-	onWire := make([]bool, len(stages))
-	for si, sg := range stages {
-		out, in := make([]float64, ranks), make([]float64, ranks)
-		msgOut, msgIn := make([]int64, ranks), make([]int64, ranks)
-		sent, recv := make([]int64, ranks), make([]int64, ranks)
-		sentBy[si], recvBy[si] = sent, recv
-		enc[si], dec[si] = make([]float64, ranks), make([]float64, ranks)
-		if len(sg.msgs) == 0 {
-			continue
-		}
-		nodeOut, nodeIn := make([]float64, p.nodes), make([]float64, p.nodes)
-		for _, m := range sg.msgs {
-			from, to := m.From, m.To
-			if backward {
-				from, to = to, from
-			}
-			b := sg.wire.Bytes(m.Rows, width)
-			out[from] += float64(b)
-			in[to] += float64(b)
-			msgOut[from]++
-			msgIn[to]++
-			sent[from] += m.Rows
-			recv[to] += m.Rows
-			if sg.inter && !p.net.Single && from/p.k != to/p.k {
-				nodeOut[from/p.k] += float64(b)
-				nodeIn[to/p.k] += float64(b)
-				p.interBytes += float64(b)
-			} else if training {
-				p.intraBytes += b
-			}
-			p.allBytes += float64(b)
-			if training {
-				p.trainBytes += b
-			} else {
-				p.evalBytes += b
-			}
-		}
-		busiest := make([]float64, ranks)
-		if sg.inter && !p.net.Single {
-			for _, m := range sg.msgs {
-				from, to := m.From, m.To
-				if backward {
-					from, to = to, from
-				}
-				busiest[to] = max(busiest[to], nodeOut[from/p.k])
-			}
-		}
-		t := 0.0
-		for r := 0; r < ranks; r++ {
-			enc[si][r] = p.rates.QuantSeconds(sent[r], width, sg.wire, false)
-			dec[si][r] = p.rates.QuantSeconds(recv[r], width, sg.wire, true)
-			var tr float64
-			if sg.inter && !p.net.Single && p.nodes > 1 {
-				n := r / p.k
-				tr = p.net.Inter.Seconds(max(msgOut[r], msgIn[r]), max(nodeOut[n], nodeIn[n], busiest[r]))
-				onWire[si] = true
-			} else {
-				tr = p.intra.Seconds(max(msgOut[r], msgIn[r]), max(out[r], in[r]))
-			}
-			t = max(t, tr)
-		}
-		stageT[si] = t
-	}
-	partial := p.partialSums(st.Gather)
-	local, after, done := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
-	between := [2][]float64{make([]float64, ranks), make([]float64, ranks)}
-	for r := range p.vols {
-		var before float64
-		// rows written before the post: forward the first two stages'
-		// sends, backward all three receive buffers
-		rows := sentBy[0][r] + sentBy[1][r]
-		if backward {
-			rows += sentBy[2][r]
-		}
-		before, local[r], after[r] = p.exchangeWork(r, width, backward, rows, 0)
-		if backward {
-			between[0][r] = p.rates.RowSeconds(recvBy[0][r], width, true, true)
-			between[1][r] = p.rates.RowSeconds(partial[r], width, true, true)
-		} else {
-			between[0][r] = p.rates.RowSeconds(partial[r], width, false, false)
-			between[1][r] = p.rates.RowSeconds(sentBy[2][r], width, false, false)
-		}
-		p.addAggr(r, before)
-		done[r] = p.sharedEncode(r, enc[0][r], local[r])
-	}
-	p.sync()
-	p.addCollective(ranks)
-	for r := range p.vols {
-		codec := make([][2]float64, len(stages))
-		for si := range stages {
-			codec[si] = [2]float64{enc[si][r], dec[si][r]}
-		}
-		codec[0][0] = 0 // encoded before the post, above
-		p.addStagedExchange(r, local[r], done[r], stageT, onWire, between, codec, after[r])
-	}
-	p.sync()
-}
-
-// partialSums is, per rank, the partial sums it receives in a two-level
-// exchange's gather stage (forward): its Gather rows less the flat rows of
-// its same-node peers, which Gather also holds.
-func (p *predictor) partialSums(gather []exchange.Message) []int64 {
-	n := make([]int64, len(p.vols))
-	for _, m := range gather {
-		n[m.To] += m.Rows
-	}
-	for r := range p.vols {
-		for _, pe := range p.vols[r].Recv {
-			if pe.From/p.k == r/p.k {
-				n[r] -= pe.Counts.Hybrid
-			}
-		}
-		n[r] = max(n[r], 0)
-	}
-	return n
-}
-
-// addStagedExchange is addAggrExchange for the two-level exchange: the
-// stages run one after another on the exchange's driver, beside the local
-// product (local seconds, done of them already run beside the encoding).
-// An intra-node stage (stageT, its slowest rank's copies) shares the
-// rank's cores with the local product, as the flat exchange's copies do;
-// an inter-node stage is wire time, during which the local product runs
-// alone. Between stages the driver runs between[0] and between[1] seconds
-// of aggregation (serially, beside the local product: its wall time is the
-// aggregation timer's). Each stage encodes its rows just before its post
-// and decodes them just after its transfer (codec[si]: encode, decode
-// seconds on the rank's threads alone), as exchange.transferRows does,
-// beside the local product too; the first stage's encoding is
-// sharedEncode's, before the post. Last come what is left of the local
-// product and after.
-func (p *predictor) addStagedExchange(r int, local, done float64, stageT []float64, onWire []bool, between [2][]float64, codec [][2]float64, after float64) {
-	l := local - done
-	var comm, agg, q float64
-	shared := func(cpu float64, d int) float64 {
-		w, left := p.sharedWall(cpu, l, d)
-		l = left
-		return w
-	}
-	for si, t := range stageT {
-		if si > 0 {
-			agg += shared(between[si-1][r], 1)
-			p.idealWork += between[si-1][r]
-		}
-		q += shared(codec[si][0], p.cfg.Threads)
-		if onWire[si] {
-			comm += t
-			l -= min(l, t)
-		} else {
-			comm += max(t, shared(t, 1))
-		}
-		q += shared(codec[si][1], p.cfg.Threads)
-	}
-	p.idealWork += local + after
-	p.comm[r] += comm
-	p.quant[r] += q
-	p.aggr[r] += agg + l + after
-	p.local[r] += l
-	p.pending[r] += comm + q + agg + l + after
 }
