@@ -28,17 +28,20 @@ func (d Ids) col(u int32) int64 {
 // State is the partial softmax state of a Graph's rows after Forward:
 // per row and head the running max M and the sum of exponentials S
 // (Rows×Heads), the weighted row sum R (Rows × Heads·Width), and per edge
-// and head (head-major: [h·Edges + k]) P = exp(l − M) and W = P·keep/(1−drop)
-// (W shares P's storage without dropout). Backward reads P and W.
+// and head (edge-major: [k·Heads + h]) P = exp(l − M) and W =
+// P·keep/(1−drop) (W shares P's storage without dropout). Backward reads
+// P and W.
 type State struct {
 	M, S, R []float32
 	P, W    []float32
 	w       []float32 // W's own storage (W is P without dropout)
 }
 
-// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values),
-// reused across states and layers by calls that do not run concurrently.
-type Scratch struct{ de, wt []float32 }
+// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values:
+// per edge its weights W and score gradients de, side by side, so that
+// the transposed pass gathers one block per edge), reused across states
+// and layers by calls that do not run concurrently.
+type Scratch struct{ wd []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -85,9 +88,20 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 		st.W = st.P
 	}
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		var eh []uint64 // the row's edge hashes (dropout)
+		var buf []float32 // head-major weights of one row (wide heads)
 		for v := lo; v < hi; v++ {
-			forwardRow(g, sp, v, z, src, dst, ids, kern, st, &eh)
+			a, b := g.Ptr[v], g.Ptr[v+1]
+			idx := g.Idx[a:b]
+			p, m, s := st.P[a*int64(h):b*int64(h)], st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h]
+			softmaxRow(sp, idx, src, dst[v*h:(v+1)*h], p, m, s)
+			w := p
+			if sp.Drop > 0 {
+				w = st.W[a*int64(h) : b*int64(h)]
+				dropRow(sp, ids.row(v), idx, ids, p, w)
+			}
+			out := st.R[v*hf : (v+1)*hf]
+			clear(out)
+			aggregate(out, z, sp, idx, w, kern, &buf)
 		}
 	})
 	return nil
@@ -99,48 +113,93 @@ func rowGrain(g *Graph, hf int) int {
 	return max(1, (1<<14)/max(per, 1))
 }
 
-// forwardRow is Forward on row v.
-func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern RowsW, st *State, eh *[]uint64) {
-	lo, hi := g.Ptr[v], g.Ptr[v+1]
-	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
-	idx := g.Idx[lo:hi]
-	scale, drop24 := 1/(1-sp.Drop), sp.Drop*(1<<24)
-	if sp.Drop > 0 {
-		*eh = (*eh)[:0]
-		row := ids.row(v)
-		for _, u := range idx {
-			*eh = append(*eh, edgeHash(sp.Seed, row, ids.col(u)))
+// softmaxRow computes the scores of one row's edges idx for all heads at
+// once: p (edge-major) = exp(l − m) of l = LeakyReLU(src[u] + d), m the
+// per-head max and s the per-head sum of p.
+func softmaxRow(sp Spec, idx []int32, src, d, p, m, s []float32) {
+	h := len(d)
+	m, s = m[:h], s[:h]
+	for hd := range m {
+		m[hd] = float32(math.Inf(-1))
+	}
+	for k, u := range idx { // gathered first: the misses overlap
+		copy(p[k*h:k*h+h], src[int(u)*h:int(u)*h+h])
+	}
+	for k := range idx {
+		pk := p[k*h : k*h+h]
+		for hd, x := range pk {
+			l := leaky(x+d[hd], sp.Slope)
+			pk[hd] = l
+			m[hd] = max(m[hd], l)
 		}
 	}
-	for hd := range h {
-		p := st.P[int64(hd)*e+lo : int64(hd)*e+hi]
-		d, m := dst[v*h+hd], float32(math.Inf(-1))
-		for k, u := range idx {
-			l := leaky(src[int(u)*h+hd]+d, sp.Slope)
-			p[k] = l
-			m = max(m, l)
+	clear(s)
+	for k := range idx {
+		pk := p[k*h : k*h+h]
+		for hd, x := range pk {
+			y := exp32(x - m[hd])
+			pk[hd] = y
+			s[hd] += y
 		}
-		var s float32
-		for k := range p {
-			p[k] = exp32(p[k] - m)
-			s += p[k]
+	}
+}
+
+// dropRow writes w = p·keep/(1−drop) for one row (global id row) of
+// edges idx, all heads, without branches on the masks.
+func dropRow(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
+	h := sp.Heads
+	scale, thr := 1/(1-sp.Drop), dropThreshold(sp.Drop)
+	for k, u := range idx {
+		eh := edgeHash(sp.Seed, row, ids.col(u))
+		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
+		for hd, x := range pk {
+			wk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
 		}
-		if sp.Drop > 0 {
-			w := st.W[int64(hd)*e+lo : int64(hd)*e+hi]
-			for k, x := range *eh {
-				var c float32
-				if keepHead(x, hd, drop24) {
-					c = scale
-				}
-				w[k] = p[k] * c
+	}
+}
+
+// aggregate adds Σ_k W_k,h · x[idx[k], h·Width:(h+1)·Width] to out
+// (Heads·Width) for every head h, w edge-major (k·Heads + h). The rows are
+// gathered first (their cache misses overlap). Narrow heads run a fused
+// loop over all heads of an edge; wide heads (Width ≥ 16, or one head) go
+// through kern per head on weights made head-major in buf.
+func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, buf *[]float32) {
+	h, f := sp.Heads, sp.Width
+	hf, n := h*f, len(idx)
+	switch {
+	case n == 0:
+	case h == 1:
+		kern(out, x, hf, idx, w)
+	case f >= 16:
+		*buf = Resize(*buf, h*n)
+		for k := range n {
+			for hd, c := range w[k*h : (k+1)*h] {
+				(*buf)[hd*n+k] = c
 			}
 		}
-		st.M[v*h+hd], st.S[v*h+hd] = m, s
-		out := st.R[v*h*f+hd*f : v*h*f+(hd+1)*f]
-		clear(out)
-		if len(idx) > 0 {
-			kern(out, z[hd*f:], h*f, idx, st.W[int64(hd)*e+lo:int64(hd)*e+hi])
+		for hd := range h {
+			kern(out[hd*f:(hd+1)*f], x[hd*f:], hf, idx, (*buf)[hd*n:(hd+1)*n])
 		}
+	default:
+		out = out[:hf]
+		*buf = Resize(*buf, n*hf)
+		for k, u := range idx {
+			copy((*buf)[k*hf:(k+1)*hf], x[int(u)*hf:int(u)*hf+hf])
+		}
+		for k := range n {
+			r := (*buf)[k*hf : (k+1)*hf]
+			for hd, c := range w[k*h : (k+1)*h] {
+				axpy(out[hd*f:(hd+1)*f], r[hd*f:(hd+1)*f], c)
+			}
+		}
+	}
+}
+
+// axpy is o += c·x (len(x) ≥ len(o)).
+func axpy(o, x []float32, c float32) {
+	x = x[:len(o)]
+	for j, v := range x {
+		o[j] += c * v
 	}
 }
 
@@ -200,65 +259,79 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	case len(st.P) != h*e || len(st.W) != h*e:
 		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
 	}
-	sc.de, sc.wt = Resize(sc.de, h*e), Resize(sc.wt, h*e)
+	sc.wd = Resize(sc.wd, 2*h*e)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+		sum := make([]float32, h)
+		var buf []float32
 		for v := lo; v < hi; v++ {
-			backwardRow(g, sp, v, z, src, dst, gp, cd, st, sc.de, gdst)
-		}
-	})
-	par.For(e, 1<<14, func(lo, hi int) {
-		for hd := range h {
-			base := hd * e
-			for j := lo; j < hi; j++ {
-				sc.wt[base+j] = st.W[base+int(g.tperm[j])]
+			backwardRow(g, sp, v, z, src, dst, gp, cd, st, sc.wd, sum, &buf)
+			for hd, s := range sum {
+				gdst[v*h+hd] += s
 			}
 		}
 	})
 	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
+		sum := make([]float32, h)
+		var wd, w, buf []float32
 		for u := lo; u < hi; u++ {
 			a, b := g.tptr[u], g.tptr[u+1]
 			if a == b {
 				continue
 			}
-			rows := g.trow[a:b]
-			for hd := range h {
-				base := int64(hd) * int64(e)
-				var s float32
-				for _, k := range g.tperm[a:b] {
-					s += sc.de[base+k]
-				}
-				gsrc[u*h+hd] += s
-				kern(gz[u*hf+hd*sp.Width:u*hf+(hd+1)*sp.Width], gp[hd*sp.Width:], hf, rows, sc.wt[base+a:base+b])
+			n := int(b - a)
+			wd, w = Resize(wd, 2*h*n), Resize(w, h*n)
+			for t, k := range g.tperm[a:b] { // gathered first: the misses overlap
+				copy(wd[2*h*t:2*h*(t+1)], sc.wd[2*h*int(k):2*h*(int(k)+1)])
 			}
+			clear(sum)
+			for t := range n {
+				copy(w[h*t:h*(t+1)], wd[2*h*t:2*h*t+h])
+				for hd, d := range wd[2*h*t+h : 2*h*(t+1)] {
+					sum[hd] += d
+				}
+			}
+			for hd, s := range sum {
+				gsrc[u*h+hd] += s
+			}
+			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, &buf)
 		}
 	})
 	return nil
 }
 
-// backwardRow computes de of row v's edges and adds their sums to gdst.
-func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, deAll, gdst []float32) {
+// backwardRow computes de of row v's edges (all heads), stores them with
+// the edges' weights W into wd (per edge: W then de) and returns their
+// per-head sums in sum. buf holds the gathered source rows.
+func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, wd, sum []float32, buf *[]float32) {
 	lo, hi := g.Ptr[v], g.Ptr[v+1]
-	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
+	h, f := sp.Heads, sp.Width
+	hf := h * f
 	idx := g.Idx[lo:hi]
-	for hd := range h {
-		base := int64(hd) * e
-		p, w, de := st.P[base+lo:base+hi], st.W[base+lo:base+hi], deAll[base+lo:base+hi]
-		gr := gp[v*h*f+hd*f : v*h*f+(hd+1)*f]
-		d, c := dst[v*h+hd], cd[v*h+hd]
-		var sum float32
-		for k, u := range idx {
+	p, w := st.P[lo*int64(h):hi*int64(h)], st.W[lo*int64(h):hi*int64(h)]
+	gr, d, c := gp[v*hf:(v+1)*hf], dst[v*h:(v+1)*h], cd[v*h:(v+1)*h]
+	*buf = Resize(*buf, len(idx)*(hf+h))
+	zb, sb := (*buf)[:len(idx)*hf], (*buf)[len(idx)*hf:]
+	for k, u := range idx { // gathered first: the misses overlap
+		copy(zb[k*hf:(k+1)*hf], z[int(u)*hf:int(u)*hf+hf])
+		copy(sb[k*h:(k+1)*h], src[int(u)*h:int(u)*h+h])
+	}
+	sum = sum[:h]
+	clear(sum)
+	for k := range idx {
+		zu, su := zb[k*hf:(k+1)*hf], sb[k*h:(k+1)*h]
+		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
+		e := 2 * h * (int(lo) + k)
+		copy(wd[e:e+h], wk)
+		dk := wd[e+h : e+2*h]
+		for hd, x := range su {
 			var t float32
-			if w[k] != 0 {
-				t = w[k] * dot(gr, z[int(u)*h*f+hd*f:int(u)*h*f+(hd+1)*f])
+			if wk[hd] != 0 {
+				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zu[hd*f:(hd+1)*f])
 			}
-			t -= p[k] * c
-			if src[int(u)*h+hd]+d < 0 {
-				t *= sp.Slope
-			}
-			de[k] = t
-			sum += t
+			t = (t - pk[hd]*c[hd]) * slopeOf(x+d[hd], sp.Slope)
+			dk[hd] = t
+			sum[hd] += t
 		}
-		gdst[v*h+hd] += sum
 	}
 }
 
