@@ -87,24 +87,62 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 	} else {
 		st.W = st.P
 	}
+	narrow := fused(sp)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		var buf []float32 // head-major weights of one row (wide heads)
-		for v := lo; v < hi; v++ {
-			a, b := g.Ptr[v], g.Ptr[v+1]
-			idx := g.Idx[a:b]
-			p, m, s := st.P[a*int64(h):b*int64(h)], st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h]
-			softmaxRow(sp, idx, src, dst[v*h:(v+1)*h], p, m, s)
-			w := p
-			if sp.Drop > 0 {
-				w = st.W[a*int64(h) : b*int64(h)]
-				dropRow(sp, ids.row(v), idx, ids, p, w)
+		var zb, buf []float32 // gathered source rows; head-major weights
+		for v0 := lo; v0 < hi; {
+			v1 := blockEnd(g.Ptr, v0, hi)
+			a0, b0 := g.Ptr[v0], g.Ptr[v1]
+			gather(st.P[a0*int64(h):b0*int64(h)], src, h, g.Idx[a0:b0])
+			if narrow {
+				zb = Resize(zb, int(b0-a0)*hf)
+				gather(zb, z, hf, g.Idx[a0:b0])
 			}
-			out := st.R[v*hf : (v+1)*hf]
-			clear(out)
-			aggregate(out, z, sp, idx, w, kern, &buf)
+			for v := v0; v < v1; v++ {
+				a, b := g.Ptr[v], g.Ptr[v+1]
+				idx := g.Idx[a:b]
+				p := st.P[a*int64(h) : b*int64(h)]
+				softmaxRow(sp, dst[v*h:(v+1)*h], p, st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h])
+				w := p
+				if sp.Drop > 0 {
+					w = st.W[a*int64(h) : b*int64(h)]
+					dropRow(sp, ids.row(v), idx, ids, p, w)
+				}
+				out := st.R[v*hf : (v+1)*hf]
+				clear(out)
+				if narrow {
+					fusedRows(out, zb[(a-a0)*int64(hf):(b-a0)*int64(hf)], sp, w)
+				} else {
+					perHead(out, z, sp, idx, w, kern, &buf)
+				}
+			}
+			v0 = v1
 		}
 	})
 	return nil
+}
+
+// gatherEdges bounds the edges of a block whose source rows are gathered
+// together: enough independent loads to overlap their cache misses, few
+// enough for the gathered rows to stay in the first cache levels.
+const gatherEdges = 64
+
+// blockEnd is the end of the block of rows (of CSR pointers ptr) that
+// starts at v: rows up to hi whose edges stay within gatherEdges, at
+// least one.
+func blockEnd(ptr []int64, v, hi int) int {
+	end := v + 1
+	for end < hi && ptr[end+1]-ptr[v] <= gatherEdges {
+		end++
+	}
+	return end
+}
+
+// gather copies row idx[k] of x (rows of width w) to row k of dst.
+func gather(dst, x []float32, w int, idx []int32) {
+	for k, u := range idx {
+		copy(dst[k*w:(k+1)*w], x[int(u)*w:int(u)*w+w])
+	}
 }
 
 // rowGrain is the number of rows worth a goroutine: about 16 Ki products.
@@ -113,20 +151,17 @@ func rowGrain(g *Graph, hf int) int {
 	return max(1, (1<<14)/max(per, 1))
 }
 
-// softmaxRow computes the scores of one row's edges idx for all heads at
-// once: p (edge-major) = exp(l − m) of l = LeakyReLU(src[u] + d), m the
-// per-head max and s the per-head sum of p.
-func softmaxRow(sp Spec, idx []int32, src, d, p, m, s []float32) {
+// softmaxRow turns the source terms p (edge-major, one row's edges, all
+// heads) into p = exp(l − m) of l = LeakyReLU(p + d), m the per-head max
+// and s the per-head sum of p.
+func softmaxRow(sp Spec, d, p, m, s []float32) {
 	h := len(d)
 	m, s = m[:h], s[:h]
 	for hd := range m {
 		m[hd] = float32(math.Inf(-1))
 	}
-	for k, u := range idx { // gathered first: the misses overlap
-		copy(p[k*h:k*h+h], src[int(u)*h:int(u)*h+h])
-	}
-	for k := range idx {
-		pk := p[k*h : k*h+h]
+	for k := 0; k < len(p); k += h {
+		pk := p[k : k+h]
 		for hd, x := range pk {
 			l := leaky(x+d[hd], sp.Slope)
 			pk[hd] = l
@@ -134,8 +169,8 @@ func softmaxRow(sp Spec, idx []int32, src, d, p, m, s []float32) {
 		}
 	}
 	clear(s)
-	for k := range idx {
-		pk := p[k*h : k*h+h]
+	for k := 0; k < len(p); k += h {
+		pk := p[k : k+h]
 		for hd, x := range pk {
 			y := exp32(x - m[hd])
 			pk[hd] = y
@@ -158,19 +193,36 @@ func dropRow(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
 	}
 }
 
-// aggregate adds Σ_k W_k,h · x[idx[k], h·Width:(h+1)·Width] to out
-// (Heads·Width) for every head h, w edge-major (k·Heads + h). The rows are
-// gathered first (their cache misses overlap). Narrow heads run a fused
-// loop over all heads of an edge; wide heads (Width ≥ 16, or one head) go
-// through kern per head on weights made head-major in buf.
-func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, buf *[]float32) {
+// fused reports whether sp's heads are narrow enough (Width < 16, more
+// than one head) for the fused loop over all heads of an edge (fusedRows);
+// wider heads go through the SIMD row kernel per head (perHead).
+func fused(sp Spec) bool { return sp.Heads > 1 && sp.Width < 16 }
+
+// fusedRows adds Σ_k W_k,h · rows[k, h·Width:(h+1)·Width] to out
+// (Heads·Width) for every head h: rows holds the gathered source rows of
+// the edges, w their weights edge-major (k·Heads + h).
+func fusedRows(out, rows []float32, sp Spec, w []float32) {
+	h, f := sp.Heads, sp.Width
+	hf := h * f
+	out = out[:hf]
+	for k := 0; k*h < len(w); k++ {
+		r := rows[k*hf : (k+1)*hf]
+		for hd, c := range w[k*h : (k+1)*h] {
+			axpy(out[hd*f:(hd+1)*f], r[hd*f:(hd+1)*f], c)
+		}
+	}
+}
+
+// perHead is fusedRows through kern on the source rows x[idx[k]], one
+// head at a time (weights made head-major in buf).
+func perHead(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, buf *[]float32) {
 	h, f := sp.Heads, sp.Width
 	hf, n := h*f, len(idx)
 	switch {
 	case n == 0:
 	case h == 1:
 		kern(out, x, hf, idx, w)
-	case f >= 16:
+	default:
 		*buf = Resize(*buf, h*n)
 		for k := range n {
 			for hd, c := range w[k*h : (k+1)*h] {
@@ -179,18 +231,6 @@ func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, 
 		}
 		for hd := range h {
 			kern(out[hd*f:(hd+1)*f], x[hd*f:], hf, idx, (*buf)[hd*n:(hd+1)*n])
-		}
-	default:
-		out = out[:hf]
-		*buf = Resize(*buf, n*hf)
-		for k, u := range idx {
-			copy((*buf)[k*hf:(k+1)*hf], x[int(u)*hf:int(u)*hf+hf])
-		}
-		for k := range n {
-			r := (*buf)[k*hf : (k+1)*hf]
-			for hd, c := range w[k*h : (k+1)*h] {
-				axpy(out[hd*f:(hd+1)*f], r[hd*f:(hd+1)*f], c)
-			}
 		}
 	}
 }
@@ -262,71 +302,85 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	sc.wd = Resize(sc.wd, 2*h*e)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
 		sum := make([]float32, h)
-		var buf []float32
-		for v := lo; v < hi; v++ {
-			backwardRow(g, sp, v, z, src, dst, gp, cd, st, sc.wd, sum, &buf)
-			for hd, s := range sum {
-				gdst[v*h+hd] += s
-			}
-		}
-	})
-	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
-		sum := make([]float32, h)
-		var wd, w, buf []float32
-		for u := lo; u < hi; u++ {
-			a, b := g.tptr[u], g.tptr[u+1]
-			if a == b {
-				continue
-			}
-			n := int(b - a)
-			wd, w = Resize(wd, 2*h*n), Resize(w, h*n)
-			for t, k := range g.tperm[a:b] { // gathered first: the misses overlap
-				copy(wd[2*h*t:2*h*(t+1)], sc.wd[2*h*int(k):2*h*(int(k)+1)])
-			}
-			clear(sum)
-			for t := range n {
-				copy(w[h*t:h*(t+1)], wd[2*h*t:2*h*t+h])
-				for hd, d := range wd[2*h*t+h : 2*h*(t+1)] {
-					sum[hd] += d
+		var zb, sb []float32 // the block's gathered z and src rows
+		for v0 := lo; v0 < hi; {
+			v1 := blockEnd(g.Ptr, v0, hi)
+			a0, b0 := g.Ptr[v0], g.Ptr[v1]
+			zb, sb = Resize(zb, int(b0-a0)*hf), Resize(sb, int(b0-a0)*h)
+			gather(zb, z, hf, g.Idx[a0:b0])
+			gather(sb, src, h, g.Idx[a0:b0])
+			for v := v0; v < v1; v++ {
+				a, b := g.Ptr[v]-a0, g.Ptr[v+1]-a0
+				backwardRow(sp, v, int(g.Ptr[v]), zb[a*int64(hf):b*int64(hf)], sb[a*int64(h):b*int64(h)], dst, gp, cd, st, sc.wd, sum)
+				for hd, s := range sum {
+					gdst[v*h+hd] += s
 				}
 			}
-			for hd, s := range sum {
-				gsrc[u*h+hd] += s
+			v0 = v1
+		}
+	})
+	narrow := fused(sp)
+	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
+		sum := make([]float32, h)
+		var wd, w, gb, buf []float32
+		for u0 := lo; u0 < hi; {
+			u1 := blockEnd(g.tptr, u0, hi)
+			a0, b0 := g.tptr[u0], g.tptr[u1]
+			n := int(b0 - a0)
+			wd, w = Resize(wd, 2*h*n), Resize(w, h*n)
+			for t, k := range g.tperm[a0:b0] {
+				copy(wd[2*h*t:2*h*(t+1)], sc.wd[2*h*int(k):2*h*(int(k)+1)])
 			}
-			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, &buf)
+			if narrow {
+				gb = Resize(gb, n*hf)
+				gather(gb, gp, hf, g.trow[a0:b0])
+			}
+			for u := u0; u < u1; u++ {
+				a, b := int(g.tptr[u]-a0), int(g.tptr[u+1]-a0)
+				clear(sum)
+				for t := a; t < b; t++ {
+					copy(w[h*t:h*(t+1)], wd[2*h*t:2*h*t+h])
+					for hd, d := range wd[2*h*t+h : 2*h*(t+1)] {
+						sum[hd] += d
+					}
+				}
+				for hd, s := range sum {
+					gsrc[u*h+hd] += s
+				}
+				out := gz[u*hf : (u+1)*hf]
+				if narrow {
+					fusedRows(out, gb[a*hf:b*hf], sp, w[a*h:b*h])
+				} else {
+					perHead(out, gp, sp, g.trow[int(a0)+a:int(a0)+b], w[a*h:b*h], kern, &buf)
+				}
+			}
+			u0 = u1
 		}
 	})
 	return nil
 }
 
-// backwardRow computes de of row v's edges (all heads), stores them with
+// backwardRow computes de of row v's edges (all heads; the first edge has
+// index lo, zu and su are their gathered z and src rows), stores them with
 // the edges' weights W into wd (per edge: W then de) and returns their
-// per-head sums in sum. buf holds the gathered source rows.
-func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, wd, sum []float32, buf *[]float32) {
-	lo, hi := g.Ptr[v], g.Ptr[v+1]
+// per-head sums in sum.
+func backwardRow(sp Spec, v, lo int, zu, su, dst, gp, cd []float32, st *State, wd, sum []float32) {
 	h, f := sp.Heads, sp.Width
-	hf := h * f
-	idx := g.Idx[lo:hi]
-	p, w := st.P[lo*int64(h):hi*int64(h)], st.W[lo*int64(h):hi*int64(h)]
+	hf, n := h*f, len(su)/h
+	p, w := st.P[lo*h:(lo+n)*h], st.W[lo*h:(lo+n)*h]
 	gr, d, c := gp[v*hf:(v+1)*hf], dst[v*h:(v+1)*h], cd[v*h:(v+1)*h]
-	*buf = Resize(*buf, len(idx)*(hf+h))
-	zb, sb := (*buf)[:len(idx)*hf], (*buf)[len(idx)*hf:]
-	for k, u := range idx { // gathered first: the misses overlap
-		copy(zb[k*hf:(k+1)*hf], z[int(u)*hf:int(u)*hf+hf])
-		copy(sb[k*h:(k+1)*h], src[int(u)*h:int(u)*h+h])
-	}
 	sum = sum[:h]
 	clear(sum)
-	for k := range idx {
-		zu, su := zb[k*hf:(k+1)*hf], sb[k*h:(k+1)*h]
+	for k := range n {
+		zk, sk := zu[k*hf:(k+1)*hf], su[k*h:(k+1)*h]
 		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
-		e := 2 * h * (int(lo) + k)
+		e := 2 * h * (lo + k)
 		copy(wd[e:e+h], wk)
 		dk := wd[e+h : e+2*h]
-		for hd, x := range su {
+		for hd, x := range sk {
 			var t float32
 			if wk[hd] != 0 {
-				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zu[hd*f:(hd+1)*f])
+				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zk[hd*f:(hd+1)*f])
 			}
 			t = (t - pk[hd]*c[hd]) * slopeOf(x+d[hd], sp.Slope)
 			dk[hd] = t
