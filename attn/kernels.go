@@ -200,15 +200,32 @@ func fused(sp Spec) bool { return sp.Heads > 1 && sp.Width < 16 }
 
 // fusedRows adds Σ_k W_k,h · rows[k, h·Width:(h+1)·Width] to out
 // (Heads·Width) for every head h: rows holds the gathered source rows of
-// the edges, w their weights edge-major (k·Heads + h).
+// the edges, w their weights edge-major (k·Heads + h). Four columns at a
+// time are summed in registers, over the edges in order.
 func fusedRows(out, rows []float32, sp Spec, w []float32) {
 	h, f := sp.Heads, sp.Width
-	hf := h * f
-	out = out[:hf]
-	for k := 0; k*h < len(w); k++ {
-		r := rows[k*hf : (k+1)*hf]
-		for hd, c := range w[k*h : (k+1)*h] {
-			axpy(out[hd*f:(hd+1)*f], r[hd*f:(hd+1)*f], c)
+	hf, n := h*f, len(w)/h
+	rows = rows[:n*hf]
+	for hd := range h {
+		j, end := hd*f, (hd+1)*f
+		for ; j+4 <= end; j += 4 {
+			o := out[j : j+4 : j+4]
+			o0, o1, o2, o3 := o[0], o[1], o[2], o[3]
+			for k := range n {
+				c, r := w[k*h+hd], rows[k*hf+j:k*hf+j+4:k*hf+j+4]
+				o0 += c * r[0]
+				o1 += c * r[1]
+				o2 += c * r[2]
+				o3 += c * r[3]
+			}
+			o[0], o[1], o[2], o[3] = o0, o1, o2, o3
+		}
+		for ; j < end; j++ {
+			o := out[j]
+			for k := range n {
+				o += w[k*h+hd] * rows[k*hf+j]
+			}
+			out[j] = o
 		}
 	}
 }
@@ -232,14 +249,6 @@ func perHead(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, bu
 		for hd := range h {
 			kern(out[hd*f:(hd+1)*f], x[hd*f:], hf, idx, (*buf)[hd*n:(hd+1)*n])
 		}
-	}
-}
-
-// axpy is o += c·x (len(x) ≥ len(o)).
-func axpy(o, x []float32, c float32) {
-	x = x[:len(o)]
-	for j, v := range x {
-		o[j] += c * v
 	}
 }
 
