@@ -108,7 +108,7 @@ type Spec struct {
 // node ids) at head h under seed: a hash of the four, so the decision is
 // the same wherever the edge is aggregated (any rank, any partition).
 func Keep(seed uint64, dst, src int64, h int, drop float32) bool {
-	return drop <= 0 || keepHead(edgeHash(seed, dst, src), h, drop*(1<<24))
+	return drop <= 0 || keepMask(edgeHash(seed, dst, src), h, dropThreshold(drop)) != 0
 }
 
 // edgeHash is the per-edge part of Keep's hash.
@@ -116,18 +116,30 @@ func edgeHash(seed uint64, dst, src int64) uint64 {
 	return mix.Mix64(seed ^ mix.Mix64(uint64(dst)*0x9e3779b97f4a7c15^uint64(src)))
 }
 
-// keepHead is Keep at head h of the edge of hash eh, for dropout rate
-// drop24 = drop·2^24: 24 bits of a per-head hash against the rate.
-func keepHead(eh uint64, h int, drop24 float32) bool {
-	return float32(mix.Mix64(eh^uint64(h)<<56)>>40) >= drop24
+// dropThreshold is the integer form of the dropout rate: 24 hash bits n
+// keep an edge when n ≥ the threshold, i.e. when float32(n) ≥ drop·2^24
+// (n is exact in float32).
+func dropThreshold(drop float32) uint64 {
+	return uint64(math.Ceil(float64(drop * (1 << 24))))
 }
 
-// leaky is LeakyReLU with slope a (PyG: x for x ≥ 0).
-func leaky(e, a float32) float32 {
-	if e >= 0 {
-		return e
-	}
-	return a * e
+// keepMask is Keep at head h of the edge of hash eh as a bit mask: all
+// ones when 24 bits of a per-head hash reach the threshold thr, else 0.
+func keepMask(eh uint64, h int, thr uint64) uint32 {
+	n := mix.Mix64(eh^uint64(h)<<56) >> 40
+	return uint32((n-thr)>>63) - 1
+}
+
+// leaky is LeakyReLU with slope a (PyG: x for x ≥ 0), e·slopeOf(e, a).
+func leaky(e, a float32) float32 { return e * slopeOf(e, a) }
+
+// slopeOf is LeakyReLU's derivative at e: 1 for e ≥ 0 (−0 included), else
+// a, chosen by bits rather than a branch (the signs of scores are random,
+// so a branch mispredicts half the time). e + 0 turns −0 into +0.
+func slopeOf(e, a float32) float32 {
+	neg := uint32(int32(math.Float32bits(e+0)) >> 31)
+	const one = 0x3f800000
+	return math.Float32frombits(one ^ ((one ^ math.Float32bits(a)) & neg))
 }
 
 // exp32 is e^x in float32 through float64 (exact to the float32 rounding).

@@ -28,17 +28,20 @@ func (d Ids) col(u int32) int64 {
 // State is the partial softmax state of a Graph's rows after Forward:
 // per row and head the running max M and the sum of exponentials S
 // (Rows×Heads), the weighted row sum R (Rows × Heads·Width), and per edge
-// and head (head-major: [h·Edges + k]) P = exp(l − M) and W = P·keep/(1−drop)
-// (W shares P's storage without dropout). Backward reads P and W.
+// and head (edge-major: [k·Heads + h]) P = exp(l − M) and W =
+// P·keep/(1−drop) (W shares P's storage without dropout). Backward reads
+// P and W.
 type State struct {
 	M, S, R []float32
 	P, W    []float32
 	w       []float32 // W's own storage (W is P without dropout)
 }
 
-// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values),
-// reused across states and layers by calls that do not run concurrently.
-type Scratch struct{ de, wt []float32 }
+// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values:
+// per edge its weights W and score gradients de, side by side, so that
+// the transposed pass gathers one block per edge), reused across states
+// and layers by calls that do not run concurrently.
+type Scratch struct{ wd []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -84,13 +87,62 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 	} else {
 		st.W = st.P
 	}
+	narrow := fused(sp)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		var eh []uint64 // the row's edge hashes (dropout)
-		for v := lo; v < hi; v++ {
-			forwardRow(g, sp, v, z, src, dst, ids, kern, st, &eh)
+		var zb, buf []float32 // gathered source rows; head-major weights
+		for v0 := lo; v0 < hi; {
+			v1 := blockEnd(g.Ptr, v0, hi)
+			a0, b0 := g.Ptr[v0], g.Ptr[v1]
+			gather(st.P[a0*int64(h):b0*int64(h)], src, h, g.Idx[a0:b0])
+			if narrow {
+				zb = Resize(zb, int(b0-a0)*hf)
+				gather(zb, z, hf, g.Idx[a0:b0])
+			}
+			for v := v0; v < v1; v++ {
+				a, b := g.Ptr[v], g.Ptr[v+1]
+				idx := g.Idx[a:b]
+				p := st.P[a*int64(h) : b*int64(h)]
+				softmaxRow(sp, dst[v*h:(v+1)*h], p, st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h])
+				w := p
+				if sp.Drop > 0 {
+					w = st.W[a*int64(h) : b*int64(h)]
+					dropRow(sp, ids.row(v), idx, ids, p, w)
+				}
+				out := st.R[v*hf : (v+1)*hf]
+				clear(out)
+				if narrow {
+					fusedRows(out, zb[(a-a0)*int64(hf):(b-a0)*int64(hf)], sp, w)
+				} else {
+					perHead(out, z, sp, idx, w, kern, &buf)
+				}
+			}
+			v0 = v1
 		}
 	})
 	return nil
+}
+
+// gatherEdges bounds the edges of a block whose source rows are gathered
+// together: enough independent loads to overlap their cache misses, few
+// enough for the gathered rows to stay in the first cache levels.
+const gatherEdges = 64
+
+// blockEnd is the end of the block of rows (of CSR pointers ptr) that
+// starts at v: rows up to hi whose edges stay within gatherEdges, at
+// least one.
+func blockEnd(ptr []int64, v, hi int) int {
+	end := v + 1
+	for end < hi && ptr[end+1]-ptr[v] <= gatherEdges {
+		end++
+	}
+	return end
+}
+
+// gather copies row idx[k] of x (rows of width w) to row k of dst.
+func gather(dst, x []float32, w int, idx []int32) {
+	for k, u := range idx {
+		copy(dst[k*w:(k+1)*w], x[int(u)*w:int(u)*w+w])
+	}
 }
 
 // rowGrain is the number of rows worth a goroutine: about 16 Ki products.
@@ -99,47 +151,103 @@ func rowGrain(g *Graph, hf int) int {
 	return max(1, (1<<14)/max(per, 1))
 }
 
-// forwardRow is Forward on row v.
-func forwardRow(g *Graph, sp Spec, v int, z, src, dst []float32, ids Ids, kern RowsW, st *State, eh *[]uint64) {
-	lo, hi := g.Ptr[v], g.Ptr[v+1]
-	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
-	idx := g.Idx[lo:hi]
-	scale, drop24 := 1/(1-sp.Drop), sp.Drop*(1<<24)
-	if sp.Drop > 0 {
-		*eh = (*eh)[:0]
-		row := ids.row(v)
-		for _, u := range idx {
-			*eh = append(*eh, edgeHash(sp.Seed, row, ids.col(u)))
+// softmaxRow turns the source terms p (edge-major, one row's edges, all
+// heads) into p = exp(l − m) of l = LeakyReLU(p + d), m the per-head max
+// and s the per-head sum of p.
+func softmaxRow(sp Spec, d, p, m, s []float32) {
+	h := len(d)
+	m, s = m[:h], s[:h]
+	for hd := range m {
+		m[hd] = float32(math.Inf(-1))
+	}
+	for k := 0; k < len(p); k += h {
+		pk := p[k : k+h]
+		for hd, x := range pk {
+			l := leaky(x+d[hd], sp.Slope)
+			pk[hd] = l
+			m[hd] = max(m[hd], l)
 		}
 	}
+	clear(s)
+	for k := 0; k < len(p); k += h {
+		pk := p[k : k+h]
+		for hd, x := range pk {
+			y := exp32(x - m[hd])
+			pk[hd] = y
+			s[hd] += y
+		}
+	}
+}
+
+// dropRow writes w = p·keep/(1−drop) for one row (global id row) of
+// edges idx, all heads, without branches on the masks.
+func dropRow(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
+	h := sp.Heads
+	scale, thr := 1/(1-sp.Drop), dropThreshold(sp.Drop)
+	for k, u := range idx {
+		eh := edgeHash(sp.Seed, row, ids.col(u))
+		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
+		for hd, x := range pk {
+			wk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
+		}
+	}
+}
+
+// fused reports whether sp's heads are narrow enough (Width < 16, more
+// than one head) for the fused loop over all heads of an edge (fusedRows);
+// wider heads go through the SIMD row kernel per head (perHead).
+func fused(sp Spec) bool { return sp.Heads > 1 && sp.Width < 16 }
+
+// fusedRows adds Σ_k W_k,h · rows[k, h·Width:(h+1)·Width] to out
+// (Heads·Width) for every head h: rows holds the gathered source rows of
+// the edges, w their weights edge-major (k·Heads + h). Four columns at a
+// time are summed in registers, over the edges in order.
+func fusedRows(out, rows []float32, sp Spec, w []float32) {
+	h, f := sp.Heads, sp.Width
+	hf, n := h*f, len(w)/h
+	rows = rows[:n*hf]
 	for hd := range h {
-		p := st.P[int64(hd)*e+lo : int64(hd)*e+hi]
-		d, m := dst[v*h+hd], float32(math.Inf(-1))
-		for k, u := range idx {
-			l := leaky(src[int(u)*h+hd]+d, sp.Slope)
-			p[k] = l
-			m = max(m, l)
+		j, end := hd*f, (hd+1)*f
+		for ; j+4 <= end; j += 4 {
+			o := out[j : j+4 : j+4]
+			o0, o1, o2, o3 := o[0], o[1], o[2], o[3]
+			for k := range n {
+				c, r := w[k*h+hd], rows[k*hf+j:k*hf+j+4:k*hf+j+4]
+				o0 += c * r[0]
+				o1 += c * r[1]
+				o2 += c * r[2]
+				o3 += c * r[3]
+			}
+			o[0], o[1], o[2], o[3] = o0, o1, o2, o3
 		}
-		var s float32
-		for k := range p {
-			p[k] = exp32(p[k] - m)
-			s += p[k]
+		for ; j < end; j++ {
+			o := out[j]
+			for k := range n {
+				o += w[k*h+hd] * rows[k*hf+j]
+			}
+			out[j] = o
 		}
-		if sp.Drop > 0 {
-			w := st.W[int64(hd)*e+lo : int64(hd)*e+hi]
-			for k, x := range *eh {
-				var c float32
-				if keepHead(x, hd, drop24) {
-					c = scale
-				}
-				w[k] = p[k] * c
+	}
+}
+
+// perHead is fusedRows through kern on the source rows x[idx[k]], one
+// head at a time (weights made head-major in buf).
+func perHead(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, buf *[]float32) {
+	h, f := sp.Heads, sp.Width
+	hf, n := h*f, len(idx)
+	switch {
+	case n == 0:
+	case h == 1:
+		kern(out, x, hf, idx, w)
+	default:
+		*buf = Resize(*buf, h*n)
+		for k := range n {
+			for hd, c := range w[k*h : (k+1)*h] {
+				(*buf)[hd*n+k] = c
 			}
 		}
-		st.M[v*h+hd], st.S[v*h+hd] = m, s
-		out := st.R[v*h*f+hd*f : v*h*f+(hd+1)*f]
-		clear(out)
-		if len(idx) > 0 {
-			kern(out, z[hd*f:], h*f, idx, st.W[int64(hd)*e+lo:int64(hd)*e+hi])
+		for hd := range h {
+			kern(out[hd*f:(hd+1)*f], x[hd*f:], hf, idx, (*buf)[hd*n:(hd+1)*n])
 		}
 	}
 }
@@ -200,65 +308,93 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	case len(st.P) != h*e || len(st.W) != h*e:
 		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
 	}
-	sc.de, sc.wt = Resize(sc.de, h*e), Resize(sc.wt, h*e)
+	sc.wd = Resize(sc.wd, 2*h*e)
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			backwardRow(g, sp, v, z, src, dst, gp, cd, st, sc.de, gdst)
-		}
-	})
-	par.For(e, 1<<14, func(lo, hi int) {
-		for hd := range h {
-			base := hd * e
-			for j := lo; j < hi; j++ {
-				sc.wt[base+j] = st.W[base+int(g.tperm[j])]
-			}
-		}
-	})
-	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
-		for u := lo; u < hi; u++ {
-			a, b := g.tptr[u], g.tptr[u+1]
-			if a == b {
-				continue
-			}
-			rows := g.trow[a:b]
-			for hd := range h {
-				base := int64(hd) * int64(e)
-				var s float32
-				for _, k := range g.tperm[a:b] {
-					s += sc.de[base+k]
+		sum := make([]float32, h)
+		var zb, sb []float32 // the block's gathered z and src rows
+		for v0 := lo; v0 < hi; {
+			v1 := blockEnd(g.Ptr, v0, hi)
+			a0, b0 := g.Ptr[v0], g.Ptr[v1]
+			zb, sb = Resize(zb, int(b0-a0)*hf), Resize(sb, int(b0-a0)*h)
+			gather(zb, z, hf, g.Idx[a0:b0])
+			gather(sb, src, h, g.Idx[a0:b0])
+			for v := v0; v < v1; v++ {
+				a, b := g.Ptr[v]-a0, g.Ptr[v+1]-a0
+				backwardRow(sp, v, int(g.Ptr[v]), zb[a*int64(hf):b*int64(hf)], sb[a*int64(h):b*int64(h)], dst, gp, cd, st, sc.wd, sum)
+				for hd, s := range sum {
+					gdst[v*h+hd] += s
 				}
-				gsrc[u*h+hd] += s
-				kern(gz[u*hf+hd*sp.Width:u*hf+(hd+1)*sp.Width], gp[hd*sp.Width:], hf, rows, sc.wt[base+a:base+b])
 			}
+			v0 = v1
+		}
+	})
+	narrow := fused(sp)
+	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
+		sum := make([]float32, h)
+		var wd, w, gb, buf []float32
+		for u0 := lo; u0 < hi; {
+			u1 := blockEnd(g.tptr, u0, hi)
+			a0, b0 := g.tptr[u0], g.tptr[u1]
+			n := int(b0 - a0)
+			wd, w = Resize(wd, 2*h*n), Resize(w, h*n)
+			for t, k := range g.tperm[a0:b0] {
+				copy(wd[2*h*t:2*h*(t+1)], sc.wd[2*h*int(k):2*h*(int(k)+1)])
+			}
+			if narrow {
+				gb = Resize(gb, n*hf)
+				gather(gb, gp, hf, g.trow[a0:b0])
+			}
+			for u := u0; u < u1; u++ {
+				a, b := int(g.tptr[u]-a0), int(g.tptr[u+1]-a0)
+				clear(sum)
+				for t := a; t < b; t++ {
+					copy(w[h*t:h*(t+1)], wd[2*h*t:2*h*t+h])
+					for hd, d := range wd[2*h*t+h : 2*h*(t+1)] {
+						sum[hd] += d
+					}
+				}
+				for hd, s := range sum {
+					gsrc[u*h+hd] += s
+				}
+				out := gz[u*hf : (u+1)*hf]
+				if narrow {
+					fusedRows(out, gb[a*hf:b*hf], sp, w[a*h:b*h])
+				} else {
+					perHead(out, gp, sp, g.trow[int(a0)+a:int(a0)+b], w[a*h:b*h], kern, &buf)
+				}
+			}
+			u0 = u1
 		}
 	})
 	return nil
 }
 
-// backwardRow computes de of row v's edges and adds their sums to gdst.
-func backwardRow(g *Graph, sp Spec, v int, z, src, dst, gp, cd []float32, st *State, deAll, gdst []float32) {
-	lo, hi := g.Ptr[v], g.Ptr[v+1]
-	h, f, e := sp.Heads, sp.Width, int64(g.Edges())
-	idx := g.Idx[lo:hi]
-	for hd := range h {
-		base := int64(hd) * e
-		p, w, de := st.P[base+lo:base+hi], st.W[base+lo:base+hi], deAll[base+lo:base+hi]
-		gr := gp[v*h*f+hd*f : v*h*f+(hd+1)*f]
-		d, c := dst[v*h+hd], cd[v*h+hd]
-		var sum float32
-		for k, u := range idx {
+// backwardRow computes de of row v's edges (all heads; the first edge has
+// index lo, zu and su are their gathered z and src rows), stores them with
+// the edges' weights W into wd (per edge: W then de) and returns their
+// per-head sums in sum.
+func backwardRow(sp Spec, v, lo int, zu, su, dst, gp, cd []float32, st *State, wd, sum []float32) {
+	h, f := sp.Heads, sp.Width
+	hf, n := h*f, len(su)/h
+	p, w := st.P[lo*h:(lo+n)*h], st.W[lo*h:(lo+n)*h]
+	gr, d, c := gp[v*hf:(v+1)*hf], dst[v*h:(v+1)*h], cd[v*h:(v+1)*h]
+	sum = sum[:h]
+	clear(sum)
+	for k := range n {
+		zk, sk := zu[k*hf:(k+1)*hf], su[k*h:(k+1)*h]
+		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
+		e := 2 * h * (lo + k)
+		copy(wd[e:e+h], wk)
+		dk := wd[e+h : e+2*h]
+		for hd, x := range sk {
 			var t float32
-			if w[k] != 0 {
-				t = w[k] * dot(gr, z[int(u)*h*f+hd*f:int(u)*h*f+(hd+1)*f])
+			if wk[hd] != 0 {
+				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zk[hd*f:(hd+1)*f])
 			}
-			t -= p[k] * c
-			if src[int(u)*h+hd]+d < 0 {
-				t *= sp.Slope
-			}
-			de[k] = t
-			sum += t
+			t = (t - pk[hd]*c[hd]) * slopeOf(x+d[hd], sp.Slope)
+			dk[hd] = t
+			sum[hd] += t
 		}
-		gdst[v*h+hd] += sum
 	}
 }
 
