@@ -1,20 +1,17 @@
 package main
 
-import (
-	"math"
-	"strings"
-)
+import "strings"
 
-// layouts: scripts/bench-layouts.sh's CSV as one table, a row per ranks ×
-// threads layout per node and a column per (model, exchange, link); the
-// fastest layout of each column in bold.
-func layouts(root string, files []string) ([]string, error) {
+// layoutGrid is the CSV rows of files as a table: a row per (model,
+// exchange, link), a column per ranks × threads layout per node, each cell
+// cell(record) or "–"; head names the first column.
+func layoutGrid(root string, files []string, head string, cell func(r record, col string) string) ([]string, error) {
 	recs, err := readCSV(root, files)
 	if err != nil {
 		return nil, err
 	}
 	var rowKeys, colKeys []string
-	cell := map[string]float64{}
+	byKey := map[string]record{}
 	for _, r := range recs {
 		rk := r.s("ranks_per_node") + " × " + r.s("threads")
 		ck := modelName(r.s("model")) + ", " + configName(r.s("config")) + ", " + shortLink(r.s("link"))
@@ -24,35 +21,46 @@ func layouts(root string, files []string) ([]string, error) {
 		if !contains(colKeys, ck) {
 			colKeys = append(colKeys, ck)
 		}
-		cell[rk+"\x00"+ck] = r.f("epoch_s")
+		byKey[rk+"\x00"+ck] = r
 	}
-	best := map[string]float64{}
-	for _, c := range colKeys {
-		best[c] = math.Inf(1)
-		for _, rk := range rowKeys {
-			if v, ok := cell[rk+"\x00"+c]; ok && v < best[c] {
-				best[c] = v
-			}
-		}
-	}
-	head := append([]string{"epoch s (model, exchange, link) by ranks × threads per node"}, rowKeys...)
-	out := []string{row(head...), sep(len(head))}
+	hd := append([]string{head}, rowKeys...)
+	out := []string{row(hd...), sep(len(hd))}
 	for _, c := range colKeys {
 		cells := []string{c}
 		for _, rk := range rowKeys {
-			v, ok := cell[rk+"\x00"+c]
-			switch {
-			case !ok:
+			r, ok := byKey[rk+"\x00"+c]
+			if !ok {
 				cells = append(cells, "–")
-			case v == best[c]:
-				cells = append(cells, "**"+f2(v)+"**")
-			default:
-				cells = append(cells, f2(v))
+				continue
 			}
+			cells = append(cells, cell(r, c))
 		}
 		out = append(out, row(cells...))
 	}
 	return append(out, "", "Data: "+codeList(files)+"."), nil
+}
+
+// layouts: scripts/bench-layouts.sh's CSV as one table, a row per (model,
+// exchange, link) and a column per ranks × threads layout per node; the
+// fastest layout of each row in bold.
+func layouts(root string, files []string) ([]string, error) {
+	recs, err := readCSV(root, files)
+	if err != nil {
+		return nil, err
+	}
+	best := map[string]float64{}
+	for _, r := range recs {
+		ck := modelName(r.s("model")) + ", " + configName(r.s("config")) + ", " + shortLink(r.s("link"))
+		if v, ok := best[ck]; !ok || r.f("epoch_s") < v {
+			best[ck] = r.f("epoch_s")
+		}
+	}
+	return layoutGrid(root, files, "epoch s (model, exchange, link) by ranks × threads per node", func(r record, col string) string {
+		if v := r.f("epoch_s"); v == best[col] {
+			return "**" + f2(v) + "**"
+		}
+		return f2(r.f("epoch_s"))
+	})
 }
 
 func shortLink(l string) string {
@@ -65,35 +73,7 @@ func shortLink(l string) string {
 // layoutModel: scripts/validate-layouts.sh's CSV as one table shaped like
 // layouts', each cell the predicted epoch over the measured one.
 func layoutModel(root string, files []string) ([]string, error) {
-	recs, err := readCSV(root, files)
-	if err != nil {
-		return nil, err
-	}
-	var rowKeys, colKeys []string
-	cell := map[string]string{}
-	for _, r := range recs {
-		rk := r.s("ranks_per_node") + " × " + r.s("threads")
-		ck := modelName(r.s("model")) + ", " + configName(r.s("config")) + ", " + shortLink(r.s("link"))
-		if !contains(rowKeys, rk) {
-			rowKeys = append(rowKeys, rk)
-		}
-		if !contains(colKeys, ck) {
-			colKeys = append(colKeys, ck)
-		}
-		cell[rk+"\x00"+ck] = f2(r.f("predicted_s")) + " / " + f2(r.f("measured_s")) + " = " + f2(r.f("ratio"))
-	}
-	head := append([]string{"predicted / measured epoch s (model, exchange, link) by ranks × threads per node"}, rowKeys...)
-	out := []string{row(head...), sep(len(head))}
-	for _, c := range colKeys {
-		cells := []string{c}
-		for _, rk := range rowKeys {
-			v, ok := cell[rk+"\x00"+c]
-			if !ok {
-				v = "–"
-			}
-			cells = append(cells, v)
-		}
-		out = append(out, row(cells...))
-	}
-	return append(out, "", "Data: "+codeList(files)+"."), nil
+	return layoutGrid(root, files, "predicted / measured epoch s (model, exchange, link) by ranks × threads per node", func(r record, _ string) string {
+		return f2(r.f("predicted_s")) + " / " + f2(r.f("measured_s")) + " = " + f2(r.f("ratio"))
+	})
 }
