@@ -69,7 +69,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	modelDefaults(fs, &m)
+	if err := modelDefaults(fs, &m); err != nil {
+		return err
+	}
 	if *plotIn != "" {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}

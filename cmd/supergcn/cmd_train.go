@@ -101,7 +101,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	modelDefaults(fs, &cfg.Model)
+	if err := modelDefaults(fs, &cfg.Model); err != nil {
+		return nil, err
+	}
 	if err := gatFlags(fs, &cfg.Model, cfg.ResumePath != ""); err != nil {
 		return nil, err
 	}

@@ -34,16 +34,27 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 }
 
 // modelDefaults gives m the model's default layer count when --layers was
-// not given.
-func modelDefaults(fs *flag.FlagSet, m *nn.Config) {
+// not given. 0 stands for "the model's default" inside nn.Config, so a 0
+// given on the command line for --k, --heads or --out-heads is refused
+// here rather than silently replaced.
+func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"k", m.K}, {"heads", m.Heads}, {"out-heads", m.OutHeads}} {
+		if flagSet(fs, f.name) && f.v < 1 {
+			return usageError{fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v)}
+		}
+	}
 	if flagSet(fs, "layers") {
-		return
+		return nil
 	}
 	for _, mi := range nn.ModelInfos() {
 		if mi.Name == m.Model {
 			m.Layers = mi.Layers
 		}
 	}
+	return nil
 }
 
 // modelAliases is the --model aliases of the model table.
