@@ -344,6 +344,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "bench gemm rows 0", args: []string{"bench", "gemm", "--rows", "0"}, want: "--rows"},
 		{name: "bench gemm in -1", args: []string{"bench", "gemm", "--in", "-1"}, want: `--in: "-1" is not a width`},
 		{name: "bench gemm unknown flag", args: []string{"bench", "gemm", "--sizes", "4"}, want: "flag provided but not defined: --sizes"},
+		{name: "partition threads 0", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "multilevel", "--threads", "0", "--out", p("th0")}, want: `-threads: "0" is not auto`},
 		{name: "partition ldg passes 0", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--ldg-passes", "0", "--out", p("ldg")}, want: "--ldg-passes: 0"},
 		{name: "partition ldg rounds -1", args: []string{"partition", "--data", cora, "--parts", "2", "--method", "ldg", "--ldg-rounds", "-1", "--out", p("ldg")}, want: "--ldg-rounds: -1"},
 		{name: "partition ldg parts 0", args: []string{"partition", "--data", cora, "--parts", "0", "--method", "ldg", "--out", p("ldg")}, want: "--parts: 0"},

@@ -31,6 +31,7 @@ type partitionFlags struct {
 	ldgRounds int
 	ldgPasses int
 	out       string
+	threads   int
 }
 
 func cmdPartition(args []string) error {
@@ -46,6 +47,7 @@ func cmdPartition(args []string) error {
 	fs.StringVar(&f.weights, "weights", metis.WeightsDegreeTrain, "vertex weights: none|degree|degree+train (ncon=2: work and labelled nodes)")
 	fs.Float64Var(&f.imbalance, "imbalance", metis.DefaultImbalance, "allowed load imbalance per constraint (0.05 = 5%)")
 	fs.StringVar(&f.out, "out", "", "partition directory to write (replaced if it holds a partition)")
+	threadsVar(fs, &f.threads)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,6 +74,9 @@ func cmdPartition(args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := f.setJobThreads(w); err != nil {
+			return w.finish(err)
+		}
 		var log io.Writer = io.Discard
 		if w.comm.Rank() == 0 {
 			log = os.Stdout
@@ -81,6 +86,9 @@ func cmdPartition(args []string) error {
 		return w.finish(f.run(w, log, true))
 	}
 	if f.method != "parmetis" {
+		if err := setAloneThreads(&f.threads); err != nil {
+			return err
+		}
 		return f.run(nil, os.Stdout, false)
 	}
 	// ParMETIS: every rank loads the graph and partitions its node range;
@@ -89,11 +97,26 @@ func cmdPartition(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.setJobThreads(w); err != nil {
+		return w.finish(err)
+	}
 	var log io.Writer = io.Discard
 	if w.comm.Rank() == 0 {
 		log = os.Stdout
 	}
 	return w.finish(f.run(w, log, false))
+}
+
+// setJobThreads makes this rank's --threads (auto: the cores its node's
+// ranks share, divided among them) its thread budget: ranks launched without
+// a binding would otherwise each run as many threads as the node has cores.
+func (f *partitionFlags) setJobThreads(w *world) error {
+	th, _, err := jobThreads(w.comm, f.threads, rank0Stderr(w.comm))
+	if err != nil {
+		return err
+	}
+	f.threads = setThreadBudget(th)
+	return nil
 }
 
 func (f *partitionFlags) validate() error {
