@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -226,6 +227,63 @@ func TestAttentionBytesMatchRun(t *testing.T) {
 		}
 		if f, b := fwd[0]+fwd[1]+fwd[2], bwd[0]+bwd[1]+bwd[2]; f != want.Forward.Of(mode) || b != want.Backward.Of(mode) {
 			t.Errorf("%s: forward %d bytes, backward %d; AttnBytes says %d, %d", mode, f, b, want.Forward.Of(mode), want.Backward.Of(mode))
+		}
+	}
+}
+
+// countingComm counts the plan messages (AlltoallvI64) a rank exchanges.
+type countingComm struct {
+	comm.Comm
+	calls int
+}
+
+func (c *countingComm) AlltoallvI64(send []int64, sc, sd []int, recv []int64, rc, rd []int) error {
+	c.calls++
+	return c.Comm.AlltoallvI64(send, sc, sd, recv, rc, rd)
+}
+
+// TestAttentionPlansOnlyItsExchange: an operator of kind OpAttention builds
+// the attention plan and no row plan beside it: it exchanges as many plan
+// messages as the GCN kind's flat plan alone, and has no row product.
+func TestAttentionPlansOnlyItsExchange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 3))
+	const n, p = 90, 3
+	ds := randomDataset(rng, n, 5, 1)
+	owner := ownerKinds(rng, n, 0, p)["random"]
+	calls := map[nn.OpKind][]int{}
+	var mu sync.Mutex
+	for _, kind := range []nn.OpKind{nn.OpGCN, nn.OpAttention} {
+		err := comm.RunGroupNodes(p, 1, func(c comm.Comm) error {
+			cc := &countingComm{Comm: c}
+			prop, err := New(partition.Split(ds, owner, c.Rank(), p), cc, testEngine(), kind, Options{Mode: "hybrid", Exchange: ExchangeFlat})
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			calls[kind] = append(calls[kind], cc.calls)
+			mu.Unlock()
+			if kind != nn.OpAttention {
+				return nil
+			}
+			if prop.Exchange() != ExchangeFlat || prop.PlanStats().TotalSent().Hybrid == 0 {
+				return fmt.Errorf("attention plan: exchange %q, %d hybrid rows", prop.Exchange(), prop.PlanStats().TotalSent().Hybrid)
+			}
+			x := dense.New(prop.Rows(), 2)
+			if err := prop.Forward(nn.Pass{}, x, dense.New(prop.Rows(), 2)); err == nil {
+				return errors.New("Forward on the attention operator succeeded")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls[nn.OpGCN][0] == 0 {
+		t.Fatal("the GCN plan exchanged no messages")
+	}
+	for r, k := range calls[nn.OpAttention] {
+		if k != calls[nn.OpGCN][0] {
+			t.Errorf("attention operator: %d plan all-to-alls on a rank (%d), GCN's flat plan %d", k, r, calls[nn.OpGCN][0])
 		}
 	}
 }

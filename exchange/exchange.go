@@ -164,30 +164,45 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err := agree(c, checkNodes(nodes, c)); err != nil {
 		return nil, err
 	}
-	t0 := c.Wtime()
-	exch = ChooseExchange(exch, nodes)
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs}
 	if kind == nn.OpAttention {
-		exch = ExchangeFlat // the attention plan is flat (attention_plan.go)
-	}
-	pat, plan, err := buildPattern(exch, s, c, e, mode, nodes)
-	if err != nil {
-		return nil, err
-	}
-	plan.Seconds = c.Wtime() - t0
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs, pat: pat, plan: plan}
-	p.left, p.right = scalings(kind, s)
-	p.local = e.Prepare(localCSR(kind, s.Local))
-	if kind == nn.OpAttention {
+		// The attention operator plans its own exchange (flat,
+		// attention_plan.go) and runs no row product: no other plan.
 		if p.att, err = newAttention(s, c, e, mode, nodes); err != nil {
 			return nil, err
 		}
 		p.plan = p.att.pl.stats
+	} else if err := p.planRows(s, e, ChooseExchange(exch, nodes), nodes); err != nil {
+		return nil, err
 	}
-	p.stats.PlanSeconds = plan.Seconds
+	p.stats.PlanSeconds = p.plan.Seconds
 	if o.Logf != nil {
-		o.Logf("exchange: rank %d: %s plan built in %.3fs: %s", c.Rank(), pat.name(), plan.Seconds, pat.describe(plan))
+		o.Logf("exchange: rank %d: %s plan built in %.3fs: %s", c.Rank(), p.Exchange(), p.plan.Seconds, p.describe())
 	}
 	return p, nil
+}
+
+// planRows plans the row operator of a GCN, mean or sum kind: the named
+// exchange pattern, the local product and the scalings (collective).
+func (p *Propagator) planRows(s *partition.Shard, e *aggr.Engine, exch string, nodes *comm.Nodes) error {
+	t0 := p.c.Wtime()
+	pat, plan, err := buildPattern(exch, s, p.c, e, p.mode, nodes)
+	if err != nil {
+		return err
+	}
+	plan.Seconds = p.c.Wtime() - t0
+	p.pat, p.plan = pat, plan
+	p.left, p.right = scalings(p.kind, s)
+	p.local = e.Prepare(localCSR(p.kind, s.Local))
+	return nil
+}
+
+// describe is the plan's one-line summary for Options.Logf.
+func (p *Propagator) describe() string {
+	if p.pat == nil {
+		return describeFlat(p.plan) // the attention plan is flat
+	}
+	return p.pat.describe(p.plan)
 }
 
 // buildPattern plans the named exchange pattern (collective).
@@ -288,7 +303,12 @@ func (p *Propagator) Kind() nn.OpKind { return p.kind }
 
 // Exchange returns the exchange that runs: ExchangeFlat, ExchangeTwoLevel
 // or ExchangeTwoLevelPaired.
-func (p *Propagator) Exchange() string { return p.pat.name() }
+func (p *Propagator) Exchange() string {
+	if p.pat == nil {
+		return p.plan.Exchange // the attention plan's
+	}
+	return p.pat.name()
+}
 
 // Mode returns the aggregation mode of the cut edges.
 func (p *Propagator) Mode() Mode { return p.mode }
@@ -345,6 +365,9 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 }
 
 func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
+	if p.pat == nil {
+		return fmt.Errorf("exchange: %s on a %s operator, which has no row product (Attend)", op, p.kind)
+	}
 	if in.Rows != p.n || out.Rows != p.n || in.Cols != out.Cols {
 		return fmt.Errorf("exchange: %s: shapes %d×%d → %d×%d, want %d rows and equal widths", op, in.Rows, in.Cols, out.Rows, out.Cols, p.n)
 	}

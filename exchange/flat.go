@@ -38,7 +38,11 @@ func newFlat(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *
 
 func (f *flat) name() string { return ExchangeFlat }
 
-func (f *flat) describe(plan PlanStats) string {
+func (f *flat) describe(plan PlanStats) string { return describeFlat(plan) }
+
+// describeFlat is a flat plan's one-line summary: rows per layer under
+// every mode.
+func describeFlat(plan PlanStats) string {
 	t := plan.TotalSent()
 	mode, _ := ParseMode(plan.Mode)
 	return fmt.Sprintf("sends %d rows/layer (pre %d, post %d, hybrid %d)", t.Of(mode), t.Pre, t.Post, t.Hybrid)

@@ -299,7 +299,25 @@ func readEdgeWeightCSV(path string, m int) ([]float32, error) {
 	}
 	defer lr.Close()
 	lr.hint = m
-	w := make([]float32, 0, min(m, maxPrealloc))
+	w, err := parseEdgeWeights(lr)
+	if err != nil {
+		return nil, err
+	}
+	if len(w) != m {
+		return nil, EdgeWeightCountError(path, int64(len(w)), int64(m))
+	}
+	return w, nil
+}
+
+// EdgeWeightCountError is the error for an OGB edge_weight.csv at path
+// holding weights lines for edges edges.
+func EdgeWeightCountError(path string, weights, edges int64) error {
+	return errorf(path, 0, "%d weights for %d edges: one a line, for the edge on the same line of edge.csv", weights, edges)
+}
+
+// parseEdgeWeights parses one finite, non-negative edge weight a line.
+func parseEdgeWeights(lr *lineReader) ([]float32, error) {
+	w := make([]float32, 0, min(max(lr.hint, 0), maxPrealloc))
 	for {
 		line, ok := lr.Next()
 		if !ok {
@@ -315,13 +333,7 @@ func readEdgeWeightCSV(path string, m int) ([]float32, error) {
 		}
 		w = append(w, v)
 	}
-	if err := lr.Err(); err != nil {
-		return nil, err
-	}
-	if len(w) != m {
-		return nil, errorf(path, 0, "%d weights for %d edges: one a line, for the edge on the same line of edge.csv", len(w), m)
-	}
-	return w, nil
+	return w, lr.Err()
 }
 
 // readFeatureCSV reads a table of comma-separated floats with the same

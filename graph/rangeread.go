@@ -218,6 +218,17 @@ func (t *TextRange) ReadFloatRows(firstLine int64) (x []float32, dim int, err er
 	return parseFloatTable(lr)
 }
 
+// ReadEdgeWeights parses the share as one edge weight a line (OGB
+// edge_weight.csv).
+func (t *TextRange) ReadEdgeWeights(firstLine int64) ([]float32, error) {
+	lr, err := t.reader(firstLine)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	return parseEdgeWeights(lr)
+}
+
 // ReadNodeIDs parses the share as one node id a line in [0, n) (an OGB
 // split file).
 func (t *TextRange) ReadNodeIDs(firstLine int64, n int) ([]int32, error) {

@@ -55,7 +55,30 @@ func gatPlan(s LayerShape) LayerPlan {
 			{Suffix: ".att_src", Rows: h, Cols: width, Bound: glorotBound(h, width)},
 			{Suffix: ".att_dst", Rows: h, Cols: width, Bound: glorotBound(h, width)},
 			{Suffix: ".bias", Rows: 1, Cols: s.Out}},
-		Cost: gatCost(s.In, s.Out, hf, h)}
+		Cost: gatCost(s.In, s.Out, hf, h),
+		Mem:  gatMem(s, hf)}
+}
+
+// gatMem is a GAT layer's memory with its Attention operator's: the layer
+// keeps z, its terms and (output layer) the attention output, the
+// concatenated one being the layer's output; the operator holds the owned
+// and halo graphs' states (row sums, max and sum before and after merging)
+// and per edge and head the softmax numerators (and with attention dropout
+// the dropped weights), per received row the row and its terms. Backward
+// takes the gradients of z and its terms (and of the heads before their
+// mean), the operator the scaled output gradients of both graphs and per
+// edge and head two values.
+func gatMem(s LayerShape, hf int) LayerMem {
+	h := s.Heads
+	m := LayerMem{Kept: hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 4*h, EdgeKept: h, EdgeTemp: 2 * h, HaloKept: hf + 3*h}
+	if s.Last() {
+		m.Kept += hf
+		m.Backward += hf
+	}
+	if s.AttnDropout > 0 {
+		m.EdgeKept += h
+	}
+	return m
 }
 
 // gatCost is a GAT layer's schedule: X·W, the score terms, the attention

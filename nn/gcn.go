@@ -39,7 +39,8 @@ func gcnPlan(s LayerShape) LayerPlan {
 		Params: []ParamSpec{
 			{Suffix: ".lin.weight", Rows: s.In, Cols: s.Out, Bound: glorotBound(s.In, s.Out), Weight: true},
 			{Suffix: ".bias", Rows: 1, Cols: s.Out}},
-		Cost: linearPropCost(s.Op, s.In, s.Out, 1, false)}
+		Cost: linearPropCost(s.Op, s.In, s.Out, 1, false),
+		Mem:  linearPropMem(s.In, s.Out, 1)}
 }
 
 // newGCN builds a GCN layer of k steps on parameters W, b.

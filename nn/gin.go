@@ -40,7 +40,17 @@ func ginPlan(s LayerShape) LayerPlan {
 	if s.TrainEps {
 		ps = append(ps, ParamSpec{Suffix: ".eps", Rows: 1, Cols: 1})
 	}
-	return LayerPlan{Params: ps, Cost: ginCost(s)}
+	return LayerPlan{Params: ps, Cost: ginCost(s), Mem: ginMem(s)}
+}
+
+// ginMem is GINLayer's memory: X·W₁ or U (Hidden or In wide) and Z kept,
+// their gradients in Backward.
+func ginMem(s LayerShape) LayerMem {
+	w := s.Hidden // X·W₁
+	if s.Hidden > s.In {
+		w = s.In // U
+	}
+	return LayerMem{Kept: s.Hidden + w, Backward: s.Hidden + w}
 }
 
 // ginCost is GINLayer's schedule.

@@ -86,11 +86,12 @@ type ParamSpec struct {
 	Weight     bool
 }
 
-// LayerPlan is what a layer declares before it is built: its parameters
-// and its cost schedule.
+// LayerPlan is what a layer declares before it is built: its parameters,
+// its cost schedule and its memory schedule.
 type LayerPlan struct {
 	Params []ParamSpec
 	Cost   LayerCost
+	Mem    LayerMem
 }
 
 // numParams is the number of scalars of the plan's parameters.

@@ -40,7 +40,8 @@ func sagePlan(s LayerShape) LayerPlan {
 			{Suffix: ".lin_l.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true},
 			{Suffix: ".lin_l.bias", Rows: 1, Cols: s.Out, Bound: bound},
 			{Suffix: ".lin_r.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true}},
-		Cost: linearPropCost(s.Op, s.In, s.Out, 1, true)}
+		Cost: linearPropCost(s.Op, s.In, s.Out, 1, true),
+		Mem:  linearPropMem(s.In, s.Out, 1)}
 }
 
 // newSAGE builds a SAGE layer on parameters W_l, b, W_r.

@@ -17,7 +17,8 @@ func sgcPlan(s LayerShape) LayerPlan {
 		Params: []ParamSpec{
 			{Suffix: ".lin.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true},
 			{Suffix: ".lin.bias", Rows: 1, Cols: s.Out, Bound: bound}},
-		Cost: linearPropCost(s.Op, s.In, s.Out, s.K, false)}
+		Cost: linearPropCost(s.Op, s.In, s.Out, s.K, false),
+		Mem:  linearPropMem(s.In, s.Out, s.K)}
 }
 
 // buildSGC builds an SGC layer: a GCNLayer of K steps.

@@ -10,58 +10,77 @@ import (
 )
 
 // Estimate returns the bytes a rank needs to train model mc (In and Out
-// filled) on shard s, beyond the shard itself: parameters with their
-// gradient, Adam moments and all-reduce buffer; per layer the activations,
-// their gradients, dropout masks and exchange buffers over the shard's
-// rows and halo; and, as hidden, the part that grows with the hidden width.
-// It is meant to be close, not an upper bound: a run is refused only when
-// the estimate exceeds the memory this process may use.
+// filled, valid) on shard s, beyond the shard itself: parameters with their
+// gradient, Adam moments and all-reduce buffer; the model's peak from its
+// layers' memory schedules (nn.Config.Memory: activations, their
+// gradients, the layers' and the graph operator's temporaries and state
+// over the shard's rows, edges and received rows); the input-sized
+// buffers (label propagation's input, the evaluation passes' aggregate of
+// the features), the loss gradient and the operator's copy of the graph;
+// and, as hidden, the part that grows with the hidden width. It is meant to
+// be close, not an upper bound: a run is refused only when the estimate
+// exceeds the memory this process may use.
 func Estimate(mc nn.Config, labelProp bool, s *partition.Shard) (total, hidden int64) {
-	rows := int64(len(s.Global) + len(s.Remote.Src))
-	params := mc.NumParams()
-	if labelProp {
-		params += int64(mc.In) * int64(mc.Out)
-	}
-	f, h, c := int64(mc.In), int64(mc.Hidden), int64(mc.Out)
-	if mc.Layers == 1 {
-		h = 0
-	}
-	// The model's buffer pool (nn.Model) holds only what is live at once
-	// (the ledger is in docs/RESULTS.md, "How much memory"): each hidden layer keeps
-	// its output (and, with LayerNorm, its activation) for backward, and
-	// backward adds the incoming gradient, Âᵀ·G and the exchange's scaled
-	// copy as it frees the layers above: the peak is the kept buffers plus
-	// max(1, 3 - kept per layer) rows×hidden buffers.
-	var hiddenActs int64
+	total = estimate(mc, labelProp, s)
 	if mc.Layers > 1 {
-		per := int64(1)
-		if mc.Norm == "layer" {
-			per = 2
-		}
-		kept := per * int64(mc.Layers-1)
-		hiddenActs = rows * h * (kept + max(1, 3-per))
-	}
-	inputs := 2 * rows * f
-	first := int64(mc.Hidden) // the first layer's output width
-	if mc.Layers == 1 {
-		first = c
-	}
-	if !labelProp && first > f { // the evaluation passes' aggregate of the features (nn.Model.SetEvalInput)
-		inputs += rows * f
-	}
-	total = 4 * (5*params + inputs + hiddenActs + 4*rows*c)
-	hidden = 4 * hiddenActs
-	if mc.Layers > 1 { // every parameter tensor then has a hidden side
-		hidden += 4 * 5 * params
+		narrow := mc
+		narrow.Hidden = max(mc.Heads, 1) // the narrowest hidden width the model takes
+		hidden = max(total-estimate(narrow, labelProp, s), 0)
 	}
 	return total, hidden
 }
 
+// estimate is Estimate's total.
+func estimate(mc nn.Config, labelProp bool, s *partition.Shard) int64 {
+	rows := int64(len(s.Global))
+	halo := receivedRows(s)
+	edges := rows + int64(len(s.Remote.Src))
+	if s.Local != nil {
+		edges += int64(len(s.Local.Idx))
+	}
+	params := mc.NumParams()
+	in := int64(0)
+	if labelProp {
+		params += int64(mc.In) * int64(mc.Out)
+		in = rows * int64(mc.In) // the input with the label embedding added
+	} else if aggregatesInput(mc) {
+		in = rows * int64(mc.In) // the evaluation passes' aggregate of the features (nn.Model.SetEvalInput)
+	}
+	m := mc.Memory()
+	values := 5*params + in + rows*int64(mc.Out) + rows*m.Row + edges*m.Edge + halo*m.Halo
+	return 4*values + 8*edges // and the operator's copy of the graph (ids and weights)
+}
+
+// receivedRows bounds the rows a rank receives in one exchange under hybrid
+// (and pre) aggregation: one per owned node and rank its cut in-edges come
+// from.
+func receivedRows(s *partition.Shard) int64 {
+	r := s.Remote
+	seen := make([]int, s.Ranks) // node+1 that last counted the rank
+	var n int64
+	for v := 0; v+1 < len(r.Ptr); v++ {
+		for _, q := range r.Owner[r.Ptr[v]:r.Ptr[v+1]] {
+			if int(q) < len(seen) && seen[q] != v+1 {
+				seen[q] = v + 1
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// aggregatesInput reports whether the first layer of mc starts by
+// aggregating the model input (its cost schedule's first forward step).
+func aggregatesInput(mc nn.Config) bool {
+	costs, err := mc.LayerCosts()
+	return err == nil && len(costs) > 0 && len(costs[0].Forward) > 0 && costs[0].Forward[0].Input
+}
+
 // checkMemory refuses a model that cannot fit, naming the field to lower,
-// after logging the estimate (rank 0). Widths and layers beyond nn's bounds
-// are left to nn.Config.Validate.
+// after logging the estimate (rank 0). An invalid model is left to
+// NewModel.
 func (t *trainer) checkMemory(mc nn.Config) error {
-	if mc.Layers > nn.MaxLayers || max(mc.In, mc.Hidden, mc.Out) > nn.MaxWidth {
+	if mc.Validate() != nil { // NewModel names the field
 		return nil
 	}
 	need, hidden := Estimate(mc, t.cfg.LabelProp > 0, t.shard)

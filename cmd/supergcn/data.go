@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/partition"
-	"github.com/supergcn/supergcn/partition/dist"
 )
 
 // dataFlags are the flags that say where a rank's data comes from.
@@ -116,18 +114,9 @@ func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
 // loadShard returns this rank's shard (dataset.Source.Shard), after
 // resolving --partition-method auto.
 func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.Shard, error) {
-	auto := d.partitions == "" && d.partMethod == "auto"
 	if d.partitions == "" {
 		d.resolvePartMethod(c, w, log)
 	}
-	s, err := d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
-	if !auto || d.partMethod == "metis" || !errors.Is(err, dist.ErrWeighted) {
-		return s, err
-	}
-	if log != nil {
-		fmt.Fprintf(log, "partition: auto: %s has edge weights, which the distributed reader does not carry: metis on rank 0, every rank loading the whole graph\n", d.data)
-	}
-	d.partMethod = "metis"
 	return d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
 }
 

@@ -32,10 +32,9 @@ func weightedCora(t *testing.T, dir string, weight func(k int) string) string {
 
 // Weighted GCN and SAGE from the command line: all-ones weights give the
 // unweighted losses exactly, other weights different ones, the same under
-// mpirun (OGB CSV: the automatic method falls back to METIS on rank 0;
-// .sgb read distributed; a partition directory); --ignore-weights gives the
-// unweighted losses; a
-// negative weight is a one-line error naming the file and line.
+// mpirun (OGB CSV and .sgb read distributed; a partition directory);
+// --ignore-weights gives the unweighted losses; a negative weight is a
+// one-line error naming the file and line.
 func TestWeightedTrainCLI(t *testing.T) {
 	dir := t.TempDir()
 	coraDir := testdataset.Dataset(t, "cora")

@@ -16,11 +16,9 @@ import (
 type PeerError struct {
 	Rank int
 	Msg  string
-	kind error // a sentinel the failing rank's error wraps (ErrWeighted), or nil
 }
 
 func (e *PeerError) Error() string { return fmt.Sprintf("rank %d failed: %s", e.Rank, e.Msg) }
-func (e *PeerError) Unwrap() error { return e.kind }
 
 // AgreedError is the failing rank's own error once every rank knows of it
 // (the others hold a *PeerError): the job can end normally, no abort needed.

@@ -374,8 +374,10 @@ func TestDistWeightedMatchesSerial(t *testing.T) {
 	if err := os.WriteFile(metisPath, m.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	ogb := writeWeightedOGB(t, filepath.Join(tmp, "ogb"), b.String(), ds, false)
+	ogbGz := writeWeightedOGB(t, filepath.Join(tmp, "ogb-gz"), b.String(), ds, true)
 	info := partition.MetaInfo{Method: "random", Weights: "none", Seed: 3, Source: "test"}
-	for _, path := range []string{el, metisPath, sgb, npz} {
+	for _, path := range []string{el, metisPath, sgb, npz, ogb, ogbGz} {
 		for _, c := range []struct{ p, parts int }{{1, 2}, {3, 3}, {4, 2}, {2, 4}} {
 			t.Run(fmt.Sprintf("%s/P%d/parts%d", filepath.Base(path), c.p, c.parts), func(t *testing.T) {
 				dir := t.TempDir()
@@ -394,40 +396,91 @@ func TestDistWeightedMatchesSerial(t *testing.T) {
 	}
 }
 
-// TestReadOGBWeightsRefused: OGB's raw/edge_weight.csv is refused on every
-// rank with an error wrapping ErrWeighted (rank 0's the cause, the others
-// a PeerError), and dropped with IgnoreWeights.
-func TestReadOGBWeightsRefused(t *testing.T) {
-	dir := t.TempDir()
+// writeWeightedOGB writes the "src dst weight" lines of edges as an OGB
+// directory: raw/edge.csv, raw/edge_weight.csv (gzipped when gz), the node
+// count and ds's features.
+func writeWeightedOGB(t *testing.T, dir, edges string, ds *graph.Dataset, gz bool) string {
+	t.Helper()
+	var e, w, x bytes.Buffer
+	for _, line := range strings.Split(strings.TrimSpace(edges), "\n") {
+		f := strings.Fields(line)
+		fmt.Fprintf(&e, "%s,%s\n", f[0], f[1])
+		fmt.Fprintf(&w, "%s\n", f[2])
+	}
+	for v := range ds.NumNodes() {
+		for j, a := range ds.X[v*ds.FeatDim : (v+1)*ds.FeatDim] {
+			if j > 0 {
+				x.WriteByte(',')
+			}
+			fmt.Fprintf(&x, "%g", a)
+		}
+		x.WriteByte('\n')
+	}
+	weightName, weights := "edge_weight.csv", w.Bytes()
+	if gz {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		if _, err := zw.Write(weights); err != nil || zw.Close() != nil {
+			t.Fatal("gzip", err)
+		}
+		weightName, weights = "edge_weight.csv.gz", z.Bytes()
+	}
+	files := map[string][]byte{"edge.csv": e.Bytes(), weightName: weights, "node-feat.csv": x.Bytes(),
+		"num-node-list.csv": fmt.Appendf(nil, "%d\n", ds.NumNodes())}
+	writeRaw(t, dir, files)
+	return dir
+}
+
+// writeRaw writes files into dir/raw.
+func writeRaw(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
 	raw := filepath.Join(dir, "raw")
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range map[string]string{"edge.csv": "0,1\n1,2\n2,3\n3,0\n", "edge_weight.csv": "1\n2\n3\n4\n", "num-node-list.csv": "4\n"} {
-		if err := os.WriteFile(filepath.Join(raw, name), []byte(text), 0o644); err != nil {
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(raw, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, ignore := range []bool{false, true} {
-		err := comm.RunGroup(3, func(c comm.Comm) error {
-			g, err := Read(c, Source{Path: dir, IgnoreWeights: ignore})
-			var pe *PeerError
-			switch {
-			case !ignore && !errors.Is(err, ErrWeighted):
-				return fmt.Errorf("rank %d: %v, want ErrWeighted", c.Rank(), err)
-			case !ignore && (c.Rank() == 0) == errors.As(err, &pe):
-				return fmt.Errorf("rank %d: %v (%T)", c.Rank(), err, err)
-			case !ignore && !strings.Contains(err.Error(), "dist.Source.IgnoreWeights"):
-				return fmt.Errorf("rank %d: %v does not name dist.Source.IgnoreWeights", c.Rank(), err)
-			case ignore && err != nil:
-				return err
-			case ignore && (g.NumArcs != 8 || g.Weighted):
-				return fmt.Errorf("rank %d: %d arcs, weighted %v", c.Rank(), g.NumArcs, g.Weighted)
+}
+
+// TestReadOGBWeightErrors: a bad weight in another rank's byte range is
+// one error naming the file and its line, a weight count other than the
+// edge count one naming the file (the serial reader's errors), on every
+// rank (the others a PeerError); IgnoreWeights drops the weights.
+func TestReadOGBWeightErrors(t *testing.T) {
+	edges := "0,1\n1,2\n2,3\n3,0\n0,2\n1,3\n"
+	for _, c := range []struct{ weights, want string }{
+		{"1\n2\n3\n4\n5\n-6\n", `edge_weight.csv:6: edge weight "-6": weights must be non-negative`},
+		{"1\n2\n3\n4\n5\n", "edge_weight.csv: 5 weights for 6 edges"},
+		{"1\n2\n3\n4\n5\n6\n7\n", "edge_weight.csv: 7 weights for 6 edges"},
+	} {
+		dir := t.TempDir()
+		writeRaw(t, dir, map[string][]byte{"edge.csv": []byte(edges), "edge_weight.csv": []byte(c.weights), "num-node-list.csv": []byte("4\n")})
+		_, serr := graph.Load(dir, graph.LoadOptions{})
+		if serr == nil || !strings.Contains(serr.Error(), c.want) {
+			t.Fatalf("serial: %v, want %q", serr, c.want)
+		}
+		for _, ignore := range []bool{false, true} {
+			err := comm.RunGroup(3, func(cm comm.Comm) error {
+				g, err := Read(cm, Source{Path: dir, IgnoreWeights: ignore})
+				var pe *PeerError
+				switch {
+				case ignore && err != nil:
+					return err
+				case ignore && (g.NumArcs != 12 || g.Weighted):
+					return fmt.Errorf("%d arcs, weighted %v", g.NumArcs, g.Weighted)
+				case !ignore && (err == nil || !strings.Contains(err.Error(), c.want)):
+					return fmt.Errorf("%v, want %q", err, c.want)
+				case !ignore && errors.As(err, &pe) && pe.Rank == cm.Rank():
+					return fmt.Errorf("%v: a PeerError naming this rank", err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("weights %q, ignore %v: %v", c.weights, ignore, err)
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("ignore=%v: %v", ignore, err)
 		}
 	}
 }

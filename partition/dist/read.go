@@ -27,8 +27,7 @@ type Source struct {
 	Features   string // optional .npy (N×F) replacing the dataset's features
 	Labels     string // optional .npy (N) replacing the dataset's labels
 	// IgnoreWeights drops edge weights (else the graph carries them, see
-	// Graph.Val; OGB's raw/edge_weight.csv is not read distributed: an
-	// error wrapping ErrWeighted).
+	// Graph.Val).
 	IgnoreWeights bool
 	// MaxArcs, when positive, is the most arcs (adjacency entries of the
 	// symmetrised graph) the partitioner can take: a header stating more
@@ -310,22 +309,6 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	return r, nil
 }
 
-// ErrWeighted is wrapped by the error of Read on weights it does not read
-// (OGB's raw/edge_weight.csv) without IgnoreWeights; every rank returns it.
-var ErrWeighted = errors.New("the distributed reader does not read raw/edge_weight.csv")
-
-// weightsError is the error for OGB CSV weights without IgnoreWeights,
-// which every rank found: rank 0 reports it, the others hold a PeerError;
-// both wrap ErrWeighted.
-func weightsError(c comm.Comm, path string) error {
-	err := field.Errorf("dist.Source.IgnoreWeights", "%s has edge weights and %w: partition it in one process (METIS), or convert it "+
-		"to .sgb or npz, to train on them, or set dist.Source.IgnoreWeights to drop them", path, ErrWeighted)
-	if c.Rank() == 0 {
-		return &AgreedError{Err: err}
-	}
-	return &PeerError{Rank: 0, Msg: err.Error(), kind: ErrWeighted}
-}
-
 func (r *raw) lo(c comm.Comm) int { return int(r.vd[c.Rank()]) }
 func (r *raw) hi(c comm.Comm) int { return int(r.vd[c.Rank()+1]) }
 
@@ -484,9 +467,6 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
-	if graph.FindOGBData(rawDir, "edge_weight", false) != "" && !src.IgnoreWeights { // every rank looked
-		return nil, weightsError(c, dir)
-	}
 	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
 	r.vd = partition.NodeRanges(n, c.Size())
 	tr, first, done, err := lineOffsets(c, edgePath, src)
@@ -497,6 +477,12 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 	done()
 	if err = agree(c, err); err != nil {
 		return nil, err
+	}
+	if p := graph.FindOGBData(rawDir, "edge_weight", false); p != "" && !src.IgnoreWeights { // every rank looked
+		if r.val, err = readEdgeWeights(c, p, len(r.src), src); err != nil {
+			return nil, err
+		}
+		r.weighted = true
 	}
 	if src.Features == "" {
 		if p := graph.FindOGBData(rawDir, "node-feat", true); p != "" {
@@ -700,18 +686,59 @@ func readRows(c comm.Comm, r *raw, path string, labels bool, src *Source) ([]flo
 // rows of path, following those the ranks before it read) to the ranks
 // owning them, and returns this rank's rows.
 func routeRows(c comm.Comm, r *raw, path string, x []float32, rows, d int64) ([]float32, error) {
+	bounds := make([]int64, len(r.vd))
+	for q, v := range r.vd {
+		bounds[q] = int64(v)
+	}
+	return route(c, x, rows, d, bounds, func(total int64) error {
+		return &graph.ParseError{File: path, Msg: fmt.Sprintf("has %d rows but the graph has %d nodes", total, r.n)}
+	})
+}
+
+// readEdgeWeights reads this rank's share of an OGB edge_weight.csv by
+// byte ranges and returns the weights of the edges this rank read (edges
+// of them, following those the ranks before it read): weight i is edge
+// i's, whichever rank read its line.
+func readEdgeWeights(c comm.Comm, path string, edges int, src *Source) ([]float32, error) {
+	tr, first, done, err := lineOffsets(c, path, src)
+	if err != nil {
+		return nil, err
+	}
+	w, err := tr.ReadEdgeWeights(first)
+	done()
+	if err = agree(c, err); err != nil {
+		return nil, err
+	}
+	counts, err := gather(c, int64(edges))
+	if err != nil {
+		return nil, err
+	}
+	bounds := make([]int64, len(counts)+1)
+	for q, k := range counts {
+		bounds[q+1] = bounds[q] + k
+	}
+	return route(c, w, int64(len(w)), 1, bounds, func(total int64) error {
+		return graph.EdgeWeightCountError(path, total, bounds[len(counts)])
+	})
+}
+
+// route sends the d-wide rows x that this rank read (rows consecutive
+// rows, following those the ranks before it read) to the ranks whose
+// ranges [bounds[q], bounds[q+1]) hold them, and returns this rank's rows.
+// When the ranks read other than bounds[P] rows in all, every rank returns
+// miscount(total).
+func route(c comm.Comm, x []float32, rows, d int64, bounds []int64, miscount func(total int64) error) ([]float32, error) {
 	before, total, err := exclusiveScan(c, rows)
 	if err != nil {
 		return nil, err
 	}
-	if total != int64(r.n) {
-		err = &graph.ParseError{File: path, Msg: fmt.Sprintf("has %d rows but the graph has %d nodes", total, r.n)}
-		return nil, agree(c, err)
-	}
 	p := c.Size()
+	if total != bounds[p] {
+		return nil, agree(c, miscount(total))
+	}
 	counts := make([]int, p)
 	for q := 0; q < p; q++ {
-		a, b := max(before, int64(r.vd[q])), min(before+rows, int64(r.vd[q+1]))
+		a, b := max(before, bounds[q]), min(before+rows, bounds[q+1])
 		if b > a {
 			counts[q] = int(b-a) * int(d)
 		}
@@ -720,8 +747,8 @@ func routeRows(c comm.Comm, r *raw, path string, x []float32, rows, d int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	if len(recv) != (r.hi(c)-r.lo(c))*int(d) {
-		return nil, fmt.Errorf("%s: received %d values for %d rows × %d", path, len(recv), r.hi(c)-r.lo(c), d)
+	if int64(len(recv)) != (bounds[c.Rank()+1]-bounds[c.Rank()])*d {
+		return nil, fmt.Errorf("dist: received %d values for %d rows × %d", len(recv), bounds[c.Rank()+1]-bounds[c.Rank()], d)
 	}
 	return recv, nil
 }
