@@ -30,6 +30,7 @@ type Epoch struct {
 	Epoch                     int
 	Loss                      float64
 	TrainAcc, ValAcc, TestAcc float64
+	Evaluated                 bool // the accuracies were measured (--eval-every skips epochs)
 	EpochS                    float64
 	CommBytes                 float64
 	Breakdown                 map[string]float64
@@ -86,7 +87,9 @@ func read(r io.Reader, path string) (*Run, error) {
 		if !ok || ep < 1 {
 			return nil, fmt.Errorf("%s:%d: not a header, epoch or final record of a supergcn metrics file", path, ln)
 		}
+		_, hasVal := rec["val_acc"]
 		e := Epoch{Epoch: int(ep), Loss: num("loss"), TrainAcc: num("train_acc"), ValAcc: num("val_acc"), TestAcc: num("test_acc"),
+			Evaluated: hasVal && rec["evaluated"] != false,
 			EpochS: num("epoch_s"), CommBytes: num("comm_bytes"), Ranks: int(num("ranks")), Breakdown: map[string]float64{}}
 		for k, v := range rec {
 			if f, isNum := v.(float64); isNum && strings.HasSuffix(k, "_s") && !notBreakdown[k] {
@@ -209,6 +212,17 @@ func curve(r *Run, f func(Epoch) float64) plotter.XYs {
 	return xys
 }
 
+// evalCurve is curve over the evaluated epochs only.
+func evalCurve(r *Run, f func(Epoch) float64) plotter.XYs {
+	var xys plotter.XYs
+	for _, e := range r.Epochs {
+		if e.Evaluated {
+			xys = append(xys, plotter.XY{X: float64(e.Epoch), Y: f(e)})
+		}
+	}
+	return xys
+}
+
 // Loss plots the training loss of every run against the epoch.
 func Loss(runs []*Run) (*plot.Plot, error) {
 	p := newPlot("Training loss", "epoch", "loss")
@@ -241,7 +255,11 @@ func Accuracy(runs []*Run) (*plot.Plot, error) {
 			if len(runs) == 1 {
 				label, c, dashed = s.name, seriesColor(j), false
 			}
-			if err := addLine(p, label, curve(r, s.f), c, dashed); err != nil {
+			xys := evalCurve(r, s.f)
+			if len(xys) == 0 {
+				continue
+			}
+			if err := addLine(p, label, xys, c, dashed); err != nil {
 				return nil, err
 			}
 		}

@@ -121,3 +121,34 @@ func TestReadSegmentsAndErrors(t *testing.T) {
 		t.Fatalf("bad line: %v", err)
 	}
 }
+
+// Accuracy curves take only the evaluated epochs: with --eval-every the
+// records between evaluations carry no accuracies (they are not zero).
+func TestAccuracyCurveSkipsUnevaluatedEpochs(t *testing.T) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.Encode(map[string]any{"header": true, "version": "test", "ranks": 2})
+	for e := 1; e <= 10; e++ {
+		rec := map[string]any{"epoch": e, "loss": 1.0, "epoch_s": 0.1, "evaluated": e%5 == 0}
+		if e%5 == 0 {
+			rec["train_acc"], rec["val_acc"], rec["test_acc"] = 0.7, 0.6, 0.5
+		}
+		enc.Encode(rec)
+	}
+	// A record saying evaluated: false with accuracies is not evaluated either.
+	enc.Encode(map[string]any{"epoch": 11, "loss": 1.0, "val_acc": 0.0, "test_acc": 0.0, "evaluated": false})
+	r, err := read(strings.NewReader(b.String()), "m.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xys := evalCurve(r, func(e Epoch) float64 { return e.ValAcc })
+	if len(xys) != 2 || xys[0].X != 5 || xys[1].X != 10 || xys[0].Y != 0.6 {
+		t.Fatalf("validation curve %v, want epochs 5 and 10 at 0.6", xys)
+	}
+	if len(curve(r, func(e Epoch) float64 { return e.Loss })) != 11 {
+		t.Fatal("the loss curve must keep every epoch")
+	}
+	if _, err := Accuracy([]*Run{r}); err != nil {
+		t.Fatal(err)
+	}
+}
