@@ -90,7 +90,7 @@ func read(r io.Reader, path string) (*Run, error) {
 		_, hasVal := rec["val_acc"]
 		e := Epoch{Epoch: int(ep), Loss: num("loss"), TrainAcc: num("train_acc"), ValAcc: num("val_acc"), TestAcc: num("test_acc"),
 			Evaluated: hasVal && rec["evaluated"] != false,
-			EpochS: num("epoch_s"), CommBytes: num("comm_bytes"), Ranks: int(num("ranks")), Breakdown: map[string]float64{}}
+			EpochS:    num("epoch_s"), CommBytes: num("comm_bytes"), Ranks: int(num("ranks")), Breakdown: map[string]float64{}}
 		for k, v := range rec {
 			if f, isNum := v.(float64); isNum && strings.HasSuffix(k, "_s") && !notBreakdown[k] {
 				e.Breakdown[k] = f
