@@ -7,7 +7,7 @@
 #
 #   PROFILE=docs/data/profile-xeon32.json \
 #   VOLUMES=docs/data/volumes-products-p32-r4.json,docs/data/volumes-products-p32-r8.json,docs/data/volumes-products-p32-r16.json,docs/data/volumes-products-p32-r32.json \
-#   NODES=4 C=8 HIDDEN=128 scripts/validate-layouts.sh docs/data/layouts-products-4x8-xeon32.csv
+#   NODES=4 C=8 scripts/validate-layouts.sh docs/data/layouts-products-4x8-xeon32.csv
 #
 # Environment (defaults in brackets):
 #   PROFILE (required) the measuring machine's profile (supergcn bench profile --out)
@@ -15,7 +15,7 @@
 #     (NODES × every ranks-per-node of the matrix), comma-separated
 #   NODES, C (required) the emulated nodes and their cores, as bench-layouts.sh ran
 #   NODES_PER_HOST [NODES] nodes sharing one machine: an emulated cluster runs them all on one box
-#   HIDDEN [128], LAYERS [2], NORM [none] the model the matrix trained (its model column names gcn or sage)
+#   the model of each row as scripts/bench-cluster.sh trains it: gcn 2×128, sage 3×256 LayerNorm
 #   BIN [bin/supergcn]
 # Prints a markdown table on stdout; OUT [unset]: also the CSV of the rows there.
 set -euo pipefail
@@ -37,6 +37,14 @@ flags() {
 	*) echo "validate-layouts: $CSV: config $1 has no predict flags here" >&2; exit 2 ;;
 	esac
 }
+# bench-cluster's model → predict flags
+model_flags() {
+	case $1 in
+	gcn) echo "--model gcn --layers 2 --hidden 128" ;;
+	sage) echo "--model sage --layers 3 --hidden 256 --norm layer" ;;
+	*) echo "validate-layouts: $CSV: model $1 has no predict flags here" >&2; exit 2 ;;
+	esac
+}
 # One prediction per (model, config, link) of the matrix.
 tail -n +2 "$CSV" | cut -d, -f2-4 | sort -u | while IFS=, read -r model config link; do
 	if [ "$link" = shm ]; then
@@ -45,8 +53,7 @@ tail -n +2 "$CSV" | cut -d, -f2-4 | sort -u | while IFS=, read -r model config l
 		net=(--network "$link" --nodes "$NODES" --nodes-per-host "${NODES_PER_HOST:-$NODES}" --cores-per-node "$C")
 	fi
 	# shellcheck disable=SC2046
-	"$BIN" predict --volumes "$VOLUMES" --profile "$PROFILE" --layouts --json "${net[@]}" --model "$model" \
-		--layers "${LAYERS:-2}" --hidden "${HIDDEN:-128}" --norm "${NORM:-none}" $(flags "$config") |
+	"$BIN" predict --volumes "$VOLUMES" --profile "$PROFILE" --layouts --json "${net[@]}" $(model_flags "$model") $(flags "$config") |
 		sed "s/^{/{\"config\":\"$config\",\"link\":\"$link\",/" >>"$T/pred.jsonl"
 done
 python3 - "$CSV" "$T/pred.jsonl" "$NODES" "${OUT:-}" <<'PY'
