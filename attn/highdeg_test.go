@@ -1,0 +1,99 @@
+package attn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/supergcn/supergcn/aggr"
+)
+
+// degGraph is rows × cols with the given in-degrees (random, repeated
+// columns): rows longer than a gather block (gatherEdges) included.
+func degGraph(t *testing.T, r *rand.Rand, cols int, degs []int) *Graph {
+	t.Helper()
+	ptr := []int64{0}
+	var idx []int32
+	for _, d := range degs {
+		for range d {
+			idx = append(idx, int32(r.IntN(cols)))
+		}
+		ptr = append(ptr, int64(len(idx)))
+	}
+	g, err := NewGraph(len(degs), cols, ptr, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Rows of more edges than a gather block (hubs) give the definition's
+// output and its gradients, with every kernel.
+func TestHighDegreeRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	degs := []int{0, 1, 63, 64, 65, 3, 200, 129, 2}
+	const cols = 90
+	sp := Spec{Heads: 2, Width: 5, Slope: 0.2, Drop: 0.3, Seed: 4}
+	g := degGraph(t, r, cols, degs)
+	h, hf, rows := sp.Heads, sp.Heads*sp.Width, len(degs)
+	z, src, dst := randVec(r, cols*hf), randVec(r, cols*h), randVec(r, rows*h)
+	gout := randVec(r, rows*hf)
+	loss := func() float64 {
+		out := reference(g, sp, z, src, dst)
+		var l float64
+		for i := range out {
+			l += out[i] * float64(gout[i])
+		}
+		return l
+	}
+	kernels := []RowsW{GenericRowsW}
+	for _, name := range aggr.Kernels() {
+		e, err := aggr.New(1, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels = append(kernels, e.RowsW())
+	}
+	for k, kern := range kernels {
+		var st State
+		if err := Forward(g, sp, z, src, dst, Ids{}, kern, &st); err != nil {
+			t.Fatal(err)
+		}
+		o, want := output(sp, &st), reference(g, sp, z, src, dst)
+		for i := range want {
+			if math.Abs(float64(o[i])-want[i]) > 1e-4*(1+math.Abs(want[i])) {
+				t.Fatalf("kernel %d: out[%d] = %g, want %g", k, i, o[i], want[i])
+			}
+		}
+		gp, cd := make([]float32, len(gout)), make([]float32, len(dst))
+		for i := range cd {
+			c := Share(st.M[i], st.M[i], st.S[i])
+			cd[i] = c * dot(gout[i*sp.Width:(i+1)*sp.Width], o[i*sp.Width:(i+1)*sp.Width])
+			for j := range sp.Width {
+				gp[i*sp.Width+j] = gout[i*sp.Width+j] * c
+			}
+		}
+		gz, gsrc, gdst := make([]float32, len(z)), make([]float32, len(src)), make([]float32, len(dst))
+		if err := Backward(g, sp, z, src, dst, gp, cd, kern, &st, &Scratch{}, gz, gsrc, gdst); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			x, g []float32
+		}{{"z", z, gz}, {"src", src, gsrc}, {"dst", dst, gdst}} {
+			for i := range c.x {
+				x0 := c.x[i]
+				const eps = 1e-3
+				c.x[i] = x0 + eps
+				lp := loss()
+				c.x[i] = x0 - eps
+				lm := loss()
+				c.x[i] = x0
+				fd := (lp - lm) / (2 * eps)
+				if math.Abs(fd-float64(c.g[i])) > 3e-3*(1+math.Abs(fd)) {
+					t.Errorf("kernel %d: d%s[%d] = %g, finite difference %g", k, c.name, i, c.g[i], fd)
+				}
+			}
+		}
+	}
+}
