@@ -61,7 +61,7 @@ func TestAttentionSchedule(t *testing.T) {
 		t.Errorf("gcn: %v", err)
 	}
 	prof := flatProfile()
-	prof.Rates[0].Attention = &AttentionRates{ScoreForward: 0.1, ScoreBackward: 0.05,
+	prof.Rates[0].Attention = &AttentionRates{Score: []ScoreRate{{Heads: 1, Forward: 0.1, Backward: 0.05}},
 		Aggr: []AggrRate{{Width: 8, Forward: 0.5, Transpose: 0.25}, {Width: 64, Forward: 1, Transpose: 0.5}}}
 	if err := prof.Validate(); err != nil {
 		t.Fatal(err)
@@ -89,9 +89,9 @@ func TestAttentionSchedule(t *testing.T) {
 	// aggregation: every local edge, a self-loop a node and the cut edges,
 	// each of 4 heads at 0.1 G/s
 	v := twoRanks()[0]
-	prof.Rates[0].Attention.ScoreForward *= 2
+	prof.Rates[0].Attention.Score[0].Forward *= 2
 	fast := one(4)
-	prof.Rates[0].Attention.ScoreForward /= 2
+	prof.Rates[0].Attention.Score[0].Forward /= 2
 	if want := float64(v.LocalEdges+v.Nodes+v.CutEdges) * 4 / 0.1e9 / 2; math.Abs(p4.AggrS-fast.AggrS-want) > 1e-9 {
 		t.Errorf("aggregation %g s, with scores twice as fast %g s: want %g s less", p4.AggrS, fast.AggrS, want)
 	}

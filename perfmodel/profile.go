@@ -124,16 +124,23 @@ func (x *ExchangeRates) Share() float64 {
 // AttentionRates are the attention kernels on train's local graph, as
 // two parts whose sum is a pass: per edge and head the score (the source
 // and destination terms' LeakyReLU), the edge softmax and the attention
-// dropout (ScoreForward; backward their adjoint, ScoreBackward), in 1e9
-// edge·heads per second; and per edge and value the weighted aggregation
-// of the projected rows as the kernels run it (Aggr, by the width of one
-// head: Forward the weighted row sum, Transpose the backward pass's
-// gradients of the rows and of the weights), in 1e9 edge·values per
-// second.
+// dropout (Score, by the number of heads: the per-edge work is shared by
+// a row's heads), in 1e9 edge·heads per second; and per edge and value
+// the weighted aggregation of the projected rows as the kernels run it
+// (Aggr, by the width of one head: Forward the weighted row sum,
+// Transpose the backward pass's gradients of the rows and of the
+// weights), in 1e9 edge·values per second.
 type AttentionRates struct {
-	ScoreForward  float64    `json:"score_forward_gehs"`
-	ScoreBackward float64    `json:"score_backward_gehs"`
-	Aggr          []AggrRate `json:"aggr"`
+	Score []ScoreRate `json:"score"`
+	Aggr  []AggrRate  `json:"aggr"`
+}
+
+// ScoreRate is the attention scores of Heads heads, forward and backward,
+// in 1e9 edge·heads per second.
+type ScoreRate struct {
+	Heads    int     `json:"heads"`
+	Forward  float64 `json:"forward_gehs"`
+	Backward float64 `json:"backward_gehs"`
 }
 
 // RowRate is the row gather into the send buffer and the scatter-add of
@@ -398,11 +405,19 @@ func (a *AttentionRates) validate(at string) error {
 	if a == nil {
 		return nil
 	}
-	if err := positive(at+".score_forward_gehs", a.ScoreForward); err != nil {
-		return err
+	if len(a.Score) == 0 {
+		return fmt.Errorf("%s: needs score rates", at)
 	}
-	if err := positive(at+".score_backward_gehs", a.ScoreBackward); err != nil {
-		return err
+	for j, r := range a.Score {
+		if r.Heads < 1 || (j > 0 && r.Heads <= a.Score[j-1].Heads) {
+			return fmt.Errorf("%s.score[%d]: heads %d, want ≥ 1 and ascending", at, j, r.Heads)
+		}
+		if err := positive(fmt.Sprintf("%s.score[%d].forward_gehs", at, j), r.Forward); err != nil {
+			return err
+		}
+		if err := positive(fmt.Sprintf("%s.score[%d].backward_gehs", at, j), r.Backward); err != nil {
+			return err
+		}
 	}
 	if len(a.Aggr) == 0 {
 		return fmt.Errorf("%s: needs aggr rates", at)
@@ -521,8 +536,11 @@ func (r *Rates) Scaled(f float64) *Rates {
 	c := *r
 	c.Aggr = scaleAggr(r.Aggr, f)
 	if a := r.Attention; a != nil {
-		c.Attention = &AttentionRates{ScoreForward: a.ScoreForward * f, ScoreBackward: a.ScoreBackward * f,
-			Aggr: scaleAggr(a.Aggr, f)}
+		c.Attention = &AttentionRates{Score: append([]ScoreRate(nil), a.Score...), Aggr: scaleAggr(a.Aggr, f)}
+		for i := range c.Attention.Score {
+			c.Attention.Score[i].Forward *= f
+			c.Attention.Score[i].Backward *= f
+		}
 	}
 	c.Gemm = append([]GemmRate(nil), r.Gemm...)
 	for i := range c.Gemm {
@@ -595,7 +613,8 @@ func aggrSeconds(as []AggrRate, edges int64, width int, transpose bool) float64 
 // AttentionSeconds is the time of one attention pass (forward, or its
 // backward) over edges edges of heads heads and width values in all:
 // edges·heads scores and edges·width weighted values, the latter at the
-// rate of width/heads values a head. False when the profile did not
+// rate of width/heads values a head, the former at that of heads heads.
+// False when the profile did not
 // measure the attention kernels.
 func (r *Rates) AttentionSeconds(edges int64, heads, width int, backward bool) (float64, bool) {
 	a := r.Attention
@@ -605,12 +624,20 @@ func (r *Rates) AttentionSeconds(edges int64, heads, width int, backward bool) (
 	if edges == 0 || width == 0 {
 		return 0, true
 	}
-	score := a.ScoreForward
-	if backward {
-		score = a.ScoreBackward
-	}
 	agg := aggrSeconds(a.Aggr, edges*int64(heads), width/heads, backward)
-	return float64(edges)*float64(heads)/(score*1e9) + agg, true
+	return a.ScoreSeconds(edges, heads, backward) + agg, true
+}
+
+// ScoreSeconds is the time of the scores of edges edges of heads heads,
+// at the rate interpolated in log(heads) between the measured counts.
+func (a *AttentionRates) ScoreSeconds(edges int64, heads int, backward bool) float64 {
+	gehs := interpLog(len(a.Score), func(i int) (int, float64) {
+		if backward {
+			return a.Score[i].Heads, a.Score[i].Backward
+		}
+		return a.Score[i].Heads, a.Score[i].Forward
+	}, heads)
+	return float64(edges) * float64(heads) / (gehs * 1e9)
 }
 
 // GemmSeconds is the time of a rows×k by k×n product of class op ("nn",

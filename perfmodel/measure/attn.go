@@ -24,13 +24,17 @@ const (
 
 var attnWidths = []int{8, 16, 32, 64, 128}
 
+// attnScoreHeads are the head counts of the score rates.
+var attnScoreHeads = []int{1, 2, 4, 8}
+
 // attnRates times the attention kernels (attn.Forward, attn.Backward) on
 // a's first rows and splits a pass into its two parts
-// (perfmodel.AttentionRates): the scores, from a pass of 8 heads one value
-// wide (its one weighted value a head counted with the score), and the
-// weighted aggregation at each head width, the rest of a pass once its
-// scores at that rate are taken out (at least a tenth of the pass, a
-// floor against the noise of the subtraction).
+// (perfmodel.AttentionRates): the scores, from passes one value wide a
+// head at each count of attnScoreHeads (their one weighted value a head
+// counted with the score), and the weighted aggregation at each head
+// width, the rest of a pass once its scores at that head count are taken
+// out (at least a tenth of the pass, a floor against the noise of the
+// subtraction).
 func attnRates(r *perfmodel.Rates, a *graph.CSR, eng *aggr.Engine, sz Sizes, st *Stepper, f filler) error {
 	rows := 0
 	for rows < a.NumRows && a.Ptr[rows+1] <= attnEdges {
@@ -41,24 +45,33 @@ func attnRates(r *perfmodel.Rates, a *graph.CSR, eng *aggr.Engine, sz Sizes, st 
 	if err != nil {
 		return err
 	}
-	e := float64(g.Edges())
+	e := int64(g.Edges())
 	if e == 0 {
 		return nil
 	}
 	kern := eng.RowsW()
-	fwd, bwd, err := attnPass(g, attn.Spec{Heads: 8, Width: 1, Slope: attnSlope, Drop: attnDrop, Seed: 1}, kern, sz.Reps, st, f)
-	if err != nil {
-		return err
+	spec := func(h, w int) attn.Spec {
+		return attn.Spec{Heads: h, Width: w, Slope: attnSlope, Drop: attnDrop, Seed: 1}
 	}
-	at := &perfmodel.AttentionRates{ScoreForward: e * 8 / fwd / 1e9, ScoreBackward: e * 8 / bwd / 1e9}
-	for _, w := range attnWidths {
-		h := max(1, attnRow/w)
-		fwd, bwd, err := attnPass(g, attn.Spec{Heads: h, Width: w, Slope: attnSlope, Drop: attnDrop, Seed: 1}, kern, sz.Reps, st, f)
+	at := &perfmodel.AttentionRates{}
+	for _, h := range attnScoreHeads {
+		fwd, bwd, err := attnPass(g, spec(h, 1), kern, sz.Reps, st, f)
 		if err != nil {
 			return err
 		}
-		rest := func(s, score float64) float64 { return e * float64(h*w) / max(s-e*float64(h)/(score*1e9), s/10) / 1e9 }
-		at.Aggr = append(at.Aggr, perfmodel.AggrRate{Width: w, Forward: rest(fwd, at.ScoreForward), Transpose: rest(bwd, at.ScoreBackward)})
+		n := float64(e) * float64(h)
+		at.Score = append(at.Score, perfmodel.ScoreRate{Heads: h, Forward: n / fwd / 1e9, Backward: n / bwd / 1e9})
+	}
+	for _, w := range attnWidths {
+		h := max(1, attnRow/w)
+		fwd, bwd, err := attnPass(g, spec(h, w), kern, sz.Reps, st, f)
+		if err != nil {
+			return err
+		}
+		rest := func(s float64, backward bool) float64 {
+			return float64(e) * float64(h*w) / max(s-at.ScoreSeconds(e, h, backward), s/10) / 1e9
+		}
+		at.Aggr = append(at.Aggr, perfmodel.AggrRate{Width: w, Forward: rest(fwd, false), Transpose: rest(bwd, true)})
 	}
 	r.Attention = at
 	return nil

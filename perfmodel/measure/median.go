@@ -39,8 +39,11 @@ func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
 	if m.Attention != nil {
 		a := *m.Attention
-		a.ScoreForward = med(func(r *perfmodel.Rates) float64 { return r.Attention.ScoreForward })
-		a.ScoreBackward = med(func(r *perfmodel.Rates) float64 { return r.Attention.ScoreBackward })
+		a.Score = append([]perfmodel.ScoreRate(nil), a.Score...)
+		for i := range a.Score {
+			a.Score[i].Forward = med(func(r *perfmodel.Rates) float64 { return r.Attention.Score[i].Forward })
+			a.Score[i].Backward = med(func(r *perfmodel.Rates) float64 { return r.Attention.Score[i].Backward })
+		}
 		a.Aggr = append([]perfmodel.AggrRate(nil), a.Aggr...)
 		for i := range a.Aggr {
 			a.Aggr[i].Forward = med(func(r *perfmodel.Rates) float64 { return r.Attention.Aggr[i].Forward })
