@@ -367,16 +367,12 @@ func (r *Rates) validate(at string) error {
 		if x.HaloFan < 0 {
 			return fmt.Errorf("%s.halo_fan: %d, want ≥ 0 (0: not recorded)", at, x.HaloFan)
 		}
+		if err := rateList(at+".row_rates", len(x.RowRates), "width", "gather_gbs", "scatter_gbs", func(j int) (int, float64, float64) {
+			return x.RowRates[j].Width, x.RowRates[j].GatherGBs, x.RowRates[j].ScatterGBs
+		}); err != nil {
+			return err
+		}
 		for j, w := range x.RowRates {
-			if w.Width < 1 || (j > 0 && w.Width <= x.RowRates[j-1].Width) {
-				return fmt.Errorf("%s.row_rates[%d]: width %d, want ≥ 1 and ascending", at, j, w.Width)
-			}
-			if err := positive(fmt.Sprintf("%s.row_rates[%d].gather_gbs", at, j), w.GatherGBs); err != nil {
-				return err
-			}
-			if err := positive(fmt.Sprintf("%s.row_rates[%d].scatter_gbs", at, j), w.ScatterGBs); err != nil {
-				return err
-			}
 			if w.HaloGUPS != 0 {
 				if err := positive(fmt.Sprintf("%s.row_rates[%d].halo_gups", at, j), w.HaloGUPS); err != nil {
 					return err
@@ -408,16 +404,10 @@ func (a *AttentionRates) validate(at string) error {
 	if len(a.Score) == 0 {
 		return fmt.Errorf("%s: needs score rates", at)
 	}
-	for j, r := range a.Score {
-		if r.Heads < 1 || (j > 0 && r.Heads <= a.Score[j-1].Heads) {
-			return fmt.Errorf("%s.score[%d]: heads %d, want ≥ 1 and ascending", at, j, r.Heads)
-		}
-		if err := positive(fmt.Sprintf("%s.score[%d].forward_gehs", at, j), r.Forward); err != nil {
-			return err
-		}
-		if err := positive(fmt.Sprintf("%s.score[%d].backward_gehs", at, j), r.Backward); err != nil {
-			return err
-		}
+	if err := rateList(at+".score", len(a.Score), "heads", "forward_gehs", "backward_gehs", func(j int) (int, float64, float64) {
+		return a.Score[j].Heads, a.Score[j].Forward, a.Score[j].Backward
+	}); err != nil {
+		return err
 	}
 	if len(a.Aggr) == 0 {
 		return fmt.Errorf("%s: needs aggr rates", at)
@@ -427,16 +417,28 @@ func (a *AttentionRates) validate(at string) error {
 
 // validateAggr checks aggregation rates: widths ascending, rates positive.
 func validateAggr(at string, as []AggrRate) error {
-	for j, a := range as {
-		if a.Width < 1 || (j > 0 && a.Width <= as[j-1].Width) {
-			return fmt.Errorf("%s[%d]: width %d, want ≥ 1 and ascending", at, j, a.Width)
+	return rateList(at, len(as), "width", "forward_gups", "transpose_gups", func(j int) (int, float64, float64) {
+		return as[j].Width, as[j].Forward, as[j].Transpose
+	})
+}
+
+// rateList checks a list of n entries at (entry j: its key and its two
+// rates, named n1 and n2): keys ≥ 1 and ascending, rates positive.
+func rateList(at string, n int, key, n1, n2 string, entry func(j int) (int, float64, float64)) error {
+	prev := 0
+	for j := range n {
+		k, v1, v2 := entry(j)
+		e := fmt.Sprintf("%s[%d]", at, j)
+		if k < 1 || k <= prev {
+			return fmt.Errorf("%s: %s %d, want ≥ 1 and ascending", e, key, k)
 		}
-		if err := positive(fmt.Sprintf("%s[%d].forward_gups", at, j), a.Forward); err != nil {
+		if err := positive(e+"."+n1, v1); err != nil {
 			return err
 		}
-		if err := positive(fmt.Sprintf("%s[%d].transpose_gups", at, j), a.Transpose); err != nil {
+		if err := positive(e+"."+n2, v2); err != nil {
 			return err
 		}
+		prev = k
 	}
 	return nil
 }
