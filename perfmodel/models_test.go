@@ -99,6 +99,10 @@ func TestAttentionSchedule(t *testing.T) {
 	if s, _ := r.AttentionSeconds(1000, 2, 16, true); math.Abs(s-(1000*2/0.05e9+1000*16/0.25e9)) > 1e-12 {
 		t.Errorf("backward 1000 edges, 2 heads of 8: %g s", s)
 	}
+	two := &AttentionRates{Score: []ScoreRate{{Heads: 1, Forward: 0.1, Backward: 0.1}, {Heads: 8, Forward: 0.4, Backward: 0.4}}}
+	if s1, s8 := two.ScoreSeconds(1000, 1, false), two.ScoreSeconds(1000, 8, false); math.Abs(s1-1e-5) > 1e-15 || math.Abs(s8-2e-5) > 1e-15 {
+		t.Errorf("scores of 1000 edges: 1 head %g s, 8 heads %g s; want 1e-5 and 2e-5 (each count at its rate)", s1, s8)
+	}
 	if p := predict(gat); !(p.EpochS > 0) {
 		t.Errorf("gat 2 layers: %+v", p)
 	}
