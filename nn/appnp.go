@@ -32,11 +32,14 @@ func appnpPlan(s LayerShape) LayerPlan {
 		Forward:  []CostStep{gemm("nn", s.In, s.Out)},
 		Backward: []CostStep{colSums(s.Out)}}
 	if k > 0 {
-		c.Backward = append(c.Backward, elem(8, s.Out)) // α·G
+		c.Backward = append(c.Backward, elem(4, s.Out)) // α·Σ dZᵏ cleared
 	}
-	for range k { // Â·Z, then the teleport
+	for range k { // Â·Z, then the teleport; backward α·dZ summed, Âᵀ·dZ, scaled by 1-α
 		c.Forward = append(c.Forward, aggregate(s.Op, s.Out), elem(12, s.Out))
-		c.Backward = append(c.Backward, aggregate(s.Op, s.Out), elem(12, s.Out))
+		c.Backward = append(c.Backward, elem(12, s.Out), aggregate(s.Op, s.Out), elem(8, s.Out))
+	}
+	if k > 0 {
+		c.Backward = append(c.Backward, elem(12, s.Out)) // + dZ⁰
 	}
 	c.Backward = append(c.Backward, gemm("tn", s.In, s.Out))
 	c.Backward = append(c.Backward, inputGrad(gemm("nt", s.Out, s.In))...)

@@ -13,6 +13,12 @@ const (
 	// StepElem is an elementwise pass over rows of Width values moving
 	// Bytes bytes a value (reads and writes).
 	StepElem
+	// StepAttention is one pass of the attention operator (Attention) over
+	// rows of Width values in Heads heads, a self-loop a node: per edge
+	// and head the score, the edge softmax and the attention dropout, per
+	// edge and value the weighted aggregation (backward their adjoints);
+	// under MPI, one exchange of Width values a row.
+	StepAttention
 )
 
 // CostStep is one step of a layer's forward or backward pass, in the
@@ -21,7 +27,8 @@ type CostStep struct {
 	Kind  StepKind
 	Trans string // StepGemm: "nn", "tn" (first operand transposed) or "nt"
 	K, N  int    // StepGemm: inner and output widths
-	Width int    // StepAggregate, StepElem: values a row
+	Width int    // StepAggregate, StepElem, StepAttention: values a row
+	Heads int    // StepAttention: heads (Width/Heads values each)
 	Op    OpKind // StepAggregate: the operator
 	Bytes float64
 	// Input marks a forward aggregation of the layer's input, which an
@@ -45,6 +52,10 @@ func gemm(trans string, k, n int) CostStep { return CostStep{Kind: StepGemm, Tra
 
 func aggregate(op OpKind, width int) CostStep {
 	return CostStep{Kind: StepAggregate, Op: op, Width: width}
+}
+
+func attention(heads, width int) CostStep {
+	return CostStep{Kind: StepAttention, Heads: heads, Width: width}
 }
 
 func elem(bytes float64, width int) CostStep {

@@ -82,12 +82,12 @@ func gatMem(s LayerShape, hf int) LayerMem {
 }
 
 // gatCost is a GAT layer's schedule: X·W, the score terms, the attention
-// (one aggregation of Heads·Width columns, whose exchange also carries the
-// per-head scalars), the head mean; backward the adjoints.
+// (one pass of h heads over Heads·Width columns, whose exchange also
+// carries the per-head scalars), the head mean; backward the adjoints.
 func gatCost(in, out, hf, h int) LayerCost {
 	return LayerCost{
-		Forward: []CostStep{gemm("nn", in, hf), elem(8, hf), aggregate(OpAttention, hf), elem(8, hf)},
-		Backward: []CostStep{colSums(out), elem(8, hf), aggregate(OpAttention, hf), elem(12, hf),
+		Forward: []CostStep{gemm("nn", in, hf), elem(8, hf), attention(h, hf), elem(8, hf)},
+		Backward: []CostStep{colSums(out), elem(8, hf), attention(h, hf), elem(12, hf),
 			gemm("tn", in, hf), inputGrad(gemm("nt", hf, in))[0]},
 	}
 }

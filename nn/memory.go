@@ -64,7 +64,7 @@ func (c Config) Memory() ModelMem {
 		mm.Halo += int64(s.HaloKept)
 		edgeTemp = max(edgeTemp, s.EdgeTemp)
 		for _, st := range append(p.Cost.Forward, p.Cost.Backward...) {
-			if st.Kind == StepAggregate {
+			if st.Kind == StepAggregate || st.Kind == StepAttention {
 				maxAgg = max(maxAgg, st.Width)
 			}
 		}

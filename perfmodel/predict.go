@@ -24,6 +24,10 @@ type Model struct {
 	Dropout   bool // dropout > 0 (input and hidden)
 	K         int  // propagation steps of the models that take them (nn.Config.K; 0: the model's default)
 	TrainEps  bool // GIN's ε is learned (nn.Config.TrainEps)
+	// Attention models: heads of the hidden and of the output layer (0:
+	// one) and the attention dropout (nn.Config's).
+	Heads, OutHeads int
+	AttnDropout     float64
 }
 
 // net is the nn configuration of m's layers, whose plans give the cost
@@ -34,7 +38,7 @@ func (m Model) net() nn.Config {
 		norm = "layer"
 	}
 	return nn.Config{Model: m.Kind, Layers: m.Layers, In: m.In, Hidden: m.Hidden, Out: m.Classes, Norm: norm,
-		K: m.K, TrainEps: m.TrainEps}
+		K: m.K, TrainEps: m.TrainEps, Heads: m.Heads, OutHeads: m.OutHeads, AttnDropout: m.AttnDropout}
 }
 
 // Config is one prediction's setting.
@@ -233,6 +237,7 @@ type predictor struct {
 	cfg   Config
 	costs []nn.LayerCost // the layers' cost schedules
 	op    nn.OpKind      // the operator of the aggregation walked
+	heads int            // and its heads (an attention step; 0: an aggregation)
 	vols  []exchange.RankVolume
 	rates *Rates
 	intra Link
@@ -301,6 +306,9 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if err != nil {
 		return nil, err
 	}
+	if err := prof.CheckModel(cfg.Model); err != nil {
+		return nil, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
+	}
 	p := &predictor{cfg: cfg, costs: costs, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
 		over: (cfg.Threads+1)*cfg.RanksPerNode <= cores, share: rates.Exchange.Share(),
@@ -347,6 +355,36 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
 	return pr, nil
+}
+
+// CheckModel reports whether every measurement of p has the rates model m
+// needs: the attention kernels' for an attention model.
+func (p *Profile) CheckModel(m Model) error {
+	costs, err := m.net().LayerCosts()
+	if err != nil {
+		return err
+	}
+	if !needsAttention(costs) {
+		return nil
+	}
+	for _, r := range append(append([]Rates(nil), p.Rates...), p.Loads...) {
+		if r.Attention == nil {
+			return fmt.Errorf("the measurement of %d thread(s) × %d copies has no attention rates, which %s needs (measure the profile again with bench profile)", r.Threads, r.Copies, m.Kind)
+		}
+	}
+	return nil
+}
+
+// needsAttention reports whether a schedule has attention steps.
+func needsAttention(costs []nn.LayerCost) bool {
+	for _, c := range costs {
+		for _, s := range append(c.Forward, c.Backward...) {
+			if s.Kind == nn.StepAttention {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func clone(a []float64) []float64 { return append([]float64(nil), a...) }
@@ -445,7 +483,10 @@ func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
 // pre mode one more entry a received row (its
 // scatter-add into the destination), and the output row scaling. GCN
 // scales input and output rows (D^-1/2 each side), SAGE's mean one side;
-// a scaling is a pass of 8 bytes a value (read and write).
+// a scaling is a pass of 8 bytes a value (read and write). An attention
+// step (p.heads) runs the attention kernels on the local and the cut edges
+// instead, and its normalisation (attn.Finish; backward attn.Scale) is
+// the scaling pass.
 func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) (before, local, after float64) {
 	v := &p.vols[r]
 	pass := p.rates.ElemSeconds(8 * float64(v.Nodes) * float64(width))
@@ -463,6 +504,11 @@ func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) 
 	before += p.rates.RowSeconds(sent, width, false, backward)
 	if p.cfg.Mode == exchange.ModePre {
 		after += p.rates.RowSeconds(recv, width, true, backward)
+	}
+	if p.heads > 0 { // the attention kernels, a self-loop a node, on the owned and the halo graph
+		local, _ = p.rates.AttentionSeconds(v.LocalEdges+v.Nodes, p.heads, width, backward)
+		halo, _ := p.rates.AttentionSeconds(v.CutEdges, p.heads, width, backward)
+		return before, local, after + halo
 	}
 	local = p.rates.AggrSeconds(v.LocalEdges+loops, width, backward)
 	after += p.rates.HaloSeconds(v.CutEdges, width, backward)
@@ -545,7 +591,10 @@ func (p *predictor) step(s nn.CostStep, wire quant.Wire, backward, training bool
 	case nn.StepGemm:
 		p.gemm(s.Trans, s.K, s.N)
 	case nn.StepAggregate:
-		p.op = s.Op
+		p.op, p.heads = s.Op, 0
+		p.exchange(s.Width, wire, backward, training)
+	case nn.StepAttention:
+		p.op, p.heads = nn.OpAttention, s.Heads
 		p.exchange(s.Width, wire, backward, training)
 	case nn.StepElem:
 		p.elem(s.Bytes, s.Width, nodesOf)

@@ -74,6 +74,10 @@ type Rates struct {
 	Hidden []HiddenRate `json:"hidden,omitempty"`
 	// StreamGBs: STREAM triad of this rank (for reference).
 	StreamGBs float64 `json:"stream_triad_gbs,omitempty"`
+	// Attention (optional; measured by bench profile): the attention
+	// kernels (attn.Forward and attn.Backward). Without it the profile
+	// predicts no attention model.
+	Attention *AttentionRates `json:"attention,omitempty"`
 	// Exchange (optional): the boundary exchange's own passes measured as
 	// the exchange runs them; without it the model takes the codec from
 	// Quant and the buffer rows at the aggregation rate.
@@ -115,6 +119,28 @@ func (x *ExchangeRates) Share() float64 {
 		return 1
 	}
 	return x.ShareFactor
+}
+
+// AttentionRates are the attention kernels on train's local graph, as
+// two parts whose sum is a pass: per edge and head the score (the source
+// and destination terms' LeakyReLU), the edge softmax and the attention
+// dropout (Score, by the number of heads: the per-edge work is shared by
+// a row's heads), in 1e9 edge·heads per second; and per edge and value
+// the weighted aggregation of the projected rows as the kernels run it
+// (Aggr, by the width of one head: Forward the weighted row sum,
+// Transpose the backward pass's gradients of the rows and of the
+// weights), in 1e9 edge·values per second.
+type AttentionRates struct {
+	Score []ScoreRate `json:"score"`
+	Aggr  []AggrRate  `json:"aggr"`
+}
+
+// ScoreRate is the attention scores of Heads heads, forward and backward,
+// in 1e9 edge·heads per second.
+type ScoreRate struct {
+	Heads    int     `json:"heads"`
+	Forward  float64 `json:"forward_gehs"`
+	Backward float64 `json:"backward_gehs"`
 }
 
 // RowRate is the row gather into the send buffer and the scatter-add of
@@ -299,16 +325,8 @@ func (r *Rates) validate(at string) error {
 	if len(r.Aggr) == 0 || len(r.Gemm) == 0 || len(r.Quant) == 0 {
 		return fmt.Errorf("%s: needs aggr, gemm and quant rates", at)
 	}
-	for j, a := range r.Aggr {
-		if a.Width < 1 || (j > 0 && a.Width <= r.Aggr[j-1].Width) {
-			return fmt.Errorf("%s.aggr[%d]: width %d, want ≥ 1 and ascending", at, j, a.Width)
-		}
-		if err := positive(fmt.Sprintf("%s.aggr[%d].forward_gups", at, j), a.Forward); err != nil {
-			return err
-		}
-		if err := positive(fmt.Sprintf("%s.aggr[%d].transpose_gups", at, j), a.Transpose); err != nil {
-			return err
-		}
+	if err := validateAggr(at+".aggr", r.Aggr); err != nil {
+		return err
 	}
 	for j, g := range r.Gemm {
 		if g.Op != "nn" && g.Op != "tn" && g.Op != "nt" {
@@ -335,6 +353,9 @@ func (r *Rates) validate(at string) error {
 	if err := r.validateHidden(at); err != nil {
 		return err
 	}
+	if err := r.Attention.validate(at + ".attention"); err != nil {
+		return err
+	}
 	if x := r.Exchange; x != nil {
 		at := at + ".exchange"
 		if x.Rows < 1 || x.Peers < 1 {
@@ -346,16 +367,12 @@ func (r *Rates) validate(at string) error {
 		if x.HaloFan < 0 {
 			return fmt.Errorf("%s.halo_fan: %d, want ≥ 0 (0: not recorded)", at, x.HaloFan)
 		}
+		if err := rateList(at+".row_rates", len(x.RowRates), "width", "gather_gbs", "scatter_gbs", func(j int) (int, float64, float64) {
+			return x.RowRates[j].Width, x.RowRates[j].GatherGBs, x.RowRates[j].ScatterGBs
+		}); err != nil {
+			return err
+		}
 		for j, w := range x.RowRates {
-			if w.Width < 1 || (j > 0 && w.Width <= x.RowRates[j-1].Width) {
-				return fmt.Errorf("%s.row_rates[%d]: width %d, want ≥ 1 and ascending", at, j, w.Width)
-			}
-			if err := positive(fmt.Sprintf("%s.row_rates[%d].gather_gbs", at, j), w.GatherGBs); err != nil {
-				return err
-			}
-			if err := positive(fmt.Sprintf("%s.row_rates[%d].scatter_gbs", at, j), w.ScatterGBs); err != nil {
-				return err
-			}
 			if w.HaloGUPS != 0 {
 				if err := positive(fmt.Sprintf("%s.row_rates[%d].halo_gups", at, j), w.HaloGUPS); err != nil {
 					return err
@@ -375,6 +392,53 @@ func (r *Rates) validate(at string) error {
 				return fmt.Errorf("%s.%s: %v, want 0 (not measured) or a ratio in (0, 100]", at, v.name, v.v)
 			}
 		}
+	}
+	return nil
+}
+
+// validate checks the attention rates where present.
+func (a *AttentionRates) validate(at string) error {
+	if a == nil {
+		return nil
+	}
+	if len(a.Score) == 0 {
+		return fmt.Errorf("%s: needs score rates", at)
+	}
+	if err := rateList(at+".score", len(a.Score), "heads", "forward_gehs", "backward_gehs", func(j int) (int, float64, float64) {
+		return a.Score[j].Heads, a.Score[j].Forward, a.Score[j].Backward
+	}); err != nil {
+		return err
+	}
+	if len(a.Aggr) == 0 {
+		return fmt.Errorf("%s: needs aggr rates", at)
+	}
+	return validateAggr(at+".aggr", a.Aggr)
+}
+
+// validateAggr checks aggregation rates: widths ascending, rates positive.
+func validateAggr(at string, as []AggrRate) error {
+	return rateList(at, len(as), "width", "forward_gups", "transpose_gups", func(j int) (int, float64, float64) {
+		return as[j].Width, as[j].Forward, as[j].Transpose
+	})
+}
+
+// rateList checks a list of n entries at (entry j: its key and its two
+// rates, named n1 and n2): keys ≥ 1 and ascending, rates positive.
+func rateList(at string, n int, key, n1, n2 string, entry func(j int) (int, float64, float64)) error {
+	prev := 0
+	for j := range n {
+		k, v1, v2 := entry(j)
+		e := fmt.Sprintf("%s[%d]", at, j)
+		if k < 1 || k <= prev {
+			return fmt.Errorf("%s: %s %d, want ≥ 1 and ascending", e, key, k)
+		}
+		if err := positive(e+"."+n1, v1); err != nil {
+			return err
+		}
+		if err := positive(e+"."+n2, v2); err != nil {
+			return err
+		}
+		prev = k
 	}
 	return nil
 }
@@ -472,10 +536,13 @@ func (p *Profile) RatesFor(threads, busy int) (*Rates, bool) {
 // share of the cores).
 func (r *Rates) Scaled(f float64) *Rates {
 	c := *r
-	c.Aggr = append([]AggrRate(nil), r.Aggr...)
-	for i := range c.Aggr {
-		c.Aggr[i].Forward *= f
-		c.Aggr[i].Transpose *= f
+	c.Aggr = scaleAggr(r.Aggr, f)
+	if a := r.Attention; a != nil {
+		c.Attention = &AttentionRates{Score: append([]ScoreRate(nil), a.Score...), Aggr: scaleAggr(a.Aggr, f)}
+		for i := range c.Attention.Score {
+			c.Attention.Score[i].Forward *= f
+			c.Attention.Score[i].Backward *= f
+		}
 	}
 	c.Gemm = append([]GemmRate(nil), r.Gemm...)
 	for i := range c.Gemm {
@@ -505,6 +572,15 @@ func (r *Rates) Scaled(f float64) *Rates {
 	return &c
 }
 
+func scaleAggr(as []AggrRate, f float64) []AggrRate {
+	c := append([]AggrRate(nil), as...)
+	for i := range c {
+		c[i].Forward *= f
+		c[i].Transpose *= f
+	}
+	return c
+}
+
 func scaleQuant(qs []QuantRate, f float64) []QuantRate {
 	c := append([]QuantRate(nil), qs...)
 	for i := range c {
@@ -521,14 +597,49 @@ func (r *Rates) AggrSeconds(edges int64, width int, transpose bool) float64 {
 	if edges == 0 || width == 0 {
 		return 0
 	}
-	rate := func(a AggrRate) float64 {
+	return aggrSeconds(r.Aggr, edges, width, transpose)
+}
+
+// aggrSeconds is edges·width edge·values at the rates as, interpolated
+// in log(width).
+func aggrSeconds(as []AggrRate, edges int64, width int, transpose bool) float64 {
+	gups := interpLog(len(as), func(i int) (int, float64) {
 		if transpose {
-			return a.Transpose
+			return as[i].Width, as[i].Transpose
 		}
-		return a.Forward
-	}
-	gups := interpLog(len(r.Aggr), func(i int) (int, float64) { return r.Aggr[i].Width, rate(r.Aggr[i]) }, width)
+		return as[i].Width, as[i].Forward
+	}, width)
 	return float64(edges) * float64(width) / (gups * 1e9)
+}
+
+// AttentionSeconds is the time of one attention pass (forward, or its
+// backward) over edges edges of heads heads and width values in all:
+// edges·heads scores and edges·width weighted values, the latter at the
+// rate of width/heads values a head, the former at that of heads heads.
+// False when the profile did not
+// measure the attention kernels.
+func (r *Rates) AttentionSeconds(edges int64, heads, width int, backward bool) (float64, bool) {
+	a := r.Attention
+	if a == nil {
+		return 0, false
+	}
+	if edges == 0 || width == 0 {
+		return 0, true
+	}
+	agg := aggrSeconds(a.Aggr, edges*int64(heads), width/heads, backward)
+	return a.ScoreSeconds(edges, heads, backward) + agg, true
+}
+
+// ScoreSeconds is the time of the scores of edges edges of heads heads,
+// at the rate interpolated in log(heads) between the measured counts.
+func (a *AttentionRates) ScoreSeconds(edges int64, heads int, backward bool) float64 {
+	gehs := interpLog(len(a.Score), func(i int) (int, float64) {
+		if backward {
+			return a.Score[i].Heads, a.Score[i].Backward
+		}
+		return a.Score[i].Heads, a.Score[i].Forward
+	}, heads)
+	return float64(edges) * float64(heads) / (gehs * 1e9)
 }
 
 // GemmSeconds is the time of a rows×k by k×n product of class op ("nn",

@@ -38,7 +38,8 @@ func ModelOf(c nn.Config) (Model, error) {
 		return Model{}, err
 	}
 	return Model{Kind: c.Model, Layers: c.Layers, Hidden: c.Hidden, In: c.In, Classes: c.Out,
-		LayerNorm: c.Norm == "layer", Dropout: c.Dropout > 0, K: c.K, TrainEps: c.TrainEps}, nil
+		LayerNorm: c.Norm == "layer", Dropout: c.Dropout > 0, K: c.K, TrainEps: c.TrainEps,
+		Heads: c.Heads, OutHeads: c.OutHeads, AttnDropout: c.AttnDropout}, nil
 }
 
 // Sweep is a set of predictions on one partition's volumes: every profile

@@ -44,6 +44,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	modelFlags(fs, &m)
 	fs.Float64Var(&m.Dropout, "dropout", 0.5, "dropout rate (only whether it is 0 matters)")
 	fs.StringVar(&m.Norm, "norm", "none", "normalisation between layers: none|layer")
+	attentionFlags(fs, &m)
 	fs.IntVar(&m.In, "in-width", 0, fmt.Sprintf("input feature width (default: the partition's, or %d when structure-only)", perfmodel.DefaultIn))
 	fs.IntVar(&m.Out, "classes", 0, fmt.Sprintf("output classes (default: the partition's, or %d when it has none)", perfmodel.DefaultClasses))
 	aggrMode := fs.String("aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid, or a comma-separated list")
@@ -70,6 +71,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		return err
 	}
 	if err := modelDefaults(fs, &m); err != nil {
+		return err
+	}
+	if err := gatFlags(fs, &m, false); err != nil {
 		return err
 	}
 	if *plotIn != "" {
@@ -210,6 +214,9 @@ func sweepLists(sw *perfmodel.Sweep, modes, bits, networks, profiles string) err
 		p, err := perfmodel.LoadProfile(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("--profile: %w", err)
+		}
+		if err := p.CheckModel(sw.Config.Model); err != nil {
+			return fmt.Errorf("--profile: %s: %w", strings.TrimSpace(s), err)
 		}
 		sw.Profiles = append(sw.Profiles, p)
 	}

@@ -156,6 +156,8 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "three-level"}, "--exchange"},
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--exchange", "two-level", "--aggr-mode", "post"}, "--exchange: the two-level exchange plans hybrid aggregation only"},
 		{[]string{"--plot", garbage, "--out", tmp}, "not a supergcn predict --json line"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--model", "gat", "--heads", "2"}, "--profile: " + prof + ": the measurement of"},
+		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--heads", "2"}, "--heads: only with --model gat"},
 	} {
 		err := cmdPredict(c.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(userMessage(err), c.want) {

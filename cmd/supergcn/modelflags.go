@@ -33,6 +33,14 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 	fs.BoolVar(&m.TrainEps, "train-eps", false, "learn ε, the weight of a node's own row ("+strings.Join(eps, ", ")+"; fixed at 0 without)")
 }
 
+// attentionFlags registers the flags of the attention models' shape
+// (train and predict; gatFlags refuses them with other models).
+func attentionFlags(fs *flag.FlagSet, m *nn.Config) {
+	fs.IntVar(&m.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden/heads wide each)")
+	fs.IntVar(&m.OutHeads, "out-heads", 1, "gat: attention heads of the output layer (averaged)")
+	fs.Float64Var(&m.AttnDropout, "attn-dropout", 0.6, "gat: dropout on the attention coefficients")
+}
+
 // modelDefaults gives m the model's default layer count when --layers was
 // not given. 0 stands for "the model's default" inside nn.Config, so a 0
 // given on the command line for --k, --heads or --out-heads is refused

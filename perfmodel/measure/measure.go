@@ -142,7 +142,7 @@ func Rates(t int, sz Sizes, st *Stepper) (perfmodel.Rates, error) {
 }
 
 // aggrRates times the local product forward and transposed at every
-// width, and with sz.ExchangeRows the shared window (*share).
+// width, the attention kernels on its graph (attnRates), and with sz.ExchangeRows the shared window (*share).
 func aggrRates(r *perfmodel.Rates, t int, sz Sizes, st *Stepper, f filler, share *float64) error {
 	a, err := aggrGraph(t, sz)
 	if err != nil {
@@ -163,6 +163,9 @@ func aggrRates(r *perfmodel.Rates, t int, sz Sizes, st *Stepper, f filler, share
 		tr := st.timeStep(func() { op.ApplyT(x, y, false) }, sz.Reps)
 		r.Aggr = append(r.Aggr, perfmodel.AggrRate{Width: w, Forward: edges * float64(w) / (fwd / 1e3) / 1e9,
 			Transpose: edges * float64(w) / (tr / 1e3) / 1e9})
+	}
+	if err := attnRates(r, a, eng, sz, st, f); err != nil {
+		return err
 	}
 	if sz.ExchangeRows > 0 {
 		*share, err = measureWindow(t, sz, op, f, st)

@@ -27,6 +27,9 @@ func TestMeasureRates(t *testing.T) {
 	if len(r.Hidden) != 4 || r.LayerNormGVs != 0 {
 		t.Fatalf("fused hidden stage: %+v (LayerNorm alone %v): want its four variants, no separate LayerNorm", r.Hidden, r.LayerNormGVs)
 	}
+	if a := r.Attention; a == nil || len(a.Score) != len(attnScoreHeads) || !(a.Score[0].Forward > 0 && a.Score[0].Backward > 0) || len(a.Aggr) != len(attnWidths) || !(a.Aggr[0].Forward > 0 && a.Aggr[0].Transpose > 0) {
+		t.Fatalf("attention rates: %+v", a)
+	}
 	if x := r.Exchange; x == nil || x.Rows != 2048 || x.Peers != 3 || x.HaloFan != 2 || len(x.RowRates) != len(Widths) || len(x.Quant) != 3*len(Widths) {
 		t.Fatalf("exchange pattern: %+v", x)
 	}

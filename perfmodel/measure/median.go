@@ -37,6 +37,20 @@ func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 	m.LayerNormGVs = med(func(r *perfmodel.Rates) float64 { return r.LayerNormGVs })
 	m.SoftmaxGVs = med(func(r *perfmodel.Rates) float64 { return r.SoftmaxGVs })
 	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
+	if m.Attention != nil {
+		a := *m.Attention
+		a.Score = append([]perfmodel.ScoreRate(nil), a.Score...)
+		for i := range a.Score {
+			a.Score[i].Forward = med(func(r *perfmodel.Rates) float64 { return r.Attention.Score[i].Forward })
+			a.Score[i].Backward = med(func(r *perfmodel.Rates) float64 { return r.Attention.Score[i].Backward })
+		}
+		a.Aggr = append([]perfmodel.AggrRate(nil), a.Aggr...)
+		for i := range a.Aggr {
+			a.Aggr[i].Forward = med(func(r *perfmodel.Rates) float64 { return r.Attention.Aggr[i].Forward })
+			a.Aggr[i].Transpose = med(func(r *perfmodel.Rates) float64 { return r.Attention.Aggr[i].Transpose })
+		}
+		m.Attention = &a
+	}
 	if m.Exchange != nil {
 		x := *m.Exchange
 		x.RowRates = append([]perfmodel.RowRate(nil), x.RowRates...)

@@ -106,6 +106,10 @@ func logRates(w io.Writer, t, copies int, r perfmodel.Rates, t0 time.Time) {
 			x += fmt.Sprintf(", shared window %.2f (slowest copy %.2f)", e.ShareFactor, e.ShareFactorMax)
 		}
 	}
+	if a := r.Attention; a != nil && len(a.Score) > 0 && len(a.Aggr) > 0 {
+		s, g := a.Score[len(a.Score)-1], a.Aggr[0]
+		x += fmt.Sprintf(", attention: scores (%d heads) %.3f G edge·heads/s, weighted aggregation (width %d) %.2f GUPS forward", s.Heads, s.Forward, g.Width, g.Forward)
+	}
 	aggr, gemm, enc := 0.0, 0.0, 0.0
 	for _, a := range r.Aggr {
 		if a.Width == 128 {

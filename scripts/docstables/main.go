@@ -6,8 +6,8 @@
 //	| … |
 //	<!-- end table -->
 //
-// KIND is one of single-node, cluster, validate, projection, partition
-// (see generators). Paths are relative to the repository root.
+// KIND is one of single-node, cluster, validate, projection, partition,
+// models … (see generators). Paths are relative to the repository root.
 //
 //	go run ./scripts/docstables          # rewrite the tables in place
 //	go run ./scripts/docstables -check   # exit 1, naming each table that differs
@@ -22,7 +22,7 @@ import (
 )
 
 // Docs are the files whose tables are generated.
-var Docs = []string{"README.md", "docs/RESULTS.md", "docs/SCALING.md", "docs/LAYOUT.md", "docs/PARTITIONING.md"}
+var Docs = []string{"README.md", "docs/RESULTS.md", "docs/SCALING.md", "docs/LAYOUT.md", "docs/PARTITIONING.md", "docs/MODELS.md"}
 
 const (
 	beginMark = "<!-- table: "

@@ -23,6 +23,7 @@ var generators = map[string]func(root string, files []string) ([]string, error){
 	"seeds":        seeds,
 	"layouts":      layouts,
 	"layout-model": layoutModel,
+	"models":       modelsValidate,
 }
 
 func generate(root string, spec []string) ([]string, error) {
@@ -227,6 +228,33 @@ func validate(root string, files []string) ([]string, error) {
 	return append(out, "", fmt.Sprintf("**%d of %d within ±25 %%, ratios %s–%s** (%s).", within, len(recs), f2(lo), f2(hi),
 		codeList(files))), nil
 }
+
+// modelsValidate: scripts/validate-models.sh's training steps, predicted
+// against measured per model and layout, with the aggregation and dense
+// parts, and how many are within ±25 %.
+func modelsValidate(root string, files []string) ([]string, error) {
+	recs, err := readCSV(root, files)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{row("ranks × threads", "model", "measured s", "predicted s", "predicted / measured",
+		"aggregation s, measured / predicted", "dense s, measured / predicted"), sep(7)}
+	within := 0
+	for _, r := range recs {
+		ratio, mark := r.f("ratio"), ""
+		if math.Abs(ratio-1) <= 0.25 {
+			within++
+		} else {
+			mark = " ✗"
+		}
+		out = append(out, row(r.s("ranks")+" × "+r.s("threads"), r.s("model"), f3(r.f("measured_s")), f3(r.f("predicted_s")),
+			f2(ratio)+mark, f3(r.f("measured_aggr_s"))+" / "+f3(r.f("predicted_aggr_s")),
+			f3(r.f("measured_dense_s"))+" / "+f3(r.f("predicted_dense_s"))))
+	}
+	return append(out, "", fmt.Sprintf("**%d of %d within ±25 %%** (%s).", within, len(recs), codeList(files))), nil
+}
+
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // partitionScaling: scripts/bench-partition-scaling.sh's CSV, serial first,
 // then by ranks.
