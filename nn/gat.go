@@ -60,8 +60,8 @@ func gatPlan(s LayerShape) LayerPlan {
 }
 
 // gatMem is a GAT layer's memory with its Attention operator's: the layer
-// keeps z, its terms and (output layer) the attention output, the
-// concatenated one being the layer's output; the operator holds the owned
+// keeps z, its terms and the attention output (its own output is a copy,
+// which the operator's backward does not see changed); the operator holds the owned
 // and halo graphs' states (row sums, max and sum before and after merging)
 // and per edge and head the softmax numerators (and with attention dropout
 // the dropped weights), per received row the row and its terms. Backward
@@ -70,9 +70,8 @@ func gatPlan(s LayerShape) LayerPlan {
 // edge and head two values.
 func gatMem(s LayerShape, hf int) LayerMem {
 	h := s.Heads
-	m := LayerMem{Kept: hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 4*h, EdgeKept: h, EdgeTemp: 2 * h, HaloKept: hf + 3*h}
+	m := LayerMem{Kept: 2*hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 4*h, EdgeKept: h, EdgeTemp: 2 * h, HaloKept: hf + 3*h}
 	if s.Last() {
-		m.Kept += hf
 		m.Backward += hf
 	}
 	if s.AttnDropout > 0 {
@@ -142,9 +141,9 @@ func (l *GATLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matrix,
 	if err := att.Attend(p, l.spec(p), z, src, dst, agg); err != nil {
 		return nil, err
 	}
-	if l.direct() {
-		return agg, nil
-	}
+	// The output is a copy: the attention operator reads agg (its forward
+	// output) in the backward pass, and the hidden stage after this layer
+	// (bias, ReLU, dropout) works on the output in place.
 	out := l.pool.lend(&l.out, n, l.Out)
 	if l.Concat {
 		copy(out.Data, agg.Data)
@@ -269,11 +268,6 @@ func (l *GATLayer) releaseSaved() {
 	l.pool.reclaim(&l.dst)
 	l.pool.reclaim(&l.agg)
 }
-
-// direct reports whether the attention output is the layer's output
-// (concatenated heads, bias deferred to the fused stage): it then lives
-// until Backward, which reads it, has run.
-func (l *GATLayer) direct() bool { return l.Concat && l.noBias }
 
 // needsInput reports that Backward reads the input of Forward (Xᵀ·dZ).
 func (l *GATLayer) needsInput() bool { return true }
