@@ -72,7 +72,7 @@ func cmdConvert(args []string, out io.Writer) error {
 		{Name: "--labels", Path: c.labels}}, []container.NamedPath{{Name: "--out", Path: c.out}}); err != nil {
 		return err
 	}
-	removeTempsOnSignal(c.out)
+	commit := removeTempsOnSignal(c.out)
 	t0 := time.Now()
 	conv := dataset.Conversion{Data: c.data, Load: graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels},
 		RemoveSelfLoops: c.removeSelfLoops, Dedup: c.dedup, Symmetrize: c.symmetrize, SynthFeat: c.synthFeat, Classes: c.classes, Seed: c.seed, Out: c.out}
@@ -80,6 +80,7 @@ func cmdConvert(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	commit()
 	defer ds.Release()
 	fmt.Fprintf(out, "convert: %s: %d nodes, %d edges, %d features, %d classes, split %d/%d/%d (load %.2fs, total %.2fs) -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,

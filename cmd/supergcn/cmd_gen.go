@@ -33,7 +33,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if err := container.CheckWritable(*path); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}
-	removeTempsOnSignal(*path)
+	commit := removeTempsOnSignal(*path)
 	s, err := graph.ParseGenSpec(*spec)
 	if err != nil {
 		return usageError{"--" + err.Error()}
@@ -46,6 +46,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if err := graph.WriteBinary(*path, ds); err != nil {
 		return err
 	}
+	commit()
 	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %d features, split %d/%d/%d, %.2fs -> %s\n",
 		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, ds.FeatDim,
 		len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds(), *path)

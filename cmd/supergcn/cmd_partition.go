@@ -32,6 +32,7 @@ type partitionFlags struct {
 	ldgPasses int
 	out       string
 	threads   int
+	commit    func() // marks --out complete (removeTempsOnSignal)
 }
 
 func cmdPartition(args []string) error {
@@ -55,7 +56,7 @@ func cmdPartition(args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	removeTempsOnSignal(f.out)
+	f.commit = removeTempsOnSignal(f.out)
 	if f.method != "ldg" {
 		var ldgOnly string
 		fs.Visit(func(fl *flag.Flag) {
@@ -111,7 +112,7 @@ func cmdPartition(args []string) error {
 // ranks share, divided among them) its thread budget: ranks launched without
 // a binding would otherwise each run as many threads as the node has cores.
 func (f *partitionFlags) setJobThreads(w *world) error {
-	th, _, err := jobThreads(w.comm, f.threads, rank0Stderr(w.comm))
+	th, _, err := jobThreads(w.comm, f.threads, nil) // layout warnings are train's
 	if err != nil {
 		return err
 	}
@@ -210,6 +211,9 @@ func (f *partitionFlags) run(w *world, log io.Writer, distributed bool) error {
 	t, err := write(c, w.parmetisMPI(), flagWriter(log))
 	if err != nil || t.IsZero() {
 		return err
+	}
+	if f.commit != nil {
+		f.commit()
 	}
 	return printWritten(log, f.out, from, t)
 }

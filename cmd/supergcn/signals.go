@@ -74,12 +74,20 @@ func stopRequests(after time.Duration, quiet bool) (requested func() bool, relea
 // neither a half-written output nor a stray .tmp. Under an MPI launcher it
 // prints nothing: the launcher signals every rank when one fails, and that
 // rank has said why.
-func removeTempsOnSignal(outputs ...string) {
+//
+// The returned commit marks the outputs complete: a signal after it ends
+// the command with status 0 (what is left is only its summary), so a
+// stopped command never leaves an output behind a non-zero status.
+func removeTempsOnSignal(outputs ...string) (commit func()) {
 	start := time.Now()
+	var done atomic.Bool
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	go func() {
 		s := <-sigs
+		if done.Load() {
+			os.Exit(0)
+		}
 		for _, out := range outputs {
 			if out != "" {
 				container.RemoveTemps(out, start)
@@ -90,4 +98,5 @@ func removeTempsOnSignal(outputs ...string) {
 		}
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
+	return func() { done.Store(true) }
 }
