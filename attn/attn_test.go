@@ -165,8 +165,14 @@ func TestBackwardFiniteDifferences(t *testing.T) {
 	sp := Spec{Heads: 2, Width: 3, Slope: 0.2, Drop: 0.25, Seed: 3}
 	g := randGraph(t, r, 9, 7)
 	h, hf := sp.Heads, sp.Heads*sp.Width
-	z, src, dst := randVec(r, 7*hf), randVec(r, 7*h), randVec(r, 9*h)
-	gout := randVec(r, 9*hf)
+	checkBackwardFD(t, g, sp, GenericRowsW, randVec(r, 7*hf), randVec(r, 7*h), randVec(r, 9*h), randVec(r, 9*hf), 2e-3)
+}
+
+// checkBackwardFD runs Forward and Backward with kernel kern and checks the
+// gradients of z, src and dst against central differences of
+// L = Σ gout·out (the float64 definition), within tol relative.
+func checkBackwardFD(t *testing.T, g *Graph, sp Spec, kern RowsW, z, src, dst, gout []float32, tol float64) {
+	t.Helper()
 	loss := func() float64 {
 		out := reference(g, sp, z, src, dst)
 		var l float64
@@ -176,7 +182,7 @@ func TestBackwardFiniteDifferences(t *testing.T) {
 		return l
 	}
 	var st State
-	if err := Forward(g, sp, z, src, dst, Ids{}, GenericRowsW, &st); err != nil {
+	if err := Forward(g, sp, z, src, dst, Ids{}, kern, &st); err != nil {
 		t.Fatal(err)
 	}
 	o := output(sp, &st)
@@ -189,7 +195,7 @@ func TestBackwardFiniteDifferences(t *testing.T) {
 		}
 	}
 	gz, gsrc, gdst := make([]float32, len(z)), make([]float32, len(src)), make([]float32, len(dst))
-	if err := Backward(g, sp, z, src, dst, gp, cd, GenericRowsW, &st, &Scratch{}, gz, gsrc, gdst); err != nil {
+	if err := Backward(g, sp, z, src, dst, gp, cd, kern, &st, &Scratch{}, gz, gsrc, gdst); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -205,7 +211,7 @@ func TestBackwardFiniteDifferences(t *testing.T) {
 			lm := loss()
 			c.x[i] = x0
 			fd := (lp - lm) / (2 * eps)
-			if math.Abs(fd-float64(c.g[i])) > 2e-3*(1+math.Abs(fd)) {
+			if math.Abs(fd-float64(c.g[i])) > tol*(1+math.Abs(fd)) {
 				t.Errorf("d%s[%d] = %g, finite difference %g", c.name, i, c.g[i], fd)
 			}
 		}

@@ -38,14 +38,6 @@ func TestHighDegreeRows(t *testing.T) {
 	h, hf, rows := sp.Heads, sp.Heads*sp.Width, len(degs)
 	z, src, dst := randVec(r, cols*hf), randVec(r, cols*h), randVec(r, rows*h)
 	gout := randVec(r, rows*hf)
-	loss := func() float64 {
-		out := reference(g, sp, z, src, dst)
-		var l float64
-		for i := range out {
-			l += out[i] * float64(gout[i])
-		}
-		return l
-	}
 	kernels := []RowsW{GenericRowsW}
 	for _, name := range aggr.Kernels() {
 		e, err := aggr.New(1, name)
@@ -65,35 +57,6 @@ func TestHighDegreeRows(t *testing.T) {
 				t.Fatalf("kernel %d: out[%d] = %g, want %g", k, i, o[i], want[i])
 			}
 		}
-		gp, cd := make([]float32, len(gout)), make([]float32, len(dst))
-		for i := range cd {
-			c := Share(st.M[i], st.M[i], st.S[i])
-			cd[i] = c * dot(gout[i*sp.Width:(i+1)*sp.Width], o[i*sp.Width:(i+1)*sp.Width])
-			for j := range sp.Width {
-				gp[i*sp.Width+j] = gout[i*sp.Width+j] * c
-			}
-		}
-		gz, gsrc, gdst := make([]float32, len(z)), make([]float32, len(src)), make([]float32, len(dst))
-		if err := Backward(g, sp, z, src, dst, gp, cd, kern, &st, &Scratch{}, gz, gsrc, gdst); err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range []struct {
-			name string
-			x, g []float32
-		}{{"z", z, gz}, {"src", src, gsrc}, {"dst", dst, gdst}} {
-			for i := range c.x {
-				x0 := c.x[i]
-				const eps = 1e-3
-				c.x[i] = x0 + eps
-				lp := loss()
-				c.x[i] = x0 - eps
-				lm := loss()
-				c.x[i] = x0
-				fd := (lp - lm) / (2 * eps)
-				if math.Abs(fd-float64(c.g[i])) > 3e-3*(1+math.Abs(fd)) {
-					t.Errorf("kernel %d: d%s[%d] = %g, finite difference %g", k, c.name, i, c.g[i], fd)
-				}
-			}
-		}
+		checkBackwardFD(t, g, sp, kern, z, src, dst, gout, 3e-3)
 	}
 }
