@@ -135,6 +135,7 @@ type Propagator struct {
 
 	xs, g             *dense.Matrix // reused buffers
 	byteSend, byteRec []byte
+	posted            func() // set by overlapPosted: transferRows calls it once it has posted
 }
 
 // New builds the exchange plan of shard s (collective: every rank of c calls
@@ -333,7 +334,7 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	defer done()
 	p.pat.sendForward(xs)
 	p.lap(t, &p.stats.AggrSeconds)
-	err := p.overlap(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
+	err := p.overlapPosted(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
 		return p.pat.moveForward(p, ps, done)
 	})
 	if err != nil {
@@ -354,7 +355,7 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	defer done()
 	p.pat.sendBackward(g)
 	p.lap(t, &p.stats.AggrSeconds)
-	err := p.overlap(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
+	err := p.overlapPosted(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
 		return p.pat.moveBackward(p, ps, done)
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
@@ -173,9 +174,30 @@ func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) err
 	return err
 }
 
+// overlapPosted is overlap with the local product held back until the
+// driver has posted its first transfer (or stages has returned). Encoding
+// the rows then runs alone on the rank's threads and the rows leave as soon
+// as they can; run beside the local product, the codec shared the cores
+// with it and the link idled until both were through (a single-thread rank
+// took longer with int2 than with float32 rows).
+func (p *Propagator) overlapPosted(local func(), stages func(done <-chan struct{}) error) error {
+	start := make(chan struct{})
+	p.posted = sync.OnceFunc(func() { close(start) })
+	defer func() { p.posted = nil }()
+	return p.overlap(func() {
+		<-start
+		local()
+	}, func(done <-chan struct{}) error {
+		err := stages(done)
+		p.posted()
+		return err
+	})
+}
+
 // transferRows moves tr's rows (float32, or through their peers' codecs)
 // on the driver goroutine while the local product runs on its own (done
-// closes when it has finished): the rows are encoded, posted, driven
+// closes when it has finished; under overlapPosted it starts once the rows
+// are posted): the rows are encoded, posted, driven
 // through MPI (polling, when the request is a comm.Tester, since MPI moves
 // a non-blocking collective mostly inside MPI calls) and decoded as soon
 // as they land.
@@ -201,6 +223,9 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, stream uint64, done 
 		enc, sent = tr.encode(seed, &p.byteSend, &p.byteRec)
 		t = p.lap(t, &p.stats.QuantSeconds)
 		req, err = tr.startBytes(enc)
+	}
+	if p.posted != nil {
+		p.posted()
 	}
 	if err != nil {
 		return fmt.Errorf("all-to-all: %w", err)
