@@ -6,7 +6,7 @@
 # (or within 10 % of it). The goal is every row within ±25 %.
 #
 #   PROFILE=docs/data/profile-xeon32.json \
-#   VOLUMES=docs/data/volumes-products-p32-r4.json,docs/data/volumes-products-p32-r8.json,docs/data/volumes-products-p32-r16.json,docs/data/volumes-products-p32-r32.json \
+#   VOLUMES=docs/data/volumes-products-ml32-r4.json,docs/data/volumes-products-ml32-r8.json,docs/data/volumes-products-ml32-r16.json,docs/data/volumes-products-ml32-r32.json \
 #   NODES=4 C=8 scripts/validate-layouts.sh docs/data/layouts-products-4x8-xeon32.csv
 #
 # Environment (defaults in brackets):
