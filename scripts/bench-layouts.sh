@@ -69,12 +69,17 @@ start=$(date +%s)
 skipped=0
 for model in $MODELS; do
   for link in $links; do
+    flip=0
     for r in $RANKS; do
       cfgs=""
       for c in $CONFIGS; do
         case $c in *tl*) { [ "$r" -gt 1 ] && [ "$link" != shm ]; } || continue ;; esac
-        cfgs="$cfgs $c"
+        # every other layout runs the configurations in reverse order: back-to-back runs
+        # drift (the second of a pair is often the slower), and no configuration should
+        # always come second
+        if [ "$flip" = 1 ]; then cfgs="$c $cfgs"; else cfgs="$cfgs $c"; fi
       done
+      flip=$((1 - flip))
       [ -n "$cfgs" ] || continue
       if [ "$BUDGET" -gt 0 ] && [ $(( $(date +%s) - start )) -ge "$BUDGET" ]; then
         skipped=$((skipped + 1))
