@@ -177,9 +177,8 @@ func (p *Propagator) overlap(local func(), stages func(done <-chan struct{}) err
 // overlapPosted is overlap with the local product held back until the
 // driver has posted its first transfer (or stages has returned). Encoding
 // the rows then runs alone on the rank's threads and the rows leave as soon
-// as they can; run beside the local product, the codec shared the cores
-// with it and the link idled until both were through (a single-thread rank
-// took longer with int2 than with float32 rows).
+// as they can. Run beside the local product, the codec would share the
+// cores with it and the link would idle until both were through.
 func (p *Propagator) overlapPosted(local func(), stages func(done <-chan struct{}) error) error {
 	start := make(chan struct{})
 	p.posted = sync.OnceFunc(func() { close(start) })
