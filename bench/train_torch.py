@@ -24,12 +24,22 @@ pass (forward without dropout, accuracy on train/valid/test), as supergcn's
 epoch_s. Prints one line per epoch, then one JSON summary line with the
 median epoch seconds of epochs 2..5 (or of all but the first) and the peak
 RSS of the process (getrusage ru_maxrss, so it includes loading).
+--eval-every N evaluates only every N-th epoch (and the last), as supergcn's
+flag; the best validation epoch is chosen among the evaluated ones.
+--save FILE [--save-every N] writes a checkpoint (model, Adam state, random
+generator, epoch, best so far) after every N-th epoch and the last;
+--resume FILE continues it up to --epochs with the same model flags, and the
+continued run prints what the uninterrupted one would (one thread: the same
+numbers).
 
   python3 bench/train_torch.py --data g.sgb --model sage --layers 3 --hidden 256 --norm layer --threads 16
+  python3 bench/train_torch.py --data g.sgb --epochs 250 --eval-every 10 --save ck.pt --save-every 25
+  python3 bench/train_torch.py --data g.sgb --epochs 250 --eval-every 10 --save ck.pt --save-every 25 --resume ck.pt
 """
 import argparse
 import json
 import math
+import os
 import resource
 import statistics
 import sys
@@ -283,6 +293,38 @@ class Model(torch.nn.Module):
         return h
 
 
+# The flags a checkpoint's training depends on; --resume refuses others.
+CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
+           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every")
+
+
+def save(a, model, opt, epoch, times, best):
+    """Writes the checkpoint atomically (a temporary file renamed over --save)."""
+    tmp = a.save + ".tmp"
+    torch.save({"epoch": epoch, "model": model.state_dict(), "opt": opt.state_dict(), "rng": torch.get_rng_state(),
+                "times": times, "best": best, "flags": {k: getattr(a, k) for k in CHECKED}}, tmp)
+    os.replace(tmp, a.save)
+
+
+def resume(a, model, opt):
+    """Loads --resume into model and opt; returns the next epoch, the epoch times and the best so far."""
+    try:
+        ck = torch.load(a.resume, weights_only=False)
+        flags, epoch = ck["flags"], ck["epoch"]
+    except Exception as e:  # noqa: BLE001 - any unreadable file is one error line
+        raise SystemExit(f"{a.resume}: not a train_torch.py checkpoint ({e})")
+    for k in CHECKED:
+        if flags.get(k) != getattr(a, k):
+            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {flags.get(k)}, given {getattr(a, k)}")
+    if epoch >= a.epochs:
+        raise SystemExit(f"{a.resume}: already {epoch} epochs; --epochs {a.epochs} leaves nothing to train")
+    model.load_state_dict(ck["model"])
+    opt.load_state_dict(ck["opt"])
+    torch.set_rng_state(ck["rng"])
+    print(f"resuming from {a.resume} after epoch {epoch} of {a.epochs}", flush=True)
+    return epoch + 1, list(ck["times"]), tuple(ck["best"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="supergcn binary dataset (.sgb)")
@@ -306,6 +348,10 @@ def main():
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--eval-every", type=int, default=1, help="evaluate every N epochs and after the last")
+    ap.add_argument("--save", default="", help="checkpoint FILE (written after every --save-every epochs and the last)")
+    ap.add_argument("--save-every", type=int, default=0, help="checkpoint every N epochs (0: only after the last)")
+    ap.add_argument("--resume", default="", help="continue the training saved in checkpoint FILE up to --epochs")
     ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
                     help="bf16: the model runs under torch.autocast(cpu, bfloat16) (PyTorch's mixed precision: "
                          "matrix products in bfloat16), the aggregation in float32")
@@ -314,6 +360,8 @@ def main():
         print(" ".join(MODELS))
         return
     a.layers = a.layers or MODELS[a.model][2]
+    if a.eval_every < 1 or a.save_every < 0:
+        raise SystemExit("--eval-every must be ≥ 1 and --save-every ≥ 0")
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -340,8 +388,11 @@ def main():
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 
-    times, best = [], (-1.0, 0.0, 0)
-    for epoch in range(1, a.epochs + 1):
+    times, best, start = [], (-1.0, 0.0, 0), 1
+    if a.resume:
+        start, times, best = resume(a, model, opt)
+    acc = {"test": best[1]}
+    for epoch in range(start, a.epochs + 1):
         t = time.perf_counter()
         model.train()
         opt.zero_grad(set_to_none=True)
@@ -351,16 +402,22 @@ def main():
         loss.backward()
         opt.step()
         del out
-        model.eval()
-        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-            pred = model(A, AT, x).argmax(1)
-            acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
+        line = f"epoch {epoch} loss {loss.item():.4f}"
+        if epoch % a.eval_every == 0 or epoch == a.epochs:
+            model.eval()
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
+                pred = model(A, AT, x).argmax(1)
+                acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
+            if acc["valid"] > best[0]:
+                best = (acc["valid"], acc["test"], epoch)
+            line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f}"
         dt = time.perf_counter() - t
         times.append(dt)
-        if acc["valid"] > best[0]:
-            best = (acc["valid"], acc["test"], epoch)
-        print(f"epoch {epoch} loss {loss.item():.4f} train {acc['train']:.4f} valid {acc['valid']:.4f} "
-              f"test {acc['test']:.4f} epoch_s {dt:.3f}", flush=True)
+        print(f"{line} epoch_s {dt:.3f}", flush=True)
+        if a.save and (epoch == a.epochs or (a.save_every and epoch % a.save_every == 0)):
+            save(a, model, opt, epoch, times, best)
+    if not times:
+        raise SystemExit("--epochs: nothing to train")
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,

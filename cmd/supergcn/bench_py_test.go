@@ -120,3 +120,53 @@ func TestBenchTorchModels(t *testing.T) {
 		t.Fatalf("bench/train_torch.py models %v, nn.Models() %v", got, want)
 	}
 }
+
+// TestBenchTorchResume: bench/train_torch.py stopped after a checkpoint and
+// resumed prints the epochs the uninterrupted run prints (one thread,
+// evaluated every other epoch), and refuses a checkpoint of another model.
+// It skips without python3 and torch.
+func TestBenchTorchResume(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import torch, numpy").Run() != nil {
+		t.Skip("python3 with torch and numpy not available")
+	}
+	dir := t.TempDir()
+	path, ck := filepath.Join(dir, "g.sgb"), filepath.Join(dir, "ck.pt")
+	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=2000,degree=8,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
+		t.Fatalf("gen: %s", r.stderr)
+	}
+	trainer := func(args ...string) (string, error) {
+		base := []string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path, "--threads", "1", "--eval-every", "2"}
+		out, err := exec.Command(py, append(base, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	// epochs keeps the epoch lines from "epoch from" on, without their times.
+	epochs := func(out string, from int) string {
+		var keep []string
+		for _, line := range strings.Split(out, "\n") {
+			var e int
+			if _, err := fmt.Sscanf(line, "epoch %d ", &e); err == nil && e >= from {
+				keep = append(keep, line[:strings.Index(line, " epoch_s")])
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	whole, err := trainer("--epochs", "6")
+	if err != nil {
+		t.Fatalf("6 epochs: %v\n%s", err, whole)
+	}
+	if out, err := trainer("--epochs", "3", "--save", ck); err != nil {
+		t.Fatalf("3 epochs --save: %v\n%s", err, out)
+	}
+	resumed, err := trainer("--epochs", "6", "--resume", ck)
+	if err != nil {
+		t.Fatalf("--resume: %v\n%s", err, resumed)
+	}
+	if a, b := epochs(whole, 4), epochs(resumed, 1); a == "" || a != b {
+		t.Fatalf("epochs 4-6 uninterrupted:\n%s\nresumed:\n%s", a, b)
+	}
+	out, err := trainer("--epochs", "6", "--hidden", "64", "--resume", ck)
+	if err == nil || !strings.Contains(out, "saved with --hidden 128, given 64") {
+		t.Fatalf("--resume with another --hidden: %v\n%s", err, out)
+	}
+}

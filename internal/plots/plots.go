@@ -125,8 +125,8 @@ const (
 )
 
 // Write draws the figures of runs into dir and returns the files written:
-// loss.png, accuracy.png, breakdown-NAME.png per run and, for runs on
-// several rank counts, scaling.png.
+// loss.png, accuracy.png, breakdown-NAME.png per run whose epochs carry
+// breakdown times and, for runs on several rank counts, scaling.png.
 func Write(dir string, runs []*Run) ([]string, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("no runs to plot")
@@ -158,6 +158,9 @@ func Write(dir string, runs []*Run) ([]string, error) {
 		return nil, err
 	}
 	for _, r := range runs {
+		if !hasBreakdown(r) {
+			continue
+		}
 		b, err := Breakdown(r)
 		if err != nil {
 			return nil, err
@@ -404,4 +407,14 @@ func writePNG(path string, img io.WriterTo) error {
 		_, err := img.WriteTo(f)
 		return err
 	})
+}
+
+// hasBreakdown reports whether any epoch of r carries breakdown times.
+func hasBreakdown(r *Run) bool {
+	for _, e := range r.Epochs {
+		if len(e.Breakdown) > 0 {
+			return true
+		}
+	}
+	return false
 }

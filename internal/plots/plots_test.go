@@ -93,6 +93,22 @@ func TestWriteRendersEveryPlot(t *testing.T) {
 	if err != nil || len(files) != 3 {
 		t.Fatalf("one run: %v, %v", files, err)
 	}
+
+	// A run without breakdown times (metrics rebuilt from a CSV, say) gets
+	// its loss and accuracy curves and no breakdown figure.
+	bare := filepath.Join(dir, "bare.jsonl")
+	if err := os.WriteFile(bare, []byte(`{"epoch":1,"loss":2,"val_acc":0.5,"test_acc":0.4,"evaluated":true}`+"\n"+
+		`{"epoch":2,"loss":1,"val_acc":0.6,"test_acc":0.5,"evaluated":true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err = Write(filepath.Join(dir, "bare"), []*Run{runs[0], r})
+	if err != nil || len(files) != 3 || filepath.Base(files[2]) != "breakdown-run-np1.png" {
+		t.Fatalf("run without breakdown: %v, %v", files, err)
+	}
 }
 
 // A resumed run's file (two segments, a repeated epoch) reads as one run;
