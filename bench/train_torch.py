@@ -298,6 +298,19 @@ CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm
            "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every")
 
 
+def probe_paths(a):
+    """Fails at once, in one line, on a --resume file that is missing or a --save path that cannot be written."""
+    if a.resume and not os.path.isfile(a.resume):
+        raise SystemExit(f"--resume {a.resume}: no such file")
+    if a.save:
+        try:
+            with open(a.save + ".tmp", "wb"):
+                pass
+            os.remove(a.save + ".tmp")
+        except OSError as e:
+            raise SystemExit(f"--save {a.save}: {e.strerror or e}")
+
+
 def save(a, model, opt, epoch, times, best):
     """Writes the checkpoint atomically (a temporary file renamed over --save)."""
     tmp = a.save + ".tmp"
@@ -362,12 +375,16 @@ def main():
     a.layers = a.layers or MODELS[a.model][2]
     if a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--eval-every must be ≥ 1 and --save-every ≥ 0")
+    probe_paths(a)
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
 
     t0 = time.perf_counter()
-    d = sgb.load(a.data)
+    try:
+        d = sgb.load(a.data)
+    except OSError as e:
+        raise SystemExit(f"{a.data}: {e.strerror or e}")
     if d["x"] is None or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
     A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])

@@ -169,4 +169,9 @@ func TestBenchTorchResume(t *testing.T) {
 	if err == nil || !strings.Contains(out, "saved with --hidden 128, given 64") {
 		t.Fatalf("--resume with another --hidden: %v\n%s", err, out)
 	}
+	// An unwritable --save fails in one line before any epoch.
+	out, err = trainer("--epochs", "2", "--save", filepath.Join(dir, "missing", "ck.pt"))
+	if err == nil || strings.Count(strings.TrimSpace(out), "\n") != 0 || !strings.HasPrefix(out, "--save ") {
+		t.Fatalf("--save into a missing directory: %v\n%s", err, out)
+	}
 }
