@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,6 +88,9 @@ func read(r io.Reader, path string) (*Run, error) {
 		if !ok || ep < 1 {
 			return nil, fmt.Errorf("%s:%d: not a header, epoch or final record of a supergcn metrics file", path, ln)
 		}
+		if err := checkNumbers(rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, ln, err)
+		}
 		_, hasVal := rec["val_acc"]
 		e := Epoch{Epoch: int(ep), Loss: num("loss"), TrainAcc: num("train_acc"), ValAcc: num("val_acc"), TestAcc: num("test_acc"),
 			Evaluated: hasVal && rec["evaluated"] != false,
@@ -117,6 +121,25 @@ func read(r io.Reader, path string) (*Run, error) {
 		run.Ranks = 1
 	}
 	return run, nil
+}
+
+// epochNumbers are the epoch record's values that the figures draw.
+var epochNumbers = []string{"loss", "train_acc", "val_acc", "test_acc", "epoch_s", "comm_bytes", "ranks"}
+
+// checkNumbers returns an error when an epoch record has no loss or one of
+// epochNumbers, or a breakdown time, that is not a number: a figure would
+// draw it as zero.
+func checkNumbers(rec map[string]any) error {
+	if _, ok := rec["loss"]; !ok {
+		return fmt.Errorf("epoch record without a loss")
+	}
+	for k, v := range rec {
+		if _, isNum := v.(float64); isNum || !(slices.Contains(epochNumbers, k) || strings.HasSuffix(k, "_s")) {
+			continue
+		}
+		return fmt.Errorf("%s is %v, not a number", k, v)
+	}
+	return nil
 }
 
 const (

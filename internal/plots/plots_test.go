@@ -132,6 +132,12 @@ func TestReadSegmentsAndErrors(t *testing.T) {
 	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "m.jsonl:7:") {
 		t.Fatalf("bad record: %v", err)
 	}
+	for _, rec := range []string{`{"epoch":3,"loss":"x"}`, `{"epoch":3}`, `{"epoch":3,"loss":1,"val_acc":null}`, `{"epoch":3,"loss":1,"aggr_s":"1"}`} {
+		os.WriteFile(path, []byte(body+rec+"\n"), 0o644)
+		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "m.jsonl:7:") {
+			t.Fatalf("%s: %v", rec, err)
+		}
+	}
 	os.WriteFile(path, []byte("not json\n"), 0o644)
 	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "m.jsonl:1:") {
 		t.Fatalf("bad line: %v", err)
