@@ -373,8 +373,8 @@ def main():
         print(" ".join(MODELS))
         return
     a.layers = a.layers or MODELS[a.model][2]
-    if a.eval_every < 1 or a.save_every < 0:
-        raise SystemExit("--eval-every must be ≥ 1 and --save-every ≥ 0")
+    if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
+        raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     probe_paths(a)
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
@@ -408,7 +408,6 @@ def main():
     times, best, start = [], (-1.0, 0.0, 0), 1
     if a.resume:
         start, times, best = resume(a, model, opt)
-    acc = {"test": best[1]}
     for epoch in range(start, a.epochs + 1):
         t = time.perf_counter()
         model.train()
@@ -433,8 +432,6 @@ def main():
         print(f"{line} epoch_s {dt:.3f}", flush=True)
         if a.save and (epoch == a.epochs or (a.save_every and epoch % a.save_every == 0)):
             save(a, model, opt, epoch, times, best)
-    if not times:
-        raise SystemExit("--epochs: nothing to train")
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,

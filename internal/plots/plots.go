@@ -123,12 +123,13 @@ func read(r io.Reader, path string) (*Run, error) {
 	return run, nil
 }
 
-// epochNumbers are the epoch record's values that the figures draw.
-var epochNumbers = []string{"loss", "train_acc", "val_acc", "test_acc", "epoch_s", "comm_bytes", "ranks"}
+// epochNumbers are the epoch record's values that the figures draw, besides
+// the times (every key ending in _s).
+var epochNumbers = []string{"loss", "train_acc", "val_acc", "test_acc", "comm_bytes", "ranks"}
 
 // checkNumbers returns an error when an epoch record has no loss or one of
-// epochNumbers, or a breakdown time, that is not a number: a figure would
-// draw it as zero.
+// epochNumbers, or a time, that is not a number: a figure would draw it as
+// zero.
 func checkNumbers(rec map[string]any) error {
 	if _, ok := rec["loss"]; !ok {
 		return fmt.Errorf("epoch record without a loss")
