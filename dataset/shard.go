@@ -169,7 +169,7 @@ func ParMetisDist(c comm.Comm, m *MPI, g *dist.Graph, parts int, weights string,
 	if err != nil {
 		return nil, err
 	}
-	ptr, adj, err := dist.LocalCSR32(c, g)
+	vtxdist, ptr, adj, err := dist.LocalCSR32(c, g)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func ParMetisDist(c comm.Comm, m *MPI, g *dist.Graph, parts int, weights string,
 	var owner []int32
 	err = m.Serialize(func() error {
 		var err error
-		owner, err = metis.ParMetisDistributed(m.Fortran, g.VtxDist, ptr, adj, vwgt, ncon, parts, o)
+		owner, err = metis.ParMetisDistributed(m.Fortran, vtxdist, ptr, adj, vwgt, ncon, parts, o)
 		return err
 	})
 	return owner, err

@@ -171,7 +171,10 @@ func binDecodeHeader(path string, b []byte, size int64) (*binHeader, error) {
 // counts and flags of the header, or an error for impossible counts.
 func (h *binHeader) wantLengths(path string) ([binNumSection]uint64, error) {
 	var w [binNumSection]uint64
-	if h.nodes < 0 || h.nodes >= math.MaxInt32 || h.nnz < 0 || h.featDim < 0 || h.classes < 0 ||
+	if h.nodes >= math.MaxInt32 {
+		return w, binError(path, "header: %d nodes: the .sgb format stores int32 node ids, so at most %d nodes", h.nodes, math.MaxInt32-1)
+	}
+	if h.nodes < 0 || h.nnz < 0 || h.featDim < 0 || h.classes < 0 ||
 		h.nTrain < 0 || h.nValid < 0 || h.nTest < 0 || h.nameLen < 0 ||
 		h.nTrain > h.nodes || h.nValid > h.nodes || h.nTest > h.nodes || h.classes > MaxClasses {
 		return w, binError(path, "header: impossible counts (nodes %d, nnz %d, featdim %d, classes %d, splits %d/%d/%d)",

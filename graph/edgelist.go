@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// maxNodeID is the largest node id a loader accepts: ids are int32 and the
-// node count (max id + 1) must fit too.
+// maxNodeID is the largest node id a serial loader accepts: ids are int32
+// and the node count (max id + 1) must fit too (the range readers take
+// ids up to MaxRangeNodeID).
 const maxNodeID = math.MaxInt32 - 1
 
 // LoadEdgeList reads a SNAP-style edge list (plain, .gz or .bz2): one edge
@@ -36,25 +37,27 @@ func LoadEdgeList(path string) (*Dataset, error) {
 
 // edgeListBuilder accumulates the edges of an edge list.
 type edgeListBuilder struct {
-	src, dst  []int32
+	src, dst  idList
 	val       []float32
 	cols      int   // 2 or 3, fixed by the first edge
 	firstLine int64 // line of the first edge
-	maxID     int32
+	maxID     int64
 	hint      int64 // node count stated in a leading comment, -1 if none
 	est       int   // estimated number of lines
-	maxNodes  int64 // nodeLimit()
+	ids       idBounds
+	started   bool // an edge was added (the slices are allocated)
 }
 
-// scanEdgeList reads every line of lr into an edgeListBuilder.
-func scanEdgeList(lr *lineReader) (*edgeListBuilder, error) {
-	b := &edgeListBuilder{maxID: -1, hint: -1, maxNodes: nodeLimit()}
+// scanEdgeList reads every line of lr into an edgeListBuilder, with the
+// node ids ids admits.
+func scanEdgeList(lr *lineReader, ids idBounds) (*edgeListBuilder, error) {
+	b := &edgeListBuilder{maxID: -1, hint: -1, ids: ids}
 	for {
 		line, ok := lr.Next()
 		if !ok {
 			break
 		}
-		if b.src == nil {
+		if !b.started {
 			b.est = lr.estimateLines()
 		}
 		if err := b.addLine(lr.name, lr.line, line); err != nil {
@@ -69,25 +72,25 @@ func scanEdgeList(lr *lineReader) (*edgeListBuilder, error) {
 
 // readEdgeList parses an edge list from lr.
 func readEdgeList(lr *lineReader) (*CSR, error) {
-	b, err := scanEdgeList(lr)
+	b, err := scanEdgeList(lr, serialIDs())
 	if err != nil {
 		return nil, err
 	}
-	if len(b.src) == 0 {
+	if b.src.len() == 0 {
 		return nil, errorf(lr.name, 0, "no edges found")
 	}
 	n := int(b.maxID) + 1
 	if b.hint > int64(n) && b.hint <= 2*int64(n) {
 		n = int(b.hint) // isolated nodes after the largest id
 	}
-	return FromCOO(n, n, b.src, b.dst, b.val), nil
+	return FromCOO(n, n, b.src.i32, b.dst.i32, b.val), nil
 }
 
 // addLine parses one line: a comment, a blank line or an edge.
 func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 	f1, i := nextField(line, 0)
 	if len(f1) == 0 || f1[0] == '#' || f1[0] == '%' {
-		if len(f1) != 0 && len(b.src) == 0 && b.hint < 0 {
+		if len(f1) != 0 && b.src.len() == 0 && b.hint < 0 {
 			b.hint = nodeCountInComment(line)
 		}
 		return nil
@@ -114,19 +117,20 @@ func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 		return errorf(file, ln, "%d fields but line %d has %d: weights must be given on every edge or on none",
 			cols, b.firstLine, b.cols)
 	}
-	u, err := parseNodeID(file, ln, 1, f1)
+	u, err := parseNodeID(file, ln, 1, f1, b.ids)
 	if err != nil {
 		return err
 	}
-	v, err := parseNodeID(file, ln, 2, f2)
+	v, err := parseNodeID(file, ln, 2, f2, b.ids)
 	if err != nil {
 		return err
 	}
-	if id := int64(max(u, v)); id >= b.maxNodes {
+	if id := max(u, v); id >= b.ids.mem {
 		return tooManyNodes(file, ln, fmt.Sprintf("node id %d", id), id+1)
 	}
-	if b.src == nil {
-		b.src, b.dst = make([]int32, 0, b.est), make([]int32, 0, b.est)
+	if !b.started {
+		b.started = true
+		b.src, b.dst = newIDList(b.ids.wide, b.est), newIDList(b.ids.wide, b.est)
 		if cols == 3 {
 			b.val = make([]float32, 0, b.est)
 		}
@@ -141,8 +145,8 @@ func (b *edgeListBuilder) addLine(file string, ln int64, line []byte) error {
 		}
 		b.val = append(b.val, w)
 	}
-	b.src = append(b.src, u)
-	b.dst = append(b.dst, v)
+	b.src.add(u)
+	b.dst.add(v)
 	b.maxID = max(b.maxID, u, v)
 	return nil
 }
@@ -172,14 +176,15 @@ func nodeCountInComment(line []byte) int64 {
 	}
 }
 
-// parseNodeID parses a 0-based node id in field col (1-based) of a line.
-func parseNodeID(file string, ln int64, col int, f []byte) (int32, error) {
+// parseNodeID parses a 0-based node id in field col (1-based) of a line,
+// up to ids.maxID.
+func parseNodeID(file string, ln int64, col int, f []byte, ids idBounds) (int64, error) {
 	x, ok := parseInt(f)
 	if !ok {
 		return 0, errorf(file, ln, "field %d: bad node id %s", col, quote(f))
 	}
-	if x < 0 || x > maxNodeID {
-		return 0, errorf(file, ln, "field %d: node id %d outside [0,%d]", col, x, maxNodeID)
+	if x < 0 || x > ids.maxID {
+		return 0, errorf(file, ln, "field %d: %s", col, ids.outside(x, ids.maxID))
 	}
-	return int32(x), nil
+	return x, nil
 }

@@ -179,7 +179,7 @@ func looksLikeMetis(lr *lineReader, maxLines int) bool {
 	if !ok || bytes.IndexByte(line, '#') >= 0 || bytes.IndexByte(line, ',') >= 0 {
 		return false
 	}
-	h, msg := parseMetisHeader(line)
+	h, msg := parseMetisHeader(line, rangeIDs)
 	if msg != "" {
 		return false
 	}
@@ -334,17 +334,9 @@ func npyLabels(path string, a *NpyArray, off int) ([]int32, error) {
 	return labels, nil
 }
 
-// checkRows refuses a per-node array of more rows than node ids or memory
-// allow.
-func checkRows(name string, rows int) error {
-	if rows > maxNodeID+1 {
-		return errorf(name, 0, "%d rows: more nodes than int32 node ids can number", rows)
-	}
-	if int64(rows) > nodeLimit() {
-		return tooManyNodes(name, 0, fmt.Sprintf("%d rows", rows), int64(rows))
-	}
-	return nil
-}
+// checkRows refuses a per-node array of more rows than a serial loader's
+// node ids or memory allow.
+func checkRows(name string, rows int) error { return serialIDs().checkRows(name, rows) }
 
 func nodesStr(n int) string {
 	if n < 0 {

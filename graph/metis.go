@@ -44,18 +44,19 @@ func LoadMetis(path string) (*Dataset, error) {
 
 // readMetis parses a METIS graph from lr.
 func readMetis(lr *lineReader) (*CSR, error) {
-	h, err := readMetisHeader(lr)
+	ids := serialIDs()
+	h, err := readMetisHeader(lr, ids)
 	if err != nil {
 		return nil, err
 	}
-	if h.n > nodeLimit() {
+	if h.n > ids.mem {
 		return nil, tooManyNodes(lr.name, h.line, "the header's vertex count", h.n)
 	}
 	c := &CSR{NumRows: int(h.n), NumCols: int(h.n)}
 	c.Ptr = make([]int64, 1, min(h.n+1, maxPrealloc))
-	c.Idx = make([]int32, 0, min(2*h.m, maxPrealloc))
+	idx := newIDList(false, int(min(2*h.m, maxPrealloc)))
 	if h.ewgt {
-		c.Val = make([]float32, 0, cap(c.Idx))
+		c.Val = make([]float32, 0, cap(idx.i32))
 	}
 	var lines vertexLines
 	for v := int64(0); v < h.n; v++ {
@@ -67,12 +68,13 @@ func readMetis(lr *lineReader) (*CSR, error) {
 			return nil, errorf(lr.name, lr.line, "file ends after %d of the %d vertex lines the header (line %d) announces",
 				v, h.n, h.line)
 		}
-		if err := parseMetisVertex(c, &h, lr.name, lr.line, line); err != nil {
+		if err := parseMetisVertex(&idx, &c.Val, &h, lr.name, lr.line, line); err != nil {
 			return nil, err
 		}
 		lines.add(v, lr.line)
-		c.Ptr = append(c.Ptr, int64(len(c.Idx)))
+		c.Ptr = append(c.Ptr, int64(idx.len()))
 	}
+	c.Idx = idx.i32
 	for {
 		line, ok := nextNonComment(lr)
 		if !ok {
@@ -148,8 +150,9 @@ func nextNonComment(lr *lineReader) ([]byte, bool) {
 	}
 }
 
-// readMetisHeader reads the header, skipping comments and blank lines.
-func readMetisHeader(lr *lineReader) (metisHeader, error) {
+// readMetisHeader reads the header, skipping comments and blank lines;
+// the vertex count must fit ids.
+func readMetisHeader(lr *lineReader, ids idBounds) (metisHeader, error) {
 	for {
 		line, ok := nextNonComment(lr)
 		if !ok {
@@ -161,7 +164,7 @@ func readMetisHeader(lr *lineReader) (metisHeader, error) {
 		if isBlank(line) {
 			continue
 		}
-		h, msg := parseMetisHeader(line)
+		h, msg := parseMetisHeader(line, ids)
 		if msg != "" {
 			return h, errorf(lr.name, lr.line, "bad METIS header: %s", msg)
 		}
@@ -170,8 +173,9 @@ func readMetisHeader(lr *lineReader) (metisHeader, error) {
 	}
 }
 
-// parseMetisHeader parses "n m [fmt [ncon]]"; msg is non-empty on error.
-func parseMetisHeader(line []byte) (h metisHeader, msg string) {
+// parseMetisHeader parses "n m [fmt [ncon]]" with a vertex count that
+// fits ids; msg is non-empty on error.
+func parseMetisHeader(line []byte, ids idBounds) (h metisHeader, msg string) {
 	var f [5][]byte
 	i, nf := 0, 0
 	for nf < len(f) {
@@ -187,8 +191,11 @@ func parseMetisHeader(line []byte) (h metisHeader, msg string) {
 		return h, fmt.Sprintf("expected \"n m [fmt [ncon]]\", found %d fields", nf)
 	}
 	var ok bool
-	if h.n, ok = parseInt(f[0]); !ok || h.n < 1 || h.n > maxNodeID+1 {
-		return h, fmt.Sprintf("vertex count %s is not an integer in [1,%d]", quote(f[0]), maxNodeID+1)
+	if h.n, ok = parseInt(f[0]); !ok || h.n < 1 {
+		return h, fmt.Sprintf("vertex count %s is not an integer in [1,%d]", quote(f[0]), ids.maxID+1)
+	}
+	if tl := ids.tooLarge(h.n); tl != "" {
+		return h, fmt.Sprintf("vertex count %d: %s", h.n, tl)
 	}
 	if h.m, ok = parseInt(f[1]); !ok || h.m < 0 || h.m > 1<<60 {
 		return h, fmt.Sprintf("edge count %s is not a non-negative integer", quote(f[1]))
@@ -227,9 +234,9 @@ func onlyBinaryDigits(b []byte) bool {
 	return len(b) > 0
 }
 
-// parseMetisVertex appends the neighbours (and edge weights) of one vertex
-// line to c.
-func parseMetisVertex(c *CSR, h *metisHeader, file string, ln int64, line []byte) error {
+// parseMetisVertex appends the neighbours of one vertex line to idx and,
+// when h has edge weights, their weights to val.
+func parseMetisVertex(idx *idList, val *[]float32, h *metisHeader, file string, ln int64, line []byte) error {
 	i, col := 0, 0
 	var f []byte
 	skip := h.ncon
@@ -259,7 +266,7 @@ func parseMetisVertex(c *CSR, h *metisHeader, file string, ln int64, line []byte
 		if u < 1 || u > h.n {
 			return errorf(file, ln, "field %d: neighbour %d outside [1,%d]", col, u, h.n)
 		}
-		c.Idx = append(c.Idx, int32(u-1))
+		idx.add(u - 1)
 		if !h.ewgt {
 			continue
 		}
@@ -272,6 +279,6 @@ func parseMetisVertex(c *CSR, h *metisHeader, file string, ln int64, line []byte
 		if !ok || w < 0 {
 			return errorf(file, ln, "field %d: bad edge weight %s", col, quote(f))
 		}
-		c.Val = append(c.Val, float32(w))
+		*val = append(*val, float32(w))
 	}
 }

@@ -43,6 +43,7 @@ type NpzSource struct {
 	edges, feat, labels, weight *npzArray
 	pairs                       bool // edge_index is E×2
 	files                       []*npzFile
+	ids                         idBounds // the node ids and counts admitted
 }
 
 // npzSplitNames are the array names a PyG-style file may hold each split
@@ -54,10 +55,20 @@ var npzSplitNames = [3][]string{
 }
 
 // OpenNpz opens the npz dataset at path: an OGB directory holding
-// raw/data.npz, or a PyG-style .npz file. Headers and sizes are checked
-// here; no data is read.
+// raw/data.npz, or a PyG-style .npz file, for a serial loader (int32 node
+// ids, EdgeRange). Headers and sizes are checked here; no data is read.
 func OpenNpz(path string) (*NpzSource, error) {
-	s := &NpzSource{Path: path, Name: baseName(path), Nodes: -1}
+	return openNpzSource(path, serialIDs())
+}
+
+// OpenNpzRange is OpenNpz for the range readers: node counts up to
+// MaxRangeNodeID+1, the edges read with EdgeRange64.
+func OpenNpzRange(path string) (*NpzSource, error) {
+	return openNpzSource(path, rangeIDs)
+}
+
+func openNpzSource(path string, ids idBounds) (*NpzSource, error) {
+	s := &NpzSource{Path: path, Name: baseName(path), Nodes: -1, ids: ids}
 	err := s.open()
 	if err != nil {
 		s.Close()
@@ -182,9 +193,11 @@ func (s *NpzSource) openNodeCount(z *npzFile) error {
 	switch {
 	case err != nil:
 		return err
-	case n[0] < 0 || n[0] > maxNodeID+1:
-		return errorf(a.name, 0, "%d nodes: want 0 to %d (int32 node ids)", n[0], maxNodeID+1)
-	case n[0] > nodeLimit():
+	case n[0] < 0:
+		return errorf(a.name, 0, "%d nodes: want a count from 0", n[0])
+	case s.ids.tooLarge(n[0]) != "":
+		return errorf(a.name, 0, "%d nodes: %s", n[0], s.ids.tooLarge(n[0]))
+	case n[0] > s.ids.mem:
 		return tooManyNodes(a.name, 0, "the node count", n[0])
 	}
 	s.Nodes = int(n[0])
@@ -208,7 +221,7 @@ func (s *NpzSource) table(z *npzFile, name string, labels bool) (*npzArray, erro
 		a.Close()
 		return nil, errorf(a.name, 0, "shape %v of %s, want %s", a.Shape, a.h.descr, want)
 	}
-	if err := checkRows(a.name, a.Shape[0]); err != nil {
+	if err := s.ids.checkRows(a.name, a.Shape[0]); err != nil {
 		a.Close()
 		return nil, err
 	}
@@ -247,57 +260,81 @@ func (s *NpzSource) FeaturesCompressed() bool { return s.feat != nil && !s.feat.
 // LabelsCompressed reports whether the labels are stored deflated.
 func (s *NpzSource) LabelsCompressed() bool { return s.labels != nil && !s.labels.stored }
 
-// EdgeRange returns edges [lo, hi): their sources and destinations, with
-// ids checked to lie in [0, Nodes) (or [0, 2^31-1) when Nodes is unknown).
-// A compressed archive is read front to back: ranges must ascend.
+// EdgeRange returns edges [lo, hi) of a source opened by OpenNpz: their
+// sources and destinations, with ids checked to lie in [0, Nodes) (or
+// [0, 2^31-1) when Nodes is unknown). A compressed archive is read front
+// to back: ranges must ascend.
 func (s *NpzSource) EdgeRange(lo, hi int64) (src, dst []int32, err error) {
+	a, b, err := s.edgeRange(lo, hi, false)
+	return a.i32, b.i32, err
+}
+
+// EdgeRange64 is EdgeRange with int64 ids, up to MaxRangeNodeID when Nodes
+// is unknown and the source was opened by OpenNpzRange.
+func (s *NpzSource) EdgeRange64(lo, hi int64) (src, dst []int64, err error) {
+	a, b, err := s.edgeRange(lo, hi, true)
+	return a.i64, b.i64, err
+}
+
+func (s *NpzSource) edgeRange(lo, hi int64, wide bool) (src, dst idList, err error) {
 	if s.pairs {
-		ids, err := s.ids(2*lo, 2*hi)
-		if err != nil {
-			return nil, nil, err
+		ids := newIDList(wide, int(2*(hi-lo)))
+		if err := s.readIDs(2*lo, 2*hi, &ids); err != nil {
+			return idList{}, idList{}, err
 		}
-		src, dst = make([]int32, hi-lo), make([]int32, hi-lo)
-		for k := range src {
-			src[k], dst[k] = ids[2*k], ids[2*k+1]
+		src, dst = newIDList(wide, int(hi-lo)), newIDList(wide, int(hi-lo))
+		for k := 0; k < ids.len(); k += 2 {
+			if wide {
+				src.add(ids.i64[k])
+				dst.add(ids.i64[k+1])
+			} else {
+				src.add(int64(ids.i32[k]))
+				dst.add(int64(ids.i32[k+1]))
+			}
 		}
 		return src, dst, nil
 	}
-	if src, err = s.ids(lo, hi); err != nil {
-		return nil, nil, err
+	src, dst = newIDList(wide, int(hi-lo)), newIDList(wide, int(hi-lo))
+	if err := s.readIDs(lo, hi, &src); err != nil {
+		return idList{}, idList{}, err
 	}
-	dst, err = s.ids(s.Edges+lo, s.Edges+hi)
-	return src, dst, err
+	if err := s.readIDs(s.Edges+lo, s.Edges+hi, &dst); err != nil {
+		return idList{}, idList{}, err
+	}
+	return src, dst, nil
 }
 
-// ids reads elements [from, to) of edge_index as node ids.
-func (s *NpzSource) ids(from, to int64) ([]int32, error) {
-	limit := int64(maxNodeID)
+// readIDs appends elements [from, to) of edge_index to out as node ids.
+func (s *NpzSource) readIDs(from, to int64, out *idList) error {
+	limit := s.ids.maxID
 	if s.Nodes >= 0 {
 		limit = int64(s.Nodes) - 1
 	}
-	memLimit := nodeLimit()
-	out := make([]int32, 0, to-from)
+	if !out.wide {
+		limit = min(limit, maxNodeID)
+	}
+	memLimit := s.ids.mem
 	for b := from; b < to; b += npzBlock {
 		arr, err := s.edges.elems(b, min(b+npzBlock, to))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		v, err := arr.Int64()
 		if err != nil {
-			return nil, errorf(s.edges.name, 0, "%v", err)
+			return errorf(s.edges.name, 0, "%v", err)
 		}
 		for k, x := range v {
 			if x < 0 || x > limit || x >= memLimit {
-				return nil, s.badID(b+int64(k), x, limit, memLimit)
+				return s.badID(b+int64(k), x, limit, memLimit, out.wide)
 			}
-			out = append(out, int32(x))
+			out.add(x)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // badID is the error for element e of edge_index holding id x.
-func (s *NpzSource) badID(e, x, limit, memLimit int64) error {
+func (s *NpzSource) badID(e, x, limit, memLimit int64, wide bool) error {
 	row, col := e/s.Edges, e%s.Edges
 	if s.pairs {
 		row, col = e/2, e%2
@@ -306,7 +343,7 @@ func (s *NpzSource) badID(e, x, limit, memLimit int64) error {
 	if x >= memLimit && x <= limit {
 		return tooManyNodes(s.edges.name, 0, fmt.Sprintf("%s: node id %d", where, x), x+1)
 	}
-	return errorf(s.edges.name, 0, "%s: node id %d outside [0,%d]", where, x, limit)
+	return errorf(s.edges.name, 0, "%s: %s", where, idBounds{wide: wide}.outside(x, limit))
 }
 
 // Weights returns the weights of edges [lo, hi), checked finite and

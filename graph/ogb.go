@@ -85,8 +85,8 @@ func readOGBEdges(dir, raw string) (n int, src, dst []int32, err error) {
 		if n, err = readCount(p); err != nil {
 			return 0, nil, nil, err
 		}
-		if n > maxNodeID+1 {
-			return 0, nil, nil, errorf(p, 1, "%d nodes exceed the int32 node id limit", n)
+		if msg := serialIDs().tooLarge(int64(n)); msg != "" {
+			return 0, nil, nil, errorf(p, 1, "%d nodes: %s", n, msg)
 		}
 		if int64(n) > nodeLimit() {
 			return 0, nil, nil, tooManyNodes(p, 1, "the node count", int64(n))
@@ -224,7 +224,7 @@ func readCount(path string) (int, error) {
 		}
 		f := trimSpace(line)
 		x, ok := parseInt(f)
-		if !ok || x < 0 || x > 1<<50 {
+		if !ok || x < 0 {
 			return 0, errorf(path, lr.line, "bad count %s", quote(f))
 		}
 		count = x
@@ -250,12 +250,21 @@ func readEdgeCSV(path string, n, m int) (src, dst []int32, err error) {
 	return parseEdgeCSV(lr, n)
 }
 
+// parseEdgeCSV parses "src,dst" lines for a serial loader (see
+// parseEdgeCSVIDs).
 func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
-	limit := int64(maxNodeID)
+	s, d, err := parseEdgeCSVIDs(lr, int64(n), serialIDs())
+	return s.i32, d.i32, err
+}
+
+// parseEdgeCSVIDs parses "src,dst" lines with ids in [0, n) (n < 0: ids
+// admits them).
+func parseEdgeCSVIDs(lr *lineReader, n int64, ids idBounds) (src, dst idList, err error) {
+	limit := ids.maxID
 	if n >= 0 {
-		limit = int64(n) - 1
+		limit = n - 1
 	}
-	memLimit := nodeLimit()
+	started := false
 	for {
 		line, ok := lr.Next()
 		if !ok {
@@ -263,29 +272,30 @@ func parseEdgeCSV(lr *lineReader, n int) (src, dst []int32, err error) {
 		}
 		c := bytes.IndexByte(line, ',')
 		if c < 0 || bytes.IndexByte(line[c+1:], ',') >= 0 {
-			return nil, nil, errorf(lr.name, lr.line, "expected 2 comma-separated fields \"src,dst\", found %d",
+			return idList{}, idList{}, errorf(lr.name, lr.line, "expected 2 comma-separated fields \"src,dst\", found %d",
 				bytes.Count(line, []byte{','})+1)
 		}
-		var ids [2]int32
+		var uv [2]int64
 		for k, f := range [2][]byte{trimSpace(line[:c]), trimSpace(line[c+1:])} {
 			x, ok := parseInt(f)
 			if !ok {
-				return nil, nil, errorf(lr.name, lr.line, "field %d: bad node id %s", k+1, quote(f))
+				return idList{}, idList{}, errorf(lr.name, lr.line, "field %d: bad node id %s", k+1, quote(f))
 			}
 			if x < 0 || x > limit {
-				return nil, nil, errorf(lr.name, lr.line, "field %d: node id %d outside [0,%d]", k+1, x, limit)
+				return idList{}, idList{}, errorf(lr.name, lr.line, "field %d: %s", k+1, ids.outside(x, limit))
 			}
-			if x >= memLimit {
-				return nil, nil, tooManyNodes(lr.name, lr.line, fmt.Sprintf("field %d: node id %d", k+1, x), x+1)
+			if x >= ids.mem {
+				return idList{}, idList{}, tooManyNodes(lr.name, lr.line, fmt.Sprintf("field %d: node id %d", k+1, x), x+1)
 			}
-			ids[k] = int32(x)
+			uv[k] = x
 		}
-		if src == nil {
+		if !started {
+			started = true
 			est := lr.estimateLines()
-			src, dst = make([]int32, 0, est), make([]int32, 0, est)
+			src, dst = newIDList(ids.wide, est), newIDList(ids.wide, est)
 		}
-		src = append(src, ids[0])
-		dst = append(dst, ids[1])
+		src.add(uv[0])
+		dst.add(uv[1])
 	}
 	return src, dst, lr.Err()
 }

@@ -4,7 +4,8 @@ package graph
 // input. Text files are split by byte range, each share starting at the
 // first line that begins at or after its start offset; binary arrays (.sgb
 // sections, .npy) are read by row range with pread, never whole. The
-// partition/dist package drives them across ranks.
+// partition/dist package drives them across ranks. Node ids are int64, up
+// to MaxRangeNodeID, except in a .sgb file, whose format stores int32 ids.
 
 import (
 	"bufio"
@@ -159,12 +160,12 @@ func (t *TextRange) reader(firstLine int64) (*lineReader, error) {
 
 // EdgeChunk is what one share of an edge list holds.
 type EdgeChunk struct {
-	Src, Dst  []int32
+	Src, Dst  []int64
 	Val       []float32 // the edges' weights (third field), nil when none
 	Weighted  bool      // the edges carry a third (weight) field
 	Cols      int       // fields per edge line (2 or 3; 0 when the share has no edge)
 	FirstLine int64     // line of the share's first edge (0 when none)
-	MaxID     int32     // largest node id (-1 when none)
+	MaxID     int64     // largest node id (-1 when none)
 	Hint      int64     // node count stated in a comment before the share's first edge, -1 if none
 }
 
@@ -177,24 +178,24 @@ func (t *TextRange) ReadEdgeList(firstLine int64) (*EdgeChunk, error) {
 		return nil, err
 	}
 	defer lr.Close()
-	b, err := scanEdgeList(lr)
+	b, err := scanEdgeList(lr, rangeIDs)
 	if err != nil {
 		return nil, err
 	}
-	return &EdgeChunk{Src: b.src, Dst: b.dst, Val: b.val, Weighted: b.cols == 3, Cols: b.cols, FirstLine: b.firstLine,
+	return &EdgeChunk{Src: b.src.i64, Dst: b.dst.i64, Val: b.val, Weighted: b.cols == 3, Cols: b.cols, FirstLine: b.firstLine,
 		MaxID: b.maxID, Hint: b.hint}, nil
 }
 
 // ReadEdgeCSV parses the share as OGB "src,dst" lines with ids in [0, n)
-// (n < 0: any int32 id).
-func (t *TextRange) ReadEdgeCSV(firstLine int64, n int) (src, dst []int32, err error) {
+// (n < 0: any id up to MaxRangeNodeID).
+func (t *TextRange) ReadEdgeCSV(firstLine int64, n int64) (src, dst []int64, err error) {
 	lr, err := t.reader(firstLine)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer lr.Close()
-	src, dst, err = parseEdgeCSV(lr, n)
-	return src, dst, err
+	s, d, err := parseEdgeCSVIDs(lr, n, rangeIDs)
+	return s.i64, d.i64, err
 }
 
 // ReadLabels parses the share as one label a line (OGB node-label.csv).
@@ -231,18 +232,18 @@ func (t *TextRange) ReadEdgeWeights(firstLine int64) ([]float32, error) {
 
 // ReadNodeIDs parses the share as one node id a line in [0, n) (an OGB
 // split file).
-func (t *TextRange) ReadNodeIDs(firstLine int64, n int) ([]int32, error) {
+func (t *TextRange) ReadNodeIDs(firstLine int64, n int64) ([]int64, error) {
 	lr, err := t.reader(firstLine)
 	if err != nil {
 		return nil, err
 	}
 	defer lr.Close()
-	var ids []int32
+	var ids []int64
 	err = lr.eachInt(func(f []byte, x int64, ok bool) error {
-		if !ok || x < 0 || x >= int64(n) {
+		if !ok || x < 0 || x >= n {
 			return errorf(lr.name, lr.line, "bad node id %s (want an integer in [0,%d))", quote(f), n)
 		}
-		ids = append(ids, int32(x))
+		ids = append(ids, x)
 		return nil
 	})
 	if err != nil {
@@ -251,7 +252,8 @@ func (t *TextRange) ReadNodeIDs(firstLine int64, n int) ([]int32, error) {
 	return ids, nil
 }
 
-// ReadCount reads the single count of an OGB num-node-list.csv.
+// ReadCount reads the single count of an OGB num-node-list.csv (up to
+// math.MaxInt64).
 func ReadCount(path string) (int, error) { return readCount(path) }
 
 // FindOGBData returns raw/<base>.npy (when npy), .csv, .csv.gz or .csv.bz2
@@ -630,18 +632,17 @@ type MetisHeader struct {
 
 // ReadMetisHeader reads the header of the METIS graph file at path (the
 // first line that is neither a comment nor blank), reading only up to it.
+// The vertex count may reach MaxRangeNodeID+1: the readers each hold a
+// share of the vertices, which partition/dist bounds.
 func ReadMetisHeader(path string) (*MetisHeader, error) {
 	lr, err := openLines(path)
 	if err != nil {
 		return nil, err
 	}
 	defer lr.Close()
-	h, err := readMetisHeader(lr)
+	h, err := readMetisHeader(lr, rangeIDs)
 	if err != nil {
 		return nil, err
-	}
-	if h.n > nodeLimit() {
-		return nil, tooManyNodes(lr.name, h.line, "the header's vertex count", h.n)
 	}
 	return &MetisHeader{N: h.n, M: h.m, Line: h.line, Weighted: h.ewgt, h: h}, nil
 }
@@ -652,7 +653,7 @@ func ReadMetisHeader(path string) (*MetisHeader, error) {
 // and weights are checked and dropped).
 type MetisChunk struct {
 	Ptr   []int64
-	Idx   []int32
+	Idx   []int64
 	Val   []float32
 	blank []bool // the line was blank
 	lines vertexLines
@@ -685,11 +686,11 @@ func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, err
 		return nil, err
 	}
 	defer lr.Close()
-	c := &CSR{Ptr: []int64{0}}
+	m := &MetisChunk{path: t.Path, Ptr: []int64{0}}
+	idx := newIDList(true, 0)
 	if h.Weighted {
-		c.Val = []float32{}
+		m.Val = []float32{}
 	}
-	m := &MetisChunk{path: t.Path}
 	for {
 		line, ok := nextNonComment(lr)
 		if !ok {
@@ -698,16 +699,16 @@ func (t *TextRange) ReadMetis(firstLine int64, h *MetisHeader) (*MetisChunk, err
 		if lr.line <= h.Line {
 			continue
 		}
-		if err := parseMetisVertex(c, &h.h, lr.name, lr.line, line); err != nil {
+		if err := parseMetisVertex(&idx, &m.Val, &h.h, lr.name, lr.line, line); err != nil {
 			return nil, err
 		}
-		m.lines.add(int64(len(c.Ptr)-1), lr.line)
+		m.lines.add(m.Rows(), lr.line)
 		m.blank = append(m.blank, isBlank(line))
-		c.Ptr = append(c.Ptr, int64(len(c.Idx)))
+		m.Ptr = append(m.Ptr, int64(idx.len()))
 	}
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
-	m.Ptr, m.Idx, m.Val = c.Ptr, c.Idx, c.Val
+	m.Idx = idx.i64
 	return m, nil
 }

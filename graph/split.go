@@ -67,8 +67,8 @@ func ParseSplit(s string) (name string, r *RandomSplit, err error) {
 }
 
 // Key is node v's random key: distinct for distinct nodes.
-func (r *RandomSplit) Key(v int32) uint64 {
-	return mix.Mix64(uint64(uint32(v)) ^ mix.Mix64(r.Seed^0x9e3779b97f4a7c15))
+func (r *RandomSplit) Key(v int64) uint64 {
+	return mix.Mix64(uint64(v) ^ mix.Mix64(r.Seed^0x9e3779b97f4a7c15))
 }
 
 // Ranks returns the cumulative sizes of the parts for l labelled nodes:
@@ -149,7 +149,7 @@ func randomSplit(ds *Dataset, r *RandomSplit, spec string) error {
 	var keys []uint64
 	for v, y := range ds.Labels {
 		if y >= 0 {
-			keys = append(keys, r.Key(int32(v)))
+			keys = append(keys, r.Key(int64(v)))
 		}
 	}
 	bound, all, err := r.Bounds(keys, func([]int64) error { return nil })
@@ -161,7 +161,7 @@ func randomSplit(ds *Dataset, r *RandomSplit, spec string) error {
 		if y < 0 {
 			continue
 		}
-		if b := Part(r.Key(int32(v)), bound, all); b != 0 {
+		if b := Part(r.Key(int64(v)), bound, all); b != 0 {
 			k := bitIndex(b)
 			parts[k] = append(parts[k], int32(v))
 		}
@@ -225,33 +225,47 @@ func (s *SplitArray) Close() error { return s.a.Close() }
 func (s *SplitArray) Name() string { return s.a.name }
 
 // IDs returns the nodes of entries [lo, hi): for a mask the indices whose
-// element is true, else the ids, checked to lie in [0, nodes).
+// element is true, else the ids, checked to lie in [0, nodes) (a serial
+// loader's split: nodes < 2^31).
 func (s *SplitArray) IDs(lo, hi int64) ([]int32, error) {
+	var ids idList
+	err := s.ids(lo, hi, &ids)
+	return ids.i32, err
+}
+
+// IDs64 is IDs with int64 node ids (the range readers').
+func (s *SplitArray) IDs64(lo, hi int64) ([]int64, error) {
+	ids := idList{wide: true}
+	err := s.ids(lo, hi, &ids)
+	return ids.i64, err
+}
+
+// ids appends the nodes of entries [lo, hi) to out.
+func (s *SplitArray) ids(lo, hi int64, out *idList) error {
 	arr, err := s.a.elems(lo, hi)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if s.Mask {
-		var ids []int32
 		for k, b := range arr.data.([]uint8) {
 			if b != 0 {
-				ids = append(ids, int32(lo)+int32(k))
+				out.add(lo + int64(k))
 			}
 		}
-		return ids, nil
+		return nil
 	}
 	v, err := arr.Int64()
 	if err != nil {
-		return nil, errorf(s.a.name, 0, "%v", err)
+		return errorf(s.a.name, 0, "%v", err)
 	}
-	ids := make([]int32, len(v))
+	out.reserve(len(v))
 	for k, x := range v {
 		if x < 0 || x >= int64(s.nodes) {
-			return nil, errorf(s.a.name, 0, "element %d: node id %d outside [0,%d)", lo+int64(k), x, s.nodes)
+			return errorf(s.a.name, 0, "element %d: node id %d outside [0,%d)", lo+int64(k), x, s.nodes)
 		}
-		ids[k] = int32(x)
+		out.add(x)
 	}
-	return ids, nil
+	return nil
 }
 
 // splitIDs reads a whole split part into ids (ascending), checking each

@@ -78,7 +78,7 @@ func ReadMeta(dir string) (*Meta, error) {
 		return nil, fmt.Errorf("partition: %s: %d parts", path, m.Parts)
 	case len(m.Stats.Parts) != m.Parts:
 		return nil, fmt.Errorf("partition: %s: %d per-part entries for %d parts", path, len(m.Stats.Parts), m.Parts)
-	case m.NumNodes < 0 || m.NumNodes > math.MaxInt32 || m.FeatDim < 0 || m.FeatDim > maxFeatDim:
+	case m.NumNodes < 0 || m.FeatDim < 0 || m.FeatDim > maxFeatDim:
 		return nil, fmt.Errorf("partition: %s: bad sizes (%d nodes, %d features)", path, m.NumNodes, m.FeatDim)
 	case m.NumClasses < 0 || m.NumClasses > graph.MaxClasses:
 		return nil, fmt.Errorf("partition: %s: num_classes %d is not in [0, %d]", path, m.NumClasses, graph.MaxClasses)
@@ -86,6 +86,9 @@ func ReadMeta(dir string) (*Meta, error) {
 	for p, ps := range m.Stats.Parts {
 		if ps.Part != p || ps.File != PartFile(p) {
 			return nil, fmt.Errorf("partition: %s: per-part entry %d names part %d, file %q", path, p, ps.Part, ps.File)
+		}
+		if ps.Nodes < 0 || ps.Nodes > math.MaxInt32 {
+			return nil, fmt.Errorf("partition: %s: part %d has %d nodes, outside [0, 2^31-1] (the int32 local ids of a part file)", path, p, ps.Nodes)
 		}
 	}
 	return &m, nil
@@ -273,12 +276,16 @@ func Load(dir string, rank, ranks int) (*Shard, error) {
 	return sh, nil
 }
 
-// merge joins the k consecutive parts of one rank (see Load).
+// merge joins the k consecutive parts of one rank (see Load); their
+// nodes together must number below 2^31, the int32 local ids of a shard.
 func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	first := int32(rank * k)
 	total := 0
 	for _, p := range parts {
 		total += len(p.Global)
+	}
+	if total > math.MaxInt32 {
+		return nil, fmt.Errorf("rank %d's %d parts hold %d nodes, more than the 2^31-1 local ids of a rank: load on more ranks", rank, k, total)
 	}
 	// pos[i][j]: merged local id of node j of part i (merged order = global order).
 	pos := make([][]int32, len(parts))

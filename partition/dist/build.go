@@ -3,7 +3,9 @@ package dist
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
@@ -12,40 +14,66 @@ import (
 
 // build sends every edge u→v (u ≠ v) as the two arcs (v, u) and (u, v) to
 // the ranks owning v and u, so each rank receives the rows of its nodes of
-// the symmetrised graph; sorting the packed (row, column, reverse) triples
-// and dropping repeats gives the rows ascending and duplicate-free, which is
+// the symmetrised graph; sorting the (row, column, reverse) triples and
+// dropping repeats gives the rows ascending and duplicate-free, which is
 // Symmetrize(Dedup(RemoveSelfLoops(g))) row by row; on a weighted input
 // the weights travel beside the triples and the repeats of an arc merge
 // into their largest weight, as Dedup and Symmetrize merge them. For an
 // input that must be symmetric already (METIS), every arc must arrive as
 // often as listed (reverse bit 0) as its reverse (bit 1), as LoadMetis
-// checks.
+// checks. A triple travels as one int64 key where the node ranges allow
+// (arcKeyBits), else as two (pairRows).
 func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
-	p := c.Size()
+	colBits, keyed := arcKeyBits(r.vd)
+	return buildRows(c, r, roundBytes, colBits, keyed)
+}
+
+// buildRows is build with the arcs sent as keys of colBits-bit columns
+// (keyed) or as pairs.
+func buildRows(c comm.Comm, r *raw, roundBytes int, colBits uint, keyed bool) (*Graph, error) {
+	lo, hi := r.lo(c), r.hi(c)
+	g := &Graph{Name: r.name, NumNodes: r.n, VtxDist: r.vd, Lo: lo, Hi: hi, Ptr: make([]int64, hi-lo+1),
+		FeatDim: r.featDim, X: r.x, Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
+	var err error
+	if keyed {
+		err = g.keyRows(c, r, roundBytes, colBits)
+	} else {
+		err = g.pairRows(c, r, roundBytes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g, g.totals(c)
+}
+
+// arcKeyBits returns the bits a column takes in an arc key, (row − the
+// first row of its rank) << (colBits+1) | column << 1 | reverse, and
+// whether such keys fit an int64 under the node ranges vd.
+func arcKeyBits(vd []int64) (colBits uint, ok bool) {
+	var most int64
+	for q := 0; q+1 < len(vd); q++ {
+		most = max(most, vd[q+1]-vd[q])
+	}
+	colBits = uint(bits.Len64(uint64(max(vd[len(vd)-1]-1, 0))))
+	rowBits := uint(bits.Len64(uint64(max(most-1, 0))))
+	return colBits, rowBits+colBits+1 <= 63
+}
+
+// arcCounts returns how many arcs of r's edges go to each rank.
+func arcCounts(r *raw, p int) []int {
 	counts := make([]int, p)
 	for k, u := range r.src {
-		v := r.dst[k]
-		if u == v {
-			continue
+		if v := r.dst[k]; u != v {
+			counts[blockOf(r.vd, v)]++
+			counts[blockOf(r.vd, u)]++
 		}
-		counts[blockOf(r.vd, v)]++
-		counts[blockOf(r.vd, u)]++
 	}
-	off := offsets(counts)
-	send := make([]int64, off[p])
-	var sendW []float32
-	if r.weighted {
-		sendW = make([]float32, off[p])
-	}
-	next := append([]int(nil), off[:p]...)
-	put := func(row, col int32, rev int64, w float32) {
-		q := blockOf(r.vd, row)
-		send[next[q]] = int64(row)<<32 | int64(col)<<1 | rev
-		if sendW != nil {
-			sendW[next[q]] = w
-		}
-		next[q]++
-	}
+	return counts
+}
+
+// eachArc calls put for both arcs of every edge of r that is not a loop:
+// (v, u) with reverse bit 0 and (u, v) with 1, with the edge's weight.
+func eachArc(r *raw, put func(row, col, rev int64, w float32)) {
 	for k, u := range r.src {
 		if v := r.dst[k]; u != v {
 			w := float32(0)
@@ -56,30 +84,46 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 			put(u, v, 1, w)
 		}
 	}
+}
+
+// keyRows builds g's rows from arcs sent as one int64 key each (see
+// arcKeyBits).
+func (g *Graph) keyRows(c comm.Comm, r *raw, roundBytes int, colBits uint) error {
+	p := c.Size()
+	counts := arcCounts(r, p)
+	off := offsets(counts)
+	send := make([]int64, off[p])
+	var sendW []float32
+	if r.weighted {
+		sendW = make([]float32, off[p])
+	}
+	next := append([]int(nil), off[:p]...)
+	eachArc(r, func(row, col, rev int64, w float32) {
+		q := blockOf(r.vd, row)
+		send[next[q]] = (row-r.vd[q])<<(colBits+1) | col<<1 | rev
+		if sendW != nil {
+			sendW[next[q]] = w
+		}
+		next[q]++
+	})
 	r.src, r.dst, r.val = nil, nil, nil
 	recv, _, err := exchange(c, send, counts, roundBytes)
 	send = nil
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var recvW []float32
 	if r.weighted {
 		if recvW, _, err = exchange(c, sendW, counts, roundBytes); err != nil {
-			return nil, err
+			return err
 		}
 		sendW = nil
 		sortArcs(recv, recvW)
 	} else {
 		sortInt64(recv)
 	}
-	lo, hi := r.lo(c), r.hi(c)
-	g := &Graph{Name: r.name, NumNodes: r.n, VtxDist: r.vd, Lo: lo, Hi: hi, Ptr: make([]int64, hi-lo+1),
-		FeatDim: r.featDim, X: r.x, Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
-	adj := make([]int32, 0, len(recv))
-	if r.weighted {
-		g.Val = make([]float32, 0, len(recv))
-	}
-	var bad error
+	rb := g.newRowBuilder(r, len(recv))
+	lo, mask := int64(g.Lo), int64(1)<<colBits-1
 	for i := 0; i < len(recv); {
 		key := recv[i] >> 1
 		var n [2]int
@@ -90,29 +134,145 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 				w = max(w, recvW[i])
 			}
 		}
-		if g.Val != nil {
-			g.Val = append(g.Val, w)
+		rb.add(lo+key>>colBits, key&mask, n, w)
+	}
+	return rb.finish(c)
+}
+
+// pairRows builds g's rows from arcs sent as two int64 each: (row − the
+// first row of its rank) << 1 | reverse, and the column.
+func (g *Graph) pairRows(c comm.Comm, r *raw, roundBytes int) error {
+	p := c.Size()
+	counts := arcCounts(r, p)
+	off := offsets(counts)
+	send := make([]int64, 2*off[p])
+	var sendW []float32
+	if r.weighted {
+		sendW = make([]float32, off[p])
+	}
+	next := append([]int(nil), off[:p]...)
+	eachArc(r, func(row, col, rev int64, w float32) {
+		q := blockOf(r.vd, row)
+		send[2*next[q]], send[2*next[q]+1] = (row-r.vd[q])<<1|rev, col
+		if sendW != nil {
+			sendW[next[q]] = w
 		}
-		row, col := int32(key>>31), int32(key&(1<<31-1))
-		if r.symmetric && n[0] != n[1] && bad == nil {
-			v, u := row, col // v lists u but u does not list v (as often)
-			if n[1] > n[0] {
-				v, u = col, row
+		next[q]++
+	})
+	r.src, r.dst, r.val = nil, nil, nil
+	pairCounts := make([]int, p)
+	for q, n := range counts {
+		pairCounts[q] = 2 * n
+	}
+	recv, _, err := exchange(c, send, pairCounts, roundBytes)
+	send = nil
+	if err != nil {
+		return err
+	}
+	var recvW []float32
+	if r.weighted {
+		if recvW, _, err = exchange(c, sendW, counts, roundBytes); err != nil {
+			return err
+		}
+		sendW = nil
+	}
+	sortPairs(recv, recvW)
+	rb := g.newRowBuilder(r, len(recv)/2)
+	lo := int64(g.Lo)
+	for i := 0; i < len(recv); {
+		row, col := recv[i]>>1, recv[i+1]
+		var n [2]int
+		w := float32(0)
+		for ; i < len(recv) && recv[i]>>1 == row && recv[i+1] == col; i += 2 {
+			n[recv[i]&1]++
+			if recvW != nil {
+				w = max(w, recvW[i/2])
 			}
-			bad = &graph.ParseError{File: r.path, Msg: fmt.Sprintf("vertex %d lists neighbour %d, but vertex %d does not list %d (a METIS graph must be symmetric)",
-				v+1, u+1, u+1, v+1)}
 		}
-		g.Ptr[int(row)-lo+1]++
-		adj = append(adj, col)
+		rb.add(lo+row, col, n, w)
 	}
-	if err := agree(c, bad); err != nil {
-		return nil, err
+	return rb.finish(c)
+}
+
+// sortPairs sorts the arcs of pairRows, the (local row << 1 | reverse,
+// column) pairs of s, by local row, then column, with their weights w
+// (nil: unweighted; the order of equal arcs does not matter: their
+// weights merge by maximum).
+func sortPairs(s []int64, w []float32) {
+	byRowCol := func(x, y [2]int64) int { return cmp.Or(cmp.Compare(x[0]>>1, y[0]>>1), cmp.Compare(x[1], y[1])) }
+	if w == nil {
+		if len(s) > 0 { // in place: s viewed as pairs
+			slices.SortFunc(unsafe.Slice((*[2]int64)(unsafe.Pointer(&s[0])), len(s)/2), byRowCol)
+		}
+		return
 	}
-	recv = nil
-	g.Adj = slices.Clip(adj)
-	for i := 0; i < hi-lo; i++ {
+	type arc struct {
+		k [2]int64
+		w float32
+	}
+	a := make([]arc, len(w))
+	for i := range a {
+		a[i] = arc{[2]int64{s[2*i], s[2*i+1]}, w[i]}
+	}
+	slices.SortFunc(a, func(x, y arc) int { return byRowCol(x.k, y.k) })
+	for i := range a {
+		s[2*i], s[2*i+1], w[i] = a[i].k[0], a[i].k[1], a[i].w
+	}
+}
+
+// rowBuilder appends the merged arcs of a graph's rows, in row order.
+type rowBuilder struct {
+	g         *Graph
+	adj       []int64
+	symmetric bool   // the input must be symmetric (METIS): check it
+	path      string // the input, for errors
+	bad       error
+}
+
+// newRowBuilder starts g's rows for up to arcs merged arcs.
+func (g *Graph) newRowBuilder(r *raw, arcs int) *rowBuilder {
+	if r.weighted {
+		g.Val = make([]float32, 0, arcs)
+	}
+	return &rowBuilder{g: g, adj: make([]int64, 0, arcs), symmetric: r.symmetric, path: r.path}
+}
+
+// add appends the arc row→col, which arrived n[0] times as listed and
+// n[1] times as the reverse of a listed arc, with the largest weight w.
+func (b *rowBuilder) add(row, col int64, n [2]int, w float32) {
+	if b.g.Val != nil {
+		b.g.Val = append(b.g.Val, w)
+	}
+	if b.symmetric && n[0] != n[1] && b.bad == nil {
+		v, u := row, col // v lists u but u does not list v (as often)
+		if n[1] > n[0] {
+			v, u = col, row
+		}
+		b.bad = &graph.ParseError{File: b.path, Msg: fmt.Sprintf("vertex %d lists neighbour %d, but vertex %d does not list %d (a METIS graph must be symmetric)",
+			v+1, u+1, u+1, v+1)}
+	}
+	b.g.Ptr[row-int64(b.g.Lo)+1]++
+	b.adj = append(b.adj, col)
+}
+
+// finish sets the graph's adjacency and row offsets; every rank gets the
+// lowest failing rank's asymmetry. Collective.
+func (b *rowBuilder) finish(c comm.Comm) error {
+	if err := agree(c, b.bad); err != nil {
+		return err
+	}
+	g := b.g
+	g.Adj = slices.Clip(b.adj)
+	for i := 0; i < g.Hi-g.Lo; i++ {
 		g.Ptr[i+1] += g.Ptr[i]
 	}
+	return nil
+}
+
+// totals sets the graph's arc, split and class counts, summed over the
+// ranks, and makes the labels present on every rank or on none.
+// Collective.
+func (g *Graph) totals(c comm.Comm) error {
 	var cnt [5]int64
 	cnt[0] = int64(len(g.Adj))
 	for _, b := range g.Split {
@@ -130,19 +290,19 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	}
 	sums := cnt[:4:4]
 	if err := c.AllreduceSumI64(sums); err != nil {
-		return nil, err
+		return err
 	}
 	g.NumArcs, g.NumTrain, g.NumValid, g.NumTest = sums[0], sums[1], sums[2], sums[3]
 	hasLabels, err := allreduceMax(c, boolInt(g.Labels != nil))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if hasLabels != 0 && g.Labels == nil { // an empty block of a labelled dataset
 		g.Labels = []int32{}
 	}
 	classes, err := allreduceMax(c, cnt[4])
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if g.NumClasses < 0 {
 		g.NumClasses = int(classes)
@@ -150,7 +310,7 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	if hasLabels == 0 {
 		g.Labels = nil
 	}
-	return g, nil
+	return nil
 }
 
 func boolInt(b bool) int64 {

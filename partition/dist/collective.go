@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/supergcn/supergcn/comm"
@@ -81,13 +82,14 @@ func agree(c comm.Comm, err error) error {
 	return &PeerError{Rank: first, Msg: string(msg)}
 }
 
-// allreduceMax returns the maximum of x over the ranks (exact for |x| < 2^53).
+// allreduceMax returns the maximum of x over the ranks, exact for any
+// int64 (the ranks' values are gathered).
 func allreduceMax(c comm.Comm, x int64) (int64, error) {
-	b := []float64{float64(x)}
-	if err := c.AllreduceMaxF64(b); err != nil {
+	all, err := gather(c, x)
+	if err != nil {
 		return 0, err
 	}
-	return int64(b[0]), nil
+	return slices.Max(all), nil
 }
 
 // allreduceSum returns the sum of x over the ranks.
@@ -128,7 +130,9 @@ func exclusiveScan(c comm.Comm, x int64) (before, total int64, err error) {
 const DefaultRoundBytes = 1 << 30
 
 // elem is what exchange moves.
-type elem interface{ int64 | float32 | byte }
+type elem interface {
+	int64 | int32 | float32 | byte
+}
 
 // exchange sends send[displ(counts)[q] : +counts[q]] to rank q (send is
 // grouped by destination, counts[q] elements for rank q) and returns what
@@ -210,7 +214,7 @@ func alltoallv[T elem](c comm.Comm, send []T, sc, sd []int, recv []T, rc, rd []i
 	case []byte:
 		return c.AlltoallvBytes(s, sc, sd, any(recv).([]byte), rc, rd)
 	}
-	// float32: as bytes, 4 per element.
+	// int32 and float32: as bytes, 4 per element.
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	scale := func(a []int) []int {

@@ -79,12 +79,13 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 	capacity := math.Ceil(float64(total)/float64(parts)) * (1 + imb)
 	size := make([]int64, parts)  // global sizes at the start of the round
 	delta := make([]int64, parts) // this rank's placements in the round
-	remote := map[int32]int32{}   // parts of neighbours on other ranks
+	remote := map[int64]int32{}   // parts of neighbours on other ranks
 	score := make([]float64, parts)
 	touched := make([]int32, 0, 64)
-	partOf := func(u int32) int32 {
-		if int(u) >= g.Lo && int(u) < g.Hi {
-			return owner[int(u)-g.Lo]
+	lo, hi := int64(g.Lo), int64(g.Hi)
+	partOf := func(u int64) int32 {
+		if u >= lo && u < hi {
+			return owner[u-lo]
 		}
 		if q, ok := remote[u]; ok {
 			return q
@@ -144,13 +145,14 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 		for q := range size {
 			size[q] += delta[q]
 		}
-		// Tell the ranks holding a neighbour of a node placed this round.
+		// Tell the ranks holding a neighbour of a node placed this round,
+		// as (global id, part) pairs.
 		counts := make([]int, p)
 		for i := a; i < b; i++ {
 			for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
 				if q := blockOf(g.VtxDist, u); q != rank && stamp[q] != i {
 					stamp[q] = i
-					counts[q]++
+					counts[q] += 2
 				}
 			}
 		}
@@ -163,8 +165,8 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 			for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
 				if q := blockOf(g.VtxDist, u); q != rank && stamp[q] != i {
 					stamp[q] = i
-					send[off[q]] = int64(owner[i])<<32 | int64(g.Lo+i)
-					off[q]++
+					send[off[q]], send[off[q]+1] = lo+int64(i), int64(owner[i])
+					off[q] += 2
 				}
 			}
 		}
@@ -175,8 +177,8 @@ func LDG(c comm.Comm, g *Graph, parts int, o LDGOptions) ([]int32, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, x := range recv {
-			remote[int32(x&0xffffffff)] = int32(x >> 32)
+		for k := 0; k+1 < len(recv); k += 2 {
+			remote[recv[k]] = int32(recv[k+1])
 		}
 	}
 	return owner, nil

@@ -8,12 +8,13 @@ import (
 	"github.com/supergcn/supergcn/comm"
 )
 
-// rater sums weights by int32 key (an open-addressing table that is
-// cleared through the list of used slots).
+// rater sums weights by key, a cluster id ≥ 0 (an open-addressing table
+// that is cleared through the list of used slots, which lists the keys in
+// the order they were first added).
 type rater struct {
-	keys []int32
+	keys []int64
 	vals []int64
-	used []int32
+	used []int
 }
 
 // reset empties the table, sized for at least n keys.
@@ -25,32 +26,32 @@ func (r *rater) reset(n int) {
 	r.used = r.used[:0]
 	if len(r.keys) < 2*n+2 {
 		size := 1 << bits.Len(uint(2*n+2))
-		r.keys, r.vals = make([]int32, size), make([]int64, size)
+		r.keys, r.vals = make([]int64, size), make([]int64, size)
 		for i := range r.keys {
 			r.keys[i] = -1
 		}
 	}
 }
 
-func (r *rater) slot(k int32) int {
+func (r *rater) slot(k int64) int {
 	mask := len(r.keys) - 1
-	s := int(uint32(k)*0x9e3779b1) & mask
+	s := int((uint64(k)*0x9e3779b97f4a7c15)>>32) & mask
 	for r.keys[s] != k && r.keys[s] != -1 {
 		s = (s + 1) & mask
 	}
 	return s
 }
 
-func (r *rater) add(k int32, w int64) {
+func (r *rater) add(k int64, w int64) {
 	s := r.slot(k)
 	if r.keys[s] == -1 {
 		r.keys[s] = k
-		r.used = append(r.used, int32(s))
+		r.used = append(r.used, s)
 	}
 	r.vals[s] += w
 }
 
-func (r *rater) get(k int32) int64 { return r.vals[r.slot(k)] }
+func (r *rater) get(k int64) int64 { return r.vals[r.slot(k)] }
 
 // visitOrder returns the local nodes by ascending degree class
 // (⌊log2(degree+1)⌋, as KaMinPar's label propagation visits them), in a
@@ -65,7 +66,7 @@ func (l *mlGraph) visitOrder(seed uint64) []int32 {
 		if c := cmp.Compare(class(a), class(b)); c != 0 {
 			return c
 		}
-		return cmp.Compare(mix(seed, int64(l.gid(int(a)))), mix(seed, int64(l.gid(int(b)))))
+		return cmp.Compare(mix(seed, l.gid(int(a))), mix(seed, l.gid(int(b))))
 	})
 	return order
 }
@@ -76,16 +77,16 @@ type clustering struct {
 	c      comm.Comm
 	cap    int64
 	seed   uint64
-	label  []int32         // cluster (a global node id) of every local and ghost index
+	label  []int64         // cluster (a global node id) of every local and ghost index
 	ownW   []int64         // weight (constraint 0) of the clusters named by local ids
-	cache  map[int32]int64 // last weight heard of other ranks' clusters
-	lo     int32
+	cache  map[int64]int64 // last weight heard of other ranks' clusters
+	lo     int64
 	deltas []int64 // (cluster, delta) pairs for other ranks' clusters
 }
 
-func (s *clustering) owned(cl int32) bool { return cl >= s.lo && int(cl-s.lo) < s.l.n }
+func (s *clustering) owned(cl int64) bool { return cl >= s.lo && cl-s.lo < int64(s.l.n) }
 
-func (s *clustering) weightOf(cl int32) int64 {
+func (s *clustering) weightOf(cl int64) int64 {
 	if s.owned(cl) {
 		return s.ownW[cl-s.lo]
 	}
@@ -93,11 +94,11 @@ func (s *clustering) weightOf(cl int32) int64 {
 }
 
 // leave takes weight w out of cluster cl.
-func (s *clustering) leave(cl int32, w int64) {
+func (s *clustering) leave(cl int64, w int64) {
 	if s.owned(cl) {
 		s.ownW[cl-s.lo] -= w
 	} else {
-		s.deltas = append(s.deltas, int64(cl), -w)
+		s.deltas = append(s.deltas, cl, -w)
 	}
 }
 
@@ -109,9 +110,9 @@ func (s *clustering) leave(cl int32, w int64) {
 // another rank's node is granted by that rank, in rank order, up to the
 // cap; leaving is reported to it. Between batches the ranks learn their
 // ghosts' new clusters. Collective and deterministic for a seed and P.
-func (l *mlGraph) cluster(c comm.Comm, cap int64, sweeps, batches int, seed uint64) ([]int32, error) {
-	s := &clustering{l: l, c: c, cap: cap, seed: seed, label: make([]int32, l.n+len(l.ghost)),
-		ownW: make([]int64, l.n), cache: map[int32]int64{}, lo: l.vd[l.rank]}
+func (l *mlGraph) cluster(c comm.Comm, cap int64, sweeps, batches int, seed uint64) ([]int64, error) {
+	s := &clustering{l: l, c: c, cap: cap, seed: seed, label: make([]int64, l.n+len(l.ghost)),
+		ownW: make([]int64, l.n), cache: map[int64]int64{}, lo: l.vd[l.rank]}
 	for i := range s.label {
 		s.label[i] = l.gid(i)
 	}
@@ -143,7 +144,10 @@ func (l *mlGraph) cluster(c comm.Comm, cap int64, sweeps, batches int, seed uint
 }
 
 // proposal is a node's wish to join another rank's cluster.
-type proposal struct{ v, to int32 }
+type proposal struct {
+	v  int32 // local index
+	to int64 // cluster
+}
 
 // batch moves the nodes of one batch; it returns how many moved.
 func (s *clustering) batch(batch []int32, rt *rater) (int64, error) {
@@ -163,7 +167,7 @@ func (s *clustering) batch(batch []int32, rt *rater) (int64, error) {
 			if to == cur || s.weightOf(to)+wv > s.cap {
 				continue
 			}
-			if r > bestR || (r == bestR && best != cur && mix(s.seed, int64(to)) < mix(s.seed, int64(best))) {
+			if r > bestR || (r == bestR && best != cur && mix(s.seed, to) < mix(s.seed, best)) {
 				best, bestR = to, r
 			}
 		}
@@ -187,7 +191,8 @@ func (s *clustering) batch(batch []int32, rt *rater) (int64, error) {
 	if err := s.flushDeltas(); err != nil {
 		return 0, err
 	}
-	return int64(len(changed)), l.syncGhosts(s.c, s.label, changed)
+	return int64(len(changed)), l.syncGhosts(s.c, changed, func(v int32) int64 { return s.label[v] },
+		func(j int, x int64) { s.label[l.n+j] = x })
 }
 
 // grant asks the owners of the proposals' clusters for room, moves the
@@ -208,14 +213,14 @@ func (s *clustering) grant(props []proposal) ([]int32, error) {
 			q++
 		}
 		counts[q] += 2
-		req = append(req, int64(to), sum)
+		req = append(req, to, sum)
 	}
 	recv, rcounts, err := exchange(s.c, req, counts, DefaultRoundBytes)
 	if err != nil {
 		return nil, err
 	}
 	for k := 0; k+1 < len(recv); k += 2 { // grouped by asking rank, ascending
-		i := int(recv[k] - int64(s.lo))
+		i := int(recv[k] - s.lo)
 		g := max(0, min(recv[k+1], s.cap-s.ownW[i]))
 		s.ownW[i] += g
 		recv[k], recv[k+1] = g, s.ownW[i]
@@ -240,7 +245,7 @@ func (s *clustering) grant(props []proposal) ([]int32, error) {
 			moved = append(moved, v)
 		}
 		if used < room {
-			s.deltas = append(s.deltas, int64(to), used-room)
+			s.deltas = append(s.deltas, to, used-room)
 		}
 		s.cache[to] = back[r+1] - (room - used)
 	}
@@ -260,7 +265,7 @@ func (s *clustering) flushDeltas() error {
 	send := make([]int64, 0, 2*len(ps))
 	q := 0
 	for _, x := range ps {
-		for int64(l.vd[q+1]) <= x.cl {
+		for l.vd[q+1] <= x.cl {
 			q++
 		}
 		counts[q] += 2
@@ -272,7 +277,7 @@ func (s *clustering) flushDeltas() error {
 		return err
 	}
 	for k := 0; k+1 < len(recv); k += 2 {
-		s.ownW[recv[k]-int64(s.lo)] += recv[k+1]
+		s.ownW[recv[k]-s.lo] += recv[k+1]
 	}
 	return nil
 }
@@ -281,7 +286,7 @@ func (s *clustering) flushDeltas() error {
 // (no label propagation reaches them).
 func (s *clustering) groupIsolated() {
 	l := s.l
-	lead, w := int32(-1), int64(0)
+	lead, w := int64(-1), int64(0)
 	for v := 0; v < l.n; v++ {
 		if l.ptr[v+1] != l.ptr[v] {
 			continue

@@ -14,21 +14,20 @@ import (
 // numbered in id order), with node weights and parallel arc weights summed
 // and arcs inside a cluster dropped. It returns the coarse level and the
 // coarse id of each local node. Collective.
-func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error) {
+func (l *mlGraph) contract(c comm.Comm, label []int64) (*mlGraph, []int64, error) {
 	idx, cvd, cidOf, vw, err := l.clusterNodes(c, label)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The coarse id of every local and ghost index.
 	ul := uniqueSorted(label)
-	ans, err := askOwners(c, l.vd, ul, func(i int) int64 { return int64(cidOf[i]) })
+	ans, err := askOwners(c, l.vd, ul, func(i int) int64 { return cidOf[i] })
 	if err != nil {
 		return nil, nil, err
 	}
-	ucid := make([]int32, len(ul))
+	ucid := ans
 	var bad error
 	for j, x := range ans {
-		ucid[j] = int32(x)
 		if x < 0 && bad == nil {
 			bad = fmt.Errorf("dist: multilevel: cluster %d has no coarse node", ul[j])
 		}
@@ -45,7 +44,7 @@ func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error
 	if err != nil {
 		return nil, nil, err
 	}
-	cid := make([]int32, l.n)
+	cid := make([]int64, l.n)
 	for i := range cid {
 		cid[i] = ucid[pos[i]]
 	}
@@ -57,7 +56,7 @@ func (l *mlGraph) contract(c comm.Comm, label []int32) (*mlGraph, []int32, error
 // cluster, the coarse distribution, the coarse id of each cluster named by
 // a local node (-1: none) and the weights of this rank's coarse nodes.
 // Collective.
-func (l *mlGraph) clusterNodes(c comm.Comm, label []int32) (idx, cvd, cidOf []int32, vw []int64, err error) {
+func (l *mlGraph) clusterNodes(c comm.Comm, label []int64) (idx []int32, cvd, cidOf []int64, vw []int64, err error) {
 	p, rank := c.Size(), c.Rank()
 	lo := l.vd[rank]
 	idx = make([]int32, l.n)
@@ -72,7 +71,7 @@ func (l *mlGraph) clusterNodes(c comm.Comm, label []int32) (idx, cvd, cidOf []in
 	for i := 0; i < len(idx); {
 		cl := label[idx[i]]
 		rec := len(send)
-		send = append(send, int64(cl))
+		send = append(send, cl)
 		send = append(send, make([]int64, l.ncon)...)
 		for ; i < len(idx) && label[idx[i]] == cl; i++ {
 			for k := 0; k < l.ncon; k++ {
@@ -91,7 +90,7 @@ func (l *mlGraph) clusterNodes(c comm.Comm, label []int32) (idx, cvd, cidOf []in
 	cw := make([]int64, l.n*l.ncon)
 	used := make([]bool, l.n)
 	for k := 0; k+width <= len(recv); k += width {
-		i := int(recv[k] - int64(lo))
+		i := int(recv[k] - lo)
 		used[i] = true
 		for j := 0; j < l.ncon; j++ {
 			cw[i*l.ncon+j] += recv[k+1+j]
@@ -107,11 +106,11 @@ func (l *mlGraph) clusterNodes(c comm.Comm, label []int32) (idx, cvd, cidOf []in
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	cvd = make([]int32, p+1)
+	cvd = make([]int64, p+1)
 	for r, x := range cnt {
-		cvd[r+1] = cvd[r] + int32(x)
+		cvd[r+1] = cvd[r] + x
 	}
-	cidOf = make([]int32, l.n)
+	cidOf = make([]int64, l.n)
 	vw = make([]int64, 0, nc*l.ncon)
 	next := cvd[rank]
 	for i, u := range used {
@@ -129,7 +128,7 @@ func (l *mlGraph) clusterNodes(c comm.Comm, label []int32) (idx, cvd, cidOf []in
 // grouped by cluster, their arcs summed by coarse neighbour) to the rank
 // hosting it, which merges them into the coarse level. pos maps a local or
 // ghost index to its cluster's position in ucid, the coarse ids. Collective.
-func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, vw []int64) (*mlGraph, error) {
+func (l *mlGraph) coarseRows(c comm.Comm, cvd []int64, idx, pos []int32, ucid []int64, vw []int64) (*mlGraph, error) {
 	p, rank := c.Size(), c.Rank()
 	counts := make([]int, p)
 	send := make([]int64, 0, 2*len(l.adj)+2*l.n)
@@ -157,9 +156,9 @@ func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, v
 			q++
 		}
 		rec := len(send)
-		send = append(send, int64(row), int64(len(touched)))
+		send = append(send, row, int64(len(touched)))
 		for _, j := range touched {
-			send = append(send, int64(ucid[j]), acc[j])
+			send = append(send, ucid[j], acc[j])
 			acc[j] = 0
 		}
 		counts[q] += len(send) - rec
@@ -170,56 +169,59 @@ func (l *mlGraph) coarseRows(c comm.Comm, cvd []int32, idx, pos, ucid []int32, v
 		return nil, err
 	}
 	nc := int(cvd[rank+1] - cvd[rank])
-	ptr, gadj, ew := mergeRows(recv, nc, int64(cvd[rank]))
+	ptr, gadj, ew := mergeRows(recv, nc, cvd[rank])
 	return newMLGraph(c, cvd, ptr, gadj, ew, l.ncon, vw)
 }
 
 // mergeRows builds the CSR of nc coarse rows (global ids from lo) from the
-// row records of coarseRows, merging the arcs to one neighbour.
-func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int32, ew []int64) {
-	type arc struct{ key, w int64 } // key: row<<32 | column
-	m := 0
+// row records of coarseRows, merging the arcs to one neighbour: the arcs
+// are put in their rows, then each row is sorted by neighbour.
+func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int64, ew []int64) {
+	type arc struct{ col, w int64 }
+	start := make([]int64, nc+1)
 	for k := 0; k < len(recv); k += 2 + 2*int(recv[k+1]) {
-		m += int(recv[k+1])
+		start[recv[k]-lo+1] += recv[k+1]
 	}
-	arcs := make([]arc, 0, m)
+	for i := 0; i < nc; i++ {
+		start[i+1] += start[i]
+	}
+	arcs := make([]arc, start[nc])
+	next := slices.Clone(start[:nc])
 	for k := 0; k < len(recv); {
 		row, m := recv[k]-lo, int(recv[k+1])
 		k += 2
 		for j := 0; j < m; j++ {
-			arcs = append(arcs, arc{row<<32 | recv[k], recv[k+1]})
+			arcs[next[row]] = arc{recv[k], recv[k+1]}
+			next[row]++
 			k += 2
 		}
 	}
-	slices.SortFunc(arcs, func(a, b arc) int { return cmp.Compare(a.key, b.key) })
 	ptr = make([]int64, nc+1)
-	distinct := 0
-	for k := range arcs {
-		if k == 0 || arcs[k].key != arcs[k-1].key {
+	distinct := int64(0)
+	for i := 0; i < nc; i++ { // merge row i in place, to arcs[ptr[i]:]
+		row := arcs[start[i]:start[i+1]]
+		slices.SortFunc(row, func(a, b arc) int { return cmp.Compare(a.col, b.col) })
+		for k := range row {
+			if k > 0 && row[k].col == arcs[distinct-1].col {
+				arcs[distinct-1].w += row[k].w
+				continue
+			}
+			arcs[distinct] = row[k]
 			distinct++
 		}
+		ptr[i+1] = distinct
 	}
-	gadj = make([]int32, 0, distinct)
-	ew = make([]int64, 0, distinct)
-	for k := 0; k < len(arcs); {
-		key := arcs[k].key
-		w := int64(0)
-		for ; k < len(arcs) && arcs[k].key == key; k++ {
-			w += arcs[k].w
-		}
-		ptr[key>>32+1]++
-		gadj = append(gadj, int32(key))
-		ew = append(ew, min(w, math.MaxInt64/4))
-	}
-	for i := 0; i < nc; i++ {
-		ptr[i+1] += ptr[i]
+	gadj = make([]int64, distinct)
+	ew = make([]int64, distinct)
+	for k, a := range arcs[:distinct] {
+		gadj[k], ew[k] = a.col, min(a.w, math.MaxInt64/4)
 	}
 	return ptr, gadj, ew
 }
 
 // project returns the parts of this level's local nodes from the parts of
 // the coarse level's (coarse ids cid, hosted as cvd says). Collective.
-func project(c comm.Comm, cvd []int32, coarsePart []int32, cid []int32) ([]int32, error) {
+func project(c comm.Comm, cvd []int64, coarsePart []int32, cid []int64) ([]int32, error) {
 	u := uniqueSorted(cid)
 	ans, err := askOwners(c, cvd, u, func(i int) int64 { return int64(coarsePart[i]) })
 	if err != nil {

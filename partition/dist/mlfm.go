@@ -40,7 +40,7 @@ func (m *mover) fmPass(seed uint64) (int64, error) {
 	var q fmQueue
 	push := func(v int32) {
 		if to, gain := m.fmBest(v); to >= 0 {
-			heap.Push(&q, fmEntry{gain, mix(seed, int64(l.gid(int(v)))), v, to, ver[v]})
+			heap.Push(&q, fmEntry{gain, mix(seed, l.gid(int(v))), v, to, ver[v]})
 		}
 	}
 	for v := int32(0); v < int32(l.n); v++ {

@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
@@ -13,17 +14,18 @@ import (
 // distributed by ranges, with the rows in local indices: an index below n
 // is a local node, n+j is ghost j, the j-th of the other ranks' nodes that
 // the rows reach (ghost holds their global ids, ascending, hence grouped by
-// rank). Offsets and weights are int64; node ids are int32, as in Graph.
+// rank). Offsets, weights and global ids are int64; local indices are
+// int32, so a rank's nodes and ghosts together stay below 2^31.
 type mlGraph struct {
 	rank      int
-	vd        []int32
+	vd        []int64
 	n         int
 	ptr       []int64 // n+1
 	adj       []int32 // local indices
 	ew        []int64 // arc weights; nil: every arc weighs 1
 	ncon      int
 	vw        []int64 // n×ncon node weights
-	ghost     []int32 // global ids of the ghosts, ascending
+	ghost     []int64 // global ids of the ghosts, ascending
 	ghostRank []int32 // the rank owning each ghost
 	nodes     int64   // over all ranks
 	arcs      int64
@@ -31,26 +33,17 @@ type mlGraph struct {
 	total     []int64 // ncon weight sums over all ranks
 }
 
-// newMLGraph builds a level from rows in global ids; gadj is converted to
-// local indices in place. Collective.
-func newMLGraph(c comm.Comm, vd []int32, ptr []int64, gadj []int32, ew []int64, ncon int, vw []int64) (*mlGraph, error) {
+// newMLGraph builds a level from rows in global ids (gadj, only read).
+// Every rank gets an error naming the lowest rank whose nodes and ghosts
+// exceed the int32 local indices. Collective.
+func newMLGraph(c comm.Comm, vd []int64, ptr []int64, gadj []int64, ew []int64, ncon int, vw []int64) (*mlGraph, error) {
 	rank := c.Rank()
 	lo, hi := vd[rank], vd[rank+1]
-	l := &mlGraph{rank: rank, vd: vd, n: int(hi - lo), ptr: ptr, adj: gadj, ew: ew, ncon: ncon, vw: vw}
-	remote := 0
-	for _, u := range gadj {
-		if u < lo || u >= hi {
-			remote++
-		}
+	l := &mlGraph{rank: rank, vd: vd, n: int(hi - lo), ptr: ptr, ew: ew, ncon: ncon, vw: vw}
+	l.ghost = ghostsOf(gadj, lo, hi)
+	if err := agree(c, checkLocal(rank, l.n, len(l.ghost))); err != nil {
+		return nil, err
 	}
-	ghost := make([]int32, 0, remote)
-	for _, u := range gadj {
-		if u < lo || u >= hi {
-			ghost = append(ghost, u)
-		}
-	}
-	slices.Sort(ghost)
-	l.ghost = slices.Clip(slices.Compact(ghost))
 	l.ghostRank = make([]int32, len(l.ghost))
 	q := 0
 	for j, u := range l.ghost {
@@ -59,12 +52,13 @@ func newMLGraph(c comm.Comm, vd []int32, ptr []int64, gadj []int32, ew []int64, 
 		}
 		l.ghostRank[j] = int32(q)
 	}
+	l.adj = make([]int32, len(gadj))
 	for k, u := range gadj {
 		if u >= lo && u < hi {
-			gadj[k] = u - lo
+			l.adj[k] = int32(u - lo)
 		} else {
 			j, _ := slices.BinarySearch(l.ghost, u)
-			gadj[k] = int32(l.n + j)
+			l.adj[k] = int32(l.n + j)
 		}
 	}
 	sums := make([]int64, 3+ncon)
@@ -87,6 +81,34 @@ func newMLGraph(c comm.Comm, vd []int32, ptr []int64, gadj []int32, ew []int64, 
 	return l, nil
 }
 
+// checkLocal refuses a rank of n nodes and ghosts ghosts when they exceed
+// the int32 local indices.
+func checkLocal(rank, n, ghosts int) error {
+	if int64(n)+int64(ghosts) <= math.MaxInt32 {
+		return nil
+	}
+	return fmt.Errorf("dist: multilevel: rank %d holds %d nodes and %d ghosts (other ranks' neighbours), more than the 2^31-1 local indices of a rank: use more ranks",
+		rank, n, ghosts)
+}
+
+// ghostsOf returns the distinct ids of gadj outside [lo, hi), ascending.
+func ghostsOf(gadj []int64, lo, hi int64) []int64 {
+	remote := 0
+	for _, u := range gadj {
+		if u < lo || u >= hi {
+			remote++
+		}
+	}
+	ghost := make([]int64, 0, remote)
+	for _, u := range gadj {
+		if u < lo || u >= hi {
+			ghost = append(ghost, u)
+		}
+	}
+	slices.Sort(ghost)
+	return slices.Clip(slices.Compact(ghost))
+}
+
 // levelZero is the finest level: g's rows with unit arc weights and the
 // node weights of scheme (as VertexWeights; none: every node weighs 1).
 func levelZero(c comm.Comm, g *Graph, scheme string) (*mlGraph, error) {
@@ -102,15 +124,13 @@ func levelZero(c comm.Comm, g *Graph, scheme string) (*mlGraph, error) {
 			vw[i] = int64(w32[i])
 		}
 	}
-	vd := make([]int32, len(g.VtxDist))
-	copy(vd, g.VtxDist)
-	return newMLGraph(c, vd, g.Ptr, slices.Clone(g.Adj), nil, ncon, vw) // ptr is only read
+	return newMLGraph(c, slices.Clone(g.VtxDist), g.Ptr, g.Adj, nil, ncon, vw) // ptr and adj are only read
 }
 
 // gid returns the global id of local index i.
-func (l *mlGraph) gid(i int) int32 {
+func (l *mlGraph) gid(i int) int64 {
 	if i < l.n {
-		return l.vd[l.rank] + int32(i)
+		return l.vd[l.rank] + int64(i)
 	}
 	return l.ghost[i-l.n]
 }
@@ -123,9 +143,10 @@ func (l *mlGraph) arcW(a int64) int64 {
 	return l.ew[a]
 }
 
-// syncGhosts sends val[v] of the local nodes in changed to the ranks that
-// hold v as a ghost and stores what arrives in val[n+j]. Collective.
-func (l *mlGraph) syncGhosts(c comm.Comm, val []int32, changed []int32) error {
+// syncGhosts sends get(v) of the local nodes v in changed to the ranks
+// that hold v as a ghost, as (global id, value) pairs, and passes what
+// arrives to set(j, value) for ghost j. Collective.
+func (l *mlGraph) syncGhosts(c comm.Comm, changed []int32, get func(v int32) int64, set func(j int, x int64)) error {
 	p := c.Size()
 	counts := make([]int, p)
 	stamp := make([]int32, p)
@@ -147,21 +168,20 @@ func (l *mlGraph) syncGhosts(c comm.Comm, val []int32, changed []int32) error {
 			stamp[i] = -1
 		}
 	}
-	each(func(q int, v int32) { counts[q]++ })
+	each(func(q int, v int32) { counts[q] += 2 })
 	off := offsets(counts)
 	send := make([]int64, off[p])
 	each(func(q int, v int32) {
-		send[off[q]] = int64(l.gid(int(v)))<<32 | int64(uint32(val[v]))
-		off[q]++
+		send[off[q]], send[off[q]+1] = l.gid(int(v)), get(v)
+		off[q] += 2
 	})
 	recv, _, err := exchange(c, send, counts, DefaultRoundBytes)
 	if err != nil {
 		return err
 	}
-	for _, x := range recv {
-		j, ok := slices.BinarySearch(l.ghost, int32(x>>32))
-		if ok {
-			val[l.n+j] = int32(uint32(x))
+	for k := 0; k+1 < len(recv); k += 2 {
+		if j, ok := slices.BinarySearch(l.ghost, recv[k]); ok {
+			set(j, recv[k+1])
 		}
 	}
 	return nil
@@ -170,7 +190,7 @@ func (l *mlGraph) syncGhosts(c comm.Comm, val []int32, changed []int32) error {
 // askOwners sends each of ids (ascending global ids of the distribution vd)
 // to the rank owning it, which answers answer(id - its first id); the
 // answers come back in ids' order. Collective.
-func askOwners(c comm.Comm, vd []int32, ids []int32, answer func(i int) int64) ([]int64, error) {
+func askOwners(c comm.Comm, vd []int64, ids []int64, answer func(i int) int64) ([]int64, error) {
 	p := c.Size()
 	counts := make([]int, p)
 	send := make([]int64, len(ids))
@@ -180,17 +200,17 @@ func askOwners(c comm.Comm, vd []int32, ids []int32, answer func(i int) int64) (
 			q++
 		}
 		counts[q]++
-		send[k] = int64(id)
+		send[k] = id
 	}
 	recv, rcounts, err := exchange(c, send, counts, DefaultRoundBytes)
 	if err != nil {
 		return nil, err
 	}
-	lo := int64(vd[c.Rank()])
+	lo, hi := vd[c.Rank()], vd[c.Rank()+1]
 	var bad error
 	for k, id := range recv {
-		if id < lo || id >= int64(vd[c.Rank()+1]) {
-			bad = fmt.Errorf("dist: multilevel: rank %d asked for node %d, outside [%d,%d)", c.Rank(), id, lo, vd[c.Rank()+1])
+		if id < lo || id >= hi {
+			bad = fmt.Errorf("dist: multilevel: rank %d asked for node %d, outside [%d,%d)", c.Rank(), id, lo, hi)
 			continue
 		}
 		recv[k] = answer(int(id - lo))
@@ -203,7 +223,7 @@ func askOwners(c comm.Comm, vd []int32, ids []int32, answer func(i int) int64) (
 }
 
 // uniqueSorted returns the distinct values of s, ascending (s is kept).
-func uniqueSorted(s []int32) []int32 {
+func uniqueSorted(s []int64) []int64 {
 	u := slices.Clone(s)
 	slices.Sort(u)
 	return slices.Clip(slices.Compact(u))

@@ -39,16 +39,17 @@ func (l *mlGraph) scale32() (ef int64, vf []int64) {
 }
 
 // gatherLevel returns the whole level on the ranks below to (nil on the
-// others). Collective.
+// others), its nodes numbered from the first, vd[0]. Collective.
 func (l *mlGraph) gatherLevel(c comm.Comm, to int) (*wholeGraph, error) {
 	var bad error
-	if l.arcs > math.MaxInt32 {
+	if l.nodes > math.MaxInt32 || l.arcs > math.MaxInt32 {
 		bad = field.Errorf("dist.MultilevelOptions.CoarseNodes", "the coarsest graph (%d nodes, %d arcs) exceeds the 32-bit indices of the initial partitioner: coarsen further", l.nodes, l.arcs)
 	}
 	if err := agree(c, bad); err != nil {
 		return nil, err
 	}
 	ef, vf := l.scale32()
+	base := l.vd[0]
 	mine := make([]int64, 0, l.n*(1+l.ncon)+len(l.adj))
 	for v := 0; v < l.n; v++ {
 		mine = append(mine, l.ptr[v+1]-l.ptr[v])
@@ -56,7 +57,7 @@ func (l *mlGraph) gatherLevel(c comm.Comm, to int) (*wholeGraph, error) {
 			mine = append(mine, (l.vw[v*l.ncon+k]+vf[k]-1)/vf[k])
 		}
 		for a := l.ptr[v]; a < l.ptr[v+1]; a++ {
-			mine = append(mine, int64(l.gid(int(l.adj[a])))<<32|max(1, l.arcW(a)/ef))
+			mine = append(mine, (l.gid(int(l.adj[a]))-base)<<32|max(1, l.arcW(a)/ef)) // below 2^31 nodes
 		}
 	}
 	counts := make([]int, c.Size())
@@ -171,7 +172,7 @@ func (l *mlGraph) initial(c comm.Comm, parts int, o *MultilevelOptions) ([]int32
 		return nil, "", err
 	}
 	local := make([]int32, l.n)
-	lo := int(l.vd[rank])
+	lo := int(l.vd[rank] - l.vd[0])
 	for i := range local {
 		local[i] = int32(binary.LittleEndian.Uint32(buf[4*(lo+i):]))
 	}
@@ -256,8 +257,8 @@ func (w *wholeGraph) grow(parts int, o *MultilevelOptions, seed uint64) ([]int32
 		}
 	}
 	single := comm.Single()
-	vd := []int32{0, int32(n)}
-	l, err := newMLGraph(single, vd, widen(w.xadj), slices.Clone(w.adj), widen(w.ew), w.ncon, widen(w.vw))
+	vd := []int64{0, int64(n)}
+	l, err := newMLGraph(single, vd, widen(w.xadj), widen(w.adj), widen(w.ew), w.ncon, widen(w.vw))
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,9 @@ func (m *mover) finish(changed []int32) error {
 	for i, d := range m.delta {
 		m.b.w[i] += d
 	}
-	return m.l.syncGhosts(m.c, m.part, changed)
+	l := m.l
+	return l.syncGhosts(m.c, changed, func(v int32) int64 { return int64(m.part[v]) },
+		func(j int, x int64) { m.part[l.n+j] = int32(x) })
 }
 
 // rate sums v's arc weights by the neighbours' parts into conn.

@@ -105,7 +105,7 @@ func Multilevel(c comm.Comm, g *Graph, parts int, o MultilevelOptions) ([]int32,
 	logf("level 0: %d nodes, %d arcs", l.nodes, l.arcs)
 	type step struct {
 		fine *mlGraph
-		cid  []int32 // coarse id of each fine local node
+		cid  []int64 // coarse id of each fine local node
 	}
 	var levels []step
 	for l.nodes > o.CoarseNodes || l.arcs > o.CoarseArcs {

@@ -7,7 +7,6 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
-	"github.com/supergcn/supergcn/partition"
 )
 
 // loadOptions are the graph.LoadOptions src stands for.
@@ -57,7 +56,7 @@ func compressedNotice(c comm.Comm, src *Source, s *graph.NpzSource) {
 // in place; a compressed member is read whole by rank 0, its edges sent to
 // their owners by build, its rows to theirs here.
 func readNpz(c comm.Comm, src *Source) (*raw, error) {
-	s, err := graph.OpenNpz(src.Path)
+	s, err := graph.OpenNpzRange(src.Path)
 	switch {
 	case err != nil:
 	case s.Nodes < 0:
@@ -70,12 +69,14 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	defer s.Close()
-	r := &raw{name: s.Name, n: s.Nodes, classes: -1, path: src.Path}
-	r.vd = partition.NodeRanges(r.n, c.Size())
+	r := &raw{name: s.Name, classes: -1, path: src.Path}
+	if err := r.setNodes(c, int64(s.Nodes), src.Path); err != nil {
+		return nil, err
+	}
 	compressedNotice(c, src, s)
 	st := src.Progress.Start("dist: reading edge_index of "+src.Path, 0, "")
 	lo, hi := share(c, s.Edges, s.Compressed())
-	r.src, r.dst, err = s.EdgeRange(lo, hi)
+	r.src, r.dst, err = s.EdgeRange64(lo, hi)
 	if err == nil && s.Weighted && !src.IgnoreWeights { // every rank opened the archive
 		r.weighted = true
 		r.val, err = s.Weights(lo, hi)
@@ -147,7 +148,7 @@ func npzSplit(c comm.Comm, r *raw, s *graph.NpzSource) error {
 	if ok, err := s.HasSplit(r.labels != nil); !ok {
 		return agree(c, err)
 	}
-	var ids [3][]int32
+	var ids [3][]int64
 	var names [3]string
 	for k := range 3 {
 		a, err := s.SplitPart(k, r.n)
@@ -164,9 +165,9 @@ func npzSplit(c comm.Comm, r *raw, s *graph.NpzSource) error {
 }
 
 // splitShare reads this rank's share of a split array's entries.
-func splitShare(c comm.Comm, a *graph.SplitArray) ([]int32, error) {
+func splitShare(c comm.Comm, a *graph.SplitArray) ([]int64, error) {
 	lo, hi := share(c, a.Len, a.Compressed())
-	return a.IDs(lo, hi)
+	return a.IDs64(lo, hi)
 }
 
 // applySplit replaces r's split by src's random split or split files.
@@ -192,11 +193,11 @@ func randomSplit(c comm.Comm, r *raw, rs *graph.RandomSplit, spec string) error 
 	if r.labels == nil {
 		return agree(c, field.Errorf("graph.LoadOptions.Split", "%q: %s has no labels to split (give them with graph.LoadOptions.Labels)", spec, r.name))
 	}
-	lo := int32(r.lo(c))
+	lo := int64(r.lo(c))
 	var keys []uint64
 	for i, y := range r.labels {
 		if y >= 0 {
-			keys = append(keys, rs.Key(lo+int32(i)))
+			keys = append(keys, rs.Key(lo+int64(i)))
 		}
 	}
 	bound, all, err := rs.Bounds(keys, c.AllreduceSumI64)
@@ -206,7 +207,7 @@ func randomSplit(c comm.Comm, r *raw, rs *graph.RandomSplit, spec string) error 
 	for i, y := range r.labels {
 		r.split[i] = 0
 		if y >= 0 {
-			r.split[i] = graph.Part(rs.Key(lo+int32(i)), bound, all)
+			r.split[i] = graph.Part(rs.Key(lo+int64(i)), bound, all)
 		}
 	}
 	return nil
@@ -215,7 +216,7 @@ func randomSplit(c comm.Comm, r *raw, rs *graph.RandomSplit, spec string) error 
 // readSplitFiles reads the split files of src.SplitFiles, each rank a
 // share of every file.
 func readSplitFiles(c comm.Comm, r *raw, src *Source) error {
-	var ids [3][]int32
+	var ids [3][]int64
 	var names [3]string
 	for k := range 3 {
 		p := graph.SplitFile(src.SplitFiles, k)

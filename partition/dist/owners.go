@@ -58,19 +58,31 @@ func VertexWeights(c comm.Comm, g *Graph, scheme string) (ncon int, w []int32, e
 	return ncon, w, agree(c, bad)
 }
 
-// LocalCSR32 returns this rank's rows in the 32-bit form of the ParMETIS
-// API (row offsets from 0, global column ids), or, on every rank, an error
-// when some rank's arcs exceed int32. Collective.
-func LocalCSR32(c comm.Comm, g *Graph) (ptr, adj []int32, err error) {
-	if int64(len(g.Adj)) > math.MaxInt32 {
+// LocalCSR32 returns the node ranges and this rank's rows in the 32-bit
+// form of the ParMETIS API (row offsets from 0, global column ids), or, on
+// every rank, an error when the graph has more than 2^31-1 nodes (its ids
+// exceed int32) or some rank's arcs exceed int32. Collective.
+func LocalCSR32(c comm.Comm, g *Graph) (vtxdist, ptr, adj []int32, err error) {
+	switch {
+	case int64(g.NumNodes) > math.MaxInt32:
+		err = fmt.Errorf("dist: %d nodes exceed the int32 node ids of the ParMETIS API: partition with the multilevel or ldg method", g.NumNodes)
+	case int64(len(g.Adj)) > math.MaxInt32:
 		err = fmt.Errorf("dist: %d arcs on rank %d exceed the int32 row offsets of the ParMETIS API: use more ranks", len(g.Adj), c.Rank())
 	}
 	if err = agree(c, err); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	vtxdist = make([]int32, len(g.VtxDist))
+	for q, x := range g.VtxDist {
+		vtxdist[q] = int32(x)
 	}
 	ptr = make([]int32, len(g.Ptr))
 	for i, x := range g.Ptr {
 		ptr[i] = int32(x)
 	}
-	return ptr, g.Adj, nil
+	adj = make([]int32, len(g.Adj))
+	for k, u := range g.Adj {
+		adj[k] = int32(u)
+	}
+	return vtxdist, ptr, adj, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/internal/progress"
+	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -47,14 +48,15 @@ type Source struct {
 // holds nodes [VtxDist[r], VtxDist[r+1]) with their rows of the undirected,
 // loop-free, duplicate-free adjacency (ascending global ids, the graph
 // Symmetrize(Dedup(RemoveSelfLoops(g))) of the whole input), features,
-// labels and split bits.
+// labels and split bits. Global node ids are int64 (up to
+// graph.MaxRangeNodeID).
 type Graph struct {
 	Name       string
 	NumNodes   int
-	VtxDist    []int32
+	VtxDist    []int64
 	Lo, Hi     int       // this rank's nodes
 	Ptr        []int64   // Hi-Lo+1 row offsets from 0
-	Adj        []int32   // in-neighbours (global ids), ascending in each row
+	Adj        []int64   // in-neighbours (global ids), ascending in each row
 	Val        []float32 // the weight of each Adj entry (Weighted), else nil
 	Weighted   bool      // the graph has edge weights (on every rank, even one without entries)
 	NumArcs    int64     // adjacency entries over all ranks
@@ -72,7 +74,7 @@ type Graph struct {
 type raw struct {
 	name               string
 	n                  int
-	src, dst           []int32   // this rank's edges src→dst as read
+	src, dst           []int64   // this rank's edges src→dst as read
 	val                []float32 // their weights (weighted), else nil
 	weighted           bool      // the input has edge weights, kept
 	featDim            int
@@ -80,7 +82,7 @@ type raw struct {
 	labels             []int32   // rows of [lo,hi) or nil
 	classes            int       // from a header; -1: max label + 1
 	split              []uint8
-	vd                 []int32
+	vd                 []int64
 	nTrain, nVal, nTst int64
 	symmetric          bool   // the input lists every edge both ways (METIS): build checks it
 	path               string // the input, for errors
@@ -147,8 +149,35 @@ func arcLimitError(path, what string, arcs, limit int64, remedy string) error {
 }
 
 // blockOf returns the rank whose node range holds v.
-func blockOf(vd []int32, v int32) int {
+func blockOf(vd []int64, v int64) int {
 	return sort.Search(len(vd)-1, func(r int) bool { return vd[r+1] > v })
+}
+
+// setNodes sets r's node count and node ranges, refusing (on every rank)
+// a count whose per-rank share cannot fit this process's memory; path
+// names the input. Collective.
+func (r *raw) setNodes(c comm.Comm, n int64, path string) error {
+	var err error
+	if c.Rank() == 0 { // the same on every rank: rank 0 reports it
+		err = checkShare(path, n, c.Size())
+	}
+	if err = agree(c, err); err != nil {
+		return err
+	}
+	r.n, r.vd = int(n), partition.NodeRanges64(n, c.Size())
+	return nil
+}
+
+// checkShare refuses n nodes on ranks ranks when the largest rank's share
+// needs more than this process may use, at graph.NodeBytes a node.
+func checkShare(path string, n int64, ranks int) error {
+	share := n/int64(ranks) + min(1, n%int64(ranks))
+	need := min(share, math.MaxInt64/graph.NodeBytes) * graph.NodeBytes
+	err := sysmem.Check(need, fmt.Sprintf("%s: %d nodes on %d ranks: a rank's %d nodes", path, n, ranks, share))
+	if err != nil {
+		return fmt.Errorf("%w: use more ranks", err)
+	}
+	return nil
 }
 
 // lineOffsets opens rank's share of a text file and returns it with the
@@ -225,7 +254,7 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 
-	maxID, err := allreduceMax(c, int64(ch.MaxID))
+	maxID, err := allreduceMax(c, ch.MaxID)
 	if err != nil {
 		return nil, err
 	}
@@ -236,15 +265,17 @@ func readEdgeList(c comm.Comm, src *Source) (*raw, error) {
 	if hint, err = allreduceMax(c, hint); err != nil {
 		return nil, err
 	}
-	n := maxID + 1
-	if hint > n && hint <= 2*n {
+	n := maxID + 1 // maxID ≤ graph.MaxRangeNodeID
+	if hint > n && hint-n <= n {
 		n = hint // isolated nodes after the largest id, as LoadEdgeList
 	}
-	r := &raw{name: graph.DatasetName(src.Path), n: int(n), src: ch.Src, dst: ch.Dst, classes: -1}
+	r := &raw{name: graph.DatasetName(src.Path), src: ch.Src, dst: ch.Dst, classes: -1}
 	if cols[ref] == 3 && !src.IgnoreWeights { // every rank knows the first edge line's fields
 		r.val, r.weighted = ch.Val, true
 	}
-	r.vd = partition.NodeRanges(r.n, c.Size())
+	if err := r.setNodes(c, n, src.Path); err != nil {
+		return nil, err
+	}
 	r.split = make([]uint8, r.hi(c)-r.lo(c))
 	return r, nil
 }
@@ -293,18 +324,20 @@ func readMetis(c comm.Comm, src *Source) (*raw, error) {
 	if err = agree(c, bad); err != nil {
 		return nil, err
 	}
-	r := &raw{name: graph.DatasetName(src.Path), n: int(h.N), classes: -1, symmetric: true, path: src.Path,
+	r := &raw{name: graph.DatasetName(src.Path), classes: -1, symmetric: true, path: src.Path,
 		src: ch.Idx[:ch.Ptr[keep]]}
 	if h.Weighted && !src.IgnoreWeights { // every rank read the header
 		r.val, r.weighted = ch.Val[:ch.Ptr[keep]], true
 	}
-	r.dst = make([]int32, len(r.src))
+	r.dst = make([]int64, len(r.src))
 	for k := int64(0); k < keep; k++ {
 		for e := ch.Ptr[k]; e < ch.Ptr[k+1]; e++ {
-			r.dst[e] = int32(before + k)
+			r.dst[e] = before + k
 		}
 	}
-	r.vd = partition.NodeRanges(r.n, c.Size())
+	if err := r.setNodes(c, h.N, src.Path); err != nil {
+		return nil, err
+	}
 	r.split = make([]uint8, r.hi(c)-r.lo(c))
 	return r, nil
 }
@@ -325,20 +358,22 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	defer br.Close()
-	r := &raw{name: br.Name, n: int(br.Nodes), featDim: br.FeatDim, classes: br.NumClasses,
+	r := &raw{name: br.Name, featDim: br.FeatDim, classes: br.NumClasses,
 		nTrain: br.NTrain, nVal: br.NValid, nTst: br.NTest}
 	if r.name == "" {
 		r.name = graph.DatasetName(src.Path)
 	}
-	r.vd = partition.NodeRanges(r.n, c.Size())
+	if err := r.setNodes(c, br.Nodes, src.Path); err != nil {
+		return nil, err
+	}
 	lo, hi := int64(r.lo(c)), int64(r.hi(c))
 	ptr, idx, err := br.Rows(lo, hi)
 	if err == nil {
-		r.src = idx
-		r.dst = make([]int32, len(idx))
+		r.src = widen(idx)
+		r.dst = make([]int64, len(r.src))
 		for i := range ptr[:len(ptr)-1] {
 			for k := ptr[i]; k < ptr[i+1]; k++ {
-				r.dst[k] = int32(lo) + int32(i)
+				r.dst[k] = lo + int64(i)
 			}
 		}
 		if br.Weighted && !src.IgnoreWeights { // every rank read the header
@@ -352,13 +387,15 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 	if err == nil && src.Labels == "" {
 		r.labels, err = br.Labels(lo, hi)
 	}
-	var ids [3][]int32
+	var ids [3][]int64
 	if err == nil && src.ownSplit() {
 		for k, total := range []int64{br.NTrain, br.NValid, br.NTest} {
 			a, b := total*int64(c.Rank())/int64(c.Size()), total*int64(c.Rank()+1)/int64(c.Size())
-			if ids[k], err = br.SplitIDs(k, a, b); err != nil {
+			var l []int32
+			if l, err = br.SplitIDs(k, a, b); err != nil {
 				break
 			}
+			ids[k] = widen(l)
 		}
 	}
 	if err = agree(c, err); err != nil {
@@ -394,14 +431,14 @@ func verifyBinary(c comm.Comm, br *graph.BinaryRange) error {
 }
 
 // routeSplit sends the split node ids each rank read to the ranks owning
-// them and returns this rank's split bits; a node in two lists is an error
-// naming both.
-func routeSplit(c comm.Comm, vd []int32, ids [3][]int32, names [3]string) ([]uint8, error) {
+// them, as (id, list) pairs, and returns this rank's split bits; a node in
+// two lists is an error naming both.
+func routeSplit(c comm.Comm, vd []int64, ids [3][]int64, names [3]string) ([]uint8, error) {
 	p := c.Size()
 	counts := make([]int, p)
 	for _, l := range ids {
 		for _, v := range l {
-			counts[blockOf(vd, v)]++
+			counts[blockOf(vd, v)] += 2
 		}
 	}
 	off := offsets(counts)
@@ -410,8 +447,8 @@ func routeSplit(c comm.Comm, vd []int32, ids [3][]int32, names [3]string) ([]uin
 	for k, l := range ids {
 		for _, v := range l {
 			q := blockOf(vd, v)
-			send[next[q]] = int64(v)<<2 | int64(k)
-			next[q]++
+			send[next[q]], send[next[q]+1] = v, int64(k)
+			next[q] += 2
 		}
 	}
 	recv, _, err := exchange(c, send, counts, DefaultRoundBytes)
@@ -421,8 +458,8 @@ func routeSplit(c comm.Comm, vd []int32, ids [3][]int32, names [3]string) ([]uin
 	lo := vd[c.Rank()]
 	split := make([]uint8, vd[c.Rank()+1]-lo)
 	var bad error
-	for _, x := range recv {
-		v, k := int32(x>>2), int(x&3)
+	for i := 0; i+1 < len(recv); i += 2 {
+		v, k := recv[i], int(recv[i+1])
 		bit := uint8(1) << k
 		if old := split[v-lo]; old != 0 && bad == nil {
 			prev := 0
@@ -460,20 +497,19 @@ func readOGB(c comm.Comm, src *Source) (*raw, error) {
 		err = &graph.ParseError{File: dir, Msg: "no raw/num-node-list.csv: distributed reading needs the node count up front"}
 	default:
 		n, err = graph.ReadCount(countPath)
-		if err == nil && n > math.MaxInt32-1 {
-			err = &graph.ParseError{File: countPath, Line: 1, Msg: fmt.Sprintf("%d nodes exceed the int32 node id limit", n)}
-		}
 	}
 	if err = agree(c, err); err != nil {
 		return nil, err
 	}
-	r := &raw{name: graph.DatasetName(dir), n: n, classes: -1}
-	r.vd = partition.NodeRanges(n, c.Size())
+	r := &raw{name: graph.DatasetName(dir), classes: -1}
+	if err := r.setNodes(c, int64(n), countPath); err != nil {
+		return nil, err
+	}
 	tr, first, done, err := lineOffsets(c, edgePath, src)
 	if err != nil {
 		return nil, err
 	}
-	r.src, r.dst, err = tr.ReadEdgeCSV(first, n)
+	r.src, r.dst, err = tr.ReadEdgeCSV(first, int64(n))
 	done()
 	if err = agree(c, err); err != nil {
 		return nil, err
@@ -537,7 +573,7 @@ func readOGBSplit(c comm.Comm, r *raw, dir string, src *Source) error {
 	if err = agree(c, err); err != nil {
 		return err
 	}
-	var ids [3][]int32
+	var ids [3][]int64
 	var names [3]string
 	if split != "" {
 		for k, name := range []string{"train", "valid", "test"} {
@@ -555,12 +591,12 @@ func readOGBSplit(c comm.Comm, r *raw, dir string, src *Source) error {
 }
 
 // readIDLines reads this rank's share of a file of node ids, one a line.
-func readIDLines(c comm.Comm, path string, n int, src *Source) ([]int32, error) {
+func readIDLines(c comm.Comm, path string, n int, src *Source) ([]int64, error) {
 	tr, first, done, err := lineOffsets(c, path, src)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := tr.ReadNodeIDs(first, n)
+	ids, err := tr.ReadNodeIDs(first, int64(n))
 	done()
 	return ids, agree(c, err)
 }
@@ -568,7 +604,7 @@ func readIDLines(c comm.Comm, path string, n int, src *Source) ([]int32, error) 
 // setSplit routes the split ids each rank read (ids[k] of part k, from the
 // file names[k]) to their owners into r.split, and checks that split nodes
 // are labelled.
-func setSplit(c comm.Comm, r *raw, ids [3][]int32, names [3]string) error {
+func setSplit(c comm.Comm, r *raw, ids [3][]int64, names [3]string) error {
 	var err error
 	if r.split, err = routeSplit(c, r.vd, ids, names); err != nil {
 		return err
@@ -686,11 +722,7 @@ func readRows(c comm.Comm, r *raw, path string, labels bool, src *Source) ([]flo
 // rows of path, following those the ranks before it read) to the ranks
 // owning them, and returns this rank's rows.
 func routeRows(c comm.Comm, r *raw, path string, x []float32, rows, d int64) ([]float32, error) {
-	bounds := make([]int64, len(r.vd))
-	for q, v := range r.vd {
-		bounds[q] = int64(v)
-	}
-	return route(c, x, rows, d, bounds, func(total int64) error {
+	return route(c, x, rows, d, r.vd, func(total int64) error {
 		return &graph.ParseError{File: path, Msg: fmt.Sprintf("has %d rows but the graph has %d nodes", total, r.n)}
 	})
 }

@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -213,7 +214,8 @@ func bcastString(c comm.Comm, s string) (string, error) {
 // split bits, to the rank that writes its part, and returns the shards of
 // the parts this rank writes (ascending part). Local ids: node v of part q
 // has index lid(v) = the number of nodes of part q with a smaller global id,
-// counted from the per-rank, per-part node counts.
+// counted from the per-rank, per-part node counts; they are int32, as in a
+// part file, so a part holds fewer than 2^31 nodes.
 func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*partition.Shard, error) {
 	p, rank := c.Size(), c.Rank()
 	n := g.Hi - g.Lo
@@ -224,6 +226,9 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	}
 	if err := c.AllreduceSumI64(cnt); err != nil {
 		return nil, err
+	}
+	if err := checkPartSizes(cnt, parts); err != nil {
+		return nil, err // the same on every rank
 	}
 	next := make([]int64, parts)
 	for r := 0; r < rank; r++ {
@@ -238,14 +243,14 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	}
 	// The part and lid of every distinct source of this rank's rows, asked
 	// of the ranks owning them.
-	srcs := append([]int32(nil), g.Adj...)
+	srcs := slices.Clone(g.Adj)
 	slices.Sort(srcs)
-	srcs = uniq(srcs)
+	srcs = slices.Clip(slices.Compact(srcs))
 	counts := make([]int, p)
 	ask := make([]int64, len(srcs))
 	for i, u := range srcs {
 		counts[blockOf(g.VtxDist, u)]++
-		ask[i] = int64(u)
+		ask[i] = u
 	}
 	asked, acounts, err := exchange(c, ask, counts, rb)
 	ask = nil
@@ -261,8 +266,9 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	if err != nil {
 		return nil, err
 	}
-	find := func(u int32) int64 { return info[sort.Search(len(srcs), func(i int) bool { return srcs[i] >= u })] }
-	// Node records, edge entries and feature rows, grouped by writer rank.
+	find := func(u int64) int64 { return info[sort.Search(len(srcs), func(i int) bool { return srcs[i] >= u })] }
+	// Node records, edge entries (with the parts of the remote ones beside)
+	// and feature rows, grouped by writer rank.
 	nodeCnt, edgeCnt, featCnt := make([]int, p), make([]int, p), make([]int, p)
 	d := g.FeatDim
 	for i, q := range owner {
@@ -274,6 +280,7 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	nodeOff, edgeOff, featOff := offsets(nodeCnt), offsets(edgeCnt), offsets(featCnt)
 	nodes := make([]int64, nodeOff[p])
 	edges := make([]int64, edgeOff[p])
+	remByWriter := make([][]int32, p)
 	var weights []float32
 	if g.Weighted {
 		weights = make([]float32, edgeOff[p])
@@ -298,7 +305,8 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 			if int32(x>>32) == q {
 				edges[edgeOff[w]] = -1 - (x & 0xffffffff) // local: -(lid+1)
 			} else {
-				edges[edgeOff[w]] = x&^0xffffffff | int64(u) // remote: part<<32 | global id
+				edges[edgeOff[w]] = u // remote: the global id, its part in remByWriter[w]
+				remByWriter[w] = append(remByWriter[w], int32(x>>32))
 			}
 			edgeOff[w]++
 		}
@@ -318,6 +326,15 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		return nil, err
 	}
 	edges = nil
+	remCnt := make([]int, p)
+	for w, s := range remByWriter {
+		remCnt[w] = len(s)
+	}
+	rp, _, err := exchange(c, slices.Concat(remByWriter...), remCnt, rb)
+	if err != nil {
+		return nil, err
+	}
+	remByWriter = nil
 	var rw []float32
 	if g.Weighted {
 		if rw, _, err = exchange(c, weights, edgeCnt, rb); err != nil {
@@ -332,14 +349,30 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		}
 		feats = nil
 	}
-	return buildShards(c, g, parts, rn, re, rw, rf), nil
+	return buildShards(c, g, parts, rn, re, rp, rw, rf), nil
+}
+
+// checkPartSizes refuses a part of 2^31 nodes or more (cnt: the nodes of
+// each part on each rank): its local ids would exceed int32.
+func checkPartSizes(cnt []int64, parts int) error {
+	for q := 0; q < parts; q++ {
+		var size int64
+		for k := q; k < len(cnt); k += parts {
+			size += cnt[k]
+		}
+		if size > math.MaxInt32 {
+			return fmt.Errorf("dist: part %d has %d nodes, more than the 2^31-1 local ids of a part file: use more parts", q, size)
+		}
+	}
+	return nil
 }
 
 // buildShards assembles the shards of this rank's parts from the received
 // node records (global id, part, label<<8|split, degree), edge entries
-// (with their weights rw on a weighted graph) and feature rows. Records
+// (-(lid+1) for a local source, else the global id, whose part is the next
+// of rp), their weights rw on a weighted graph, and feature rows. Records
 // arrive by source rank, each ascending: global order.
-func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rw, rf []float32) []*partition.Shard {
+func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rp []int32, rw, rf []float32) []*partition.Shard {
 	p, rank := c.Size(), c.Rank()
 	var mine []int
 	for q := 0; q < parts; q++ {
@@ -386,7 +419,7 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rw, rf []floa
 		}
 		shards[k] = sh
 	}
-	for i, e, f := 0, int64(0), 0; i < len(rn); i += 4 {
+	for i, e, f, r := 0, int64(0), 0, 0; i < len(rn); i += 4 {
 		sh := shards[idx[int(rn[i+1])]]
 		sh.Global = append(sh.Global, rn[i])
 		ls := rn[i+2]
@@ -406,8 +439,9 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rw, rf []floa
 					sh.Local.Val = append(sh.Local.Val, rw[e+int64(j)])
 				}
 			} else {
-				sh.Remote.Src = append(sh.Remote.Src, x&0xffffffff)
-				sh.Remote.Owner = append(sh.Remote.Owner, int32(x>>32))
+				sh.Remote.Src = append(sh.Remote.Src, x)
+				sh.Remote.Owner = append(sh.Remote.Owner, rp[r])
+				r++
 				if rw != nil {
 					sh.Remote.Val = append(sh.Remote.Val, rw[e+int64(j)])
 				}
@@ -418,15 +452,4 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rw, rf []floa
 		sh.Remote.Ptr = append(sh.Remote.Ptr, int64(len(sh.Remote.Src)))
 	}
 	return shards
-}
-
-// uniq drops repeats from a sorted slice.
-func uniq(s []int32) []int32 {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
