@@ -340,8 +340,9 @@ func TestMultilevelShiftedIDs(t *testing.T) {
 }
 
 // TestWriteShiftedIDs: a partition directory of a graph whose ids lie
-// above 2^32 (NumNodes past 2^31) loads (two parts a rank, merged) into
-// the shards of the same graph numbered from 0, ids shifted.
+// above 2^32 or 2^62 (NumNodes past 2^31; the remote edges' parts packed
+// beside the ids, or sent apart) loads (two parts a rank, merged) into the
+// shards of the same graph numbered from 0, ids shifted.
 func TestWriteShiftedIDs(t *testing.T) {
 	ds := genDataset(t, 600)
 	tmp := t.TempDir()
@@ -352,7 +353,7 @@ func TestWriteShiftedIDs(t *testing.T) {
 	const p, parts = 2, 4
 	info := partition.MetaInfo{Method: "random", Weights: "none", Source: "test"}
 	dirs := map[int64]string{}
-	for _, s := range []int64{0, shift33} {
+	for _, s := range []int64{0, shift33, shift62} {
 		dirs[s] = filepath.Join(tmp, fmt.Sprint("d", s))
 		err := comm.RunGroup(p, func(c comm.Comm) error {
 			g, err := Read(c, Source{Path: path})
@@ -366,21 +367,30 @@ func TestWriteShiftedIDs(t *testing.T) {
 			t.Fatalf("shift %d: %v", s, err)
 		}
 	}
-	m, err := partition.ReadMeta(dirs[shift33])
-	if err != nil || m.NumNodes != int64(ds.NumNodes())+shift33 {
-		t.Fatalf("meta: %+v, %v", m, err)
-	}
-	for rank := range p {
-		a, err := partition.Load(dirs[0], rank, p)
-		if err != nil {
-			t.Fatal(err)
+	for _, s := range []int64{shift33, shift62} {
+		vd := partition.NodeRanges64(int64(ds.NumNodes()), p)
+		for i := range vd {
+			vd[i] += s
 		}
-		b, err := partition.Load(dirs[shift33], rank, p)
-		if err != nil {
-			t.Fatal(err)
+		if rc := newRemoteCodec(vd, parts, p); rc.packed != (s == shift33) {
+			t.Fatalf("shift %d: remote entries packed %v", s, rc.packed)
 		}
-		if err := sameShard(a, b, shift33); err != nil {
-			t.Errorf("rank %d: %v", rank, err)
+		m, err := partition.ReadMeta(dirs[s])
+		if err != nil || m.NumNodes != int64(ds.NumNodes())+s {
+			t.Fatalf("shift %d: meta %+v, %v", s, m, err)
+		}
+		for rank := range p {
+			a, err := partition.Load(dirs[0], rank, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := partition.Load(dirs[s], rank, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameShard(a, b, s); err != nil {
+				t.Errorf("shift %d rank %d: %v", s, rank, err)
+			}
 		}
 	}
 }

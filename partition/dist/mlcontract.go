@@ -196,6 +196,7 @@ func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int64, ew []
 			k += 2
 		}
 	}
+	recv, next = nil, nil // garbage from here
 	ptr = make([]int64, nc+1)
 	distinct := int64(0)
 	for i := 0; i < nc; i++ { // merge row i in place, to arcs[ptr[i]:]

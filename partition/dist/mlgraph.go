@@ -91,22 +91,67 @@ func checkLocal(rank, n, ghosts int) error {
 		rank, n, ghosts)
 }
 
-// ghostsOf returns the distinct ids of gadj outside [lo, hi), ascending.
+// ghostsOf returns the distinct ids of gadj outside [lo, hi), ascending,
+// in a slice of their size (the level keeps it). They are collected in a
+// hash set: a copy of every remote entry would cost more than the set.
 func ghostsOf(gadj []int64, lo, hi int64) []int64 {
-	remote := 0
+	var set idSet
 	for _, u := range gadj {
 		if u < lo || u >= hi {
-			remote++
+			set.add(u)
 		}
 	}
-	ghost := make([]int64, 0, remote)
-	for _, u := range gadj {
-		if u < lo || u >= hi {
-			ghost = append(ghost, u)
+	return set.sorted()
+}
+
+// idSet is an open-addressing hash set of ids ≥ 0, doubled when half full.
+type idSet struct {
+	slots []int64 // -1: empty
+	n     int
+}
+
+// add puts x into the set.
+func (s *idSet) add(x int64) {
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := len(s.slots) - 1
+	i := int(mix(0, x)) & mask
+	for s.slots[i] != x {
+		if s.slots[i] < 0 {
+			s.slots[i] = x
+			s.n++
+			return
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// grow doubles the table (at least 64 slots) and puts the ids back.
+func (s *idSet) grow() {
+	old := s.slots
+	s.slots = make([]int64, max(64, 2*len(old)))
+	for i := range s.slots {
+		s.slots[i] = -1
+	}
+	s.n = 0
+	for _, x := range old {
+		if x >= 0 {
+			s.add(x)
 		}
 	}
-	slices.Sort(ghost)
-	return slices.Clip(slices.Compact(ghost))
+}
+
+// sorted returns the ids, ascending.
+func (s *idSet) sorted() []int64 {
+	out := make([]int64, 0, s.n)
+	for _, x := range s.slots {
+		if x >= 0 {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // levelZero is the finest level: g's rows with unit arc weights and the

@@ -3,9 +3,9 @@ package dist
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
-	"sort"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
@@ -245,7 +245,7 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	// of the ranks owning them.
 	srcs := slices.Clone(g.Adj)
 	slices.Sort(srcs)
-	srcs = slices.Clip(slices.Compact(srcs))
+	srcs = slices.Clone(slices.Compact(srcs)) // sized to the distinct sources: the copy of every arc is garbage
 	counts := make([]int, p)
 	ask := make([]int64, len(srcs))
 	for i, u := range srcs {
@@ -266,9 +266,12 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	if err != nil {
 		return nil, err
 	}
-	find := func(u int64) int64 { return info[sort.Search(len(srcs), func(i int) bool { return srcs[i] >= u })] }
-	// Node records, edge entries (with the parts of the remote ones beside)
-	// and feature rows, grouped by writer rank.
+	find := func(u int64) int64 {
+		i, _ := slices.BinarySearch(srcs, u)
+		return info[i]
+	}
+	// Node records, edge entries and feature rows, grouped by writer rank.
+	rc := newRemoteCodec(g.VtxDist, parts, p)
 	nodeCnt, edgeCnt, featCnt := make([]int, p), make([]int, p), make([]int, p)
 	d := g.FeatDim
 	for i, q := range owner {
@@ -280,7 +283,6 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 	nodeOff, edgeOff, featOff := offsets(nodeCnt), offsets(edgeCnt), offsets(featCnt)
 	nodes := make([]int64, nodeOff[p])
 	edges := make([]int64, edgeOff[p])
-	remByWriter := make([][]int32, p)
 	var weights []float32
 	if g.Weighted {
 		weights = make([]float32, edgeOff[p])
@@ -302,11 +304,10 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		}
 		for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
 			x := find(u)
-			if int32(x>>32) == q {
+			if part := int32(x >> 32); part == q {
 				edges[edgeOff[w]] = -1 - (x & 0xffffffff) // local: -(lid+1)
 			} else {
-				edges[edgeOff[w]] = u // remote: the global id, its part in remByWriter[w]
-				remByWriter[w] = append(remByWriter[w], int32(x>>32))
+				edges[edgeOff[w]] = rc.encode(w, u, part)
 			}
 			edgeOff[w]++
 		}
@@ -326,15 +327,9 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		return nil, err
 	}
 	edges = nil
-	remCnt := make([]int, p)
-	for w, s := range remByWriter {
-		remCnt[w] = len(s)
-	}
-	rp, _, err := exchange(c, slices.Concat(remByWriter...), remCnt, rb)
-	if err != nil {
+	if err := rc.exchange(c, rb); err != nil {
 		return nil, err
 	}
-	remByWriter = nil
 	var rw []float32
 	if g.Weighted {
 		if rw, _, err = exchange(c, weights, edgeCnt, rb); err != nil {
@@ -349,7 +344,65 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		}
 		feats = nil
 	}
-	return buildShards(c, g, parts, rn, re, rp, rw, rf), nil
+	return buildShards(c, g, parts, rn, re, rc, rw, rf), nil
+}
+
+// remoteCodec packs the entry of a remote edge, its source's global id u
+// and part q, as q << idBits | u where the node ranges and parts leave
+// room (packed), else as u with q sent beside (by writer rank, in edge
+// order).
+type remoteCodec struct {
+	idBits uint
+	packed bool
+	sent   [][]int32 // by writer rank, unpacked
+	parts  []int32   // received, unpacked
+	next   int
+}
+
+func newRemoteCodec(vd []int64, parts, ranks int) *remoteCodec {
+	idBits := uint(bits.Len64(uint64(max(vd[len(vd)-1]-1, 0))))
+	partBits := uint(bits.Len64(uint64(max(parts-1, 0))))
+	rc := &remoteCodec{idBits: idBits, packed: idBits+partBits <= 63}
+	if !rc.packed {
+		rc.sent = make([][]int32, ranks)
+	}
+	return rc
+}
+
+// encode returns the entry of a remote edge from u in part q, written by
+// rank w.
+func (rc *remoteCodec) encode(w int, u int64, q int32) int64 {
+	if rc.packed {
+		return int64(q)<<rc.idBits | u
+	}
+	rc.sent[w] = append(rc.sent[w], q)
+	return u
+}
+
+// exchange sends the parts of unpacked entries to their writers (every
+// rank agrees on packed: the node ranges and parts are the same).
+// Collective.
+func (rc *remoteCodec) exchange(c comm.Comm, rb int) error {
+	if rc.packed {
+		return nil
+	}
+	counts := make([]int, c.Size())
+	for w, s := range rc.sent {
+		counts[w] = len(s)
+	}
+	var err error
+	rc.parts, _, err = exchange(c, slices.Concat(rc.sent...), counts, rb)
+	rc.sent = nil
+	return err
+}
+
+// decode returns the source and part of the next remote entry x received.
+func (rc *remoteCodec) decode(x int64) (u int64, q int32) {
+	if rc.packed {
+		return x & (1<<rc.idBits - 1), int32(x >> rc.idBits)
+	}
+	rc.next++
+	return x, rc.parts[rc.next-1]
 }
 
 // checkPartSizes refuses a part of 2^31 nodes or more (cnt: the nodes of
@@ -369,10 +422,10 @@ func checkPartSizes(cnt []int64, parts int) error {
 
 // buildShards assembles the shards of this rank's parts from the received
 // node records (global id, part, label<<8|split, degree), edge entries
-// (-(lid+1) for a local source, else the global id, whose part is the next
-// of rp), their weights rw on a weighted graph, and feature rows. Records
-// arrive by source rank, each ascending: global order.
-func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rp []int32, rw, rf []float32) []*partition.Shard {
+// (-(lid+1) for a local source, else as rc encoded it), their weights rw
+// on a weighted graph, and feature rows. Records arrive by source rank,
+// each ascending: global order.
+func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCodec, rw, rf []float32) []*partition.Shard {
 	p, rank := c.Size(), c.Rank()
 	var mine []int
 	for q := 0; q < parts; q++ {
@@ -419,7 +472,7 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rp []int32, r
 		}
 		shards[k] = sh
 	}
-	for i, e, f, r := 0, int64(0), 0, 0; i < len(rn); i += 4 {
+	for i, e, f := 0, int64(0), 0; i < len(rn); i += 4 {
 		sh := shards[idx[int(rn[i+1])]]
 		sh.Global = append(sh.Global, rn[i])
 		ls := rn[i+2]
@@ -439,9 +492,9 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rp []int32, r
 					sh.Local.Val = append(sh.Local.Val, rw[e+int64(j)])
 				}
 			} else {
-				sh.Remote.Src = append(sh.Remote.Src, x)
-				sh.Remote.Owner = append(sh.Remote.Owner, rp[r])
-				r++
+				u, q := rc.decode(x)
+				sh.Remote.Src = append(sh.Remote.Src, u)
+				sh.Remote.Owner = append(sh.Remote.Owner, q)
 				if rw != nil {
 					sh.Remote.Val = append(sh.Remote.Val, rw[e+int64(j)])
 				}
