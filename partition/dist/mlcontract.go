@@ -169,15 +169,22 @@ func (l *mlGraph) coarseRows(c comm.Comm, cvd []int64, idx, pos []int32, ucid []
 		return nil, err
 	}
 	nc := int(cvd[rank+1] - cvd[rank])
-	ptr, gadj, ew := mergeRows(recv, nc, cvd[rank])
-	return newMLGraph(c, cvd, ptr, gadj, ew, l.ncon, vw)
+	ptr, arcs := mergeRows(recv, nc, cvd[rank])
+	ew := make([]int64, len(arcs))
+	for k, a := range arcs {
+		ew[k] = min(a.w, math.MaxInt64/4)
+	}
+	return newMLGraph(c, cvd, ptr, len(arcs), func(k int) int64 { return arcs[k].col }, ew, l.ncon, vw)
 }
+
+// coarseArc is an arc of a coarse row: its column (a global id) and weight.
+type coarseArc struct{ col, w int64 }
 
 // mergeRows builds the CSR of nc coarse rows (global ids from lo) from the
 // row records of coarseRows, merging the arcs to one neighbour: the arcs
 // are put in their rows, then each row is sorted by neighbour.
-func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int64, ew []int64) {
-	type arc struct{ col, w int64 }
+func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, arcs []coarseArc) {
+	type arc = coarseArc
 	start := make([]int64, nc+1)
 	for k := 0; k < len(recv); k += 2 + 2*int(recv[k+1]) {
 		start[recv[k]-lo+1] += recv[k+1]
@@ -185,7 +192,7 @@ func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int64, ew []
 	for i := 0; i < nc; i++ {
 		start[i+1] += start[i]
 	}
-	arcs := make([]arc, start[nc])
+	arcs = make([]arc, start[nc])
 	next := slices.Clone(start[:nc])
 	for k := 0; k < len(recv); {
 		row, m := recv[k]-lo, int(recv[k+1])
@@ -212,12 +219,7 @@ func mergeRows(recv []int64, nc int, lo int64) (ptr []int64, gadj []int64, ew []
 		}
 		ptr[i+1] = distinct
 	}
-	gadj = make([]int64, distinct)
-	ew = make([]int64, distinct)
-	for k, a := range arcs[:distinct] {
-		gadj[k], ew[k] = a.col, min(a.w, math.MaxInt64/4)
-	}
-	return ptr, gadj, ew
+	return ptr, arcs[:distinct]
 }
 
 // project returns the parts of this level's local nodes from the parts of

@@ -33,14 +33,15 @@ type mlGraph struct {
 	total     []int64 // ncon weight sums over all ranks
 }
 
-// newMLGraph builds a level from rows in global ids (gadj, only read).
-// Every rank gets an error naming the lowest rank whose nodes and ghosts
-// exceed the int32 local indices. Collective.
-func newMLGraph(c comm.Comm, vd []int64, ptr []int64, gadj []int64, ew []int64, ncon int, vw []int64) (*mlGraph, error) {
+// newMLGraph builds a level from rows whose arcs' columns are global ids,
+// col(0), …, col(arcs-1) (read twice, never kept). Every rank gets an
+// error naming the lowest rank whose nodes and ghosts exceed the int32
+// local indices. Collective.
+func newMLGraph(c comm.Comm, vd []int64, ptr []int64, arcs int, col func(k int) int64, ew []int64, ncon int, vw []int64) (*mlGraph, error) {
 	rank := c.Rank()
 	lo, hi := vd[rank], vd[rank+1]
 	l := &mlGraph{rank: rank, vd: vd, n: int(hi - lo), ptr: ptr, ew: ew, ncon: ncon, vw: vw}
-	l.ghost = ghostsOf(gadj, lo, hi)
+	l.ghost = ghostsOf(arcs, col, lo, hi)
 	if err := agree(c, checkLocal(rank, l.n, len(l.ghost))); err != nil {
 		return nil, err
 	}
@@ -52,9 +53,9 @@ func newMLGraph(c comm.Comm, vd []int64, ptr []int64, gadj []int64, ew []int64, 
 		}
 		l.ghostRank[j] = int32(q)
 	}
-	l.adj = make([]int32, len(gadj))
-	for k, u := range gadj {
-		if u >= lo && u < hi {
+	l.adj = make([]int32, arcs)
+	for k := range l.adj {
+		if u := col(k); u >= lo && u < hi {
 			l.adj[k] = int32(u - lo)
 		} else {
 			j, _ := slices.BinarySearch(l.ghost, u)
@@ -62,7 +63,7 @@ func newMLGraph(c comm.Comm, vd []int64, ptr []int64, gadj []int64, ew []int64, 
 		}
 	}
 	sums := make([]int64, 3+ncon)
-	sums[0], sums[1], sums[2] = int64(l.n), int64(len(gadj)), int64(len(gadj))
+	sums[0], sums[1], sums[2] = int64(l.n), int64(arcs), int64(arcs)
 	if ew != nil {
 		sums[2] = 0
 		for _, w := range ew {
@@ -91,13 +92,13 @@ func checkLocal(rank, n, ghosts int) error {
 		rank, n, ghosts)
 }
 
-// ghostsOf returns the distinct ids of gadj outside [lo, hi), ascending,
-// in a slice of their size (the level keeps it). They are collected in a
-// hash set: a copy of every remote entry would cost more than the set.
-func ghostsOf(gadj []int64, lo, hi int64) []int64 {
+// ghostsOf returns the distinct ids col(k), k < arcs, outside [lo, hi),
+// ascending, in a slice of their size (the level keeps it). They are
+// collected in a hash set: a copy of every remote entry would cost more.
+func ghostsOf(arcs int, col func(k int) int64, lo, hi int64) []int64 {
 	var set idSet
-	for _, u := range gadj {
-		if u < lo || u >= hi {
+	for k := 0; k < arcs; k++ {
+		if u := col(k); u < lo || u >= hi {
 			set.add(u)
 		}
 	}
@@ -169,7 +170,7 @@ func levelZero(c comm.Comm, g *Graph, scheme string) (*mlGraph, error) {
 			vw[i] = int64(w32[i])
 		}
 	}
-	return newMLGraph(c, slices.Clone(g.VtxDist), g.Ptr, g.Adj, nil, ncon, vw) // ptr and adj are only read
+	return newMLGraph(c, slices.Clone(g.VtxDist), g.Ptr, len(g.Adj), func(k int) int64 { return g.Adj[k] }, nil, ncon, vw) // ptr is only read
 }
 
 // gid returns the global id of local index i.
@@ -267,11 +268,12 @@ func askOwners(c comm.Comm, vd []int64, ids []int64, answer func(i int) int64) (
 	return back, err
 }
 
-// uniqueSorted returns the distinct values of s, ascending (s is kept).
+// uniqueSorted returns the distinct values of s, ascending, in a slice of
+// their size (s is kept).
 func uniqueSorted(s []int64) []int64 {
 	u := slices.Clone(s)
 	slices.Sort(u)
-	return slices.Clip(slices.Compact(u))
+	return slices.Clone(slices.Compact(u))
 }
 
 // mix is a seeded hash for deterministic tie-breaking (SplitMix64's step

@@ -258,7 +258,7 @@ func (w *wholeGraph) grow(parts int, o *MultilevelOptions, seed uint64) ([]int32
 	}
 	single := comm.Single()
 	vd := []int64{0, int64(n)}
-	l, err := newMLGraph(single, vd, widen(w.xadj), widen(w.adj), widen(w.ew), w.ncon, widen(w.vw))
+	l, err := newMLGraph(single, vd, widen(w.xadj), len(w.adj), func(k int) int64 { return int64(w.adj[k]) }, widen(w.ew), w.ncon, widen(w.vw))
 	if err != nil {
 		return nil, err
 	}
