@@ -107,17 +107,11 @@ func (g *Graph) keyRows(c comm.Comm, r *raw, roundBytes int, colBits uint) error
 		next[q]++
 	})
 	r.src, r.dst, r.val = nil, nil, nil
-	recv, _, err := exchange(c, send, counts, roundBytes)
-	send = nil
+	recv, recvW, err := exchangeArcs(c, send, sendW, counts, counts, roundBytes)
 	if err != nil {
 		return err
 	}
-	var recvW []float32
 	if r.weighted {
-		if recvW, _, err = exchange(c, sendW, counts, roundBytes); err != nil {
-			return err
-		}
-		sendW = nil
 		sortArcs(recv, recvW)
 	} else {
 		sortInt64(recv)
@@ -164,17 +158,9 @@ func (g *Graph) pairRows(c comm.Comm, r *raw, roundBytes int) error {
 	for q, n := range counts {
 		pairCounts[q] = 2 * n
 	}
-	recv, _, err := exchange(c, send, pairCounts, roundBytes)
-	send = nil
+	recv, recvW, err := exchangeArcs(c, send, sendW, pairCounts, counts, roundBytes)
 	if err != nil {
 		return err
-	}
-	var recvW []float32
-	if r.weighted {
-		if recvW, _, err = exchange(c, sendW, counts, roundBytes); err != nil {
-			return err
-		}
-		sendW = nil
 	}
 	sortPairs(recv, recvW)
 	rb := g.newRowBuilder(r, len(recv)/2)
@@ -385,3 +371,15 @@ func mergeInto(dst, a, b []int64) {
 
 // hasTrain reports whether a split byte marks a training node.
 func hasTrain(b uint8) bool { return b&graph.InTrain != 0 }
+
+// exchangeArcs sends each rank its arc records (counts per rank) and, when
+// sendW is not nil (a weighted graph, so on every rank), their weights
+// (wcounts per rank). Collective.
+func exchangeArcs(c comm.Comm, send []int64, sendW []float32, counts, wcounts []int, roundBytes int) ([]int64, []float32, error) {
+	recv, _, err := exchange(c, send, counts, roundBytes)
+	if err != nil || sendW == nil {
+		return recv, nil, err
+	}
+	recvW, _, err := exchange(c, sendW, wcounts, roundBytes)
+	return recv, recvW, err
+}
