@@ -89,24 +89,9 @@ func eachArc(r *raw, put func(row, col, rev int64, w float32)) {
 // keyRows builds g's rows from arcs sent as one int64 key each (see
 // arcKeyBits).
 func (g *Graph) keyRows(c comm.Comm, r *raw, roundBytes int, colBits uint) error {
-	p := c.Size()
-	counts := arcCounts(r, p)
-	off := offsets(counts)
-	send := make([]int64, off[p])
-	var sendW []float32
-	if r.weighted {
-		sendW = make([]float32, off[p])
-	}
-	next := append([]int(nil), off[:p]...)
-	eachArc(r, func(row, col, rev int64, w float32) {
-		q := blockOf(r.vd, row)
-		send[next[q]] = (row-r.vd[q])<<(colBits+1) | col<<1 | rev
-		if sendW != nil {
-			sendW[next[q]] = w
-		}
-		next[q]++
+	send, sendW, counts := packArcs(r, c.Size(), 1, func(rec []int64, row, col, rev int64) {
+		rec[0] = row<<(colBits+1) | col<<1 | rev
 	})
-	r.src, r.dst, r.val = nil, nil, nil
 	recv, recvW, err := exchangeArcs(c, send, sendW, counts, counts, roundBytes)
 	if err != nil {
 		return err
@@ -137,23 +122,9 @@ func (g *Graph) keyRows(c comm.Comm, r *raw, roundBytes int, colBits uint) error
 // first row of its rank) << 1 | reverse, and the column.
 func (g *Graph) pairRows(c comm.Comm, r *raw, roundBytes int) error {
 	p := c.Size()
-	counts := arcCounts(r, p)
-	off := offsets(counts)
-	send := make([]int64, 2*off[p])
-	var sendW []float32
-	if r.weighted {
-		sendW = make([]float32, off[p])
-	}
-	next := append([]int(nil), off[:p]...)
-	eachArc(r, func(row, col, rev int64, w float32) {
-		q := blockOf(r.vd, row)
-		send[2*next[q]], send[2*next[q]+1] = (row-r.vd[q])<<1|rev, col
-		if sendW != nil {
-			sendW[next[q]] = w
-		}
-		next[q]++
+	send, sendW, counts := packArcs(r, p, 2, func(rec []int64, row, col, rev int64) {
+		rec[0], rec[1] = row<<1|rev, col
 	})
-	r.src, r.dst, r.val = nil, nil, nil
 	pairCounts := make([]int, p)
 	for q, n := range counts {
 		pairCounts[q] = 2 * n
@@ -382,4 +353,28 @@ func exchangeArcs(c comm.Comm, send []int64, sendW []float32, counts, wcounts []
 	}
 	recvW, _, err := exchange(c, sendW, wcounts, roundBytes)
 	return recv, recvW, err
+}
+
+// packArcs lays r's arcs out by the rank owning their row, words int64 a
+// record written by put (row counted from its rank's first row), with the
+// weights beside them when r is weighted; counts holds the arcs per rank.
+// r's edges are released.
+func packArcs(r *raw, p, words int, put func(rec []int64, row, col, rev int64)) (send []int64, sendW []float32, counts []int) {
+	counts = arcCounts(r, p)
+	off := offsets(counts)
+	send = make([]int64, words*off[p])
+	if r.weighted {
+		sendW = make([]float32, off[p])
+	}
+	next := append([]int(nil), off[:p]...)
+	eachArc(r, func(row, col, rev int64, w float32) {
+		q := blockOf(r.vd, row)
+		put(send[words*next[q]:words*next[q]+words], row-r.vd[q], col, rev)
+		if sendW != nil {
+			sendW[next[q]] = w
+		}
+		next[q]++
+	})
+	r.src, r.dst, r.val = nil, nil, nil
+	return send, sendW, counts
 }
