@@ -34,10 +34,9 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 			h = mix.Mix64(h ^ f)
 		}
 		nodes += h
-		dst := uint64(g) << 32
 		if s.Local != nil {
 			for k := s.Local.Ptr[v]; k < s.Local.Ptr[v+1]; k++ {
-				e := mix.Mix64(dst | uint64(s.Global[s.Local.Idx[k]]))
+				e := edgeHash(g, s.Global[s.Local.Idx[k]])
 				if s.Local.Val != nil {
 					e = mix.Mix64(e ^ uint64(math.Float32bits(s.Local.Val[k])))
 				}
@@ -46,7 +45,7 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 		}
 		if len(s.Remote.Ptr) > v+1 {
 			for k := s.Remote.Ptr[v]; k < s.Remote.Ptr[v+1]; k++ {
-				e := mix.Mix64(dst | uint64(s.Remote.Src[k]))
+				e := edgeHash(g, s.Remote.Src[k])
 				if s.Remote.Val != nil {
 					e = mix.Mix64(e ^ uint64(math.Float32bits(s.Remote.Val[k])))
 				}
@@ -71,4 +70,15 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 	}
 	id := mix.Mix64(mix.Mix64(nodes^uint64(s.NumGlobalNodes)) ^ edges ^ uint64(s.FeatDim)<<48 ^ uint64(s.NumClasses)<<32)
 	return fmt.Sprintf("%016x", id), nil
+}
+
+// edgeHash hashes the edge dst ← src: the two ids packed into one word
+// while both fit 32 bits (the form checkpoints have always recorded), and
+// chained through two hashes past that, so that no bits of large ids fold
+// onto each other.
+func edgeHash(dst, src int64) uint64 {
+	if uint64(dst)|uint64(src) < 1<<32 {
+		return mix.Mix64(uint64(dst)<<32 | uint64(src))
+	}
+	return mix.Mix64(mix.Mix64(uint64(dst)^0x6c8e9cf570932bd5) ^ uint64(src))
 }
