@@ -9,12 +9,10 @@ import (
 )
 
 // RandomOwners returns the parts of this rank's nodes under
-// partition.Random(NumNodes, parts, seed), the same owner array the serial
-// random method makes. It draws the whole permutation (4 bytes per node of
-// the graph on every rank) and keeps the rank's range.
+// partition.Random(NumNodes, parts, seed), the same owners the serial
+// random method gives them, in memory proportional to the rank's nodes.
 func RandomOwners(g *Graph, parts int, seed uint64) []int32 {
-	all := partition.Random(g.NumNodes, parts, seed)
-	return append([]int32(nil), all[g.Lo:g.Hi]...)
+	return partition.RandomRange(int64(g.NumNodes), int64(g.Lo), int64(g.Hi), parts, seed)
 }
 
 // Vertex-weight schemes (as partition/metis names them).
