@@ -1,13 +1,11 @@
 package exchange
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
-	"unsafe"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/container"
 )
 
 // RowCodec turns a block of float32 rows into bytes for the wire and back.
@@ -41,16 +39,13 @@ func (FP32) Name() string { return "fp32" }
 // Size implements RowCodec.
 func (FP32) Size(rows, width int) (data, param int) { return 4 * rows * width, 0 }
 
-// Encode implements RowCodec. On a little-endian host the rows' memory is
-// already the wire format and is copied whole; elsewhere value by value.
+// Encode implements RowCodec: one copy of the rows' memory, which on a
+// little-endian host already is the wire format (swapped elsewhere).
 func (FP32) Encode(dst []byte, src []float32, rows, width int, _ uint64) {
-	src = src[:rows*width]
-	if nativeLittle {
-		copy(dst[:4*len(src)], f32Bytes(src))
-		return
-	}
-	for i, f := range src {
-		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(f))
+	b := dst[:4*rows*width]
+	copy(b, container.AsBytes(src[:rows*width]))
+	if !container.HostLE {
+		container.SwapBytes(b, 4)
 	}
 }
 
@@ -60,23 +55,12 @@ func (FP32) Decode(dst []float32, src []byte, rows, width int) error {
 	if len(src) != 4*n || len(dst) < n {
 		return fmt.Errorf("exchange: fp32 decode: %d bytes for %d×%d values", len(src), rows, width)
 	}
-	if nativeLittle {
-		copy(f32Bytes(dst[:n]), src)
-		return nil
-	}
-	for i := range dst[:n] {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
+	raw := container.AsBytes(dst[:n])
+	copy(raw, src)
+	if !container.HostLE {
+		container.SwapBytes(raw, 4)
 	}
 	return nil
-}
-
-// nativeLittle reports whether this host stores a float32 as the wire's
-// four little-endian bytes (amd64, arm64), so that FP32 can copy rows whole.
-var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// f32Bytes views x's memory as bytes (4 a value), without copying.
-func f32Bytes(x []float32) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x))), 4*len(x))
 }
 
 // transfer is one all-to-all of row blocks: send rows [sendOff[q],
