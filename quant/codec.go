@@ -17,12 +17,14 @@ const BlockRows = 64
 // Codec quantises row blocks for the boundary exchange. It satisfies
 // exchange.RowCodec. A Codec may be used by one goroutine at a time.
 type Codec struct {
-	f         Format
-	threads   int
-	k         kernels
-	pack      packFn // the set's kernels of f.Bits, or the generic twin's
-	unpack    unpackFn
-	nonFinite atomic.Int64
+	f            Format
+	threads      int
+	k            kernels
+	pack         packFn // the set's kernels of f.Bits, or the generic twin's
+	unpack       unpackFn
+	packChunks   packFn // the set's whole-chunk kernels of f.Bits, or nil
+	unpackChunks unpackFn
+	nonFinite    atomic.Int64
 }
 
 // NewCodec returns a codec for format f using up to threads goroutines and
@@ -38,6 +40,8 @@ func NewCodec(f Format, threads int, kernel string) (*Codec, error) {
 	c := &Codec{f: f, threads: max(threads, 1), k: k, pack: k.pack[f.Bits], unpack: k.unpack[f.Bits]}
 	if c.pack == nil || c.unpack == nil { // a width the set has no SIMD kernels for
 		c.pack, c.unpack = packGeneric(f.Bits), unpackGeneric(f.Bits)
+	} else if k.packChunks[f.Bits] != nil && k.unpackChunks[f.Bits] != nil {
+		c.packChunks, c.unpackChunks = k.packChunks[f.Bits], k.unpackChunks[f.Bits]
 	}
 	return c, nil
 }
@@ -68,6 +72,7 @@ func (c *Codec) Encode(dst []byte, src []float32, rows, width int, seed uint64) 
 	}
 	pl := paramLayout{f: c.f, data: data, rows: rows}
 	rb := c.f.RowBytes(width)
+	over := c.overrun(width)
 	c.parallel(rows, func(b int) {
 		var r RNG
 		r.Seed(seed ^ uint64(b)*0xD1B54A32D192ED03)
@@ -94,7 +99,11 @@ func (c *Codec) Encode(dst []byte, src []float32, rows, width int, seed uint64) 
 			if scale != 0 {
 				inv = 1 / scale
 			}
-			c.pack(dst[i*rb:(i+1)*rb], src[i*width:(i+1)*width], zero, inv, &r)
+			if over > 0 && i+1 < hi {
+				c.packOver(dst, src, i, width, rb, over, zero, inv, &r)
+			} else {
+				c.pack(dst[i*rb:(i+1)*rb], src[i*width:(i+1)*width], zero, inv, &r)
+			}
 			pl.put(dst, i, zero, scale)
 		}
 		if nf > 0 {
@@ -103,7 +112,33 @@ func (c *Codec) Encode(dst []byte, src []float32, rows, width int, seed uint64) 
 	})
 }
 
-// Decode writes the rows×width values encoded in src into dst.
+// overrun returns the width, rounded up to a multiple of Lanes, that the
+// whole-chunk kernels encode or decode a row of width values with, or 0
+// where they do not apply. They apply to a width with a tail of at least one
+// value that is no narrower than Lanes, so that what runs past row i lies
+// in row i+1, and only where row i+1 is in the same block, whose goroutine
+// encodes or decodes it next and so overwrites what ran into it. That saves
+// the tail's second kernel call through stack buffers on all rows but a
+// block's last.
+func (c *Codec) overrun(width int) int {
+	if c.packChunks == nil || width%Lanes == 0 || width < Lanes {
+		return 0
+	}
+	return (width + Lanes - 1) &^ (Lanes - 1)
+}
+
+// packOver packs row i of src into its rb bytes of dst and the first bytes
+// of row i+1 through the whole-chunk kernel over n values; past the row's
+// last value, its last byte holds zero bits, as c.pack leaves it.
+func (c *Codec) packOver(dst []byte, src []float32, i, width, rb, n int, zero, inv float32, r *RNG) {
+	c.packChunks(dst[i*rb:i*rb+n*c.f.Bits/8], src[i*width:i*width+n], zero, inv, r)
+	if used := width * c.f.Bits % 8; used != 0 {
+		dst[(i+1)*rb-1] &= byte(1)<<used - 1
+	}
+}
+
+// Decode writes the rows×width values encoded in src into dst. After an
+// error, dst's rows×width values are unspecified.
 func (c *Codec) Decode(dst []float32, src []byte, rows, width int) error {
 	data, param := c.f.Size(rows, width)
 	if len(src) != data+param {
@@ -113,6 +148,7 @@ func (c *Codec) Decode(dst []float32, src []byte, rows, width int) error {
 		return fmt.Errorf("quant: decode into %d values, want %d", len(dst), rows*width)
 	}
 	rb := c.f.RowBytes(width)
+	over := c.overrun(width)
 	pl := paramLayout{f: c.f, data: data, rows: rows}
 	var bad atomic.Int64
 	bad.Store(-1)
@@ -125,13 +161,18 @@ func (c *Codec) Decode(dst []float32, src []byte, rows, width int) error {
 				return
 			}
 		}
-		for i := b * BlockRows; i < min((b+1)*BlockRows, rows); i++ {
+		hi := min((b+1)*BlockRows, rows)
+		for i := b * BlockRows; i < hi; i++ {
 			zero, scale := pl.get(src, i, base)
 			if !finite(zero) || !finite(scale) || scale < 0 {
 				bad.CompareAndSwap(-1, int64(i))
 				continue
 			}
-			c.unpack(dst[i*width:(i+1)*width], src[i*rb:(i+1)*rb], zero, scale)
+			if over > 0 && i+1 < hi { // into row i+1's values, which come next
+				c.unpackChunks(dst[i*width:i*width+over], src[i*rb:i*rb+over*c.f.Bits/8], zero, scale)
+			} else {
+				c.unpack(dst[i*width:(i+1)*width], src[i*rb:(i+1)*rb], zero, scale)
+			}
 		}
 	})
 	if i := bad.Load(); i >= 0 {

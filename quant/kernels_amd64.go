@@ -10,15 +10,19 @@ import (
 // internal/dispatch keeps those the CPU and OS support.
 func archKernels() []kernels {
 	return []kernels{{
-		name:   "avx512",
-		minmax: minmaxAVX512Fn,
-		pack:   [9]packFn{2: packAVX512Fn(2), 4: packAVX512Fn(4), 8: packAVX512Fn(8)},
-		unpack: [9]unpackFn{2: unpackAVX512Fn(2), 4: unpackAVX512Fn(4), 8: unpackAVX512Fn(8)},
+		name:         "avx512",
+		minmax:       minmaxAVX512Fn,
+		pack:         [9]packFn{2: packAVX512Fn(2), 4: packAVX512Fn(4), 8: packAVX512Fn(8)},
+		unpack:       [9]unpackFn{2: unpackAVX512Fn(2), 4: unpackAVX512Fn(4), 8: unpackAVX512Fn(8)},
+		packChunks:   [9]packFn{2: packAVX512Chunks(2), 4: packAVX512Chunks(4), 8: packAVX512Chunks(8)},
+		unpackChunks: [9]unpackFn{2: unpackAVX512Chunks(2), 4: unpackAVX512Chunks(4), 8: unpackAVX512Chunks(8)},
 	}, {
-		name:   "avx2",
-		minmax: minmaxAVX2Fn,
-		pack:   [9]packFn{2: packAVX2Fn(2), 4: packAVX2Fn(4), 8: packAVX2Fn(8)},
-		unpack: [9]unpackFn{2: unpackAVX2Fn(2), 4: unpackAVX2Fn(4), 8: unpackAVX2Fn(8)},
+		name:         "avx2",
+		minmax:       minmaxAVX2Fn,
+		pack:         [9]packFn{2: packAVX2Fn(2), 4: packAVX2Fn(4), 8: packAVX2Fn(8)},
+		unpack:       [9]unpackFn{2: unpackAVX2Fn(2), 4: unpackAVX2Fn(4), 8: unpackAVX2Fn(8)},
+		packChunks:   [9]packFn{2: packAVX2Chunks(2), 4: packAVX2Chunks(4), 8: packAVX2Chunks(8)},
+		unpackChunks: [9]unpackFn{2: unpackAVX2Chunks(2), 4: unpackAVX2Chunks(4), 8: unpackAVX2Chunks(8)},
 	}}
 }
 
@@ -188,4 +192,23 @@ func unpackAVX2Fn(bits int) unpackFn {
 		unpackAVX2(db[:], sb[:Lanes*bits/8], zero, scale, bits)
 		copy(dst[n:], db[:])
 	}
+}
+
+// The whole-chunk kernels (kernels.packChunks, unpackChunks): the assembly
+// alone, for lengths that are multiples of Lanes.
+
+func packAVX512Chunks(bits int) packFn {
+	return func(dst []byte, x []float32, zero, inv float32, r *RNG) { packAVX512(dst, x, zero, inv, r, bits) }
+}
+
+func unpackAVX512Chunks(bits int) unpackFn {
+	return func(dst []float32, src []byte, zero, scale float32) { unpackAVX512(dst, src, zero, scale, bits) }
+}
+
+func packAVX2Chunks(bits int) packFn {
+	return func(dst []byte, x []float32, zero, inv float32, r *RNG) { packAVX2(dst, x, zero, inv, r, bits) }
+}
+
+func unpackAVX2Chunks(bits int) unpackFn {
+	return func(dst []float32, src []byte, zero, scale float32) { unpackAVX2(dst, src, zero, scale, bits) }
 }

@@ -11,10 +11,12 @@ import (
 // too: SUPERGCN_KERNEL=sve selects it (the alias in dispatch.go).
 func archKernels() []kernels {
 	return []kernels{{
-		name:   "neon",
-		minmax: minmaxNEONFn,
-		pack:   [9]packFn{2: packNEONFn(2), 4: packNEONFn(4), 8: packNEONFn(8)},
-		unpack: [9]unpackFn{2: unpackNEONFn(2), 4: unpackNEONFn(4), 8: unpackNEONFn(8)},
+		name:         "neon",
+		minmax:       minmaxNEONFn,
+		pack:         [9]packFn{2: packNEONFn(2), 4: packNEONFn(4), 8: packNEONFn(8)},
+		unpack:       [9]unpackFn{2: unpackNEONFn(2), 4: unpackNEONFn(4), 8: unpackNEONFn(8)},
+		packChunks:   [9]packFn{2: packNEONChunks(2), 4: packNEONChunks(4), 8: packNEONChunks(8)},
+		unpackChunks: [9]unpackFn{2: unpackNEONChunks(2), 4: unpackNEONChunks(4), 8: unpackNEONChunks(8)},
 	}}
 }
 
@@ -118,4 +120,15 @@ func unpackNEONFn(bits int) unpackFn {
 		unpackNEON(db[:], sb[:Lanes*bits/8], zero, scale, bits)
 		copy(dst[n:], db[:])
 	}
+}
+
+// The whole-chunk kernels (kernels.packChunks, unpackChunks): the assembly
+// alone, for lengths that are multiples of Lanes.
+
+func packNEONChunks(bits int) packFn {
+	return func(dst []byte, x []float32, zero, inv float32, r *RNG) { packNEON(dst, x, zero, inv, r, bits) }
+}
+
+func unpackNEONChunks(bits int) unpackFn {
+	return func(dst []float32, src []byte, zero, scale float32) { unpackNEON(dst, src, zero, scale, bits) }
 }

@@ -93,11 +93,16 @@ func unpackGeneric(bits int) unpackFn {
 }
 
 // kernels is one implementation of the pack/unpack kernels, indexed by bits.
+// packChunks and unpackChunks are the same kernels for whole chunks only
+// (len(x) or len(dst) a multiple of Lanes, as the assembly's reference
+// loops say), without the tail path; nil where the set has none.
 type kernels struct {
-	name   string
-	minmax minmaxFn
-	pack   [9]packFn
-	unpack [9]unpackFn
+	name         string
+	minmax       minmaxFn
+	pack         [9]packFn
+	unpack       [9]unpackFn
+	packChunks   [9]packFn
+	unpackChunks [9]unpackFn
 }
 
 func genericKernels() kernels {

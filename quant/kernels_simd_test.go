@@ -284,39 +284,76 @@ func TestSIMDUnpackMatchesGeneric(t *testing.T) {
 // byte across kernels, and so do their decodings.
 func TestSIMDCodecMatchesGeneric(t *testing.T) {
 	simdKernels(t)
-	rows := 2*BlockRows + 5
-	for _, width := range []int{16, 45, 128, 131} {
-		x := randRows(rows, width, uint64(width))
-		x[7] = float32(math.NaN())
-		x[width+3] = float32(math.Inf(1))
-		for _, f := range formats() {
-			var ref []byte
-			var refOut []float32
-			for _, kn := range Kernels() {
-				c, err := NewCodec(f, 2, kn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, p := c.Size(rows, width)
-				buf := make([]byte, d+p)
-				c.Encode(buf, x, rows, width, 5)
-				out := make([]float32, rows*width)
-				if err := c.Decode(out, buf, rows, width); err != nil {
-					t.Fatal(err)
-				}
-				if ref == nil {
-					ref, refOut = buf, out
-					continue
-				}
-				if i := firstDiff(buf, ref); i >= 0 {
-					t.Fatalf("%s width %d kernel %s: byte %d differs from %s", c.Name(), width, kn, i, Kernels()[0])
-				}
-				for i := range out {
-					if math.Float32bits(out[i]) != math.Float32bits(refOut[i]) {
-						t.Fatalf("%s width %d kernel %s: value %d = %g, %s gives %g", c.Name(), width, kn, i, out[i], Kernels()[0], refOut[i])
+	const pad = 2 * Lanes
+	for _, rows := range []int{1, 2*BlockRows + 5} {
+		for _, width := range []int{16, 17, 45, 47, 100, 128, 131} {
+			x := randRows(rows, width, uint64(width))
+			x[7] = float32(math.NaN())
+			x[min(width+3, len(x)-1)] = float32(math.Inf(1))
+			for _, f := range formats() {
+				var ref []byte
+				var refOut []float32
+				for _, kn := range Kernels() {
+					c, err := NewCodec(f, 2, kn)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d, p := c.Size(rows, width)
+					buf := sentinelBytes(d+p, pad)
+					c.Encode(buf[:d+p], x, rows, width, 5)
+					out := sentinelFloats(rows*width, pad)
+					if err := c.Decode(out[:rows*width], buf[:d+p], rows, width); err != nil {
+						t.Fatal(err)
+					}
+					where := fmt.Sprintf("%s %d×%d kernel %s", c.Name(), rows, width, kn)
+					checkSentinels(t, where, buf[d+p:], out[rows*width:])
+					buf, out = buf[:d+p], out[:rows*width]
+					if ref == nil {
+						ref, refOut = buf, out
+						continue
+					}
+					if i := firstDiff(buf, ref); i >= 0 {
+						t.Fatalf("%s: byte %d differs from %s", where, i, Kernels()[0])
+					}
+					for i := range out {
+						if math.Float32bits(out[i]) != math.Float32bits(refOut[i]) {
+							t.Fatalf("%s: value %d = %g, %s gives %g", where, i, out[i], Kernels()[0], refOut[i])
+						}
 					}
 				}
 			}
+		}
+	}
+}
+
+// sentinelBytes and sentinelFloats return n elements followed by pad
+// sentinels that checkSentinels expects unchanged.
+func sentinelBytes(n, pad int) []byte {
+	b := make([]byte, n+pad)
+	for i := n; i < len(b); i++ {
+		b[i] = 0xA5
+	}
+	return b
+}
+
+func sentinelFloats(n, pad int) []float32 {
+	v := make([]float32, n+pad)
+	for i := n; i < len(v); i++ {
+		v[i] = -7.25
+	}
+	return v
+}
+
+func checkSentinels(t *testing.T, where string, b []byte, v []float32) {
+	t.Helper()
+	for i, x := range b {
+		if x != 0xA5 {
+			t.Fatalf("%s: encode wrote byte %d past the block", where, i)
+		}
+	}
+	for i, x := range v {
+		if x != -7.25 {
+			t.Fatalf("%s: decode wrote value %d past the rows", where, i)
 		}
 	}
 }
