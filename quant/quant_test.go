@@ -206,7 +206,7 @@ func TestConstantAndNonFiniteRows(t *testing.T) {
 
 // The bytes depend on the seed only, not on the thread count or kernel.
 func TestDeterministic(t *testing.T) {
-	rows, width := 300, 45
+	rows, width := 41*BlockRows+7, 45 // runs of 1, 2 and 5 blocks (Codec.parallel)
 	x := randRows(rows, width, 3)
 	for _, f := range formats() {
 		var ref []byte
