@@ -2,10 +2,12 @@ package exchange
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // RowCodec turns a block of float32 rows into bytes for the wire and back.
@@ -14,6 +16,8 @@ import (
 //
 // Blocks are per peer: the exchange encodes each peer's rows separately, so
 // a codec may keep per-block or per-row parameters (scales, zero points).
+// The peers' blocks are encoded, and decoded, concurrently: a codec's Encode
+// and Decode must be safe to call from several goroutines at once.
 type RowCodec interface {
 	// Name identifies the codec in logs ("fp32", "int8", ...).
 	Name() string
@@ -169,24 +173,39 @@ func (t *transfer) encode(seed func(peer int) uint64, sendBuf, recvBuf *[]byte) 
 	*sendBuf = grow(*sendBuf, e.sd[p-1]+e.sc[p-1])
 	*recvBuf = grow(*recvBuf, e.rd[p-1]+e.rc[p-1])
 	e.send, e.recv = *sendBuf, *recvBuf
-	for q := 0; q < p; q++ {
-		codec := t.codecOf(q)
-		nf, counts := codec.(nonFiniteCounter)
-		var nf0 int64
-		if counts {
-			nf0 = nf.NonFinite()
-		}
+	counts := t.counters()
+	par.Blocks(p, 0, func(q int) {
 		rows := t.send.Data[t.sendOff[q]*w : t.sendOff[q+1]*w]
-		codec.Encode(e.send[e.sd[q]:e.sd[q]+e.sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
-		if counts {
-			if n := nf.NonFinite() - nf0; n > 0 && e.err == nil {
-				e.err = &NonFiniteError{Rank: t.c.Rank(), Layer: t.layer, Dir: t.dir, Count: n, Codec: codec.Name()}
-			} else if n > 0 {
-				e.err.Count += n
-			}
+		t.codecOf(q).Encode(e.send[e.sd[q]:e.sd[q]+e.sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
+	})
+	for _, c := range counts {
+		if n := c.NonFinite() - c.before; n > 0 && e.err == nil {
+			e.err = &NonFiniteError{Rank: t.c.Rank(), Layer: t.layer, Dir: t.dir, Count: n, Codec: c.name}
+		} else if n > 0 {
+			e.err.Count += n
 		}
 	}
 	return e, sent
+}
+
+// counted is a codec that counts the non-finite values it encodes, with its
+// count before a transfer's encoding.
+type counted struct {
+	nonFiniteCounter
+	name   string
+	before int64
+}
+
+// counters returns the distinct counting codecs of t's peers.
+func (t *transfer) counters() []counted {
+	var cs []counted
+	for _, c := range t.codecs {
+		nf, ok := c.(nonFiniteCounter)
+		if ok && !slices.ContainsFunc(cs, func(x counted) bool { return x.nonFiniteCounter == nf }) {
+			cs = append(cs, counted{nf, c.Name(), nf.NonFinite()})
+		}
+	}
+	return cs
 }
 
 // startBytes posts the all-to-all of encoded blocks.
@@ -201,9 +220,13 @@ func (t *transfer) decode(e *encoded) error {
 		return e.err
 	}
 	w := t.recv.Cols
-	for q := range e.rc {
+	errs := make([]error, len(e.rc))
+	par.Blocks(len(e.rc), 0, func(q int) {
 		lo, hi := t.recvOff[q], t.recvOff[q+1]
-		if err := t.codecOf(q).Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w); err != nil {
+		errs[q] = t.codecOf(q).Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w)
+	})
+	for q, err := range errs {
+		if err != nil {
 			return fmt.Errorf("exchange: block from rank %d: %w", q, err)
 		}
 	}

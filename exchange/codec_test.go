@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // fp32Reference is the wire format FP32 must produce: each value's IEEE bits,
@@ -114,4 +119,43 @@ func BenchmarkFP32Codec(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTransferCodec encodes and decodes a transfer's int2 blocks, the
+// same rows split among few or many peers, on -cpu threads: the peers'
+// blocks run concurrently, so small blocks still keep every thread busy.
+func BenchmarkTransferCodec(b *testing.B) {
+	const rows, width = 1 << 15, 128
+	threads := runtime.GOMAXPROCS(0)
+	codec, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, threads, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	send, recv := dense.New(rows, width), dense.New(rows, width)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range send.Data {
+		send.Data[i] = r.Float32()
+	}
+	for _, peers := range []int{4, 64, 512} {
+		off := make([]int, peers+1)
+		for q := range off {
+			off[q] = q * rows / peers
+		}
+		codecs := make([]RowCodec, peers)
+		for q := range codecs {
+			codecs[q] = codec
+		}
+		t := &transfer{c: comm.NewGroup(1)[0], send: send, recv: recv, sendOff: off, recvOff: off, codecs: codecs}
+		var sendBuf, recvBuf []byte
+		b.Run(fmt.Sprintf("peers%d", peers), func(b *testing.B) {
+			b.SetBytes(4 * rows * width)
+			for b.Loop() {
+				e, _ := t.encode(func(q int) uint64 { return uint64(q) }, &sendBuf, &recvBuf)
+				copy(e.recv, e.send)
+				if err := t.decode(e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -15,7 +15,9 @@ import (
 const BlockRows = 64
 
 // Codec quantises row blocks for the boundary exchange. It satisfies
-// exchange.RowCodec. A Codec may be used by one goroutine at a time.
+// exchange.RowCodec. Encode and Decode may run from several goroutines at
+// once (the exchange encodes its peers' blocks together); they share only
+// the count of non-finite values.
 type Codec struct {
 	f            Format
 	threads      int

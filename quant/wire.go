@@ -231,7 +231,7 @@ func (ws Wires) Validate(name string) error {
 }
 
 // NewCodecs returns the codec of every role of the resolved ws (nil for
-// float32 rows), each its own (a Codec serves one goroutine at a time).
+// float32 rows), each its own, so that each counts its own non-finite values.
 // Errors name name[role] as Validate's do.
 func (ws Wires) NewCodecs(name string, threads int, kernel string) ([NumRoles]*Codec, error) {
 	var cs [NumRoles]*Codec
