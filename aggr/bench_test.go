@@ -25,7 +25,7 @@ func naiveAccum(out, x []float32, stride int, idx []int32) {
 // the gathered rows.
 func BenchmarkKernel(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for _, width := range []int{16, 37, 64, 128, 256, 602} {
+	for _, width := range []int{16, 37, 47, 48, 64, 100, 128, 256, 602} {
 		rows := 1 << 16
 		if rows*width > 1<<24 {
 			rows = (1 << 24) / width

@@ -6,14 +6,17 @@
 // `go generate ./aggr/` after editing.
 //
 // Every kernel walks the output row in column blocks of R vector registers
-// (largest block first, then halves), and for each block loops over the
-// nnz entries accumulating in R registers (loaded from out, stored back
-// once); entries DIST ahead are prefetched with PREFETCHT0 while they
-// exist. Blocks of one or two registers take two entries per iteration into
-// two sets of accumulators (summed before the store), so that the add
-// latency does not bound narrow rows. The last < one-vector columns are a
-// one-register block under a mask: k1 for AVX-512 (fault suppression makes
-// the masked loads safe), VMASKMOVPS for AVX2.
+// and for each block loops over the nnz entries accumulating in R registers
+// (loaded from out, stored back once); entries DIST ahead are prefetched
+// with PREFETCHT0 while they exist. Blocks of the largest R repeat while a
+// whole one fits; the rest of the row, any width below it, is one block of
+// as many registers as it needs, the last under a mask of the lanes left
+// when the rest is not a whole number of vectors: k1 for AVX-512 (fault
+// suppression makes the masked loads safe), VMASKMOVPS for AVX2. A row is so walked in as few passes over its entries as the
+// registers allow: width 47 in one, not two (32 + the masked 15). Blocks
+// of one or two registers take two entries per iteration into two sets of
+// accumulators (summed before the store), so that the add latency does not
+// bound narrow rows.
 package main
 
 import (
@@ -25,20 +28,20 @@ import (
 const dist = 16 // prefetch distance in entries
 
 type isa struct {
-	name   string // suffix
-	vw     int    // floats per vector
-	reg    string // "Z" or "Y"
-	blocks []int  // registers per column block, descending
-	set2   int    // first register of the second accumulator set (blocks ≤ 2)
-	wreg   string // broadcast weight
-	wreg2  string // broadcast weight of the second entry
-	tmp    string // temporary vectors (AVX2 masked loads)
-	tmp2   string
+	name  string // suffix
+	vw    int    // floats per vector
+	reg   string // "Z" or "Y"
+	regs  int    // registers of the largest column block
+	set2  int    // first register of the second accumulator set (blocks ≤ 2)
+	wreg  string // broadcast weight
+	wreg2 string // broadcast weight of the second entry
+	tmp   string // temporary vectors (AVX2 masked loads)
+	tmp2  string
 }
 
 var isas = []isa{
-	{name: "AVX512", vw: 16, reg: "Z", blocks: []int{16, 8, 4, 2, 1}, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
-	{name: "AVX2", vw: 8, reg: "Y", blocks: []int{8, 4, 2, 1}, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11"},
+	{name: "AVX512", vw: 16, reg: "Z", regs: 16, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
+	{name: "AVX2", vw: 8, reg: "Y", regs: 8, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11"},
 }
 
 var b bytes.Buffer
@@ -108,54 +111,70 @@ func kernel(is isa, weighted bool) {
 	p("\tJEQ done")
 	p("\tMOVQ R9, R12")
 	p("\tSUBQ $%d, R12", dist)
-	for bi, nr := range is.blocks {
-		f := nr * is.vw
-		lbl := fmt.Sprintf("b%d", f)
-		next := "tail"
-		if bi+1 < len(is.blocks) {
-			next = fmt.Sprintf("b%d", is.blocks[bi+1]*is.vw)
-		}
-		p("")
-		p("%s:", lbl)
-		p("\tCMPQ CX, $%d", f)
-		p("\tJLT %s", next)
-		block(is, weighted, lbl, nr, false)
-		p("\tADDQ $%d, DI", f*4)
-		p("\tADDQ $%d, SI", f*4)
-		p("\tSUBQ $%d, CX", f)
-		if bi == 0 {
-			p("\tJMP %s", lbl) // the largest block repeats; smaller ones run at most once
-		}
-	}
-	// masked tail: 0 < CX < vw
+	f := is.regs * is.vw
 	p("")
-	p("tail:")
+	p("big:")
+	p("\tCMPQ CX, $%d", f)
+	p("\tJLT rest")
+	block(is, weighted, "big", is.regs, false)
+	p("\tADDQ $%d, DI", f*4)
+	p("\tADDQ $%d, SI", f*4)
+	p("\tSUBQ $%d, CX", f)
+	p("\tJMP big")
+	// the rest, 0 < CX < f: one block of n = ceil(CX/vw) registers (BX =
+	// n-1 picks it), the last masked to the CX mod vw lanes left unless
+	// CX is a whole number of vectors
+	p("")
+	p("rest:")
 	p("\tTESTQ CX, CX")
 	p("\tJEQ done")
+	p("\tLEAQ -1(CX), BX")
+	p("\tSHRQ $%d, BX", map[int]int{8: 3, 16: 4}[is.vw])
+	p("\tANDQ $%d, CX", is.vw-1)
+	p("\tJEQ whole")
 	if is.reg == "Z" {
 		p("\tMOVQ $1, AX")
 		p("\tSHLQ CX, AX")
 		p("\tDECQ AX")
 		p("\tKMOVW AX, K1")
 	} else {
-		p("\tLEAQ maskTable<>(SB), BX")
-		p("\tMOVQ $8, AX")
-		p("\tSUBQ CX, AX")
-		p("\tVMOVDQU (BX)(AX*4), Y15")
+		p("\tLEAQ maskTable<>(SB), AX")
+		p("\tMOVQ $8, R11")
+		p("\tSUBQ CX, R11")
+		p("\tVMOVDQU (AX)(R11*4), Y15")
 	}
-	block(is, weighted, "t", 1, true)
+	restBlocks(is, weighted, "m", true)
+	p("")
+	p("whole:")
+	restBlocks(is, weighted, "u", false)
 	p("")
 	p("done:")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
 
+// restBlocks emits the choice among blocks of 1 … regs registers by BX =
+// registers-1, and the blocks (labels PREFIXn), each ending at done.
+func restBlocks(is isa, weighted bool, prefix string, masked bool) {
+	for n := 1; n < is.regs; n++ {
+		p("\tCMPQ BX, $%d", n-1)
+		p("\tJEQ %s%d", prefix, n)
+	}
+	for n := is.regs; n >= 1; n-- { // widest first: the compares above fall through to it
+		lbl := fmt.Sprintf("%s%d", prefix, n)
+		p("")
+		p("%s:", lbl)
+		block(is, weighted, lbl, n, masked)
+		p("\tJMP done")
+	}
+}
+
 // block emits the loop over all entries for one column block of nr
-// registers at DI/SI (masked: the one-register tail).
+// registers at DI/SI (masked: the last register under the mask).
 func block(is isa, weighted bool, lbl string, nr int, masked bool) {
 	two := nr <= 2 // two entries per iteration, second accumulator set
 	for r := 0; r < nr; r++ {
-		load(is, masked, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		load(is, masked && r == nr-1, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
 		if two {
 			p("\tVPXOR%s %s, %s, %s", map[string]string{"Z": "D", "Y": ""}[is.reg], vreg(is, is.set2+r), vreg(is, is.set2+r), vreg(is, is.set2+r))
 		}
@@ -219,7 +238,7 @@ func block(is isa, weighted bool, lbl string, nr int, masked bool) {
 		if two {
 			p("\tVADDPS %s, %s, %s", vreg(is, is.set2+r), a, a)
 		}
-		store(is, masked, a, fmt.Sprintf("%d(DI)", r*is.vw*4))
+		store(is, masked && r == nr-1, a, fmt.Sprintf("%d(DI)", r*is.vw*4))
 	}
 }
 
@@ -245,9 +264,11 @@ func store(is isa, masked bool, reg, mem string) {
 	}
 }
 
-// accum adds the row at SI+off into nr accumulators from register first.
-func accum(is isa, nr, first int, off, wreg, tmp string, weighted, masked bool) {
+// accum adds the row at SI+off into nr accumulators from register first
+// (masked: the last under the mask).
+func accum(is isa, nr, first int, off, wreg, tmp string, weighted, lastMasked bool) {
 	for r := 0; r < nr; r++ {
+		masked := lastMasked && r == nr-1
 		mem := fmt.Sprintf("%d(SI)(%s*1)", r*is.vw*4, off)
 		acc := vreg(is, first+r)
 		if masked && is.reg == "Y" {
