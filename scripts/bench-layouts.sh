@@ -22,6 +22,9 @@
 #   BUDGET [0]: seconds; when set, no run starts after BUDGET seconds (the runs go
 #     model by model, link by link (the network links first, then shared memory),
 #     layout by layout: what ran is written)
+#   RESUME [0]: 1 skips every run WORK's runs CSV already holds (same model, config,
+#     link and ranks): a matrix cut short by BUDGET or a job's time limit goes on
+#     where it stopped
 #   BIN, EXTRA, DATA, DATA_FLAGS: as scripts/bench-cluster.sh
 # Appends to WORK/layouts-NODESxC-runs.csv (bench-cluster's lines), then
 # writes WORK/layouts-NODESxC.csv (one line per run: ranks_per_node, then
@@ -42,10 +45,12 @@ MODELS=${MODELS:-gcn sage}
 WORK=${WORK:-out/bench-layouts}
 BIN=${BIN:-bin/supergcn}
 BUDGET=${BUDGET:-0}
+RESUME=${RESUME:-0}
 die() { echo "bench-layouts: $*" >&2; exit 2; }
 [[ "$NODES" =~ ^[1-9][0-9]*$ ]] || die "NODES=$NODES is not a count ≥ 1"
 [[ "$C" =~ ^[1-9][0-9]*$ ]] || die "C=$C is not a count ≥ 1 (this host has $(nproc) cores for $NODES nodes)"
 [[ "$BUDGET" =~ ^[0-9]+$ ]] || die "BUDGET=$BUDGET is not a number of seconds"
+[[ "$RESUME" =~ ^[01]$ ]] || die "RESUME=$RESUME is not 0 or 1"
 if [ -z "${RANKS:-}" ]; then
   RANKS=""
   for ((r = C; r >= 1; r /= 2)); do
@@ -65,8 +70,15 @@ export EMU_CORES=$C WORK CSV=$raw TABLES=0 EPOCHS=${EPOCHS:-4} SPEC=${SPEC:-prod
 
 links=$RATES
 [ "${LINKS_SHM:-1}" = 0 ] || links="$RATES shm"
+# ran MODEL CONFIG LINK RANKS: whether the runs CSV holds that run
+ran() {
+  [ -s "$raw" ] && awk -F, -v m="$1" -v c="$2" -v l="$3" -v n="$4" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["model"] == m && $col["config"] == c && $col["link"] == l && $col["ranks"] == n { found = 1 }
+    END { exit !found }' "$raw"
+}
 start=$(date +%s)
 skipped=0
+resumed=0
 for model in $MODELS; do
   for link in $links; do
     flip=0
@@ -74,6 +86,10 @@ for model in $MODELS; do
       cfgs=""
       for c in $CONFIGS; do
         case $c in *tl*) { [ "$r" -gt 1 ] && [ "$link" != shm ]; } || continue ;; esac
+        if [ "$RESUME" = 1 ] && ran "$model" "$c" "$link" $(( NODES * r )); then
+          resumed=$((resumed + 1))
+          continue
+        fi
         # every other layout runs the configurations in reverse order: back-to-back runs
         # drift (the second of a pair is often the slower), and no configuration should
         # always come second
@@ -92,6 +108,7 @@ for model in $MODELS; do
     done
   done
 done
+[ "$resumed" -eq 0 ] || echo "bench-layouts: RESUME=1: $resumed run(s) already in $raw" >&2
 [ "$skipped" -eq 0 ] || echo "bench-layouts: BUDGET=${BUDGET}s spent: $skipped layout(s) not run" >&2
 [ -s "$raw" ] || die "no run succeeded (see the logs in $WORK)"
 

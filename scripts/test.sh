@@ -52,7 +52,7 @@ else
   echo "SKIP: qemu-aarch64-static not installed (apt-get install qemu-user-static)"
 fi
 
-for s in test-arm64.sh test-arm64-train.sh fuzz-short.sh test-jobscripts.sh test-slurm.sh test-site-build.sh test-docs.sh; do   # (the MPI tests run inside go test, under mpirun)
+for s in test-arm64.sh test-arm64-train.sh fuzz-short.sh test-jobscripts.sh test-bench-layouts.sh test-slurm.sh test-site-build.sh test-docs.sh; do   # (the MPI tests run inside go test, under mpirun)
   if [ -x "scripts/$s" ]; then
     step "$s"
     "scripts/$s"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs scripts/bench-layouts.sh on a tiny graph in shared memory (2 emulated
+# nodes of 2 cores, seconds): a first call measures one layout; a second with
+# RESUME=1 and both layouts runs only the missing one and keeps the first
+# call's lines; a bad RESUME is refused with a one-line error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 0; }
+[ -x bin/supergcn ] || { echo "test-bench-layouts: bin/supergcn missing (make build)" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "test-bench-layouts: FAIL: $*" >&2; exit 1; }
+lay() { env NODES=2 C=2 SPEC=nodes=2000,degree=8,classes=4,feat=8 EPOCHS=2 MODELS=gcn CONFIGS="hyb32 hyb2" RATES= \
+	WORK="$T/w" "$@" scripts/bench-layouts.sh >"$T/out" 2>"$T/err"; }
+runs=$T/w/layouts-2x2-runs.csv
+
+lay RANKS=1 || { cat "$T/err" >&2; fail "first call"; }
+[ "$(tail -n +2 "$runs" | wc -l)" = 2 ] || fail "first call: want 2 runs in $runs, got: $(cat "$runs")"
+first=$(tail -n +2 "$runs")
+
+lay RANKS="2 1" RESUME=1 || { cat "$T/err" >&2; fail "resumed call"; }
+grep -q "RESUME=1: 2 run(s) already in" "$T/err" || fail "resumed call did not report the 2 runs it skipped: $(cat "$T/err")"
+[ "$(tail -n +2 "$runs" | wc -l)" = 4 ] || fail "resumed call: want 4 runs, got: $(cat "$runs")"
+[ "$(tail -n +2 "$runs" | head -n 2)" = "$first" ] || fail "resumed call changed the first call's lines"
+[ "$(awk -F, 'NR > 1 && $4 == 4' "$runs" | wc -l)" = 2 ] || fail "resumed call: want the 2 runs of 4 ranks, got: $(cat "$runs")"
+[ "$(awk -F, 'NR > 1' "$T/w/layouts-2x2.csv" | wc -l)" = 4 ] || fail "layouts-2x2.csv lacks a run"
+
+if lay RESUME=yes; then fail "RESUME=yes accepted"; fi
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "RESUME=yes is not 0 or 1" "$T/err" || fail "RESUME=yes: $(cat "$T/err")"
+echo "test-bench-layouts: ok"
