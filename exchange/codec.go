@@ -3,6 +3,7 @@ package exchange
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
@@ -220,15 +221,20 @@ func (t *transfer) decode(e *encoded) error {
 		return e.err
 	}
 	w := t.recv.Cols
-	errs := make([]error, len(e.rc))
+	var mu sync.Mutex
+	bad, first := len(e.rc), error(nil) // the lowest peer whose block failed
 	par.Blocks(len(e.rc), 0, func(q int) {
 		lo, hi := t.recvOff[q], t.recvOff[q+1]
-		errs[q] = t.codecOf(q).Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w)
-	})
-	for q, err := range errs {
-		if err != nil {
-			return fmt.Errorf("exchange: block from rank %d: %w", q, err)
+		if err := t.codecOf(q).Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w); err != nil {
+			mu.Lock()
+			if q < bad {
+				bad, first = q, err
+			}
+			mu.Unlock()
 		}
+	})
+	if first != nil {
+		return fmt.Errorf("exchange: block from rank %d: %w", bad, first)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
@@ -119,6 +120,42 @@ func BenchmarkFP32Codec(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The peers' blocks decode concurrently; a damaged block is reported by the
+// lowest peer that has one, whatever the order the blocks ran in.
+func TestTransferDecodeNamesLowestBadPeer(t *testing.T) {
+	const peers, per, width = 4, 130, 47
+	codec, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, 2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send, recv := dense.New(peers*per, width), dense.New(peers*per, width)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range send.Data {
+		send.Data[i] = r.Float32()
+	}
+	off := make([]int, peers+1)
+	codecs := make([]RowCodec, peers)
+	for q := range codecs {
+		off[q+1], codecs[q] = (q+1)*per, codec
+	}
+	tr := &transfer{c: comm.NewGroup(1)[0], send: send, recv: recv, sendOff: off, recvOff: off, codecs: codecs}
+	var sendBuf, recvBuf []byte
+	e, _ := tr.encode(func(q int) uint64 { return uint64(q) }, &sendBuf, &recvBuf)
+	copy(e.recv, e.send)
+	if err := tr.decode(e); err != nil {
+		t.Fatalf("intact blocks: %v", err)
+	}
+	data, _ := codec.Size(per, width)
+	for _, q := range []int{3, 1} { // the first block base of peers 3 and 1: NaN
+		binary.LittleEndian.PutUint32(e.recv[e.rd[q]+data:], math.Float32bits(float32(math.NaN())))
+	}
+	for range 20 {
+		if err := tr.decode(e); err == nil || !strings.Contains(err.Error(), "block from rank 1:") {
+			t.Fatalf("damaged blocks of peers 1 and 3: %v, want peer 1's", err)
+		}
+	}
 }
 
 // BenchmarkTransferCodec encodes and decodes a transfer's int2 blocks, the
