@@ -12,11 +12,11 @@
 // whole one fits; the rest of the row, any width below it, is one block of
 // as many registers as it needs, the last under a mask of the lanes left
 // when the rest is not a whole number of vectors: k1 for AVX-512 (fault
-// suppression makes the masked loads safe), VMASKMOVPS for AVX2. A row is so walked in as few passes over its entries as the
-// registers allow: width 47 in one, not two (32 + the masked 15). Blocks
-// of one or two registers take two entries per iteration into two sets of
-// accumulators (summed before the store), so that the add latency does not
-// bound narrow rows.
+// suppression makes the masked loads safe), VMASKMOVPS for AVX2. A row thus
+// takes as few passes over its entries as the registers allow: width 47
+// one, not two (32 + the masked 15). Blocks of one or two registers take
+// two entries per iteration into two sets of accumulators (summed before
+// the store), so that the add latency does not bound narrow rows.
 package main
 
 import (
