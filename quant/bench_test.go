@@ -2,6 +2,7 @@ package quant
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -120,33 +121,40 @@ func BenchmarkUnpack(b *testing.B) {
 }
 
 // BenchmarkCodecWidths runs the best kernel's int2 codec (block parameters,
-// the training default) at the row widths GCN and SAGE exchange: the per-row
-// work (range, parameters) weighs most on narrow rows.
+// the training default) at the row widths GCN and SAGE exchange, on
+// GOMAXPROCS threads (-cpu), over 2,048 rows that stay in cache and over
+// 12.8 M values that do not: the per-row work (range, parameters, a partial
+// last chunk) weighs most on narrow rows.
 func BenchmarkCodecWidths(b *testing.B) {
 	kn := Kernels()[0]
+	threads := runtime.GOMAXPROCS(0)
 	for _, width := range []int{47, 48, 100, 128, 256} {
-		rows := benchRows * benchWidth / width
-		x := randRows(rows, width, 1)
-		c, err := NewCodec(Format{Bits: 2, Params: ParamsBlock}, 1, kn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		d, p := c.Size(rows, width)
-		buf := make([]byte, d+p)
-		b.Run(fmt.Sprintf("encode/%s/w%d", kn, width), func(b *testing.B) {
-			b.SetBytes(int64(len(x)) * 4)
-			for i := 0; b.Loop(); i++ {
-				c.Encode(buf, x, rows, width, uint64(i))
+		for _, rows := range []int{2048, benchRows * benchWidth / width} {
+			x := randRows(rows, width, 1)
+			c, err := NewCodec(Format{Bits: 2, Params: ParamsBlock}, threads, kn)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-		out := make([]float32, len(x))
-		b.Run(fmt.Sprintf("decode/%s/w%d", kn, width), func(b *testing.B) {
-			b.SetBytes(int64(len(x)) * 4)
-			for b.Loop() {
-				if err := c.Decode(out, buf, rows, width); err != nil {
-					b.Fatal(err)
+			d, p := c.Size(rows, width)
+			buf, out := make([]byte, d+p), make([]float32, len(x))
+			c.Encode(buf, x, rows, width, 0) // fault the buffers in before timing
+			if err := c.Decode(out, buf, rows, width); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("encode/%s/w%d/rows%d", kn, width, rows), func(b *testing.B) {
+				b.SetBytes(int64(len(x)) * 4)
+				for i := 0; b.Loop(); i++ {
+					c.Encode(buf, x, rows, width, uint64(i))
 				}
-			}
-		})
+			})
+			b.Run(fmt.Sprintf("decode/%s/w%d/rows%d", kn, width, rows), func(b *testing.B) {
+				b.SetBytes(int64(len(x)) * 4)
+				for b.Loop() {
+					if err := c.Decode(out, buf, rows, width); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
