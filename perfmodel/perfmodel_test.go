@@ -876,3 +876,30 @@ func TestFlatIntraWire(t *testing.T) {
 		t.Errorf("10gbe int2, a rank a node: bytes %d (intra %d), want %d (0); quant %v", qn.TrainBytes, qn.IntraBytes, qi.TrainBytes, qn.QuantS)
 	}
 }
+
+// TestGraphSizeNote: a profile whose copies held a graph of another size
+// than the prediction's machine gets a note naming both and the flag that
+// measures at the prediction's size; one within a factor 2, or without
+// recorded sizes, gets none.
+func TestGraphSizeNote(t *testing.T) {
+	p := &Profile{Name: "box", Rates: []Rates{{Threads: 1, Copies: 16, AggrNodes: 150_000}, {Threads: 16, Copies: 1, AggrNodes: 150_000}}}
+	n := p.GraphSizeNote(2_449_029)
+	if !strings.Contains(n, "150000–2400000") || !strings.Contains(n, "--host-nodes 2449029") {
+		t.Errorf("note %q: want the measured range 150000–2400000 and --host-nodes 2449029", n)
+	}
+	even := &Profile{Name: "box", Rates: []Rates{{Threads: 1, Copies: 2, AggrNodes: 1_224_514}, {Threads: 2, Copies: 1, AggrNodes: 2_449_029}}}
+	for _, c := range []struct {
+		p    *Profile
+		host int64
+	}{{even, 2_449_029}, {even, 1_300_000}, {&Profile{Name: "old", Rates: []Rates{{Threads: 1, Copies: 1}}}, 2_449_029}, {p, 0}} {
+		if n := c.p.GraphSizeNote(c.host); n != "" {
+			t.Errorf("%s at %d host nodes: note %q, want none", c.p.Name, c.host, n)
+		}
+	}
+	if n := even.GraphSizeNote(5_000_000); !strings.Contains(n, " 2449029 graph nodes") {
+		t.Errorf("even profile at 5000000 host nodes: note %q, want the measured range", n)
+	}
+	if n := even.GraphSizeNote(600_000); n == "" {
+		t.Error("even profile at 600000 host nodes (its larger entry 4× that): no note")
+	}
+}

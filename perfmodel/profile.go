@@ -48,6 +48,10 @@ type Profile struct {
 type Rates struct {
 	Threads int `json:"threads"`
 	Copies  int `json:"copies"` // concurrent ranks when measured (node fully busy)
+	// AggrNodes (optional; 0: not recorded): nodes of the graph each copy
+	// aggregated. The rates depend on it: a graph whose rows fit the
+	// caches aggregates faster than one that does not.
+	AggrNodes int `json:"aggr_nodes,omitempty"`
 	// Aggr: sparse aggregation, 1e9 edge·values per second (GUPS) by width.
 	Aggr []AggrRate `json:"aggr"`
 	// Gemm: GFLOP/s of tall-skinny products (many rows, small K and N).
@@ -791,4 +795,34 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// GraphSizeNote returns a one-line note when the profile's aggregation
+// rates were measured on a working set far from the prediction's: the
+// graph nodes the copies of each entry held together (AggrNodes·Copies)
+// more than twice or less than half hostNodes, the graph nodes one machine
+// holds in the prediction. A graph whose rows fit the caches aggregates
+// faster, so such rates are too fast for a larger graph and too slow for a
+// smaller one. "" when they agree or the profile does not record AggrNodes.
+func (p *Profile) GraphSizeNote(hostNodes int64) string {
+	lo, hi := int64(0), int64(0)
+	for _, r := range append(append([]Rates(nil), p.Rates...), p.Loads...) {
+		if r.AggrNodes <= 0 {
+			continue
+		}
+		n := int64(r.AggrNodes) * int64(max(r.Copies, 1))
+		if lo == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	if lo == 0 || hostNodes <= 0 || (2*lo >= hostNodes && hi <= 2*hostNodes) {
+		return ""
+	}
+	held := fmt.Sprintf("%d", hi)
+	if hi > lo+lo/100 { // copies share the nodes with integer division
+		held = fmt.Sprintf("%d–%d", lo, hi)
+	}
+	return fmt.Sprintf("profile %s measured the aggregation with %s graph nodes on the machine, this prediction puts %d there: its aggregation rates are those of another working set (bench profile --host-nodes %d measures at this one)",
+		p.Name, held, hostNodes, hostNodes)
 }

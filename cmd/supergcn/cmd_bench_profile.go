@@ -28,6 +28,7 @@ func benchProfile(args []string) error {
 	threadsArg := fs.String("threads", "", "thread counts, comma separated (default: 1, 2, 4, … up to --cores, and --cores)")
 	var sz measure.Sizes
 	fs.IntVar(&sz.Nodes, "nodes", 150_000, "nodes of each copy's aggregation graph (generated: products-like degree and classes)")
+	hostNodes := fs.Int("host-nodes", 0, "nodes of the graph the whole node holds: each copy's aggregation graph gets that over the copies running at once (products: 2449029), as the ranks of a layout share the graph, instead of --nodes at every thread count")
 	fs.Float64Var(&sz.Degree, "degree", 50.5, "mean degree of that graph")
 	fs.IntVar(&sz.Rows, "rows", 65_536, "rows of each copy's GEMMs, codec blocks, element-wise passes and fused hidden stage")
 	fs.IntVar(&sz.Reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
@@ -76,7 +77,7 @@ func benchProfile(args []string) error {
 		}
 		return perfmodel.WriteProfile(*out, p)
 	}
-	o := measure.Options{Name: *name, Cores: *cores, Sizes: sz, Log: os.Stderr}
+	o := measure.Options{Name: *name, Cores: *cores, Sizes: sz, HostNodes: *hostNodes, Log: os.Stderr}
 	if err := profileFlags(&o, *threadsArg, *loadsArg); err != nil {
 		return err
 	}
@@ -105,8 +106,12 @@ func benchProfile(args []string) error {
 	if sz.Shards != "" {
 		graphOf = fmt.Sprintf(" (aggregation and shared window on the local graphs of the %d parts of %s)", o.Parts, sz.Shards)
 	}
-	o.Source = fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with --nodes %d --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
-		version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), sz.Nodes, sz.Degree, sz.Rows, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
+	nodes := fmt.Sprintf("--nodes %d", sz.Nodes)
+	if o.HostNodes > 0 {
+		nodes = fmt.Sprintf("--host-nodes %d (each copy's graph that over the copies at once)", o.HostNodes)
+	}
+	o.Source = fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with %s --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
+		version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), nodes, sz.Degree, sz.Rows, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
 	p, err := measure.Profile(o)
 	if err != nil {
 		return fmt.Errorf("bench profile: %w", err)
@@ -137,6 +142,9 @@ func profileFlags(o *measure.Options, threadsArg, loadsArg string) error {
 			return err
 		}
 	}
+	if o.HostNodes < 0 || (o.HostNodes > 0 && sz.Shards != "") {
+		return usageError{fmt.Sprintf("--host-nodes: %d, want a node count, and not with --shards (whose parts have their own nodes)", o.HostNodes)}
+	}
 	if !(sz.Degree <= float64(sz.Nodes-1)) {
 		// NaN and +Inf pass the test above; the workers' generator
 		// would refuse them only after the first measurement
@@ -154,6 +162,9 @@ func profileFlags(o *measure.Options, threadsArg, loadsArg string) error {
 		o.Threads = append(o.Threads, o.Cores)
 	} else if o.Threads, err = countList("--threads", threadsArg, "a count", o.Cores); err != nil {
 		return err
+	}
+	if copies := o.Cores / o.Threads[0]; o.HostNodes > 0 && !(sz.Degree <= float64(o.HostNodes/copies-1)) {
+		return usageError{fmt.Sprintf("--host-nodes: %d over %d copies of %d thread(s) leaves %d nodes a copy, too few for --degree %g", o.HostNodes, copies, o.Threads[0], o.HostNodes/copies, sz.Degree)}
 	}
 	if o.Name == "" {
 		o.Name, _ = os.Hostname()

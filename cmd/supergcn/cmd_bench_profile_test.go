@@ -21,7 +21,8 @@ func TestBenchProfileFlags(t *testing.T) {
 	if err := benchProfile([]string{"--threads", "99", "--cores", "2", "--out", path}); err == nil {
 		t.Error("--threads above --cores accepted")
 	}
-	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}, {"--halo-fan", "0"}} {
+	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}, {"--halo-fan", "0"},
+		{"--host-nodes", "-1"}, {"--host-nodes", "10"}} {
 		err := benchProfile(append([]string{"--cores", "1", "--out", path}, bad...))
 		if err == nil || !strings.Contains(userMessage(err), bad[0]) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
@@ -71,5 +72,26 @@ func TestProfileCopiesLockstep(t *testing.T) {
 	}
 	if r := run(t, time.Minute, nil, "bench", "profile", "--cores", "1", "--shards", filepath.Join(dir, "none"), "--out", prof); r.code == 0 || !strings.Contains(r.stderr, "--shards") {
 		t.Errorf("--shards of no partition: exit %d, %q", r.code, r.stderr)
+	}
+	if r := run(t, time.Minute, nil, "bench", "profile", "--cores", "1", "--shards", pdir, "--host-nodes", "3000", "--out", prof); r.code == 0 || !strings.Contains(r.stderr, "--host-nodes") {
+		t.Errorf("--host-nodes with --shards: exit %d, %q", r.code, r.stderr)
+	}
+
+	// --host-nodes: the copies of a measurement share that many nodes
+	r = run(t, 3*time.Minute, nil, "bench", "profile", "--cores", "2", "--threads", "1,2", "--loads=", "--host-nodes", "6000", "--degree", "8",
+		"--rows", "512", "--exchange-rows", "0", "--reps", "1", "--out", prof)
+	if r.code != 0 {
+		t.Fatalf("--host-nodes: exit %d: %s", r.code, r.stderr)
+	}
+	if p, err = perfmodel.LoadProfile(prof); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rates) != 2 || p.Rates[0].AggrNodes != 3000 || p.Rates[1].AggrNodes != 6000 || !strings.Contains(p.Source, "--host-nodes 6000") {
+		t.Errorf("--host-nodes 6000: rates %+v, source %q: want 3000 nodes a copy at 1 thread (2 copies), 6000 at 2", p.Rates, p.Source)
+	}
+	// predict warns of it: a rank of the 2-part partition holds 1500 of its 3000 nodes
+	r = run(t, time.Minute, nil, "predict", "--partitions", pdir, "--profile", prof, "--network", "shm", "--model", "gcn", "--bits", "32")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: profile") || !strings.Contains(r.stderr, "--host-nodes 1500") {
+		t.Errorf("predict with a profile of 6000 nodes a machine for 1500: exit %d, stderr %q: want a warning naming --host-nodes 1500", r.code, r.stderr)
 	}
 }

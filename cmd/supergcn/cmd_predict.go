@@ -124,6 +124,11 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rph := cfg.RanksPerHost
+	if rph == 0 {
+		rph = cfg.RanksPerNode
+	}
+	warnGraphSize(sw.Profiles, int64(float64(v.Meta.Nodes)*sw.Scale)*int64(min(rph, len(v.Ranks)))/int64(len(v.Ranks)))
 	if *volOut != "" {
 		if err := v.Write(*volOut); err != nil {
 			return fmt.Errorf("--save-volumes: %w", err)
@@ -156,6 +161,10 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	if err != nil {
 		return err
 	}
+	if v, err := lp.Volumes(rows[best].Prediction.Ranks); err == nil {
+		nph := min(max(lp.NodesPerHost, 1), nodes)
+		warnGraphSize(sw.Profiles, v.Meta.Nodes*int64(nph)/int64(nodes))
+	}
 	if asJSON {
 		return printJSONLines(stdout, rows)
 	}
@@ -178,6 +187,16 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
 		b.RanksPerNode, b.Threads, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
 	return nil
+}
+
+// warnGraphSize writes on stderr each profile's note on a working set
+// unlike hostNodes, the graph nodes one machine holds (GraphSizeNote).
+func warnGraphSize(profiles []*perfmodel.Profile, hostNodes int64) {
+	for _, p := range profiles {
+		if n := p.GraphSizeNote(hostNodes); n != "" {
+			fmt.Fprintf(os.Stderr, "supergcn: warning: %s\n", n)
+		}
+	}
 }
 
 // sweepLists parses predict's comma-separated lists into sw: aggregation

@@ -156,6 +156,7 @@ func aggrRates(r *perfmodel.Rates, t int, sz Sizes, st *Stepper, f filler, share
 	op := eng.Prepare(a)
 	op.PrepareT()
 	n, edges := a.NumRows, float64(len(a.Idx))
+	r.AggrNodes = n
 	for _, w := range Widths {
 		x, y := f.fill(dense.New(n, w)), dense.New(n, w)
 		runtime.GC()

@@ -37,6 +37,7 @@ func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 	m.LayerNormGVs = med(func(r *perfmodel.Rates) float64 { return r.LayerNormGVs })
 	m.SoftmaxGVs = med(func(r *perfmodel.Rates) float64 { return r.SoftmaxGVs })
 	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
+	m.AggrNodes = int(med(func(r *perfmodel.Rates) float64 { return float64(r.AggrNodes) }))
 	if m.Attention != nil {
 		a := *m.Attention
 		a.Score = append([]perfmodel.ScoreRate(nil), a.Score...)

@@ -21,6 +21,11 @@ type Options struct {
 	Threads []int // ascending
 	Loads   []int // ascending
 	Sizes   Sizes
+	// HostNodes (optional; 0: Sizes.Nodes a copy): nodes of the graph the
+	// whole node holds. Each measurement of c copies then gives each copy a
+	// generated graph of HostNodes/c nodes, as c ranks share a graph, so
+	// that every thread count aggregates the working set its layout has.
+	HostNodes int
 	// Parts is the number of parts of Sizes.Shards (0 without): copy i
 	// aggregates part i mod Parts.
 	Parts int
@@ -72,6 +77,9 @@ func (o *Options) measure(t, copies int) (perfmodel.Rates, error) {
 	t0 := time.Now()
 	rs, err := Copies(copies, func(i int) *exec.Cmd {
 		sz := o.Sizes
+		if o.HostNodes > 0 {
+			sz.Nodes = o.HostNodes / copies
+		}
 		if o.Parts > 0 {
 			sz.Part = i % o.Parts
 		}
