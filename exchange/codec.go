@@ -77,8 +77,11 @@ type transfer struct {
 	sendOff, recvOff []int
 	codecs           []RowCodec // per peer (nil: float32); a nil slice: float32 rows for every peer
 	intra            []bool     // per peer: on this rank's node (its bytes count as IntraBytes); nil: none
-	layer            int        // nn.Pass.Layer, for errors
-	dir              string     // "forward" or "backward", for errors
+	// shared: some node of the communicator has several ranks, the same
+	// on every rank; a coded transfer may then be split
+	shared bool
+	layer  int    // nn.Pass.Layer, for errors
+	dir    string // "forward" or "backward", for errors
 }
 
 // NonFiniteError reports NaN or infinite values in the boundary rows a rank
@@ -121,6 +124,20 @@ func (t *transfer) coded() bool {
 	return false
 }
 
+// split reports whether a coded transfer moves its float32 peers' rows
+// apart from the coded ones: straight from the rows into the receive rows
+// in an all-to-all of their own (startF32), posted before the codec runs,
+// while encode and decode take only the coded peers. Every rank decides
+// alike, as the collectives require: some node has several ranks
+// (shared, from the node layout every rank knows), and a rank's own block
+// is float32 exactly when rows between ranks of a node travel in float32
+// (the Intra role has no codec), a setting all ranks share. With one rank
+// a node there is nothing to split off but the rank's own empty block.
+func (t *transfer) split() bool {
+	r := t.c.Rank()
+	return t.shared && r < len(t.codecs) && t.codecs[r] == nil && t.coded()
+}
+
 // codecOf returns peer q's codec: FP32 for float32 rows on the byte path.
 func (t *transfer) codecOf(q int) RowCodec {
 	if c := t.codecs[q]; c != nil {
@@ -129,11 +146,19 @@ func (t *transfer) codecOf(q int) RowCodec {
 	return FP32{}
 }
 
-// startF32 sends the rows as float32 (no codec, no copy).
+// startF32 sends the rows as float32 (no codec, no copy): every peer's, or
+// with a codec (split) the float32 peers' only.
 func (t *transfer) startF32() (comm.Request, sentBytes, error) {
 	w := t.send.Cols
 	sc, sd := blockLayout(t.sendOff, w)
 	rc, rd := blockLayout(t.recvOff, w)
+	if t.coded() {
+		for q := range sc {
+			if t.codecs[q] != nil {
+				sc[q], rc[q] = 0, 0
+			}
+		}
+	}
 	req, err := t.c.IalltoallvF32(t.send.Data, sc, sd, t.recv.Data, rc, rd)
 	var sent sentBytes
 	for q := range sc {
@@ -151,31 +176,37 @@ type encoded struct {
 }
 
 // encode writes every peer's block of t.send through its codec into
-// *sendBuf and sizes *recvBuf for the blocks to come.
+// *sendBuf and sizes *recvBuf for the blocks to come; a split transfer's
+// float32 peers have empty blocks (their rows travel apart).
 func (t *transfer) encode(seed func(peer int) uint64, sendBuf, recvBuf *[]byte) (*encoded, sentBytes) {
 	p := len(t.sendOff) - 1
 	w := t.send.Cols
 	e := &encoded{sc: make([]int, p), sd: make([]int, p), rc: make([]int, p), rd: make([]int, p)}
 	var sent sentBytes
+	sp := t.split()
 	for q := 0; q < p; q++ {
+		if q > 0 {
+			e.sd[q] = e.sd[q-1] + e.sc[q-1]
+			e.rd[q] = e.rd[q-1] + e.rc[q-1]
+		}
+		if sp && t.codecs[q] == nil {
+			continue
+		}
 		codec := t.codecOf(q)
 		data, param := codec.Size(t.sendOff[q+1]-t.sendOff[q], w)
 		e.sc[q] = data + param
-		if q > 0 {
-			e.sd[q] = e.sd[q-1] + e.sc[q-1]
-		}
 		sent.add(t, q, int64(data), int64(param))
 		data, param = codec.Size(t.recvOff[q+1]-t.recvOff[q], w)
 		e.rc[q] = data + param
-		if q > 0 {
-			e.rd[q] = e.rd[q-1] + e.rc[q-1]
-		}
 	}
 	*sendBuf = grow(*sendBuf, e.sd[p-1]+e.sc[p-1])
 	*recvBuf = grow(*recvBuf, e.rd[p-1]+e.rc[p-1])
 	e.send, e.recv = *sendBuf, *recvBuf
 	counts := t.counters()
 	par.Blocks(p, 0, func(q int) {
+		if sp && t.codecs[q] == nil {
+			return
+		}
 		rows := t.send.Data[t.sendOff[q]*w : t.sendOff[q+1]*w]
 		t.codecOf(q).Encode(e.send[e.sd[q]:e.sd[q]+e.sc[q]], rows, t.sendOff[q+1]-t.sendOff[q], w, seed(q))
 	})
@@ -222,8 +253,12 @@ func (t *transfer) decode(e *encoded) error {
 	}
 	w := t.recv.Cols
 	var mu sync.Mutex
+	sp := t.split()
 	bad, first := len(e.rc), error(nil) // the lowest peer whose block failed
 	par.Blocks(len(e.rc), 0, func(q int) {
+		if sp && t.codecs[q] == nil {
+			return // landed in t.recv through startF32
+		}
 		lo, hi := t.recvOff[q], t.recvOff[q+1]
 		if err := t.codecOf(q).Decode(t.recv.Data[lo*w:hi*w], e.recv[e.rd[q]:e.rd[q]+e.rc[q]], hi-lo, w); err != nil {
 			mu.Lock()

@@ -196,3 +196,76 @@ func BenchmarkTransferCodec(b *testing.B) {
 		})
 	}
 }
+
+// A coded transfer whose own block is float32 (no Intra codec) is split:
+// the float32 peers' rows travel in an all-to-all of their own, straight
+// from the rows, and the codec's blocks leave them out; the rows arrive
+// exact from the float32 peers and quantised from the others.
+func TestSplitTransfer(t *testing.T) {
+	const p, per, width = 3, 40, 16
+	err := comm.RunGroup(p, func(c comm.Comm) error {
+		codec, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, 1, "")
+		if err != nil {
+			return err
+		}
+		send, recv := dense.New(p*per, width), dense.New(p*per, width)
+		r := rand.New(rand.NewPCG(5, uint64(c.Rank())))
+		for i := range send.Data {
+			send.Data[i] = r.Float32()
+		}
+		off := make([]int, p+1)
+		codecs := make([]RowCodec, p) // ranks 0 and 1 share a node; rank 2 is alone
+		for q := range codecs {
+			off[q+1] = (q + 1) * per
+			if (q == 2) != (c.Rank() == 2) {
+				codecs[q] = codec
+			}
+		}
+		tr := &transfer{c: c, send: send, recv: recv, sendOff: off, recvOff: off, codecs: codecs}
+		if tr.split() {
+			return fmt.Errorf("rank %d: split with one rank a node", c.Rank())
+		}
+		tr.shared = true
+		if !tr.split() {
+			return fmt.Errorf("rank %d: a coded transfer with a float32 own block is not split", c.Rank())
+		}
+		plain, _, err := tr.startF32()
+		if err != nil {
+			return err
+		}
+		var sendBuf, recvBuf []byte
+		e, _ := tr.encode(func(q int) uint64 { return uint64(q) }, &sendBuf, &recvBuf)
+		for q := range codecs {
+			if (codecs[q] == nil) != (e.sc[q] == 0 && e.rc[q] == 0) {
+				return fmt.Errorf("rank %d: peer %d's coded block %d/%d bytes (float32 peer: %v)", c.Rank(), q, e.sc[q], e.rc[q], codecs[q] == nil)
+			}
+		}
+		req, err := tr.startBytes(e)
+		if err != nil {
+			return err
+		}
+		if err := (&requests{rs: []comm.Request{plain, req}}).Wait(); err != nil {
+			return err
+		}
+		if err := tr.decode(e); err != nil {
+			return err
+		}
+		for q := range codecs {
+			// peer q sent rows [rank*per, (rank+1)*per) of its own random matrix
+			rq := rand.New(rand.NewPCG(5, uint64(q)))
+			want := make([]float32, p*per*width)
+			for i := range want {
+				want[i] = rq.Float32()
+			}
+			got, exp := recv.Data[q*per*width:(q+1)*per*width], want[c.Rank()*per*width:(c.Rank()+1)*per*width]
+			same := fmt.Sprint(got) == fmt.Sprint(exp)
+			if same != (codecs[q] == nil) {
+				return fmt.Errorf("rank %d: rows from peer %d exact: %v, want %v (float32 peer)", c.Rank(), q, same, codecs[q] == nil)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -45,7 +45,9 @@
 // Intra codec in every pass that has a codec (nil: float32, a copy over
 // shared memory costs less than the codec), rows to other nodes through
 // the pass's; when no peer of a pass has a codec the rows go as float32
-// with no copy, so a quantised width costs nothing on a single node.
+// with no copy, so a quantised width costs nothing on a single node, and
+// when some have one the float32 peers' rows still go with no copy, in an
+// all-to-all of their own posted before the codec runs.
 // A pass with nn.Pass.Exact sends float32 whatever the codecs.
 // A codec that counts non-finite inputs (quant.Codec) makes Forward/Backward
 // return an error once the all-to-all has completed; the caller should then

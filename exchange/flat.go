@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -21,6 +22,7 @@ type flat struct {
 	send, halo       *aggr.Op
 	sendOff, recvOff []int
 	sameNode         []bool // sameNode[q]: world rank q is another rank of this rank's node
+	shared           bool   // some node has several ranks
 	sbuf, rbuf       *dense.Matrix
 }
 
@@ -32,7 +34,7 @@ func newFlat(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *
 	}
 	pl.stats.Exchange = ExchangeFlat
 	f := &flat{c: c, send: e.Prepare(pl.send), halo: e.Prepare(pl.halo), sendOff: pl.sendOff, recvOff: pl.recvOff,
-		sameNode: sameNodeRanks(nodes, c.Rank())}
+		sameNode: sameNodeRanks(nodes, c.Rank()), shared: nodes != nil && slices.ContainsFunc(nodes.Ranks, func(r []int) bool { return len(r) > 1 })}
 	return f, pl.stats, nil
 }
 
@@ -80,7 +82,7 @@ func (f *flat) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) err
 func (f *flat) move(d *Propagator, ps nn.Pass, backward bool, done <-chan struct{}) error {
 	codecs, stream := d.peerCodecs(ps, backward, f.sameNode)
 	tr := &transfer{c: f.c, send: f.sbuf, recv: f.rbuf, sendOff: f.sendOff, recvOff: f.recvOff, codecs: codecs, intra: f.sameNode,
-		layer: ps.Layer, dir: "forward"}
+		shared: f.shared, layer: ps.Layer, dir: "forward"}
 	if backward {
 		tr.send, tr.recv, tr.sendOff, tr.recvOff, tr.dir = f.rbuf, f.sbuf, f.recvOff, f.sendOff, "backward"
 	}

@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -216,12 +217,7 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, stream uint64, done 
 	if !tr.coded() {
 		req, sent, err = tr.startF32()
 	} else {
-		seed := func(peer int) uint64 {
-			return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
-		}
-		enc, sent = tr.encode(seed, &p.byteSend, &p.byteRec)
-		t = p.lap(t, &p.stats.QuantSeconds)
-		req, err = tr.startBytes(enc)
+		req, enc, sent, err = p.startCoded(tr, ps, stream, &t)
 	}
 	if p.posted != nil {
 		p.posted()
@@ -244,6 +240,86 @@ func (p *Propagator) transferRows(tr *transfer, ps nn.Pass, stream uint64, done 
 		p.lap(t, &p.stats.QuantSeconds)
 	}
 	return err
+}
+
+// startCoded posts a coded transfer: a split one's float32 rows first,
+// straight from the rows (they move while the codec runs), then the
+// encoded blocks; the encoding time goes to quant_s (from *t, which moves
+// on).
+func (p *Propagator) startCoded(tr *transfer, ps nn.Pass, stream uint64, t *float64) (comm.Request, *encoded, sentBytes, error) {
+	var (
+		plain comm.Request
+		sent  sentBytes
+		err   error
+	)
+	if tr.split() {
+		if plain, sent, err = tr.startF32(); err != nil {
+			return nil, nil, sent, err
+		}
+		*t = p.lap(*t, &p.stats.SyncSeconds) // posting waits for every rank, as startBytes does
+	}
+	seed := func(peer int) uint64 {
+		return passSeed(ps, uint64(p.c.Rank()), uint64(peer), stream)
+	}
+	enc, coded := tr.encode(seed, &p.byteSend, &p.byteRec)
+	sent.data, sent.param, sent.intra = sent.data+coded.data, sent.param+coded.param, sent.intra+coded.intra
+	*t = p.lap(*t, &p.stats.QuantSeconds)
+	req, err := tr.startBytes(enc)
+	if plain == nil {
+		return req, enc, sent, err
+	}
+	if err != nil {
+		return nil, nil, sent, errors.Join(err, plain.Wait())
+	}
+	return &requests{rs: []comm.Request{plain, req}}, enc, sent, nil
+}
+
+// requests completes several requests as one: Test is true once each has
+// tested complete (a request that cannot be tested waits in Wait); Wait
+// waits for those left and returns the first error.
+type requests struct {
+	rs   []comm.Request
+	done []bool
+}
+
+func (r *requests) Test() (bool, error) {
+	if r.done == nil {
+		r.done = make([]bool, len(r.rs))
+	}
+	all := true
+	for i, q := range r.rs {
+		if r.done[i] {
+			continue
+		}
+		tq, ok := q.(comm.Tester)
+		if !ok {
+			all = false
+			continue
+		}
+		fin, err := tq.Test()
+		if err != nil {
+			return false, err
+		}
+		r.done[i], all = fin, all && fin
+	}
+	return all, nil
+}
+
+func (r *requests) Wait() error {
+	var first error
+	for i, q := range r.rs {
+		if r.done != nil && r.done[i] {
+			continue
+		}
+		if err := q.Wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.done = make([]bool, len(r.rs))
+	for i := range r.done {
+		r.done[i] = true
+	}
+	return first
 }
 
 // complete finishes req: polling it (comm.Tester) while the local product
