@@ -2,7 +2,9 @@
 # Runs scripts/bench-layouts.sh on a tiny graph in shared memory (2 emulated
 # nodes of 2 cores, seconds): a first call measures one layout; a second with
 # RESUME=1 and both layouts runs only the missing one and keeps the first
-# call's lines; a bad RESUME is refused with a one-line error.
+# call's lines; a bad RESUME is refused with a one-line error. Then
+# scripts/bench-pairs.sh: one set runs both orders of the pair on one
+# layout, the second order on the first's graph and partition.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 0; }
@@ -28,4 +30,14 @@ grep -q "RESUME=1: 2 run(s) already in" "$T/err" || fail "resumed call did not r
 
 if lay RESUME=yes; then fail "RESUME=yes accepted"; fi
 [ "$(wc -l <"$T/err")" = 1 ] && grep -q "RESUME=yes is not 0 or 1" "$T/err" || fail "RESUME=yes: $(cat "$T/err")"
+pairs() { env NODES=2 C=2 RANKS=1 SPEC=nodes=2000,degree=8,classes=4,feat=8 EPOCHS=2 RATES= LINKS_SHM=1 \
+	WORK="$T/p" "$@" scripts/bench-pairs.sh >"$T/out" 2>"$T/err"; }
+pairs SETS=1 || { cat "$T/err" >&2; fail "bench-pairs"; }
+[ "$(tail -n +2 "$T/p/pairs.csv" | wc -l)" = 4 ] || fail "bench-pairs: want 4 runs, got: $(cat "$T/p/pairs.csv")"
+[ "$(awk -F, 'NR > 1 { print $2, $3 }' "$T/p/pairs.csv" | sort -u | tr '\n' ' ')" = "A hyb32 B hyb2 " ] ||
+	fail "bench-pairs: want order A to run hyb32 first and B hyb2: $(cat "$T/p/pairs.csv")"
+[ -L "$T/p/s1B/graph.sgb" ] && [ -L "$T/p/s1B/p2" ] || fail "bench-pairs: order B made its own graph or partition"
+grep -q "^| 1 A | gcn | shm | 2 × 2 | hyb32 | [0-9.]* |$" "$T/out" || fail "bench-pairs: no ratio line: $(cat "$T/out")"
+if pairs SETS=0; then fail "SETS=0 accepted"; fi
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "SETS=0 is not a count" "$T/err" || fail "SETS=0: $(cat "$T/err")"
 echo "test-bench-layouts: ok"
