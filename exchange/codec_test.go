@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -267,5 +268,55 @@ func TestSplitTransfer(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// fakeRequest completes after polls Tests (never, with polls < 0: it
+// cannot be tested and completes in Wait), or fails with err.
+type fakeRequest struct {
+	polls, waits int
+	err          error
+}
+
+func (f *fakeRequest) Wait() error { f.waits++; return f.err }
+
+type fakeTester struct{ fakeRequest }
+
+func (f *fakeTester) Test() (bool, error) {
+	if f.err != nil {
+		return false, f.err
+	}
+	f.polls--
+	return f.polls <= 0, nil
+}
+
+// requests tests complete once every request has, waits only for those
+// left, and a request that cannot be tested keeps Test false until Wait.
+func TestRequests(t *testing.T) {
+	a, b := &fakeTester{fakeRequest{polls: 1}}, &fakeTester{fakeRequest{polls: 3}}
+	r := &requests{rs: []comm.Request{a, b}}
+	for i, want := range []bool{false, false, true} {
+		if done, err := r.Test(); done != want || err != nil {
+			t.Fatalf("test %d: %v, %v; want %v", i, done, err, want)
+		}
+	}
+	if a.polls != 0 || b.polls != 0 {
+		t.Errorf("a completed request was tested again: polls left %d, %d", a.polls, b.polls)
+	}
+	if err := r.Wait(); err != nil || a.waits+b.waits != 0 {
+		t.Errorf("Wait after both tested complete: %v, %d waits; want none", err, a.waits+b.waits)
+	}
+	c, d := &fakeTester{fakeRequest{polls: 1}}, &fakeRequest{}
+	r = &requests{rs: []comm.Request{c, d}}
+	if done, _ := r.Test(); done {
+		t.Error("complete with a request that cannot be tested")
+	}
+	if err := r.Wait(); err != nil || c.waits != 0 || d.waits != 1 {
+		t.Errorf("Wait: %v, waits %d and %d; want only the untested one", err, c.waits, d.waits)
+	}
+	bad := errors.New("link down")
+	e, f := &fakeRequest{err: bad}, &fakeRequest{}
+	if err := (&requests{rs: []comm.Request{e, f}}).Wait(); !errors.Is(err, bad) || f.waits != 1 {
+		t.Errorf("Wait with a failing request: %v, %d waits of the other; want its error after waiting for both", err, f.waits)
 	}
 }
