@@ -245,7 +245,7 @@ func TestSplitTransfer(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := (&requests{rs: []comm.Request{plain, req}}).Wait(); err != nil {
+		if err := allOf(plain, req).Wait(); err != nil {
 			return err
 		}
 		if err := tr.decode(e); err != nil {
@@ -271,8 +271,8 @@ func TestSplitTransfer(t *testing.T) {
 	}
 }
 
-// fakeRequest completes after polls Tests (never, with polls < 0: it
-// cannot be tested and completes in Wait), or fails with err.
+// fakeRequest cannot be tested: it completes in Wait, or fails with err.
+// fakeTester completes after polls Tests.
 type fakeRequest struct {
 	polls, waits int
 	err          error
@@ -294,7 +294,7 @@ func (f *fakeTester) Test() (bool, error) {
 // left, and a request that cannot be tested keeps Test false until Wait.
 func TestRequests(t *testing.T) {
 	a, b := &fakeTester{fakeRequest{polls: 1}}, &fakeTester{fakeRequest{polls: 3}}
-	r := &requests{rs: []comm.Request{a, b}}
+	r := allOf(a, b)
 	for i, want := range []bool{false, false, true} {
 		if done, err := r.Test(); done != want || err != nil {
 			t.Fatalf("test %d: %v, %v; want %v", i, done, err, want)
@@ -307,7 +307,7 @@ func TestRequests(t *testing.T) {
 		t.Errorf("Wait after both tested complete: %v, %d waits; want none", err, a.waits+b.waits)
 	}
 	c, d := &fakeTester{fakeRequest{polls: 1}}, &fakeRequest{}
-	r = &requests{rs: []comm.Request{c, d}}
+	r = allOf(c, d)
 	if done, _ := r.Test(); done {
 		t.Error("complete with a request that cannot be tested")
 	}
@@ -316,7 +316,7 @@ func TestRequests(t *testing.T) {
 	}
 	bad := errors.New("link down")
 	e, f := &fakeRequest{err: bad}, &fakeRequest{}
-	if err := (&requests{rs: []comm.Request{e, f}}).Wait(); !errors.Is(err, bad) || f.waits != 1 {
+	if err := allOf(e, f).Wait(); !errors.Is(err, bad) || f.waits != 1 {
 		t.Errorf("Wait with a failing request: %v, %d waits of the other; want its error after waiting for both", err, f.waits)
 	}
 }

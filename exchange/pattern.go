@@ -271,7 +271,7 @@ func (p *Propagator) startCoded(tr *transfer, ps nn.Pass, stream uint64, t *floa
 	if err != nil {
 		return nil, nil, sent, errors.Join(err, plain.Wait())
 	}
-	return &requests{rs: []comm.Request{plain, req}}, enc, sent, nil
+	return allOf(plain, req), enc, sent, nil
 }
 
 // requests completes several requests as one: Test is true once each has
@@ -282,10 +282,12 @@ type requests struct {
 	done []bool
 }
 
+// allOf is the requests rs completed as one.
+func allOf(rs ...comm.Request) *requests {
+	return &requests{rs: rs, done: make([]bool, len(rs))}
+}
+
 func (r *requests) Test() (bool, error) {
-	if r.done == nil {
-		r.done = make([]bool, len(r.rs))
-	}
 	all := true
 	for i, q := range r.rs {
 		if r.done[i] {
@@ -308,15 +310,12 @@ func (r *requests) Test() (bool, error) {
 func (r *requests) Wait() error {
 	var first error
 	for i, q := range r.rs {
-		if r.done != nil && r.done[i] {
+		if r.done[i] {
 			continue
 		}
 		if err := q.Wait(); err != nil && first == nil {
 			first = err
 		}
-	}
-	r.done = make([]bool, len(r.rs))
-	for i := range r.done {
 		r.done[i] = true
 	}
 	return first

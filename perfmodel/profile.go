@@ -806,15 +806,17 @@ func abs(x int) int {
 // smaller one. "" when they agree or the profile does not record AggrNodes.
 func (p *Profile) GraphSizeNote(hostNodes int64) string {
 	lo, hi := int64(0), int64(0)
-	for _, r := range append(append([]Rates(nil), p.Rates...), p.Loads...) {
-		if r.AggrNodes <= 0 {
-			continue
+	for _, rs := range [][]Rates{p.Rates, p.Loads} {
+		for i := range rs {
+			if rs[i].AggrNodes <= 0 {
+				continue
+			}
+			n := int64(rs[i].AggrNodes) * int64(max(rs[i].Copies, 1))
+			if lo == 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
 		}
-		n := int64(r.AggrNodes) * int64(max(r.Copies, 1))
-		if lo == 0 || n < lo {
-			lo = n
-		}
-		hi = max(hi, n)
 	}
 	if lo == 0 || hostNodes <= 0 || (2*lo >= hostNodes && hi <= 2*hostNodes) {
 		return ""
