@@ -81,14 +81,17 @@ func (w *world) finish(err error) error {
 	}
 	var stopped *train.StoppedError
 	if errors.As(err, &stopped) {
-		// Every rank stopped after the same epoch: end MPI normally.
+		// Every rank stopped after the same epoch: end MPI normally. Rank 0
+		// prints before MPI_Finalize, whose fence keeps the other ranks
+		// (whose non-zero exit makes a launcher end the job) from leaving
+		// before the message is out.
+		if w.comm.Rank() == 0 {
+			fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(err))
+		}
 		if ferr := mpi.Finalize(); ferr != nil {
 			return ferr
 		}
-		if w.comm.Rank() != 0 {
-			return silentExit{exitStopped}
-		}
-		return err
+		return silentExit{exitStopped}
 	}
 	var peer *dist.PeerError
 	var agreed *dist.AgreedError
