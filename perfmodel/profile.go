@@ -52,6 +52,10 @@ type Rates struct {
 	// aggregated. The rates depend on it: a graph whose rows fit the
 	// caches aggregates faster than one that does not.
 	AggrNodes int `json:"aggr_nodes,omitempty"`
+	// Rows (optional; 0: not recorded): rows of each copy's GEMMs, codec
+	// blocks and element-wise passes. The rates depend on it too: a dense
+	// product of few rows a thread leaves threads idle at its end.
+	Rows int `json:"rows,omitempty"`
 	// Aggr: sparse aggregation, 1e9 edge·values per second (GUPS) by width.
 	Aggr []AggrRate `json:"aggr"`
 	// Gemm: GFLOP/s of tall-skinny products (many rows, small K and N).

@@ -28,7 +28,7 @@ func benchProfile(args []string) error {
 	threadsArg := fs.String("threads", "", "thread counts, comma separated (default: 1, 2, 4, … up to --cores, and --cores)")
 	var sz measure.Sizes
 	fs.IntVar(&sz.Nodes, "nodes", 150_000, "nodes of each copy's aggregation graph (generated: products-like degree and classes)")
-	hostNodes := fs.Int("host-nodes", 0, "nodes of the graph the whole node holds: each copy's aggregation graph gets that over the copies running at once (products: 2449029), as the ranks of a layout share the graph, instead of --nodes at every thread count")
+	hostNodes := fs.Int("host-nodes", 0, "nodes of the graph the whole node holds: each copy's aggregation graph, and the rows of its dense passes, get that over the copies running at once (products: 2449029), as the ranks of a layout share the graph, instead of --nodes and --rows at every thread count")
 	fs.Float64Var(&sz.Degree, "degree", 50.5, "mean degree of that graph")
 	fs.IntVar(&sz.Rows, "rows", 65_536, "rows of each copy's GEMMs, codec blocks, element-wise passes and fused hidden stage")
 	fs.IntVar(&sz.Reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
@@ -77,6 +77,9 @@ func benchProfile(args []string) error {
 		}
 		return perfmodel.WriteProfile(*out, p)
 	}
+	if *hostNodes != 0 && flagSet(fs, "rows") {
+		return usageError{"--rows: not with --host-nodes, which gives each copy's dense passes its share of the nodes as rows"}
+	}
 	o := measure.Options{Name: *name, Cores: *cores, Sizes: sz, HostNodes: *hostNodes, Log: os.Stderr}
 	if err := profileFlags(&o, *threadsArg, *loadsArg); err != nil {
 		return err
@@ -106,12 +109,12 @@ func benchProfile(args []string) error {
 	if sz.Shards != "" {
 		graphOf = fmt.Sprintf(" (aggregation and shared window on the local graphs of the %d parts of %s)", o.Parts, sz.Shards)
 	}
-	nodes := fmt.Sprintf("--nodes %d", sz.Nodes)
+	nodes := fmt.Sprintf("--nodes %d --degree %g --rows %d", sz.Nodes, sz.Degree, sz.Rows)
 	if o.HostNodes > 0 {
-		nodes = fmt.Sprintf("--host-nodes %d (each copy's graph that over the copies at once)", o.HostNodes)
+		nodes = fmt.Sprintf("--host-nodes %d (each copy's graph and dense rows that over the copies at once) --degree %g", o.HostNodes, sz.Degree)
 	}
-	o.Source = fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with %s --degree %g --rows %d --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
-		version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), nodes, sz.Degree, sz.Rows, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
+	o.Source = fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with %s --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
+		version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), nodes, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
 	p, err := measure.Profile(o)
 	if err != nil {
 		return fmt.Errorf("bench profile: %w", err)

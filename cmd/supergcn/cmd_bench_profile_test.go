@@ -78,16 +78,21 @@ func TestProfileCopiesLockstep(t *testing.T) {
 	}
 
 	// --host-nodes: the copies of a measurement share that many nodes
+	// (and as many rows in its dense passes, so --rows is refused with it)
+	if r := run(t, time.Minute, nil, "bench", "profile", "--cores", "2", "--host-nodes", "6000", "--rows", "512", "--out", prof); r.code != 2 || !strings.Contains(r.stderr, "--rows") {
+		t.Errorf("--rows with --host-nodes: exit %d, %q", r.code, r.stderr)
+	}
 	r = run(t, 3*time.Minute, nil, "bench", "profile", "--cores", "2", "--threads", "1,2", "--loads=", "--host-nodes", "6000", "--degree", "8",
-		"--rows", "512", "--exchange-rows", "0", "--reps", "1", "--out", prof)
+		"--exchange-rows", "0", "--reps", "1", "--out", prof)
 	if r.code != 0 {
 		t.Fatalf("--host-nodes: exit %d: %s", r.code, r.stderr)
 	}
 	if p, err = perfmodel.LoadProfile(prof); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Rates) != 2 || p.Rates[0].AggrNodes != 3000 || p.Rates[1].AggrNodes != 6000 || !strings.Contains(p.Source, "--host-nodes 6000") {
-		t.Errorf("--host-nodes 6000: rates %+v, source %q: want 3000 nodes a copy at 1 thread (2 copies), 6000 at 2", p.Rates, p.Source)
+	if len(p.Rates) != 2 || p.Rates[0].AggrNodes != 3000 || p.Rates[1].AggrNodes != 6000 || p.Rates[0].Rows != 3000 || p.Rates[1].Rows != 6000 ||
+		!strings.Contains(p.Source, "--host-nodes 6000") || strings.Contains(p.Source, "--rows") {
+		t.Errorf("--host-nodes 6000: rates %+v, source %q: want 3000 nodes and rows a copy at 1 thread (2 copies), 6000 at 2", p.Rates, p.Source)
 	}
 	// predict warns of it: a rank of the 2-part partition holds 1500 of its 3000 nodes
 	r = run(t, time.Minute, nil, "predict", "--partitions", pdir, "--profile", prof, "--network", "shm", "--model", "gcn", "--bits", "32")

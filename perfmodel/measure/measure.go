@@ -115,7 +115,7 @@ func (f filler) fill(m *dense.Matrix) *dense.Matrix {
 // sz.ExchangeRows, the exchange pattern and its shared window. Each timed
 // pass starts with every copy (st; nil: alone).
 func Rates(t int, sz Sizes, st *Stepper) (perfmodel.Rates, error) {
-	r := perfmodel.Rates{Threads: t}
+	r := perfmodel.Rates{Threads: t, Rows: sz.Rows}
 	f := filler{rand.New(rand.NewPCG(1, 2))}
 	share := 0.0
 	if err := aggrRates(&r, t, sz, st, f, &share); err != nil {

@@ -38,6 +38,7 @@ func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 	m.SoftmaxGVs = med(func(r *perfmodel.Rates) float64 { return r.SoftmaxGVs })
 	m.StreamGBs = med(func(r *perfmodel.Rates) float64 { return r.StreamGBs })
 	m.AggrNodes = int(med(func(r *perfmodel.Rates) float64 { return float64(r.AggrNodes) }))
+	m.Rows = int(med(func(r *perfmodel.Rates) float64 { return float64(r.Rows) }))
 	if m.Attention != nil {
 		a := *m.Attention
 		a.Score = append([]perfmodel.ScoreRate(nil), a.Score...)

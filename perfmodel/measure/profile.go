@@ -21,10 +21,12 @@ type Options struct {
 	Threads []int // ascending
 	Loads   []int // ascending
 	Sizes   Sizes
-	// HostNodes (optional; 0: Sizes.Nodes a copy): nodes of the graph the
-	// whole node holds. Each measurement of c copies then gives each copy a
-	// generated graph of HostNodes/c nodes, as c ranks share a graph, so
-	// that every thread count aggregates the working set its layout has.
+	// HostNodes (optional; 0: Sizes.Nodes and Sizes.Rows a copy): nodes of
+	// the graph the whole node holds. Each measurement of c copies then
+	// gives each copy a generated graph of HostNodes/c nodes and as many
+	// rows in its GEMMs, codec blocks and element-wise passes, as c ranks
+	// share a graph, so that every thread count works on the rows its
+	// layout has (a dense product's rate depends on its rows a thread).
 	HostNodes int
 	// Parts is the number of parts of Sizes.Shards (0 without): copy i
 	// aggregates part i mod Parts.
@@ -79,6 +81,7 @@ func (o *Options) measure(t, copies int) (perfmodel.Rates, error) {
 		sz := o.Sizes
 		if o.HostNodes > 0 {
 			sz.Nodes = o.HostNodes / copies
+			sz.Rows = sz.Nodes
 		}
 		if o.Parts > 0 {
 			sz.Part = i % o.Parts
