@@ -37,6 +37,7 @@ func benchProfile(args []string) error {
 	fs.StringVar(&sz.Shards, "shards", "", "aggregate the local graphs of this partition directory's parts (copy i: part i mod its parts, in train's node order) instead of a generated graph (--nodes, --degree)")
 	fs.IntVar(&sz.Part, "shard-part", 0, "internal (with --worker and --shards): the part this copy aggregates")
 	fs.IntVar(&sz.HaloFan, "halo-fan", 2, "cut edges a receive-buffer row in the measured cut-edge (halo) product: the partition's cut edges over its boundary rows (16-part products: about 2)")
+	addTo := fs.String("add", "", "add the measured entries to this profile (the same node, measured in parts: its entries of a thread count measured again are replaced; its name and intra-node link stay) and write the whole to --out, which may be the same file")
 	loadsArg := fs.String("loads", "1", "also measure each thread count with these numbers of copies at once (comma separated, each below cores/threads; empty: none): the rates of a node not full, for predict --ranks-per-host")
 	worker := fs.Int("worker", 0, "internal: measure with this many threads and print the rates as JSON")
 	lockstep := fs.Bool("lockstep", false, "internal (with --worker): wait for the other copies before each timed pass (pipes on fds 3 and 4)")
@@ -71,6 +72,9 @@ func benchProfile(args []string) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if *published != "" {
+		if *addTo != "" {
+			return usageError{"--add: not with --published"}
+		}
 		p, err := perfmodel.FromPublished(*published)
 		if err != nil {
 			return usageError{"--published: " + err.Error()}
@@ -105,6 +109,10 @@ func benchProfile(args []string) error {
 	o.Kernel = eng.KernelName()
 	eng.Close()
 	o.BLAS, _, _ = dense.BLAS()
+	base, err := profileToAdd(*addTo, &o)
+	if err != nil {
+		return err
+	}
 	graphOf := ""
 	if sz.Shards != "" {
 		graphOf = fmt.Sprintf(" (aggregation and shared window on the local graphs of the %d parts of %s)", o.Parts, sz.Shards)
@@ -118,6 +126,12 @@ func benchProfile(args []string) error {
 	p, err := measure.Profile(o)
 	if err != nil {
 		return fmt.Errorf("bench profile: %w", err)
+	}
+	if base != nil {
+		if err := base.Add(p); err != nil {
+			return fmt.Errorf("--add %s: %w", *addTo, err)
+		}
+		p = base
 	}
 	return perfmodel.WriteProfile(*out, p)
 }
@@ -193,3 +207,20 @@ func countList(flag, arg, what string, cores int) ([]int, error) {
 // workers, so that --worker run by hand is refused instead of waiting for
 // a lockstep partner that never comes.
 const profileWorkerEnv = "SUPERGCN_PROFILE_WORKER"
+
+// profileToAdd loads the profile of --add (nil without), refusing one of
+// another node or kernel before anything is measured.
+func profileToAdd(path string, o *measure.Options) (*perfmodel.Profile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	p, err := perfmodel.LoadProfile(path)
+	if err != nil {
+		return nil, usageError{"--add: " + err.Error()}
+	}
+	if p.CoresPerNode != o.Cores || p.Kernel != o.Kernel || p.BLAS != o.BLAS {
+		return nil, usageError{fmt.Sprintf("--add: %s: %d cores, kernel %q, BLAS %q; this run: %d cores, kernel %q, BLAS %q (--cores, or another node)",
+			path, p.CoresPerNode, p.Kernel, p.BLAS, o.Cores, o.Kernel, o.BLAS)}
+	}
+	return p, nil
+}

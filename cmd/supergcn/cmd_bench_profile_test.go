@@ -94,6 +94,30 @@ func TestProfileCopiesLockstep(t *testing.T) {
 		!strings.Contains(p.Source, "--host-nodes 6000") || strings.Contains(p.Source, "--rows") {
 		t.Errorf("--host-nodes 6000: rates %+v, source %q: want 3000 nodes and rows a copy at 1 thread (2 copies), 6000 at 2", p.Rates, p.Source)
 	}
+	// --add: a thread count measured later joins the profile (its link stays)
+	first := filepath.Join(dir, "first.json")
+	small := []string{"--loads=", "--nodes", "2000", "--degree", "8", "--rows", "512", "--exchange-rows", "0", "--reps", "1"}
+	for _, args := range [][]string{{"--threads", "2", "--out", first}, {"--threads", "1", "--add", first, "--out", first}} {
+		if r := run(t, 3*time.Minute, nil, append(append([]string{"bench", "profile", "--cores", "2"}, small...), args...)...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		if args[1] == "2" {
+			if p, err = perfmodel.LoadProfile(first); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link := p.IntraNode
+	if p, err = perfmodel.LoadProfile(first); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rates) != 2 || p.Rates[0].Threads != 1 || p.Rates[1].Threads != 2 || p.IntraNode != link || !strings.Contains(p.Source, "; and ") {
+		t.Errorf("--add: rates %d, intra-node %+v (was %+v), source %q: want 1 and 2 threads, the first link, both sources", len(p.Rates), p.IntraNode, link, p.Source)
+	}
+	if r := run(t, time.Minute, nil, append([]string{"bench", "profile", "--cores", "1", "--add", first, "--out", prof}, small...)...); r.code != 2 || !strings.Contains(r.stderr, "--add") {
+		t.Errorf("--add of a 2-core profile to a 1-core run: exit %d, %q", r.code, r.stderr)
+	}
+
 	// predict warns of it: a rank of the 2-part partition holds 1500 of its 3000 nodes
 	r = run(t, time.Minute, nil, "predict", "--partitions", pdir, "--profile", prof, "--network", "shm", "--model", "gcn", "--bits", "32")
 	if r.code != 0 || !strings.Contains(r.stderr, "warning: profile") || !strings.Contains(r.stderr, "--host-nodes 1500") {
