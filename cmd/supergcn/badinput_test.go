@@ -316,6 +316,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "stats ranks-per-node not dividing", args: []string{"stats", pdir, "--ranks-per-node", "3"}, want: "--ranks-per-node: 3, want >= 1 and a divisor of the 2 ranks"},
 		{name: "bench profile degree NaN", args: []string{"bench", "profile", "--out", p("prof.json"), "--degree", "NaN"}, want: "--degree: NaN, want a mean degree in (0, --nodes-1 = 149999]"},
 		{name: "bench profile degree > nodes", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "10", "--degree", "20"}, want: "--degree: 20, want a mean degree in (0, --nodes-1 = 9]"},
+		{name: "bench profile spec", args: []string{"bench", "profile", "--out", p("prof.json"), "--spec", "products,bogus=1"}, want: "--spec: "},
 		{name: "bench profile out dir", args: []string{"bench", "profile", "--published", "a64fx", "--out", p("outdir")}, want: "--out: " + p("outdir") + " is a directory"},
 		{name: "bench profile out unwritable", args: []string{"bench", "profile", "--published", "a64fx", "--out", p("nodir/p.json")}, want: "--out: " + p("nodir/p.json") + ": directory " + p("nodir") + " does not exist"},
 		{name: "predict save-volumes dir", args: predict("--save-volumes", p("outdir")), want: "--save-volumes: " + p("outdir") + " is a directory"},

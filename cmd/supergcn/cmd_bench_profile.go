@@ -13,6 +13,7 @@ import (
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
@@ -29,7 +30,8 @@ func benchProfile(args []string) error {
 	var sz measure.Sizes
 	fs.IntVar(&sz.Nodes, "nodes", 150_000, "nodes of each copy's aggregation graph (generated: products-like degree and classes)")
 	hostNodes := fs.Int("host-nodes", 0, "nodes of the graph the whole node holds: each copy's aggregation graph, and the rows of its dense passes, get that over the copies running at once (products: 2449029), as the ranks of a layout share the graph, instead of --nodes and --rows at every thread count")
-	fs.Float64Var(&sz.Degree, "degree", 50.5, "mean degree of that graph")
+	fs.StringVar(&sz.Spec, "spec", "products", "generator spec of that graph (supergcn gen --spec syntax: a preset and keys; its nodes are --nodes or the --host-nodes share, its features unused)")
+	fs.Float64Var(&sz.Degree, "degree", 0, "mean degree of that graph (0: the --spec's)")
 	fs.IntVar(&sz.Rows, "rows", 65_536, "rows of each copy's GEMMs, codec blocks, element-wise passes and fused hidden stage")
 	fs.IntVar(&sz.Reps, "reps", 3, "timed repetitions (after one warm-up); the median is kept")
 	fs.IntVar(&sz.ExchangeRows, "exchange-rows", -1, "rows of the exchange-pattern buffers (gather into the send buffer, codec per peer block, scatter-add of the receive buffer; -1: 4·--rows, as many boundary rows as a products part has per owned node; 0: not measured)")
@@ -94,7 +96,7 @@ func benchProfile(args []string) error {
 	}
 	o.Worker = func(t int, sz measure.Sizes) *exec.Cmd {
 		c := exec.Command(exe, "bench", "profile", "--worker", strconv.Itoa(t), "--lockstep", "--nodes", strconv.Itoa(sz.Nodes),
-			"--degree", strconv.FormatFloat(sz.Degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.Rows), "--reps", strconv.Itoa(sz.Reps),
+			"--spec", sz.Spec, "--degree", strconv.FormatFloat(sz.Degree, 'g', -1, 64), "--rows", strconv.Itoa(sz.Rows), "--reps", strconv.Itoa(sz.Reps),
 			"--exchange-rows", strconv.Itoa(sz.ExchangeRows), "--peers", strconv.Itoa(sz.Peers), "--halo-fan", strconv.Itoa(sz.HaloFan))
 		if sz.Shards != "" {
 			c.Args = append(c.Args, "--shards", sz.Shards, "--shard-part", strconv.Itoa(sz.Part))
@@ -117,9 +119,9 @@ func benchProfile(args []string) error {
 	if sz.Shards != "" {
 		graphOf = fmt.Sprintf(" (aggregation and shared window on the local graphs of the %d parts of %s)", o.Parts, sz.Shards)
 	}
-	nodes := fmt.Sprintf("--nodes %d --degree %g --rows %d", sz.Nodes, sz.Degree, sz.Rows)
+	nodes := fmt.Sprintf("--spec %s --nodes %d --degree %g --rows %d", o.Sizes.Spec, o.Sizes.Nodes, o.Sizes.Degree, o.Sizes.Rows)
 	if o.HostNodes > 0 {
-		nodes = fmt.Sprintf("--host-nodes %d (each copy's graph and dense rows that over the copies at once) --degree %g", o.HostNodes, sz.Degree)
+		nodes = fmt.Sprintf("--spec %s --host-nodes %d (each copy's graph and dense rows that over the copies at once) --degree %g", o.Sizes.Spec, o.HostNodes, o.Sizes.Degree)
 	}
 	o.Source = fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with %s --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
 		version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), nodes, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
@@ -147,13 +149,19 @@ func profileFlags(o *measure.Options, threadsArg, loadsArg string) error {
 		}
 		o.Parts = m.Parts
 	}
+	g, err := graph.ParseGenSpec(sz.Spec)
+	if err != nil {
+		return usageError{"--spec: " + err.Error()}
+	}
+	if sz.Degree == 0 {
+		sz.Degree, o.Sizes.Degree = g.Degree, g.Degree
+	}
 	if o.Cores < 1 || sz.Nodes < 1 || sz.Degree <= 0 || sz.Rows < 1 || sz.Reps < 1 || sz.Peers < 1 || sz.HaloFan < 1 {
 		return usageError{"--cores, --nodes, --degree, --rows, --reps, --peers and --halo-fan must be positive"}
 	}
 	if sz.ExchangeRows > 0 && sz.ExchangeRows < sz.Peers {
 		return usageError{fmt.Sprintf("--exchange-rows: %d, want 0 or at least --peers (%d): a row a peer", sz.ExchangeRows, sz.Peers)}
 	}
-	var err error
 	if loadsArg != "" {
 		if o.Loads, err = countList("--loads", loadsArg, "a copy count", o.Cores); err != nil {
 			return err

@@ -47,8 +47,8 @@ func TestProfileCopiesLockstep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Rates) != 1 || p.Rates[0].Copies != 2 || p.Rates[0].Exchange == nil || !strings.Contains(p.Source, "lockstep") {
-		t.Errorf("rates %+v, source %q: want one entry of 2 copies with the exchange pattern, measured in lockstep", p.Rates, p.Source)
+	if len(p.Rates) != 1 || p.Rates[0].Copies != 2 || p.Rates[0].Exchange == nil || !strings.Contains(p.Source, "lockstep") || !strings.Contains(p.Source, "--spec products --nodes 2000 --degree 8") {
+		t.Errorf("rates %+v, source %q: want one entry of 2 copies with the exchange pattern on a products-like graph, measured in lockstep", p.Rates, p.Source)
 	}
 
 	// --shards: each copy aggregates its own part of a real partition

@@ -25,8 +25,12 @@ import (
 
 // Sizes are the problem sizes of one measuring copy.
 type Sizes struct {
-	Nodes  int     // aggregation graph nodes (generated, products-like)
-	Degree float64 // and its mean degree
+	// Spec is the generator spec of the aggregation graph (graph.ParseGenSpec:
+	// a preset and keys; "" the generator's defaults); Nodes and Degree
+	// (when > 0) override its nodes and degree.
+	Spec   string
+	Nodes  int     // aggregation graph nodes
+	Degree float64 // and its mean degree (0: the spec's)
 	Rows   int     // rows of the GEMMs, codec blocks and element-wise passes
 	Reps   int     // timed repetitions after one warm-up; the median is kept
 	// ExchangeRows are the exchange pattern's send/receive buffer rows
@@ -87,7 +91,14 @@ func aggrGraph(t int, sz Sizes) (*graph.CSR, error) {
 		s.X = nil // the rows are the profile's own
 		return shardLayout(s)
 	}
-	spec, err := graph.ParseGenSpec(fmt.Sprintf("nodes=%d,degree=%g,classes=%d,feat=0,threads=%d", sz.Nodes, sz.Degree, classes, t))
+	text := fmt.Sprintf("nodes=%d,feat=0,threads=%d", sz.Nodes, t)
+	if sz.Degree > 0 {
+		text += fmt.Sprintf(",degree=%g", sz.Degree)
+	}
+	if sz.Spec != "" {
+		text = sz.Spec + "," + text
+	}
+	spec, err := graph.ParseGenSpec(text)
 	if err != nil {
 		return nil, err
 	}
