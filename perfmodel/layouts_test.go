@@ -51,6 +51,12 @@ func TestRatesAt(t *testing.T) {
 		t.Errorf("3 threads, per-thread rate halving by 4: elementwise %v, want 20", r.ElemGBs)
 	}
 	p.Rates[1].ElemGBs = 40
+	// straggle: a factor, interpolated as it is; one copy's 0 counts as 1
+	p.Rates[0].Straggle = 1.3
+	if r := p.RatesAt(3, 1); math.Abs(r.Straggle-1.1) > 1e-12 {
+		t.Errorf("3 threads between straggle 1.3 and none: %v, want 1.1", r.Straggle)
+	}
+	p.Rates[0].Straggle = 0
 	if r := p.RatesAt(8, 1); r != &p.Rates[1] {
 		t.Errorf("above the largest count: %+v", r)
 	}

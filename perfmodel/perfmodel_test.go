@@ -903,3 +903,56 @@ func TestGraphSizeNote(t *testing.T) {
 		t.Error("even profile at 600000 host nodes (its larger entry 4× that): no note")
 	}
 }
+
+// TestStraggle: the straggle of copies is the median over entries of the
+// median copy's rate over the slowest's; Predict divides the compute rates
+// of a job of several ranks by it, and of one rank not.
+func TestStraggle(t *testing.T) {
+	base := flatProfile().Rates[0]
+	slow := base.Scaled(1 / 1.25)
+	fast := base.Scaled(2)
+	if s := StraggleOf([]Rates{base}); s != 0 {
+		t.Errorf("one copy: straggle %v, want 0 (not measured)", s)
+	}
+	// copies base, base, slow: median = base, slowest = slow
+	if s := StraggleOf([]Rates{base, *slow, base}); math.Abs(s-1.25) > 1e-12 {
+		t.Errorf("one copy 1.25× slower: straggle %v, want 1.25", s)
+	}
+	if s := StraggleOf([]Rates{base, *fast, base}); s != 1 {
+		t.Errorf("one copy faster: straggle %v, want 1", s)
+	}
+	odd := base
+	odd.Gemm = nil
+	if s := StraggleOf([]Rates{base, odd}); s != 0 {
+		t.Errorf("copies of different entries: straggle %v, want 0", s)
+	}
+
+	prof := flatProfile()
+	shm, _ := ParseNetwork("shm")
+	cfg := Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
+	before, err := Predict(twoRanks(), prof, shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof.Rates[0].Straggle = 1.25
+	after, err := Predict(twoRanks(), prof, shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Straggle != 1.25 || math.Abs(after.DenseS/before.DenseS-1.25) > 1e-9 || math.Abs(after.AggrS/before.AggrS-1.25) > 0.01 { // aggr: its link time is not compute
+		t.Errorf("straggle 1.25: dense %v → %v, aggr %v → %v, reported %v", before.DenseS, after.DenseS, before.AggrS, after.AggrS, after.Straggle)
+	}
+	alone := twoRanks()[:1]
+	alone[0].Recv, alone[0].CutEdges = nil, 0
+	one, err := Predict(alone, prof, shm, Config{Model: gcn(), Wire: wires(32), Threads: 1, RanksPerNode: 1, CoresPerNode: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Straggle != 0 {
+		t.Errorf("one rank: straggle %v applied", one.Straggle)
+	}
+	prof.Rates[0].Straggle = 0.9
+	if err := prof.Validate(); err == nil || !strings.Contains(err.Error(), "straggle") {
+		t.Errorf("straggle 0.9: %v, want an error naming it", err)
+	}
+}

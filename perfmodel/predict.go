@@ -170,6 +170,10 @@ type Prediction struct {
 	// cores when above 1: the ranks time-share the cores, and every
 	// compute rate is divided by it.
 	Oversubscription float64 `json:"oversubscription,omitempty"`
+	// Straggle is the profile entry's Rates.Straggle when the job has
+	// several ranks: every compute rate is divided by it (the exchanges
+	// wait for the slowest rank).
+	Straggle float64 `json:"straggle,omitempty"`
 }
 
 // Element-wise traffic, bytes per matrix value (4-byte floats, read +
@@ -302,6 +306,11 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if oversub > 1 {
 		rates = rates.Scaled(1 / oversub)
 	}
+	straggle := 0.0
+	if ranks > 1 && rates.Straggle > 1 {
+		straggle = rates.Straggle
+		rates = rates.Scaled(1 / straggle)
+	}
 	costs, err := cfg.Model.net().LayerCosts()
 	if err != nil {
 		return nil, err
@@ -336,7 +345,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: cfg.Exchange, Oversubscription: max(oversub, 1)}
+		Exchange: cfg.Exchange, Oversubscription: max(oversub, 1), Straggle: straggle}
 	if p.allBytes > 0 {
 		pr.InterNodeShare = p.interBytes / p.allBytes
 	}

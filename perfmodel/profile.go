@@ -90,6 +90,12 @@ type Rates struct {
 	// the exchange runs them; without it the model takes the codec from
 	// Quant and the buffer rows at the aggregation rate.
 	Exchange *ExchangeRates `json:"exchange,omitempty"`
+	// Straggle (optional; 0: not measured, as with one copy): how much
+	// slower the slowest of the copies ran than the median copy, the
+	// median over the entries of median rate / slowest rate (≥ 1). Every
+	// exchange waits for the slowest rank, so the model runs each rank at
+	// the slowest copy's pace.
+	Straggle float64 `json:"straggle,omitempty"`
 }
 
 // ExchangeRates are the passes of one boundary exchange, measured in the
@@ -360,6 +366,9 @@ func (r *Rates) validate(at string) error {
 	}
 	if err := r.validateHidden(at); err != nil {
 		return err
+	}
+	if r.Straggle != 0 && !(r.Straggle >= 1 && r.Straggle <= 100) {
+		return fmt.Errorf("%s.straggle = %v, want a factor in [1, 100] (0: not measured)", at, r.Straggle)
 	}
 	if err := r.Attention.validate(at + ".attention"); err != nil {
 		return err

@@ -41,12 +41,16 @@ func (p *Profile) RatesAt(threads, busy int) *Rates {
 	}
 	t0, t1, t := float64(lo.Threads), float64(hi.Threads), float64(threads)
 	for i, v := range cv {
-		if strings.HasPrefix(ck[i], "share") { // factors, not throughputs
+		if isFactor(ck[i]) { // factors, not throughputs
 			*v += f * (*hv[i] - *v)
 			continue
 		}
 		// A throughput: its share per thread, interpolated.
 		*v = t * (*v/t0 + f*(*hv[i]/t1-*v/t0))
+	}
+	if lo.Straggle > 0 || hi.Straggle > 0 { // one copy: 0, a factor of 1
+		a, b := max(1, lo.Straggle), max(1, hi.Straggle)
+		c.Straggle = a + f*(b-a)
 	}
 	c.Threads = threads
 	return c
@@ -105,4 +109,59 @@ func (r *Rates) fields() (keys []string, vals []*float64) {
 		opt("sharemax", &x.ShareFactorMax)
 	}
 	return keys, vals
+}
+
+// isFactor tells the keys of fields whose values are factors (the shared
+// window's) from throughputs.
+func isFactor(key string) bool {
+	return strings.HasPrefix(key, "share")
+}
+
+// StraggleOf is the straggle of copies measured at once (Rates.Straggle):
+// over the throughputs that every copy measured, the median of the median
+// copy's rate over the slowest copy's; 0 for fewer than two copies or
+// copies whose entries differ.
+func StraggleOf(rs []Rates) float64 {
+	if len(rs) < 2 {
+		return 0
+	}
+	keys, _ := rs[0].fields()
+	vals := make([][]*float64, len(rs))
+	for i := range rs {
+		k, v := rs[i].fields()
+		if !slices.Equal(k, keys) {
+			return 0
+		}
+		vals[i] = v
+	}
+	var ratios []float64
+	col := make([]float64, len(rs))
+	for j, key := range keys {
+		if isFactor(key) || strings.HasSuffix(key, "=0") {
+			continue
+		}
+		for i := range rs {
+			col[i] = *vals[i][j]
+		}
+		slow := slices.Min(col)
+		if slow <= 0 {
+			continue
+		}
+		ratios = append(ratios, medianOf(col)/slow)
+	}
+	if len(ratios) == 0 {
+		return 0
+	}
+	return medianOf(ratios)
+}
+
+// medianOf is the median of v (v is left as it was).
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -123,8 +123,8 @@ func benchProfile(args []string) error {
 	if o.HostNodes > 0 {
 		nodes = fmt.Sprintf("--spec %s --host-nodes %d (each copy's graph and dense rows that over the copies at once) --degree %g", o.Sizes.Spec, o.HostNodes, o.Sizes.Degree)
 	}
-	o.Source = fmt.Sprintf("measured by `supergcn bench profile` (%s, %s/%s, %d cores, %s) with %s --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
-		version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), nodes, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
+	o.Source = fmt.Sprintf("measured by `supergcn bench profile --threads %s` (%s, %s/%s, %d cores, %s) with %s --reps %d --exchange-rows %d --peers %d; aggregation on train's node order with self-loops, cut-edge products with --halo-fan %d, the fused hidden stage as training runs it, the copies in lockstep%s",
+		joinInts(o.Threads), version, runtime.GOOS, runtime.GOARCH, *cores, time.Now().UTC().Format("2006-01-02"), nodes, sz.Reps, sz.ExchangeRows, sz.Peers, sz.HaloFan, graphOf)
 	p, err := measure.Profile(o)
 	if err != nil {
 		return fmt.Errorf("bench profile: %w", err)
@@ -231,4 +231,13 @@ func profileToAdd(path string, o *measure.Options) (*perfmodel.Profile, error) {
 			path, p.CoresPerNode, p.Kernel, p.BLAS, o.Cores, o.Kernel, o.BLAS)}
 	}
 	return p, nil
+}
+
+// joinInts writes v as --threads takes it: comma separated.
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }

@@ -65,6 +65,9 @@ func TestMeasureRates(t *testing.T) {
 	if x := m.Exchange; x.ShareFactor != 1.1 || x.ShareFactorMax != 1.7 {
 		t.Errorf("shared window over copies 1.1, 1.7, 1.1: median %v, max %v; want 1.1, 1.7", x.ShareFactor, x.ShareFactorMax)
 	}
+	if m.Straggle != 1 { // the slowest copy is the median one in every entry
+		t.Errorf("straggle of copies r, r2 (faster), r: %v, want 1", m.Straggle)
+	}
 	if m.Exchange == r.Exchange || &m.Exchange.RowRates[0] == &r.Exchange.RowRates[0] {
 		t.Error("the median shares the copies' exchange rates")
 	}

@@ -4,7 +4,8 @@ import "github.com/supergcn/supergcn/perfmodel"
 
 // MedianRates is the element-wise median over the copies' rates (all have
 // the same entries in the same order, as Rates measures them); the shared
-// window's ShareFactorMax is the maximum over the copies.
+// window's ShareFactorMax is the maximum over the copies, and Straggle
+// how far the slowest copy fell behind (perfmodel.StraggleOf).
 func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 	med := func(f func(r *perfmodel.Rates) float64) float64 {
 		v := make([]float64, len(rs))
@@ -72,5 +73,6 @@ func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 		}
 		m.Exchange = &x
 	}
+	m.Straggle = perfmodel.StraggleOf(rs)
 	return m
 }

@@ -121,6 +121,9 @@ func logRates(w io.Writer, t, copies int, r perfmodel.Rates, t0 time.Time) {
 		s, g := a.Score[len(a.Score)-1], a.Aggr[0]
 		x += fmt.Sprintf(", attention: scores (%d heads) %.3f G edge·heads/s, weighted aggregation (width %d) %.2f GUPS forward", s.Heads, s.Forward, g.Width, g.Forward)
 	}
+	if r.Straggle > 0 {
+		x += fmt.Sprintf(", slowest copy %.2f× slower than the median", r.Straggle)
+	}
 	aggr, gemm, enc := 0.0, 0.0, 0.0
 	for _, a := range r.Aggr {
 		if a.Width == 128 {
