@@ -3,8 +3,10 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 // SoftmaxCrossEntropy is SoftmaxCrossEntropyInto with a fresh gradient
@@ -33,6 +35,10 @@ func SoftmaxCrossEntropy(logits *dense.Matrix, labels []int32, rows []int32, den
 // supervised nodes so that per-rank gradients sum to the gradient of the
 // global mean loss. A row listed twice contributes twice.
 //
+// Rows listed in increasing order run on the rank's threads (par), in
+// blocks of lossBlockRows whose losses add in block order: the same sum
+// whatever the thread count. Other lists run in order on the caller.
+//
 // grad is reused when its storage suffices (pass nil to allocate). Errors:
 // a row or label out of range, denom ≤ 0, labels shorter than logits.
 func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []int32, denom float64) (float64, *dense.Matrix, error) {
@@ -43,13 +49,14 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 		return 0, nil, err
 	}
 	grad = dense.Reshape(grad, logits.Rows, logits.Cols)
-	grad.Zero()
+	par.For(len(grad.Data), zeroGrain, func(lo, hi int) { clear(grad.Data[lo:hi]) })
 	inv := 1 / denom
-	var loss float64
-	for _, r := range rows {
+	// one adds row r's gradient and returns its loss; e: classes scratch
+	// values, each exp computed once.
+	one := func(r int32, e []float64) float64 {
 		y := labels[r]
 		if y < 0 {
-			continue
+			return 0
 		}
 		row, g := logits.Row(int(r)), grad.Row(int(r))
 		mx := math.Inf(-1)
@@ -57,44 +64,95 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 			mx = math.Max(mx, float64(v))
 		}
 		var s float64
-		for _, v := range row {
-			s += math.Exp(float64(v) - mx)
-		}
-		lse := mx + math.Log(s)
-		loss += lse - float64(row[y])
 		for j, v := range row {
-			g[j] += float32(math.Exp(float64(v)-lse) * inv)
+			e[j] = math.Exp(float64(v) - mx)
+			s += e[j]
+		}
+		for j := range g {
+			g[j] += float32(e[j] / s * inv)
 		}
 		g[y] -= float32(inv)
+		return mx + math.Log(s) - float64(row[y])
 	}
-	return loss, grad, nil
+	if !slices.IsSorted(rows) || hasRepeat(rows) { // a row listed twice: its gradient adds up in order
+		var loss float64
+		e := make([]float64, logits.Cols)
+		for _, r := range rows {
+			loss += one(r, e)
+		}
+		return loss, grad, nil
+	}
+	return sumRowBlocks(len(rows), func(lo, hi int) float64 {
+		var l float64
+		e := make([]float64, logits.Cols)
+		for _, r := range rows[lo:hi] {
+			l += one(r, e)
+		}
+		return l
+	}), grad, nil
+}
+
+// Row blocks of the loss and the correct counts: fixed by the rows, not
+// the threads, so the loss sums in the same order whatever the thread
+// count. zeroGrain: values of the gradient cleared by one thread at least.
+const (
+	lossBlockRows = 2048
+	zeroGrain     = 1 << 16
+)
+
+// sumRowBlocks runs part on the blocks of lossBlockRows of n rows on the
+// rank's threads and returns the parts' sum, added in block order.
+func sumRowBlocks[T int64 | float64](n int, part func(lo, hi int) T) T {
+	blocks := (n + lossBlockRows - 1) / lossBlockRows
+	parts := make([]T, blocks)
+	par.Blocks(blocks, 0, func(b int) {
+		parts[b] = part(b*lossBlockRows, min(n, (b+1)*lossBlockRows))
+	})
+	var sum T
+	for _, p := range parts {
+		sum += p
+	}
+	return sum
+}
+
+// hasRepeat reports whether sorted rows list a row twice.
+func hasRepeat(rows []int32) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i] == rows[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // CountCorrect counts the listed rows with a non-negative label whose argmax
-// logit (ties go to the lowest class index) equals the label. Invalid
+// logit (ties go to the lowest class index) equals the label, on the rank's
+// threads. Invalid
 // arguments panic, as in SoftmaxCrossEntropy.
 func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
 	if err := checkRows("CountCorrect", logits, labels, rows); err != nil {
 		panic(err)
 	}
-	var n int64
-	for _, r := range rows {
-		y := labels[r]
-		if y < 0 {
-			continue
-		}
-		row := logits.Row(int(r))
-		best := 0
-		for j, v := range row {
-			if v > row[best] {
-				best = j
+	return sumRowBlocks(len(rows), func(lo, hi int) int64 {
+		var n int64
+		for _, r := range rows[lo:hi] {
+			y := labels[r]
+			if y < 0 {
+				continue
+			}
+			row := logits.Row(int(r))
+			best := 0
+			for j, v := range row {
+				if v > row[best] {
+					best = j
+				}
+			}
+			if int32(best) == y {
+				n++
 			}
 		}
-		if int32(best) == y {
-			n++
-		}
-	}
-	return n
+		return n
+	})
 }
 
 // checkRows validates rows and their labels against logits.

@@ -3,9 +3,11 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/par"
 )
 
 func TestSoftmaxCrossEntropyValue(t *testing.T) {
@@ -96,5 +98,63 @@ func TestCountCorrect(t *testing.T) {
 	}
 	if got := CountCorrect(logits, labels, []int32{1}); got != 0 {
 		t.Fatalf("CountCorrect on the tie row = %d, want 0", got)
+	}
+}
+
+// TestLossThreads: the loss, its gradient and the correct counts of rows
+// spanning several blocks are the same, bit for bit, at 1, 3 and 8
+// threads, and equal a serial reference (the loss within float64
+// rounding: it adds in blocks); a list with a repeated row (run in order)
+// counts that row twice.
+func TestLossThreads(t *testing.T) {
+	defer par.SetThreads(par.Threads())
+	r := rand.New(rand.NewPCG(3, 4))
+	n, classes := 3*lossBlockRows+17, 47
+	logits := randMat(r, n, classes)
+	labels := make([]int32, n)
+	var rows []int32
+	for i := range labels {
+		labels[i] = int32(r.IntN(classes+1)) - 1 // some unlabelled
+		if i%3 != 1 {
+			rows = append(rows, int32(i))
+		}
+	}
+	var want float64
+	var correct int64
+	for _, i := range rows {
+		if y := labels[i]; y >= 0 {
+			l, _ := SoftmaxCrossEntropy(&dense.Matrix{Rows: 1, Cols: classes, Data: logits.Row(int(i))}, labels[i:i+1], []int32{0}, 1)
+			want += l
+			row := logits.Row(int(i))
+			if slices.Index(row, slices.Max(row)) == int(y) {
+				correct++
+			}
+		}
+	}
+	var first *dense.Matrix
+	var firstLoss float64
+	for _, threads := range []int{1, 3, 8} {
+		par.SetThreads(threads)
+		loss, grad := SoftmaxCrossEntropy(logits, labels, rows, 7)
+		if math.Abs(loss-want) > 1e-9*math.Abs(want) {
+			t.Errorf("%d threads: loss %v, serial %v", threads, loss, want)
+		}
+		if c := CountCorrect(logits, labels, rows); c != correct {
+			t.Errorf("%d threads: %d correct, want %d", threads, c, correct)
+		}
+		if first == nil {
+			first, firstLoss = grad, loss
+		} else if loss != firstLoss || !slices.Equal(grad.Data, first.Data) {
+			t.Errorf("%d threads: loss %v or gradient differs from 1 thread's (%v)", threads, loss, firstLoss)
+		}
+	}
+	i := rows[0]
+	for labels[i] < 0 {
+		i++
+	}
+	once, g1 := SoftmaxCrossEntropy(logits, labels, []int32{i}, 1)
+	twice, g2 := SoftmaxCrossEntropy(logits, labels, []int32{i, i}, 1)
+	if twice != 2*once || g2.Row(int(i))[0] != 2*g1.Row(int(i))[0] {
+		t.Errorf("row listed twice: loss %v (once %v), gradient %v (once %v)", twice, once, g2.Row(int(i))[0], g1.Row(int(i))[0])
 	}
 }
