@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/supergcn/supergcn/dense"
@@ -113,10 +114,10 @@ func BenchmarkGCNLayer(b *testing.B) {
 
 // BenchmarkLoss times the softmax cross-entropy (loss and gradient) and the
 // correct count of 200 000 labelled rows of 47 classes, as a rank of a
-// products-like graph runs them every epoch, on -cpu threads.
+// products-like graph runs them every epoch, on GOMAXPROCS threads
+// (GOMAXPROCS=P go test -bench Loss ./nn).
 func BenchmarkLoss(b *testing.B) {
 	defer par.SetThreads(par.Threads())
-	par.SetThreads(0)
 	r := rand.New(rand.NewPCG(1, 2))
 	n, classes := 200_000, 47
 	logits := dense.New(n, classes)
@@ -129,6 +130,7 @@ func BenchmarkLoss(b *testing.B) {
 	}
 	grad := dense.New(n, classes)
 	b.Run("softmax", func(b *testing.B) {
+		par.SetThreads(runtime.GOMAXPROCS(0))
 		b.SetBytes(int64(4 * n * classes))
 		for b.Loop() {
 			if _, _, err := SoftmaxCrossEntropyInto(grad, logits, labels, rows, float64(n)); err != nil {
@@ -137,6 +139,7 @@ func BenchmarkLoss(b *testing.B) {
 		}
 	})
 	b.Run("correct", func(b *testing.B) {
+		par.SetThreads(runtime.GOMAXPROCS(0))
 		b.SetBytes(int64(4 * n * classes))
 		for b.Loop() {
 			CountCorrect(logits, labels, rows)
