@@ -158,3 +158,24 @@ func TestLossThreads(t *testing.T) {
 		t.Errorf("row listed twice: loss %v (once %v), gradient %v (once %v)", twice, once, g2.Row(int(i))[0], g1.Row(int(i))[0])
 	}
 }
+
+// TestDot64Threads: GIN's ε gradient Σ x⊙y is the same at 1 and 5
+// threads and equals the index-order sum within float64 rounding.
+func TestDot64Threads(t *testing.T) {
+	defer par.SetThreads(par.Threads())
+	r := rand.New(rand.NewPCG(5, 6))
+	x, y := randMat(r, 20000, 33), randMat(r, 20000, 33)
+	var want float64
+	for i, v := range x.Data {
+		want += float64(v) * float64(y.Data[i])
+	}
+	par.SetThreads(1)
+	one := dot64(x, y)
+	par.SetThreads(5)
+	if five := dot64(x, y); five != one || math.Abs(one-want) > 1e-9*math.Abs(want)+1e-9 {
+		t.Errorf("dot64: %v at 1 thread, %v at 5, index order %v", one, five, want)
+	}
+	if d := dot64(&dense.Matrix{Cols: 4}, &dense.Matrix{Cols: 4}); d != 0 {
+		t.Errorf("no rows: %v", d)
+	}
+}
