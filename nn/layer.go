@@ -305,21 +305,16 @@ func axpby(dst *dense.Matrix, a, b float32, src *dense.Matrix) {
 }
 
 // dot64 is Σ x⊙y in float64 over x's rows (y has x's shape), on the rank's
-// threads in row blocks added in block order (dense.ColReduce): the same
-// sum at every thread count.
+// threads in row blocks added in block order (sumRowBlocks): the same sum
+// at every thread count.
 func dot64(x, y *dense.Matrix) float64 {
-	var s float64
 	cols := x.Cols
-	if x.Rows == 0 || cols == 0 {
-		return 0
-	}
-	dense.ColReduce(x.Rows, cols, func(lo, hi int, acc []float64) {
+	return sumRowBlocks(x.Rows, func(lo, hi int) float64 {
 		var d float64
 		yd := y.Data[lo*cols : hi*cols]
 		for i, v := range x.Data[lo*cols : hi*cols] {
 			d += float64(v) * float64(yd[i])
 		}
-		acc[0] += d
-	}, func(sum []float64) { s = sum[0] })
-	return s
+		return d
+	})
 }

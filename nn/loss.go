@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
@@ -35,7 +34,7 @@ func SoftmaxCrossEntropy(logits *dense.Matrix, labels []int32, rows []int32, den
 // supervised nodes so that per-rank gradients sum to the gradient of the
 // global mean loss. A row listed twice contributes twice.
 //
-// Rows listed in increasing order run on the rank's threads (par), in
+// Rows listed in strictly increasing order run on the rank's threads (par), in
 // blocks of lossBlockRows whose losses add in block order: the same sum
 // whatever the thread count. Other lists run in order on the caller.
 //
@@ -74,7 +73,7 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 		g[y] -= float32(inv)
 		return mx + math.Log(s) - float64(row[y])
 	}
-	if !slices.IsSorted(rows) || hasRepeat(rows) { // a row listed twice: its gradient adds up in order
+	if !increasing(rows) { // a row listed twice: its gradient adds up in order
 		var loss float64
 		e := make([]float64, logits.Cols)
 		for _, r := range rows {
@@ -92,9 +91,9 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 	}), grad, nil
 }
 
-// Row blocks of the loss and the correct counts: fixed by the rows, not
-// the threads, so the loss sums in the same order whatever the thread
-// count. zeroGrain: values of the gradient cleared by one thread at least.
+// Row blocks of the reductions over a rank's rows (the loss, the correct
+// counts, GIN's ε gradient): fixed by the rows, not the threads, so a sum
+// adds in the same order whatever the thread count. zeroGrain: values of the gradient cleared by one thread at least.
 const (
 	lossBlockRows = 2048
 	zeroGrain     = 1 << 16
@@ -115,20 +114,19 @@ func sumRowBlocks[T int64 | float64](n int, part func(lo, hi int) T) T {
 	return sum
 }
 
-// hasRepeat reports whether sorted rows list a row twice.
-func hasRepeat(rows []int32) bool {
+// increasing reports whether rows are strictly increasing (each row once).
+func increasing(rows []int32) bool {
 	for i := 1; i < len(rows); i++ {
-		if rows[i] == rows[i-1] {
-			return true
+		if rows[i] <= rows[i-1] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // CountCorrect counts the listed rows with a non-negative label whose argmax
 // logit (ties go to the lowest class index) equals the label, on the rank's
-// threads. Invalid
-// arguments panic, as in SoftmaxCrossEntropy.
+// threads. Invalid arguments panic, as in SoftmaxCrossEntropy.
 func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
 	if err := checkRows("CountCorrect", logits, labels, rows); err != nil {
 		panic(err)

@@ -147,16 +147,16 @@ func StraggleOf(rs []Rates) float64 {
 		if slow <= 0 {
 			continue
 		}
-		ratios = append(ratios, medianOf(col)/slow)
+		ratios = append(ratios, Median(col)/slow)
 	}
 	if len(ratios) == 0 {
 		return 0
 	}
-	return medianOf(ratios)
+	return Median(ratios)
 }
 
-// medianOf is the median of v (v is left as it was).
-func medianOf(v []float64) float64 {
+// Median is the median of v (v is left as it was).
+func Median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	n := len(s)

@@ -81,7 +81,7 @@ func measureWindow(t int, sz Sizes, op *aggr.Op, f filler, st *Stepper) (float64
 			ratios = append(ratios, wall/(tl+float64(k)*te)) // both on t threads: their CPU over t cores
 		}
 	}
-	return median(ratios), nil
+	return perfmodel.Median(ratios), nil
 }
 
 // xbuffers are one exchange pattern's index sets: sz.ExchangeRows buffer
@@ -152,10 +152,10 @@ func exchangeRates(t int, sz Sizes, f filler, st *Stepper) (*perfmodel.ExchangeR
 			return nil, err
 		}
 		gb := float64(xr) * float64(w) * 4 / 1e9
-		x.RowRates = append(x.RowRates, perfmodel.RowRate{Width: w, GatherGBs: gb / median(tm.gather), ScatterGBs: gb / median(tm.scatter),
-			HaloGUPS: float64(len(halo.CSR().Idx)) * float64(w) / median(tm.halo) / 1e9})
+		x.RowRates = append(x.RowRates, perfmodel.RowRate{Width: w, GatherGBs: gb / perfmodel.Median(tm.gather), ScatterGBs: gb / perfmodel.Median(tm.scatter),
+			HaloGUPS: float64(len(halo.CSR().Idx)) * float64(w) / perfmodel.Median(tm.halo) / 1e9})
 		for i, b := range bits {
-			x.Quant = append(x.Quant, perfmodel.QuantRate{Bits: b, Width: w, EncodeGBs: gb / median(tm.enc[i]), DecodeGBs: gb / median(tm.dec[i])})
+			x.Quant = append(x.Quant, perfmodel.QuantRate{Bits: b, Width: w, EncodeGBs: gb / perfmodel.Median(tm.enc[i]), DecodeGBs: gb / perfmodel.Median(tm.dec[i])})
 		}
 	}
 	return x, nil

@@ -12,7 +12,7 @@ func MedianRates(rs []perfmodel.Rates) perfmodel.Rates {
 		for i := range rs {
 			v[i] = f(&rs[i])
 		}
-		return median(v)
+		return perfmodel.Median(v)
 	}
 	m := rs[0]
 	m.Aggr = append([]perfmodel.AggrRate(nil), m.Aggr...)

@@ -9,6 +9,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/perfmodel"
 )
 
 // OrderResult is one node order of a shard at one width: the cost of the
@@ -80,12 +81,12 @@ func Orders(s *partition.Shard, orders []string, widths []int, eng *aggr.Engine,
 		gf, gb := 0.0, 0.0
 		for i, p := range ps {
 			if p.name == partition.OrderGiven {
-				gf, gb = median(fwd[i]), median(bwd[i])
+				gf, gb = perfmodel.Median(fwd[i]), perfmodel.Median(bwd[i])
 			}
 		}
 		for i, p := range ps {
 			r := OrderResult{Order: p.name, Nodes: n, Edges: p.a.NNZ(), Width: w, Reps: reps,
-				OrderMS: p.orderMS, ReorderMS: p.reorderMS, FwdMS: median(fwd[i]), BwdMS: median(bwd[i])}
+				OrderMS: p.orderMS, ReorderMS: p.reorderMS, FwdMS: perfmodel.Median(fwd[i]), BwdMS: perfmodel.Median(bwd[i])}
 			if gf > 0 {
 				r.FwdGain, r.BwdGain = gf/r.FwdMS, gb/r.BwdMS
 			}

@@ -29,15 +29,6 @@ func Time(before, fn func(), reps int) (median, minimum float64) {
 	return median, ts[0]
 }
 
-// median of v (sorted in place).
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
-
 // StreamResult is STREAM's copy and triad bandwidth, GB/s, best of the
 // repetitions.
 type StreamResult struct {
