@@ -26,7 +26,8 @@
 # GRAPH (the .sgb to partition: generated there from SPEC when missing, kept
 # for later runs; default WORK/g.sgb), WORK (graph and partition directories,
 # outside OUT so that only results come back; a temp dir, removed at the end
-# unless it holds GRAPH).
+# unless it holds GRAPH), KEEP (0: each partition directory is removed once
+# measured; 1 keeps them as WORK/p-METHOD-P, to train on: set GRAPH or WORK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,8 @@ METHODS=${METHODS:-multilevel parmetis ldg}
 PARTS=${PARTS:-16}
 SERIAL=${SERIAL:-1}
 HYBRID=${HYBRID:-1}
+KEEP=${KEEP:-0}
+[[ "$KEEP" =~ ^[01]$ ]] || { echo "bench-partition-scaling: KEEP=$KEEP is not 0 or 1" >&2; exit 2; }
 [ -x "$BIN" ] || { echo "bench-partition-scaling: $BIN is not an executable (set BIN)" >&2; exit 1; }
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 # Peak RSS per process: GNU time, or scripts/peak-rss.py where it is missing.
@@ -48,7 +51,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/partition-scaling-work.XXXXXX")}
 mkdir -p "$WORK"
 g=${GRAPH:-$WORK/g.sgb}
-[ -n "${GRAPH:-}" ] || trap 'rm -rf "$WORK"' EXIT
+[ -n "${GRAPH:-}" ] || [ "$KEEP" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 if [ ! -e "$g" ]; then
   echo "generating $SPEC into $g ..."
   "$BIN" gen --spec "$SPEC" --out "$g" | tee "$OUT/gen.log"
@@ -73,7 +76,7 @@ record() { # method ranks dir seconds maxrss_kb
   printf '%s,%d,%d,%.2f,%.2f,%.1f,%.4f,%.3f,%.3f,%d\n' "$1" "$2" "$PARTS" "$4" "$(meta partition_seconds "$m")" \
     "$(awk -v k="$5" 'BEGIN{print k/1024}')" "$(meta cut_fraction "$m")" "$(meta node_imbalance "$m")" "$(meta edge_imbalance "$m")" \
     "$(hybrid "$3")" >>"$csv"
-  rm -rf "$3"
+  [ "$KEEP" = 1 ] || rm -rf "$3"
 }
 
 if [ "$SERIAL" = 1 ]; then

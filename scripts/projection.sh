@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The projection of docs/SCALING.md: predicted epoch time and parallel
 # efficiency of GCN training at 64 … 8,192 ranks on a Fugaku-like (A64FX,
-# Tofu-D) and a Xeon-cluster-like (2× Xeon Gold 6148, InfiniBand EDR)
-# machine, for the products-scale graph and a papers100M-shaped graph, by
+# Tofu-D), a Xeon-cluster-like (2× Xeon Gold 6148, InfiniBand EDR) and a
+# cluster of the measured 64-core Xeon (InfiniBand HDR) machine, for the products-scale graph and a papers100M-shaped graph, by
 # the performance model (supergcn predict) on real METIS partitions.
 #
 #   scripts/projection.sh                              # everything (hours of METIS on a small box)
@@ -25,6 +25,9 @@
 #   VOLUMES [WORK/volumes] each partition's planned volumes (predict --save-volumes); a point whose volumes file
 #     exists is predicted from it, without the partition (no METIS); RECOMPUTE=1 predicts every such point again
 #     (the model changed) and rewrites the .jsonl
+#   MACHINES ["fugaku xeon xeon64"]: fugaku (derived A64FX profile, Tofu-D, 4 ranks × 12 threads a node), xeon
+#     (derived Xeon Gold 6148 profile, InfiniBand EDR, 2 × 20), xeon64 (the 64-core Xeon's measured profile,
+#     docs/data/profile-xeon64.json, InfiniBand HDR, 8 × 8)
 #   BIN [bin/supergcn]; KEEP=1 keeps each partition after predicting on it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +37,7 @@ WORK=${WORK:-out/projection}
 OUT=${OUT:-$WORK}
 PAPERS_SCALE=${PAPERS_SCALE:-64}
 PROFILES=perfmodel/profiles
+MACHINES=${MACHINES:-fugaku xeon xeon64}
 METHOD=${METHOD:-metis}
 LAUNCH=${LAUNCH:-}
 PARTITION_FLAGS=${PARTITION_FLAGS:-}
@@ -52,8 +56,11 @@ machine() {
   case $1 in
     fugaku) echo "--profile $PROFILES/a64fx.json --network tofu-d --ranks-per-node 4 --threads 12" ;;
     xeon) echo "--profile $PROFILES/xeon-gold-6148.json --network ib-edr --ranks-per-node 2 --threads 20" ;;
+    xeon64) echo "--profile docs/data/profile-xeon64.json --network ib-hdr --ranks-per-node 8 --threads 8" ;;
+    *) echo "projection: unknown machine $1 (fugaku, xeon, xeon64)" >&2; return 2 ;;
   esac
 }
+for m in $MACHINES; do machine "$m" >/dev/null || exit 2; done
 model_flags() {
   case $1 in
     products) echo "--model gcn --layers 2 --hidden 128 --in-width 100 --classes 47" ;;
@@ -111,7 +118,7 @@ if [ -z "${PLOT_ONLY:-}" ]; then
       fi
       tmp=$jl.tmp.$$
       : >"$tmp"
-      for m in fugaku xeon; do
+      for m in $MACHINES; do
         # shellcheck disable=SC2046
         "$BIN" predict "${src[@]}" $(machine $m) $(model_flags "$g") --aggr-mode post,hybrid --bits 32,2 --exchange flat \
           --eval-every 0 --scale "$scale" --label "$g" --json >>"$tmp"

@@ -358,7 +358,7 @@ func containsInt(xs []int, x int) bool {
 
 func machineName(profile, network string) string {
 	names := map[string]string{"a64fx": "A64FX", "xeon-gold-6148": "Xeon Gold 6148", "tofu-d": "Tofu-D",
-		"ib-edr": "IB EDR", "ib-hdr": "IB HDR"}
+		"ib-edr": "IB EDR", "ib-hdr": "IB HDR", "xeon64": "64-core Xeon (measured)"}
 	n := func(s string) string {
 		if v, ok := names[s]; ok {
 			return v
