@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/vcover"
 )
@@ -241,18 +242,27 @@ func GroupCuts(s *partition.Shard) (*CutsByOwner, error) {
 
 // SplitShard plans every pair that sends to shard s (one PairSplit per
 // sender rank; the shard's own entry is empty). It is what each rank of the
-// exchange computes, and what `supergcn stats` computes for every part.
+// exchange computes, and what `supergcn stats` computes for every part. The
+// pairs are independent: they are split on the thread budget (par), the
+// largest first so that no large pair starts last, and the result does not
+// depend on the thread count.
 func SplitShard(s *partition.Shard, mode Mode) ([]PairSplit, error) {
 	cuts, err := GroupCuts(s)
 	if err != nil {
 		return nil, err
 	}
 	splits := make([]PairSplit, s.Ranks)
+	peers := make([]int, 0, s.Ranks)
 	for q := range splits {
 		if len(cuts.Src[q]) > 0 {
-			splits[q] = SplitCutWeighted(cuts.Src[q], cuts.Dst[q], cuts.weights(q), mode)
+			peers = append(peers, q)
 		}
 	}
+	slices.SortStableFunc(peers, func(a, b int) int { return len(cuts.Src[b]) - len(cuts.Src[a]) })
+	par.Blocks(len(peers), 0, func(i int) {
+		q := peers[i]
+		splits[q] = SplitCutWeighted(cuts.Src[q], cuts.Dst[q], cuts.weights(q), mode)
+	})
 	return splits, nil
 }
 

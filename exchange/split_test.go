@@ -2,8 +2,11 @@ package exchange
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/supergcn/supergcn/partition"
 )
 
 // TestSplitCutAccountsEveryEdge: in every mode each cut edge is carried
@@ -69,6 +72,46 @@ func checkAccounting(t *testing.T, mode Mode, src []int64, dst []int32, ps *Pair
 	for e, c := range carried {
 		if c != 0 {
 			t.Fatalf("%s: partial rows carry edge %v %d extra times", mode, e, c)
+		}
+	}
+}
+
+// TestSplitShardMatchesPairs: SplitShard, which splits the pairs
+// concurrently, returns for every sender what SplitCutWeighted returns for
+// that pair alone, in every mode, on a weighted and an unweighted shard.
+func TestSplitShardMatchesPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	const n, p = 400, 7
+	for _, weighted := range []bool{false, true} {
+		ds := randomDataset(rng, n, 6, 2)
+		if weighted {
+			ds.Graph.Val = make([]float32, len(ds.Graph.Idx))
+			for i := range ds.Graph.Val {
+				ds.Graph.Val[i] = 0.5 + rng.Float32()
+			}
+		}
+		owner := ownerKinds(rng, n, 0, p)["random"]
+		for r := range p {
+			s := partition.Split(ds, owner, r, p)
+			cuts, err := GroupCuts(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mode := range []Mode{ModePost, ModePre, ModeHybrid} {
+				got, err := SplitShard(s, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for q := range p {
+					var want PairSplit
+					if len(cuts.Src[q]) > 0 {
+						want = SplitCutWeighted(cuts.Src[q], cuts.Dst[q], cuts.weights(q), mode)
+					}
+					if !reflect.DeepEqual(got[q], want) {
+						t.Fatalf("weighted %v, rank %d, mode %v: pair from %d differs from its split alone", weighted, r, mode, q)
+					}
+				}
+			}
 		}
 	}
 }
