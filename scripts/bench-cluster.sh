@@ -30,6 +30,9 @@
 #   CSV [WORK/results.csv] the results file lines are appended to; TABLES [1]: 0 skips the tables and plots
 # Writes WORK/results.csv (one line per run), WORK/results.md (tables) and
 # WORK/matrix-MODEL-npNP.png (supergcn plot --bench), and prints the tables.
+# Each run's metrics are WORK/MODEL-CONFIG-LINK-npNP.jsonl (its output in
+# .jsonl.log); an emulated run's link counters (scripts/emu-cluster.sh's
+# EMU_STATS: shaper drops, TCP retransmissions and timeouts) in .jsonl.links.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-16} NODES=${NODES:-4}
@@ -119,8 +122,9 @@ for model in $MODELS; do
       m=$WORK/$model-$cfg-$link-np$NP.jsonl
       launcher=(mpirun --bind-to none -np "$NP")
       nodes=1
+      rm -f "$m.links"
       if [ "$link" != shm ]; then
-        launcher=(scripts/emu-cluster.sh "$NODES" $(( NP / NODES )) "$link" --)
+        launcher=(env EMU_STATS="$m.links" scripts/emu-cluster.sh "$NODES" $(( NP / NODES )) "$link" --)
         nodes=$NODES
       fi
       echo "== $model $cfg $link ($NP ranks, $nodes node(s))" >&2
@@ -130,6 +134,7 @@ for model in $MODELS; do
         echo "bench-cluster: $model $cfg $link failed:" >&2; tail -5 "$m.log" >&2
         continue
       fi
+      [ ! -s "$m.links" ] || echo "   links: $(cat "$m.links")" >&2
       row="$model,$cfg,$link,$NP,$nodes,$THREADS"
       for k in $keys; do row="$row,$(median "$k" "$m")"; done
       echo "$row,$(final last_test_acc "$m")" >>"$csv"

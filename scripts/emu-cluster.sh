@@ -30,6 +30,12 @@
 #   EMU_MPIRUN_ARGS  extra mpirun arguments (e.g. "--mca btl_tcp_links 2")
 #   EMU_KEEP       1: leave the namespaces up after the run (for inspection;
 #                  remove them later with scripts/emu-cluster.sh --cleanup ID)
+#   EMU_STATS      a file to write the links' counters to after the run, one line
+#                  "dropped=N retransmitted=N timeouts=N" (also printed on stderr):
+#                  packets the shapers dropped (both directions of every link), TCP
+#                  segments retransmitted and retransmission timeouts (all nodes).
+#                  Drops and timeouts mean the queues overflowed (many flows into
+#                  one link at once: incast), which costs far more than the bytes.
 # Exit status: the job's.
 set -euo pipefail
 
@@ -182,6 +188,26 @@ exec ip netns exec "\$host" unshare --uts \$pin sh -c "hostname \$host; \$*"
 EOF
 chmod +x "$agent"
 
+# link_stats: the shapers' drops and the nodes' TCP retransmissions and
+# timeouts since the namespaces were made (each has its own counters).
+link_stats() {
+  local i ns dropped=0 retr=0 tmo=0 v
+  # tc -s prints "Sent B bytes P pkt (dropped D, overlimits O requeues Q)"
+  qdrops() { ip netns exec "$1" tc -s qdisc show dev "$2" 2>/dev/null | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1; }
+  # /proc/net/snmp and /proc/net/netstat: a header line, then a value line, per protocol
+  counter() { ip netns exec "$1" awk -v p="$2:" -v k="$3" '$1 == p { if (!h) { for (j = 2; j <= NF; j++) c[$j] = j; h = 1 } else { print (k in c) ? $c[k] : 0; exit } }' "$4" 2>/dev/null; }
+  for i in $(seq 0 $((NODES - 1))); do
+    ns=${ID}-n${i}
+    if [ "$RATE" != none ]; then
+      v=$(qdrops "$ns" eth0); dropped=$(( dropped + ${v:-0} ))
+      v=$(qdrops "$SW" "${ID}b${i}"); dropped=$(( dropped + ${v:-0} ))
+    fi
+    v=$(counter "$ns" Tcp RetransSegs /proc/net/snmp); retr=$(( retr + ${v:-0} ))
+    v=$(counter "$ns" TcpExt TCPTimeouts /proc/net/netstat); tmo=$(( tmo + ${v:-0} ))
+  done
+  echo "emu-cluster: links: dropped=$dropped retransmitted=$retr timeouts=$tmo"
+}
+
 echo "emu-cluster: ${NODES} node(s) × ${RPN} rank(s), links ${RATE}$([ "$RATE" != none ] && echo " (tbf burst ${BURST}, latency ${LAT})"), subnet ${SUB}.0/24, pinning $([ "$pin" = 1 ] && echo on || echo off), id ${ID}" >&2
 
 xenv=(-x PATH)
@@ -197,5 +223,8 @@ ip netns exec "$head" unshare --uts $headpin sh -c 'hostname "$0"; exec "$@"' "$
     ${EMU_MPIRUN_ARGS:-} "${xenv[@]}" \
     "$@"
 rc=$?
+link_stats >&2
+[ -z "${EMU_STATS:-}" ] || link_stats | sed 's/^emu-cluster: links: //' >"$EMU_STATS" ||
+  echo "emu-cluster: EMU_STATS: cannot write $EMU_STATS" >&2
 set -e
 exit $rc

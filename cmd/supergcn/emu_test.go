@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,10 +52,14 @@ func emuNamespaces(t *testing.T) []string {
 	return ns
 }
 
+// linkStats is the line emu-cluster.sh prints after a job: the shapers'
+// drops, TCP retransmissions and timeouts.
+var linkStats = regexp.MustCompile(`(?m)^emu-cluster: links: dropped=[0-9]+ retransmitted=[0-9]+ timeouts=[0-9]+$`)
+
 // Two "nodes" of one rank each, talking TCP over a shaped 1 Gbit/s link,
 // train with the same per-epoch losses as two ranks in shared memory, in
-// fp32 and int2; the namespaces are gone afterwards, also after a job that
-// fails.
+// fp32 and int2, and say what their links dropped; the namespaces are gone
+// afterwards, also after a job that fails.
 func TestEmuClusterEqualsSharedMemory(t *testing.T) {
 	emu := emuCluster(t, 2, 1, "1gbit")
 	before := len(emuNamespaces(t))
@@ -67,6 +72,9 @@ func TestEmuClusterEqualsSharedMemory(t *testing.T) {
 		r := run(t, 5*time.Minute, launcher, append(append([]string{"train", "--metrics", out}, common...), args...)...)
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s\n%s", name, r.code, r.stdout, r.stderr)
+		}
+		if strings.HasPrefix(name, "emu-") && !linkStats.MatchString(r.stderr) {
+			t.Fatalf("%s: no link counters line on stderr:\n%s", name, r.stderr)
 		}
 		return losses(t, out)
 	}
