@@ -16,46 +16,66 @@ import (
 // planBenchParts is the rank count of BenchmarkPlanDBLP.
 const planBenchParts = 64
 
-// dblpShards caches the 64 METIS shards of dblp-2010 across the benchmark's
-// rounds (loading and partitioning take longer than the plan itself).
-var dblpShards struct {
-	once   sync.Once
-	shards []*partition.Shard
-	nodes  int
-	arcs   int64
-	err    error
+// dblpCache caches dblp-2010 and its METIS shards by part count across
+// the benchmarks' rounds (loading and partitioning take longer than the
+// plan itself).
+var dblpCache struct {
+	sync.Mutex
+	ds     *graph.Dataset
+	shards map[int][]*partition.Shard
 }
 
 // loadDBLPShards loads dblp-2010, makes it undirected without self-loops or
 // duplicates (as `supergcn partition` does), attaches 16 synthetic features,
-// partitions it with METIS (degree weights) and splits it into shards.
-func loadDBLPShards(b *testing.B) []*partition.Shard {
-	path := filepath.Join(testdataset.Dataset(b, "dblp-2010"), "edges.txt.gz")
-	d := &dblpShards
-	d.once.Do(func() {
+// partitions it with METIS (degree weights) into parts and splits it into
+// shards.
+func loadDBLPShards(b *testing.B, parts int) []*partition.Shard {
+	d := &dblpCache
+	d.Lock()
+	defer d.Unlock()
+	if sh, ok := d.shards[parts]; ok {
+		return sh
+	}
+	if d.ds == nil {
+		path := filepath.Join(testdataset.Dataset(b, "dblp-2010"), "edges.txt.gz")
 		ds, err := graph.Load(path, graph.LoadOptions{})
 		if err != nil {
-			d.err = err
-			return
+			b.Fatal(err)
 		}
 		ds.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(ds.Graph)))
-		if d.err = graph.AttachSyntheticFeatures(ds, 16, 8, 1); d.err != nil {
-			return
+		if err := graph.AttachSyntheticFeatures(ds, 16, 8, 1); err != nil {
+			b.Fatal(err)
 		}
-		owner, err := metis.Metis(ds.Graph, planBenchParts, metis.Options{Weights: metis.WeightsDegree})
-		if err != nil {
-			d.err = err
-			return
-		}
-		d.nodes, d.arcs = ds.NumNodes(), ds.Graph.Ptr[ds.Graph.NumRows]
-		for r := 0; r < planBenchParts; r++ {
-			d.shards = append(d.shards, partition.Split(ds, owner, r, planBenchParts))
-		}
-	})
-	if d.err != nil {
-		b.Fatal(d.err)
+		d.ds, d.shards = ds, map[int][]*partition.Shard{}
 	}
-	return d.shards
+	owner, err := metis.Metis(d.ds.Graph, parts, metis.Options{Weights: metis.WeightsDegree})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sh := make([]*partition.Shard, parts)
+	for r := range sh {
+		sh[r] = partition.Split(d.ds, owner, r, parts)
+	}
+	d.shards[parts] = sh
+	b.Logf("dblp-2010: %d nodes, %d arcs, %d parts", d.ds.NumNodes(), d.ds.Graph.Ptr[d.ds.Graph.NumRows], parts)
+	return sh
+}
+
+// BenchmarkSplitShardDBLP splits every pair of every shard of dblp-2010 at
+// 4 METIS parts (SplitShard: one vertex cover per pair), one shard after
+// another, as the ranks of a threaded layout plan few large pairs each.
+// The pairs of a shard run on the thread budget (GOMAXPROCS here):
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench SplitShardDBLP ./exchange/   # then GOMAXPROCS=2, …
+func BenchmarkSplitShardDBLP(b *testing.B) {
+	shards := loadDBLPShards(b, 4)
+	for b.Loop() {
+		for _, s := range shards {
+			if _, err := SplitShard(s, ModeHybrid); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
 
 // BenchmarkPlanDBLP builds the hybrid exchange plan of dblp-2010 (326k
@@ -68,8 +88,7 @@ func loadDBLPShards(b *testing.B) []*partition.Shard {
 //
 //	go test -run '^$' -bench PlanDBLP -benchtime 3x ./exchange/
 func BenchmarkPlanDBLP(b *testing.B) {
-	shards := loadDBLPShards(b)
-	b.Logf("dblp-2010: %d nodes, %d arcs, %d parts", dblpShards.nodes, dblpShards.arcs, planBenchParts)
+	shards := loadDBLPShards(b, planBenchParts)
 	var maxPlan, sumPlan float64
 	var rows RowCounts
 	rounds := 0
@@ -98,7 +117,7 @@ func BenchmarkPlanDBLP(b *testing.B) {
 //
 //	go test -run '^$' -bench PlanDBLPTwoLevel -benchtime 3x ./exchange/
 func BenchmarkPlanDBLPTwoLevel(b *testing.B) {
-	shards := loadDBLPShards(b)
+	shards := loadDBLPShards(b, planBenchParts)
 	var maxPlan, sumPlan float64
 	var inter, intra int64
 	rounds := 0
