@@ -51,6 +51,8 @@ type LayoutRow struct {
 // NodesPerHost is how many of the nodes share one machine (0 or 1: a real
 // cluster; Nodes: an emulated cluster on one box, scripts/emu-cluster.sh),
 // so that each rank runs at the rates of the ranks busy on its machine.
+// A layout whose threads a rank the profile did not measure within
+// (Profile.ThreadsNote) is skipped, as one without volumes is.
 type LayoutPlan struct {
 	Sweep        Sweep
 	Nodes        int
@@ -82,6 +84,12 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	best := -1
 	for _, l := range Layouts(cores) {
 		row := LayoutRow{Layout: l, Nodes: nodes}
+		if n := s.Profiles[0].ThreadsNote(l.Threads); n != "" {
+			// no rates for this rank size: recommending it would rest on another's
+			row.Skipped = n
+			rows = append(rows, row)
+			continue
+		}
 		v, err := volumes(nodes * l.RanksPerNode)
 		if errors.Is(err, ErrNoVolumes) {
 			row.Skipped = err.Error()
@@ -105,7 +113,7 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 		rows = append(rows, row)
 	}
 	if best < 0 {
-		return rows, -1, fmt.Errorf("perfmodel: no layout of %d nodes × %d cores has volumes (%s)", nodes, cores, rows[0].Skipped)
+		return rows, -1, fmt.Errorf("perfmodel: no layout of %d nodes × %d cores can be predicted (%s)", nodes, cores, rows[0].Skipped)
 	}
 	rows[best].Best = true
 	return rows, best, nil

@@ -27,6 +27,19 @@ func scaledProfile() *Profile {
 	return p
 }
 
+// TestThreadsNote: a thread count outside the profile's measured ones,
+// above or below, is named; inside (measured or between two) it is not.
+func TestThreadsNote(t *testing.T) {
+	p := scaledProfile()  // 1, 2 and 4 threads
+	p.Rates = p.Rates[1:] // 2 and 4
+	for threads, want := range map[int]string{1: "not 1", 2: "", 3: "", 4: "", 5: "not 5", 64: "not 64"} {
+		n := p.ThreadsNote(threads)
+		if (want == "") != (n == "") || !strings.Contains(n, want) || (n != "" && !strings.Contains(n, "measured ranks of 2 to 4 threads")) {
+			t.Errorf("%d threads: %q, want %q", threads, n, want)
+		}
+	}
+}
+
 // TestRatesAt: a measured thread count gets its entry; between two
 // measured counts every rate is interpolated linearly in the threads; off
 // the ends the nearest entry holds.
@@ -126,6 +139,13 @@ func TestLayoutPlan(t *testing.T) {
 	rows, _, err = lp.Run()
 	if err != nil || len(rows) != 5 || rows[4].Skipped == "" || rows[4].Row != nil {
 		t.Errorf("16 cores: %d rows, last %+v, %v", len(rows), rows[len(rows)-1], err)
+	}
+	// so is one whose threads a rank the profile did not measure (1, 2, 4):
+	// 1×16 and 2×8 would run at 4 threads' rates
+	for i, want := range []bool{true, true, false, false} {
+		if r := rows[i]; (r.Row == nil) != want || want != strings.Contains(r.Skipped, "measured ranks of 1 to 4 threads") {
+			t.Errorf("16 cores, %d×%d: skipped %q, predicted %v", r.RanksPerNode, r.Threads, r.Skipped, r.Row != nil)
+		}
 	}
 	for name, bad := range map[string]LayoutPlan{
 		"no nodes":            {Nodes: 0, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},

@@ -14,7 +14,8 @@ import (
 // threads, and what a thread achieves falls from t0's to t1's as a rank's
 // threads synchronise more; the share factors of the exchange are
 // interpolated as they are). Below the smallest
-// measured count and above the largest, the nearest count's rates hold.
+// measured count and above the largest, the nearest count's rates hold
+// (ThreadsNote says so).
 // Rates.Threads is threads when interpolated.
 func (p *Profile) RatesAt(threads, busy int) *Rates {
 	lo, exact := p.RatesFor(threads, busy)
@@ -54,6 +55,25 @@ func (p *Profile) RatesAt(threads, busy int) *Rates {
 	}
 	c.Threads = threads
 	return c
+}
+
+// ThreadsNote returns a one-line note when ranks of threads threads lie
+// outside the thread counts the profile measured: RatesAt then gives the
+// nearest count's rates, which are too slow above the largest (the rank's
+// further threads would add nothing) and too fast below the smallest. ""
+// inside the measured range.
+func (p *Profile) ThreadsNote(threads int) string {
+	if len(p.Rates) == 0 {
+		return ""
+	}
+	lo, hi := p.Rates[0].Threads, p.Rates[0].Threads
+	for i := range p.Rates {
+		lo, hi = min(lo, p.Rates[i].Threads), max(hi, p.Rates[i].Threads)
+	}
+	if threads >= lo && threads <= hi {
+		return ""
+	}
+	return fmt.Sprintf("profile %s measured ranks of %d to %d threads, not %d", p.Name, lo, hi, threads)
 }
 
 // fields lists every rate of r (and the exchange's share factors) with a

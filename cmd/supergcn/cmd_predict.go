@@ -124,6 +124,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	warnThreads(sw.Profiles, rows)
 	rph := cfg.RanksPerHost
 	if rph == 0 {
 		rph = cfg.RanksPerNode
@@ -187,6 +188,23 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
 		b.RanksPerNode, b.Threads, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
 	return nil
+}
+
+// warnThreads writes on stderr, once per profile and thread count, that a
+// prediction's ranks run more (or fewer) threads than its profile measured
+// (Profile.ThreadsNote): the nearest measured count's rates stood in.
+func warnThreads(profiles []*perfmodel.Profile, rows []perfmodel.Row) {
+	said := map[string]bool{}
+	for _, r := range rows {
+		for _, p := range profiles {
+			n := p.ThreadsNote(r.Threads)
+			if n == "" || p.Name != r.Profile || said[n] {
+				continue
+			}
+			said[n] = true
+			fmt.Fprintf(os.Stderr, "supergcn: warning: %s: the nearest measured count's rates stand in (supergcn bench profile --threads %d --add PROFILE measures it)\n", n, r.Threads)
+		}
+	}
 }
 
 // warnGraphSize writes on stderr each profile's note on a working set
