@@ -878,14 +878,13 @@ func TestFlatIntraWire(t *testing.T) {
 }
 
 // TestGraphSizeNote: a profile whose copies held a graph of another size
-// than the prediction's machine gets a note naming both and the flag that
-// measures at the prediction's size; one within a factor 2, or without
-// recorded sizes, gets none.
+// than the prediction's machine gets a note naming both; one within a
+// factor 2, or without recorded sizes, gets none.
 func TestGraphSizeNote(t *testing.T) {
 	p := &Profile{Name: "box", Rates: []Rates{{Threads: 1, Copies: 16, AggrNodes: 150_000}, {Threads: 16, Copies: 1, AggrNodes: 150_000}}}
 	n := p.GraphSizeNote(2_449_029)
-	if !strings.Contains(n, "150000–2400000") || !strings.Contains(n, "--host-nodes 2449029") {
-		t.Errorf("note %q: want the measured range 150000–2400000 and --host-nodes 2449029", n)
+	if !strings.Contains(n, "150000–2400000") || !strings.Contains(n, "puts 2449029 there") {
+		t.Errorf("note %q: want the measured range 150000–2400000 and the prediction's 2449029", n)
 	}
 	even := &Profile{Name: "box", Rates: []Rates{{Threads: 1, Copies: 2, AggrNodes: 1_224_514}, {Threads: 2, Copies: 1, AggrNodes: 2_449_029}}}
 	for _, c := range []struct {

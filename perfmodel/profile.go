@@ -838,6 +838,6 @@ func (p *Profile) GraphSizeNote(hostNodes int64) string {
 	if hi > lo+lo/100 { // copies share the nodes with integer division
 		held = fmt.Sprintf("%d–%d", lo, hi)
 	}
-	return fmt.Sprintf("profile %s measured the aggregation with %s graph nodes on the machine, this prediction puts %d there: its aggregation rates are those of another working set (bench profile --host-nodes %d measures at this one)",
-		p.Name, held, hostNodes, hostNodes)
+	return fmt.Sprintf("profile %s measured the aggregation with %s graph nodes on the machine, this prediction puts %d there: its aggregation rates are those of another working set",
+		p.Name, held, hostNodes)
 }

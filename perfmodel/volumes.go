@@ -84,7 +84,7 @@ func ReadVolumes(path string) (*Volumes, error) {
 // ascending, messages between existing ranks.
 func (v *Volumes) check() error {
 	if len(v.Ranks) == 0 || v.Meta.Parts < 1 {
-		return fmt.Errorf("no volumes (not written by predict --save-volumes?)")
+		return fmt.Errorf("no volumes: no ranks or no parts (not a planned volumes file?)")
 	}
 	m := v.Meta
 	if r := len(v.Ranks); m.Parts%r != 0 || m.Nodes < 0 || m.Edges < 0 || m.FeatDim < 0 || m.NumClasses < 0 {

@@ -212,7 +212,7 @@ func warnThreads(profiles []*perfmodel.Profile, rows []perfmodel.Row) {
 func warnGraphSize(profiles []*perfmodel.Profile, hostNodes int64) {
 	for _, p := range profiles {
 		if n := p.GraphSizeNote(hostNodes); n != "" {
-			fmt.Fprintf(os.Stderr, "supergcn: warning: %s\n", n)
+			fmt.Fprintf(os.Stderr, "supergcn: warning: %s (supergcn bench profile --host-nodes %d measures at this one)\n", n, hostNodes)
 		}
 	}
 }
