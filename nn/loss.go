@@ -93,7 +93,8 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 
 // Row blocks of the reductions over a rank's rows (the loss, the correct
 // counts, GIN's ε gradient): fixed by the rows, not the threads, so a sum
-// adds in the same order whatever the thread count. zeroGrain: values of the gradient cleared by one thread at least.
+// adds in the same order whatever the thread count. zeroGrain: values of
+// the gradient cleared by one thread at least.
 const (
 	lossBlockRows = 2048
 	zeroGrain     = 1 << 16

@@ -223,8 +223,9 @@ ip netns exec "$head" unshare --uts $headpin sh -c 'hostname "$0"; exec "$@"' "$
     ${EMU_MPIRUN_ARGS:-} "${xenv[@]}" \
     "$@"
 rc=$?
-link_stats >&2
-[ -z "${EMU_STATS:-}" ] || link_stats | sed 's/^emu-cluster: links: //' >"$EMU_STATS" ||
+stats=$(link_stats)
+echo "$stats" >&2
+[ -z "${EMU_STATS:-}" ] || echo "${stats#emu-cluster: links: }" >"$EMU_STATS" ||
   echo "emu-cluster: EMU_STATS: cannot write $EMU_STATS" >&2
 set -e
 exit $rc

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The projection of docs/SCALING.md: predicted epoch time and parallel
 # efficiency of GCN training at 64 … 8,192 ranks on a Fugaku-like (A64FX,
-# Tofu-D), a Xeon-cluster-like (2× Xeon Gold 6148, InfiniBand EDR) and a
-# cluster of the measured 64-core Xeon (InfiniBand HDR) machine, for the products-scale graph and a papers100M-shaped graph, by
-# the performance model (supergcn predict) on real METIS partitions.
+# Tofu-D) machine, a Xeon-cluster-like one (2× Xeon Gold 6148, InfiniBand
+# EDR) and a cluster of the measured 64-core Xeon (InfiniBand HDR), for the
+# products-scale graph and a papers100M-shaped graph, by the performance
+# model (supergcn predict) on real METIS partitions.
 #
 #   scripts/projection.sh                              # everything (hours of METIS on a small box)
 #   GRAPHS=products PARTS="64 256" scripts/projection.sh   # a subset; results append, done points are skipped
