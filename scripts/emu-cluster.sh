@@ -83,6 +83,7 @@ shift 3
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces and tc)"
 for c in ip unshare mpirun; do command -v "$c" >/dev/null || die "$c not found in PATH"; done
 [ "$RATE" = none ] || command -v tc >/dev/null || die "tc not found in PATH"
+[ -z "${EMU_STATS:-}" ] || { : >"$EMU_STATS"; } 2>/dev/null || die "EMU_STATS: cannot write $EMU_STATS"
 
 # A short id keeps interface names within 15 characters and lets runs coexist.
 ID="emu$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))"
@@ -225,7 +226,6 @@ ip netns exec "$head" unshare --uts $headpin sh -c 'hostname "$0"; exec "$@"' "$
 rc=$?
 stats=$(link_stats)
 echo "$stats" >&2
-[ -z "${EMU_STATS:-}" ] || echo "${stats#emu-cluster: links: }" >"$EMU_STATS" ||
-  echo "emu-cluster: EMU_STATS: cannot write $EMU_STATS" >&2
+[ -z "${EMU_STATS:-}" ] || echo "${stats#emu-cluster: links: }" >"$EMU_STATS"
 set -e
 exit $rc
