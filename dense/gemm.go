@@ -127,6 +127,15 @@ func BLASChoice() string {
 	return ""
 }
 
+// BLASThreads says what threads of its own the installed BLAS holds in
+// this process, as the binding reports it; "" for gonum's pure-Go BLAS.
+func BLASThreads() string {
+	if i, ok := blas32.Implementation().(interface{ Threads() string }); ok {
+		return i.Threads()
+	}
+	return ""
+}
+
 // GemmBlock is the block of rows (of c, or of the inner dimension) that one
 // BLAS call of a parallel Gemm handles. GNN products are tall and skinny
 // (nodes × features times features × features, and its transpose for the

@@ -14,16 +14,16 @@ import (
 	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
-// reexecForBLAS is the fallback of dense/openblas's in-process core
-// switch (its init), for an OpenBLAS without the entry points to re-run its
-// core selection: it replaces the process, once, by itself with
-// OPENBLAS_CORETYPE set to the core type the CPU's features select, when
-// OpenBLAS's own detection picked a weaker one (see openblas.ReexecEnv;
-// OpenBLAS reads the variable in its library constructor, before main). It
-// runs first in main, before any flag is read or MPI is initialised; the
+// reexecForBLAS replaces the process, once, by itself under the
+// environment openblas.ReexecEnv returns, for what OpenBLAS reads only in
+// its library constructor, before main: OPENBLAS_NUM_THREADS=1 when its
+// thread server started with idle threads and their buffers (one a core),
+// and OPENBLAS_CORETYPE where the in-process core switch (dense/openblas's
+// init) is not available and OpenBLAS's detection picked a weaker core.
+// It runs first in main, before any flag is read or MPI is initialised; the
 // process keeps its id, arguments and the rest of its environment. If the
-// exec fails the process goes on with OpenBLAS's choice (`supergcn info`
-// says so).
+// exec fails the process goes on as it is (`supergcn info` says what
+// OpenBLAS runs).
 func reexecForBLAS() {
 	env, ok := openblas.ReexecEnv()
 	if !ok {

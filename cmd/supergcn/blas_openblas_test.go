@@ -7,22 +7,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/dense/openblas"
 )
 
-// TestOpenBLASCoreChoice runs an openblas build of the command with the
-// environment a weaker core choice leaves (OPENBLAS_CORETYPE=Prescott, as
-// marked by an earlier supergcn), and checks that it switches to the core
-// type the CPU's features select (in process, or by the restart fallback)
-// and says so; and that a user's OPENBLAS_CORETYPE is left alone.
-func TestOpenBLASCoreChoice(t *testing.T) {
-	want, why := openblas.CoreFor(openblas.HostFeatures())
-	if want == "" {
-		t.Skip("no CPU feature of this machine maps to an OpenBLAS core type")
-	}
+// TestOpenBLASLoadTimeEnv runs an openblas build of the command and
+// checks what OpenBLAS reads only when it is loaded: its thread server
+// holds one thread whatever OPENBLAS_NUM_THREADS said (the process restarts
+// with 1 where the server started more); with the environment a weaker core
+// choice leaves (OPENBLAS_CORETYPE=Prescott, as marked by an earlier
+// supergcn) it switches to the core type the CPU's features select (in
+// process, or by the restart) and says so; a user's OPENBLAS_CORETYPE is
+// left alone.
+func TestOpenBLASLoadTimeEnv(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "supergcn")
 	if out, err := exec.Command("go", "build", "-tags", "openblas", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building with -tags openblas: %v\n%s", err, out)
@@ -40,6 +40,17 @@ func TestOpenBLASCoreChoice(t *testing.T) {
 			t.Fatalf("info --json: %v\n%s", err, out)
 		}
 		return bi
+	}
+	if runtime.NumCPU() >= 2 { // OpenBLAS starts at most a thread a CPU
+		for _, env := range [][]string{{openblas.ThreadsEnv + "=", "GOTO_NUM_THREADS=", "OMP_NUM_THREADS="}, {openblas.ThreadsEnv + "=2"}} {
+			if bi := info(env...); bi.BLASThreads == "" || strings.Contains(bi.BLASThreads, "threads at load") {
+				t.Errorf("with %v: BLAS threads %q, want no idle threads", env, bi.BLASThreads)
+			}
+		}
+	}
+	want, why := openblas.CoreFor(openblas.HostFeatures())
+	if want == "" {
+		t.Skip("no CPU feature of this machine maps to an OpenBLAS core type")
 	}
 	if !strings.Contains(info().BLASConfig, "DYNAMIC_ARCH") {
 		t.Skip("this OpenBLAS has no run-time core selection")

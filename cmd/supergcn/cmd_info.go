@@ -41,6 +41,7 @@ type buildInfo struct {
 	BLASConfig  string   `json:"blas_config"`
 	BLASCore    string   `json:"blas_core"`
 	BLASChoice  string   `json:"blas_core_choice"` // which core runs and why
+	BLASThreads string   `json:"blas_threads"`     // the BLAS library's own threads in this process
 	BF16Gemm    string   `json:"bf16_gemm"`        // what runs the dense products under --precision bf16
 	BLASUse     string   `json:"blas_use"`
 	METIS       string   `json:"metis"`
@@ -71,6 +72,7 @@ func cmdInfo(args []string) error {
 		MPI: strings.TrimSpace(mpi.LibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
 	bi.BLASChoice = dense.BLASChoice()
+	bi.BLASThreads = dense.BLASThreads()
 	bi.BF16Gemm = dense.BF16Kernel()
 	if !*noMPI {
 		bi.MPIThread = mpiThreadLevel()
@@ -94,6 +96,9 @@ func cmdInfo(args []string) error {
 	fmt.Printf("dense BLAS: %s (%s), core %s; %s\n", bi.BLAS, bi.BLASConfig, orDash(bi.BLASCore), bi.BLASUse)
 	if bi.BLASChoice != "" {
 		fmt.Printf("BLAS core choice: %s\n", bi.BLASChoice)
+	}
+	if bi.BLASThreads != "" {
+		fmt.Printf("BLAS threads: %s\n", bi.BLASThreads)
 	}
 	fmt.Printf("dense products with --precision bf16: %s\n", bi.BF16Gemm)
 	fmt.Printf("partitioners: METIS %s; ParMETIS API: %s\n", bi.METIS, bi.ParMETIS)

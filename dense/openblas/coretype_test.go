@@ -77,3 +77,25 @@ func TestPlan(t *testing.T) {
 		}
 	}
 }
+
+func TestRestartThreads(t *testing.T) {
+	for _, c := range []struct {
+		parallel, loaded int
+		env              string
+		want             bool
+	}{
+		{parallelPthread, 64, "", true},
+		{parallelPthread, 2, "8", true}, // the server is never used: 1 wins
+		{parallelPthread, 2, " 1 ", false},
+		{parallelPthread, 1, "", false},
+		{parallelOpenMP, 64, "", false},
+		{parallelNone, 64, "", false},
+	} {
+		if got := restartThreads(c.parallel, c.loaded, c.env); got != c.want {
+			t.Errorf("restartThreads(%d, %d, %q) = %v, want %v", c.parallel, c.loaded, c.env, got, c.want)
+		}
+		if note := threadsNote(c.parallel, c.loaded); note == "" {
+			t.Errorf("threadsNote(%d, %d) is empty", c.parallel, c.loaded)
+		}
+	}
+}

@@ -51,6 +51,9 @@ func (Impl) Choice() string {
 // read at load time (see the OpenBLAS variant).
 func ReexecEnv() (env []string, ok bool) { return nil, false }
 
+// Threads says that MKL runs sequential (init): it starts no threads.
+func (Impl) Threads() string { return "sequential MKL: no threads of its own" }
+
 // cSgemm is cblas_sgemm on row-major operands, transposed where said.
 func cSgemm(transA, transB bool, m, n, k int, alpha float32, a *float32, lda int, b *float32, ldb int, beta float32, c *float32, ldc int) {
 	C.cblas_sgemm(C.CBLAS_LAYOUT(C.CblasRowMajor), mklTrans(transA), mklTrans(transB),

@@ -51,11 +51,19 @@ import (
 // any BLAS routine has run. Child processes inherit the variables and start
 // with that core directly. Where this OpenBLAS lacks the entry points,
 // ReexecEnv tells the command how to restart instead.
+//
+// It records the thread server OpenBLAS's constructor started (see
+// restartThreads) before switching it to one thread.
 func init() {
+	parallel, loadThreads = int(C.openblas_get_parallel()), int(C.openblas_get_num_threads())
 	blas32.Use(Impl{})
 	C.openblas_set_num_threads(1)
 	switchCore()
 }
+
+// parallel and loadThreads are openblas_get_parallel() and the thread
+// server's size as the library constructor left them, set once by init.
+var parallel, loadThreads int
 
 // switchCore switches OpenBLAS to the core type plan selects, in process;
 // it reports whether it did.
@@ -108,29 +116,48 @@ func (Impl) Choice() string {
 	return choice
 }
 
-// ReexecEnv is the fallback of the in-process switch (init), for an
-// OpenBLAS without gotoblas_dynamic_quit/init: it returns the environment
-// under which the process should replace itself (syscall.Exec of its own executable, same arguments) so
-// that OpenBLAS runs the core type the CPU's features select: OpenBLAS
-// reads OPENBLAS_CORETYPE once, in its library constructor, before any Go
-// code runs, and its own detection goes by CPU model numbers, falling back
-// to its slowest kernels on CPUs it does not know. ok is false, and nothing
-// needs doing, when OpenBLAS already runs a core of that class, when the
-// user set OPENBLAS_CORETYPE, or after such a restart (the environment
-// then names the core, so a process restarts at most once).
+// ReexecEnv returns the environment under which the process should
+// replace itself (syscall.Exec of its own executable, same arguments), for
+// what OpenBLAS reads only once, in its library constructor, before any Go
+// code runs:
+//
+//   - OPENBLAS_CORETYPE, the fallback of the in-process core switch (init)
+//     for an OpenBLAS without gotoblas_dynamic_quit/init, so that OpenBLAS
+//     runs the core type the CPU's features select (its own detection goes
+//     by CPU model numbers, falling back to its slowest kernels on CPUs it
+//     does not know); not when OpenBLAS already runs a core of that class,
+//     when the user set OPENBLAS_CORETYPE, or after such a restart (the
+//     environment then names the core);
+//   - OPENBLAS_NUM_THREADS=1 when the pthreads server started with several
+//     threads (restartThreads): on a node of 64 cores, 63 idle threads and
+//     about 8 GiB of address space a process.
+//
+// ok is false when neither applies; a process restarts at most once.
 func ReexecEnv() (env []string, ok bool) {
 	running := C.GoString(C.openblas_get_corename())
 	restart, _ := plan(HostFeatures(), os.Getenv(CoreTypeEnv), os.Getenv(AutoEnv), running, dynamicArch())
-	if restart == "" {
+	threads := restartThreads(parallel, loadThreads, os.Getenv(ThreadsEnv))
+	if restart == "" && !threads {
 		return nil, false
 	}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, CoreTypeEnv+"=") && !strings.HasPrefix(kv, AutoEnv+"=") {
+		core := strings.HasPrefix(kv, CoreTypeEnv+"=") || strings.HasPrefix(kv, AutoEnv+"=")
+		if !(restart != "" && core) && !(threads && strings.HasPrefix(kv, ThreadsEnv+"=")) {
 			env = append(env, kv)
 		}
 	}
-	return append(env, CoreTypeEnv+"="+restart, AutoEnv+"="+restart+","+running), true
+	if restart != "" {
+		env = append(env, CoreTypeEnv+"="+restart, AutoEnv+"="+restart+","+running)
+	}
+	if threads {
+		env = append(env, ThreadsEnv+"=1")
+	}
+	return env, true
 }
+
+// Threads says what OpenBLAS's thread server holds in this process;
+// dense.BLASThreads reports it.
+func (Impl) Threads() string { return threadsNote(parallel, loadThreads) }
 
 // dynamicArch reports whether this OpenBLAS selects its core at run time.
 func dynamicArch() bool {
