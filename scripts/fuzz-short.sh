@@ -2,8 +2,9 @@
 # Runs every fuzz target for a short budget (FUZZTIME, default 20000x: twenty
 # thousand inputs each, a few seconds on two cores): the
 # text parsers (edge lists, METIS, OGB CSV, npy headers), the .sgb binary
-# format, partition part files and meta.json, checkpoints and the train
-# command line. Any panic or failed invariant fails the script; new crashers
+# format, partition part files and meta.json, checkpoints, the performance
+# model's machine profiles and volumes files (read, then predicted from) and
+# the train command line. Any panic or failed invariant fails the script; new crashers
 # are written by `go test` under <pkg>/testdata/fuzz/<Target>/ (commit them
 # once fixed: they become regression seeds). The default budget is a count,
 # not a duration: before Go 1.27 a duration budget can end a run that found
@@ -24,6 +25,7 @@ targets=(
 	graph:FuzzEdgeList graph:FuzzMetis graph:FuzzOGBCSV graph:FuzzNpyHeader graph:FuzzBinary
 	partition:FuzzMeta partition:FuzzPartFile
 	train:FuzzCheckpoint
+	perfmodel:FuzzProfile perfmodel:FuzzVolumes
 	cmd/supergcn:FuzzTrainFlags
 )
 for t in "${targets[@]}"; do
