@@ -46,8 +46,10 @@ type LayoutRow struct {
 // CoresPerNode cores (Layouts(CoresPerNode)): Nodes·R ranks of
 // CoresPerNode/R threads, R a node, each rank at its thread count's rates
 // (Profile.RatesAt), with the volumes of its rank count (Volumes) and the
-// exchange, bits and model of Sweep (its one profile, network, mode and
-// bits; Threads, RanksPerNode and CoresPerNode are the layout's).
+// exchange and model of Sweep (its one profile, network and mode;
+// Threads, RanksPerNode and CoresPerNode are the layout's), for each of its
+// bits in turn (the rows of Bits[0]'s layouts first): the recommendation is
+// the fastest layout and bits.
 // NodesPerHost is how many of the nodes share one machine (0 or 1: a real
 // cluster; Nodes: an emulated cluster on one box, scripts/emu-cluster.sh),
 // so that each rank runs at the rates of the ranks busy on its machine.
@@ -61,17 +63,18 @@ type LayoutPlan struct {
 	Volumes      func(ranks int) (*Volumes, error)
 }
 
-// Run predicts every layout, marks the fastest Best and returns its index.
+// Run predicts every layout (for every bits), marks the fastest Best and
+// returns its index.
 func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
-	s, nodes, cores, volumes := lp.Sweep, lp.Nodes, lp.CoresPerNode, lp.Volumes
+	s, nodes, cores := lp.Sweep, lp.Nodes, lp.CoresPerNode
 	if nodes < 1 {
 		return nil, -1, field.Errorf("perfmodel.LayoutPlan.Nodes", "%d, want ≥ 1", nodes)
 	}
 	if cores < 1 {
 		return nil, -1, field.Errorf("perfmodel.LayoutPlan.CoresPerNode", "%d, want ≥ 1", cores)
 	}
-	if len(s.Profiles) != 1 || len(s.Networks) != 1 || len(s.Modes) != 1 || len(s.Bits) != 1 {
-		return nil, -1, fmt.Errorf("perfmodel: a layout plan takes one profile, network, mode and bits (%d, %d, %d, %d)",
+	if len(s.Profiles) != 1 || len(s.Networks) != 1 || len(s.Modes) != 1 || len(s.Bits) == 0 {
+		return nil, -1, fmt.Errorf("perfmodel: a layout plan takes one profile, network and mode, and bits (%d, %d, %d, %d)",
 			len(s.Profiles), len(s.Networks), len(s.Modes), len(s.Bits))
 	}
 	if lp.NodesPerHost < 0 || lp.NodesPerHost > nodes {
@@ -82,41 +85,51 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	}
 	var rows []LayoutRow
 	best := -1
-	for _, l := range Layouts(cores) {
-		row := LayoutRow{Layout: l, Nodes: nodes}
-		if n := s.Profiles[0].ThreadsNote(l.Threads); n != "" {
-			// no rates for this rank size: recommending it would rest on another's
-			row.Skipped = n
+	for _, bits := range s.Bits {
+		for _, l := range Layouts(cores) {
+			row, err := lp.layout(l, bits)
+			if err != nil {
+				return nil, -1, err
+			}
+			if row.Row != nil && (best < 0 || row.EpochS < rows[best].EpochS) {
+				best = len(rows)
+			}
 			rows = append(rows, row)
-			continue
 		}
-		v, err := volumes(nodes * l.RanksPerNode)
-		if errors.Is(err, ErrNoVolumes) {
-			row.Skipped = err.Error()
-			rows = append(rows, row)
-			continue
-		}
-		if err != nil {
-			return nil, -1, err
-		}
-		ls := s
-		ls.Config.RanksPerNode, ls.Config.Threads, ls.Config.CoresPerNode = l.RanksPerNode, l.Threads, cores
-		ls.Config.RanksPerHost = max(lp.NodesPerHost, 1) * l.RanksPerNode
-		pr, err := ls.Run(v)
-		if err != nil {
-			return nil, -1, fmt.Errorf("%d×%d per node: %w", l.RanksPerNode, l.Threads, err)
-		}
-		row.Row = &pr[0]
-		if best < 0 || row.EpochS < rows[best].EpochS {
-			best = len(rows)
-		}
-		rows = append(rows, row)
 	}
 	if best < 0 {
 		return rows, -1, fmt.Errorf("perfmodel: no layout of %d nodes × %d cores can be predicted (%s)", nodes, cores, rows[0].Skipped)
 	}
 	rows[best].Best = true
 	return rows, best, nil
+}
+
+// layout predicts one layout at bits, or says why it is skipped.
+func (lp *LayoutPlan) layout(l Layout, bits int) (LayoutRow, error) {
+	s, nodes := lp.Sweep, lp.Nodes
+	row := LayoutRow{Layout: l, Nodes: nodes}
+	if n := s.Profiles[0].ThreadsNote(l.Threads); n != "" {
+		// no rates for this rank size: recommending it would rest on another's
+		row.Skipped = n
+		return row, nil
+	}
+	v, err := lp.Volumes(nodes * l.RanksPerNode)
+	if errors.Is(err, ErrNoVolumes) {
+		row.Skipped = err.Error()
+		return row, nil
+	}
+	if err != nil {
+		return row, err
+	}
+	s.Bits = []int{bits}
+	s.Config.RanksPerNode, s.Config.Threads, s.Config.CoresPerNode = l.RanksPerNode, l.Threads, lp.CoresPerNode
+	s.Config.RanksPerHost = max(lp.NodesPerHost, 1) * l.RanksPerNode
+	pr, err := s.Run(v)
+	if err != nil {
+		return row, fmt.Errorf("%d×%d per node: %w", l.RanksPerNode, l.Threads, err)
+	}
+	row.Row = &pr[0]
+	return row, nil
 }
 
 // VolumeSource is where a layout plan's volumes come from: the partition

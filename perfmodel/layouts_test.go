@@ -152,7 +152,7 @@ func TestLayoutPlan(t *testing.T) {
 		"no cores":            {Nodes: 1, CoresPerNode: 0, Volumes: splitVolumes, Sweep: lp.Sweep},
 		"shm, 2 nodes":        {Nodes: 2, CoresPerNode: 4, Volumes: splitVolumes, Sweep: lp.Sweep},
 		"2 nodes a host of 1": {Nodes: 1, CoresPerNode: 4, NodesPerHost: 2, Volumes: splitVolumes, Sweep: lp.Sweep},
-		"two bit lists":       {Nodes: 1, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: lp.Sweep.Profiles, Networks: lp.Sweep.Networks, Modes: lp.Sweep.Modes, Bits: []int{2, 32}}},
+		"no bits":             {Nodes: 1, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: lp.Sweep.Profiles, Networks: lp.Sweep.Networks, Modes: lp.Sweep.Modes}},
 	} {
 		if _, _, err := bad.Run(); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -212,5 +212,43 @@ func TestVolumeSource(t *testing.T) {
 	}
 	if _, err := (VolumeSource{Dir: t.TempDir()}).ByRanks(); err == nil {
 		t.Error("a directory without a partition accepted")
+	}
+}
+
+// TestLayoutPlanBits: with several bits the plan predicts every layout at
+// each (Bits[0]'s first), each row as the plan of its bits alone, and
+// recommends the fastest row of all.
+func TestLayoutPlanBits(t *testing.T) {
+	gbit, _ := ParseNetwork("1gbit")
+	plan := func(bits ...int) LayoutPlan {
+		return LayoutPlan{Nodes: 2, CoresPerNode: 4, Volumes: splitVolumes, Sweep: Sweep{Profiles: []*Profile{scaledProfile()},
+			Networks: []Network{gbit}, Modes: []exchange.Mode{exchange.ModeHybrid}, Bits: bits, Exchange: exchange.ExchangeFlat,
+			Config: Config{Model: gcn(), RanksPerNode: 1}, Scale: 1}}
+	}
+	both := plan(32, 2)
+	rows, best, err := both.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 3 layouts × 2 bits", len(rows))
+	}
+	for i, bits := range []int{32, 2} {
+		one := plan(bits)
+		alone, _, err := one.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, a := range alone {
+			r := rows[3*i+j]
+			if r.Layout != a.Layout || r.Bits != bits || r.EpochS != a.EpochS {
+				t.Errorf("bits %d, %d×%d: row %+v %d bits %v s, alone %+v %v s", bits, a.RanksPerNode, a.Threads, r.Layout, r.Bits, r.EpochS, a.Layout, a.EpochS)
+			}
+		}
+	}
+	for i, r := range rows {
+		if r.EpochS < rows[best].EpochS || r.Best != (i == best) {
+			t.Errorf("row %d (%d×%d, %d bits): %v s, best %v; recommended %d at %v s", i, r.RanksPerNode, r.Threads, r.Bits, r.EpochS, r.Best, best, rows[best].EpochS)
+		}
 	}
 }

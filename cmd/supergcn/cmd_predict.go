@@ -64,7 +64,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	plotIn := fs.String("plot", "", "instead of predicting: draw the --json lines of FILE (comma-separated files) as epoch time and efficiency against ranks, one PNG per label into --out")
 	plotOut := fs.String("out", "", "with --plot: output directory")
 	refs := refFlag(fs)
-	layouts := fs.Bool("layouts", false, "instead of one layout: predict every ranks × threads layout that fills a node of --cores-per-node cores on --nodes nodes (the partition shared among nodes·ranks ranks) and recommend the fastest (one --profile, --network, --aggr-mode and --bits)")
+	layouts := fs.Bool("layouts", false, "instead of one layout: predict every ranks × threads layout that fills a node of --cores-per-node cores on --nodes nodes (the partition shared among nodes·ranks ranks) and recommend the fastest (one --profile, --network and --aggr-mode; --bits may list several: every layout at each, and the fastest of all)")
 	nodes := fs.Int("nodes", 1, "with --layouts: the nodes")
 	nodesPerHost := fs.Int("nodes-per-host", 0, "with --layouts: nodes that share one machine, whose ranks all load it (an emulated cluster on one box: --nodes; default: each node its own machine)")
 	if err := parseFlags(fs, args); err != nil {
@@ -185,9 +185,35 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 		fmt.Fprintf(stdout, "%-9s %6d %4d %-16s %8.4f %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f %5.1f%%\n",
 			l, p.Ranks, r.Bits, p.Exchange, p.EpochS, p.AggrS, p.DenseS, p.QuantS, p.CommS, p.SyncS, p.AllreduceS, 100*p.Efficiency)
 	}
-	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
-		b.RanksPerNode, b.Threads, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
+	if len(sw.Bits) > 1 {
+		printFastestByBits(stdout, rows)
+	}
+	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node, --bits %d (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
+		b.RanksPerNode, b.Threads, m.Bits, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
 	return nil
+}
+
+// printFastestByBits prints the fastest predicted layout of each bits of
+// a layout plan's rows, in the rows' order.
+func printFastestByBits(stdout io.Writer, rows []perfmodel.LayoutRow) {
+	var order []int
+	fastest := map[int]perfmodel.LayoutRow{}
+	for _, r := range rows {
+		if r.Row == nil {
+			continue
+		}
+		f, seen := fastest[r.Bits]
+		if !seen {
+			order = append(order, r.Bits)
+		}
+		if !seen || r.EpochS < f.EpochS {
+			fastest[r.Bits] = r
+		}
+	}
+	for _, bits := range order {
+		f := fastest[bits]
+		fmt.Fprintf(stdout, "fastest with --bits %d: %d rank(s) × %d threads per node, %.4f s per epoch\n", bits, f.RanksPerNode, f.Threads, f.EpochS)
+	}
 }
 
 // warnThreads writes on stderr, once per profile and thread count, that a

@@ -206,11 +206,21 @@ func TestPredictLayouts(t *testing.T) {
 		{"--ranks-per-node", "2", "--ranks-per-node: not with --layouts"},
 		{"--threads", "1", "--threads: not with --layouts"},
 		{"--nodes", "0", "--nodes: 0, want ≥ 1"},
-		{"--bits", "2,32", "one profile, network, mode and bits"},
+		{"--network", "shm,1gbit", "one profile, network and mode"},
 	} {
 		err := cmdPredict(append(append([]string{}, args...), c.flag, c.value), &bytes.Buffer{})
 		if err == nil || !strings.Contains(userMessage(err), c.want) {
 			t.Errorf("%s %s: %v, want %q", c.flag, c.value, err, c.want)
+		}
+	}
+	// several bits: every layout at each, the fastest of each and of all
+	text.Reset()
+	if err := cmdPredict(append(append([]string{}, args...), "--bits", "32,2"), &text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fastest with --bits 32: ", "fastest with --bits 2: ", "recommended: "} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("--bits 32,2: no %q in\n%s", want, text.String())
 		}
 	}
 }
