@@ -217,9 +217,28 @@ func bcastString(c comm.Comm, s string) (string, error) {
 // counted from the per-rank, per-part node counts; they are int32, as in a
 // part file, so a part holds fewer than 2^31 nodes.
 func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*partition.Shard, error) {
+	lid, err := localIDs(c, owner, parts)
+	if err != nil {
+		return nil, err
+	}
+	srcs, info, err := sourceParts(c, g, owner, lid, rb)
+	if err != nil {
+		return nil, err
+	}
+	lid = nil
+	rc := newRemoteCodec(g.VtxDist, parts, c.Size())
+	bw := packByWriter(g, owner, parts, c.Size(), rc, func(u int64) int64 {
+		i, _ := slices.BinarySearch(srcs, u)
+		return info[i]
+	})
+	srcs, info = nil, nil
+	return bw.send(c, g, parts, rc, rb)
+}
+
+// localIDs returns lid of every node of this rank (see redistribute),
+// from the node counts of every rank and part. Collective.
+func localIDs(c comm.Comm, owner []int32, parts int) ([]int32, error) {
 	p, rank := c.Size(), c.Rank()
-	n := g.Hi - g.Lo
-	// lid of every local node.
 	cnt := make([]int64, p*parts)
 	for _, q := range owner {
 		cnt[rank*parts+int(q)]++
@@ -236,60 +255,68 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 			next[q] += cnt[r*parts+q]
 		}
 	}
-	lid := make([]int32, n)
+	lid := make([]int32, len(owner))
 	for i, q := range owner {
 		lid[i] = int32(next[q])
 		next[q]++
 	}
-	// The part and lid of every distinct source of this rank's rows, asked
-	// of the ranks owning them.
-	srcs := slices.Clone(g.Adj)
+	return lid, nil
+}
+
+// sourceParts returns the distinct sources of this rank's rows, ascending,
+// and for each its part and lid (part << 32 | lid), asked of the ranks
+// owning them. Collective.
+func sourceParts(c comm.Comm, g *Graph, owner, lid []int32, rb int) (srcs, info []int64, err error) {
+	srcs = slices.Clone(g.Adj)
 	slices.Sort(srcs)
 	srcs = slices.Clone(slices.Compact(srcs)) // sized to the distinct sources: the copy of every arc is garbage
-	counts := make([]int, p)
-	ask := make([]int64, len(srcs))
-	for i, u := range srcs {
+	counts := make([]int, c.Size())
+	for _, u := range srcs {
 		counts[blockOf(g.VtxDist, u)]++
-		ask[i] = u
 	}
-	asked, acounts, err := exchange(c, ask, counts, rb)
-	ask = nil
+	asked, acounts, err := exchange(c, srcs, counts, rb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, u := range asked {
 		v := int(u) - g.Lo
 		asked[i] = int64(owner[v])<<32 | int64(lid[v])
 	}
-	info, _, err := exchange(c, asked, acounts, rb)
-	asked = nil
+	info, _, err = exchange(c, asked, acounts, rb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	find := func(u int64) int64 {
-		i, _ := slices.BinarySearch(srcs, u)
-		return info[i]
-	}
-	// Node records, edge entries and feature rows, grouped by writer rank.
-	rc := newRemoteCodec(g.VtxDist, parts, p)
-	nodeCnt, edgeCnt, featCnt := make([]int, p), make([]int, p), make([]int, p)
+	return srcs, info, nil
+}
+
+// byWriter holds this rank's node records (global id, part, label<<8 |
+// split bits, in-degree), edge entries (local: −(lid+1); remote: rc's
+// entry), edge weights and feature rows, grouped by the rank that writes
+// their part, with the counts each writer gets.
+type byWriter struct {
+	nodes, edges              []int64
+	weights, feats            []float32
+	nodeCnt, edgeCnt, featCnt []int
+}
+
+// packByWriter groups g's rows by writer rank; info returns a source's
+// part << 32 | lid.
+func packByWriter(g *Graph, owner []int32, parts, p int, rc *remoteCodec, info func(u int64) int64) *byWriter {
 	d := g.FeatDim
+	bw := &byWriter{nodeCnt: make([]int, p), edgeCnt: make([]int, p), featCnt: make([]int, p)}
 	for i, q := range owner {
 		w := writerOf(int(q), parts, p)
-		nodeCnt[w] += 4
-		edgeCnt[w] += int(g.Ptr[i+1] - g.Ptr[i])
-		featCnt[w] += d
+		bw.nodeCnt[w] += 4
+		bw.edgeCnt[w] += int(g.Ptr[i+1] - g.Ptr[i])
+		bw.featCnt[w] += d
 	}
-	nodeOff, edgeOff, featOff := offsets(nodeCnt), offsets(edgeCnt), offsets(featCnt)
-	nodes := make([]int64, nodeOff[p])
-	edges := make([]int64, edgeOff[p])
-	var weights []float32
+	nodeOff, edgeOff, featOff := offsets(bw.nodeCnt), offsets(bw.edgeCnt), offsets(bw.featCnt)
+	bw.nodes, bw.edges = make([]int64, nodeOff[p]), make([]int64, edgeOff[p])
 	if g.Weighted {
-		weights = make([]float32, edgeOff[p])
+		bw.weights = make([]float32, edgeOff[p])
 	}
-	var feats []float32
 	if d > 0 {
-		feats = make([]float32, featOff[p])
+		bw.feats = make([]float32, featOff[p])
 	}
 	for i, q := range owner {
 		w := writerOf(int(q), parts, p)
@@ -297,52 +324,57 @@ func redistribute(c comm.Comm, g *Graph, owner []int32, parts, rb int) ([]*parti
 		if g.Labels != nil {
 			label = int64(g.Labels[i])
 		}
-		copy(nodes[nodeOff[w]:], []int64{int64(g.Lo + i), int64(q), label<<8 | int64(g.Split[i]), g.Ptr[i+1] - g.Ptr[i]})
+		copy(bw.nodes[nodeOff[w]:], []int64{int64(g.Lo + i), int64(q), label<<8 | int64(g.Split[i]), g.Ptr[i+1] - g.Ptr[i]})
 		nodeOff[w] += 4
-		if weights != nil {
-			copy(weights[edgeOff[w]:], g.Val[g.Ptr[i]:g.Ptr[i+1]])
+		if bw.weights != nil {
+			copy(bw.weights[edgeOff[w]:], g.Val[g.Ptr[i]:g.Ptr[i+1]])
 		}
 		for _, u := range g.Adj[g.Ptr[i]:g.Ptr[i+1]] {
-			x := find(u)
+			x := info(u)
 			if part := int32(x >> 32); part == q {
-				edges[edgeOff[w]] = -1 - (x & 0xffffffff) // local: -(lid+1)
+				bw.edges[edgeOff[w]] = -1 - (x & 0xffffffff) // local: -(lid+1)
 			} else {
-				edges[edgeOff[w]] = rc.encode(w, u, part)
+				bw.edges[edgeOff[w]] = rc.encode(w, u, part)
 			}
 			edgeOff[w]++
 		}
 		if d > 0 {
-			copy(feats[featOff[w]:], g.X[i*d:(i+1)*d])
+			copy(bw.feats[featOff[w]:], g.X[i*d:(i+1)*d])
 			featOff[w] += d
 		}
 	}
-	info, srcs = nil, nil
-	rn, _, err := exchange(c, nodes, nodeCnt, rb)
+	return bw
+}
+
+// send moves the records to their writers, dropping each array once it
+// has left, and builds the shards of the parts this rank writes.
+// Collective.
+func (bw *byWriter) send(c comm.Comm, g *Graph, parts int, rc *remoteCodec, rb int) ([]*partition.Shard, error) {
+	rn, _, err := exchange(c, bw.nodes, bw.nodeCnt, rb)
 	if err != nil {
 		return nil, err
 	}
-	nodes = nil
-	re, _, err := exchange(c, edges, edgeCnt, rb)
+	bw.nodes = nil
+	re, _, err := exchange(c, bw.edges, bw.edgeCnt, rb)
 	if err != nil {
 		return nil, err
 	}
-	edges = nil
+	bw.edges = nil
 	if err := rc.exchange(c, rb); err != nil {
 		return nil, err
 	}
-	var rw []float32
-	if g.Weighted {
-		if rw, _, err = exchange(c, weights, edgeCnt, rb); err != nil {
+	var rw, rf []float32
+	if bw.weights != nil {
+		if rw, _, err = exchange(c, bw.weights, bw.edgeCnt, rb); err != nil {
 			return nil, err
 		}
-		weights = nil
+		bw.weights = nil
 	}
-	var rf []float32
-	if d > 0 {
-		if rf, _, err = exchange(c, feats, featCnt, rb); err != nil {
+	if bw.feats != nil {
+		if rf, _, err = exchange(c, bw.feats, bw.featCnt, rb); err != nil {
 			return nil, err
 		}
-		feats = nil
+		bw.feats = nil
 	}
 	return buildShards(c, g, parts, rn, re, rc, rw, rf), nil
 }
