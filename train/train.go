@@ -485,58 +485,15 @@ func (t *trainer) run() (*Result, error) {
 func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	m := EpochMetrics{Epoch: epoch, Ranks: t.c.Size()}
 	t.prop.ResetStats()
+	var tm epochTimes
 	t0 := time.Now()
-
-	// Training step.
-	x, supervised := t.x, t.trainRows
-	if t.lp != nil {
-		x, supervised = t.lp.TrainInput(t.x, epoch)
-	}
-	nSup := []int64{int64(len(supervised))}
-	if t.lp != nil {
-		if err := t.c.AllreduceSumI64(nSup); err != nil {
-			return m, err
-		}
-	} else {
-		nSup[0] = t.nTrain
-	}
-	pass := nn.Pass{Train: true, Epoch: epoch}
-	logits, err := t.model.Forward(pass, x)
-	if err != nil {
-		return m, diverged(epoch, err)
-	}
-	lossSum, grad, err := nn.SoftmaxCrossEntropyInto(t.lossGrad, logits, t.shard.Labels, supervised, float64(max(nSup[0], 1)))
+	lossSum, code, nSup, err := t.trainStep(epoch)
 	if err != nil {
 		return m, err
 	}
-	t.lossGrad = grad // reused next epoch (an activation-sized buffer, not reallocated)
-	gx, err := t.model.Backward(pass, grad, t.lp != nil)
-	if err != nil {
-		return m, diverged(epoch, err)
-	}
-	if t.lp != nil {
-		t.lp.Backward(gx)
-	}
-	code := t.localDivergence(lossSum, logits)
-	tCompute := time.Since(t0).Seconds()
-
-	// Gradient all-reduce: first wait for the slowest rank (sync), then sum.
-	t1 := time.Now()
-	if err := t.c.Barrier(); err != nil {
+	tm.compute = time.Since(t0).Seconds()
+	if tm.sync, tm.reduce, err = t.update(epoch, lossSum, code); err != nil {
 		return m, err
-	}
-	syncS := time.Since(t1).Seconds()
-	t2 := time.Now()
-	if err := t.allreduceGrads(lossSum, code); err != nil {
-		return m, err
-	}
-	if err := divergence(epoch, t.lossBuf[1:]); err != nil {
-		return m, err
-	}
-	reduceS := time.Since(t2).Seconds()
-	t.opt.Step()
-	if l, what := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
-		return m, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: what + " after the optimizer step"}
 	}
 	st := t.prop.Stats()
 
@@ -546,63 +503,148 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	var cnt epochCounts
 	t3 := time.Now()
 	if m.Evaluated {
-		ex := t.x
-		if t.lp != nil {
-			ex = t.lp.EvalInput(t.x)
-		}
-		evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
-		if err != nil {
-			return m, diverged(epoch, err)
-		}
-		for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
-			cnt.correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
+		if cnt.correct, err = t.evaluate(epoch); err != nil {
+			return m, err
 		}
 	}
-	evalS := time.Since(t3).Seconds()
-	ev := t.prop.Stats()
-	// One all-reduce for the correct counts, the exchanged bytes, the
-	// non-finite values the quantisers met and the ranks asking to stop.
+	tm.eval = time.Since(t3).Seconds()
+	if err := t.sumCounts(&cnt, st, t.prop.Stats()); err != nil {
+		return m, err
+	}
+	tm.epoch = time.Since(t0).Seconds()
+
+	m.Loss = t.lastLoss / float64(max(nSup, 1))
+	if m.Evaluated {
+		m.TrainAcc = ratio(cnt.correct[0], t.nTrain)
+		m.ValAcc = ratio(cnt.correct[1], t.nValid)
+		m.TestAcc = ratio(cnt.correct[2], t.nTest)
+	}
+	if err := t.breakdown(&m, st, tm); err != nil {
+		return m, err
+	}
+	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt.commBytes, cnt.dataBytes, cnt.paramBytes, cnt.evalBytes
+	m.IntraBytes = cnt.intraBytes
+	return m, nil
+}
+
+// trainStep runs the training forward pass, the loss and the backward pass
+// of an epoch: this rank's loss sum, its divergence code (localDivergence)
+// and the supervised rows of all ranks.
+func (t *trainer) trainStep(epoch int) (lossSum float64, code float64, nSup int64, err error) {
+	x, supervised := t.x, t.trainRows
+	if t.lp != nil {
+		x, supervised = t.lp.TrainInput(t.x, epoch)
+	}
+	n := []int64{int64(len(supervised))}
+	if t.lp != nil {
+		if err := t.c.AllreduceSumI64(n); err != nil {
+			return 0, 0, 0, err
+		}
+	} else {
+		n[0] = t.nTrain
+	}
+	pass := nn.Pass{Train: true, Epoch: epoch}
+	logits, err := t.model.Forward(pass, x)
+	if err != nil {
+		return 0, 0, 0, diverged(epoch, err)
+	}
+	lossSum, grad, err := nn.SoftmaxCrossEntropyInto(t.lossGrad, logits, t.shard.Labels, supervised, float64(max(n[0], 1)))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	t.lossGrad = grad // reused next epoch (an activation-sized buffer, not reallocated)
+	gx, err := t.model.Backward(pass, grad, t.lp != nil)
+	if err != nil {
+		return 0, 0, 0, diverged(epoch, err)
+	}
+	if t.lp != nil {
+		t.lp.Backward(gx)
+	}
+	return lossSum, t.localDivergence(lossSum, logits), n[0], nil
+}
+
+// update waits for the slowest rank (sync), sums the gradients (reduce)
+// and steps the optimizer, and returns the two times.
+func (t *trainer) update(epoch int, lossSum, code float64) (syncS, reduceS float64, err error) {
+	t1 := time.Now()
+	if err := t.c.Barrier(); err != nil {
+		return 0, 0, err
+	}
+	syncS = time.Since(t1).Seconds()
+	t2 := time.Now()
+	if err := t.allreduceGrads(lossSum, code); err != nil {
+		return 0, 0, err
+	}
+	if err := divergence(epoch, t.lossBuf[1:]); err != nil {
+		return 0, 0, err
+	}
+	reduceS = time.Since(t2).Seconds()
+	t.opt.Step()
+	if l, what := t.nonFiniteParam(); l >= 0 { // identical on every rank: no collective needed
+		return 0, 0, &DivergedError{Epoch: epoch, Layer: l, Rank: t.c.Rank(), What: what + " after the optimizer step"}
+	}
+	return syncS, reduceS, nil
+}
+
+// evaluate runs the evaluation pass and counts this rank's correctly
+// classified train, validation and test nodes.
+func (t *trainer) evaluate(epoch int) ([3]int64, error) {
+	var correct [3]int64
+	ex := t.x
+	if t.lp != nil {
+		ex = t.lp.EvalInput(t.x)
+	}
+	evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
+	if err != nil {
+		return correct, diverged(epoch, err)
+	}
+	for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
+		correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
+	}
+	return correct, nil
+}
+
+// sumCounts fills cnt with the exchanged bytes (st: after the training
+// step, ev: after the evaluation), the non-finite values the quantisers met
+// and whether this rank asks to stop, and sums it over the ranks in one
+// all-reduce.
+func (t *trainer) sumCounts(cnt *epochCounts, st, ev exchange.Stats) error {
 	if t.cfg.Stop != nil && t.cfg.Stop() {
 		cnt.stop = 1
 	}
 	cnt.commBytes, cnt.dataBytes, cnt.paramBytes = st.DataBytes+st.ParamBytes, st.DataBytes, st.ParamBytes
 	cnt.nonFinite, cnt.evalBytes, cnt.intraBytes = t.nonFinite(), ev.CommBytes-st.CommBytes, st.IntraBytes
 	if err := cnt.sum(t.c); err != nil {
-		return m, err
+		return err
 	}
 	t.stopped = cnt.stop > 0
 	if cnt.nonFinite > 0 {
-		return m, fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower train.Config.LR?)", cnt.nonFinite)
+		return fmt.Errorf("%d non-finite values in boundary rows: training diverged (lower train.Config.LR?)", cnt.nonFinite)
 	}
-	epochS := time.Since(t0).Seconds()
+	return nil
+}
 
-	m.Loss = t.lastLoss / float64(max(nSup[0], 1))
-	if m.Evaluated {
-		m.TrainAcc = ratio(cnt.correct[0], t.nTrain)
-		m.ValAcc = ratio(cnt.correct[1], t.nValid)
-		m.TestAcc = ratio(cnt.correct[2], t.nTest)
-	}
+// epochTimes are this rank's wall times of an epoch's phases.
+type epochTimes struct {
+	epoch, compute, sync, reduce, eval float64
+}
 
-	// Time breakdown of the training step: max over ranks in the fields,
-	// min and max in RankMin and RankMax. The evaluation pass is eval_s,
-	// the optimizer and bookkeeping "other".
+// breakdown fills m's time breakdown of the training step: max over ranks
+// in the fields, min and max in RankMin and RankMax. The evaluation pass
+// is eval_s, the optimizer and bookkeeping "other".
+func (t *trainer) breakdown(m *EpochMetrics, st exchange.Stats, tm epochTimes) error {
 	exch := st.AggrSeconds + st.CommSeconds + st.QuantSeconds + st.SyncSeconds
-	if err := t.reduceBreakdown(&m, []breakdownTime{
-		{"epoch_s", epochS, &m.EpochS},
+	return t.reduceBreakdown(m, []breakdownTime{
+		{"epoch_s", tm.epoch, &m.EpochS},
 		{"aggr_s", st.AggrSeconds, &m.AggrS},
-		{"comm_s", st.CommSeconds + reduceS, &m.CommS},
+		{"comm_s", st.CommSeconds + tm.reduce, &m.CommS},
 		{"quant_s", st.QuantSeconds, &m.QuantS},
-		{"dense_s", math.Max(tCompute-exch, 0), &m.DenseS},
-		{"sync_s", syncS + st.SyncSeconds, &m.SyncS},
-		{"eval_s", evalS, &m.EvalS},
-		{"other_s", math.Max(epochS-tCompute-syncS-reduceS-evalS, 0), &m.OtherS},
-		{"reduce_s", reduceS, &m.ReduceS},
-	}); err != nil {
-		return m, err
-	}
-	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt.commBytes, cnt.dataBytes, cnt.paramBytes, cnt.evalBytes
-	m.IntraBytes = cnt.intraBytes
-	return m, nil
+		{"dense_s", math.Max(tm.compute-exch, 0), &m.DenseS},
+		{"sync_s", tm.sync + st.SyncSeconds, &m.SyncS},
+		{"eval_s", tm.eval, &m.EvalS},
+		{"other_s", math.Max(tm.epoch-tm.compute-tm.sync-tm.reduce-tm.eval, 0), &m.OtherS},
+		{"reduce_s", tm.reduce, &m.ReduceS},
+	})
 }
 
 // breakdownTime is one time of the epoch breakdown: its metrics key, this
