@@ -159,6 +159,34 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	if err := t.splitRows(); err != nil {
+		return nil, err
+	}
+	mc, err := t.modelConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.plan(mc); err != nil {
+		return nil, err
+	}
+	if err := t.buildModel(mc); err != nil {
+		return nil, err
+	}
+	if t.dataID, err = DataIdentity(s, c); err != nil {
+		return nil, err
+	}
+	if cfg.ResumePath != "" {
+		if err := t.resume(cfg.ResumePath); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// splitRows lists this rank's labelled train, validation and test rows and
+// counts them over all ranks.
+func (t *trainer) splitRows() error {
+	s := t.shard
 	for v, b := range s.Split {
 		if s.Labels[v] < 0 {
 			continue
@@ -173,16 +201,21 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 			t.testRows = append(t.testRows, int32(v))
 		}
 	}
-	counts := []int64{int64(len(t.trainRows)), int64(len(t.validRows)), int64(len(t.testRows)), int64(s.NumClasses)}
-	if err := c.AllreduceSumI64(counts[:3]); err != nil {
-		return nil, err
+	counts := []int64{int64(len(t.trainRows)), int64(len(t.validRows)), int64(len(t.testRows))}
+	if err := t.c.AllreduceSumI64(counts); err != nil {
+		return err
 	}
 	t.nTrain, t.nValid, t.nTest = counts[0], counts[1], counts[2]
 	if t.nTrain == 0 {
-		return nil, ErrNoTrainNodes
+		return ErrNoTrainNodes
 	}
+	return nil
+}
 
-	mc := cfg.Model
+// modelConfig completes the configured model's shape from the data (input
+// width, classes, seed) and checks that it fits in memory.
+func (t *trainer) modelConfig() (nn.Config, error) {
+	s, mc := t.shard, t.cfg.Model
 	if mc.In == 0 {
 		mc.In = s.FeatDim
 	}
@@ -190,54 +223,61 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		mc.Out = s.NumClasses
 	}
 	if mc.In != s.FeatDim {
-		return nil, fmt.Errorf("model expects %d input features, data has %d", mc.In, s.FeatDim)
+		return mc, fmt.Errorf("model expects %d input features, data has %d", mc.In, s.FeatDim)
 	}
 	t.watch = newLossWatch(mc.Out)
 	if mc.Seed == 0 {
-		mc.Seed = cfg.Seed
+		mc.Seed = t.cfg.Seed
 	}
-	if err := t.checkMemory(mc); err != nil {
-		return nil, err
-	}
+	return mc, t.checkMemory(mc)
+}
+
+// plan builds the distributed operator the model mc needs (its exchange
+// plan, timed in planS) and logs the plan and the node order.
+func (t *trainer) plan(mc nn.Config) error {
 	kind, err := nn.ModelOp(mc.Model)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	eng, err := aggr.New(cfg.Threads, cfg.Kernel)
+	eng, err := aggr.New(t.cfg.Threads, t.cfg.Kernel)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t0 := c.Wtime()
+	t0 := t.c.Wtime()
 	opts, err := t.exchangeOptions()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	t.prop, err = exchange.New(s, c, eng, kind, opts)
-	if err != nil {
-		return nil, err
+	if t.prop, err = exchange.New(t.shard, t.c, eng, kind, opts); err != nil {
+		return err
 	}
-	t.planS = c.Wtime() - t0
+	t.planS = t.c.Wtime() - t0
 	if err := t.logPlan(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := t.logOrder(); err != nil {
-		return nil, err
-	}
+	return t.logOrder()
+}
+
+// buildModel builds the model on the operator, label propagation when
+// configured, the optimizer over their parameters and the gradient buffer.
+func (t *trainer) buildModel(mc nn.Config) error {
+	cfg, s := t.cfg, t.shard
+	var err error
 	t.model, err = nn.NewModel(mc, t.prop)
 	if err == nil {
 		err = t.model.SetKernel(cfg.Kernel)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Weights start identical on every rank (same seed); dropout masks are per rank.
-	t.model.SetDropoutSeed(cfg.Seed*0x9E3779B97F4A7C15 + uint64(c.Rank()) + 1)
+	t.model.SetDropoutSeed(cfg.Seed*0x9E3779B97F4A7C15 + uint64(t.c.Rank()) + 1)
 	t.model.SetDecayAll(cfg.DecayAll)
 	params := t.model.Params()
 	if cfg.LabelProp > 0 {
-		t.lp, err = labelprop.New(cfg.LabelProp, s.NumClasses, s.FeatDim, s.Labels, t.trainRows, cfg.Seed, c.Rank())
+		t.lp, err = labelprop.New(cfg.LabelProp, s.NumClasses, s.FeatDim, s.Labels, t.trainRows, cfg.Seed, t.c.Rank())
 		if err != nil {
-			return nil, field.Wrap("train.Config.LabelProp", err)
+			return field.Wrap("train.Config.LabelProp", err)
 		}
 		params = append(params, t.lp.Param())
 	} else {
@@ -250,7 +290,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	t.opt, err = nn.NewAdam(params, nn.AdamConfig{LR: cfg.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
 		WeightDecay: cfg.WeightDecay, Decoupled: cfg.Decoupled})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t.params = params
 	n := 0
@@ -258,15 +298,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		n += len(p.G)
 	}
 	t.gradBuf = make([]float32, n)
-	if t.dataID, err = DataIdentity(s, c); err != nil {
-		return nil, err
-	}
-	if cfg.ResumePath != "" {
-		if err := t.resume(cfg.ResumePath); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
+	return nil
 }
 
 // nodeOrder is the configured node order (partition.DefaultOrder for "").
