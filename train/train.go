@@ -429,37 +429,8 @@ func (t *trainer) run() (*Result, error) {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
 		}
 		res.Epochs = append(res.Epochs, m)
-		improved := m.Evaluated && m.ValAcc > t.best.BestValAcc
-		if improved {
-			t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
-		}
-		if m.Evaluated {
-			t.lastTest = m.TestAcc
-		}
-		if onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0; onGrid && m.Evaluated && m.ValAcc > t.gridBest.BestValAcc {
-			t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, epoch, m.TestAcc
-		}
-		t.done = epoch
-		if improved && cfg.SaveBest != "" {
-			if err := t.save(cfg.SaveBest, epoch); err != nil {
-				return nil, err
-			}
-		}
-		if rank0 {
-			if w := t.watch.observe(epoch, m.Loss); w != "" && cfg.Log != nil {
-				fmt.Fprintln(cfg.Log, w)
-			}
-			if cfg.Log != nil && !cfg.Quiet {
-				acc := "(not evaluated)                         "
-				if m.Evaluated {
-					acc = fmt.Sprintf("train %.4f  val %.4f  test %.4f", m.TrainAcc, m.ValAcc, m.TestAcc)
-				}
-				fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
-					epoch, m.Loss, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
-			}
-			if err := mw.write(m); err != nil {
-				return nil, field.Wrap("train.Config.MetricsPath", err)
-			}
+		if err := t.record(mw, m); err != nil {
+			return nil, err
 		}
 		if t.stopped && epoch < cfg.Epochs {
 			if cfg.SavePath != "" {
@@ -478,6 +449,58 @@ func (t *trainer) run() (*Result, error) {
 			}
 		}
 	}
+	if res.Final, err = t.finish(mw, start); err != nil {
+		return nil, err
+	}
+	if err := mw.close(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// record takes an epoch's metrics into the best and last accuracies (the
+// best model saved to SaveBest), marks the epoch done, and on rank 0 logs
+// it and writes it to the metrics file.
+func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
+	cfg, epoch := t.cfg, m.Epoch
+	improved := m.Evaluated && m.ValAcc > t.best.BestValAcc
+	if improved {
+		t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
+	}
+	if m.Evaluated {
+		t.lastTest = m.TestAcc
+	}
+	if onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0; onGrid && m.Evaluated && m.ValAcc > t.gridBest.BestValAcc {
+		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, epoch, m.TestAcc
+	}
+	t.done = epoch
+	if improved && cfg.SaveBest != "" {
+		if err := t.save(cfg.SaveBest, epoch); err != nil {
+			return err
+		}
+	}
+	if t.c.Rank() != 0 {
+		return nil
+	}
+	if w := t.watch.observe(epoch, m.Loss); w != "" && cfg.Log != nil {
+		fmt.Fprintln(cfg.Log, w)
+	}
+	if cfg.Log != nil && !cfg.Quiet {
+		acc := "(not evaluated)                         "
+		if m.Evaluated {
+			acc = fmt.Sprintf("train %.4f  val %.4f  test %.4f", m.TrainAcc, m.ValAcc, m.TestAcc)
+		}
+		fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
+			epoch, m.Loss, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
+	}
+	return field.Wrap("train.Config.MetricsPath", mw.write(m))
+}
+
+// finish builds the final record (best validation accuracy and its test
+// accuracy, the slowest rank's plan time), writes and logs it on rank 0,
+// and saves the model to SavePath.
+func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, error) {
+	cfg := t.cfg
 	best := t.best
 	best.Final = true
 	best.Epochs = cfg.Epochs
@@ -489,13 +512,12 @@ func (t *trainer) run() (*Result, error) {
 	best.LastTest = t.lastTest
 	pl := []float64{t.planS}
 	if err := t.c.AllreduceMaxF64(pl); err != nil {
-		return nil, err
+		return best, err
 	}
 	best.PlanS = pl[0]
-	res.Final = best
-	if rank0 {
+	if t.c.Rank() == 0 {
 		if err := mw.write(best); err != nil {
-			return nil, field.Wrap("train.Config.MetricsPath", err)
+			return best, field.Wrap("train.Config.MetricsPath", err)
 		}
 		if cfg.Log != nil {
 			fmt.Fprintf(cfg.Log, "final: best val %.4f at epoch %d, test %.4f (last epoch test %.4f), %d epochs in %.2fs on %d rank(s)\n",
@@ -504,13 +526,10 @@ func (t *trainer) run() (*Result, error) {
 	}
 	if cfg.SavePath != "" {
 		if err := t.save(cfg.SavePath, t.done); err != nil {
-			return nil, err
+			return best, err
 		}
 	}
-	if err := mw.close(); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return best, nil
 }
 
 // epoch runs one training step and one evaluation pass.
