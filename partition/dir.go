@@ -279,7 +279,6 @@ func Load(dir string, rank, ranks int) (*Shard, error) {
 // merge joins the k consecutive parts of one rank (see Load); their
 // nodes together must number below 2^31, the int32 local ids of a shard.
 func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
-	first := int32(rank * k)
 	total := 0
 	for _, p := range parts {
 		total += len(p.Global)
@@ -287,12 +286,45 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	if total > math.MaxInt32 {
 		return nil, fmt.Errorf("rank %d's %d parts hold %d nodes, more than the 2^31-1 local ids of a rank: load on more ranks", rank, k, total)
 	}
-	// pos[i][j]: merged local id of node j of part i (merged order = global order).
-	pos := make([][]int32, len(parts))
+	pos, ref := mergeOrder(parts, total)
+	p0 := parts[0]
+	d := p0.FeatDim
+	out := &Shard{Rank: rank, Ranks: ranks, NumGlobalNodes: p0.NumGlobalNodes, Global: make([]int64, total),
+		FeatDim: d, NumClasses: p0.NumClasses, Split: make([]uint8, total)}
+	if d > 0 {
+		out.X = make([]float32, total*d)
+	}
+	if p0.Labels != nil {
+		out.Labels = make([]int32, total)
+	}
+	mg := newMerger(parts, int32(rank*k), k, pos, total)
+	for m, r := range ref {
+		p, j := parts[r[0]], int(r[1])
+		out.Global[m] = p.Global[j]
+		if d > 0 {
+			copy(out.X[m*d:(m+1)*d], p.X[j*d:(j+1)*d])
+		}
+		if out.Labels != nil {
+			out.Labels[m] = p.Labels[j]
+		}
+		out.Split[m] = p.Split[j]
+		if err := mg.row(m, int(r[0]), j); err != nil {
+			return nil, err
+		}
+	}
+	out.Local, out.Remote = mg.loc, mg.rem
+	return out, nil
+}
+
+// mergeOrder returns the merged local id of node j of part i (pos[i][j])
+// and the (part, index) of every merged id (ref): the merged order is the
+// global order.
+func mergeOrder(parts []*Shard, total int) (pos [][]int32, ref [][2]int32) {
+	pos = make([][]int32, len(parts))
 	for i, p := range parts {
 		pos[i] = make([]int32, len(p.Global))
 	}
-	ref := make([][2]int32, total) // merged id -> (part, index)
+	ref = make([][2]int32, total)
 	head := make([]int, len(parts))
 	for m := 0; m < total; m++ {
 		best := -1
@@ -305,82 +337,82 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 		ref[m] = [2]int32{int32(best), int32(head[best])}
 		head[best]++
 	}
-	p0 := parts[0]
-	d := p0.FeatDim
-	out := &Shard{Rank: rank, Ranks: ranks, NumGlobalNodes: p0.NumGlobalNodes, Global: make([]int64, total),
-		FeatDim: d, NumClasses: p0.NumClasses, Split: make([]uint8, total)}
-	if d > 0 {
-		out.X = make([]float32, total*d)
-	}
-	if p0.Labels != nil {
-		out.Labels = make([]int32, total)
-	}
+	return pos, ref
+}
+
+// merger builds the merged shard's rows: an edge between two of the parts
+// becomes local, the others stay remote (owned by the rank of their part).
+type merger struct {
+	parts                 []*Shard
+	first                 int32 // the first part merged
+	k                     int
+	pos                   [][]int32
+	weighted              bool
+	loc                   *graph.CSR
+	rem                   RemoteEdges
+	fromLocal, fromRemote []weightedEdge
+}
+
+func newMerger(parts []*Shard, first int32, k int, pos [][]int32, total int) *merger {
 	var nloc, nrem int64
 	for _, p := range parts {
 		nloc += p.Local.NNZ()
 		nrem += int64(len(p.Remote.Src))
 	}
-	weighted := p0.Weighted()
-	loc := &graph.CSR{NumRows: total, NumCols: total, Ptr: make([]int64, total+1), Idx: make([]int32, 0, nloc+nrem)}
-	rem := RemoteEdges{Ptr: make([]int64, total+1)}
-	if weighted {
-		loc.Val = make([]float32, 0, nloc+nrem)
-		rem.Val = []float32{}
+	mg := &merger{parts: parts, first: first, k: k, pos: pos, weighted: parts[0].Weighted(),
+		loc: &graph.CSR{NumRows: total, NumCols: total, Ptr: make([]int64, total+1), Idx: make([]int32, 0, nloc+nrem)},
+		rem: RemoteEdges{Ptr: make([]int64, total+1)}}
+	if mg.weighted {
+		mg.loc.Val = make([]float32, 0, nloc+nrem)
+		mg.rem.Val = []float32{}
 	}
-	var fromLocal, fromRemote []weightedEdge
-	for m, r := range ref {
-		p, j := parts[r[0]], int(r[1])
-		out.Global[m] = p.Global[j]
-		if d > 0 {
-			copy(out.X[m*d:(m+1)*d], p.X[j*d:(j+1)*d])
-		}
-		if out.Labels != nil {
-			out.Labels[m] = p.Labels[j]
-		}
-		out.Split[m] = p.Split[j]
-		fromLocal = fromLocal[:0]
-		for e := p.Local.Ptr[j]; e < p.Local.Ptr[j+1]; e++ {
-			fromLocal = append(fromLocal, weightedEdge{pos[r[0]][p.Local.Idx[e]], edgeWeight(p.Local.Val, e)})
-		}
-		fromRemote = fromRemote[:0]
-		for e := p.Remote.Ptr[j]; e < p.Remote.Ptr[j+1]; e++ {
-			src, q := p.Remote.Src[e], p.Remote.Owner[e]
-			if q >= first && q < first+int32(k) {
-				qi := q - first
-				g := parts[qi].Global
-				idx := sort.Search(len(g), func(i int) bool { return g[i] >= src })
-				if idx == len(g) || g[idx] != src {
-					return nil, fmt.Errorf("%s says node %d is in part %d, which does not hold it", PartFile(int(first)+int(r[0])), src, q)
-				}
-				fromRemote = append(fromRemote, weightedEdge{pos[qi][idx], edgeWeight(p.Remote.Val, e)})
-				continue
-			}
-			rem.Src = append(rem.Src, src)
-			rem.Owner = append(rem.Owner, q/int32(k))
-			if weighted {
-				rem.Val = append(rem.Val, p.Remote.Val[e])
-			}
-		}
-		// Both lists follow the source order of the original row: merging
-		// them by merged id (= global order) keeps sorted rows sorted.
-		a, b := fromLocal, fromRemote
-		for len(a) > 0 || len(b) > 0 {
-			var x weightedEdge
-			if len(b) == 0 || (len(a) > 0 && a[0].u <= b[0].u) {
-				x, a = a[0], a[1:]
-			} else {
-				x, b = b[0], b[1:]
-			}
-			loc.Idx = append(loc.Idx, x.u)
-			if weighted {
-				loc.Val = append(loc.Val, x.w)
-			}
-		}
-		loc.Ptr[m+1] = int64(len(loc.Idx))
-		rem.Ptr[m+1] = int64(len(rem.Src))
+	return mg
+}
+
+// row appends merged row m, node j of part i.
+func (mg *merger) row(m, i, j int) error {
+	p := mg.parts[i]
+	mg.fromLocal = mg.fromLocal[:0]
+	for e := p.Local.Ptr[j]; e < p.Local.Ptr[j+1]; e++ {
+		mg.fromLocal = append(mg.fromLocal, weightedEdge{mg.pos[i][p.Local.Idx[e]], edgeWeight(p.Local.Val, e)})
 	}
-	out.Local, out.Remote = loc, rem
-	return out, nil
+	mg.fromRemote = mg.fromRemote[:0]
+	for e := p.Remote.Ptr[j]; e < p.Remote.Ptr[j+1]; e++ {
+		src, q := p.Remote.Src[e], p.Remote.Owner[e]
+		if q >= mg.first && q < mg.first+int32(mg.k) {
+			qi := q - mg.first
+			g := mg.parts[qi].Global
+			idx := sort.Search(len(g), func(i int) bool { return g[i] >= src })
+			if idx == len(g) || g[idx] != src {
+				return fmt.Errorf("%s says node %d is in part %d, which does not hold it", PartFile(int(mg.first)+i), src, q)
+			}
+			mg.fromRemote = append(mg.fromRemote, weightedEdge{mg.pos[qi][idx], edgeWeight(p.Remote.Val, e)})
+			continue
+		}
+		mg.rem.Src = append(mg.rem.Src, src)
+		mg.rem.Owner = append(mg.rem.Owner, q/int32(mg.k))
+		if mg.weighted {
+			mg.rem.Val = append(mg.rem.Val, p.Remote.Val[e])
+		}
+	}
+	// Both lists follow the source order of the original row: merging
+	// them by merged id (= global order) keeps sorted rows sorted.
+	a, b := mg.fromLocal, mg.fromRemote
+	for len(a) > 0 || len(b) > 0 {
+		var x weightedEdge
+		if len(b) == 0 || (len(a) > 0 && a[0].u <= b[0].u) {
+			x, a = a[0], a[1:]
+		} else {
+			x, b = b[0], b[1:]
+		}
+		mg.loc.Idx = append(mg.loc.Idx, x.u)
+		if mg.weighted {
+			mg.loc.Val = append(mg.loc.Val, x.w)
+		}
+	}
+	mg.loc.Ptr[m+1] = int64(len(mg.loc.Idx))
+	mg.rem.Ptr[m+1] = int64(len(mg.rem.Src))
+	return nil
 }
 
 // weightedEdge is a merged row entry: its source and its weight.
