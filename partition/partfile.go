@@ -147,97 +147,124 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 		return nil, fmt.Errorf("partition: %w", err)
 	}
 	defer f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("partition: %w", err)
-	}
-	pr := container.NewReader(f, fi.Size())
-	fail := func(section string, format string, a ...any) error {
-		return fmt.Errorf("partition: %s: %w", path, &container.SectionError{Section: section, Msg: fmt.Sprintf(format, a...)})
-	}
 	wrap := func(err error) error { return fmt.Errorf("partition: %s: %w", path, err) }
 	if fi.Size() != ps.Bytes {
 		return nil, fmt.Errorf("partition: %s: %d bytes, %s says %d: the file is truncated or damaged", path, fi.Size(), MetaFile, ps.Bytes)
 	}
+	pr := container.NewReader(f, fi.Size())
+	h, err := readPartHeader(pr, m, p)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	sh, err := readPartSections(pr, m, p, h)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if got := pr.Sum32(); got != ps.CRC32C {
+		return nil, fmt.Errorf("partition: %s: file checksum %08x, %s says %08x: the file is damaged", path, got, MetaFile, ps.CRC32C)
+	}
+	if err := checkShard(sh); err != nil {
+		return nil, wrap(err)
+	}
+	return sh, nil
+}
+
+// partHeader is what a part file's header says: its format version and
+// counts.
+type partHeader struct {
+	version                            uint32
+	nglobal, n, d, classes, nloc, nrem int64
+}
+
+// readPartHeader reads and checks the header of part p against m.
+func readPartHeader(pr *container.Reader, m *Meta, p int) (partHeader, error) {
+	ps := m.Stats.Parts[p]
+	fail := func(format string, a ...any) error {
+		return &container.SectionError{Section: "header", Msg: fmt.Sprintf(format, a...)}
+	}
 	var h [partHeaderSize]byte
 	if err := pr.ReadFull("header", h[:]); err != nil {
-		return nil, wrap(err)
+		return partHeader{}, err
 	}
 	version, err := partFormat.CheckPrefix(h[:])
 	if errors.Is(err, container.ErrBadMagic) {
-		return nil, fail("header", "not a supergcn part file (bad magic)")
+		return partHeader{}, fail("not a supergcn part file (bad magic)")
 	} else if err != nil {
-		return nil, fail("header", "%v", err)
+		return partHeader{}, fail("%v", err)
 	}
 	if got, want := container.Checksum(h[:80]), binary.LittleEndian.Uint32(h[80:]); got != want {
-		return nil, fail("header", "checksum mismatch (CRC32-C %08x, stored %08x): the file is damaged", got, want)
+		return partHeader{}, fail("checksum mismatch (CRC32-C %08x, stored %08x): the file is damaged", got, want)
 	}
 	flags := binary.LittleEndian.Uint32(h[12:])
 	var v [8]int64
 	for i := range v {
 		v[i] = int64(binary.LittleEndian.Uint64(h[16+8*i:]))
 	}
-	part, parts, nglobal, n, d, classes, nloc, nrem := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
-	if part != int64(p) || parts != int64(m.Parts) || nglobal != m.NumNodes || n != ps.Nodes ||
-		d != int64(m.FeatDim) || classes != int64(m.NumClasses) || nloc != ps.LocalEdges || nrem != ps.CutEdges ||
+	part, parts := v[0], v[1]
+	ph := partHeader{version: version, nglobal: v[2], n: v[3], d: v[4], classes: v[5], nloc: v[6], nrem: v[7]}
+	if part != int64(p) || parts != int64(m.Parts) || ph.nglobal != m.NumNodes || ph.n != ps.Nodes ||
+		ph.d != int64(m.FeatDim) || ph.classes != int64(m.NumClasses) || ph.nloc != ps.LocalEdges || ph.nrem != ps.CutEdges ||
 		(flags&flagHasLabels != 0) != m.HasLabels || (flags&flagWeighted != 0) != m.Weighted || int(version) != m.FormatVersion {
-		return nil, fail("header", "does not match %s (version %d, part %d/%d, %d nodes, %d features, %d classes, %d+%d edges, weighted %v; %s: %d classes)",
-			MetaFile, version, part, parts, n, d, classes, nloc, nrem, flags&flagWeighted != 0, MetaFile, m.NumClasses)
+		return partHeader{}, fail("does not match %s (version %d, part %d/%d, %d nodes, %d features, %d classes, %d+%d edges, weighted %v; %s: %d classes)",
+			MetaFile, version, part, parts, ph.n, ph.d, ph.classes, ph.nloc, ph.nrem, flags&flagWeighted != 0, MetaFile, m.NumClasses)
 	}
-	sh := &Shard{Rank: p, Ranks: m.Parts, NumGlobalNodes: nglobal, FeatDim: int(d), NumClasses: int(classes)}
+	return ph, nil
+}
+
+// readPartSections reads the sections of part p after its header h, up to
+// the end of the file.
+func readPartSections(pr *container.Reader, m *Meta, p int, h partHeader) (*Shard, error) {
+	n, d := h.n, h.d
+	sh := &Shard{Rank: p, Ranks: m.Parts, NumGlobalNodes: h.nglobal, FeatDim: int(d), NumClasses: int(h.classes)}
 	nlab := int64(0)
 	if m.HasLabels {
 		nlab = n
 	}
+	var err error
 	if sh.Global, err = readSection[int64](pr, secGlobal, n); err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	if n > 0 && d > pr.Left()/4/n {
-		return nil, fail(sectionNames[secFeatures], "%d×%d features cannot fit in the file", n, d)
+		return nil, &container.SectionError{Section: sectionNames[secFeatures], Msg: fmt.Sprintf("%d×%d features cannot fit in the file", n, d)}
 	}
 	if sh.X, err = readSection[float32](pr, secFeatures, n*d); err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	if sh.Labels, err = readSection[int32](pr, secLabels, nlab); err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	if sh.Split, err = readSection[uint8](pr, secSplit, n); err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
 	sh.Local = &graph.CSR{NumRows: int(n), NumCols: int(n)}
 	if sh.Local.Ptr, err = readSection[int64](pr, secLocalPtr, n+1); err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
-	if sh.Local.Idx, err = readSection[int32](pr, secLocalIdx, nloc); err != nil {
-		return nil, wrap(err)
+	if sh.Local.Idx, err = readSection[int32](pr, secLocalIdx, h.nloc); err != nil {
+		return nil, err
 	}
 	if sh.Remote.Ptr, err = readSection[int64](pr, secRemotePtr, n+1); err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
-	if sh.Remote.Src, err = readSection[int64](pr, secRemoteSrc, nrem); err != nil {
-		return nil, wrap(err)
+	if sh.Remote.Src, err = readSection[int64](pr, secRemoteSrc, h.nrem); err != nil {
+		return nil, err
 	}
-	if sh.Remote.Owner, err = readSection[int32](pr, secRemoteOwner, nrem); err != nil {
-		return nil, wrap(err)
+	if sh.Remote.Owner, err = readSection[int32](pr, secRemoteOwner, h.nrem); err != nil {
+		return nil, err
 	}
-	if version >= 2 {
-		if err := readWeights(pr, sh, m.Weighted, nloc, nrem); err != nil {
-			return nil, wrap(err)
+	if h.version >= 2 {
+		if err := readWeights(pr, sh, m.Weighted, h.nloc, h.nrem); err != nil {
+			return nil, err
 		}
 	}
 	if pr.Left() != 0 {
-		return nil, fail("end", "%d trailing bytes after the last section", pr.Left())
-	}
-	if got := pr.Sum32(); got != ps.CRC32C {
-		return nil, fmt.Errorf("partition: %s: file checksum %08x, %s says %08x: the file is damaged", path, got, MetaFile, ps.CRC32C)
+		return nil, &container.SectionError{Section: "end", Msg: fmt.Sprintf("%d trailing bytes after the last section", pr.Left())}
 	}
 	if d == 0 {
 		sh.X = nil // as Split leaves it
 	}
 	if !m.HasLabels {
 		sh.Labels = nil
-	}
-	if err := checkShard(sh); err != nil {
-		return nil, fmt.Errorf("partition: %s: %w", path, err)
 	}
 	return sh, nil
 }
