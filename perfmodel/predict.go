@@ -273,44 +273,12 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if ranks == 0 {
 		return nil, fmt.Errorf("perfmodel: no ranks")
 	}
-	if net.Single {
-		cfg.RanksPerNode = ranks
-	}
-	if err := cfg.validate(ranks); err != nil {
+	cfg, err := resolve(cfg, ranks, prof, net)
+	if err != nil {
 		return nil, err
 	}
-	cfg.Wire = cfg.Wire.Resolve()
-	x, _ := exchange.ParseExchange(cfg.Exchange) // validated
-	cfg.Exchange = exchange.ExchangeFlat
-	if cfg.Staged != nil {
-		cfg.Exchange = cmp.Or(x, exchange.ExchangeTwoLevel)
-	}
-	if err := prof.Validate(); err != nil {
-		return nil, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
-	}
-	if !net.Single {
-		if err := net.Inter.validate("network " + net.Name); err != nil {
-			return nil, fmt.Errorf("perfmodel: %w", err)
-		}
-	}
-	cores := cfg.CoresPerNode
-	if cores == 0 {
-		cores = prof.CoresPerNode
-	}
-	busy := cfg.RanksPerHost
-	if busy == 0 {
-		busy = cfg.RanksPerNode
-	}
-	rates := prof.RatesAt(cfg.Threads, busy)
-	oversub := float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
-	if oversub > 1 {
-		rates = rates.Scaled(1 / oversub)
-	}
-	straggle := 0.0
-	if ranks > 1 && rates.Straggle > 1 {
-		straggle = rates.Straggle
-		rates = rates.Scaled(1 / straggle)
-	}
+	cores := cmp.Or(cfg.CoresPerNode, prof.CoresPerNode)
+	rates, oversub, straggle := jobRates(prof, cfg, ranks)
 	costs, err := cfg.Model.net().LayerCosts()
 	if err != nil {
 		return nil, err
@@ -323,8 +291,62 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		over: (cfg.Threads+1)*cfg.RanksPerNode <= cores, share: rates.Exchange.Share(),
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
-
 	p.stages = patternOf(cfg.Exchange, p)
+	pr := p.epoch()
+	pr.ProfileThreads, pr.ProfileCopies = rates.Threads, rates.Copies
+	pr.Oversubscription, pr.Straggle = max(oversub, 1), straggle
+	return pr, nil
+}
+
+// resolve validates cfg for ranks ranks on prof and net and returns it
+// with its wires resolved and its exchange named (flat, or the staged
+// one's).
+func resolve(cfg Config, ranks int, prof *Profile, net Network) (Config, error) {
+	if net.Single {
+		cfg.RanksPerNode = ranks
+	}
+	if err := cfg.validate(ranks); err != nil {
+		return cfg, err
+	}
+	cfg.Wire = cfg.Wire.Resolve()
+	x, _ := exchange.ParseExchange(cfg.Exchange) // validated
+	cfg.Exchange = exchange.ExchangeFlat
+	if cfg.Staged != nil {
+		cfg.Exchange = cmp.Or(x, exchange.ExchangeTwoLevel)
+	}
+	if err := prof.Validate(); err != nil {
+		return cfg, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
+	}
+	if !net.Single {
+		if err := net.Inter.validate("network " + net.Name); err != nil {
+			return cfg, fmt.Errorf("perfmodel: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// jobRates returns the rates a rank of cfg runs at on prof: those of its
+// thread count with the ranks busy on its machine, slowed by the
+// oversubscription of the machine's cores and, in a job of several ranks,
+// by the profile's straggle (returned, 0 when none applies).
+func jobRates(prof *Profile, cfg Config, ranks int) (rates *Rates, oversub, straggle float64) {
+	busy := cmp.Or(cfg.RanksPerHost, cfg.RanksPerNode)
+	rates = prof.RatesAt(cfg.Threads, busy)
+	oversub = float64(busy*cfg.Threads) / float64(prof.CoresPerNode)
+	if oversub > 1 {
+		rates = rates.Scaled(1 / oversub)
+	}
+	if ranks > 1 && rates.Straggle > 1 {
+		straggle = rates.Straggle
+		rates = rates.Scaled(1 / straggle)
+	}
+	return rates, oversub, straggle
+}
+
+// epoch walks a training step and, every EvalEvery epochs, an evaluation
+// pass, and returns the prediction (its profile fields unset).
+func (p *predictor) epoch() *Prediction {
+	cfg, ranks := p.cfg, len(p.vols)
 	p.forward(true)
 	p.lossAndBackward()
 	p.sync()
@@ -341,16 +363,15 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		eval, evalIdeal = p.t/float64(cfg.EvalEvery), p.idealWork/float64(cfg.EvalEvery)
 		p.evalBytes /= int64(cfg.EvalEvery)
 	}
-
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
-		RanksPerNode: p.k, Threads: cfg.Threads, ProfileThreads: rates.Threads, ProfileCopies: rates.Copies, Overlap: p.over,
+		RanksPerNode: p.k, Threads: cfg.Threads, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
-		Exchange: cfg.Exchange, Oversubscription: max(oversub, 1), Straggle: straggle}
+		Exchange: cfg.Exchange}
 	if p.allBytes > 0 {
 		pr.InterNodeShare = p.interBytes / p.allBytes
 	}
 	pr.BusyMinS = math.Inf(1)
-	for r := range vols {
+	for r := range p.vols {
 		b := aggr[r] + dense[r] + quant[r] + comm[r]
 		if b > pr.BusyMaxS {
 			pr.BusyMaxS, pr.CriticalRank = b, r
@@ -363,7 +384,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	pr.SyncMaxS = max(0, train-pr.BusyMinS-ar-coll)
 	pr.IdealS = (trainIdeal + evalIdeal) / float64(ranks)
 	pr.Efficiency = pr.IdealS / pr.EpochS
-	return pr, nil
+	return pr
 }
 
 // CheckModel reports whether every measurement of p has the rates model m
