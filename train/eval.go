@@ -45,6 +45,52 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 	if s.NumClasses > ck.Model.Out {
 		return nil, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
 	}
+	saved := map[string][]float32{}
+	for _, p := range ck.Params {
+		saved[p.Name] = p.W
+	}
+	model, err := loadModel(ck, saved, s, c, threads, kernel)
+	if err != nil {
+		return nil, err
+	}
+	var rows [3][]int32
+	for v, b := range s.Split {
+		if s.Labels[v] < 0 {
+			continue
+		}
+		for i, bit := range []uint8{graph.InTrain, graph.InValid, graph.InTest} {
+			if b&bit != 0 {
+				rows[i] = append(rows[i], int32(v))
+			}
+		}
+	}
+	x, err := evalInput(ck, saved, s, c, rows[0])
+	if err != nil {
+		return nil, err
+	}
+	logits, err := model.Forward(nn.Pass{Train: false}, x)
+	if err != nil {
+		return nil, err
+	}
+	cnt := make([]int64, 6)
+	for i := range rows {
+		cnt[i] = nn.CountCorrect(logits, s.Labels, rows[i])
+		cnt[3+i] = int64(len(rows[i]))
+	}
+	if err := c.AllreduceSumI64(cnt); err != nil {
+		return nil, err
+	}
+	sc := &Scores{TrainAcc: ratio(cnt[0], cnt[3]), ValAcc: ratio(cnt[1], cnt[4]), TestAcc: ratio(cnt[2], cnt[5]),
+		Train: cnt[3], Valid: cnt[4], Test: cnt[5]}
+	if err := gatherOutputs(sc, out, model, logits, s, c); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// loadModel builds the checkpoint's model on shard s, its weights those
+// saved (by parameter name).
+func loadModel(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, threads int, kernel string) (*nn.Model, error) {
 	kind, err := nn.ModelOp(ck.Model.Model)
 	if err != nil {
 		return nil, err
@@ -64,10 +110,6 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 	if err != nil {
 		return nil, err
 	}
-	saved := map[string][]float32{}
-	for _, p := range ck.Params {
-		saved[p.Name] = p.W
-	}
 	for _, p := range model.Params() {
 		w, ok := saved[p.Name]
 		if !ok || len(w) != len(p.W) {
@@ -75,59 +117,47 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 		}
 		copy(p.W, w)
 	}
-	var rows [3][]int32
-	for v, b := range s.Split {
-		if s.Labels[v] < 0 {
-			continue
-		}
-		for i, bit := range []uint8{graph.InTrain, graph.InValid, graph.InTest} {
-			if b&bit != 0 {
-				rows[i] = append(rows[i], int32(v))
-			}
-		}
-	}
+	return model, nil
+}
+
+// evalInput returns the model's input: the features, with the training
+// labels embedded by the checkpoint's label propagation when it has one.
+func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, trainRows []int32) (*dense.Matrix, error) {
 	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
-	if ck.LabelProp > 0 {
-		lp, err := labelprop.New(ck.LabelProp, ck.Model.Out, s.FeatDim, s.Labels, rows[0], 0, c.Rank())
-		if err != nil {
-			return nil, err
-		}
-		w, ok := saved[lp.Param().Name]
-		if !ok || len(w) != len(lp.Param().W) {
-			return nil, fmt.Errorf("checkpoint trained with label propagation lacks %s", lp.Param().Name)
-		}
-		copy(lp.Param().W, w)
-		x = lp.EvalInput(x)
+	if ck.LabelProp <= 0 {
+		return x, nil
 	}
-	logits, err := model.Forward(nn.Pass{Train: false}, x)
+	lp, err := labelprop.New(ck.LabelProp, ck.Model.Out, s.FeatDim, s.Labels, trainRows, 0, c.Rank())
 	if err != nil {
 		return nil, err
 	}
-	cnt := make([]int64, 6)
-	for i := range rows {
-		cnt[i] = nn.CountCorrect(logits, s.Labels, rows[i])
-		cnt[3+i] = int64(len(rows[i]))
+	w, ok := saved[lp.Param().Name]
+	if !ok || len(w) != len(lp.Param().W) {
+		return nil, fmt.Errorf("checkpoint trained with label propagation lacks %s", lp.Param().Name)
 	}
-	if err := c.AllreduceSumI64(cnt); err != nil {
-		return nil, err
-	}
-	sc := &Scores{TrainAcc: ratio(cnt[0], cnt[3]), ValAcc: ratio(cnt[1], cnt[4]), TestAcc: ratio(cnt[2], cnt[5]),
-		Train: cnt[3], Valid: cnt[4], Test: cnt[5]}
+	copy(lp.Param().W, w)
+	return lp.EvalInput(x), nil
+}
+
+// gatherOutputs gathers the rows out asks for (the last hidden layer's,
+// the logits) from every rank into sc.
+func gatherOutputs(sc *Scores, out EvalOutputs, model *nn.Model, logits *dense.Matrix, s *partition.Shard, c comm.Comm) error {
+	var err error
 	if out.Embeddings {
 		h := model.LastHidden()
 		if h == nil {
-			return nil, fmt.Errorf("embeddings: the model has one layer, so no hidden layer")
+			return fmt.Errorf("embeddings: the model has one layer, so no hidden layer")
 		}
 		if sc.Embeddings, err = gatherRows(c, s.Global, h, s.NumGlobalNodes); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if out.Predictions {
 		if sc.Predictions, err = gatherRows(c, s.Global, logits, s.NumGlobalNodes); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return sc, nil
+	return nil
 }
 
 // gatherRows collects every rank's rows of m (row i is global node
