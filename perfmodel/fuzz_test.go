@@ -37,6 +37,15 @@ func fuzzPredict(t *testing.T, p *Profile, v *Volumes) {
 	}
 }
 
+// fuzzFile writes b to a file of its own and returns its path.
+func fuzzFile(t *testing.T, b []byte) string {
+	path := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // FuzzProfile: a profile file either fails to load with an error or
 // gives predictions with finite times (never a panic).
 func FuzzProfile(f *testing.F) {
@@ -50,15 +59,9 @@ func FuzzProfile(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		path := filepath.Join(t.TempDir(), "p.json")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
+		if p, err := LoadProfile(fuzzFile(t, b)); err == nil {
+			fuzzPredict(t, p, v)
 		}
-		p, err := LoadProfile(path)
-		if err != nil {
-			return
-		}
-		fuzzPredict(t, p, v)
 	})
 }
 
@@ -73,14 +76,8 @@ func FuzzVolumes(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		path := filepath.Join(t.TempDir(), "v.json")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
+		if v, err := ReadVolumes(fuzzFile(t, b)); err == nil {
+			fuzzPredict(t, p, v)
 		}
-		v, err := ReadVolumes(path)
-		if err != nil {
-			return
-		}
-		fuzzPredict(t, p, v)
 	})
 }

@@ -83,14 +83,22 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	if s.Networks[0].Single && nodes > 1 {
 		return nil, -1, field.Errorf("perfmodel.LayoutPlan.Nodes", "%d nodes on the single-node network %s", nodes, s.Networks[0].Name)
 	}
+	// each layout's volumes once (planning them can take long), its rows
+	// at every bits; the rows then go bits by bits
+	byBits := make([][]LayoutRow, len(s.Bits))
+	for _, l := range Layouts(cores) {
+		rs, err := lp.layout(l)
+		if err != nil {
+			return nil, -1, err
+		}
+		for i := range byBits {
+			byBits[i] = append(byBits[i], rs[i])
+		}
+	}
 	var rows []LayoutRow
 	best := -1
-	for _, bits := range s.Bits {
-		for _, l := range Layouts(cores) {
-			row, err := lp.layout(l, bits)
-			if err != nil {
-				return nil, -1, err
-			}
+	for _, rs := range byBits {
+		for _, row := range rs {
 			if row.Row != nil && (best < 0 || row.EpochS < rows[best].EpochS) {
 				best = len(rows)
 			}
@@ -104,32 +112,41 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	return rows, best, nil
 }
 
-// layout predicts one layout at bits, or says why it is skipped.
-func (lp *LayoutPlan) layout(l Layout, bits int) (LayoutRow, error) {
+// layout predicts one layout at each of the sweep's bits (a row each, in
+// their order), or says why it is skipped.
+func (lp *LayoutPlan) layout(l Layout) ([]LayoutRow, error) {
 	s, nodes := lp.Sweep, lp.Nodes
-	row := LayoutRow{Layout: l, Nodes: nodes}
+	rows := make([]LayoutRow, len(s.Bits))
+	for i := range rows {
+		rows[i] = LayoutRow{Layout: l, Nodes: nodes}
+	}
+	skip := func(why string) ([]LayoutRow, error) {
+		for i := range rows {
+			rows[i].Skipped = why
+		}
+		return rows, nil
+	}
 	if n := s.Profiles[0].ThreadsNote(l.Threads); n != "" {
 		// no rates for this rank size: recommending it would rest on another's
-		row.Skipped = n
-		return row, nil
+		return skip(n)
 	}
 	v, err := lp.Volumes(nodes * l.RanksPerNode)
 	if errors.Is(err, ErrNoVolumes) {
-		row.Skipped = err.Error()
-		return row, nil
+		return skip(err.Error())
 	}
 	if err != nil {
-		return row, err
+		return nil, err
 	}
-	s.Bits = []int{bits}
 	s.Config.RanksPerNode, s.Config.Threads, s.Config.CoresPerNode = l.RanksPerNode, l.Threads, lp.CoresPerNode
 	s.Config.RanksPerHost = max(lp.NodesPerHost, 1) * l.RanksPerNode
-	pr, err := s.Run(v)
+	pr, err := s.Run(v) // one row per bits, in their order (one profile, network and mode)
 	if err != nil {
-		return row, fmt.Errorf("%d×%d per node: %w", l.RanksPerNode, l.Threads, err)
+		return nil, fmt.Errorf("%d×%d per node: %w", l.RanksPerNode, l.Threads, err)
 	}
-	row.Row = &pr[0]
-	return row, nil
+	for i := range rows {
+		rows[i].Row = &pr[i]
+	}
+	return rows, nil
 }
 
 // VolumeSource is where a layout plan's volumes come from: the partition

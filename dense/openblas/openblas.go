@@ -141,8 +141,9 @@ func ReexecEnv() (env []string, ok bool) {
 		return nil, false
 	}
 	for _, kv := range os.Environ() {
-		core := strings.HasPrefix(kv, CoreTypeEnv+"=") || strings.HasPrefix(kv, AutoEnv+"=")
-		if !(restart != "" && core) && !(threads && strings.HasPrefix(kv, ThreadsEnv+"=")) {
+		name, _, _ := strings.Cut(kv, "=")
+		replaced := (restart != "" && (name == CoreTypeEnv || name == AutoEnv)) || (threads && name == ThreadsEnv)
+		if !replaced {
 			env = append(env, kv)
 		}
 	}
