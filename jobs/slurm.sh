@@ -83,7 +83,9 @@ srun --mpi="${SUPERGCN_MPI:-pmix}" --ntasks="$NP" --ntasks-per-node="$PER_NODE" 
 	--metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@"
 rc=$?
 set -e
-if [ "$rc" -eq 75 ]; then
+# 138 (killed by SIGUSR1): the warning came in the first milliseconds, before
+# supergcn's code ran (README, "Time limits, signals and the job scripts").
+if [ "$rc" -eq 75 ] || [ "$rc" -eq 138 ]; then
 	echo "jobs/slurm.sh: stopped before the time limit with a checkpoint; requeueing job $SLURM_JOB_ID"
 	scontrol requeue "$SLURM_JOB_ID"
 	exit 0

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"syscall"
 
 	"github.com/supergcn/supergcn/dense/openblas"
+	"github.com/supergcn/supergcn/internal/procsig"
 	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
@@ -36,7 +36,7 @@ func reexecForBLAS() {
 			return
 		}
 	}
-	_ = syscall.Exec(self, os.Args, env) // returns only on failure
+	_ = procsig.Exec(self, os.Args, env) // returns only on failure, or when a stop signal came first
 }
 
 // blasBufferBytes is the buffer OpenBLAS allocates for each thread that

@@ -24,13 +24,14 @@ func init() {
 }
 
 func cmdTrain(args []string) error {
+	st := newStopper(launchedByMPI())
+	defer st.release()
 	a, err := parseTrain(args)
 	if err != nil {
 		return err
 	}
-	stopRequested, release := stopRequests(a.stopAfter, launchedByMPI())
-	defer release()
-	a.cfg.Stop = stopRequested
+	st.after(a.stopAfter)
+	a.cfg.Stop = st.requested
 	a.cfg.Header = &train.RunHeader{Version: version, Commit: buildCommit(), Command: os.Args, Dataset: a.d.describe()}
 	w, err := startWorld(a.mpiMode)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/supergcn/supergcn/dataset"
+	"github.com/supergcn/supergcn/internal/procsig"
 	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/train"
 )
@@ -56,7 +57,15 @@ func commandNames() []string {
 
 func main() {
 	reexecForBLAS()
+	// The stop signals, held since the process started, go to their
+	// outcome: train turns them into a stop request first thing; everything
+	// else ends at once (the output writers remove their temporaries).
+	procsig.Start(nil)
+	if len(os.Args) < 2 || os.Args[1] != "train" {
+		procsig.Handle(exitOnSignal)
+	}
 	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version" || os.Args[1] == "version") {
+
 		fmt.Println(versionLine())
 		return
 	}
@@ -65,6 +74,7 @@ func main() {
 		os.Args = []string{os.Args[0], os.Args[2], "--help"}
 	}
 	if len(os.Args) < 2 || os.Args[1] == "help" || helpAsked(os.Args[1:2]) {
+
 		usage(os.Stdout)
 		return
 	}
@@ -76,6 +86,9 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q%s\n", os.Args[1], hint)
 		os.Exit(2)
+	}
+	if sc.name != "train" { // train sets its stop request first thing
+
 	}
 	if err := sc.run(os.Args[2:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -268,10 +268,7 @@ func TestCLISignalDuringConvert(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	for _, after := range []time.Duration{300 * time.Millisecond, 900 * time.Millisecond} {
-		r := runWith(t, time.Minute, nil, func(p *os.Process) {
-			time.Sleep(after)
-			p.Signal(syscall.SIGTERM)
-		}, nil, "convert", "--data", src, "--out", out)
+		r := runWith(t, time.Minute, nil, signalAfterStart(syscall.SIGTERM, after), nil, "convert", "--data", src, "--out", out)
 		if r.code == 0 {
 			os.Remove(out) // finished before the signal
 			continue

@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/procsig"
 )
 
 // exitStopped is the exit status of a training that stopped on SIGTERM,
@@ -17,57 +17,77 @@ import (
 // sysexits.h, "try again later").
 const exitStopped = 75
 
-// stopRequests turns SIGTERM and SIGUSR1 (and, with after > 0, the end of
-// that duration) into a stop request that training polls once per epoch.
-// A second signal ends the process at once. With quiet (an MPI rank) the
-// first signal prints nothing: the launcher forwards a user's signal to
-// every rank, and MPI_Abort, after another rank failed with its own
-// message, signals the rest; rank 0 reports the agreed stop. The returned
-// func releases the signals and the timer.
-func stopRequests(after time.Duration, quiet bool) (requested func() bool, release func()) {
-	var stop atomic.Bool
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGUSR1)
-	done := make(chan struct{})
-	var timer <-chan time.Time
-	t := time.NewTimer(after)
-	if after > 0 {
-		timer = t.C
-	} else {
-		t.Stop()
+// stopper turns SIGTERM and SIGUSR1 (and, once armed, the end of
+// --stop-after) into a stop request that training polls once per epoch; it
+// is set first in train, before the flags are read, so that a signal from
+// the start on stops the run after its first epoch with a checkpoint. A
+// second signal ends the process at once, and so do SIGINT and SIGHUP.
+// With quiet (an MPI rank) the first signal prints nothing: the launcher
+// forwards a user's signal to every rank, and MPI_Abort, after another rank
+// failed with its own message, signals the rest; rank 0 reports the agreed
+// stop.
+type stopper struct {
+	stop  atomic.Bool
+	quiet bool
+	prev  func(os.Signal)
+	timer *time.Timer
+}
+
+func newStopper(quiet bool) *stopper {
+	st := &stopper{quiet: quiet}
+	st.prev = procsig.Handle(st.signal)
+	return st
+}
+
+func (st *stopper) signal(s os.Signal) {
+	if s != syscall.SIGTERM && s != syscall.SIGUSR1 {
+		exitOnSignal(s)
 	}
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-timer:
-				timer = nil
-				if !stop.Swap(true) {
-					fmt.Fprintf(os.Stderr, "supergcn: --stop-after %v reached: stopping after this epoch\n", after)
-				}
-			case s := <-sigs:
-				if stop.Swap(true) {
-					if !quiet {
-						fmt.Fprintf(os.Stderr, "supergcn: second signal (%v): exiting now\n", s)
-					}
-					signal.Stop(sigs)
-					os.Exit(128 + int(s.(syscall.Signal)))
-				}
-				if !quiet {
-					fmt.Fprintf(os.Stderr, "supergcn: %v: stopping after this epoch with a checkpoint (a second signal exits at once)\n", s)
-				}
-			}
+	if st.stop.Swap(true) {
+		if !st.quiet {
+			fmt.Fprintf(os.Stderr, "supergcn: second signal (%v): exiting now\n", s)
 		}
-	}()
-	return stop.Load, func() {
-		signal.Stop(sigs)
-		t.Stop()
-		close(done)
+		os.Exit(procsig.Status(s))
+	}
+	if !st.quiet {
+		fmt.Fprintf(os.Stderr, "supergcn: %v: stopping after this epoch with a checkpoint (a second signal exits at once)\n", s)
 	}
 }
 
-// removeTempsOnSignal makes SIGTERM, SIGINT and SIGHUP end a command that
+// after arms the --stop-after timer (none for d ≤ 0).
+func (st *stopper) after(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	st.timer = time.AfterFunc(d, func() {
+		if !st.stop.Swap(true) {
+			fmt.Fprintf(os.Stderr, "supergcn: --stop-after %v reached: stopping after this epoch\n", d)
+		}
+	})
+}
+
+func (st *stopper) requested() bool { return st.stop.Load() }
+
+// release gives the signals back to the handler before and stops the timer.
+func (st *stopper) release() {
+	procsig.Handle(st.prev)
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+}
+
+// exitOnSignal is the stop signals' outcome outside training and the
+// output-writing commands: the process ends at once, status 128 + the
+// signal's number, having written nothing more. Under an MPI launcher it
+// prints nothing (the launcher signals every rank when one fails).
+func exitOnSignal(s os.Signal) {
+	if !launchedByMPI() {
+		fmt.Fprintf(os.Stderr, "supergcn: %v: stopped\n", s)
+	}
+	os.Exit(procsig.Status(s))
+}
+
+// removeTempsOnSignal makes SIGTERM, SIGINT, SIGHUP and SIGUSR1 end a command that
 // writes outputs (files through container.WriteFile, directories through
 // a DIR.tmp-* renamed when complete) after removing the temporaries this
 // process made for them, so a stopped convert, gen or partition leaves
@@ -80,13 +100,13 @@ func stopRequests(after time.Duration, quiet bool) (requested func() bool, relea
 // stopped command never leaves an output behind a non-zero status.
 func removeTempsOnSignal(outputs ...string) (commit func()) {
 	start := time.Now()
-	var done atomic.Bool
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	go func() {
-		s := <-sigs
+	var done, once atomic.Bool
+	procsig.Handle(func(s os.Signal) {
 		if done.Load() {
 			os.Exit(0)
+		}
+		if once.Swap(true) {
+			return // the first one is removing the temporaries
 		}
 		for _, out := range outputs {
 			if out != "" {
@@ -96,7 +116,7 @@ func removeTempsOnSignal(outputs ...string) (commit func()) {
 		if !launchedByMPI() { // mpirun signals the other ranks when one fails: no line from them
 			fmt.Fprintf(os.Stderr, "supergcn: %v: stopped; temporary files removed\n", s)
 		}
-		os.Exit(128 + int(s.(syscall.Signal)))
-	}()
+		os.Exit(procsig.Status(s))
+	})
 	return func() { done.Store(true) }
 }
