@@ -240,6 +240,27 @@ run "second job on a shared --metrics" fail 60 "another process is writing it" -
 kill -TERM $first 2>/dev/null; wait $first 2>/dev/null
 if grep -vq '^{.*}$' "$W/shared.jsonl"; then verdict "shared --metrics: whole lines" wrong "a torn line"; else verdict "shared --metrics: whole lines" clean; fi
 
+echo "== links at the outputs' temporary names"
+# Refused before any work; the file the link points to keeps its bytes.
+L=$(mktemp -d /tmp/supergcn-links.XXXXXX)
+echo precious >"$L/victim"
+for c in "train --data $cora --epochs 2 --quiet --save" "convert --data $cora --out" "gen --spec nodes=500 --out" \
+  "train --data $cora --epochs 2 --quiet --cpuprofile"; do
+  for how in -s ""; do
+    ln $how "$L/victim" "$L/out.tmp"
+    name="${how:+sym}link at the temporary: ${c%% --data*}${c##* }"
+    want="is a file with other hard links"
+    [ -n "$how" ] && want="is a symbolic link"
+    timeout -k 5 60 "$bin" $c "$L/out" >/dev/null 2>"$W/stderr"
+    rc=$?
+    rm -f "$L/out.tmp"
+    if [ "$(cat "$L/victim")" != precious ]; then verdict "$name" wrong "the linked file was overwritten"
+    else check "$name" "1|2" $rc "$W/stderr" "$want" "$L/out"; fi
+    rm -f "$L/out"
+  done
+done
+rm -rf "$L"
+
 echo "== signals"
 "$bin" gen --spec nodes=150000,degree=16,feat=16 --out "$W/big.sgb" >/dev/null 2>&1
 # A convert that finished before the signal (status 0) is clean too.
@@ -247,13 +268,22 @@ for d in 0.1 0.3 0.6; do
   signal "SIGTERM to convert after ${d}s" "143|0" 60 $d TERM "" "$W/cv.sgb" -- "$bin" convert --data "$cora" --out "$W/cv.sgb"
   rm -f "$W/cv.sgb"
 done
+# A signal during start-up (the OpenBLAS restart, loading) stops training after its first epoch, with a checkpoint.
+for sig in TERM USR1; do
+  for d in 0.02 0.1; do
+    signal "SIG$sig to train after ${d}s" 75 60 $d $sig "stopped on request" -- "$bin" train --data "$cora" --epochs 1000000 --quiet --save "$W/st.ckpt"
+    [ -s "$W/st.ckpt" ] || verdict "SIG$sig to train after ${d}s: the checkpoint" wrong "none written"
+    rm -f "$W/st.ckpt"
+  done
+done
 "$bin" gen --spec nodes=400000,degree=20,feat=8 --out "$W/metis.sgb" >/dev/null 2>&1
 signal "SIGTERM to partition during METIS" 143 180 3 TERM "" "$W/pm" -- "$bin" partition --data "$W/metis.sgb" --parts 8 --out "$W/pm"
 rm -rf "$W/pm"
 if [ $full = 1 ] && [ $have_mpi = 1 ]; then
-  # mpirun forwards the signal to every rank; the stop waits for METIS,
-  # then for the end of the first epoch, and writes the checkpoint.
-  signal "SIGTERM to mpirun train during METIS" 75 300 6 TERM "" -- mpirun -np 2 "$bin" train --data "$W/big.sgb" --partition-method metis --epochs 50 --quiet --save "$W/sig.ckpt"
+  # mpirun forwards SIGUSR1 to every rank; the stop waits for METIS, then
+  # for the end of the first epoch, and writes the checkpoint. (On SIGTERM
+  # mpirun kills the ranks itself after odls_base_sigkill_timeout: README.)
+  signal "SIGUSR1 to mpirun train during METIS" 75 300 6 USR1 "" -- mpirun -np 2 "$bin" train --data "$W/big.sgb" --partition-method metis --epochs 50 --quiet --save "$W/sig.ckpt"
   "$bin" eval --data "$W/big.sgb" --model "$W/sig.ckpt" >/dev/null 2>&1 && verdict "the checkpoint of the stopped job" clean || verdict "the checkpoint of the stopped job" wrong "eval refused it"
 fi
 

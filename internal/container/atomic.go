@@ -103,7 +103,7 @@ func LockOutput(f *os.File, path string) error {
 // and our lock (that writer finished) is opened again.
 func openLockedTemp(path, tmp string, perm os.FileMode) (*os.File, error) {
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE, perm)
+		f, err := openTemp(tmp, perm)
 		if err != nil {
 			return nil, err
 		}

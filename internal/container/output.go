@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// CheckWritable fails when path names a directory or its directory cannot
-// take a new file, so a long run does not end in an unwritable output. An
+// CheckWritable fails when path names a directory, its temporary's name is
+// taken by a link (see openTemp) or its directory cannot take a new file, so a long run does not end in an unwritable output. An
 // empty path is no output.
 func CheckWritable(path string) error {
 	if path == "" {
@@ -19,6 +19,9 @@ func CheckWritable(path string) error {
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory, want a file name", path)
+	}
+	if err := checkTemp(path + TmpSuffix); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".supergcn-check-*")

@@ -15,8 +15,12 @@ type Pending struct {
 
 // Create starts the output path.
 func Create(path string) (*Pending, error) {
-	f, err := os.Create(path + TmpSuffix)
+	f, err := openTemp(path+TmpSuffix, 0o666)
 	if err != nil {
+		return nil, err
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
 		return nil, err
 	}
 	return &Pending{path: path, f: f}, nil
