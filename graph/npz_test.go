@@ -137,6 +137,8 @@ func TestNpzErrors(t *testing.T) {
 	}{
 		{"id out of range", [][2]string{edges, x3}, p + ":edge_index.npy", "element [1, 1]: node id 3 outside [0,2]"},
 		{"no edges", [][2]string{x3}, p, `no array "edge_index"`},
+		{"empty edges, no count", [][2]string{{"edge_index.npy", npyMember("<i8", "(2, 0)", []int64{})}}, p, "edge_index has no edges and nothing gives the node count"},
+		{"empty pairs, no count", [][2]string{{"edge_index.npy", npyMember("<i8", "(0, 2)", []int64{})}}, p, "edge_index has no edges and nothing gives the node count"},
 		{"float ids", [][2]string{{"edge_index.npy", npyMember("<f4", "(2, 1)", []float32{0, 1})}}, p + ":edge_index.npy", "node ids must be integers"},
 		{"bad shape", [][2]string{{"edge_index.npy", npyMember("<i8", "(3, 3)", make([]int64, 9))}}, p + ":edge_index.npy", "want (2, E) or (E, 2)"},
 		{"rows", append([][2]string{{"edge_index.npy", npyMember("<i8", "(2, 1)", []int64{0, 1})}, x3}, [2]string{"y.npy", npyMember("<i8", "(2,)", []int64{0, 1})}), p + ":y.npy", "has 2 rows but the graph has 3 nodes"},

@@ -127,6 +127,9 @@ func (s *NpzSource) open() error {
 			s.Split[k] = z.first(names...)
 		}
 	}
+	if s.Nodes < 0 && s.Edges == 0 {
+		return errorf(dataPath, 0, "edge_index has no edges and nothing gives the node count (num_nodes, node features or labels)")
+	}
 	return nil
 }
 
