@@ -102,7 +102,7 @@ func removeTempsOnSignal(outputs ...string) (commit func()) {
 	start := time.Now()
 	var done, once atomic.Bool
 	procsig.Handle(func(s os.Signal) {
-		if done.Load() {
+		if done.Load() || completeSince(outputs, start) {
 			os.Exit(0)
 		}
 		if once.Swap(true) {
@@ -119,4 +119,22 @@ func removeTempsOnSignal(outputs ...string) (commit func()) {
 		os.Exit(procsig.Status(s))
 	})
 	return func() { done.Store(true) }
+}
+
+// completeSince reports whether every non-empty output exists, renamed
+// into place since start: another rank of the job completed it (outputs
+// appear only by rename), so the signal comes after the work.
+func completeSince(outputs []string, start time.Time) bool {
+	any := false
+	for _, out := range outputs {
+		if out == "" {
+			continue
+		}
+		st, err := os.Stat(out)
+		if err != nil || st.ModTime().Before(start) {
+			return false
+		}
+		any = true
+	}
+	return any
 }

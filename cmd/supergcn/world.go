@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/procsig"
 	"os"
 
 	"github.com/supergcn/supergcn/comm"
@@ -46,6 +47,10 @@ func startWorld(mode string) (*world, error) {
 		}
 		return &world{comm: comm.Single()}, nil
 	}
+	// A rank that ends inside MPI's start-up can wedge the launcher: the
+	// stop signals wait until it is over.
+	release := procsig.Hold()
+	defer release()
 	if _, err := mpi.InitThread(mpi.ThreadSerialized); err != nil {
 		return nil, fmt.Errorf("MPI initialisation: %w", err)
 	}

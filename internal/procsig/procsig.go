@@ -6,18 +6,18 @@
 //
 // How: a start-up hook in the executable's .preinit_array, which the
 // dynamic loader runs before any library's constructor (OpenBLAS's thread
-// server, MPI), records SIGTERM, SIGINT and SIGHUP and blocks SIGUSR1 (the
-// Go runtime keeps it blocked until os/signal asks for it; a blocked signal
-// stays pending). The package's init records them again once the Go
-// runtime has installed its own handlers, and Start hands everything
+// server, MPI), installs a handler that records them, and holds the
+// handlers the Go runtime installs at its start (sigaction is interposed:
+// with cgo the runtime installs them through the C library) until Start,
+// which installs them, asks os/signal for the signals and hands everything
 // recorded, and all that follows, to the handler the command sets. Exec
-// replaces the process with those signals blocked, so that one landing
-// during the exec is pending in the new process, which starts the same way.
+// replaces the process with those signals blocked on the exec'ing thread
+// (and passed to it from the others), so that one landing during the exec
+// is pending in the new process, which starts the same way.
 //
 // What no process can catch: a signal that lands while the dynamic loader
-// is still mapping the libraries (about a quarter of a millisecond after
-// the exec, before the hook runs), or in the Go runtime's own start-up
-// before this package's init, ends the process by the signal's default
+// is still mapping the shared libraries (the first milliseconds after the
+// exec, before the hook runs) ends the process by the signal's default
 // action (killed by it: shell status 128 + its number), having written
 // nothing.
 //
@@ -44,6 +44,7 @@ var ErrSignalled = errors.New("procsig: a stop signal arrived before the exec")
 type hub struct {
 	mu      sync.Mutex
 	started bool
+	held    int // Hold calls not released
 	handler func(os.Signal)
 	queue   []os.Signal
 }
@@ -76,28 +77,58 @@ func Start(h func(os.Signal)) {
 
 // Handle sets h as the handler of the stop signals and returns the one it
 // replaces (nil before any). Signals queued while none was set go to h at
-// once; with h nil they are queued again. h runs on the package's own goroutine (or the caller's, for the
-// queued ones) and must not block.
+// once (after Hold's release, while held); with h nil they stay queued. h
+// runs on the package's own goroutine (or the caller's, for the queued
+// ones) and must not block.
 func Handle(h func(os.Signal)) (previous func(os.Signal)) {
 	the.mu.Lock()
 	previous, the.handler = the.handler, h
-	var queued []os.Signal
-	if h != nil {
-		queued, the.queue = the.queue, nil
-	}
 	the.mu.Unlock()
-	for _, s := range queued {
-		h(s)
-	}
+	the.flush()
 	return previous
 }
 
-// deliver hands s to the handler, or queues it while none is set.
+// Hold queues the stop signals until release is called, for a moment that
+// must not be cut short (an MPI rank's start-up, after which the launcher
+// can tear the job down cleanly); release hands the queued ones to the
+// handler.
+func Hold() (release func()) {
+	the.mu.Lock()
+	the.held++
+	the.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			the.mu.Lock()
+			the.held--
+			the.mu.Unlock()
+			the.flush()
+		})
+	}
+}
+
+// flush hands the queue to the handler when there is one and nothing holds.
+func (hb *hub) flush() {
+	hb.mu.Lock()
+	h, queued := hb.handler, hb.queue
+	if h == nil || hb.held > 0 {
+		hb.mu.Unlock()
+		return
+	}
+	hb.queue = nil
+	hb.mu.Unlock()
+	for _, s := range queued {
+		h(s)
+	}
+}
+
+// deliver hands s to the handler, or queues it while none is set or held.
 func (hb *hub) deliver(s os.Signal) {
 	hb.mu.Lock()
 	h := hb.handler
-	if h == nil {
+	if h == nil || hb.held > 0 {
 		hb.queue = append(hb.queue, s)
+		h = nil
 	}
 	hb.mu.Unlock()
 	if h != nil {

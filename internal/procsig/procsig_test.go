@@ -43,3 +43,24 @@ func TestStatus(t *testing.T) {
 		t.Fatal(Status(syscall.SIGTERM), Status(syscall.SIGUSR1))
 	}
 }
+
+// TestHold: while held, signals queue even with a handler; release hands
+// them over.
+func TestHold(t *testing.T) {
+	old := the
+	defer func() { the = old }()
+	the = &hub{}
+	var got []os.Signal
+	Handle(func(s os.Signal) { got = append(got, s) })
+	release := Hold()
+	the.deliver(syscall.SIGUSR1)
+	if len(got) != 0 {
+		t.Fatalf("delivered while held: %v", got)
+	}
+	release()
+	release()
+	the.deliver(syscall.SIGTERM)
+	if len(got) != 2 || got[0] != syscall.SIGUSR1 || got[1] != syscall.SIGTERM {
+		t.Fatalf("after release: %v", got)
+	}
+}

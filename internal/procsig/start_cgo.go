@@ -11,12 +11,14 @@ package procsig
 #include <sys/syscall.h>
 #include <unistd.h>
 
-// The stop signals: TERM, INT and HUP are recorded by sgcn_record (the Go
-// runtime unblocks them on every thread it starts), USR1 is kept blocked.
-static const int sgcn_recorded[3] = {SIGTERM, SIGINT, SIGHUP};
+// The stop signals, recorded by sgcn_record until Start. None is blocked:
+// a blocked signal would stay blocked in the Go runtime's threads and in
+// every process they start (os/exec restores the start-up mask).
+#define SGCN_NSIG 4
+static const int sgcn_recorded[SGCN_NSIG] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1};
 
 static int sgcn_slot(int sig) {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < SGCN_NSIG; i++)
 		if (sgcn_recorded[i] == sig)
 			return i;
 	return -1;
@@ -43,14 +45,14 @@ static void sgcn_record(int sig) {
 		sgcn_ring[i] = sig;
 }
 
-// From the start-up hook until Start, the three signals are held: the
+// From the start-up hook until Start, the stop signals are held: the
 // process's handler is sgcn_record, and what anyone else (the Go runtime
 // installing its handlers) sets or reads is the virtual action in
 // sgcn_virtual, installed for real by sgcn_release. sigaction is
 // interposed for that: the Go runtime installs its handlers through the C
 // library's sigaction when cgo is linked.
 static int sgcn_holding; // atomic
-static struct sigaction sgcn_virtual[3];
+static struct sigaction sgcn_virtual[SGCN_NSIG];
 static int (*sgcn_real)(int, const struct sigaction *, struct sigaction *);
 
 static int sgcn_sigaction_real(int sig, const struct sigaction *act, struct sigaction *old) {
@@ -70,37 +72,31 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
 	return 0;
 }
 
-static void sgcn_mask(int how, int usr1) {
+static void sgcn_mask(int how) {
 	sigset_t set;
 	sigemptyset(&set);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < SGCN_NSIG; i++)
 		sigaddset(&set, sgcn_recorded[i]);
-	if (usr1)
-		sigaddset(&set, SIGUSR1);
 	pthread_sigmask(how, &set, NULL);
 }
 
-// sgcn_preinit runs before any library constructor: SIGUSR1 blocked, the
-// others held (unless the launcher left them ignored), and those left
-// pending across an exec (see Exec) taken now.
+// sgcn_preinit runs before any library constructor: the stop signals held
+// (unless the launcher left them ignored), and those left pending across
+// an exec (see Exec), blocked until now, taken.
 static void sgcn_preinit(int argc, char **argv, char **envp) {
 	(void)argc; (void)argv; (void)envp;
-	sigset_t usr1;
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	struct sigaction rec;
 	memset(&rec, 0, sizeof rec);
 	rec.sa_handler = sgcn_record;
 	rec.sa_flags = SA_RESTART | SA_ONSTACK;
 	sigfillset(&rec.sa_mask);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < SGCN_NSIG; i++) {
 		sgcn_sigaction_real(sgcn_recorded[i], NULL, &sgcn_virtual[i]);
 		if (sgcn_virtual[i].sa_handler != SIG_IGN)
 			sgcn_sigaction_real(sgcn_recorded[i], &rec, NULL);
 	}
 	__atomic_store_n(&sgcn_holding, 1, __ATOMIC_SEQ_CST);
-	sgcn_mask(SIG_UNBLOCK, 0);
+	sgcn_mask(SIG_UNBLOCK);
 }
 __attribute__((section(".preinit_array"), used)) static void (*sgcn_preinit_entry)(int, char **, char **) = sgcn_preinit;
 
@@ -108,7 +104,7 @@ __attribute__((section(".preinit_array"), used)) static void (*sgcn_preinit_entr
 // returns how many signals were recorded (the first SGCN_RING in sgcn_ring).
 static int sgcn_release(void) {
 	if (__atomic_exchange_n(&sgcn_holding, 0, __ATOMIC_SEQ_CST))
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < SGCN_NSIG; i++)
 			sgcn_sigaction_real(sgcn_recorded[i], &sgcn_virtual[i], NULL);
 	return __atomic_load_n(&sgcn_count, __ATOMIC_SEQ_CST);
 }
@@ -118,7 +114,7 @@ static int sgcn_ring_at(int i) { return sgcn_ring[i]; }
 // sgcn_exec_begin blocks the stop signals on the calling thread and routes
 // those taken elsewhere to it; it returns the count recorded so far.
 static int sgcn_exec_begin(void) {
-	sgcn_mask(SIG_BLOCK, 1);
+	sgcn_mask(SIG_BLOCK);
 	sgcn_exec_tid = (pid_t)syscall(SYS_gettid);
 	return __atomic_load_n(&sgcn_count, __ATOMIC_SEQ_CST);
 }
@@ -127,7 +123,7 @@ static int sgcn_exec_begin(void) {
 // passed to this thread are recorded when it unblocks them.
 static void sgcn_exec_end(void) {
 	sgcn_exec_tid = 0;
-	sgcn_mask(SIG_UNBLOCK, 0);
+	sgcn_mask(SIG_UNBLOCK);
 }
 */
 import "C"
