@@ -178,6 +178,12 @@ fi
 echo "== size flags"
 run "bench aggr --edges 1e14" fail 20 "--edges" -- "$bin" bench aggr --nodes 1000 --edges 100000000000000
 run "bench stream --mib 1e8" fail 20 "--mib" -- "$bin" bench stream --mib 100000000
+run "bench aggr --width 1e8" fail 20 "--width" -- "$bin" bench aggr --width 100000000
+run "bench aggr --nodes 2e9 --edges 0" fail 20 "--nodes" -- "$bin" bench aggr --nodes 2000000000 --edges 0
+run "bench aggr --graph Cora --width 1e9" fail 20 "--width" -- "$bin" bench aggr --graph "$cora" --width 1000000000
+run "bench quant --rows 1e10" fail 20 "--rows" -- "$bin" bench quant --rows 10000000000
+run "bench quant --width 1e11" fail 20 "--width" -- "$bin" bench quant --width 100000000000
+run "bench order --widths 1e8" fail 20 "--widths" -- "$bin" bench order --widths 47,100000000
 run "train --threads 100000" fail 20 "more than 1024" -- "$bin" train --data "$cora" --threads 100000
 # ulimit -v from 768 MiB up in 48 MiB steps (less than OpenBLAS's 128 MiB buffer): the limits below what
 # starting the process needs (the Go runtime's reservations, threads, glibc's arenas; it grows with the

@@ -172,6 +172,23 @@ func checkBLASLimitLadder(t *testing.T, cora string) {
 	t.Errorf("no ulimit -v up to 4 GiB let the process start")
 }
 
+// TestCLIBenchSizes: a bench size (a width, rows, nodes) whose buffers
+// exceed what the process may hold is one line naming the flag, not the Go
+// runtime's out-of-memory error or a makeslice panic.
+func TestCLIBenchSizes(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	for _, c := range []badCase{
+		{name: "bench aggr width 1e8", args: []string{"bench", "aggr", "--width", "100000000"}, want: "--width: width 100000000 on 200000 nodes needs"},
+		{name: "bench aggr nodes 2e9", args: []string{"bench", "aggr", "--nodes", "2000000000", "--edges", "0"}, want: "--nodes: a graph of 2000000000 nodes needs"},
+		{name: "bench aggr Cora width 1e9", args: []string{"bench", "aggr", "--graph", cora, "--width", "1000000000"}, want: "--width: width 1000000000 on 2708 nodes needs"},
+		{name: "bench quant rows 1e10", args: []string{"bench", "quant", "--rows", "10000000000"}, want: "--rows × --width: 10000000000 rows of width 128 needs"},
+		{name: "bench quant width 1e11", args: []string{"bench", "quant", "--width", "100000000000"}, want: "--rows × --width: 100000 rows of width 100000000000 needs"},
+		{name: "bench order widths 1e8", args: []string{"bench", "order", "--widths", "47,100000000"}, want: "--widths: width 100000000 on 400000 nodes needs"},
+	} {
+		expectQuickFailure(t, c)
+	}
+}
+
 // TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
 // preprocessing the checkpoint was trained with.
 func TestCLIEvalFeatNormMismatch(t *testing.T) {
