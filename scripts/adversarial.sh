@@ -197,6 +197,11 @@ run "train under ulimit -v $kb" fail 30 "ulimit -v" -- sh -c "ulimit -v $kb && G
 run "partition --parts 5000 (Cora)" fail 30 "--parts" "$out" -- "$bin" partition --data "$cora" --parts 5000 --out "$out"
 run "bench profile --worker 1 by hand" fail 20 "--worker" -- "$bin" bench profile --worker 1
 
+echo "== flag spelling and statuses"
+run "train --format foo" 2 20 "--format" -- "$bin" train --data "$cora" --format foo
+run "convert --format foo" 2 20 "--format" "$out" -- "$bin" convert --data "$cora" --format foo --out "$out"
+run "bench stream --threads AUTO" ok 60 "" -- "$bin" bench stream --threads AUTO --mib 8 --reps 1
+
 echo "== outputs over inputs"
 run "eval --predictions over --model" fail 20 "is also the input --model" -- "$bin" eval --data "$cora" --model "$W/m.ckpt" --predictions "$W/m.ckpt"
 run "train --save over --data" fail 20 "is also the input --data" -- "$bin" train --data "$W/c.sgb" --save "$W/c.sgb"

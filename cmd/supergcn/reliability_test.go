@@ -189,6 +189,25 @@ func TestCLIBenchSizes(t *testing.T) {
 	}
 }
 
+// TestCLIFormatFlagStatus: an unknown --format is a bad flag (exit 2) in
+// every command that takes one, before anything is read.
+func TestCLIFormatFlagStatus(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	out := filepath.Join(t.TempDir(), "out")
+	for _, args := range [][]string{
+		{"train", "--data", cora, "--format", "foo"},
+		{"eval", "--data", cora, "--model", out, "--format", "foo"},
+		{"partition", "--data", cora, "--parts", "2", "--format", "foo", "--out", out},
+		{"convert", "--data", cora, "--format", "foo", "--out", out},
+	} {
+		r := run(t, time.Minute, nil, args...)
+		checkCleanFailure(t, badCase{name: args[0] + " --format foo", want: `--format: "foo": unknown format`}, r)
+		if r.code != 2 {
+			t.Errorf("%s --format foo: exit %d, want 2", args[0], r.code)
+		}
+	}
+}
+
 // TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
 // preprocessing the checkpoint was trained with.
 func TestCLIEvalFeatNormMismatch(t *testing.T) {
