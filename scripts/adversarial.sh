@@ -210,6 +210,13 @@ run "eval --predictions over --data" fail 20 "is also the input --data" -- "$bin
 run "train --save X --metrics X" fail 20 "is also the output --save" "$W/x" -- "$bin" train --data "$cora" --save "$W/x" --metrics "$W/x"
 run "eval --predictions X --embeddings X" fail 20 "is also the output --predictions" "$W/x" -- "$bin" eval --data "$cora" --model "$W/m.ckpt" --predictions "$W/x" --embeddings "$W/x"
 run "convert --out over --data" fail 20 "is also the input --data" -- "$bin" convert --data "$W/c.sgb" --out "$W/c.sgb"
+run "partition --out in a missing directory" fail 20 "--out: $W/nodir/p: directory" -- "$bin" partition --data "$cora" --parts 2 --out "$W/nodir/p"
+if [ "$(id -u)" = 0 ] && mkdir -p "$W/ro" && mount -t tmpfs -o ro,size=64k tmpfs "$W/ro" 2>/dev/null; then
+  run "partition --out on a read-only file system" fail 20 "--out: $W/ro/p: cannot create" -- "$bin" partition --data "$cora" --parts 2 --out "$W/ro/p"
+  umount "$W/ro"
+elif [ "$(id -u)" != 0 ] && mkdir -p "$W/ro" && chmod 555 "$W/ro"; then
+  run "partition --out in a read-only directory" fail 20 "--out: $W/ro/p: cannot create" -- "$bin" partition --data "$cora" --parts 2 --out "$W/ro/p"
+fi
 
 echo "== models and resumes"
 run "train --weight-decay 1e25 --save" fail 60 "Adam moment" -- "$bin" train --data "$cora" --epochs 5 --weight-decay 1e25 --save "$W/wd.ckpt" --quiet

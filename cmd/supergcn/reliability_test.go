@@ -208,6 +208,18 @@ func TestCLIFormatFlagStatus(t *testing.T) {
 	}
 }
 
+// TestCLIPartitionOutParent: a partition --out whose parent directory is
+// missing is refused before the graph is read or partitioned.
+func TestCLIPartitionOutParent(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	out := filepath.Join(t.TempDir(), "missing", "p")
+	r := run(t, time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--out", out)
+	checkCleanFailure(t, badCase{name: "partition --out in a missing directory", want: "--out: " + out + ": directory " + filepath.Dir(out) + " does not exist"}, r)
+	if r.code != 2 || strings.Contains(r.stdout, "partition: metis") {
+		t.Errorf("exit %d, want 2 before any partitioning; stdout:\n%s", r.code, r.stdout)
+	}
+}
+
 // TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
 // preprocessing the checkpoint was trained with.
 func TestCLIEvalFeatNormMismatch(t *testing.T) {
