@@ -201,6 +201,7 @@ echo "== flag spelling and statuses"
 run "train --format foo" 2 20 "--format" -- "$bin" train --data "$cora" --format foo
 run "convert --format foo" 2 20 "--format" "$out" -- "$bin" convert --data "$cora" --format foo --out "$out"
 run "bench stream --threads AUTO" ok 60 "" -- "$bin" bench stream --threads AUTO --mib 8 --reps 1
+run "train --model appnp --alpha 0" 2 20 "--alpha: 0 is not in (0, 1]" -- "$bin" train --data "$cora" --model appnp --alpha 0
 
 echo "== outputs over inputs"
 run "eval --predictions over --model" fail 20 "is also the input --model" -- "$bin" eval --data "$cora" --model "$W/m.ckpt" --predictions "$W/m.ckpt"
