@@ -242,6 +242,10 @@ if [ -e "$W/ogb2/raw/edge.csv.gz" ]; then
 fi
 sed '0,/"gflops": *[0-9.e+-]*/s//"gflops": 1e-300/' perfmodel/profiles/xeon-gold-6148.json >"$W/tiny.json"
 run "predict rates of 1e-300" fail 20 "want a rate in" -- "$bin" predict --profile "$W/tiny.json" --partitions "$W/parts" --network 10gbit
+for c in 0 -3; do
+  sed "0,/\"copies\": *[0-9]*/s//\"copies\": $c/" perfmodel/profiles/xeon-gold-6148.json >"$W/copies.json"
+  run "predict profile copies $c" fail 20 "copies.json: rates[0]: copies $c, want ≥ 1" -- "$bin" predict --profile "$W/copies.json" --partitions "$W/parts" --network 10gbit
+done
 
 echo "== outputs on a full disk, shared outputs"
 if [ "$(id -u)" = 0 ] && mkdir -p "$W/small" && mount -t tmpfs -o size=24k tmpfs "$W/small" 2>/dev/null; then
