@@ -240,6 +240,11 @@ if [ -e "$W/ogb2/raw/edge.csv.gz" ]; then
   gzip -dc "$W/ogb2/raw/edge.csv.gz" >"$W/ogb2/raw/edge.csv"
   run "OGB with edge.csv and edge.csv.gz" fail 30 "two forms of one table" -- "$bin" train --data "$W/ogb2" --epochs 1
 fi
+mkdir -p "$W/sf"
+printf '0\n1\n' >"$W/sf/train.csv"; printf '2\n' >"$W/sf/valid.csv"; printf '2\n' >"$W/sf/val.csv"; printf '3\n' >"$W/sf/test.csv"
+run "--split-files with valid.csv and val.csv" fail 20 "$W/sf/valid.csv and $W/sf/val.csv both hold the valid split" -- "$bin" train --data "$cora" --split-files "$W/sf"
+rm "$W/sf/val.csv"; printf '0\n1\n' >"$W/sf/train.csv.gz"
+run "--split-files with train.csv and train.csv.gz" fail 20 "both hold the train split" "$out" -- "$bin" convert --data "$cora" --split-files "$W/sf" --out "$out"
 sed '0,/"gflops": *[0-9.e+-]*/s//"gflops": 1e-300/' perfmodel/profiles/xeon-gold-6148.json >"$W/tiny.json"
 run "predict rates of 1e-300" fail 20 "want a rate in" -- "$bin" predict --profile "$W/tiny.json" --partitions "$W/parts" --network 10gbit
 for c in 0 -3; do
