@@ -202,6 +202,12 @@ run "train --format foo" 2 20 "--format" -- "$bin" train --data "$cora" --format
 run "convert --format foo" 2 20 "--format" "$out" -- "$bin" convert --data "$cora" --format foo --out "$out"
 run "bench stream --threads AUTO" ok 60 "" -- "$bin" bench stream --threads AUTO --mib 8 --reps 1
 run "train --model appnp --alpha 0" 2 20 "--alpha: 0 is not in (0, 1]" -- "$bin" train --data "$cora" --model appnp --alpha 0
+if [ $have_mpi = 1 ]; then
+  for a in "--lr -1" "--no-such-flag"; do
+    run "mpirun -np 3 train $a: one line" fail 60 "" -- mpirun -np 3 "$bin" train --data "$cora" $a
+  done
+  run "mpirun -np 3 partition without --data: one line" fail 60 "--data" "$out" -- mpirun -np 3 "$bin" partition --parts 3 --out "$out"
+fi
 
 echo "== outputs over inputs"
 run "eval --predictions over --model" fail 20 "is also the input --model" -- "$bin" eval --data "$cora" --model "$W/m.ckpt" --predictions "$W/m.ckpt"

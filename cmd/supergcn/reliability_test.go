@@ -172,6 +172,32 @@ func checkBLASLimitLadder(t *testing.T, cora string) {
 	t.Errorf("no ulimit -v up to 4 GiB let the process start")
 }
 
+// TestMPIFlagErrorsOnce: a bad flag under mpirun is one line (rank 0's),
+// not one per rank, and the job ends with the flag error's status.
+func TestMPIFlagErrorsOnce(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--data", cora, "--lr", "-1"}, "--lr: -1"},
+		{[]string{"train", "--data", cora, "--no-such-flag"}, "no-such-flag"},
+		{[]string{"partition", "--parts", "2", "--out", filepath.Join(t.TempDir(), "p")}, "--data"},
+		{[]string{"no-such-command"}, "unknown command"},
+	} {
+		r := run(t, time.Minute, mpirun(t, 3), c.args...)
+		ours := 0
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(line, "supergcn") {
+				ours++
+			}
+		}
+		if r.code != 2 || ours != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, %d lines of ours, want 2 and one line with %q\nstderr:\n%s", c.args, r.code, ours, c.want, r.stderr)
+		}
+	}
+}
+
 // TestCLIBenchSizes: a bench size (a width, rows, nodes) whose buffers
 // exceed what the process may hold is one line naming the flag, not the Go
 // runtime's out-of-memory error or a makeslice panic.
