@@ -246,6 +246,28 @@ if [ -e "$W/ogb2/raw/edge.csv.gz" ]; then
   gzip -dc "$W/ogb2/raw/edge.csv.gz" >"$W/ogb2/raw/edge.csv"
   run "OGB with edge.csv and edge.csv.gz" fail 30 "two forms of one table" -- "$bin" train --data "$W/ogb2" --epochs 1
 fi
+# npz PATH COLS: an npz of one node, one self-loop and x of 1×COLS zeros (deflated: 20 M columns are 80 KB)
+npz() {
+  python3 - "$1" "$2" <<'EOF'
+import sys, zipfile, struct
+path, cols = sys.argv[1], int(sys.argv[2])
+def npy(descr, shape):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h += ' ' * (63 - (10 + len(h)) % 64) + '\n'
+    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode()
+with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('edge_index.npy', npy('<i8', '(2, 1)') + struct.pack('<qq', 0, 0))
+    with z.open('x.npy', 'w', force_zip64=True) as f:
+        f.write(npy('<f4', '(1, %d)' % cols))
+        left = 4 * cols
+        while left > 0:
+            n = min(left, 1 << 22); f.write(bytes(n)); left -= n
+EOF
+}
+npz "$W/wide.npz" 20000000
+run "npz whose x has 20 M columns" fail 20 "wide.npz:x.npy: the feature array has 20000000 columns, at most 16777216" -- "$bin" train --data "$W/wide.npz"
+npz "$W/nocols.npz" 0
+run "npz whose x has 0 columns" fail 20 "nocols.npz:x.npy: the feature array has 0 columns" -- "$bin" train --data "$W/nocols.npz"
 mkdir -p "$W/sf"
 printf '0\n1\n' >"$W/sf/train.csv"; printf '2\n' >"$W/sf/valid.csv"; printf '2\n' >"$W/sf/val.csv"; printf '3\n' >"$W/sf/test.csv"
 run "--split-files with valid.csv and val.csv" fail 20 "$W/sf/valid.csv and $W/sf/val.csv both hold the valid split" -- "$bin" train --data "$cora" --split-files "$W/sf"
