@@ -287,6 +287,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$W/small" && mount -t tmpfs -o size=24k tmpfs
   run "plot --out on a full disk" fail 30 "no space left" -- "$bin" plot "$W/m.jsonl" --out "$W/small/figs"
   [ -n "$(find "$W/small/figs" -name '*.png' 2>/dev/null)" ] && verdict "plot on a full disk: no PNG" half-written "a PNG was written"
   run "train --cpuprofile on a full disk" fail 60 "--cpuprofile" "$W/small/cpu.prof" -- "$bin" train --data "$cora" --epochs 30 --quiet --cpuprofile "$W/small/cpu.prof"
+  run "train --save-best on a full disk" fail 60 "--save-best: write" "$W/small/best.ckpt" -- "$bin" train --data "$cora" --epochs 3 --quiet --save-best "$W/small/best.ckpt"
   umount "$W/small"
 fi
 "$bin" train --data "$cora" --epochs 400 --quiet --metrics "$W/shared.jsonl" >/dev/null 2>&1 &

@@ -434,7 +434,7 @@ func (t *trainer) run() (*Result, error) {
 		}
 		if t.stopped && epoch < cfg.Epochs {
 			if cfg.SavePath != "" {
-				if err := t.save(cfg.SavePath, epoch); err != nil {
+				if err := t.save(cfg.SavePath, "train.Config.SavePath", epoch); err != nil {
 					return nil, err
 				}
 			}
@@ -444,7 +444,7 @@ func (t *trainer) run() (*Result, error) {
 			return res, &StoppedError{Epoch: epoch, Epochs: cfg.Epochs, Saved: cfg.SavePath}
 		}
 		if cfg.SaveEvery > 0 && epoch%cfg.SaveEvery == 0 && epoch < cfg.Epochs {
-			if err := t.save(cfg.SavePath, epoch); err != nil {
+			if err := t.save(cfg.SavePath, "train.Config.SavePath", epoch); err != nil {
 				return nil, err
 			}
 		}
@@ -475,7 +475,7 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	}
 	t.done = epoch
 	if improved && cfg.SaveBest != "" {
-		if err := t.save(cfg.SaveBest, epoch); err != nil {
+		if err := t.save(cfg.SaveBest, "train.Config.SaveBest", epoch); err != nil {
 			return err
 		}
 	}
@@ -525,7 +525,7 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 		}
 	}
 	if cfg.SavePath != "" {
-		if err := t.save(cfg.SavePath, t.done); err != nil {
+		if err := t.save(cfg.SavePath, "train.Config.SavePath", t.done); err != nil {
 			return best, err
 		}
 	}

@@ -442,6 +442,10 @@ func TestCLIFullDisk(t *testing.T) {
 	if b, err := os.ReadFile(metrics); err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
 		t.Errorf("metrics on the full disk: %q, %v", b, err)
 	}
+	best := filepath.Join(disk, "best.ckpt")
+	expectCleanFailure(t, badCase{name: "save-best on a full disk",
+		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save-best", best},
+		want: "--save-best: write " + best + ".tmp: no space left on device"})
 }
 
 // writeNpyF writes an n×1 float32 .npy file.
