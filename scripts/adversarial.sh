@@ -268,6 +268,9 @@ npz "$W/wide.npz" 20000000
 run "npz whose x has 20 M columns" fail 20 "wide.npz:x.npy: the feature array has 20000000 columns, at most 16777216" -- "$bin" train --data "$W/wide.npz"
 npz "$W/nocols.npz" 0
 run "npz whose x has 0 columns" fail 20 "nocols.npz:x.npy: the feature array has 0 columns" -- "$bin" train --data "$W/nocols.npz"
+mkdir -p "$W/noval"
+printf '0\n1\n2\n3\n' >"$W/noval/train.csv"; : >"$W/noval/valid.csv"; : >"$W/noval/test.csv"
+run "--save-best without validation nodes" fail 30 "--save-best: the split has no labelled validation nodes" "$W/best.ckpt" -- "$bin" train --data "$cora" --split-files "$W/noval" --epochs 2 --quiet --save-best "$W/best.ckpt"
 mkdir -p "$W/sf"
 printf '0\n1\n' >"$W/sf/train.csv"; printf '2\n' >"$W/sf/valid.csv"; printf '2\n' >"$W/sf/val.csv"; printf '3\n' >"$W/sf/test.csv"
 run "--split-files with valid.csv and val.csv" fail 20 "$W/sf/valid.csv and $W/sf/val.csv both hold the valid split" -- "$bin" train --data "$cora" --split-files "$W/sf"

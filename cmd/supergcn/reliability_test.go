@@ -246,6 +246,27 @@ func TestCLIPartitionOutParent(t *testing.T) {
 	}
 }
 
+// TestCLIEmptyValidation: a split without validation or test nodes reports
+// their accuracies as n/a, not 0, and --save-best (no epoch is best) is
+// refused without writing the file.
+func TestCLIEmptyValidation(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s/train.csv": "0\n1\n2\n3\n", "s/valid.csv": "", "s/test.csv": ""})
+	sd := filepath.Join(dir, "s")
+	r := run(t, time.Minute, nil, "train", "--data", cora, "--split-files", sd, "--epochs", "2")
+	if r.code != 0 || !strings.Contains(r.stdout, "val n/a  test n/a") || !strings.Contains(r.stdout, "final: best val n/a (no validation nodes), test n/a") {
+		t.Errorf("exit %d, want the empty sets' accuracies as n/a\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	best := filepath.Join(dir, "best.ckpt")
+	expectQuickFailure(t, badCase{name: "save-best without validation nodes",
+		args: []string{"train", "--data", cora, "--split-files", sd, "--epochs", "2", "--quiet", "--save-best", best},
+		want: "--save-best: the split has no labelled validation nodes"})
+	if _, err := os.Stat(best); !os.IsNotExist(err) {
+		t.Errorf("--save-best written: %v", err)
+	}
+}
+
 // TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
 // preprocessing the checkpoint was trained with.
 func TestCLIEvalFeatNormMismatch(t *testing.T) {
