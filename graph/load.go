@@ -259,6 +259,23 @@ func applyOverrides(ds *Dataset, o LoadOptions) error {
 	return nil
 }
 
+// MaxFeatDim is the widest feature array read: the widest input the
+// models take (nn.MaxWidth).
+const MaxFeatDim = 1 << 24
+
+// checkFeatWidth refuses a feature array of f columns, from its header
+// before any of its data is read: none (N×0 holds no features) or more
+// than MaxFeatDim.
+func checkFeatWidth(name string, f int64) error {
+	switch {
+	case f == 0:
+		return errorf(name, 0, "the feature array has 0 columns")
+	case f > MaxFeatDim:
+		return errorf(name, 0, "the feature array has %d columns, at most %d", f, MaxFeatDim)
+	}
+	return nil
+}
+
 // readNpyFeatures reads an N×F float array (N = n unless n < 0).
 func readNpyFeatures(path string, n int) ([]float32, int, error) {
 	a, err := ReadNpy(path)
@@ -269,6 +286,9 @@ func readNpyFeatures(path string, n int) ([]float32, int, error) {
 		return nil, 0, errorf(path, 0, "features have shape %v, want (%s, F)", a.Shape, nodesStr(n))
 	}
 	if err := checkRows(path, a.Shape[0]); err != nil {
+		return nil, 0, err
+	}
+	if err := checkFeatWidth(path, int64(a.Shape[1])); err != nil {
 		return nil, 0, err
 	}
 	x, err := a.Float32()

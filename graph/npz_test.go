@@ -154,6 +154,18 @@ func TestNpzErrors(t *testing.T) {
 		_, err := Load(p, LoadOptions{})
 		wantParseError(t, err, c.file, 0, c.want)
 	}
+	// The feature width is refused from x's header, before its data is
+	// inflated: none, or wider than any model takes.
+	e1 := [2]string{"edge_index.npy", npyMember("<i8", "(2, 1)", []int64{0, 0})}
+	for _, c := range []struct {
+		cols int
+		want string
+	}{{0, "the feature array has 0 columns"}, {MaxFeatDim + 1, "the feature array has 16777217 columns, at most 16777216"}} {
+		os.Remove(p)
+		npzOf(t, p, zip.Deflate, e1, [2]string{"x.npy", npyMember("<f4", fmt.Sprintf("(1, %d)", c.cols), make([]float32, c.cols))})
+		_, err := Load(p, LoadOptions{})
+		wantParseError(t, err, p+":x.npy", 0, c.want)
+	}
 	// A labelled file without split arrays asks for a split.
 	npzOf(t, p, zip.Deflate, [2]string{"edge_index.npy", npyMember("<i8", "(2, 1)", []int64{0, 1})}, x3, y3)
 	if _, err := Load(p, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "graph.LoadOptions.Split") || !strings.Contains(err.Error(), "no train_mask/train_idx") {

@@ -224,6 +224,12 @@ func (s *NpzSource) table(z *npzFile, name string, labels bool) (*npzArray, erro
 		a.Close()
 		return nil, errorf(a.name, 0, "shape %v of %s, want %s", a.Shape, a.h.descr, want)
 	}
+	if !labels {
+		if err := checkFeatWidth(a.name, a.rowLen()); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	if err := s.ids.checkRows(a.name, a.Shape[0]); err != nil {
 		a.Close()
 		return nil, err

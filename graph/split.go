@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -305,14 +307,26 @@ func checkSplitNode(x int64, labels []int32, seen []uint8, bit uint8) string {
 
 // SplitFile returns the file holding split part k (0 train, 1 valid, 2
 // test) in a split-files directory: train, valid (or val) and test, each
-// .npy or .csv[.gz|.bz2]; "" if none.
-func SplitFile(dir string, k int) string {
+// .npy or .csv[.gz|.bz2]; "" if none. Two files for one part (valid.npy
+// and val.npy, train.npy and train.csv) are an error naming both: which
+// one holds the split is ambiguous.
+func SplitFile(dir string, k int) (string, error) {
+	var found []string
 	for _, base := range [3][]string{{"train"}, {"valid", "val"}, {"test"}}[k] {
-		if p := findData(dir, base, true); p != "" {
-			return p
+		for _, ext := range []string{".npy", ".csv", ".csv.gz", ".csv.bz2"} {
+			p := filepath.Join(dir, base+ext)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				found = append(found, p)
+			}
 		}
 	}
-	return ""
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", field.Errorf("graph.LoadOptions.SplitFiles", "%s and %s both hold the %s split: remove one", found[0], found[1], splitParts[k])
 }
 
 // loadSplitFiles replaces ds's split by the files in dir.
@@ -320,11 +334,13 @@ func loadSplitFiles(ds *Dataset, dir string) error {
 	seen := make([]uint8, ds.NumNodes())
 	var parts [3][]int32
 	for k := range 3 {
-		p := SplitFile(dir, k)
+		p, err := SplitFile(dir, k)
+		if err != nil {
+			return err
+		}
 		if p == "" {
 			return field.Errorf("graph.LoadOptions.SplitFiles", "%s: no %s.npy or %s.csv[.gz]", dir, splitParts[k], splitParts[k])
 		}
-		var err error
 		if strings.HasSuffix(p, ".npy") {
 			var s *SplitArray
 			if s, err = OpenSplitArray(p, ds.NumNodes()); err == nil {

@@ -141,6 +141,18 @@ func TestSplitFiles(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.file, err, c.want)
 		}
 	}
+	// Two files for one part: which holds the split is ambiguous.
+	for _, c := range []struct{ file, want string }{
+		{"valid.csv", filepath.Join(sd, "valid.csv") + " and " + filepath.Join(sd, "val.npy") + " both hold the valid split"},
+		{"train.csv", filepath.Join(sd, "train.npy") + " and " + filepath.Join(sd, "train.csv") + " both hold the train split"},
+	} {
+		writeFile(t, sd, c.file, "0\n")
+		_, err := Load(dir, LoadOptions{SplitFiles: sd})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s beside: %v, want %q", c.file, err, c.want)
+		}
+		os.Remove(filepath.Join(sd, c.file))
+	}
 	os.Remove(filepath.Join(sd, "train.npy"))
 	if _, err := Load(dir, LoadOptions{SplitFiles: sd}); err == nil || !strings.Contains(err.Error(), "no train.npy") {
 		t.Errorf("missing train: %v", err)

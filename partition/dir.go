@@ -173,12 +173,18 @@ func checkDataset(ds *graph.Dataset) error {
 	return nil
 }
 
-// replaceable reports whether Write may put a partition at dir.
 // CheckOutput reports whether Write may write dir (absent, empty, or a
-// partition directory it will replace), so a command can refuse before it
-// loads and partitions anything.
-func CheckOutput(dir string) error { return replaceable(dir) }
+// partition directory it will replace, in a parent directory that can take
+// a new directory), so a command can refuse before it loads and partitions
+// anything.
+func CheckOutput(dir string) error {
+	if err := replaceable(dir); err != nil {
+		return err
+	}
+	return container.CheckWritableDir(dir)
+}
 
+// replaceable reports whether Write may put a partition at dir.
 func replaceable(dir string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {

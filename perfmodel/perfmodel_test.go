@@ -106,6 +106,8 @@ func TestProfileValidate(t *testing.T) {
 		"huge aggr":     func(p *Profile) { p.Rates[0].Aggr[0].Forward = 1e300 },
 		"tiny intra":    func(p *Profile) { p.IntraNode.GBs = 1e-300 },
 		"zero quant":    func(p *Profile) { p.Rates[0].Quant[0].EncodeGBs = 0 },
+		"zero copies":   func(p *Profile) { p.Rates[0].Copies = 0 },
+		"copies -3":     func(p *Profile) { p.Rates[0].Copies = -3 },
 	} {
 		p := flatProfile()
 		spoil(p)

@@ -287,6 +287,9 @@ func (p *Profile) Validate() error {
 		if r.Threads < 1 || (i > 0 && r.Threads <= p.Rates[i-1].Threads) {
 			return fmt.Errorf("%s: threads %d, want ≥ 1 and ascending", at, r.Threads)
 		}
+		if r.Copies < 1 {
+			return fmt.Errorf("%s: copies %d, want ≥ 1", at, r.Copies)
+		}
 		if err := r.validate(at); err != nil {
 			return err
 		}

@@ -178,6 +178,12 @@ fi
 echo "== size flags"
 run "bench aggr --edges 1e14" fail 20 "--edges" -- "$bin" bench aggr --nodes 1000 --edges 100000000000000
 run "bench stream --mib 1e8" fail 20 "--mib" -- "$bin" bench stream --mib 100000000
+run "bench aggr --width 1e8" fail 20 "--width" -- "$bin" bench aggr --width 100000000
+run "bench aggr --nodes 2e9 --edges 0" fail 20 "--nodes" -- "$bin" bench aggr --nodes 2000000000 --edges 0
+run "bench aggr --graph Cora --width 1e9" fail 20 "--width" -- "$bin" bench aggr --graph "$cora" --width 1000000000
+run "bench quant --rows 1e10" fail 20 "--rows" -- "$bin" bench quant --rows 10000000000
+run "bench quant --width 1e11" fail 20 "--width" -- "$bin" bench quant --width 100000000000
+run "bench order --widths 1e8" fail 20 "--widths" -- "$bin" bench order --widths 47,100000000
 run "train --threads 100000" fail 20 "more than 1024" -- "$bin" train --data "$cora" --threads 100000
 # ulimit -v from 768 MiB up in 48 MiB steps (less than OpenBLAS's 128 MiB buffer): the limits below what
 # starting the process needs (the Go runtime's reservations, threads, glibc's arenas; it grows with the
@@ -191,6 +197,18 @@ run "train under ulimit -v $kb" fail 30 "ulimit -v" -- sh -c "ulimit -v $kb && G
 run "partition --parts 5000 (Cora)" fail 30 "--parts" "$out" -- "$bin" partition --data "$cora" --parts 5000 --out "$out"
 run "bench profile --worker 1 by hand" fail 20 "--worker" -- "$bin" bench profile --worker 1
 
+echo "== flag spelling and statuses"
+run "train --format foo" 2 20 "--format" -- "$bin" train --data "$cora" --format foo
+run "convert --format foo" 2 20 "--format" "$out" -- "$bin" convert --data "$cora" --format foo --out "$out"
+run "bench stream --threads AUTO" ok 60 "" -- "$bin" bench stream --threads AUTO --mib 8 --reps 1
+run "train --model appnp --alpha 0" 2 20 "--alpha: 0 is not in (0, 1]" -- "$bin" train --data "$cora" --model appnp --alpha 0
+if [ $have_mpi = 1 ]; then
+  for a in "--lr -1" "--no-such-flag"; do
+    run "mpirun -np 3 train $a: one line" fail 60 "" -- mpirun -np 3 "$bin" train --data "$cora" $a
+  done
+  run "mpirun -np 3 partition without --data: one line" fail 60 "--data" "$out" -- mpirun -np 3 "$bin" partition --parts 3 --out "$out"
+fi
+
 echo "== outputs over inputs"
 run "eval --predictions over --model" fail 20 "is also the input --model" -- "$bin" eval --data "$cora" --model "$W/m.ckpt" --predictions "$W/m.ckpt"
 run "train --save over --data" fail 20 "is also the input --data" -- "$bin" train --data "$W/c.sgb" --save "$W/c.sgb"
@@ -199,6 +217,13 @@ run "eval --predictions over --data" fail 20 "is also the input --data" -- "$bin
 run "train --save X --metrics X" fail 20 "is also the output --save" "$W/x" -- "$bin" train --data "$cora" --save "$W/x" --metrics "$W/x"
 run "eval --predictions X --embeddings X" fail 20 "is also the output --predictions" "$W/x" -- "$bin" eval --data "$cora" --model "$W/m.ckpt" --predictions "$W/x" --embeddings "$W/x"
 run "convert --out over --data" fail 20 "is also the input --data" -- "$bin" convert --data "$W/c.sgb" --out "$W/c.sgb"
+run "partition --out in a missing directory" fail 20 "--out: $W/nodir/p: directory" -- "$bin" partition --data "$cora" --parts 2 --out "$W/nodir/p"
+if [ "$(id -u)" = 0 ] && mkdir -p "$W/ro" && mount -t tmpfs -o ro,size=64k tmpfs "$W/ro" 2>/dev/null; then
+  run "partition --out on a read-only file system" fail 20 "--out: $W/ro/p: cannot create" -- "$bin" partition --data "$cora" --parts 2 --out "$W/ro/p"
+  umount "$W/ro"
+elif [ "$(id -u)" != 0 ] && mkdir -p "$W/ro" && chmod 555 "$W/ro"; then
+  run "partition --out in a read-only directory" fail 20 "--out: $W/ro/p: cannot create" -- "$bin" partition --data "$cora" --parts 2 --out "$W/ro/p"
+fi
 
 echo "== models and resumes"
 run "train --weight-decay 1e25 --save" fail 60 "Adam moment" -- "$bin" train --data "$cora" --epochs 5 --weight-decay 1e25 --save "$W/wd.ckpt" --quiet
@@ -221,8 +246,42 @@ if [ -e "$W/ogb2/raw/edge.csv.gz" ]; then
   gzip -dc "$W/ogb2/raw/edge.csv.gz" >"$W/ogb2/raw/edge.csv"
   run "OGB with edge.csv and edge.csv.gz" fail 30 "two forms of one table" -- "$bin" train --data "$W/ogb2" --epochs 1
 fi
+# npz PATH COLS: an npz of one node, one self-loop and x of 1×COLS zeros (deflated: 20 M columns are 80 KB)
+npz() {
+  python3 - "$1" "$2" <<'EOF'
+import sys, zipfile, struct
+path, cols = sys.argv[1], int(sys.argv[2])
+def npy(descr, shape):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h += ' ' * (63 - (10 + len(h)) % 64) + '\n'
+    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode()
+with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('edge_index.npy', npy('<i8', '(2, 1)') + struct.pack('<qq', 0, 0))
+    with z.open('x.npy', 'w', force_zip64=True) as f:
+        f.write(npy('<f4', '(1, %d)' % cols))
+        left = 4 * cols
+        while left > 0:
+            n = min(left, 1 << 22); f.write(bytes(n)); left -= n
+EOF
+}
+npz "$W/wide.npz" 20000000
+run "npz whose x has 20 M columns" fail 20 "wide.npz:x.npy: the feature array has 20000000 columns, at most 16777216" -- "$bin" train --data "$W/wide.npz"
+npz "$W/nocols.npz" 0
+run "npz whose x has 0 columns" fail 20 "nocols.npz:x.npy: the feature array has 0 columns" -- "$bin" train --data "$W/nocols.npz"
+mkdir -p "$W/noval"
+printf '0\n1\n2\n3\n' >"$W/noval/train.csv"; : >"$W/noval/valid.csv"; : >"$W/noval/test.csv"
+run "--save-best without validation nodes" fail 30 "--save-best: the split has no labelled validation nodes" "$W/best.ckpt" -- "$bin" train --data "$cora" --split-files "$W/noval" --epochs 2 --quiet --save-best "$W/best.ckpt"
+mkdir -p "$W/sf"
+printf '0\n1\n' >"$W/sf/train.csv"; printf '2\n' >"$W/sf/valid.csv"; printf '2\n' >"$W/sf/val.csv"; printf '3\n' >"$W/sf/test.csv"
+run "--split-files with valid.csv and val.csv" fail 20 "$W/sf/valid.csv and $W/sf/val.csv both hold the valid split" -- "$bin" train --data "$cora" --split-files "$W/sf"
+rm "$W/sf/val.csv"; printf '0\n1\n' >"$W/sf/train.csv.gz"
+run "--split-files with train.csv and train.csv.gz" fail 20 "both hold the train split" "$out" -- "$bin" convert --data "$cora" --split-files "$W/sf" --out "$out"
 sed '0,/"gflops": *[0-9.e+-]*/s//"gflops": 1e-300/' perfmodel/profiles/xeon-gold-6148.json >"$W/tiny.json"
 run "predict rates of 1e-300" fail 20 "want a rate in" -- "$bin" predict --profile "$W/tiny.json" --partitions "$W/parts" --network 10gbit
+for c in 0 -3; do
+  sed "0,/\"copies\": *[0-9]*/s//\"copies\": $c/" perfmodel/profiles/xeon-gold-6148.json >"$W/copies.json"
+  run "predict profile copies $c" fail 20 "copies.json: rates[0]: copies $c, want ≥ 1" -- "$bin" predict --profile "$W/copies.json" --partitions "$W/parts" --network 10gbit
+done
 
 echo "== outputs on a full disk, shared outputs"
 if [ "$(id -u)" = 0 ] && mkdir -p "$W/small" && mount -t tmpfs -o size=24k tmpfs "$W/small" 2>/dev/null; then
@@ -231,6 +290,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$W/small" && mount -t tmpfs -o size=24k tmpfs
   run "plot --out on a full disk" fail 30 "no space left" -- "$bin" plot "$W/m.jsonl" --out "$W/small/figs"
   [ -n "$(find "$W/small/figs" -name '*.png' 2>/dev/null)" ] && verdict "plot on a full disk: no PNG" half-written "a PNG was written"
   run "train --cpuprofile on a full disk" fail 60 "--cpuprofile" "$W/small/cpu.prof" -- "$bin" train --data "$cora" --epochs 30 --quiet --cpuprofile "$W/small/cpu.prof"
+  run "train --save-best on a full disk" fail 60 "--save-best: write" "$W/small/best.ckpt" -- "$bin" train --data "$cora" --epochs 3 --quiet --save-best "$W/small/best.ckpt"
   umount "$W/small"
 fi
 "$bin" train --data "$cora" --epochs 400 --quiet --metrics "$W/shared.jsonl" >/dev/null 2>&1 &

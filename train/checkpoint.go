@@ -87,10 +87,11 @@ type ckptHeader struct {
 	} `json:"params"`
 }
 
-// save writes the model and the training state after epoch done (rank 0;
+// save writes the model and the training state after epoch done to path
+// (rank 0; errors name the input name, SavePath or SaveBest;
 // parameters, optimizer state and the dropout position are identical on
 // every rank).
-func (t *trainer) save(path string, done int) error {
+func (t *trainer) save(path, name string, done int) error {
 	if t.c.Rank() != 0 {
 		return nil
 	}
@@ -107,7 +108,7 @@ func (t *trainer) save(path string, done int) error {
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
-	return field.Wrap("train.Config.SavePath", SaveCheckpoint(path, &ck))
+	return field.Wrap(name, SaveCheckpoint(path, &ck))
 }
 
 // SaveCheckpoint writes ck to path (container.WriteFile: path.tmp, fsync,

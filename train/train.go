@@ -209,7 +209,19 @@ func (t *trainer) splitRows() error {
 	if t.nTrain == 0 {
 		return ErrNoTrainNodes
 	}
+	if t.nValid == 0 && t.cfg.SaveBest != "" {
+		return field.Errorf("train.Config.SaveBest", "the split has no labelled validation nodes, so no epoch is best (give a split with validation nodes)")
+	}
 	return nil
+}
+
+// accuracy formats an accuracy over n nodes: "n/a" when the set is empty
+// (0 correct of 0 is no accuracy).
+func accuracy(acc float64, n int64) string {
+	if n == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f", acc)
 }
 
 // modelConfig completes the configured model's shape from the data (input
@@ -434,7 +446,7 @@ func (t *trainer) run() (*Result, error) {
 		}
 		if t.stopped && epoch < cfg.Epochs {
 			if cfg.SavePath != "" {
-				if err := t.save(cfg.SavePath, epoch); err != nil {
+				if err := t.save(cfg.SavePath, "train.Config.SavePath", epoch); err != nil {
 					return nil, err
 				}
 			}
@@ -444,7 +456,7 @@ func (t *trainer) run() (*Result, error) {
 			return res, &StoppedError{Epoch: epoch, Epochs: cfg.Epochs, Saved: cfg.SavePath}
 		}
 		if cfg.SaveEvery > 0 && epoch%cfg.SaveEvery == 0 && epoch < cfg.Epochs {
-			if err := t.save(cfg.SavePath, epoch); err != nil {
+			if err := t.save(cfg.SavePath, "train.Config.SavePath", epoch); err != nil {
 				return nil, err
 			}
 		}
@@ -475,7 +487,7 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	}
 	t.done = epoch
 	if improved && cfg.SaveBest != "" {
-		if err := t.save(cfg.SaveBest, epoch); err != nil {
+		if err := t.save(cfg.SaveBest, "train.Config.SaveBest", epoch); err != nil {
 			return err
 		}
 	}
@@ -488,7 +500,7 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	if cfg.Log != nil && !cfg.Quiet {
 		acc := "(not evaluated)                         "
 		if m.Evaluated {
-			acc = fmt.Sprintf("train %.4f  val %.4f  test %.4f", m.TrainAcc, m.ValAcc, m.TestAcc)
+			acc = fmt.Sprintf("train %.4f  val %s  test %s", m.TrainAcc, accuracy(m.ValAcc, t.nValid), accuracy(m.TestAcc, t.nTest))
 		}
 		fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
 			epoch, m.Loss, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
@@ -520,12 +532,16 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 			return best, field.Wrap("train.Config.MetricsPath", err)
 		}
 		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "final: best val %.4f at epoch %d, test %.4f (last epoch test %.4f), %d epochs in %.2fs on %d rank(s)\n",
-				best.BestValAcc, best.BestEpoch, best.TestAcc, best.LastTest, best.Epochs, best.TotalS, best.Ranks)
+			bestVal := fmt.Sprintf("%.4f at epoch %d", best.BestValAcc, best.BestEpoch)
+			if t.nValid == 0 {
+				bestVal = "n/a (no validation nodes)"
+			}
+			fmt.Fprintf(cfg.Log, "final: best val %s, test %s (last epoch test %s), %d epochs in %.2fs on %d rank(s)\n",
+				bestVal, accuracy(best.TestAcc, t.nTest), accuracy(best.LastTest, t.nTest), best.Epochs, best.TotalS, best.Ranks)
 		}
 	}
 	if cfg.SavePath != "" {
-		if err := t.save(cfg.SavePath, t.done); err != nil {
+		if err := t.save(cfg.SavePath, "train.Config.SavePath", t.done); err != nil {
 			return best, err
 		}
 	}

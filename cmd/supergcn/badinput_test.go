@@ -271,6 +271,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "k for gcn", args: []string{"train", "--data", cora, "--k", "3"}, want: "--k: 3, but gcn takes no propagation steps"},
 		{name: "alpha for sgc", args: []string{"train", "--data", cora, "--model", "sgc", "--alpha", "0.2"}, want: "--alpha: 0.2, but sgc has no teleport probability"},
 		{name: "alpha 2", args: []string{"train", "--data", cora, "--model", "appnp", "--alpha", "2"}, want: "--alpha: 2 is not in (0, 1]"},
+		{name: "alpha 0", args: []string{"train", "--data", cora, "--model", "appnp", "--alpha", "0"}, want: "--alpha: 0 is not in (0, 1]"},
 		{name: "k 0", args: []string{"train", "--data", cora, "--model", "sgc", "--k", "0"}, want: "--k: 0, need ≥ 1"},
 		{name: "heads 0", args: []string{"train", "--data", cora, "--model", "gat", "--heads", "0"}, want: "--heads: 0, need ≥ 1"},
 		{name: "train-eps for sage", args: []string{"train", "--data", cora, "--model", "sage", "--train-eps"}, want: "--train-eps: sage has no ε"},
@@ -441,6 +442,10 @@ func TestCLIFullDisk(t *testing.T) {
 	if b, err := os.ReadFile(metrics); err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
 		t.Errorf("metrics on the full disk: %q, %v", b, err)
 	}
+	best := filepath.Join(disk, "best.ckpt")
+	expectCleanFailure(t, badCase{name: "save-best on a full disk",
+		args: []string{"train", "--data", cora, "--epochs", "3", "--quiet", "--save-best", best},
+		want: "--save-best: write " + best + ".tmp: no space left on device"})
 }
 
 // writeNpyF writes an n×1 float32 .npy file.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -136,6 +137,16 @@ func benchAggr(args []string) error {
 		fmt.Println()
 	}
 	fmt.Println("GUPS = edges·width/time/1e9; GB/s = (edges·width·4 + nodes·width·4 + edges·4 [+ edges·4 weights] + (nodes+1)·8)/time/1e9")
+	return nil
+}
+
+// sizeFlag returns a usage error naming flag when need bytes (a float, so
+// that a product of flags cannot overflow) exceed the memory this process
+// may use.
+func sizeFlag(flag string, need float64, what string) error {
+	if err := sysmem.Check(int64(min(need, math.MaxInt64/2)), what); err != nil {
+		return usageError{flag + ": " + err.Error()}
+	}
 	return nil
 }
 

@@ -55,6 +55,12 @@ func benchOrder(args []string) error {
 		}
 		widths = append(widths, v)
 	}
+	// x and out of the widest width over all the nodes (a shard has at most as many).
+	maxw := slices.Max(widths)
+	if err := sizeFlag("--widths", 8*float64(spec.Nodes)*float64(maxw),
+		fmt.Sprintf("width %d on %d nodes", maxw, spec.Nodes)); err != nil {
+		return err
+	}
 	orders := strings.Split(*ordersArg, ",")
 	for _, o := range orders {
 		if !slices.Contains(partition.NodeOrders(), o) {

@@ -51,6 +51,11 @@ func benchQuant(args []string) error {
 	if *rows < 1 || *width < 1 || *reps < 1 {
 		return usageError{"--rows, --width and --reps must be ≥ 1"}
 	}
+	// x and its decoded copy (fp32) and the encoded block (≤ fp32).
+	if err := sizeFlag("--rows × --width", 12*float64(*rows)*float64(*width),
+		fmt.Sprintf("%d rows of width %d", *rows, *width)); err != nil {
+		return err
+	}
 	if err := setAloneThreads(threads); err != nil {
 		return err
 	}

@@ -65,6 +65,9 @@ func cmdConvert(args []string, out io.Writer) error {
 	case c.synthFeat > 0 && c.classes < 1:
 		return usageError{fmt.Sprintf("--classes: %d, want ≥ 1", c.classes)}
 	}
+	if err := checkFormatFlag(c.format); err != nil {
+		return err
+	}
 	if err := container.CheckWritable(c.out); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
 	}

@@ -146,6 +146,9 @@ func (f *partitionFlags) validate() error {
 	if (f.method == "ldg" || f.method == "multilevel") && d.data == "" {
 		return usageError{fmt.Sprintf("--method %s: reads --data (for --synthetic, use metis or random)", f.method)}
 	}
+	if err := checkFormatFlag(d.format); err != nil {
+		return err
+	}
 	switch f.weights {
 	case metis.WeightsNone, metis.WeightsDegree, metis.WeightsDegreeTrain:
 	default:

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/supergcn/supergcn/comm"
@@ -92,6 +93,9 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 			}
 		}
 	}
+	if err := checkFormatFlag(d.format); err != nil {
+		return err
+	}
 	if err := d.source().Validate(); err != nil {
 		return err
 	}
@@ -158,3 +162,12 @@ func (d *dataFlags) resolvePartMethod(c comm.Comm, w *world, log io.Writer) {
 
 // checkDistributed refuses the flags the distributed reader cannot honour.
 func (d *dataFlags) checkDistributed() error { return d.source().CheckDistributed() }
+
+// checkFormatFlag refuses a --format that is not auto or a known format,
+// as a usage error (exit 2) before anything is read.
+func checkFormatFlag(format string) error {
+	if format != "" && !slices.Contains(graph.Formats(), strings.ToLower(format)) {
+		return usageError{fmt.Sprintf("--format: %q: unknown format (want %s)", format, strings.Join(graph.Formats(), ", "))}
+	}
+	return nil
+}

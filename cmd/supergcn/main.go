@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/supergcn/supergcn/dataset"
 	"github.com/supergcn/supergcn/internal/procsig"
@@ -84,6 +85,9 @@ func main() {
 		if hint == "" {
 			hint = " (supergcn --help lists them)"
 		}
+		if launcherRank() > 0 {
+			quietRankExit(2)
+		}
 		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q%s\n", os.Args[1], hint)
 		os.Exit(2)
 	}
@@ -98,9 +102,23 @@ func main() {
 		if errors.As(err, &se) {
 			os.Exit(se.code)
 		}
+		code := exitCode(err)
+		// A bad flag is the same on every rank a launcher started: rank 0
+		// says it once, the others end with the same status in silence.
+		if code == 2 && launcherRank() > 0 {
+			quietRankExit(code)
+		}
 		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, userMessage(err))
-		os.Exit(exitCode(err))
+		os.Exit(code)
 	}
+}
+
+// quietRankExit ends a rank other than 0 that found the same bad flag as
+// rank 0, which reports it. It waits a moment first: the launcher ends the
+// job at the first non-zero exit, which must not come before rank 0's line.
+func quietRankExit(code int) {
+	time.Sleep(time.Second)
+	os.Exit(code)
 }
 
 // helpAsked reports whether args ask for the usage (-h, -help, --help).

@@ -44,7 +44,7 @@ func attentionFlags(fs *flag.FlagSet, m *nn.Config) {
 // modelDefaults gives m the model's default layer count when --layers was
 // not given. 0 stands for "the model's default" inside nn.Config, so a 0
 // given on the command line for --k, --heads or --out-heads is refused
-// here rather than silently replaced.
+// here rather than silently replaced, as is an --alpha of 0.
 func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 	for _, f := range []struct {
 		name string
@@ -53,6 +53,11 @@ func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 		if flagSet(fs, f.name) && f.v < 1 {
 			return usageError{fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v)}
 		}
+	}
+	// APPNP's α = 0 (propagation alone, no teleport) is not offered: 0 is
+	// nn.Config's "the model's default", so a given 0 is refused.
+	if flagSet(fs, "alpha") && m.Alpha == 0 {
+		return usageError{"--alpha: 0 is not in (0, 1] (leave --alpha out for the model's default)"}
 	}
 	if flagSet(fs, "layers") {
 		return nil

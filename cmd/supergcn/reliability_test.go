@@ -172,6 +172,101 @@ func checkBLASLimitLadder(t *testing.T, cora string) {
 	t.Errorf("no ulimit -v up to 4 GiB let the process start")
 }
 
+// TestMPIFlagErrorsOnce: a bad flag under mpirun is one line (rank 0's),
+// not one per rank, and the job ends with the flag error's status.
+func TestMPIFlagErrorsOnce(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--data", cora, "--lr", "-1"}, "--lr: -1"},
+		{[]string{"train", "--data", cora, "--no-such-flag"}, "no-such-flag"},
+		{[]string{"partition", "--parts", "2", "--out", filepath.Join(t.TempDir(), "p")}, "--data"},
+		{[]string{"no-such-command"}, "unknown command"},
+	} {
+		r := run(t, time.Minute, mpirun(t, 3), c.args...)
+		ours := 0
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(line, "supergcn") {
+				ours++
+			}
+		}
+		if r.code != 2 || ours != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, %d lines of ours, want 2 and one line with %q\nstderr:\n%s", c.args, r.code, ours, c.want, r.stderr)
+		}
+	}
+}
+
+// TestCLIBenchSizes: a bench size (a width, rows, nodes) whose buffers
+// exceed what the process may hold is one line naming the flag, not the Go
+// runtime's out-of-memory error or a makeslice panic.
+func TestCLIBenchSizes(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	for _, c := range []badCase{
+		{name: "bench aggr width 1e8", args: []string{"bench", "aggr", "--width", "100000000"}, want: "--width: width 100000000 on 200000 nodes needs"},
+		{name: "bench aggr nodes 2e9", args: []string{"bench", "aggr", "--nodes", "2000000000", "--edges", "0"}, want: "--nodes: a graph of 2000000000 nodes needs"},
+		{name: "bench aggr Cora width 1e9", args: []string{"bench", "aggr", "--graph", cora, "--width", "1000000000"}, want: "--width: width 1000000000 on 2708 nodes needs"},
+		{name: "bench quant rows 1e10", args: []string{"bench", "quant", "--rows", "10000000000"}, want: "--rows × --width: 10000000000 rows of width 128 needs"},
+		{name: "bench quant width 1e11", args: []string{"bench", "quant", "--width", "100000000000"}, want: "--rows × --width: 100000 rows of width 100000000000 needs"},
+		{name: "bench order widths 1e8", args: []string{"bench", "order", "--widths", "47,100000000"}, want: "--widths: width 100000000 on 400000 nodes needs"},
+	} {
+		expectQuickFailure(t, c)
+	}
+}
+
+// TestCLIFormatFlagStatus: an unknown --format is a bad flag (exit 2) in
+// every command that takes one, before anything is read.
+func TestCLIFormatFlagStatus(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	out := filepath.Join(t.TempDir(), "out")
+	for _, args := range [][]string{
+		{"train", "--data", cora, "--format", "foo"},
+		{"eval", "--data", cora, "--model", out, "--format", "foo"},
+		{"partition", "--data", cora, "--parts", "2", "--format", "foo", "--out", out},
+		{"convert", "--data", cora, "--format", "foo", "--out", out},
+	} {
+		r := run(t, time.Minute, nil, args...)
+		checkCleanFailure(t, badCase{name: args[0] + " --format foo", want: `--format: "foo": unknown format`}, r)
+		if r.code != 2 {
+			t.Errorf("%s --format foo: exit %d, want 2", args[0], r.code)
+		}
+	}
+}
+
+// TestCLIPartitionOutParent: a partition --out whose parent directory is
+// missing is refused before the graph is read or partitioned.
+func TestCLIPartitionOutParent(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	out := filepath.Join(t.TempDir(), "missing", "p")
+	r := run(t, time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--out", out)
+	checkCleanFailure(t, badCase{name: "partition --out in a missing directory", want: "--out: " + out + ": directory " + filepath.Dir(out) + " does not exist"}, r)
+	if r.code != 2 || strings.Contains(r.stdout, "partition: metis") {
+		t.Errorf("exit %d, want 2 before any partitioning; stdout:\n%s", r.code, r.stdout)
+	}
+}
+
+// TestCLIEmptyValidation: a split without validation or test nodes reports
+// their accuracies as n/a, not 0, and --save-best (no epoch is best) is
+// refused without writing the file.
+func TestCLIEmptyValidation(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"s/train.csv": "0\n1\n2\n3\n", "s/valid.csv": "", "s/test.csv": ""})
+	sd := filepath.Join(dir, "s")
+	r := run(t, time.Minute, nil, "train", "--data", cora, "--split-files", sd, "--epochs", "2")
+	if r.code != 0 || !strings.Contains(r.stdout, "val n/a  test n/a") || !strings.Contains(r.stdout, "final: best val n/a (no validation nodes), test n/a") {
+		t.Errorf("exit %d, want the empty sets' accuracies as n/a\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	best := filepath.Join(dir, "best.ckpt")
+	expectQuickFailure(t, badCase{name: "save-best without validation nodes",
+		args: []string{"train", "--data", cora, "--split-files", sd, "--epochs", "2", "--quiet", "--save-best", best},
+		want: "--save-best: the split has no labelled validation nodes"})
+	if _, err := os.Stat(best); !os.IsNotExist(err) {
+		t.Errorf("--save-best written: %v", err)
+	}
+}
+
 // TestCLIEvalFeatNormMismatch: eval's --feat-norm must agree with the
 // preprocessing the checkpoint was trained with.
 func TestCLIEvalFeatNormMismatch(t *testing.T) {

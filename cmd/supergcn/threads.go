@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/internal/affinity"
@@ -27,7 +28,7 @@ func (t *threadsFlag) String() string {
 }
 
 func (t *threadsFlag) Set(s string) error {
-	if s == "auto" {
+	if strings.EqualFold(s, "auto") {
 		*t = 0
 		return nil
 	}

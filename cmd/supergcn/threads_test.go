@@ -10,7 +10,7 @@ func TestThreadsFlag(t *testing.T) {
 		in   string
 		want int
 		bad  bool
-	}{{"auto", 0, false}, {"3", 3, false}, {"0", 0, true}, {"-1", 0, true}, {"x", 0, true}} {
+	}{{"auto", 0, false}, {"AUTO", 0, false}, {"Auto", 0, false}, {"3", 3, false}, {"0", 0, true}, {"-1", 0, true}, {"x", 0, true}} {
 		var v threadsFlag = 7
 		err := v.Set(c.in)
 		if (err != nil) != c.bad || (!c.bad && int(v) != c.want) {

@@ -29,6 +29,9 @@ func launchedByMPI() bool { return launcher.Launched(os.Getenv) }
 // launcherSize is the number of ranks a launcher started, 1 when none did.
 func launcherSize() int { return launcher.Size(os.Getenv) }
 
+// launcherRank is this process's rank as the launcher set it (0 alone).
+func launcherRank() int { return launcher.Rank(os.Getenv) }
+
 // startWorld initialises MPI according to mode (auto|on|off).
 func startWorld(mode string) (*world, error) {
 	use := false

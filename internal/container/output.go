@@ -41,6 +41,25 @@ func CheckWritable(path string) error {
 	return os.Remove(name)
 }
 
+// CheckWritableDir fails when the parent of dir, where a directory output
+// is built (dir.tmp-*) and renamed into place, is missing or cannot take a
+// new directory.
+func CheckWritableDir(dir string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	probe, err := os.MkdirTemp(parent, ".supergcn-check-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: directory %s does not exist", dir, parent)
+		}
+		return fmt.Errorf("%s: cannot create a directory in %s: %w", dir, parent, err)
+	}
+	return os.Remove(probe)
+}
+
 // RemoveTemps removes the temporaries of output out made since start: the
 // file out.tmp (WriteFile) and the directories out.tmp-* a directory
 // output is built in. Older ones (another job's) are kept.

@@ -55,6 +55,19 @@ func TestCheckWritable(t *testing.T) {
 	}
 }
 
+func TestCheckWritableDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckWritableDir(filepath.Join(dir, "parts")); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("probe left: %v", ents)
+	}
+	if err := CheckWritableDir(filepath.Join(dir, "no", "parts")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing parent: %v", err)
+	}
+}
+
 // TestPending: the output appears only at Commit; Abort and a failed write
 // leave neither it nor its temporary.
 func TestPending(t *testing.T) {

@@ -17,6 +17,16 @@ func Launched(getenv func(string) string) bool {
 	return false
 }
 
+// Rank is this process's rank as the launcher set it, 0 when none did.
+func Rank(getenv func(string) string) int {
+	for _, k := range []string{"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"} {
+		if r, err := strconv.Atoi(getenv(k)); err == nil && r >= 0 {
+			return r
+		}
+	}
+	return 0
+}
+
 // Size is the number of ranks a launcher started, 1 when none did.
 func Size(getenv func(string) string) int {
 	for _, k := range []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"} {

@@ -54,3 +54,20 @@ func TestLaunchedSize(t *testing.T) {
 		t.Error("launcher variables not read")
 	}
 }
+
+func TestRank(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want int
+	}{
+		{nil, 0},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "3"}, 3},
+		{map[string]string{"PMIX_RANK": "2"}, 2},
+		{map[string]string{"PMI_RANK": "1"}, 1},
+		{map[string]string{"PMI_RANK": "x"}, 0},
+	} {
+		if got := Rank(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: rank %d, want %d", c.env, got, c.want)
+		}
+	}
+}

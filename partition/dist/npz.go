@@ -219,7 +219,10 @@ func readSplitFiles(c comm.Comm, r *raw, src *Source) error {
 	var ids [3][]int64
 	var names [3]string
 	for k := range 3 {
-		p := graph.SplitFile(src.SplitFiles, k)
+		p, err := graph.SplitFile(src.SplitFiles, k)
+		if err != nil {
+			return agree(c, err)
+		}
 		names[k] = p
 		if p == "" {
 			part := []string{"train", "valid", "test"}[k]

@@ -68,6 +68,9 @@ func (b AggrBench) Run() (*AggrReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.checkBuffers(a.NumRows); err != nil {
+		return nil, err
+	}
 	r := &AggrReport{Kernel: eng.KernelName(), Nodes: a.NumRows, Edges: int64(len(src)), CSRMS: csrMS}
 	x, out, err := AggrBuffers(a.NumRows, b.Width, b.Huge, b.Seed)
 	if err != nil {
@@ -120,6 +123,21 @@ func (b AggrBench) Validate() error {
 	// The edge lists, the CSR and its transpose: ~24 bytes an edge.
 	if err := sysmem.Check(24*min(b.Edges, math.MaxInt64/32), fmt.Sprintf("a graph of %d edges", b.Edges)); err != nil {
 		return field.Wrap("measure.AggrBench.Edges", err)
+	}
+	// Row pointers of both CSRs (16 bytes a node) before any width.
+	if err := sysmem.Check(16*int64(b.Nodes), fmt.Sprintf("a graph of %d nodes", b.Nodes)); err != nil {
+		return field.Wrap("measure.AggrBench.Nodes", err)
+	}
+	return b.checkBuffers(b.Nodes)
+}
+
+// checkBuffers reports when x and out (n rows of Width float32 each, with
+// the row pointers) exceed the memory this process may use.
+func (b AggrBench) checkBuffers(n int) error {
+	need := float64(n) * (16 + 8*float64(b.Width))
+	what := fmt.Sprintf("width %d on %d nodes", b.Width, n)
+	if err := sysmem.Check(int64(min(need, math.MaxInt64/2)), what); err != nil {
+		return field.Wrap("measure.AggrBench.Width", err)
 	}
 	return nil
 }
