@@ -13,13 +13,18 @@
 #
 # At the walltime: supergcn gets --stop-after (walltime minus MARGIN), so
 # every rank stops after an epoch, the checkpoint is written and supergcn
-# exits 75 (SIGTERM from qdel does the same); this script then resubmits
-# itself with the same run directory, and the next job resumes. PBS Pro's
+# exits 75; this script then resubmits itself with the same run directory,
+# and the next job resumes. SIGTERM from qdel reaches mpirun and the ranks:
+# the ranks stop after their epoch with the checkpoint, and OpenMPI's mpirun
+# waits odls_base_sigkill_timeout (set to KILL_WAIT below, default 30 s;
+# PBS's kill_delay bounds it too) before it kills them; mpirun then exits 1
+# and nothing is resubmitted (qdel means stop). PBS Pro's
 # own requeue (qrerun) needs an operator, hence the resubmission.
 # Environment (-v):
 #   SUPERGCN  the binary (default: bin/supergcn in the submission directory)
 #   RUN_DIR   checkpoint, metrics and output (default: runs/JOBNAME-JOBID)
 #   MARGIN    seconds kept before the walltime (default 300)
+#   KILL_WAIT seconds mpirun lets the ranks finish their epoch after SIGTERM (default 30)
 #   MPIRUN    the launcher (default: mpirun, with PBS_NODEFILE)
 #   SCRIPT    this script, for the resubmission (default: jobs/pbs.sh in the submission directory)
 #   RANKS_PER_NODE  ranks per node: a count, or numa (default: the node file's lines per node)
@@ -74,6 +79,7 @@ STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
 [ "$STOP" -gt 0 ] || STOP=$(( (10#$h * 3600 + 10#$m * 60 + 10#$s) / 2 ))
 
 echo "jobs/pbs.sh: job $PBS_JOBID, $NP rank(s) on $HOSTS node(s), $PER_NODE per node × $THREADS threads, stop after ${STOP}s, run directory $RUN_DIR"
+export OMPI_MCA_odls_base_sigkill_timeout=${KILL_WAIT:-30}
 set +e
 ${MPIRUN:-mpirun -np "$NP" --hostfile "$HOSTFILE" --map-by "ppr:$PER_NODE:node:PE=$THREADS" --bind-to core} \
 	"$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s" \
