@@ -51,7 +51,7 @@ type Config struct {
 	LRStepSize        int     // step: epochs between reductions (≥ 1)
 	LRGamma           float64 // step and plateau: the factor of a reduction, in (0, 1]
 	LRMin             float64 // cosine: the rate it anneals to; plateau: the lowest rate
-	LRPlateauPatience int     // plateau: evaluations without a lower validation loss before a reduction
+	LRPlateauPatience int     // plateau: evaluations without a lower validation loss tolerated; one more reduces the rate
 	// Patience > 0 stops training after Patience evaluations (on the
 	// EvalEvery grid) without a better validation accuracy than the best
 	// so far; 0 trains all Epochs.
@@ -469,7 +469,7 @@ func (t *trainer) run() (*Result, error) {
 		if err := t.record(mw, m); err != nil {
 			return nil, err
 		}
-		if t.loop.StoppedEarly > 0 { // finished: a stop request too ends it here
+		if t.loop.StoppedEarly > 0 { // the run is complete; a stop request in this epoch changes nothing
 			break
 		}
 		if t.stopped && epoch < cfg.Epochs {

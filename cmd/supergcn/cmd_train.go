@@ -282,11 +282,11 @@ func loopResumeSettings(cfg *train.Config, l train.LoopSettings) []resumeSetting
 
 // loopFlags registers the learning-rate schedule and early-stopping flags.
 func loopFlags(fs *flag.FlagSet, cfg *train.Config) {
-	fs.StringVar(&cfg.LRSchedule, "lr-schedule", train.ScheduleNone, "learning rate per epoch: none (--lr throughout)|step (--lr × --lr-gamma^⌊(epoch-1)/--lr-step-size⌋, as torch StepLR)|cosine (from --lr down to --lr-min over --epochs, as torch CosineAnnealingLR with T_max = --epochs)|plateau (× --lr-gamma when the validation loss has not improved for --lr-plateau-patience evaluations, not below --lr-min, as torch ReduceLROnPlateau)")
+	fs.StringVar(&cfg.LRSchedule, "lr-schedule", train.ScheduleNone, "learning rate per epoch: none (--lr throughout)|step (--lr × --lr-gamma^⌊(epoch-1)/--lr-step-size⌋, as torch StepLR)|cosine (from --lr down to --lr-min over --epochs, as torch CosineAnnealingLR with T_max = --epochs)|plateau (× --lr-gamma after more than --lr-plateau-patience evaluations without a lower validation loss, not below --lr-min, as torch ReduceLROnPlateau)")
 	fs.IntVar(&cfg.LRStepSize, "lr-step-size", 50, "with --lr-schedule step: epochs between reductions of the learning rate")
 	fs.Float64Var(&cfg.LRGamma, "lr-gamma", 0.1, "with --lr-schedule step or plateau: the factor, in (0, 1], of each reduction of the learning rate")
 	fs.Float64Var(&cfg.LRMin, "lr-min", 0, "with --lr-schedule cosine: the learning rate it anneals to; plateau: the lowest learning rate")
-	fs.IntVar(&cfg.LRPlateauPatience, "lr-plateau-patience", 10, "with --lr-schedule plateau: evaluations without a lower validation loss before the learning rate is reduced")
+	fs.IntVar(&cfg.LRPlateauPatience, "lr-plateau-patience", 10, "with --lr-schedule plateau: evaluations without a lower validation loss tolerated; one more reduces the learning rate")
 	fs.IntVar(&cfg.Patience, "patience", 0, "early stopping: stop after N evaluated epochs without a better validation accuracy than the best so far, and report the epoch (0: train all --epochs)")
 }
 
