@@ -91,6 +91,38 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 	}), grad, nil
 }
 
+// SoftmaxCrossEntropySum is the loss sum of SoftmaxCrossEntropyInto over
+// rows without a gradient: Σ (logsumexp(logits[r]) - logits[r][labels[r]])
+// over the listed rows with a non-negative label, accumulated in float64 in
+// blocks of lossBlockRows (the same sum whatever the thread count; rows in
+// any order). Errors: a row or label out of range, labels shorter than
+// logits.
+func SoftmaxCrossEntropySum(logits *dense.Matrix, labels []int32, rows []int32) (float64, error) {
+	if err := checkRows("SoftmaxCrossEntropySum", logits, labels, rows); err != nil {
+		return 0, err
+	}
+	return sumRowBlocks(len(rows), func(lo, hi int) float64 {
+		var l float64
+		for _, r := range rows[lo:hi] {
+			y := labels[r]
+			if y < 0 {
+				continue
+			}
+			row := logits.Row(int(r))
+			mx := math.Inf(-1)
+			for _, v := range row {
+				mx = math.Max(mx, float64(v))
+			}
+			var s float64
+			for _, v := range row {
+				s += math.Exp(float64(v) - mx)
+			}
+			l += mx + math.Log(s) - float64(row[y])
+		}
+		return l
+	}), nil
+}
+
 // Row blocks of the reductions over a rank's rows (the loss, the correct
 // counts, GIN's ε gradient): fixed by the rows, not the threads, so a sum
 // adds in the same order whatever the thread count. zeroGrain: values of

@@ -105,7 +105,7 @@ func TestCountCorrect(t *testing.T) {
 // spanning several blocks are the same, bit for bit, at 1, 3 and 8
 // threads, and equal a serial reference (the loss within float64
 // rounding: it adds in blocks); a list with a repeated row (run in order)
-// counts that row twice.
+// counts that row twice. SoftmaxCrossEntropySum is the same loss sum.
 func TestLossThreads(t *testing.T) {
 	defer par.SetThreads(par.Threads())
 	r := rand.New(rand.NewPCG(3, 4))
@@ -142,11 +142,17 @@ func TestLossThreads(t *testing.T) {
 		if c := CountCorrect(logits, labels, rows); c != correct {
 			t.Errorf("%d threads: %d correct, want %d", threads, c, correct)
 		}
+		if s, err := SoftmaxCrossEntropySum(logits, labels, rows); err != nil || s != loss {
+			t.Errorf("%d threads: SoftmaxCrossEntropySum %v (%v), the loss with gradient %v", threads, s, err, loss)
+		}
 		if first == nil {
 			first, firstLoss = grad, loss
 		} else if loss != firstLoss || !slices.Equal(grad.Data, first.Data) {
 			t.Errorf("%d threads: loss %v or gradient differs from 1 thread's (%v)", threads, loss, firstLoss)
 		}
+	}
+	if _, err := SoftmaxCrossEntropySum(logits, labels, []int32{int32(n)}); err == nil {
+		t.Error("SoftmaxCrossEntropySum: a row out of range is no error")
 	}
 	i := rows[0]
 	for labels[i] < 0 {

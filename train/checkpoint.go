@@ -58,6 +58,11 @@ type TrainState struct {
 	// epoch: what a run resumed past Epoch continues from.
 	// Set when EvalEvery is (files of this build).
 	GridBest BestRecord `json:"grid_best"`
+	// Loop is the run's learning-rate schedule and early-stopping
+	// settings (LRSchedule "" in files of older builds, which had neither),
+	// LoopState where they stood after Epoch.
+	Loop      LoopSettings `json:"loop"`
+	LoopState LoopState    `json:"loop_state"`
 }
 
 // BestRecord is a best-validation record.
@@ -104,7 +109,8 @@ func (t *trainer) save(path, name string, done int) error {
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
 			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
 			NodeOrder: t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
-			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled}}}
+			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled},
+			Loop:  t.cfg.loopSettings().Used(), LoopState: t.loop}}
 	for i, p := range t.params {
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: p.W, M: m[i], V: v[i]})
 	}
@@ -288,6 +294,34 @@ func (ck *Checkpoint) validate() error {
 		if o := tr.Optim; o != (Optim{}) && (!(o.LR > 0) || math.IsInf(o.LR, 0) || !(o.WeightDecay >= 0) || math.IsInf(o.WeightDecay, 0)) {
 			return fmt.Errorf("train.optim: learning rate %g and weight decay %g must be finite, > 0 and ≥ 0", o.LR, o.WeightDecay)
 		}
+		return tr.validateLoop()
+	}
+	return nil
+}
+
+// validateLoop checks the schedule and early-stopping settings and state
+// of a decoded checkpoint.
+func (tr *TrainState) validateLoop() error {
+	l, s := tr.Loop, tr.LoopState
+	if l.LRSchedule != "" {
+		if err := l.check(math.Inf(1)); err != nil {
+			var fe *field.Error
+			if errors.As(err, &fe) { // the checkpoint's value, not this run's: no field name to rename
+				return fmt.Errorf("train.loop %s: %v", strings.TrimPrefix(fe.Field, "train.Config."), fe.Err)
+			}
+			return err
+		}
+	}
+	finite := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
+	switch {
+	case l.CosineEpochs < 0:
+		return fmt.Errorf("train.loop.cosine_epochs %d, need ≥ 0", l.CosineEpochs)
+	case !finite(s.LR) || !finite(s.PlateauBest):
+		return fmt.Errorf("train.loop_state: learning rate %g and best validation loss %g must be finite and ≥ 0", s.LR, s.PlateauBest)
+	case s.PlateauBad < 0 || s.PatienceBad < 0:
+		return fmt.Errorf("train.loop_state: counters %d and %d, need ≥ 0", s.PlateauBad, s.PatienceBad)
+	case s.StoppedEarly < 0 || s.StoppedEarly > tr.Epoch:
+		return fmt.Errorf("train.loop_state.stopped_early %d is not in [0, epoch %d]", s.StoppedEarly, tr.Epoch)
 	}
 	return nil
 }
@@ -346,6 +380,16 @@ func (t *trainer) resume(path string) error {
 	if ck.Train.EvalEvery > 0 {
 		settings = append(settings, setting{"train.Config.EvalEvery", ck.Train.EvalEvery, max(t.cfg.EvalEvery, 1)})
 	}
+	if l, r := ck.Train.Loop, t.cfg.loopSettings().Used(); l.LRSchedule != "" { // absent in checkpoints of older builds
+		settings = append(settings,
+			setting{"train.Config.LRSchedule", l.LRSchedule, r.LRSchedule},
+			setting{"train.Config.LRStepSize", l.LRStepSize, r.LRStepSize},
+			setting{"train.Config.LRGamma", l.LRGamma, r.LRGamma},
+			setting{"train.Config.LRMin", l.LRMin, r.LRMin},
+			setting{"train.Config.LRPlateauPatience", l.LRPlateauPatience, r.LRPlateauPatience},
+			setting{"train.Config.Patience", l.Patience, r.Patience},
+			setting{"train.Config.Epochs (the cosine schedule's length)", l.CosineEpochs, r.CosineEpochs})
+	}
 	for _, d := range settings {
 		if d.have != d.want {
 			return fail("checkpoint has %s %v, this run %v", d.field, d.have, d.want)
@@ -381,6 +425,9 @@ func (t *trainer) resume(path string) error {
 		t.best = t.gridBest
 	}
 	t.lastTest = ck.Train.LastTestAcc
+	if s := ck.Train.LoopState; s.LR > 0 { // absent in checkpoints of older builds, which had no schedule
+		t.loop = s
+	}
 	return nil
 }
 

@@ -80,6 +80,14 @@ func TestCheckpointForgedFields(t *testing.T) {
 		{"best epoch after epoch", func(ck *Checkpoint) { ck.Train.BestEpoch = 9 }, "best_epoch"},
 		{"accuracy 7", func(ck *Checkpoint) { ck.Train.BestValAcc = 7 }, "accuracies"},
 		{"negative lr", func(ck *Checkpoint) { ck.Train.Optim.LR = -1 }, "optim"},
+		{"unknown schedule", func(ck *Checkpoint) { ck.Train.Loop.LRSchedule = "exp" }, `train.loop LRSchedule: "exp"`},
+		{"step gamma 2", func(ck *Checkpoint) {
+			ck.Train.Loop = LoopSettings{LRSchedule: ScheduleStep, LRStepSize: 3, LRGamma: 2}
+		}, "train.loop LRGamma: 2"},
+		{"negative patience", func(ck *Checkpoint) { ck.Train.Loop = LoopSettings{LRSchedule: ScheduleNone, Patience: -2} }, "train.loop Patience: -2"},
+		{"negative scheduled lr", func(ck *Checkpoint) { ck.Train.LoopState.LR = -0.5 }, "train.loop_state: learning rate -0.5"},
+		{"negative counter", func(ck *Checkpoint) { ck.Train.LoopState.PlateauBad = -1 }, "train.loop_state: counters -1"},
+		{"stopped after epoch", func(ck *Checkpoint) { ck.Train.LoopState.StoppedEarly = 6 }, "stopped_early 6"},
 	} {
 		ck := smallCheckpoint()
 		c.edit(ck)

@@ -44,6 +44,9 @@ func (c Config) Validate() error {
 	case c.SaveBest != "" && c.SaveBest == c.SavePath:
 		return bad("SaveBest", "is the train.Config.SavePath file; give another")
 	}
+	if err := c.loopSettings().check(c.LR); err != nil {
+		return err
+	}
 	if _, err := exchange.ParseMode(c.AggrMode); err != nil {
 		return bad("AggrMode", "%q is not post, pre or hybrid", c.AggrMode)
 	}

@@ -50,6 +50,14 @@ type EpochMetrics struct {
 	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
 	IntraBytes     int64 `json:"intra_bytes"`      // of comm_bytes, those moved between ranks of one node (either exchange)
 
+	// LR is the learning rate of the epoch's optimizer step. ValLoss and
+	// TestLoss are the evaluation pass's cross-entropy averaged over the
+	// split's labelled nodes of all ranks (left out, as the accuracies,
+	// when the epoch had no evaluation pass).
+	LR       float64 `json:"lr"`
+	ValLoss  float64 `json:"val_loss"`
+	TestLoss float64 `json:"test_loss"`
+
 	// Per-rank minimum and maximum of every time of the breakdown above
 	// (keyed by its JSON name: epoch_s, aggr_s, ...): the spread between
 	// ranks, whose maximum the fields above report.
@@ -57,8 +65,8 @@ type EpochMetrics struct {
 	RankMax map[string]float64 `json:"rank_max,omitempty"`
 }
 
-// MarshalJSON writes the metrics, without the accuracies when the epoch had
-// no evaluation pass.
+// MarshalJSON writes the metrics, without the accuracies and the
+// validation and test losses when the epoch had no evaluation pass.
 func (m EpochMetrics) MarshalJSON() ([]byte, error) {
 	type plain EpochMetrics
 	if m.Evaluated {
@@ -70,6 +78,8 @@ func (m EpochMetrics) MarshalJSON() ([]byte, error) {
 		TrainAcc *float64 `json:"train_acc,omitempty"`
 		ValAcc   *float64 `json:"val_acc,omitempty"`
 		TestAcc  *float64 `json:"test_acc,omitempty"`
+		ValLoss  *float64 `json:"val_loss,omitempty"`
+		TestLoss *float64 `json:"test_loss,omitempty"`
 	}{plain: plain(m)})
 }
 
@@ -99,10 +109,14 @@ type FinalMetrics struct {
 	BestEpoch  int     `json:"best_epoch"`
 	TestAcc    float64 `json:"test_acc"` // test accuracy at the best validation epoch
 	LastTest   float64 `json:"last_test_acc"`
-	Epochs     int     `json:"epochs"`
+	Epochs     int     `json:"epochs"` // epochs trained, this run's and those of the run it resumed
 	TotalS     float64 `json:"total_s"`
 	Ranks      int     `json:"ranks"`
 	PlanS      float64 `json:"plan_s"` // exchange plan build time (max over ranks)
+	// StoppedEarly is the epoch after which early stopping (Config.Patience)
+	// ended training, with that Patience; both absent when it did not.
+	StoppedEarly int `json:"stopped_early,omitempty"`
+	Patience     int `json:"patience,omitempty"`
 }
 
 // metricsWriter writes JSON lines straight to the file, one whole line per

@@ -43,6 +43,20 @@ type Config struct {
 	DecayAll    bool // weight decay on every weight matrix (default: first layer only, as Kipf & Welling)
 	Decoupled   bool // AdamW instead of Adam with L2
 	Epochs      int
+
+	// The learning rate of each epoch (schedule.go): LRSchedule is one of
+	// Schedules ("" = ScheduleNone). The plateau schedule watches the
+	// validation loss of the epochs evaluated on the EvalEvery grid.
+	LRSchedule        string
+	LRStepSize        int     // step: epochs between reductions (≥ 1)
+	LRGamma           float64 // step and plateau: the factor of a reduction, in (0, 1]
+	LRMin             float64 // cosine: the rate it anneals to; plateau: the lowest rate
+	LRPlateauPatience int     // plateau: evaluations without a lower validation loss tolerated; one more reduces the rate
+	// Patience > 0 stops training after Patience evaluations (on the
+	// EvalEvery grid) without a better validation accuracy than the best
+	// so far; 0 trains all Epochs.
+	Patience int
+
 	Seed        uint64
 	Threads     int
 	Kernel      string      // kernel of every family: aggr, quant, nn's row kernels (internal/dispatch names; "" = $SUPERGCN_KERNEL, else the best)
@@ -138,7 +152,8 @@ type trainer struct {
 	// too; a run resumed past it must not count that evaluation, which a
 	// run that never stopped there did not make.
 	gridBest FinalMetrics
-	lastTest float64 // test accuracy of epoch done
+	lastTest float64   // test accuracy of epoch done
+	loop     LoopState // learning-rate schedule and early stopping
 
 	dataID  string // DataIdentity of the shards
 	stopped bool   // the ranks agreed to stop after the current epoch
@@ -151,15 +166,22 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if cfg.SaveEvery < 0 || (cfg.SaveEvery > 0 && cfg.SavePath == "") {
 		return nil, field.Errorf("train.Config.SaveEvery", "%d needs train.Config.SavePath and must be ≥ 1", cfg.SaveEvery)
 	}
+	if err := cfg.loopSettings().check(cfg.LR); err != nil {
+		return nil, err
+	}
 	if s.FeatDim == 0 || s.Labels == nil {
 		return nil, ErrStructureOnly
 	}
-	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}, gridBest: FinalMetrics{BestValAcc: -1}}
+	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}, gridBest: FinalMetrics{BestValAcc: -1},
+		loop: LoopState{LR: cfg.LR}}
 	if err := t.reorder(); err != nil {
 		return nil, err
 	}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
 	if err := t.splitRows(); err != nil {
+		return nil, err
+	}
+	if err := t.checkWatched(); err != nil {
 		return nil, err
 	}
 	mc, err := t.modelConfig()
@@ -222,6 +244,21 @@ func accuracy(acc float64, n int64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.4f", acc)
+}
+
+// checkWatched refuses early stopping and the plateau schedule when no
+// rank has a labelled validation node: there would be nothing to watch.
+func (t *trainer) checkWatched() error {
+	if t.nValid > 0 {
+		return nil
+	}
+	if t.cfg.Patience > 0 {
+		return field.Errorf("train.Config.Patience", "%d, but the split has no labelled validation nodes to stop on", t.cfg.Patience)
+	}
+	if t.cfg.LRSchedule == SchedulePlateau {
+		return field.Errorf("train.Config.LRSchedule", "plateau, but the split has no labelled validation nodes to watch")
+	}
+	return nil
 }
 
 // modelConfig completes the configured model's shape from the data (input
@@ -435,7 +472,7 @@ func (t *trainer) run() (*Result, error) {
 	if rank0 && cfg.Log != nil && cfg.ResumePath != "" {
 		fmt.Fprintf(cfg.Log, "resuming from %s after epoch %d of %d\n", cfg.ResumePath, t.done, cfg.Epochs)
 	}
-	for epoch := t.done + 1; epoch <= cfg.Epochs; epoch++ {
+	for epoch := t.done + 1; epoch <= cfg.Epochs && t.loop.StoppedEarly == 0; epoch++ {
 		m, err := t.epoch(epoch)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
@@ -443,6 +480,9 @@ func (t *trainer) run() (*Result, error) {
 		res.Epochs = append(res.Epochs, m)
 		if err := t.record(mw, m); err != nil {
 			return nil, err
+		}
+		if t.loop.StoppedEarly > 0 { // the run is complete; a stop request in this epoch changes nothing
+			break
 		}
 		if t.stopped && epoch < cfg.Epochs {
 			if cfg.SavePath != "" {
@@ -471,8 +511,8 @@ func (t *trainer) run() (*Result, error) {
 }
 
 // record takes an epoch's metrics into the best and last accuracies (the
-// best model saved to SaveBest), marks the epoch done, and on rank 0 logs
-// it and writes it to the metrics file.
+// best model saved to SaveBest), the schedule and early stopping, marks the
+// epoch done, and on rank 0 logs it and writes it to the metrics file.
 func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	cfg, epoch := t.cfg, m.Epoch
 	improved := m.Evaluated && m.ValAcc > t.best.BestValAcc
@@ -482,9 +522,12 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	if m.Evaluated {
 		t.lastTest = m.TestAcc
 	}
-	if onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0; onGrid && m.Evaluated && m.ValAcc > t.gridBest.BestValAcc {
+	onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0
+	gridImproved := onGrid && m.Evaluated && m.ValAcc > t.gridBest.BestValAcc
+	if gridImproved {
 		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, epoch, m.TestAcc
 	}
+	t.advanceLoop(m, onGrid, gridImproved)
 	t.done = epoch
 	if improved && cfg.SaveBest != "" {
 		if err := t.save(cfg.SaveBest, "train.Config.SaveBest", epoch); err != nil {
@@ -498,14 +541,25 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 		fmt.Fprintln(cfg.Log, w)
 	}
 	if cfg.Log != nil && !cfg.Quiet {
-		acc := "(not evaluated)                         "
-		if m.Evaluated {
-			acc = fmt.Sprintf("train %.4f  val %s  test %s", m.TrainAcc, accuracy(m.ValAcc, t.nValid), accuracy(m.TestAcc, t.nTest))
-		}
-		fmt.Fprintf(cfg.Log, "epoch %4d  loss %.4f  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
-			epoch, m.Loss, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
+		t.logEpoch(m)
 	}
 	return field.Wrap("train.Config.MetricsPath", mw.write(m))
+}
+
+// logEpoch prints an epoch's line: loss, the learning rate under a
+// schedule, accuracies and validation and test losses when evaluated, time
+// breakdown.
+func (t *trainer) logEpoch(m EpochMetrics) {
+	lr := ""
+	if s := t.cfg.LRSchedule; s != "" && s != ScheduleNone {
+		lr = fmt.Sprintf("  lr %.3e", m.LR)
+	}
+	acc := fmt.Sprintf("%-65s", "(not evaluated)")
+	if m.Evaluated {
+		acc = fmt.Sprintf("train %.4f  val %s (loss %.4f)  test %s (loss %.4f)", m.TrainAcc, accuracy(m.ValAcc, t.nValid), m.ValLoss, accuracy(m.TestAcc, t.nTest), m.TestLoss)
+	}
+	fmt.Fprintf(t.cfg.Log, "epoch %4d  loss %.4f%s  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
+		m.Epoch, m.Loss, lr, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
 }
 
 // finish builds the final record (best validation accuracy and its test
@@ -515,7 +569,10 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 	cfg := t.cfg
 	best := t.best
 	best.Final = true
-	best.Epochs = cfg.Epochs
+	best.Epochs = t.done
+	if best.StoppedEarly = t.loop.StoppedEarly; best.StoppedEarly > 0 {
+		best.Patience = cfg.Patience
+	}
 	best.TotalS = time.Since(start).Seconds()
 	best.Ranks = t.c.Size()
 	if best.BestValAcc < 0 {
@@ -536,8 +593,12 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 			if t.nValid == 0 {
 				bestVal = "n/a (no validation nodes)"
 			}
-			fmt.Fprintf(cfg.Log, "final: best val %s, test %s (last epoch test %s), %d epochs in %.2fs on %d rank(s)\n",
-				bestVal, accuracy(best.TestAcc, t.nTest), accuracy(best.LastTest, t.nTest), best.Epochs, best.TotalS, best.Ranks)
+			early := ""
+			if best.StoppedEarly > 0 {
+				early = fmt.Sprintf(", stopped early at epoch %d (patience %d)", best.StoppedEarly, best.Patience)
+			}
+			fmt.Fprintf(cfg.Log, "final: best val %s, test %s (last epoch test %s)%s, %d epochs in %.2fs on %d rank(s)\n",
+				bestVal, accuracy(best.TestAcc, t.nTest), accuracy(best.LastTest, t.nTest), early, best.Epochs, best.TotalS, best.Ranks)
 		}
 	}
 	if cfg.SavePath != "" {
@@ -550,7 +611,8 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 
 // epoch runs one training step and one evaluation pass.
 func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
-	m := EpochMetrics{Epoch: epoch, Ranks: t.c.Size()}
+	m := EpochMetrics{Epoch: epoch, Ranks: t.c.Size(), LR: t.lrAt(epoch)}
+	t.opt.SetLR(m.LR)
 	t.prop.ResetStats()
 	var tm epochTimes
 	t0 := time.Now()
@@ -568,9 +630,10 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	// EvalEvery epochs and after the last.
 	m.Evaluated = t.cfg.EvalEvery <= 1 || epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs
 	var cnt epochCounts
+	var losses [2]float64
 	t3 := time.Now()
 	if m.Evaluated {
-		if cnt.correct, err = t.evaluate(epoch); err != nil {
+		if cnt.correct, losses, err = t.evaluate(epoch); err != nil {
 			return m, err
 		}
 	}
@@ -585,6 +648,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		m.TrainAcc = ratio(cnt.correct[0], t.nTrain)
 		m.ValAcc = ratio(cnt.correct[1], t.nValid)
 		m.TestAcc = ratio(cnt.correct[2], t.nTest)
+		m.ValLoss, m.TestLoss = fratio(losses[0], t.nValid), fratio(losses[1], t.nTest)
 	}
 	if err := t.breakdown(&m, st, tm); err != nil {
 		return m, err
@@ -653,22 +717,28 @@ func (t *trainer) update(epoch int, lossSum, code float64) (syncS, reduceS float
 	return syncS, reduceS, nil
 }
 
-// evaluate runs the evaluation pass and counts this rank's correctly
-// classified train, validation and test nodes.
-func (t *trainer) evaluate(epoch int) ([3]int64, error) {
-	var correct [3]int64
+// evaluate runs the evaluation pass, counts this rank's correctly
+// classified train, validation and test nodes, and sums the validation and
+// test cross-entropy over all ranks.
+func (t *trainer) evaluate(epoch int) (correct [3]int64, losses [2]float64, err error) {
 	ex := t.x
 	if t.lp != nil {
 		ex = t.lp.EvalInput(t.x)
 	}
 	evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
 	if err != nil {
-		return correct, diverged(epoch, err)
+		return correct, losses, diverged(epoch, err)
 	}
 	for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
 		correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
 	}
-	return correct, nil
+	for i, rows := range [][]int32{t.validRows, t.testRows} {
+		if losses[i], err = nn.SoftmaxCrossEntropySum(evalLogits, t.shard.Labels, rows); err != nil {
+			return correct, losses, err
+		}
+	}
+	err = t.c.AllreduceSumF64(losses[:])
+	return correct, losses, err
 }
 
 // sumCounts fills cnt with the exchanged bytes (st: after the training
@@ -837,8 +907,12 @@ func (t *trainer) allreduceGrads(lossSum, diverged float64) error {
 }
 
 func ratio(a, b int64) float64 {
+	return fratio(float64(a), b)
+}
+
+func fratio(a float64, b int64) float64 {
 	if b == 0 {
 		return 0
 	}
-	return float64(a) / float64(b)
+	return a / float64(b)
 }

@@ -75,6 +75,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.BoolVar(&cfg.DecayAll, "decay-all", false, "apply weight decay to every weight matrix")
 	fs.BoolVar(&cfg.Decoupled, "adamw", false, "decoupled weight decay (AdamW)")
 	fs.IntVar(&cfg.Epochs, "epochs", 200, "epochs")
+	loopFlags(fs, cfg)
 	fs.Uint64Var(&d.seed, "seed", 1, "random seed (weights, dropout, synthetic data, partitioning)")
 	threadsVar(fs, &cfg.Threads)
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
@@ -151,6 +152,14 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	bad := func(flag, format string, args ...any) error {
 		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 	}
+	// Checked whatever the schedule, where the library leaves unused
+	// settings at any value in their range.
+	if !(cfg.LRGamma > 0 && cfg.LRGamma <= 1) {
+		return bad("lr-gamma", "%g is not in (0, 1]", cfg.LRGamma)
+	}
+	if cfg.LRStepSize < 1 {
+		return bad("lr-step-size", "%d, need ≥ 1 epoch", cfg.LRStepSize)
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err.Error()} // the library's field names, mapped to flags by userMessage
 	}
@@ -194,12 +203,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	if precision == "" {
 		precision = "fp32"
 	}
-	type setting struct {
-		flag      string
-		flagValue any
-		ckValue   any
-		take      func()
-	}
+	type setting = resumeSetting
 	m := &cfg.Model
 	settings := []setting{
 		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
@@ -230,6 +234,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 			setting{"node-order", cfg.NodeOrder, tr.NodeOrder, func() { cfg.NodeOrder = tr.NodeOrder }},
 			setting{"eval-every", max(cfg.EvalEvery, 1), tr.EvalEvery, func() { cfg.EvalEvery = tr.EvalEvery }})
 	}
+	settings = append(settings, loopResumeSettings(cfg, ck.Train.Loop)...)
 	for _, s := range settings {
 		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
 			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
@@ -238,6 +243,51 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		s.take()
 	}
 	return nil
+}
+
+// resumeSetting is a training setting a checkpoint records: the flag,
+// its value on the command line and in the checkpoint, and a func that
+// takes the checkpoint's.
+type resumeSetting struct {
+	flag      string
+	flagValue any
+	ckValue   any
+	take      func()
+}
+
+// loopResumeSettings are the schedule and early-stopping settings of
+// checkpoint settings l (train.LoopSettings.Used: those its schedule
+// uses; none in checkpoints of older builds).
+func loopResumeSettings(cfg *train.Config, l train.LoopSettings) []resumeSetting {
+	if l.LRSchedule == "" {
+		return nil
+	}
+	s := []resumeSetting{
+		{"lr-schedule", cfg.LRSchedule, l.LRSchedule, func() { cfg.LRSchedule = l.LRSchedule }},
+		{"patience", cfg.Patience, l.Patience, func() { cfg.Patience = l.Patience }},
+	}
+	gamma := resumeSetting{"lr-gamma", cfg.LRGamma, l.LRGamma, func() { cfg.LRGamma = l.LRGamma }}
+	lrMin := resumeSetting{"lr-min", cfg.LRMin, l.LRMin, func() { cfg.LRMin = l.LRMin }}
+	switch l.LRSchedule {
+	case train.ScheduleStep:
+		s = append(s, gamma, resumeSetting{"lr-step-size", cfg.LRStepSize, l.LRStepSize, func() { cfg.LRStepSize = l.LRStepSize }})
+	case train.ScheduleCosine:
+		s = append(s, lrMin, resumeSetting{"epochs", cfg.Epochs, l.CosineEpochs, func() { cfg.Epochs = l.CosineEpochs }})
+	case train.SchedulePlateau:
+		s = append(s, gamma, lrMin,
+			resumeSetting{"lr-plateau-patience", cfg.LRPlateauPatience, l.LRPlateauPatience, func() { cfg.LRPlateauPatience = l.LRPlateauPatience }})
+	}
+	return s
+}
+
+// loopFlags registers the learning-rate schedule and early-stopping flags.
+func loopFlags(fs *flag.FlagSet, cfg *train.Config) {
+	fs.StringVar(&cfg.LRSchedule, "lr-schedule", train.ScheduleNone, "learning rate per epoch: none (--lr throughout)|step (--lr × --lr-gamma^⌊(epoch-1)/--lr-step-size⌋, as torch StepLR)|cosine (from --lr down to --lr-min over --epochs, as torch CosineAnnealingLR with T_max = --epochs)|plateau (× --lr-gamma after more than --lr-plateau-patience evaluations without a lower validation loss, not below --lr-min, as torch ReduceLROnPlateau)")
+	fs.IntVar(&cfg.LRStepSize, "lr-step-size", 50, "with --lr-schedule step: epochs between reductions of the learning rate")
+	fs.Float64Var(&cfg.LRGamma, "lr-gamma", 0.1, "with --lr-schedule step or plateau: the factor, in (0, 1], of each reduction of the learning rate")
+	fs.Float64Var(&cfg.LRMin, "lr-min", 0, "with --lr-schedule cosine: the learning rate it anneals to; plateau: the lowest learning rate")
+	fs.IntVar(&cfg.LRPlateauPatience, "lr-plateau-patience", 10, "with --lr-schedule plateau: evaluations without a lower validation loss tolerated; one more reduces the learning rate")
+	fs.IntVar(&cfg.Patience, "patience", 0, "early stopping: stop after N evaluated epochs without a better validation accuracy than the best so far, and report the epoch (0: train all --epochs)")
 }
 
 // bitsFlags are the wire-format flags as given (resolved once the rank

@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
+	"github.com/supergcn/supergcn/train"
 )
 
 // enum is what an enum-valued flag accepts: the canonical names (spelled
@@ -59,11 +60,13 @@ var enumFlags = map[string]enum{
 	"--weights":           weightsEnum,
 	"--partition-weights": weightsEnum,
 	"--mpi":               onOffEnum,
-	"--quant-params":      paramsEnum,
-	"--format":            {graph.Formats, map[string]string{"edge-list": "edgelist", "binary": "bin", "supergcn": "bin"}},
-	"--network":           {perfmodel.Presets, nil},
-	"--published":         {perfmodel.PublishedNames, nil},
-	"bench gemm --ops":    {fixed("NN", "NT", "TN"), nil},
+	"--lr-schedule": {train.Schedules, map[string]string{"steplr": "step", "cosineannealing": "cosine", "cosineannealinglr": "cosine",
+		"cosine-annealing": "cosine", "reducelronplateau": "plateau", "reduce-on-plateau": "plateau", "constant": "none"}},
+	"--quant-params":   paramsEnum,
+	"--format":         {graph.Formats, map[string]string{"edge-list": "edgelist", "binary": "bin", "supergcn": "bin"}},
+	"--network":        {perfmodel.Presets, nil},
+	"--published":      {perfmodel.PublishedNames, nil},
+	"bench gemm --ops": {fixed("NN", "NT", "TN"), nil},
 	// Kernel names are matched by their dispatcher, in any case.
 	"bench quant --kernel": {fixed("all"), nil},
 }
@@ -120,6 +123,9 @@ var flagHabits = map[string]string{
 	"learning-rate": "lr", "learningrate": "lr",
 	"num-epochs": "epochs", "n-epochs": "epochs", "max-epochs": "epochs", "epoch": "epochs",
 	"wd": "weight-decay", "weightdecay": "weight-decay",
+	"early-stopping": "patience", "early-stop": "patience", "early-stopping-patience": "patience",
+	"scheduler": "lr-schedule", "lr-scheduler": "lr-schedule", "schedule": "lr-schedule",
+	"min-lr": "lr-min", "eta-min": "lr-min", "step-size": "lr-step-size", "gamma": "lr-gamma",
 	"num-parts": "parts", "nparts": "parts", "num-partitions": "parts",
 	"output": "out", "o": "out",
 }

@@ -30,6 +30,8 @@ func TestEnumCanonical(t *testing.T) {
 		{exchangeEnum, "Two_Level", "two-level"},
 		{precisionEnum, "BFloat16", "bf16"},
 		{orderEnum, "RCM", "rcm"},
+		{enumFlags["--lr-schedule"], "ReduceLROnPlateau", "plateau"},
+		{enumFlags["--lr-schedule"], "Cosine", "cosine"},
 		{enumFlags["bench gemm --ops"], "nn,Tn", "NN,TN"},
 		{enumFlags["bench quant --kernel"], "ALL", "all"},
 	} {
