@@ -246,6 +246,15 @@ func accuracy(acc float64, n int64) string {
 	return fmt.Sprintf("%.4f", acc)
 }
 
+// splitCell formats a split's accuracy and loss for the epoch line: "n/a"
+// for an empty split.
+func splitCell(acc, loss float64, n int64) string {
+	if n == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f (loss %.4f)", acc, loss)
+}
+
 // checkWatched refuses early stopping and the plateau schedule when no
 // rank has a labelled validation node: there would be nothing to watch.
 func (t *trainer) checkWatched() error {
@@ -556,7 +565,7 @@ func (t *trainer) logEpoch(m EpochMetrics) {
 	}
 	acc := fmt.Sprintf("%-65s", "(not evaluated)")
 	if m.Evaluated {
-		acc = fmt.Sprintf("train %.4f  val %s (loss %.4f)  test %s (loss %.4f)", m.TrainAcc, accuracy(m.ValAcc, t.nValid), m.ValLoss, accuracy(m.TestAcc, t.nTest), m.TestLoss)
+		acc = fmt.Sprintf("train %.4f  val %s  test %s", m.TrainAcc, splitCell(m.ValAcc, m.ValLoss, t.nValid), splitCell(m.TestAcc, m.TestLoss, t.nTest))
 	}
 	fmt.Fprintf(t.cfg.Log, "epoch %4d  loss %.4f%s  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
 		m.Epoch, m.Loss, lr, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
