@@ -71,6 +71,7 @@ func TestMeasureRates(t *testing.T) {
 	if m.Exchange == r.Exchange || &m.Exchange.RowRates[0] == &r.Exchange.RowRates[0] {
 		t.Error("the median shares the copies' exchange rates")
 	}
+	m.Copies = 1 // set by bench profile from the job's layout
 	p := &perfmodel.Profile{Name: "t", CoresPerNode: 1, IntraNode: perfmodel.Link{LatencyUS: 1, GBs: 1, Efficiency: 0.5}, Rates: []perfmodel.Rates{m}}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
