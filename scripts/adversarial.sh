@@ -276,6 +276,11 @@ printf '0\n1\n' >"$W/sf/train.csv"; printf '2\n' >"$W/sf/valid.csv"; printf '2\n
 run "--split-files with valid.csv and val.csv" fail 20 "$W/sf/valid.csv and $W/sf/val.csv both hold the valid split" -- "$bin" train --data "$cora" --split-files "$W/sf"
 rm "$W/sf/val.csv"; printf '0\n1\n' >"$W/sf/train.csv.gz"
 run "--split-files with train.csv and train.csv.gz" fail 20 "both hold the train split" "$out" -- "$bin" convert --data "$cora" --split-files "$W/sf" --out "$out"
+# metrics records no run writes: refused naming file:line and the field, no figure drawn
+printf '{"epoch":1,"loss":1.9,"val_acc":0.3,"epoch_s":0.1}\n{"epoch":1e15,"loss":1,"val_acc":0.3,"epoch_s":0.1}\n' >"$W/ep.jsonl"
+run "plot an epoch of 1e15" fail 20 "ep.jsonl:2: field epoch: value 1e+15, want an integer in [1, 1e9]" "$out" -- "$bin" plot "$W/ep.jsonl" --out "$out"
+printf '{"epoch":1,"loss":1.9,"val_acc":7.0,"epoch_s":0.1}\n' >"$W/acc.jsonl"
+run "plot an accuracy of 7" fail 20 "acc.jsonl:1: field val_acc: value 7, want an accuracy in [0, 1]" "$out" -- "$bin" plot "$W/acc.jsonl" --out "$out"
 sed '0,/"gflops": *[0-9.e+-]*/s//"gflops": 1e-300/' perfmodel/profiles/xeon-gold-6148.json >"$W/tiny.json"
 run "predict rates of 1e-300" fail 20 "want a rate in" -- "$bin" predict --profile "$W/tiny.json" --partitions "$W/parts" --network 10gbit
 for c in 0 -3; do

@@ -427,3 +427,27 @@ func TestCLISyntheticFeaturesNegative(t *testing.T) {
 	expectQuickFailure(t, badCase{name: "train synthetic-features -1", args: []string{"train", "--data", cora, "--synthetic-features", "-1"},
 		want: "--synthetic-features -1 --classes 8: want features ≥ 0"})
 }
+
+// TestCLIPlotOutOfRangeMetrics: a metrics record no run writes (an epoch of
+// 1e15, an accuracy of 7, a negative time) is refused with its file, line,
+// field and value, and no figure is drawn from it.
+func TestCLIPlotOutOfRangeMetrics(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"header":true,"ranks":1}` + "\n" + `{"epoch":1,"loss":1.9,"train_acc":0.3,"val_acc":0.3,"test_acc":0.3,"evaluated":true,"epoch_s":0.1,"aggr_s":0.05}` + "\n"
+	out := filepath.Join(dir, "figs")
+	for i, c := range []struct{ rec, want string }{
+		{`{"epoch":1e15,"loss":1,"epoch_s":0.1}`, ":3: field epoch: value 1e+15, want an integer in [1, 1e9]"},
+		{`{"epoch":2,"loss":1,"val_acc":7.0,"epoch_s":0.1}`, ":3: field val_acc: value 7, want an accuracy in [0, 1]"},
+		{`{"epoch":2,"loss":1,"epoch_s":-3}`, ":3: field epoch_s: value -3, want a finite time ≥ 0 (seconds)"},
+		{`{"epoch":2,"loss":1,"lr":-0.01}`, ":3: field lr: value -0.01, want a finite learning rate > 0"},
+	} {
+		m := filepath.Join(dir, fmt.Sprintf("m%d.jsonl", i))
+		if err := os.WriteFile(m, []byte(good+c.rec+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		expectQuickFailure(t, badCase{name: "plot " + c.rec, args: []string{"plot", m, "--out", out}, want: m + c.want})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("plot wrote its output directory from a bad file: %v", err)
+	}
+}
