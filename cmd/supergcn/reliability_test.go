@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
@@ -449,5 +451,36 @@ func TestCLIPlotOutOfRangeMetrics(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("plot wrote its output directory from a bad file: %v", err)
+	}
+}
+
+// TestCLIHugeFeatures: input features of 3e38 overflow float32 products in
+// the first epoch; the error says so (and how to scale them) rather than
+// blaming the learning rate, and nothing is saved. Row normalisation
+// trains on them.
+func TestCLIHugeFeatures(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	const nodes, cols = 2708, 2 // Cora's nodes
+	x := make([]float32, nodes*cols)
+	for i := range x {
+		x[i] = 1
+	}
+	for i := range 20 * cols {
+		x[i] = 3e38
+	}
+	feat := filepath.Join(dir, "x.npy")
+	if err := graph.WriteNpyF32(feat, nodes, cols, x); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(dir, "m.ckpt")
+	args := []string{"train", "--data", cora, "--features", feat, "--epochs", "3", "--quiet"}
+	expectQuickFailure(t, badCase{name: "train features 3e38", args: append(slices.Clone(args), "--save", ckpt),
+		want: "the input features reach 3.0e+38 in magnitude, beyond what float32 products hold; scale them (--feat-norm row) or check the data"})
+	if _, err := os.Stat(ckpt); !os.IsNotExist(err) {
+		t.Errorf("the diverged run wrote its checkpoint: %v", err)
+	}
+	if r := run(t, 30*time.Second, nil, append(args, "--feat-norm", "row")...); r.code != 0 {
+		t.Errorf("--feat-norm row: %s", r.stderr)
 	}
 }
