@@ -276,6 +276,21 @@ printf '0\n1\n' >"$W/sf/train.csv"; printf '2\n' >"$W/sf/valid.csv"; printf '2\n
 run "--split-files with valid.csv and val.csv" fail 20 "$W/sf/valid.csv and $W/sf/val.csv both hold the valid split" -- "$bin" train --data "$cora" --split-files "$W/sf"
 rm "$W/sf/val.csv"; printf '0\n1\n' >"$W/sf/train.csv.gz"
 run "--split-files with train.csv and train.csv.gz" fail 20 "both hold the train split" "$out" -- "$bin" convert --data "$cora" --split-files "$W/sf" --out "$out"
+# features of 3e38 (Cora's 2,708 nodes, 2 columns, the first 20 rows huge): the divergence names them, not --lr
+python3 - "$W/huge.npy" <<'EOF'
+import sys, struct
+n, cols = 2708, 2
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (n, cols)
+h += ' ' * (63 - (10 + len(h)) % 64) + '\n'
+x = [3e38] * (20 * cols) + [1.0] * ((n - 20) * cols)
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + struct.pack('<%df' % len(x), *x))
+EOF
+run "train with features of 3e38" fail 30 "the input features reach 3.0e+38 in magnitude" "$W/huge.ckpt" -- "$bin" train --data "$cora" --features "$W/huge.npy" --epochs 3 --quiet --save "$W/huge.ckpt"
+# metrics records no run writes: refused naming file:line and the field, no figure drawn
+printf '{"epoch":1,"loss":1.9,"val_acc":0.3,"epoch_s":0.1}\n{"epoch":1e15,"loss":1,"val_acc":0.3,"epoch_s":0.1}\n' >"$W/ep.jsonl"
+run "plot an epoch of 1e15" fail 20 "ep.jsonl:2: field epoch: value 1e+15, want an integer in [1, 1e9]" "$out" -- "$bin" plot "$W/ep.jsonl" --out "$out"
+printf '{"epoch":1,"loss":1.9,"val_acc":7.0,"epoch_s":0.1}\n' >"$W/acc.jsonl"
+run "plot an accuracy of 7" fail 20 "acc.jsonl:1: field val_acc: value 7, want an accuracy in [0, 1]" "$out" -- "$bin" plot "$W/acc.jsonl" --out "$out"
 sed '0,/"gflops": *[0-9.e+-]*/s//"gflops": 1e-300/' perfmodel/profiles/xeon-gold-6148.json >"$W/tiny.json"
 run "predict rates of 1e-300" fail 20 "want a rate in" -- "$bin" predict --profile "$W/tiny.json" --partitions "$W/parts" --network 10gbit
 for c in 0 -3; do

@@ -27,11 +27,54 @@ const (
 type DivergedError struct {
 	Epoch, Layer, Rank int
 	What               string // "loss", "gradient" or "boundary rows"
+	// FeatMax, when not 0, is the input features' largest magnitude (over
+	// all ranks), set when it exceeds featOverflow: then the data, not the
+	// learning rate, is the likely cause.
+	FeatMax float64
 }
 
 func (e *DivergedError) Error() string {
+	if e.FeatMax > 0 {
+		return fmt.Sprintf("non-finite %s in layer %d on rank %d: the input features reach %.1e in magnitude, beyond what float32 products hold; scale them (train.Config.FeatNorm row) or check the data; nothing was saved for this epoch",
+			e.What, e.Layer, e.Rank, e.FeatMax)
+	}
 	return fmt.Sprintf("non-finite %s in layer %d on rank %d: training diverged (lower train.Config.LR?); nothing was saved for this epoch",
 		e.What, e.Layer, e.Rank)
+}
+
+// featOverflow is the input feature magnitude beyond which a divergence is
+// blamed on the features: float32 holds magnitudes up to 3.4e38, and a
+// gradient of the first layer scales with the features, so Adam's second
+// moment (the gradient squared) overflows near 1e19 whatever the learning
+// rate. No limit is imposed: features this large may still train (a
+// sparse row, small weights); the message only names them when training
+// does diverge.
+const featOverflow = 1e18
+
+// maxAbs returns the largest magnitude in x (+Inf when x holds an
+// infinity; NaN values are skipped).
+func maxAbs(x []float32) float64 {
+	m := float32(0)
+	for _, v := range x {
+		if v < 0 {
+			v = -v
+		}
+		if v > m {
+			m = v
+		}
+	}
+	return float64(m)
+}
+
+// blameFeatures names the input features in a DivergedError when they are
+// large enough to overflow on their own (featOverflow); other errors pass
+// unchanged.
+func (t *trainer) blameFeatures(err error) error {
+	var de *DivergedError
+	if t.featMax > featOverflow && errors.As(err, &de) {
+		de.FeatMax = t.featMax
+	}
+	return err
 }
 
 // localDivergence inspects this rank's training step (after Backward,

@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
@@ -278,4 +280,56 @@ func TestMetricsSharedFileRefused(t *testing.T) {
 		t.Fatalf("a writer after the first closed: %v", err)
 	}
 	w3.f.Close()
+}
+
+// Input features of 3e38 make training non-finite whatever the learning
+// rate: the error names the features' magnitude (over all ranks, also on
+// a rank whose own rows are small) instead of blaming train.Config.LR.
+// Ordinary features that diverge keep the learning-rate message.
+func TestDivergenceBlamesHugeFeatures(t *testing.T) {
+	base := cora(t)
+	huge := *base
+	huge.X = slices.Clone(base.X)
+	for v := range 20 { // whole rows: their products overflow in any order of summation
+		for j := range huge.FeatDim {
+			huge.X[v*huge.FeatDim+j] = 3e38
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		ds   *graph.Dataset
+		p    int
+		lr   float64
+		want string
+	}{
+		{"1rank-huge", &huge, 1, 0.01, "the input features reach 3.0e+38 in magnitude, beyond what float32 products hold; scale them (train.Config.FeatNorm row)"},
+		{"2ranks-huge", &huge, 2, 0.01, "the input features reach 3.0e+38 in magnitude"},
+		{"1rank-lr", base, 1, 1e20, "training diverged (lower train.Config.LR?)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := kipfConfig("gcn", 1, 30, 0.5)
+			cfg.LR = tc.lr
+			owner := make([]int32, tc.ds.NumNodes()) // rank 0 holds all the huge rows
+			for v := range owner {
+				owner[v] = int32(v % tc.p)
+				if v < 20 {
+					owner[v] = 0
+				}
+			}
+			errs := make([]error, tc.p)
+			if err := comm.RunGroupNodes(tc.p, 1, func(c comm.Comm) error {
+				_, errs[c.Rank()] = Run(cfg, partition.Split(tc.ds, owner, c.Rank(), tc.p), c)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for r, err := range errs {
+				var de *DivergedError
+				if !errors.As(err, &de) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("rank %d: %v, want a DivergedError saying %q", r, err, tc.want)
+				}
+			}
+			t.Log(errs[0])
+		})
+	}
 }

@@ -144,6 +144,7 @@ type trainer struct {
 	lossBuf                        []float64     // loss sum, then one divergence code per rank
 	lossGrad                       *dense.Matrix // the loss gradient, reused across epochs
 	watch                          lossWatch
+	featMax                        float64 // the input features' largest magnitude, all ranks (blameFeatures)
 
 	done int          // epochs completed (by this run or the resumed one)
 	best FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
@@ -178,6 +179,11 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	fm := []float64{maxAbs(s.X)}
+	if err := c.AllreduceMaxF64(fm); err != nil {
+		return nil, err
+	}
+	t.featMax = fm[0]
 	if err := t.splitRows(); err != nil {
 		return nil, err
 	}
@@ -484,7 +490,7 @@ func (t *trainer) run() (*Result, error) {
 	for epoch := t.done + 1; epoch <= cfg.Epochs && t.loop.StoppedEarly == 0; epoch++ {
 		m, err := t.epoch(epoch)
 		if err != nil {
-			return nil, fmt.Errorf("epoch %d: %w", epoch, err)
+			return nil, fmt.Errorf("epoch %d: %w", epoch, t.blameFeatures(err))
 		}
 		res.Epochs = append(res.Epochs, m)
 		if err := t.record(mw, m); err != nil {

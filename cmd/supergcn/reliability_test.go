@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
@@ -426,4 +428,59 @@ func TestCLISyntheticFeaturesNegative(t *testing.T) {
 	cora := testdataset.Dataset(t, "cora")
 	expectQuickFailure(t, badCase{name: "train synthetic-features -1", args: []string{"train", "--data", cora, "--synthetic-features", "-1"},
 		want: "--synthetic-features -1 --classes 8: want features ≥ 0"})
+}
+
+// TestCLIPlotOutOfRangeMetrics: a metrics record no run writes (an epoch of
+// 1e15, an accuracy of 7, a negative time) is refused with its file, line,
+// field and value, and no figure is drawn from it.
+func TestCLIPlotOutOfRangeMetrics(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"header":true,"ranks":1}` + "\n" + `{"epoch":1,"loss":1.9,"train_acc":0.3,"val_acc":0.3,"test_acc":0.3,"evaluated":true,"epoch_s":0.1,"aggr_s":0.05}` + "\n"
+	out := filepath.Join(dir, "figs")
+	for i, c := range []struct{ rec, want string }{
+		{`{"epoch":1e15,"loss":1,"epoch_s":0.1}`, ":3: field epoch: value 1e+15, want an integer in [1, 1e9]"},
+		{`{"epoch":2,"loss":1,"val_acc":7.0,"epoch_s":0.1}`, ":3: field val_acc: value 7, want an accuracy in [0, 1]"},
+		{`{"epoch":2,"loss":1,"epoch_s":-3}`, ":3: field epoch_s: value -3, want a finite time ≥ 0 (seconds)"},
+		{`{"epoch":2,"loss":1,"lr":-0.01}`, ":3: field lr: value -0.01, want a finite learning rate > 0"},
+	} {
+		m := filepath.Join(dir, fmt.Sprintf("m%d.jsonl", i))
+		if err := os.WriteFile(m, []byte(good+c.rec+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		expectQuickFailure(t, badCase{name: "plot " + c.rec, args: []string{"plot", m, "--out", out}, want: m + c.want})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("plot wrote its output directory from a bad file: %v", err)
+	}
+}
+
+// TestCLIHugeFeatures: input features of 3e38 overflow float32 products in
+// the first epoch; the error says so (and how to scale them) rather than
+// blaming the learning rate, and nothing is saved. Row normalisation
+// trains on them.
+func TestCLIHugeFeatures(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	const nodes, cols = 2708, 2 // Cora's nodes
+	x := make([]float32, nodes*cols)
+	for i := range x {
+		x[i] = 1
+	}
+	for i := range 20 * cols {
+		x[i] = 3e38
+	}
+	feat := filepath.Join(dir, "x.npy")
+	if err := graph.WriteNpyF32(feat, nodes, cols, x); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(dir, "m.ckpt")
+	args := []string{"train", "--data", cora, "--features", feat, "--epochs", "3", "--quiet"}
+	expectQuickFailure(t, badCase{name: "train features 3e38", args: append(slices.Clone(args), "--save", ckpt),
+		want: "the input features reach 3.0e+38 in magnitude, beyond what float32 products hold; scale them (--feat-norm row) or check the data"})
+	if _, err := os.Stat(ckpt); !os.IsNotExist(err) {
+		t.Errorf("the diverged run wrote its checkpoint: %v", err)
+	}
+	if r := run(t, 30*time.Second, nil, append(args, "--feat-norm", "row")...); r.code != 0 {
+		t.Errorf("--feat-norm row: %s", r.stderr)
+	}
 }

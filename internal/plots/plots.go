@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,6 +77,9 @@ func read(r io.Reader, path string) (*Run, error) {
 		}
 		num := func(k string) float64 { v, _ := rec[k].(float64); return v }
 		if rec["header"] == true {
+			if r, ok := rec["ranks"].(float64); ok && (r < 1 || r > maxCount || r != math.Trunc(r)) {
+				return nil, fmt.Errorf("%s:%d: field ranks: value %v, want a positive integer", path, ln, r)
+			}
 			if n := int(num("ranks")); n > 0 {
 				run.Ranks = n
 			}
@@ -85,10 +89,13 @@ func read(r io.Reader, path string) (*Run, error) {
 			continue
 		}
 		ep, ok := rec["epoch"].(float64)
-		if !ok || ep < 1 {
+		if !ok {
 			return nil, fmt.Errorf("%s:%d: not a header, epoch or final record of a supergcn metrics file", path, ln)
 		}
 		if err := checkNumbers(rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, ln, err)
+		}
+		if err := checkRanges(rec); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, ln, err)
 		}
 		_, hasVal := rec["val_acc"]
@@ -139,6 +146,63 @@ func checkNumbers(rec map[string]any) error {
 			continue
 		}
 		return fmt.Errorf("%s is %v, not a number", k, v)
+	}
+	return nil
+}
+
+// maxCount bounds the epoch numbers and rank counts a metrics file may
+// hold: far beyond any run, far below where a float64 stops holding
+// integers exactly or an axis of epochs stops being readable.
+const maxCount = 1e9
+
+// checkRanges returns an error naming the first field (in key order) of an
+// epoch record whose value no run writes: an epoch that is not an integer
+// in [1, maxCount], an accuracy outside [0, 1], a negative or non-finite
+// loss, time, byte count or rank count, a learning rate that is not
+// positive. A figure would draw it as if it were a measurement.
+func checkRanges(rec map[string]any) error {
+	keys := make([]string, 0, len(rec))
+	for k := range rec {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, isNum := rec[k].(float64)
+		if !isNum {
+			continue
+		}
+		bad := func(want string) error { return fmt.Errorf("field %s: value %v, want %s", k, v, want) }
+		finite := !math.IsNaN(v) && !math.IsInf(v, 0)
+		switch {
+		case k == "epoch":
+			if !finite || v < 1 || v > maxCount || v != math.Trunc(v) {
+				return bad("an integer in [1, 1e9]")
+			}
+		case k == "ranks":
+			if !finite || v < 1 || v > maxCount || v != math.Trunc(v) {
+				return bad("a positive integer")
+			}
+		case strings.HasSuffix(k, "_acc"):
+			if !finite || v < 0 || v > 1 {
+				return bad("an accuracy in [0, 1]")
+			}
+		case k == "loss":
+			if !finite || v < 0 {
+				return bad("a finite loss ≥ 0")
+			}
+		case k == "lr" || strings.HasSuffix(k, "_lr"):
+			if !finite || v <= 0 {
+				return bad("a finite learning rate > 0")
+			}
+		case strings.HasSuffix(k, "_s"):
+			if !finite || v < 0 {
+				return bad("a finite time ≥ 0 (seconds)")
+			}
+		case strings.HasSuffix(k, "_bytes"):
+			if !finite || v < 0 {
+				return bad("a finite byte count ≥ 0")
+			}
+		}
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func writeMetrics(t *testing.T, path string, ranks, epochs int) {
 	enc.Encode(map[string]any{"header": true, "version": "test", "ranks": ranks})
 	for e := 1; e <= epochs; e++ {
 		x := float64(e)
-		enc.Encode(map[string]any{"epoch": e, "loss": 2 / x, "train_acc": 1 - 1/x, "val_acc": 0.9 - 1/x, "test_acc": 0.85 - 1/x,
+		enc.Encode(map[string]any{"epoch": e, "loss": 2 / x, "train_acc": 1 - 0.5/x, "val_acc": 0.9 - 0.5/x, "test_acc": 0.85 - 0.5/x,
 			"epoch_s": 0.1 / float64(ranks), "ranks": ranks, "aggr_s": 0.05 / float64(ranks), "comm_s": 0.01 * float64(ranks),
 			"dense_s": 0.03, "sync_s": 0.001, "other_s": 0.002, "quant_s": 0.004, "comm_bytes": 1000 * ranks,
 			"rank_min": map[string]float64{"aggr_s": 0.01}, "rank_max": map[string]float64{"aggr_s": 0.05}})
@@ -172,5 +172,36 @@ func TestAccuracyCurveSkipsUnevaluatedEpochs(t *testing.T) {
 	}
 	if _, err := Accuracy([]*Run{r}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A record no run writes (an epoch of 1e15, an accuracy of 7, a negative
+// time) is an error naming file:line, the field, its value and the range
+// wanted: a figure would draw it as a measurement.
+func TestReadOutOfRange(t *testing.T) {
+	for rec, want := range map[string]string{
+		`{"epoch":1e15,"loss":1}`:                   "m.jsonl:2: field epoch: value 1e+15, want an integer in [1, 1e9]",
+		`{"epoch":0,"loss":1}`:                      "m.jsonl:2: field epoch: value 0, want an integer in [1, 1e9]",
+		`{"epoch":-3,"loss":1}`:                     "m.jsonl:2: field epoch: value -3, want an integer in [1, 1e9]",
+		`{"epoch":2.5,"loss":1}`:                    "m.jsonl:2: field epoch: value 2.5, want an integer in [1, 1e9]",
+		`{"epoch":2,"loss":1,"val_acc":7.0}`:        "m.jsonl:2: field val_acc: value 7, want an accuracy in [0, 1]",
+		`{"epoch":2,"loss":1,"train_acc":-0.1}`:     "m.jsonl:2: field train_acc: value -0.1, want an accuracy in [0, 1]",
+		`{"epoch":2,"loss":-1}`:                     "m.jsonl:2: field loss: value -1, want a finite loss ≥ 0",
+		`{"epoch":2,"loss":1,"epoch_s":-4}`:         "m.jsonl:2: field epoch_s: value -4, want a finite time ≥ 0 (seconds)",
+		`{"epoch":2,"loss":1,"aggr_s":-1e-3}`:       "m.jsonl:2: field aggr_s: value -0.001, want a finite time ≥ 0 (seconds)",
+		`{"epoch":2,"loss":1,"lr":0}`:               "m.jsonl:2: field lr: value 0, want a finite learning rate > 0",
+		`{"epoch":2,"loss":1,"comm_bytes":-5}`:      "m.jsonl:2: field comm_bytes: value -5, want a finite byte count ≥ 0",
+		`{"epoch":2,"loss":1,"ranks":0}`:            "m.jsonl:2: field ranks: value 0, want a positive integer",
+		`{"header":true,"ranks":1e15}`:              "m.jsonl:2: field ranks: value 1e+15, want a positive integer",
+		`{"epoch":2,"loss":1,"val_acc":2,"x_s":-1}`: "m.jsonl:2: field val_acc: value 2, want",
+	} {
+		_, err := read(strings.NewReader(`{"epoch":1,"loss":1,"val_acc":0.5,"epoch_s":0.1}`+"\n"+rec+"\n"), "m.jsonl")
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", rec, err, want)
+		}
+	}
+	ok := `{"epoch":1,"loss":0,"train_acc":1,"val_acc":0,"test_acc":0.5,"epoch_s":0,"lr":0.01,"comm_bytes":0,"ranks":1}`
+	if _, err := read(strings.NewReader(ok+"\n"), "m.jsonl"); err != nil {
+		t.Errorf("the bounds themselves: %v", err)
 	}
 }
