@@ -55,16 +55,16 @@ type Config struct {
 	FeatNorm    string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath string
 	SavePath    string
-	SaveEvery   int       // also save to SavePath every SaveEvery epochs (0: only at the end)
-	SaveBest    string    // save the model of the best validation epoch so far here ("" = no)
-	ResumePath  string    // continue the training saved in this checkpoint (metrics are appended)
+	SaveEvery   int    // also save to SavePath every SaveEvery epochs (0: only at the end)
+	SaveBest    string // save the model of the best validation epoch so far here ("" = no)
+	ResumePath  string // continue the training saved in this checkpoint (metrics are appended)
 	// InitPath starts training from the weights in this .safetensors or
 	// .npz file (interop.Import: PyG's names and PyTorch's layouts, as
 	// supergcn export writes them), instead of the seeded initialisation;
 	// the model is evaluated on them before the first epoch (Result.Init).
 	InitPath string
-	Log         io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet       bool      // no plan or per-epoch lines: only a resume notice and the summary
+	Log      io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet    bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,
