@@ -20,7 +20,7 @@ RUN_PKGS  := libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libopenblas
 # What the whole test suite needs besides: arm64 emulation and cross tools, a one-node Slurm, MPICH
 # (the MPICH build test), network namespaces (the emulated cluster). Without root they are skipped.
 TEST_PKGS := qemu-user-static binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu slurm-wlm munge python3 \
-             iproute2 util-linux bzip2 libmpich-dev mpich
+             iproute2 util-linux bzip2 libmpich-dev mpich python3-torch python3-numpy
 
 .PHONY: deps deps-test deps-bench build build-arm64 run test fuzz bench bench-cluster lint fmt clean
 # Where the packages cannot be installed but a site's libraries are named or found (docs/INSTALL.md), go on with those.

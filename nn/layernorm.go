@@ -25,7 +25,7 @@ type LayerNorm struct {
 // NewLayerNorm returns a LayerNorm over dim features with parameters
 // name+".weight" (gamma) and name+".bias" (beta), eps 1e-5.
 func NewLayerNorm(name string, dim int) *LayerNorm {
-	l := &LayerNorm{Dim: dim, Eps: 1e-5, kern: rowk.Default(),
+	l := &LayerNorm{Dim: dim, Eps: LayerNormEps, kern: rowk.Default(),
 		Gamma: newParam(name+".weight", 1, dim),
 		Beta:  newParam(name+".bias", 1, dim)}
 	for i := range l.Gamma.W {

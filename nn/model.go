@@ -329,7 +329,7 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 		}
 		var ln *LayerNorm
 		if cfg.Norm == "layer" {
-			ln = NewLayerNorm(fmt.Sprintf("norm%d", i), out)
+			ln = NewLayerNorm(normName(i), out)
 			m.params = append(m.params, ln.Params()...)
 		}
 		m.norms = append(m.norms, ln)

@@ -69,11 +69,16 @@ type Config struct {
 	FeatNorm    string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath string
 	SavePath    string
-	SaveEvery   int       // also save to SavePath every SaveEvery epochs (0: only at the end)
-	SaveBest    string    // save the model of the best validation epoch so far here ("" = no)
-	ResumePath  string    // continue the training saved in this checkpoint (metrics are appended)
-	Log         io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet       bool      // no plan or per-epoch lines: only a resume notice and the summary
+	SaveEvery   int    // also save to SavePath every SaveEvery epochs (0: only at the end)
+	SaveBest    string // save the model of the best validation epoch so far here ("" = no)
+	ResumePath  string // continue the training saved in this checkpoint (metrics are appended)
+	// InitPath starts training from the weights in this .safetensors or
+	// .npz file (interop.Import: PyG's names and PyTorch's layouts, as
+	// supergcn export writes them), instead of the seeded initialisation;
+	// the model is evaluated on them before the first epoch (Result.Init).
+	InitPath string
+	Log      io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet    bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,
@@ -103,6 +108,7 @@ func (e *StoppedError) Error() string {
 type Result struct {
 	Final  FinalMetrics
 	Epochs []EpochMetrics
+	Init   *EpochMetrics // with Config.InitPath: the accuracies of the loaded weights (epoch 0, no training step)
 }
 
 // Run trains on shard s over communicator c and returns the global result.
@@ -203,8 +209,16 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if t.dataID, err = DataIdentity(s, c); err != nil {
 		return nil, err
 	}
+	if cfg.ResumePath != "" && cfg.InitPath != "" {
+		return nil, field.Errorf("train.Config.InitPath", "%s: a resumed run continues the weights of train.Config.ResumePath; give one of the two", cfg.InitPath)
+	}
 	if cfg.ResumePath != "" {
 		if err := t.resume(cfg.ResumePath); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.InitPath != "" {
+		if err := t.initFrom(cfg.InitPath); err != nil {
 			return nil, err
 		}
 	}
@@ -486,6 +500,17 @@ func (t *trainer) run() (*Result, error) {
 	}
 	if rank0 && cfg.Log != nil && cfg.ResumePath != "" {
 		fmt.Fprintf(cfg.Log, "resuming from %s after epoch %d of %d\n", cfg.ResumePath, t.done, cfg.Epochs)
+	}
+	if cfg.InitPath != "" {
+		m, err := t.evaluateInit()
+		if err != nil {
+			return nil, err
+		}
+		res.Init = &m
+		if rank0 && cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "epoch %4d  weights of %s  train %.4f  val %s  test %s\n", 0, cfg.InitPath,
+				m.TrainAcc, splitCell(m.ValAcc, m.ValLoss, t.nValid), splitCell(m.TestAcc, m.TestLoss, t.nTest))
+		}
 	}
 	for epoch := t.done + 1; epoch <= cfg.Epochs && t.loop.StoppedEarly == 0; epoch++ {
 		m, err := t.epoch(epoch)

@@ -14,6 +14,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
+	"github.com/supergcn/supergcn/interop"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
@@ -94,6 +95,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE up to --epochs (model and training settings come from it); --metrics is appended to")
+	fs.StringVar(&cfg.InitPath, "init-from", "", "start from the weights in FILE.safetensors or FILE.npz (written by supergcn export, or PyG's names and PyTorch's layouts: docs/MODELS.md) instead of the seeded initialisation; shapes must match the model of the flags; the weights are evaluated before epoch 1 (epoch 0)")
 	fs.StringVar(&a.mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
 	quiet := fs.Bool("quiet", false, "quiet: only the final summary line, a resume notice and errors (no data, plan, progress or per-epoch lines)")
 	fs.DurationVar(&a.stopAfter, "stop-after", 0, "stop cleanly after this long (e.g. 55m in a 1-hour job): finish the epoch, save to --save, exit with status 75; SIGTERM and SIGUSR1 do the same at once")
@@ -109,6 +111,17 @@ func parseTrain(args []string) (*trainArgs, error) {
 	}
 	if err := d.validate(fs); err != nil {
 		return nil, err
+	}
+	if cfg.InitPath != "" {
+		if cfg.ResumePath != "" {
+			return nil, usageError{"--init-from: a resumed run continues the weights of --resume; give one of the two"}
+		}
+		if _, err := interop.FormatOf(cfg.InitPath); err != nil {
+			return nil, usageError{fmt.Sprintf("--init-from: %q: the name must end in .safetensors or .npz", cfg.InitPath)}
+		}
+		if err := container.CheckInput(cfg.InitPath); err != nil {
+			return nil, usageError{fmt.Sprintf("--init-from: %v", err)}
+		}
 	}
 	// A resumed run's model comes from the checkpoint: its flags are
 	// checked against it, then validated with it.
@@ -137,7 +150,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	// other output may name an input or another output.
 	outputs := []container.NamedPath{{Name: "--save", Path: cfg.SavePath}, {Name: "--save-best", Path: cfg.SaveBest},
 		{Name: "--metrics", Path: cfg.MetricsPath}, {Name: "--cpuprofile", Path: a.cpuProfile}}
-	if err := distinctOutputs(d.inputPaths(), outputs); err != nil {
+	if err := distinctOutputs(append(d.inputPaths(), container.NamedPath{Name: "--init-from", Path: cfg.InitPath}), outputs); err != nil {
 		return nil, err
 	}
 	if err := distinctOutputs([]container.NamedPath{{Name: "--resume", Path: cfg.ResumePath}}, outputs[1:]); err != nil {

@@ -16,6 +16,7 @@ var flagNames = map[string]string{
 	"train.Config.SaveEvery":         "--save-every",
 	"train.Config.SavePath":          "--save",
 	"train.Config.ResumePath":        "--resume",
+	"train.Config.InitPath":          "--init-from",
 	"train.Config.MetricsPath":       "--metrics",
 	"train.Config.Wire[forward]":     "--bits",
 	"train.Config.Wire[backward]":    "--bits-backward",

@@ -1,0 +1,65 @@
+package nn
+
+import (
+	"cmp"
+	"fmt"
+)
+
+// ParamShape is one parameter of a model as NewModel builds it, without
+// building it: its name, its shape (Rows×Cols as Param stores it: a weight
+// matrix In×Out, a vector 1×n) and whether it is a linear layer's weight
+// matrix (torch.nn.Linear holds those transposed, Out×In).
+type ParamShape struct {
+	Name       string
+	Rows, Cols int
+	Weight     bool
+}
+
+// ParamShapes returns the parameters of the model of c in Model.Params
+// order (per layer its conv's in plan order, then the LayerNorm's weight
+// and bias). c must be valid (Validate's error otherwise).
+func (c Config) ParamShapes() ([]ParamShape, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	m, _ := lookupModel(c.Model)
+	var out []ParamShape
+	for i := range c.Layers {
+		s := c.shape(m, i)
+		for _, p := range m.plan(s).Params {
+			out = append(out, ParamShape{Name: s.Name + p.Suffix, Rows: p.Rows, Cols: p.Cols, Weight: p.Weight})
+		}
+		if i < c.Layers-1 && c.Norm == "layer" {
+			for _, suf := range []string{".weight", ".bias"} {
+				out = append(out, ParamShape{Name: normName(i) + suf, Rows: 1, Cols: s.Out})
+			}
+		}
+	}
+	return out, nil
+}
+
+// normName is the name prefix of the LayerNorm after hidden layer i.
+func normName(i int) string { return fmt.Sprintf("norm%d", i) }
+
+// Steps is the number of propagation steps the model of c takes (c.K or
+// the model's default; 0 for a model without steps).
+func (c Config) Steps() int {
+	m, _ := lookupModel(c.Model)
+	if m.k == 0 {
+		return 0
+	}
+	return cmp.Or(c.K, m.k)
+}
+
+// Teleport is the teleport probability of the model of c (c.Alpha or the
+// model's default; 0 for a model without one).
+func (c Config) Teleport() float64 {
+	m, _ := lookupModel(c.Model)
+	if m.alpha == 0 {
+		return 0
+	}
+	return cmp.Or(c.Alpha, m.alpha)
+}
+
+// LayerNormEps is the ε of the model's LayerNorms (NewLayerNorm).
+const LayerNormEps = 1e-5
