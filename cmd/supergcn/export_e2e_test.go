@@ -31,7 +31,7 @@ func torchPython(t *testing.T) string {
 	return ""
 }
 
-var accLine = regexp.MustCompile(`train ([0-9.]+)(?: \(\d+\))?\s+val ([0-9.]+)(?: \(\d+\))?\s+test ([0-9.]+)`)
+var accLine = regexp.MustCompile(`train ([0-9.]+)(?: \([^)]*\))?\s+val ([0-9.]+)(?: \([^)]*\))?\s+test ([0-9.]+)`)
 
 // accuracies parses the train, val and test accuracies of the line of out
 // that contains prefix.
