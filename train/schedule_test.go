@@ -1,13 +1,11 @@
 package train
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,36 +14,6 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/partition"
 )
-
-// metricsRecords reads a metrics file's epoch records as JSON objects
-// (the header and final records left out) and its last final record.
-func metricsRecords(t *testing.T, path string) (epochs []map[string]any, final map[string]any) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case m["final"] == true:
-			final = m
-		case m["header"] == true:
-		default:
-			epochs = append(epochs, m)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return epochs, final
-}
 
 // TestPatienceStopsEarly: with Patience 5 a 200-epoch Cora run stops five
 // evaluations after its best validation epoch, says so in the final
@@ -73,7 +41,7 @@ func TestPatienceStopsEarly(t *testing.T) {
 	if want := fmt.Sprintf("stopped early at epoch %d (patience 5)", e); !strings.Contains(log.String(), want) {
 		t.Fatalf("summary line without %q:\n%s", want, log.String()[max(log.Len()-400, 0):])
 	}
-	recs, final := metricsRecords(t, cfg.MetricsPath)
+	recs, final := testdataset.MetricsRecords(t, cfg.MetricsPath)
 	if len(recs) != e || final["stopped_early"] != float64(e) || final["patience"] != float64(5) {
 		t.Fatalf("metrics file: %d epoch records, final %v", len(recs), final)
 	}
@@ -118,7 +86,7 @@ func TestLRScheduleFormulas(t *testing.T) {
 			cfg.LR, cfg.LRSchedule, cfg.LRStepSize, cfg.LRGamma, cfg.LRMin = lr0, tc.schedule, 4, 0.5, lrMin
 			cfg.MetricsPath = filepath.Join(t.TempDir(), "m.jsonl")
 			res := single(t, ds, cfg)
-			recs, _ := metricsRecords(t, cfg.MetricsPath)
+			recs, _ := testdataset.MetricsRecords(t, cfg.MetricsPath)
 			if len(res.Epochs) != epochs || len(recs) != epochs {
 				t.Fatalf("%d epochs, %d records", len(res.Epochs), len(recs))
 			}
@@ -173,7 +141,7 @@ func TestValTestLoss(t *testing.T) {
 	cfg.EvalEvery = 3
 	cfg.MetricsPath = filepath.Join(t.TempDir(), "m.jsonl")
 	ref := single(t, ds, cfg)
-	recs, _ := metricsRecords(t, cfg.MetricsPath)
+	recs, _ := testdataset.MetricsRecords(t, cfg.MetricsPath)
 	for i, m := range ref.Epochs {
 		_, hasVal := recs[i]["val_loss"]
 		_, hasTest := recs[i]["test_loss"]

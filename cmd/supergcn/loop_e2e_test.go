@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,32 +11,6 @@ import (
 
 	"github.com/supergcn/supergcn/internal/testdataset"
 )
-
-// loopRecords reads a metrics file's epoch records and its last final
-// record.
-func loopRecords(t *testing.T, path string) (epochs []map[string]any, final map[string]any) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		switch {
-		case m["final"] == true:
-			final = m
-		case m["header"] != true:
-			epochs = append(epochs, m)
-		}
-	}
-	return epochs, final
-}
 
 // train --patience with --lr-schedule cosine: it stops early with exit 0,
 // the summary line and the final record name the epoch, and every epoch
@@ -59,7 +30,7 @@ func TestCLIPatienceCosine(t *testing.T) {
 	}
 	var stop int
 	fmt.Sscan(m[1], &stop)
-	recs, final := loopRecords(t, metrics)
+	recs, final := testdataset.MetricsRecords(t, metrics)
 	if stop >= 200 || len(recs) != stop || final["stopped_early"] != float64(stop) || final["patience"] != float64(5) {
 		t.Fatalf("stopped at %d: %d epoch records, final %v", stop, len(recs), final)
 	}
@@ -95,8 +66,8 @@ func TestCLIResumeSchedule(t *testing.T) {
 	train(append([]string{"--epochs", "8", "--metrics", ref}, step...)...)
 	train(append([]string{"--epochs", "4", "--metrics", job, "--save", ckpt}, step...)...)
 	train("--data", cora, "--feat-norm", "row", "--epochs", "8", "--resume", ckpt, "--metrics", job, "--threads", "1", "--quiet")
-	a, _ := loopRecords(t, ref)
-	b, _ := loopRecords(t, job)
+	a, _ := testdataset.MetricsRecords(t, ref)
+	b, _ := testdataset.MetricsRecords(t, job)
 	if len(a) != 8 || len(b) != 8 {
 		t.Fatalf("%d and %d epoch records, want 8", len(a), len(b))
 	}

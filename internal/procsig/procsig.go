@@ -122,6 +122,12 @@ func (hb *hub) flush() {
 	}
 }
 
+func (hb *hub) isStarted() bool {
+	hb.mu.Lock()
+	defer hb.mu.Unlock()
+	return hb.started
+}
+
 // deliver hands s to the handler, or queues it while none is set or held.
 func (hb *hub) deliver(s os.Signal) {
 	hb.mu.Lock()

@@ -154,10 +154,7 @@ func takeOver() []os.Signal {
 // during the exec stays pending and reaches the new process's start. Call
 // it before Start; after, it returns ErrSignalled's sibling error at once.
 func Exec(path string, argv, env []string) error {
-	the.mu.Lock()
-	started := the.started
-	the.mu.Unlock()
-	if started {
+	if the.isStarted() {
 		return errStarted
 	}
 	runtime.LockOSThread()

@@ -13,10 +13,7 @@ func takeOver() []os.Signal { return nil }
 
 // Exec replaces the process by path (execve); see the cgo variant.
 func Exec(path string, argv, env []string) error {
-	the.mu.Lock()
-	started := the.started
-	the.mu.Unlock()
-	if started {
+	if the.isStarted() {
 		return errStarted
 	}
 	return syscall.Exec(path, argv, env)
