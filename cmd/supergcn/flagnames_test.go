@@ -11,6 +11,7 @@ import (
 
 	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/internal/testdataset"
+	"github.com/supergcn/supergcn/nn"
 )
 
 func TestEnumCanonical(t *testing.T) {
@@ -64,7 +65,8 @@ func TestEnumFlagsWhileParsing(t *testing.T) {
 
 func TestSuggestFlag(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	for _, n := range []string{"hidden", "layers", "lr", "weight-decay", "data", "epochs", "dropout", "save", "save-best"} {
+	for _, n := range []string{"hidden", "layers", "lr", "weight-decay", "data", "epochs", "dropout", "save", "save-best",
+		"heads", "out-heads", "aggr-mode"} {
 		fs.String(n, "", "")
 	}
 	for in, want := range map[string]string{
@@ -72,9 +74,23 @@ func TestSuggestFlag(t *testing.T) {
 		"weight_decay": "weight-decay", "dataset": "data", "learning_rate": "lr", "LR": "lr", "num-epochs": "epochs",
 		"epcohs": "epochs", "dropuot": "dropout", "hid": "hidden", "Save_Best": "save-best",
 		"sav": "save", "zzzz": "", "x": "",
+		"num_heads": "heads", "num-heads": "heads", "n-heads": "heads", "nheads": "heads", // not out-heads
 	} {
 		if got := spell.SuggestFlag(fs, in, flagHabits); got != want {
 			t.Errorf("SuggestFlag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFlagUnsupported: the unsupported names are keys as spell.Key makes
+// them, none of them a habit or a model flag.
+func TestFlagUnsupported(t *testing.T) {
+	fs := newFlagSet("train", "")
+	modelFlags(fs, new(nn.Config))
+	attentionFlags(fs, new(nn.Config))
+	for k := range flagUnsupported {
+		if _, habit := flagHabits[k]; habit || spell.Key(k) != k || fs.Lookup(k) != nil {
+			t.Errorf("flagUnsupported[%q]: not a Key, a habit too, or a flag", k)
 		}
 	}
 }
@@ -95,6 +111,15 @@ func TestCLIFlagHabits(t *testing.T) {
 		{[]string{"bench", "gemm", "--rowz", "4"}, "(did you mean --rows?)"},
 		{[]string{"predict", "--aggr_mode", "pre"}, "(did you mean --aggr-mode?)"},
 		{[]string{"gen", "--qqqq"}, "flag provided but not defined: --qqqq (see supergcn gen --help)"},
+		{[]string{"train", "--num_heads", "4"}, "flag provided but not defined: --num_heads (did you mean --heads?)"},
+		{[]string{"predict", "--n-heads", "4"}, "(did you mean --heads?)"},
+		{[]string{"eval", "--num-heads", "4"}, "--num-heads (see supergcn eval --help)"}, // eval has no --heads
+		// Names with no equivalent: what they would mean, not the nearest spelling.
+		{[]string{"train", "--aggr", "max"}, "flag provided but not defined: --aggr: not supported; the neighbour aggregation is the model's"},
+		{[]string{"train", "--jk", "cat"}, "flag provided but not defined: --jk: not supported; jumping knowledge"},
+		{[]string{"train", "--jumping_knowledge"}, "--jumping_knowledge: not supported; jumping knowledge"},
+		{[]string{"predict", "--residual"}, "--residual: not supported; no model here has residual"},
+		{[]string{"train", "--batch-norm"}, "--batch-norm: not supported; batch normalisation"},
 		{[]string{"trian"}, `supergcn: unknown command "trian" (did you mean train?)`},
 		{[]string{"bench", "qaunt"}, `unknown benchmark kind "qaunt" (did you mean quant?)`},
 	} {

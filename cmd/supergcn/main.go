@@ -196,7 +196,7 @@ func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if msg, ok := spell.UnknownFlag(fs, args, err, flagHabits); ok {
+	if msg, ok := spell.UnknownFlag(fs, args, err, spell.Habits{Names: flagHabits, Unsupported: flagUnsupported}); ok {
 		return usageError{msg}
 	}
 	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}

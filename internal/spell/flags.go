@@ -5,17 +5,28 @@ import (
 	"strings"
 )
 
+// Habits are the names other tools give to flags, by Key: Names maps one
+// to the defined flag that means the same; Unsupported maps one with no
+// equivalent to a sentence saying what it would mean and why it is not
+// offered, given instead of the nearest name by spelling.
+type Habits struct {
+	Names, Unsupported map[string]string
+}
+
 // UnknownFlag completes the flag package's "flag provided but not
-// defined" error of fs parsing args: the flag as typed, and the defined
-// flag it most likely means (SuggestFlag with habits). It reports false
-// for any other error.
-func UnknownFlag(fs *flag.FlagSet, args []string, err error, habits map[string]string) (string, bool) {
+// defined" error of fs parsing args: the flag as typed, and either the
+// sentence of h.Unsupported or the defined flag it most likely means
+// (SuggestFlag). It reports false for any other error.
+func UnknownFlag(fs *flag.FlagSet, args []string, err error, h Habits) (string, bool) {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
 		return "", false
 	}
 	msg := "flag provided but not defined: " + typedFlag(args, name)
-	if s := SuggestFlag(fs, name, habits); s != "" {
+	if note, ok := h.Unsupported[Key(name)]; ok {
+		return msg + ": " + note, true
+	}
+	if s := SuggestFlag(fs, name, h.Names); s != "" {
 		return msg + " (did you mean --" + s + "?)", true
 	}
 	return msg + " (see " + fs.Name() + " --help)", true
@@ -34,11 +45,15 @@ func typedFlag(args []string, name string) string {
 }
 
 // SuggestFlag returns the defined flag of fs that name most likely means,
-// or "": the flag habits (other tools' names, by Key) map it to, else
-// Nearest.
+// or "": the flag habits (other tools' names, by Key) map it to, none
+// when fs lacks that flag (a near spelling would mean something else),
+// else Nearest.
 func SuggestFlag(fs *flag.FlagSet, name string, habits map[string]string) string {
 	key := Key(name)
-	if h, ok := habits[key]; ok && fs.Lookup(h) != nil {
+	if h, ok := habits[key]; ok {
+		if fs.Lookup(h) == nil {
+			return ""
+		}
 		return h
 	}
 	var names []string

@@ -49,11 +49,16 @@ func TestUnknownFlag(t *testing.T) {
 	for _, n := range []string{"hidden", "epochs", "lr"} {
 		fs.String(n, "", "")
 	}
-	habits := map[string]string{"learning-rate": "lr"}
+	habits := Habits{
+		Names:       map[string]string{"learning-rate": "lr", "num-heads": "heads"},
+		Unsupported: map[string]string{"hiddn": "not offered"},
+	}
 	for args, want := range map[string]string{
 		"--epcohs=3":         "flag provided but not defined: --epcohs (did you mean --epochs?)",
 		"-learning_rate 0.1": "flag provided but not defined: -learning_rate (did you mean --lr?)",
 		"--zzzzzz":           "flag provided but not defined: --zzzzzz (see supergcn train --help)",
+		"--Hiddn=3":          "flag provided but not defined: --Hiddn: not offered",                    // not --hidden
+		"--num_heads 4":      "flag provided but not defined: --num_heads (see supergcn train --help)", // no --heads here
 	} {
 		a := strings.Fields(args)
 		err := fs.Parse(a)
