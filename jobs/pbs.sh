@@ -28,18 +28,51 @@
 #   MPIRUN    the launcher (default: mpirun, with PBS_NODEFILE)
 #   SCRIPT    this script, for the resubmission (default: jobs/pbs.sh in the submission directory)
 #   RANKS_PER_NODE  ranks per node: a count, or numa (default: the node file's lines per node)
+#   DRY_RUN=1 the same as --dry-run
 # The resubmission keeps the job's select, place, queue, account and name.
+# Options: --help prints this; --dry-run prints the mpirun line and the
+# layout (ranks, per node, threads per rank, --stop-after, run directory,
+# resume or not) and submits, runs and creates nothing (no run directory,
+# no hostfile). It needs no PBS: outside a job it stands in
+# PBS_O_WORKDIR=$PWD, PBS_JOBID=dry-run, PBS_JOBNAME=supergcn, this host
+# for a missing PBS_NODEFILE, the CPUs from nproc for a missing NCPUS and
+# walltime 01:00:00 where qstat knows no job; a missing binary is a
+# warning there. Check a shape on a login node:
+#   PDIR=products-64 NCPUS=56 RANKS_PER_NODE=2 jobs/pbs.sh --dry-run
 #PBS -N supergcn
 #PBS -l walltime=01:00:00
 #PBS -j oe
 set -euo pipefail
+usage="usage: qsub [shape] -v PDIR=/path/to/partitions-dir[,TRAIN_ARGS=...] jobs/pbs.sh
+       PDIR=DIR [TRAIN_ARGS=...] jobs/pbs.sh --dry-run
+       jobs/pbs.sh --help"
+DRY=0
+case ${DRY_RUN:-0} in '' | 0) ;; *) DRY=1 ;; esac
+while [ $# -ge 1 ]; do
+	case $1 in
+	--help | -h)
+		echo "$usage"
+		sed -n '2,/^[^#]/{/^#[A-Z]/d;/^[^#]/d;s/^# \{0,1\}//;p;}' "$0"
+		exit 0
+		;;
+	--dry-run) DRY=1; shift ;;
+	*) break ;;
+	esac
+done
+if [ "$DRY" = 1 ]; then
+	# Stand-ins for a dry run outside a job (header).
+	: "${PBS_O_WORKDIR:=$PWD}" "${PBS_JOBID:=dry-run}" "${PBS_JOBNAME:=supergcn}"
+fi
 cd "$PBS_O_WORKDIR"
 : "${PDIR:?qsub -v PDIR=/path/to/partitions-dir[,TRAIN_ARGS=...] jobs/pbs.sh}"
 SUPERGCN=${SUPERGCN:-$PBS_O_WORKDIR/bin/supergcn}
-[ -x "$SUPERGCN" ] || { echo "jobs/pbs.sh: no executable $SUPERGCN (build it, or qsub -v SUPERGCN=/path/to/supergcn)" >&2; exit 1; }
+if [ ! -x "$SUPERGCN" ]; then
+	echo "jobs/pbs.sh: no executable $SUPERGCN (build it, or qsub -v SUPERGCN=/path/to/supergcn)" >&2
+	[ "$DRY" = 1 ] || exit 1
+fi
 JOBNUM=${PBS_JOBID%%.*}
 RUN_DIR=${RUN_DIR:-$PBS_O_WORKDIR/runs/$PBS_JOBNAME-$JOBNUM}
-mkdir -p "$RUN_DIR"
+[ "$DRY" = 1 ] || mkdir -p "$RUN_DIR"
 CKPT=$RUN_DIR/supergcn.ckpt
 RESUME=()
 if [ -f "$CKPT" ]; then RESUME=(--resume "$CKPT"); fi
@@ -47,8 +80,13 @@ read -r -a TRAIN <<<"${TRAIN_ARGS:-}"
 
 # Ranks per node: RANKS_PER_NODE, else one per line of the node file
 # (mpiprocs per chunk); threads: the chunk's CPUs (NCPUS) divided among them.
-HOSTS=$(sort -u "$PBS_NODEFILE" | grep -c .)
-PER_NODE=${RANKS_PER_NODE:-$(grep -c -x "$(head -n 1 "$PBS_NODEFILE")" "$PBS_NODEFILE")}
+if [ "$DRY" = 1 ] && { [ -z "${PBS_NODEFILE:-}" ] || [ ! -r "$PBS_NODEFILE" ]; }; then
+	NODES=$(uname -n) NODESRC="this host: no PBS_NODEFILE"
+else
+	NODES=$(cat "$PBS_NODEFILE") NODESRC=$PBS_NODEFILE
+fi
+HOSTS=$(sort -u <<<"$NODES" | grep -c .)
+PER_NODE=${RANKS_PER_NODE:-$(grep -c -x "$(head -n 1 <<<"$NODES")" <<<"$NODES")}
 if [ "$PER_NODE" = numa ]; then
 	PER_NODE=0
 	for d in /sys/devices/system/node/node[0-9]*; do [ -d "$d" ] && PER_NODE=$((PER_NODE + 1)); done
@@ -59,7 +97,7 @@ NP=$((HOSTS * PER_NODE))
 THREADS=$(( ${NCPUS:-$(nproc)} / PER_NODE ))
 [ "$THREADS" -ge 1 ] || { echo "jobs/pbs.sh: $PER_NODE ranks per node do not fit the chunk's ${NCPUS:-$(nproc)} CPUs" >&2; exit 2; }
 HOSTFILE=$RUN_DIR/hostfile.$JOBNUM
-sort -u "$PBS_NODEFILE" | sed "s/\$/ slots=$PER_NODE/" >"$HOSTFILE"
+[ "$DRY" = 1 ] || sort -u <<<"$NODES" | sed "s/\$/ slots=$PER_NODE/" >"$HOSTFILE"
 
 # This job's attributes (qstat -f; a long value continues on lines that
 # start with a tab).
@@ -80,11 +118,32 @@ STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
 
 echo "jobs/pbs.sh: job $PBS_JOBID, $NP rank(s) on $HOSTS node(s), $PER_NODE per node × $THREADS threads, stop after ${STOP}s, run directory $RUN_DIR"
 export OMPI_MCA_odls_base_sigkill_timeout=${KILL_WAIT:-30}
+if [ -n "${MPIRUN:-}" ]; then
+	# shellcheck disable=SC2206 # split as the command line it is
+	LAUNCH=($MPIRUN)
+else
+	LAUNCH=(mpirun -np "$NP" --hostfile "$HOSTFILE" --map-by "ppr:$PER_NODE:node:PE=$THREADS" --bind-to core)
+fi
+LAUNCH+=("$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s"
+	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} ${TRAIN[@]+"${TRAIN[@]}"})
+if [ "$DRY" = 1 ]; then
+	echo "jobs/pbs.sh: dry run: nothing submitted, run or created"
+	echo "  nodes             $HOSTS ($NODESRC)"
+	echo "  ranks             $NP"
+	echo "  ranks per node    $PER_NODE"
+	echo "  threads per rank  $THREADS (the chunk's ${NCPUS:-$(nproc)} CPUs / ranks per node)"
+	echo "  walltime          ${WALL:-01:00:00 (qstat knows no job $PBS_JOBID: the default)}, --stop-after ${STOP}s"
+	echo "  run directory     $RUN_DIR"
+	if [ -f "$CKPT" ]; then echo "  resume            yes, from $CKPT"; else echo "  resume            no (no $CKPT)"; fi
+	echo "  hostfile          $HOSTFILE (not written): $(sort -u <<<"$NODES" | sed "s/\$/ slots=$PER_NODE/" | paste -sd ' ' -)"
+	echo "  on exit 75        qsub ${SCRIPT:-$PBS_O_WORKDIR/jobs/pbs.sh} again, same run directory"
+	printf 'launch: OMPI_MCA_odls_base_sigkill_timeout=%q' "$OMPI_MCA_odls_base_sigkill_timeout"
+	printf ' %q' ${LAUNCH[@]+"${LAUNCH[@]}"}
+	printf ' >>%q 2>&1\n' "$RUN_DIR/output.log"
+	exit 0
+fi
 set +e
-${MPIRUN:-mpirun -np "$NP" --hostfile "$HOSTFILE" --map-by "ppr:$PER_NODE:node:PE=$THREADS" --bind-to core} \
-	"$SUPERGCN" train --partitions "$PDIR" --threads "$THREADS" --stop-after "${STOP}s" \
-	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} ${TRAIN[@]+"${TRAIN[@]}"} \
-	>>"$RUN_DIR/output.log" 2>&1
+${LAUNCH[@]+"${LAUNCH[@]}"} >>"$RUN_DIR/output.log" 2>&1
 rc=$?
 set -e
 if [ "$rc" -eq 75 ]; then

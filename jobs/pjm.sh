@@ -23,6 +23,15 @@
 #   RUN_DIR   checkpoint, metrics and output (default: runs/JOBNAME: the steps share it)
 #   ELAPSE    the elapse limit given to PJM (default 01:00:00: keep it in step with -L elapse)
 #   MARGIN    seconds kept before it (default 300)
+#   DRY_RUN=1 the same as --dry-run
+# Options, before the training flags: --help prints this; --dry-run (before
+# or after the partition directory) prints the mpiexec line and the layout
+# (ranks, per node, threads per rank, --stop-after, run directory, resume
+# or not) and submits, runs and creates nothing. It needs no PJM: outside a
+# job it stands in PJM_O_WORKDIR=$PWD, PJM_JOBNAME=supergcn,
+# PJM_PROC_BY_NODE=4 (as the job does) and one node where PJM_NODE is
+# unset; a missing binary is a warning there. Check on a login node:
+#   PJM_NODE=16 ELAPSE=02:00:00 jobs/pjm.sh --dry-run PDIR --epochs 500
 #PJM -L "node=16"
 #PJM -L "rscgrp=small"
 #PJM -L "elapse=01:00:00"
@@ -31,13 +40,32 @@
 #PJM -x PJM_LLIO_GFSCACHE=/vol0004
 #PJM -s
 set -euo pipefail
+usage="usage: pjsub [shape] jobs/pjm.sh [--dry-run] PARTITION_DIR [--dry-run] [train flags...]
+       jobs/pjm.sh --help"
+DRY=0
+case ${DRY_RUN:-0} in '' | 0) ;; *) DRY=1 ;; esac
+while [ $# -ge 1 ]; do
+	case $1 in
+	--help | -h)
+		echo "$usage"
+		sed -n '2,/^[^#]/{/^#[A-Z]/d;/^[^#]/d;s/^# \{0,1\}//;p;}' "$0"
+		exit 0
+		;;
+	--dry-run) DRY=1; shift ;;
+	*) break ;;
+	esac
+done
 PDIR=${1:?usage: pjsub jobs/pjm.sh PARTITION_DIR [train flags...]}
 shift
+if [ $# -ge 1 ] && [ "$1" = --dry-run ]; then DRY=1; shift; fi
 SUBMIT_DIR=${PJM_O_WORKDIR:-$PWD}
 SUPERGCN=${SUPERGCN:-$SUBMIT_DIR/bin/supergcn-arm64}
-[ -x "$SUPERGCN" ] || { echo "jobs/pjm.sh: no executable $SUPERGCN (build it: README; or pjsub -x SUPERGCN=/path)" >&2; exit 1; }
+if [ ! -x "$SUPERGCN" ]; then
+	echo "jobs/pjm.sh: no executable $SUPERGCN (build it: README; or pjsub -x SUPERGCN=/path)" >&2
+	[ "$DRY" = 1 ] || exit 1
+fi
 RUN_DIR=${RUN_DIR:-$SUBMIT_DIR/runs/${PJM_JOBNAME:-supergcn}}
-mkdir -p "$RUN_DIR"
+[ "$DRY" = 1 ] || mkdir -p "$RUN_DIR"
 if [ -f "$RUN_DIR/done" ]; then
 	echo "jobs/pjm.sh: $RUN_DIR/done exists: the training has finished"
 	exit 0
@@ -56,10 +84,25 @@ STOP=$(( 10#$h * 3600 + 10#$m * 60 + 10#$s - ${MARGIN:-300} ))
 echo "jobs/pjm.sh: $PER_NODE rank(s) per node, --threads auto, stop after ${STOP}s, run directory $RUN_DIR"
 # Per-rank output files: Fugaku's mpiexec expands %j (job id), %r (rank)
 # and %/1000r (rank / 1000, one directory per 1000 ranks).
+LAUNCH=(mpiexec -stdout-proc "$RUN_DIR/output.%j/%/1000r/stdout" -stderr-proc "$RUN_DIR/output.%j/%/1000r/stderr"
+	"$SUPERGCN" train --partitions "$PDIR" --threads auto --stop-after "${STOP}s"
+	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@")
+if [ "$DRY" = 1 ]; then
+	echo "jobs/pjm.sh: dry run: nothing submitted, run or created"
+	if [ -n "${PJM_NODE:-}" ]; then echo "  nodes             $PJM_NODE (PJM_NODE)"; else echo "  nodes             1 (PJM_NODE unset: the stand-in)"; fi
+	echo "  ranks             $(( ${PJM_NODE:-1} * PER_NODE ))"
+	echo "  ranks per node    $PER_NODE"
+	echo "  threads per rank  auto (the rank's CMG where Fujitsu MPI binds it, else the node's cores / ranks per node: $(nproc) / $PER_NODE here)"
+	echo "  elapse            ${ELAPSE:-01:00:00}, --stop-after ${STOP}s"
+	echo "  run directory     $RUN_DIR"
+	if [ -f "$CKPT" ]; then echo "  resume            yes, from $CKPT"; else echo "  resume            no (no $CKPT)"; fi
+	printf 'launch:'
+	printf ' %q' ${LAUNCH[@]+"${LAUNCH[@]}"}
+	printf '\n'
+	exit 0
+fi
 set +e
-mpiexec -stdout-proc "$RUN_DIR/output.%j/%/1000r/stdout" -stderr-proc "$RUN_DIR/output.%j/%/1000r/stderr" \
-	"$SUPERGCN" train --partitions "$PDIR" --threads auto --stop-after "${STOP}s" \
-	--save "$CKPT" --save-every 50 --metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@"
+${LAUNCH[@]+"${LAUNCH[@]}"}
 rc=$?
 set -e
 case $rc in

@@ -29,6 +29,15 @@
 #   SUPERGCN_MPI   srun's --mpi plugin (default pmix; `srun --mpi=list`)
 #   SAVE_EVERY     also checkpoint every N epochs (default 50)
 #   RANKS_PER_NODE ranks per node: a count, or numa (above)
+#   DRY_RUN=1      the same as --dry-run
+# Options, before the training flags: --help prints this; --dry-run (before
+# or after the input) prints the srun line and the layout (ranks, per node,
+# threads per rank, run directory, resume or not) and submits, runs and
+# creates nothing. It needs no Slurm: outside a job it stands in
+# SLURM_JOB_NUM_NODES=1, SLURM_JOB_ID=dry-run, SLURM_JOB_NAME=supergcn,
+# SLURM_SUBMIT_DIR=$PWD and the node's CPUs from nproc; a missing binary or
+# partition directory is a warning there. Check a shape on a login node:
+#   SLURM_JOB_NUM_NODES=4 SLURM_CPUS_ON_NODE=64 jobs/slurm.sh --dry-run PDIR --epochs 500
 #SBATCH --job-name=supergcn
 #SBATCH --time=01:00:00
 #SBATCH --ntasks-per-node=1
@@ -38,21 +47,45 @@
 #SBATCH --open-mode=append
 #SBATCH --output=supergcn-%j.out
 set -euo pipefail
-usage="usage: sbatch [shape] jobs/slurm.sh (PARTITION_DIR | --data PATH) [train flags...]"
+usage="usage: sbatch [shape] jobs/slurm.sh [--dry-run] (PARTITION_DIR | --data PATH) [--dry-run] [train flags...]
+       jobs/slurm.sh --help"
+DRY=0
+case ${DRY_RUN:-0} in '' | 0) ;; *) DRY=1 ;; esac
+while [ $# -ge 1 ]; do
+	case $1 in
+	--help | -h)
+		echo "$usage"
+		sed -n '2,/^[^#]/{/^#[A-Z]/d;/^[^#]/d;s/^# \{0,1\}//;p;}' "$0"
+		exit 0
+		;;
+	--dry-run) DRY=1; shift ;;
+	*) break ;;
+	esac
+done
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+# The job's problems: fatal, or warnings in a dry run.
+problem() {
+	echo "jobs/slurm.sh: $2" >&2
+	[ "$DRY" = 1 ] || exit "$1"
+}
 if [ "$1" = --data ]; then
 	[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 	INPUT=(--data "$2")
 	shift 2
 else
-	[ -f "$1/meta.json" ] || { echo "jobs/slurm.sh: $1 is not a partition directory (no meta.json); for a dataset write --data $1" >&2; exit 2; }
+	[ -f "$1/meta.json" ] || problem 2 "$1 is not a partition directory (no meta.json); for a dataset write --data $1"
 	INPUT=(--partitions "$1")
 	shift
 fi
+if [ $# -ge 1 ] && [ "$1" = --dry-run ]; then DRY=1; shift; fi
+if [ "$DRY" = 1 ]; then
+	# Stand-ins for a dry run outside a job (header).
+	: "${SLURM_SUBMIT_DIR:=$PWD}" "${SLURM_JOB_NAME:=supergcn}" "${SLURM_JOB_ID:=dry-run}" "${SLURM_JOB_NUM_NODES:=1}"
+fi
 SUPERGCN=${SUPERGCN:-$SLURM_SUBMIT_DIR/bin/supergcn}
-[ -x "$SUPERGCN" ] || { echo "jobs/slurm.sh: no executable $SUPERGCN (build it, or set SUPERGCN=/path/to/supergcn)" >&2; exit 1; }
+[ -x "$SUPERGCN" ] || problem 1 "no executable $SUPERGCN (build it, or set SUPERGCN=/path/to/supergcn)"
 RUN_DIR=${RUN_DIR:-$SLURM_SUBMIT_DIR/runs/$SLURM_JOB_NAME-$SLURM_JOB_ID}
-mkdir -p "$RUN_DIR"
+[ "$DRY" = 1 ] || mkdir -p "$RUN_DIR"
 CKPT=$RUN_DIR/supergcn.ckpt
 RESUME=()
 if [ -f "$CKPT" ]; then RESUME=(--resume "$CKPT"); fi
@@ -76,11 +109,26 @@ fi
 NP=$((SLURM_JOB_NUM_NODES * PER_NODE))
 
 echo "jobs/slurm.sh: job $SLURM_JOB_ID (restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NUM_NODES node(s) of $NODE_CPUS CPU(s): $NP rank(s), $PER_NODE per node × $CPT CPU(s), run directory $RUN_DIR"
+LAUNCH=(srun --mpi="${SUPERGCN_MPI:-pmix}" --ntasks="$NP" --ntasks-per-node="$PER_NODE" --cpus-per-task="$CPT"
+	--cpu-bind=cores --distribution=block:block "$SUPERGCN" train ${INPUT[@]+"${INPUT[@]}"}
+	--threads auto --save "$CKPT" --save-every "${SAVE_EVERY:-50}"
+	--metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@")
+if [ "$DRY" = 1 ]; then
+	echo "jobs/slurm.sh: dry run: nothing submitted, run or created"
+	echo "  nodes             $SLURM_JOB_NUM_NODES"
+	echo "  ranks             $NP"
+	echo "  ranks per node    $PER_NODE"
+	echo "  threads per rank  $CPT (--threads auto: the rank's --cpus-per-task cores)"
+	echo "  run directory     $RUN_DIR"
+	if [ -f "$CKPT" ]; then echo "  resume            yes, from $CKPT"; else echo "  resume            no (no $CKPT)"; fi
+	echo "  on exit 75 or 138 scontrol requeue $SLURM_JOB_ID"
+	printf 'launch:'
+	printf ' %q' ${LAUNCH[@]+"${LAUNCH[@]}"}
+	printf '\n'
+	exit 0
+fi
 set +e
-srun --mpi="${SUPERGCN_MPI:-pmix}" --ntasks="$NP" --ntasks-per-node="$PER_NODE" --cpus-per-task="$CPT" \
-	--cpu-bind=cores --distribution=block:block "$SUPERGCN" train ${INPUT[@]+"${INPUT[@]}"} \
-	--threads auto --save "$CKPT" --save-every "${SAVE_EVERY:-50}" \
-	--metrics "$RUN_DIR/metrics.jsonl" ${RESUME[@]+"${RESUME[@]}"} "$@"
+${LAUNCH[@]+"${LAUNCH[@]}"}
 rc=$?
 set -e
 # 138 (killed by SIGUSR1): the warning came in the first milliseconds, before

@@ -10,6 +10,9 @@
 # step) resumes and ends with the uninterrupted run's loss; the layout
 # (ranks per node, threads, binding) reaches the launcher. Every job script
 # is also checked for constructs newer than bash 4.2 (RHEL 7 login nodes).
+# All three (jobs/slurm.sh too) answer --help with their usage, and
+# --dry-run/DRY_RUN=1 with the launch line and the layout, outside any
+# scheduler, creating and launching nothing.
 # (jobs/slurm.sh runs against a real Slurm: scripts/test-slurm.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -132,3 +135,53 @@ grep -q "the training has finished" "$T/pjm/steps.out" || fail "pjm.sh: step 3 d
 got=$(last_loss "$RUN/metrics.jsonl")
 [ "$got" = "$REF" ] || fail "pjm.sh: final loss $got after the next step, uninterrupted $REF"
 echo "test-jobscripts: pjm.sh stopped at the elapse limit, the next step resumed to the uninterrupted loss, the third exited"
+
+# --- --help and --dry-run, outside any scheduler (env -i: no SLURM_, PBS_ or
+# PJM_ variables): --help exits 0 with the usage; --dry-run prints the
+# launch line and the layout and runs, submits and creates nothing (the
+# stand-in launchers and qsub record nothing, the directory stays empty).
+cat >"$T/stub/srun" <<'EOS'
+#!/bin/sh
+printf '%s\n' "$@" >"$STUB_LOG.launcher"
+EOS
+cp "$T/stub/srun" "$T/stub/scontrol"
+chmod +x "$T/stub/srun" "$T/stub/scontrol"
+D=$T/dry
+mkdir -p "$D"
+rm -f "$T"/log.*
+bare() { (cd "$D" && env -i PATH="$PATH" HOME="$D" STUB_LOG="$STUB_LOG" "$@"); }
+for s in slurm pbs pjm; do
+	out=$(bare bash "$ROOT/jobs/$s.sh" --help 2>&1) || fail "$s.sh --help: exit $?: $out"
+	grep -q "^usage: " <<<"$out" || fail "$s.sh --help: no usage: $out"
+done
+# dry <name> <want...> [-- env and arguments]: the output holds every want.
+dry() {
+	local name=$1 wants=() out
+	shift
+	while [ "$1" != -- ]; do wants+=("$1"); shift; done
+	shift
+	out=$(bare "$@" 2>&1) || fail "$name: exit $?: $out"
+	for w in "${wants[@]}" "ranks per node" "threads per rank" "run directory" "resume"; do
+		grep -qF -- "$w" <<<"$out" || fail "$name: no \"$w\" in: $out"
+	done
+	grep -q "^launch: .*$BIN train " <<<"$out" || fail "$name: no launch line with $BIN train: $out"
+}
+dry "slurm.sh --dry-run" "srun --mpi=pmix --ntasks=1 --ntasks-per-node=1" "--partitions $T/pdir" "--epochs 5" "resume            no" \
+	-- SUPERGCN="$BIN" bash "$ROOT/jobs/slurm.sh" --dry-run "$T/pdir" --epochs 5
+dry "slurm.sh PDIR --dry-run on 2 × 8 CPUs" "--ntasks=8 --ntasks-per-node=4 --cpus-per-task=2" "threads per rank  2" "$D/runs/supergcn-dry-run" \
+	-- SUPERGCN="$BIN" SLURM_JOB_NUM_NODES=2 SLURM_CPUS_ON_NODE=8 RANKS_PER_NODE=4 bash "$ROOT/jobs/slurm.sh" "$T/pdir" --dry-run --epochs 5
+CK=$T/pbs/runs/sg-123
+[ -f "$CK/supergcn.ckpt" ] || fail "no checkpoint in $CK for the resume case"
+dry "DRY_RUN=1 slurm.sh --data" "--data $T/g.sgb" "resume            yes" "--resume $CK/supergcn.ckpt" \
+	-- SUPERGCN="$BIN" DRY_RUN=1 RUN_DIR="$CK" bash "$ROOT/jobs/slurm.sh" --data "$T/g.sgb" --epochs 5
+dry "pbs.sh --dry-run" "mpirun -np 1 " "this host" "--partitions $T/pdir" "--epochs 5" \
+	-- SUPERGCN="$BIN" PDIR="$T/pdir" TRAIN_ARGS="--epochs 5" bash "$ROOT/jobs/pbs.sh" --dry-run
+dry "DRY_RUN=1 pbs.sh on 2 × 8 CPUs" "-np 8 " "ppr:4:node:PE=2" "--threads 2 " "threads per rank  2" \
+	-- SUPERGCN="$BIN" PDIR="$T/pdir" DRY_RUN=1 PBS_NODEFILE="$T/pbs/nodes2" NCPUS=8 RANKS_PER_NODE=4 bash "$ROOT/jobs/pbs.sh"
+dry "pjm.sh --dry-run" "mpiexec -stdout-proc $D/runs/supergcn/output.%j" "ranks per node    4" "--threads auto" \
+	-- SUPERGCN="$BIN" bash "$ROOT/jobs/pjm.sh" --dry-run "$T/pdir" --epochs 5
+dry "DRY_RUN=1 pjm.sh PDIR --dry-run" "ranks             32" "--stop-after 7200s" \
+	-- SUPERGCN="$BIN" PJM_NODE=16 PJM_PROC_BY_NODE=2 ELAPSE=02:05:00 DRY_RUN=1 bash "$ROOT/jobs/pjm.sh" "$T/pdir" --dry-run
+[ -z "$(ls -A "$D")" ] || fail "a dry run created $(ls -A "$D")"
+! ls "$T"/log.* >/dev/null 2>&1 || fail "a dry run launched or submitted: $(ls "$T"/log.*)"
+echo "test-jobscripts: --help exits 0 with the usage; --dry-run (and DRY_RUN=1) prints the launch line and layout of all three, without a scheduler, creating nothing"
