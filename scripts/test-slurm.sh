@@ -21,7 +21,7 @@
 # wait before a requeued job may start again from 120 s to 10 s.
 # The daemons are stopped at the end, on failure too. Exit 0 only when all
 # of this held. Needs root to run slurmd (and to install the packages);
-# skipped, saying so, without; about 2 minutes (2 cores).
+# skipped, saying so, without; about 5 minutes (2 cores).
 #
 # Environment: SLURM_TEST_KEEP=1 keeps the temporary directory (logs).
 set -euo pipefail
@@ -141,16 +141,19 @@ go build -tags "$TAGS" -o "$BIN" ./cmd/supergcn
 SPEC=nodes=30000,degree=10,classes=4,feat=32,seed=3
 "$BIN" partition --synthetic "$SPEC" --parts 2 --out "$T/pdir" >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# Enough epochs for ~45 s of training: the warning signal, due 30 s before
+# Enough epochs for ~90 s of training: the warning signal, due 30 s before
 # the 1-minute limit, comes up to 30 s earlier (slurmctld checks time
-# limits every 30 s), so within the first 30 s of each run, while it trains.
+# limits every 30 s), so within the first 30 s of each run, while it trains;
+# 90 s leaves room for a calibration slowed by other load (a job that
+# finishes before its warning fails the test), and the run takes two or
+# more requeues.
 # The rate comes from the training time the run reports (its final line),
 # not the wall time around mpirun: start-up would make it look slower.
 if [ -z "${SLURM_TEST_EPOCHS:-}" ]; then
 	out=$(mpirun -np 2 "$BIN" train --partitions "$T/pdir" --threads 1 --epochs 200 --bits 4 --quiet)
 	secs=$(sed -n 's/.* 200 epochs in \([0-9.]*\)s on .*/\1/p' <<<"$out" | head -n 1)
 	[ -n "$secs" ] || fail "no training time in the calibration run's output: $out"
-	SLURM_TEST_EPOCHS=$(python3 -c 'import sys; print(max(200, round(200 * 45 / max(float(sys.argv[1]), 0.01))))' "$secs")
+	SLURM_TEST_EPOCHS=$(python3 -c 'import sys; print(max(200, round(200 * 90 / max(float(sys.argv[1]), 0.01))))' "$secs")
 fi
 EPOCHS=$SLURM_TEST_EPOCHS
 TRAIN=(--epochs "$EPOCHS" --seed 3 --bits 4 --quiet)
