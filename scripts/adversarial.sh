@@ -190,7 +190,7 @@ run "train --threads 100000" fail 20 "more than 1024" -- "$bin" train --data "$c
 # machine's cores) fail in the runtime and say nothing of supergcn; the first above must be refused cleanly
 for ((kb = 786432; kb <= 4194304; kb += 49152)); do
   timeout -k 5 30 sh -c "ulimit -v $kb && GOMAXPROCS=1 exec \"\$0\" \"\$@\"" "$bin" train --data "$cora" --epochs 2 --threads 1 >/dev/null 2>"$W/ulimit" ||
-    ! grep -qE 'fatal error: (out of memory|failed to reserve)|runtime: out of memory|runtime/cgo: pthread_create failed' "$W/ulimit" || continue
+    ! grep -qE 'fatal error: (out of memory|failed to reserve|runtime: cannot allocate memory)|runtime: out of memory|runtime/cgo: pthread_create failed' "$W/ulimit" || continue
   break
 done
 run "train under ulimit -v $kb" fail 30 "ulimit -v" -- sh -c "ulimit -v $kb && GOMAXPROCS=1 exec \"\$0\" \"\$@\"" "$bin" train --data "$cora" --epochs 2 --threads 1

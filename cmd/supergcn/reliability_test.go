@@ -151,7 +151,7 @@ func TestCLISizeBounds(t *testing.T) {
 // all: the runtime's reservations, a thread stack, glibc's arenas. How
 // much a start needs depends on the machine (cores, thread counts), so a
 // limit below it says nothing about OpenBLAS's check.
-var startFailure = regexp.MustCompile(`fatal error: (out of memory|failed to reserve)|runtime: out of memory|runtime/cgo: pthread_create failed`)
+var startFailure = regexp.MustCompile(`fatal error: (out of memory|failed to reserve|runtime: cannot allocate memory)|runtime: out of memory|runtime/cgo: pthread_create failed`)
 
 // checkBLASLimitLadder raises ulimit -v from 768 MiB in steps of 48 MiB
 // (less than OpenBLAS's 128 MiB buffer, so one step lands between what
