@@ -208,14 +208,6 @@ func (p *Propagator) describe() string {
 	return p.pat.describe(p.plan)
 }
 
-// buildPattern plans the named exchange pattern (collective).
-func buildPattern(exch string, s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (pattern, PlanStats, error) {
-	if exch == ExchangeFlat {
-		return newFlat(s, c, e, mode, nodes)
-	}
-	return newTwoLevel(s, c, e, mode, nodes, exch)
-}
-
 // sameNodeRanks marks the other ranks of me's node.
 func sameNodeRanks(nodes *comm.Nodes, me int) []bool {
 	same := make([]bool, len(nodes.Node))
@@ -307,10 +299,7 @@ func (p *Propagator) Kind() nn.OpKind { return p.kind }
 // Exchange returns the exchange that runs: ExchangeFlat, ExchangeTwoLevel
 // or ExchangeTwoLevelPaired.
 func (p *Propagator) Exchange() string {
-	if p.pat == nil {
-		return p.plan.Exchange // the attention plan's
-	}
-	return p.pat.name()
+	return p.plan.Exchange
 }
 
 // Mode returns the aggregation mode of the cut edges.

@@ -37,7 +37,7 @@ func benchQuant(args []string) error {
 	fs := newFlagSet("bench quant", "[flags]")
 	rows := fs.Int("rows", 100_000, "rows per block")
 	width := fs.Int("width", 128, "values per row")
-	bitsArg := fs.String("bits", "2,4,8", "bit widths, comma separated (2, 4, 8)")
+	bitsArg := fs.String("bits", quant.QuantisedList(","), "bit widths, comma separated ("+quant.QuantisedList(", ")+")")
 	threads := new(int)
 	threadsVar(fs, threads)
 	kernelArg := fs.String("kernel", "all", "kernels, comma separated, or all: "+strings.Join(quant.Kernels(), ","))

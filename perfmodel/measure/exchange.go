@@ -136,7 +136,7 @@ func exchangeRates(t int, sz Sizes, f filler, st *Stepper) (*perfmodel.ExchangeR
 	}
 	scatter := eng.PrepareIndexAdd(xb.dst, rows, n, xr)
 	halo := eng.Prepare(haloCSR(n, xr, sz.HaloFan, f.rng))
-	bits := []int{2, 4, 8}
+	bits := quant.QuantisedWidths()
 	codecs := make([]*quant.Codec, len(bits))
 	for i, b := range bits {
 		if codecs[i], err = quant.NewCodec(quant.Format{Bits: b, Params: quant.ParamsBlock}, t, ""); err != nil {
