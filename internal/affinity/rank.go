@@ -3,7 +3,6 @@ package affinity
 import (
 	"hash/fnv"
 	"os"
-
 )
 
 // Choice is the threads a rank runs and why.
