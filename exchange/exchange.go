@@ -90,11 +90,13 @@ type Options struct {
 	Codecs [quant.NumRoles]RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
-	// Exchange is "flat" (one all-to-all of every rank pair's rows),
+	// Exchange names a pattern of the table (Exchanges, or an alias;
+	// patterns.go): "flat" (one all-to-all of every rank pair's rows),
 	// "two-level" (cut edges planned per node pair, rows crossing between
 	// nodes once; see twolevel.go), "two-level-paired" (the same, each rank
-	// talking to one rank per other node), or "" (two-level when the ranks
-	// span more than one node and some node has more than one rank). Every rank
+	// talking to one rank per other node); or "" (ChooseExchange: two-level
+	// when the ranks span more than one node and some node has more than one
+	// rank). Every rank
 	// must pass the same value. Mode applies to the same-node rank pairs;
 	// the two-level inter-node stage always uses its node-pair cover.
 	Exchange string
@@ -296,8 +298,7 @@ func (p *Propagator) Rows() int { return p.n }
 // Kind returns the operator kind.
 func (p *Propagator) Kind() nn.OpKind { return p.kind }
 
-// Exchange returns the exchange that runs: ExchangeFlat, ExchangeTwoLevel
-// or ExchangeTwoLevelPaired.
+// Exchange returns the exchange pattern that runs (one of Exchanges).
 func (p *Propagator) Exchange() string {
 	return p.plan.Exchange
 }
