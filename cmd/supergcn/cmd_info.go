@@ -85,7 +85,7 @@ func checkKernel(kernel string) (string, error) {
 	e, err := aggr.New(1, kernel)
 	if err == nil {
 		e.Close()
-		_, err = quant.NewCodec(quant.Format{Bits: 2}, 1, kernel)
+		_, err = quant.NewCodec(quant.Format{Bits: quant.QuantisedWidths()[0]}, 1, kernel)
 	}
 	if err == nil {
 		_, err = rowk.Lookup(kernel)
