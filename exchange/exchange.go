@@ -90,11 +90,13 @@ type Options struct {
 	Codecs [quant.NumRoles]RowCodec
 	// Logf, when set, receives one line about the plan (build time, rows).
 	Logf func(format string, args ...any)
-	// Exchange is "flat" (one all-to-all of every rank pair's rows),
+	// Exchange names a pattern of the table (Exchanges, or an alias;
+	// patterns.go): "flat" (one all-to-all of every rank pair's rows),
 	// "two-level" (cut edges planned per node pair, rows crossing between
 	// nodes once; see twolevel.go), "two-level-paired" (the same, each rank
-	// talking to one rank per other node), or "" (two-level when the ranks
-	// span more than one node and some node has more than one rank). Every rank
+	// talking to one rank per other node); or "" (ChooseExchange: two-level
+	// when the ranks span more than one node and some node has more than one
+	// rank). Every rank
 	// must pass the same value. Mode applies to the same-node rank pairs;
 	// the two-level inter-node stage always uses its node-pair cover.
 	Exchange string
@@ -208,14 +210,6 @@ func (p *Propagator) describe() string {
 	return p.pat.describe(p.plan)
 }
 
-// buildPattern plans the named exchange pattern (collective).
-func buildPattern(exch string, s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (pattern, PlanStats, error) {
-	if exch == ExchangeFlat {
-		return newFlat(s, c, e, mode, nodes)
-	}
-	return newTwoLevel(s, c, e, mode, nodes, exch)
-}
-
 // sameNodeRanks marks the other ranks of me's node.
 func sameNodeRanks(nodes *comm.Nodes, me int) []bool {
 	same := make([]bool, len(nodes.Node))
@@ -304,13 +298,9 @@ func (p *Propagator) Rows() int { return p.n }
 // Kind returns the operator kind.
 func (p *Propagator) Kind() nn.OpKind { return p.kind }
 
-// Exchange returns the exchange that runs: ExchangeFlat, ExchangeTwoLevel
-// or ExchangeTwoLevelPaired.
+// Exchange returns the exchange pattern that runs (one of Exchanges).
 func (p *Propagator) Exchange() string {
-	if p.pat == nil {
-		return p.plan.Exchange // the attention plan's
-	}
-	return p.pat.name()
+	return p.plan.Exchange
 }
 
 // Mode returns the aggregation mode of the cut edges.

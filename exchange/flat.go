@@ -32,13 +32,10 @@ func newFlat(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *
 	if err != nil {
 		return nil, PlanStats{}, err
 	}
-	pl.stats.Exchange = ExchangeFlat
 	f := &flat{c: c, send: e.Prepare(pl.send), halo: e.Prepare(pl.halo), sendOff: pl.sendOff, recvOff: pl.recvOff,
 		sameNode: sameNodeRanks(nodes, c.Rank()), shared: nodes != nil && slices.ContainsFunc(nodes.Ranks, func(r []int) bool { return len(r) > 1 })}
 	return f, pl.stats, nil
 }
-
-func (f *flat) name() string { return ExchangeFlat }
 
 func (f *flat) describe(plan PlanStats) string { return describeFlat(plan) }
 

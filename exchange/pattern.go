@@ -3,8 +3,6 @@ package exchange
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,7 +12,8 @@ import (
 	"github.com/supergcn/supergcn/quant"
 )
 
-// Exchange kinds (Options.Exchange).
+// The exchange patterns the automatic choice picks from (ChooseExchange);
+// every pattern is a row of the pattern table (patterns.go).
 const (
 	ExchangeFlat     = "flat"
 	ExchangeTwoLevel = "two-level"
@@ -22,24 +21,6 @@ const (
 	// rank sends to and receives from one rank of every other node.
 	ExchangeTwoLevelPaired = "two-level-paired"
 )
-
-// Exchanges names the exchange patterns (Options.Exchange), the default's
-// first.
-func Exchanges() []string { return []string{ExchangeFlat, ExchangeTwoLevel, ExchangeTwoLevelPaired} }
-
-// ParseExchange checks an Options.Exchange value, the one place that
-// reads a pattern's name: one of Exchanges, or "" or "auto" (returned as
-// "": two-level when the ranks span more than one node and some node has
-// more than one rank, flat otherwise).
-func ParseExchange(s string) (string, error) {
-	if s == "" || s == "auto" {
-		return "", nil
-	}
-	if slices.Contains(Exchanges(), s) {
-		return s, nil
-	}
-	return "", fmt.Errorf("exchange: unknown exchange %q (want %s or auto)", s, strings.Join(Exchanges(), ", "))
-}
 
 // ChooseExchange is the exchange that runs for kind (a ParseExchange
 // result) on the node layout: kind itself, or for "" the automatic rule,
@@ -67,8 +48,6 @@ func ChooseExchange(kind string, nodes *comm.Nodes) string {
 // while the pattern moves the rows on the driver's (transferRows, with its
 // timers and codecs), and adds and scales the result (Forward, Backward).
 type pattern interface {
-	// name is the exchange that runs (ExchangeFlat, ExchangeTwoLevel, ...).
-	name() string
 	// describe is the plan's one-line summary for Options.Logf.
 	describe(plan PlanStats) string
 	// sendForward writes the rows to send from xs = R∘x, before the local

@@ -15,7 +15,7 @@ import (
 // plan's build time.
 type PlanStats struct {
 	Mode     string `json:"mode"`
-	Exchange string `json:"exchange"` // ExchangeFlat, ExchangeTwoLevel or ExchangeTwoLevelPaired
+	Exchange string `json:"exchange"` // the pattern: one of Exchanges
 	// Two-level only: rows this rank sends per exchange between nodes
 	// (stage 2) and inside its node (stages 1 and 3). Sent and Recv then
 	// hold the rows of every rank pair in Hybrid (inter-node pairs: the

@@ -148,25 +148,38 @@ func spreads(c []RowCounts) PerRank {
 	return PerRank{Pre: of(ModePre), Post: of(ModePost), Hybrid: of(ModeHybrid)}
 }
 
-// NodeReport compares the flat and the two-level exchanges of one layer,
-// one direction, with RanksPerNode consecutive ranks to a node: on the
-// network (inter-node rows, bytes at the wire format, messages) and
-// inside nodes.
+// NodeReport compares the exchange patterns of one layer, one direction,
+// with RanksPerNode consecutive ranks to a node: on the network
+// (inter-node rows, bytes at the wire format, messages) and inside nodes.
+// Its JSON holds each pattern's NodeLevel under the pattern's key
+// (PatternInfo.Key).
 type NodeReport struct {
-	Dir          string    `json:"dir"`
-	Parts        int       `json:"parts"`
-	Ranks        int       `json:"ranks"`
-	RanksPerNode int       `json:"ranks_per_node"`
-	Nodes        int       `json:"nodes"`
-	Layers       int       `json:"layers"`
-	Width        int       `json:"width"`
-	Bits         int       `json:"bits"`
-	QuantParams  string    `json:"quant_params,omitempty"`
-	IntraBits    int       `json:"intra_bits"` // rows between ranks of one node, both exchanges
-	Flat         NodeLevel `json:"flat"`
-	TwoLevel     NodeLevel `json:"two_level"`
-	Paired       NodeLevel `json:"two_level_paired"`
-	Seconds      float64   `json:"seconds"`
+	Dir          string  `json:"dir"`
+	Parts        int     `json:"parts"`
+	Ranks        int     `json:"ranks"`
+	RanksPerNode int     `json:"ranks_per_node"`
+	Nodes        int     `json:"nodes"`
+	Layers       int     `json:"layers"`
+	Width        int     `json:"width"`
+	Bits         int     `json:"bits"`
+	QuantParams  string  `json:"quant_params,omitempty"`
+	IntraBits    int     `json:"intra_bits"` // rows between ranks of one node, every pattern
+	Seconds      float64 `json:"seconds"`
+	// Exchange is each pattern's volume, by name (Exchanges).
+	Exchange map[string]NodeLevel `json:"-"`
+}
+
+type plainNodeReport NodeReport
+
+// MarshalJSON writes the patterns' levels under their keys.
+func (r *NodeReport) MarshalJSON() ([]byte, error) {
+	return marshalByPattern((*plainNodeReport)(r), r.Exchange)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (r *NodeReport) UnmarshalJSON(b []byte) (err error) {
+	r.Exchange, err = unmarshalByPattern[NodeLevel](b, (*plainNodeReport)(r))
+	return err
 }
 
 // Wires are the wire formats of the rows between nodes and inside them.
@@ -190,7 +203,7 @@ type NodeLevel struct {
 }
 
 // ReportNodes plans the partition directory dir on ranks ranks, perNode to
-// a node, flat and two-level, counting a model of layers layers at row
+// a node, every pattern, counting a model of layers layers at row
 // width width: inter-node rows at wire format f, intra-node ones at intra.
 func ReportNodes(dir string, parts, ranks, perNode, layers, width int, f, intra quant.Wire) (*NodeReport, error) {
 	t0 := time.Now()
@@ -220,7 +233,10 @@ func ReportNodes(dir string, parts, ranks, perNode, layers, width int, f, intra 
 		r.NodeSentRows, r.NodeRecvRows = SpreadOf(sent), SpreadOf(recv)
 		return r
 	}
-	rep.Flat, rep.TwoLevel, rep.Paired = level(&nv.Flat), level(&nv.TwoLevel), level(&nv.Paired)
+	rep.Exchange = map[string]NodeLevel{}
+	for name, v := range nv.Exchange {
+		rep.Exchange[name] = level(v)
+	}
 	rep.Seconds = time.Since(t0).Seconds()
 	return rep, nil
 }

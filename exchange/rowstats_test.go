@@ -52,7 +52,7 @@ func TestReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := nodes.Flat
+	f := nodes.Exchange[ExchangeFlat]
 	if nodes.Nodes != 1 || f.InterRows != 0 || f.InterBytes != 0 || f.MessagesPerEpoch != (f.InterMessages+f.IntraMessages)*2*3 || f.IntraBytes != 4*width*f.IntraRows {
 		t.Errorf("one node: %+v", nodes)
 	}

@@ -40,7 +40,6 @@ import (
 
 // twoLevel is the built two-level exchange of one rank.
 type twoLevel struct {
-	exch         string    // ExchangeTwoLevel or ExchangeTwoLevelPaired
 	local        comm.Comm // node communicator
 	s1, s2x      opApplier
 	s2r, s3      opApplier // small (boundary rows only): on the driver goroutine, a one-thread engine
@@ -289,8 +288,6 @@ func exchangeMessages(c comm.Comm, msgs [][]int64) ([][]int64, error) {
 	return out, nil
 }
 
-func (tl *twoLevel) name() string { return tl.exch }
-
 func (tl *twoLevel) describe(plan PlanStats) string {
 	return fmt.Sprintf("sends %d rows/layer between nodes, %d inside its node", plan.InterRows, plan.IntraRows)
 }
@@ -414,12 +411,19 @@ func checkNodes(nodes *comm.Nodes, c comm.Comm) error {
 	return nil
 }
 
-// newTwoLevel plans the two-level exchange of shard s (collective on c and
-// nodes.Local). The products between the stages run on a one-thread
-// engine of e's kernel, on the driver goroutine: the engine's own pool is
-// busy with the local product meanwhile.
-func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, exch string) (pattern, PlanStats, error) {
-	cs, stats, err := buildTwoLevel(s, c, nodes, mode, NodePairOptions{Paired: exch == ExchangeTwoLevelPaired, Weighted: s.Weighted()})
+// newTwoLevel is the two-level exchange's plan (paired:
+// NodePairOptions.Paired) of shard s (collective on c and nodes.Local).
+// The products between the stages run on a one-thread engine of e's
+// kernel, on the driver goroutine: the engine's own pool is busy with the
+// local product meanwhile.
+func newTwoLevel(paired bool) buildFunc {
+	return func(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (pattern, PlanStats, error) {
+		return planTwoLevel(s, c, e, mode, nodes, NodePairOptions{Paired: paired, Weighted: s.Weighted()})
+	}
+}
+
+func planTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, po NodePairOptions) (pattern, PlanStats, error) {
+	cs, stats, err := buildTwoLevel(s, c, nodes, mode, po)
 	if err := agree(c, err); err != nil {
 		return nil, stats, err
 	}
@@ -427,9 +431,8 @@ func newTwoLevel(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nod
 	if err != nil {
 		return nil, stats, fmt.Errorf("exchange: %w", err)
 	}
-	stats.Exchange = exch
 	stats.InterRows, stats.IntraRows = cs.interRows, cs.intraRows
-	tl := &twoLevel{exch: exch, local: nodes.Local,
+	tl := &twoLevel{local: nodes.Local,
 		s1: e.Prepare(cs.s1), s2x: e.Prepare(cs.s2x), s2r: serial.Prepare(cs.s2r), s3: serial.Prepare(cs.s3),
 		h1: e.Prepare(cs.h1), h2: e.Prepare(cs.h2), h3: e.Prepare(cs.h3),
 		s1Off: cs.s1Off, r1Off: cs.r1Off, s2Off: cs.s2Off, r2Off: cs.r2Off, s3Off: cs.s3Off, r3Off: cs.r3Off}

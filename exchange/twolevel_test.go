@@ -184,10 +184,10 @@ func TestTwoLevelVolumesMatchPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nv.TwoLevel.Scatter) == 0 || sumRows(nv.TwoLevel.Gather) == sumRows(nv.Flat.Gather) {
-		t.Fatalf("test graph exercises no scatter or no partial-sum gather: %+v", nv.TwoLevel)
+	if len(nv.Exchange[ExchangeTwoLevel].Scatter) == 0 || sumRows(nv.Exchange[ExchangeTwoLevel].Gather) == sumRows(nv.Exchange[ExchangeFlat].Gather) {
+		t.Fatalf("test graph exercises no scatter or no partial-sum gather: %+v", nv.Exchange[ExchangeTwoLevel])
 	}
-	for exch, vol := range map[string]*ExchangeVolume{ExchangeTwoLevel: &nv.TwoLevel, ExchangeTwoLevelPaired: &nv.Paired} {
+	for exch, vol := range map[string]*ExchangeVolume{ExchangeTwoLevel: nv.Exchange[ExchangeTwoLevel], ExchangeTwoLevelPaired: nv.Exchange[ExchangeTwoLevelPaired]} {
 		inter, intra := make([]int64, p), make([]int64, p)
 		err = comm.RunGroupNodes(p, perNode, func(c comm.Comm) error {
 			prop, err := New(partition.Split(ds, owner, c.Rank(), p), c, testEngine(), nn.OpSum, Options{Exchange: exch})

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
@@ -45,35 +46,64 @@ func sumRows(ms []Message) int64 {
 	return t
 }
 
-// NodeVolumes compares the flat and the two-level exchange of one
-// partition on one node layout.
+// NodeVolumes compares the exchange patterns of one partition on one node
+// layout. Its JSON holds each pattern's ExchangeVolume under the
+// pattern's key (PatternInfo.Key).
 type NodeVolumes struct {
-	Ranks    int            `json:"ranks"`
-	Node     []int          `json:"node"` // node index of every rank
-	Nodes    int            `json:"nodes"`
-	Flat     ExchangeVolume `json:"flat"`
-	TwoLevel ExchangeVolume `json:"two_level"`
-	// Paired is the two-level exchange with NodePairOptions.Paired (same
-	// inter-node rows as TwoLevel, at most k messages per node pair).
-	Paired ExchangeVolume `json:"two_level_paired"`
+	Ranks int   `json:"ranks"`
+	Node  []int `json:"node"` // node index of every rank
+	Nodes int   `json:"nodes"`
+	// Exchange is each pattern's volume, by name (Exchanges).
+	Exchange map[string]*ExchangeVolume `json:"-"`
 }
 
-// NodeVolumesOf plans the flat exchange (SplitShard, hybrid) and the
-// two-level exchange (PlanNodePair per ordered node pair) of the shards of
-// ranks ranks laid out on nodes, loading each shard once through load.
-// Only the cut edges are kept in memory.
+type plainNodeVolumes NodeVolumes
+
+// MarshalJSON writes the patterns' volumes under their keys.
+func (nv *NodeVolumes) MarshalJSON() ([]byte, error) {
+	return marshalByPattern((*plainNodeVolumes)(nv), nv.Exchange)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (nv *NodeVolumes) UnmarshalJSON(b []byte) (err error) {
+	nv.Exchange, err = unmarshalByPattern[*ExchangeVolume](b, (*plainNodeVolumes)(nv))
+	return err
+}
+
+// nodeCuts are a partition's cut edges on a node layout, as the patterns'
+// volumes read them: flat[(q, r)] the hybrid rows rank q sends rank r,
+// gather those of the pairs inside one node, pairs[B][A] the cut edges
+// from node A into node B in (destination rank, shard edge) order.
+type nodeCuts struct {
+	flat, gather map[[2]int]int64
+	pairs        [][][]CutEdge
+}
+
+// NodeVolumesOf plans every pattern (flat: SplitShard, hybrid; staged:
+// PlanNodePair per ordered node pair) of the shards of ranks ranks laid
+// out on nodes, loading each shard once through load. Only the cut edges
+// are kept in memory.
 func NodeVolumesOf(ranks int, nodes *comm.Nodes, load func(rank int) (*partition.Shard, error)) (*NodeVolumes, error) {
 	if len(nodes.Node) != ranks {
 		return nil, fmt.Errorf("exchange: node layout has %d ranks, want %d", len(nodes.Node), ranks)
 	}
-	nv := &NodeVolumes{Ranks: ranks, Node: slices.Clone(nodes.Node), Nodes: nodes.NumNodes()}
-	flat := map[[2]int]int64{}
-	gather := map[[2]int]int64{}
-	// pairs[B][A]: cut edges from node A into node B, in (destination rank,
-	// shard edge) order.
-	pairs := make([][][]CutEdge, nv.Nodes)
-	for b := range pairs {
-		pairs[b] = make([][]CutEdge, nv.Nodes)
+	nv := &NodeVolumes{Ranks: ranks, Node: slices.Clone(nodes.Node), Nodes: nodes.NumNodes(), Exchange: map[string]*ExchangeVolume{}}
+	cuts, err := nodeCutsOf(ranks, nodes, load)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range patterns {
+		v := p.volumes(cuts, nodes)
+		nv.Exchange[p.name] = &v
+	}
+	return nv, nil
+}
+
+// nodeCutsOf collects the cut edges of the ranks' shards on nodes.
+func nodeCutsOf(ranks int, nodes *comm.Nodes, load func(rank int) (*partition.Shard, error)) (*nodeCuts, error) {
+	nc := &nodeCuts{flat: map[[2]int]int64{}, gather: map[[2]int]int64{}, pairs: make([][][]CutEdge, nodes.NumNodes())}
+	for b := range nc.pairs {
+		nc.pairs[b] = make([][]CutEdge, nodes.NumNodes())
 	}
 	for r := 0; r < ranks; r++ {
 		s, err := load(r)
@@ -93,34 +123,46 @@ func NodeVolumesOf(ranks int, nodes *comm.Nodes, load func(rank int) (*partition
 				continue
 			}
 			sp := SplitCut(cuts.Src[q], cuts.Dst[q], ModeHybrid)
-			flat[[2]int{q, r}] += sp.Counts.Hybrid
+			nc.flat[[2]int{q, r}] += sp.Counts.Hybrid
 			na := nodes.Node[q]
 			if na == nb {
-				gather[[2]int{q, r}] += sp.Counts.Hybrid
+				nc.gather[[2]int{q, r}] += sp.Counts.Hybrid
 				continue
 			}
 			for k, u := range cuts.Src[q] {
-				pairs[nb][na] = append(pairs[nb][na], CutEdge{Src: u, Dst: s.Global[cuts.Dst[q][k]], SrcRank: int32(q), DstRank: int32(r)})
+				nc.pairs[nb][na] = append(nc.pairs[nb][na], CutEdge{Src: u, Dst: s.Global[cuts.Dst[q][k]], SrcRank: int32(q), DstRank: int32(r)})
 			}
 		}
 	}
-	for key, rows := range flat {
+	return nc, nil
+}
+
+// flatVolumes is the flat exchange's volume: every rank pair's hybrid
+// rows, in Inter between nodes, in Gather inside one.
+func flatVolumes(cuts *nodeCuts, nodes *comm.Nodes) ExchangeVolume {
+	var v ExchangeVolume
+	for key, rows := range cuts.flat {
 		m := Message{From: key[0], To: key[1], Rows: rows}
 		if nodes.Node[key[0]] == nodes.Node[key[1]] {
-			nv.Flat.Gather = append(nv.Flat.Gather, m)
+			v.Gather = append(v.Gather, m)
 		} else {
-			nv.Flat.Inter = append(nv.Flat.Inter, m)
+			v.Inter = append(v.Inter, m)
 		}
 	}
-	for _, paired := range []bool{false, true} {
+	sortMessages(v.Inter)
+	sortMessages(v.Gather)
+	return v
+}
+
+// twoLevelVolumes is the two-level exchange's volume (paired:
+// NodePairOptions.Paired), planned per ordered node pair.
+func twoLevelVolumes(paired bool) func(cuts *nodeCuts, nodes *comm.Nodes) ExchangeVolume {
+	return func(cuts *nodeCuts, nodes *comm.Nodes) ExchangeVolume {
 		inter := map[[2]int]int64{}
 		scatter := map[[2]int]int64{}
-		gat := map[[2]int]int64{}
-		for k, v := range gather {
-			gat[k] = v
-		}
-		for nb := range pairs {
-			for _, edges := range pairs[nb] {
+		gat := maps.Clone(cuts.gather)
+		for nb := range cuts.pairs {
+			for _, edges := range cuts.pairs[nb] {
 				if len(edges) == 0 {
 					continue
 				}
@@ -141,15 +183,8 @@ func NodeVolumesOf(ranks int, nodes *comm.Nodes, load func(rank int) (*partition
 				}
 			}
 		}
-		v := &nv.TwoLevel
-		if paired {
-			v = &nv.Paired
-		}
-		v.Inter, v.Gather, v.Scatter = messages(inter), messages(gat), messages(scatter)
+		return ExchangeVolume{Inter: messages(inter), Gather: messages(gat), Scatter: messages(scatter)}
 	}
-	sortMessages(nv.Flat.Inter)
-	sortMessages(nv.Flat.Gather)
-	return nv, nil
 }
 
 func messages(m map[[2]int]int64) []Message {

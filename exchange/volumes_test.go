@@ -109,12 +109,12 @@ func TestNodeVolumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, tl := nv.Flat.InterRows(), nv.TwoLevel.InterRows()
-		total := f + sumRows(nv.Flat.Gather)
+		f, tl := nv.Exchange[ExchangeFlat].InterRows(), nv.Exchange[ExchangeTwoLevel].InterRows()
+		total := f + sumRows(nv.Exchange[ExchangeFlat].Gather)
 		if perNode == 1 {
 			flatTotal = total
-			if tl != f || nv.TwoLevel.IntraRows() != 0 {
-				t.Fatalf("one rank per node: two-level %d (+%d intra), flat %d", tl, nv.TwoLevel.IntraRows(), f)
+			if tl != f || nv.Exchange[ExchangeTwoLevel].IntraRows() != 0 {
+				t.Fatalf("one rank per node: two-level %d (+%d intra), flat %d", tl, nv.Exchange[ExchangeTwoLevel].IntraRows(), f)
 			}
 		}
 		if total != flatTotal {
@@ -126,10 +126,10 @@ func TestNodeVolumes(t *testing.T) {
 		if perNode == 3 && tl >= f {
 			t.Fatalf("perNode 3: two-level saves nothing (%d vs %d)", tl, f)
 		}
-		if nv.Paired.InterRows() != tl || len(nv.Paired.Inter) > nv.Nodes*(nv.Nodes-1)*perNode {
-			t.Fatalf("perNode %d: paired %d rows in %d messages, two-level %d rows", perNode, nv.Paired.InterRows(), len(nv.Paired.Inter), tl)
+		if nv.Exchange[ExchangeTwoLevelPaired].InterRows() != tl || len(nv.Exchange[ExchangeTwoLevelPaired].Inter) > nv.Nodes*(nv.Nodes-1)*perNode {
+			t.Fatalf("perNode %d: paired %d rows in %d messages, two-level %d rows", perNode, nv.Exchange[ExchangeTwoLevelPaired].InterRows(), len(nv.Exchange[ExchangeTwoLevelPaired].Inter), tl)
 		}
-		t.Logf("perNode %d: inter rows flat %d two-level %d, intra two-level %d, messages %d vs %d", perNode, f, tl, nv.TwoLevel.IntraRows(), len(nv.Flat.Inter), len(nv.TwoLevel.Inter))
+		t.Logf("perNode %d: inter rows flat %d two-level %d, intra two-level %d, messages %d vs %d", perNode, f, tl, nv.Exchange[ExchangeTwoLevel].IntraRows(), len(nv.Exchange[ExchangeFlat].Inter), len(nv.Exchange[ExchangeTwoLevel].Inter))
 	}
 }
 

@@ -9,7 +9,7 @@
 #   pjsub -L "node=16" -L "elapse=02:00:00" --mpi "max-proc-per-node=4" \
 #     jobs/pjm.sh /path/to/partitions-dir --model gcn --layers 3 --hidden 256 --epochs 500
 # Build bin/supergcn-arm64 first, on a Fugaku login node with Fujitsu MPI
-# (README, "Time limits, signals and the job scripts").
+# (docs/CLI.md, "Time limits, signals and the job scripts").
 #
 # At the elapse limit: supergcn gets --stop-after (ELAPSE minus MARGIN), so
 # every rank stops after an epoch, writes the checkpoint and exits 75. To

@@ -132,7 +132,7 @@ ${LAUNCH[@]+"${LAUNCH[@]}"}
 rc=$?
 set -e
 # 138 (killed by SIGUSR1): the warning came in the first milliseconds, before
-# supergcn's code ran (README, "Time limits, signals and the job scripts").
+# supergcn's code ran (docs/CLI.md, "Time limits, signals and the job scripts").
 if [ "$rc" -eq 75 ] || [ "$rc" -eq 138 ]; then
 	echo "jobs/slurm.sh: stopped before the time limit with a checkpoint; requeueing job $SLURM_JOB_ID"
 	scontrol requeue "$SLURM_JOB_ID"

@@ -54,7 +54,7 @@ func FuzzProfile(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	v, err := ReadVolumes("../docs/data/volumes-dev-small-p4.json")
+	v, err := ReadVolumes("testdata/volumes-dev-small-p4.json")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func FuzzProfile(f *testing.F) {
 // FuzzVolumes: a volumes file either fails to read with an error or gives
 // predictions with finite times (never a panic).
 func FuzzVolumes(f *testing.F) {
-	if b, err := os.ReadFile("../docs/data/volumes-dev-small-p4.json"); err == nil {
+	if b, err := os.ReadFile("testdata/volumes-dev-small-p4.json"); err == nil {
 		f.Add(b)
 	}
 	p, err := LoadProfile("profiles/xeon-gold-6148.json")

@@ -52,15 +52,15 @@ type Config struct {
 	Threads      int // per rank
 	RanksPerNode int // ranks r·K … r·K+K-1 share node r (ignored on a single-node network)
 	CoresPerNode int // 0 = the profile's; decides whether the exchange overlaps the local product
-	// Staged, when set, is the two-level exchange's volume for the
-	// RanksPerNode layout (exchange.NodeVolumes.TwoLevel or .Paired, one
-	// layer, one direction): its three stages (gather inside the node at
+	// Staged, when set, is a staged pattern's volume for the RanksPerNode
+	// layout (exchange.NodeVolumes.Exchange[Exchange], one layer, one
+	// direction): its three stages (gather inside the node at
 	// the Intra wire, between nodes at the role's, scatter inside the
 	// node) replace the flat pairs of the volumes. Hybrid mode only.
 	Staged *exchange.ExchangeVolume
-	// Exchange names the pattern Staged was planned for (exchange.Exchanges:
-	// "two-level" or "two-level-paired"; "" is two-level); it names the
-	// prediction's exchange. Without Staged the exchange is flat.
+	// Exchange names the pattern Staged was planned for (a staged one of
+	// exchange.Exchanges; "" is two-level); it names the prediction's
+	// exchange. Without Staged the exchange is flat.
 	Exchange string
 	// RanksPerHost is how many ranks share the machine whose memory a
 	// rank uses (0: RanksPerNode; every rank on a single-node network):
@@ -105,7 +105,7 @@ func (c *Config) validate(ranks int) error {
 	switch x, err := exchange.ParseExchange(c.Exchange); {
 	case err != nil:
 		return field.Wrap("perfmodel.Config.Exchange", err)
-	case x == exchange.ExchangeFlat && c.Staged != nil, x != "" && x != exchange.ExchangeFlat && c.Staged == nil:
+	case x != "" && exchange.Staged(x) != (c.Staged != nil):
 		return field.Errorf("perfmodel.Config.Exchange", "%s, but perfmodel.Config.Staged is %s", x, map[bool]string{true: "unset", false: "set"}[c.Staged == nil])
 	}
 	if c.Staged != nil && c.Mode != exchange.ModeHybrid {
@@ -157,7 +157,7 @@ type Prediction struct {
 	TrainBytes     int64   `json:"train_bytes"`
 	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
 	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those moved between ranks of one node
-	Exchange       string  `json:"exchange"`    // the pattern: exchange.ExchangeFlat, ExchangeTwoLevel or ExchangeTwoLevelPaired
+	Exchange       string  `json:"exchange"`    // the pattern (exchange.Exchanges)
 	InterNodeShare float64 `json:"inter_node_share"`
 	Ranks          int     `json:"ranks"`
 	Nodes          int     `json:"nodes"`

@@ -54,10 +54,11 @@ type stage struct {
 type pattern func(wire quant.Wire, backward bool) []stage
 
 // patternOf is exchange pattern x's stage lists (exchange.Exchanges, as
-// Predict resolves Config.Exchange) on p's volumes and configuration.
+// Predict resolves Config.Exchange) on p's volumes and configuration: a
+// staged pattern's (exchange.Staged) from its Config.Staged volume, any
+// other's from the partition's rank pairs.
 func patternOf(x string, p *predictor) pattern {
-	switch x {
-	case exchange.ExchangeTwoLevel, exchange.ExchangeTwoLevelPaired:
+	if exchange.Staged(x) {
 		return twoLevelStages(p)
 	}
 	return flatStages(p)

@@ -1,6 +1,9 @@
 package perfmodel
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/field"
@@ -57,9 +60,9 @@ type Sweep struct {
 	// takes the cores of a node (Config.CoresPerNode, else the profile's)
 	// over the ranks on it.
 	Config Config
-	// Exchange is the boundary exchange: exchange.ExchangeFlat,
-	// ExchangeTwoLevel, ExchangeTwoLevelPaired, or "" (train's automatic
-	// choice: two-level when several nodes run several ranks each).
+	// Exchange is the boundary exchange: one of exchange.Exchanges, or ""
+	// (train's automatic choice: two-level when several nodes run several
+	// ranks each).
 	Exchange string
 	Scale    float64 // every per-rank volume multiplied by it (1: none; other than 1 the flat exchange only)
 	Label    string  // a name for the graph, kept in the rows
@@ -104,8 +107,7 @@ func (v *Volumes) Widths(m Model) (in, classes int) {
 // mode, bits.
 func (s *Sweep) Run(v *Volumes) ([]Row, error) {
 	if _, err := exchange.ParseExchange(s.Exchange); err != nil {
-		return nil, field.Errorf("perfmodel.Sweep.Exchange", "%q is not %s, %s or %s", s.Exchange,
-			exchange.ExchangeFlat, exchange.ExchangeTwoLevel, exchange.ExchangeTwoLevelPaired)
+		return nil, field.Errorf("perfmodel.Sweep.Exchange", "%q is not %s", s.Exchange, strings.Join(exchange.Exchanges(), ", "))
 	}
 	if !(s.Scale > 0) {
 		return nil, field.Errorf("perfmodel.Sweep.Scale", "%g, need > 0", s.Scale)
@@ -160,7 +162,7 @@ func (s *Sweep) exchangeOf(per, ranks int) string {
 }
 
 // predict is one prediction of the sweep: the layout's default threads,
-// the two-level volumes when the exchange is staged.
+// the pattern's node volumes when it is staged.
 func (s *Sweep) predict(v *Volumes, vols []exchange.RankVolume, prof *Profile, net Network, cfg Config) (*Prediction, error) {
 	per := perNode(net, cfg.RanksPerNode, len(vols))
 	if cfg.Threads == 0 {
@@ -171,7 +173,7 @@ func (s *Sweep) predict(v *Volumes, vols []exchange.RankVolume, prof *Profile, n
 		cfg.Threads = max(1, c/per)
 	}
 	exch := s.exchangeOf(per, len(vols))
-	if exch != exchange.ExchangeFlat {
+	if exchange.Staged(exch) {
 		if s.Scale != 1 {
 			return nil, field.Errorf("perfmodel.Sweep.Scale", "%g applies to the flat exchange only (%s)", s.Scale, exch)
 		}
@@ -179,9 +181,8 @@ func (s *Sweep) predict(v *Volumes, vols []exchange.RankVolume, prof *Profile, n
 		if err != nil {
 			return nil, err
 		}
-		cfg.Staged = &nv.TwoLevel
-		if exch == exchange.ExchangeTwoLevelPaired {
-			cfg.Staged = &nv.Paired
+		if cfg.Staged = nv.Exchange[exch]; cfg.Staged == nil {
+			return nil, fmt.Errorf("volumes: node_volumes[%d] holds no %s volumes", per, exch)
 		}
 	}
 	pr, err := Predict(vols, prof, net, cfg)

@@ -25,7 +25,7 @@ type Volumes struct {
 		NumClasses int    `json:"num_classes"`
 	} `json:"partition"`
 	Ranks []exchange.RankVolume `json:"volumes"`
-	// Node: the two-level volumes per node layout (ranks per node), as
+	// Node: the patterns' volumes per node layout (ranks per node), as
 	// planned by exchange.NodeVolumesOf.
 	Node     map[int]*exchange.NodeVolumes `json:"node_volumes,omitempty"`
 	fromFile bool
@@ -110,7 +110,7 @@ func (v *Volumes) check() error {
 		if nv == nil || nv.Ranks != len(v.Ranks) || per < 1 {
 			return fmt.Errorf("node_volumes[%d]: not for %d ranks", per, len(v.Ranks))
 		}
-		for _, ev := range []*exchange.ExchangeVolume{&nv.Flat, &nv.TwoLevel, &nv.Paired} {
+		for _, ev := range nv.Exchange {
 			for _, ms := range [][]exchange.Message{ev.Gather, ev.Inter, ev.Scatter} {
 				for _, msg := range ms {
 					if msg.From < 0 || msg.From >= nv.Ranks || msg.To < 0 || msg.To >= nv.Ranks || msg.Rows < 0 {
@@ -123,7 +123,7 @@ func (v *Volumes) check() error {
 	return nil
 }
 
-// NodeVolumes returns the two-level volumes of perNode ranks per node,
+// NodeVolumes returns the patterns' volumes of perNode ranks per node,
 // planning them from the partition when v does not hold them (and keeping
 // them, so that Write saves them).
 func (v *Volumes) NodeVolumes(perNode int) (*exchange.NodeVolumes, error) {

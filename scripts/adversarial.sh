@@ -357,7 +357,7 @@ rm -rf "$W/pm"
 if [ $full = 1 ] && [ $have_mpi = 1 ]; then
   # mpirun forwards SIGUSR1 to every rank; the stop waits for METIS, then
   # for the end of the first epoch, and writes the checkpoint. (On SIGTERM
-  # mpirun kills the ranks itself after odls_base_sigkill_timeout: README.)
+  # mpirun kills the ranks itself after odls_base_sigkill_timeout: docs/CLI.md.)
   signal "SIGUSR1 to mpirun train during METIS" 75 300 6 USR1 "" -- mpirun -np 2 "$bin" train --data "$W/big.sgb" --partition-method metis --epochs 50 --quiet --save "$W/sig.ckpt"
   "$bin" eval --data "$W/big.sgb" --model "$W/sig.ckpt" >/dev/null 2>&1 && verdict "the checkpoint of the stopped job" clean || verdict "the checkpoint of the stopped job" wrong "eval refused it"
 fi

@@ -36,6 +36,12 @@ if [ -n "$failed" ] || ! printf '%s\n' "$nocgo" | grep -q 'package_mpi_is_a_cgo_
 fi
 echo "ok: no cgo under exchange/train; without cgo only package mpi (and so comm/mpicomm, cmd/supergcn) is refused"
 
+step "layering: every import goes down docs/DESIGN.md's layers"
+scripts/test-layering.sh
+
+step "a clean tree: no binaries or caches tracked, every docs/data file cited by a doc"
+scripts/test-tree.sh
+
 step "unit and end-to-end tests (amd64, every kernel path available here)"
 go test -tags "$TAGS" -timeout 20m -count=1 ./...
 

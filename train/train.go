@@ -443,7 +443,7 @@ func (t *trainer) logPlan() error {
 		return err
 	}
 	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.c.Size() > 1 {
-		if ps.Exchange != exchange.ExchangeFlat {
+		if exchange.Staged(ps.Exchange) {
 			fmt.Fprintf(t.cfg.Log, "exchange plan (%s, same-node pairs %s) built in %.3fs: boundary rows per layer, all ranks: %d between nodes, %d inside nodes\n",
 				ps.Exchange, ps.Mode, sec[0], tl[0], tl[1])
 			return nil

@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/graph"
@@ -75,21 +73,10 @@ func benchOrder(args []string) error {
 		return kernelError(err)
 	}
 	defer eng.Close()
-	spec.Feat = 0
-	t0 := time.Now()
-	ds, err := graph.Generate(spec)
+	base, genS, err := measure.OrderShard(spec, *parts)
 	if err != nil {
 		return err
 	}
-	genS := time.Since(t0).Seconds()
-	owner := make([]int32, ds.NumNodes())
-	if *parts > 1 {
-		rng := rand.New(rand.NewPCG(spec.Seed, 0x0de7))
-		for v := range owner {
-			owner[v] = int32(rng.IntN(*parts))
-		}
-	}
-	base := partition.Split(ds, owner, 0, *parts)
 	n := len(base.Global)
 	if !*asJSON {
 		fmt.Printf("bench order: spec %q (generated in %.1fs), part 0 of %d: %d nodes, %d local edges, threads %d, kernel %s, reps %d (median)\n",

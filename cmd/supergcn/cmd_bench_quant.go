@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -15,29 +14,11 @@ func init() {
 	registerBench("quant", "stochastic quantisation of boundary rows: quantize+pack and unpack+dequantize per kernel and bits", benchQuant)
 }
 
-// quantResult is one line of `bench quant --json`. GB/s count the fp32 data
-// (rows·width·4 bytes), whichever direction.
-type quantResult struct {
-	Kernel     string  `json:"kernel"`
-	Bits       int     `json:"bits"`
-	Params     string  `json:"quant_params"`
-	Rows       int     `json:"rows"`
-	Width      int     `json:"width"`
-	Threads    int     `json:"threads"`
-	Reps       int     `json:"reps"`
-	EncodeMS   float64 `json:"encode_median_ms"`
-	EncodeGBS  float64 `json:"encode_gbs"`
-	DecodeMS   float64 `json:"decode_median_ms"`
-	DecodeGBS  float64 `json:"decode_gbs"`
-	EncodedMB  float64 `json:"encoded_mb"` // data + parameters
-	Compressed float64 `json:"ratio"`      // fp32 bytes / encoded bytes
-}
-
 func benchQuant(args []string) error {
 	fs := newFlagSet("bench quant", "[flags]")
 	rows := fs.Int("rows", 100_000, "rows per block")
 	width := fs.Int("width", 128, "values per row")
-	bitsArg := fs.String("bits", "2,4,8", "bit widths, comma separated (2, 4, 8)")
+	bitsArg := fs.String("bits", quant.QuantisedList(","), "bit widths, comma separated ("+quant.QuantisedList(", ")+")")
 	threads := new(int)
 	threadsVar(fs, threads)
 	kernelArg := fs.String("kernel", "all", "kernels, comma separated, or all: "+strings.Join(quant.Kernels(), ","))
@@ -75,44 +56,22 @@ func benchQuant(args []string) error {
 		kernels = strings.Split(*kernelArg, ",")
 	}
 
-	n := *rows * *width
-	x := make([]float32, n)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range x {
-		x[i] = float32(r.NormFloat64())
-	}
-	fp32GB := float64(n) * 4 / 1e9
-
 	if !*asJSON {
 		fmt.Printf("bench quant: rows %d, width %d, threads %d, reps %d (median), fp32 %.1f MB\n",
-			*rows, *width, *threads, *reps, fp32GB*1e3)
+			*rows, *width, *threads, *reps, float64(*rows)*float64(*width)*4/1e6)
 		fmt.Printf("%-8s %5s %12s %10s %12s %10s %8s\n", "kernel", "bits", "encode_ms", "enc_GB/s", "decode_ms", "dec_GB/s", "ratio")
 	}
-	for _, kn := range kernels {
-		for _, b := range bits {
-			f := quant.Format{Bits: b, Params: params}
-			c, err := quant.NewCodec(f, *threads, strings.TrimSpace(kn))
-			if err != nil {
-				return kernelError(err)
-			}
-			encMS, decMS, size, err := measure.Codec(c, x, *rows, *width, *reps, func() {})
-			if err != nil {
-				return err
-			}
-			res := quantResult{
-				Kernel: c.Kernel(), Bits: b, Params: params.String(), Rows: *rows, Width: *width,
-				Threads: *threads, Reps: *reps,
-				EncodeMS: encMS, EncodeGBS: fp32GB / (encMS / 1e3),
-				DecodeMS: decMS, DecodeGBS: fp32GB / (decMS / 1e3),
-				EncodedMB: float64(size) / 1e6, Compressed: float64(n*4) / float64(size),
-			}
-			if *asJSON {
-				j, _ := json.Marshal(res)
-				fmt.Println(string(j))
-			} else {
-				fmt.Printf("%-8s %5d %12.2f %10.2f %12.2f %10.2f %8.1f\n", res.Kernel, b, encMS, res.EncodeGBS, decMS, res.DecodeGBS, res.Compressed)
-			}
+	err := measure.QuantBench(*rows, *width, *threads, *reps, kernels, bits, params, func(res measure.QuantResult) error {
+		if *asJSON {
+			j, _ := json.Marshal(res)
+			fmt.Println(string(j))
+		} else {
+			fmt.Printf("%-8s %5d %12.2f %10.2f %12.2f %10.2f %8.1f\n", res.Kernel, res.Bits, res.EncodeMS, res.EncodeGBS, res.DecodeMS, res.DecodeGBS, res.Compressed)
 		}
+		return nil
+	})
+	if err != nil {
+		return kernelError(err)
 	}
 	if !*asJSON {
 		fmt.Println("GB/s = rows·width·4 bytes of fp32 data / median time / 1e9 (encode: row range + quantize + pack; decode: unpack + dequantize)")

@@ -362,7 +362,7 @@ func plotFlags(in, out string, refs []plots.ProjectionRef, stdout io.Writer) err
 // plotPredictions draws predict --json lines: per label one PNG, one
 // series per profile × network × exchange (mode and bits), against ranks.
 func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, stdout io.Writer) error {
-	var rows []perfmodel.Row
+	var rows []plots.Prediction
 	for _, f := range files {
 		b, err := container.ReadInput(f, 1<<30, "predictions file")
 		if err != nil {

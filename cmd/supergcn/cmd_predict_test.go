@@ -72,8 +72,8 @@ func TestPredictCLI(t *testing.T) {
 		}
 		// int2 between nodes, fp32 (the default --intra-bits) inside them:
 		// as stats counts them; in shared memory every row is fp32.
-		if want := node.Flat.InterBytes + node.Flat.IntraBytes; ra.Bits == 2 && ra.Network != "shm" && ra.TrainBytes != want {
-			t.Errorf("line %d: int2 train bytes %d, want %d (stats: %+v)", i, ra.TrainBytes, want, node.Flat)
+		if want := node.Exchange[exchange.ExchangeFlat].InterBytes + node.Exchange[exchange.ExchangeFlat].IntraBytes; ra.Bits == 2 && ra.Network != "shm" && ra.TrainBytes != want {
+			t.Errorf("line %d: int2 train bytes %d, want %d (stats: %+v)", i, ra.TrainBytes, want, node.Exchange[exchange.ExchangeFlat])
 		}
 		if ra.Bits == 2 && ra.Network == "shm" && (ra.TrainBytes != rep.Bytes.Hybrid || ra.QuantS != 0) {
 			t.Errorf("line %d: shared-memory int2 train bytes %d (quant %gs), want fp32's %d and no codec", i, ra.TrainBytes, ra.QuantS, rep.Bytes.Hybrid)
@@ -94,8 +94,8 @@ func TestPredictCLI(t *testing.T) {
 	if err := json.Unmarshal(tl.Bytes(), &rt); err != nil {
 		t.Fatal(err)
 	}
-	if want := 6 * 4 * (nv.TwoLevel.InterRows() + nv.TwoLevel.IntraRows()); rt.TrainBytes != want || rt.IntraBytes != 6*4*nv.TwoLevel.IntraRows() {
-		t.Errorf("two-level: %d bytes (%d intra), want %d (%d intra)", rt.TrainBytes, rt.IntraBytes, want, 6*4*nv.TwoLevel.IntraRows())
+	if want := 6 * 4 * (nv.Exchange[exchange.ExchangeTwoLevel].InterRows() + nv.Exchange[exchange.ExchangeTwoLevel].IntraRows()); rt.TrainBytes != want || rt.IntraBytes != 6*4*nv.Exchange[exchange.ExchangeTwoLevel].IntraRows() {
+		t.Errorf("two-level: %d bytes (%d intra), want %d (%d intra)", rt.TrainBytes, rt.IntraBytes, want, 6*4*nv.Exchange[exchange.ExchangeTwoLevel].IntraRows())
 	}
 	// train's defaults: int2 with several ranks, two-level when several
 	// nodes run several ranks each (not on one node: shm)

@@ -29,7 +29,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	heads := fs.Int("heads", 0, "also count an attention layer (--model gat) of this many heads: --width is its row width (heads × width per head), its float32 scalars added")
-	perNode := fs.Int("ranks-per-node", 0, "compare the flat and the two-level exchange with K consecutive ranks to a node (inter-node rows, bytes, messages)")
+	perNode := fs.Int("ranks-per-node", 0, "compare the exchange patterns ("+strings.Join(exchange.Exchanges(), ", ")+") with K consecutive ranks to a node (inter-node rows, bytes, messages)")
 	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
 	intraBits := fs.String("intra-bits", "32", "with --ranks-per-node: bits per value of the rows between ranks of one node, as train's: "+quant.WidthList(", "))
 	dir, err := parseStatsArgs(fs, args)

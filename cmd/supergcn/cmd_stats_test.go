@@ -212,17 +212,17 @@ func TestStatsRanksPerNode(t *testing.T) {
 				}
 			}
 		}
-		if rep.Flat.InterRows != want || rep.TwoLevel.InterRows > want || rep.Nodes != 4/perNode {
-			t.Fatalf("perNode %d: inter rows flat %d (want %d), two-level %d, nodes %d", perNode, rep.Flat.InterRows, want, rep.TwoLevel.InterRows, rep.Nodes)
+		if rep.Exchange[exchange.ExchangeFlat].InterRows != want || rep.Exchange[exchange.ExchangeTwoLevel].InterRows > want || rep.Nodes != 4/perNode {
+			t.Fatalf("perNode %d: inter rows flat %d (want %d), two-level %d, nodes %d", perNode, rep.Exchange[exchange.ExchangeFlat].InterRows, want, rep.Exchange[exchange.ExchangeTwoLevel].InterRows, rep.Nodes)
 		}
-		if perNode == 4 && (rep.Flat.InterRows != 0 || rep.TwoLevel.InterBytes != 0) {
+		if perNode == 4 && (rep.Exchange[exchange.ExchangeFlat].InterRows != 0 || rep.Exchange[exchange.ExchangeTwoLevel].InterBytes != 0) {
 			t.Fatalf("one node: %+v", rep)
 		}
-		if perNode == 2 && (rep.TwoLevel.InterRows >= rep.Flat.InterRows || rep.Flat.MessagesPerEpoch != (rep.Flat.InterMessages+rep.Flat.IntraMessages)*4) {
+		if perNode == 2 && (rep.Exchange[exchange.ExchangeTwoLevel].InterRows >= rep.Exchange[exchange.ExchangeFlat].InterRows || rep.Exchange[exchange.ExchangeFlat].MessagesPerEpoch != (rep.Exchange[exchange.ExchangeFlat].InterMessages+rep.Exchange[exchange.ExchangeFlat].IntraMessages)*4) {
 			t.Fatalf("2 per node: %+v", rep)
 		}
-		if rep.Flat.IntraBytes != 4*int64(rep.Width)*rep.Flat.IntraRows || rep.IntraBits != 32 {
-			t.Fatalf("perNode %d: flat intra bytes %d for %d fp32 rows", perNode, rep.Flat.IntraBytes, rep.Flat.IntraRows)
+		if rep.Exchange[exchange.ExchangeFlat].IntraBytes != 4*int64(rep.Width)*rep.Exchange[exchange.ExchangeFlat].IntraRows || rep.IntraBits != 32 {
+			t.Fatalf("perNode %d: flat intra bytes %d for %d fp32 rows", perNode, rep.Exchange[exchange.ExchangeFlat].IntraBytes, rep.Exchange[exchange.ExchangeFlat].IntraRows)
 		}
 		if perNode > 1 { // --intra-bits 2: the same rows at int2 inside the nodes
 			var q exchange.NodeReport
@@ -233,8 +233,8 @@ func TestStatsRanksPerNode(t *testing.T) {
 			if err := json.Unmarshal(out.Bytes(), &q); err != nil {
 				t.Fatal(err)
 			}
-			if q.IntraBits != 2 || q.Flat.IntraRows != rep.Flat.IntraRows || !(q.Flat.IntraBytes < rep.Flat.IntraBytes/4) || q.Flat.InterBytes != rep.Flat.InterBytes {
-				t.Fatalf("perNode %d, --intra-bits 2: %+v, fp32 inside nodes %+v", perNode, q.Flat, rep.Flat)
+			if q.IntraBits != 2 || q.Exchange[exchange.ExchangeFlat].IntraRows != rep.Exchange[exchange.ExchangeFlat].IntraRows || !(q.Exchange[exchange.ExchangeFlat].IntraBytes < rep.Exchange[exchange.ExchangeFlat].IntraBytes/4) || q.Exchange[exchange.ExchangeFlat].InterBytes != rep.Exchange[exchange.ExchangeFlat].InterBytes {
+				t.Fatalf("perNode %d, --intra-bits 2: %+v, fp32 inside nodes %+v", perNode, q.Exchange[exchange.ExchangeFlat], rep.Exchange[exchange.ExchangeFlat])
 			}
 		}
 		out.Reset()

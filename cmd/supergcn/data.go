@@ -72,7 +72,7 @@ func (d *dataFlags) source() *dataset.Source {
 		Undirected: d.undirected, Dedup: d.dedup, IgnoreWeights: d.ignoreWeights, FeatNorm: d.featNorm,
 		PartMethod: d.partMethod, PartWeights: d.partWeights, Seed: d.seed, Progress: d.prog,
 		MaxArcsRemedy: "partition it with --method multilevel or --method ldg (or --partition-method multilevel or ldg), which have no 32-bit limit, " +
-			"or build supergcn with -tags scotch64 against a 64-bit PT-Scotch or -tags parmetis against a 64-bit ParMETIS (README: beyond 2^31 arcs)"}
+			"or build supergcn with -tags scotch64 against a 64-bit PT-Scotch or -tags parmetis against a 64-bit ParMETIS (docs/CLI.md: beyond 2^31 arcs)"}
 }
 
 // describe names the data for the metrics header: the path or spec given.

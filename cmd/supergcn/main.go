@@ -66,7 +66,6 @@ func main() {
 		procsig.Handle(exitOnSignal)
 	}
 	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version" || os.Args[1] == "version") {
-
 		fmt.Println(versionLine())
 		return
 	}
@@ -75,7 +74,6 @@ func main() {
 		os.Args = []string{os.Args[0], os.Args[2], "--help"}
 	}
 	if len(os.Args) < 2 || os.Args[1] == "help" || helpAsked(os.Args[1:2]) {
-
 		usage(os.Stdout)
 		return
 	}
@@ -90,9 +88,6 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "supergcn: unknown command %q%s\n", os.Args[1], hint)
 		os.Exit(2)
-	}
-	if sc.name != "train" { // train sets its stop request first thing
-
 	}
 	if err := sc.run(os.Args[2:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

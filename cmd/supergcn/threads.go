@@ -55,7 +55,13 @@ func aloneThreads(n int) (int, string, error) {
 
 // jobThreads is affinity.Job (collective), rank 0's warnings written to warn.
 func jobThreads(c comm.Comm, n int, warn io.Writer) (int, string, error) {
-	ch, err := affinity.Job(c, n)
+	ch, err := affinity.Job(c, func() (affinity.Layout, error) {
+		nodes, err := comm.NodeLayout(c)
+		if err != nil {
+			return affinity.Layout{}, err
+		}
+		return affinity.Layout{Local: nodes.Local, Node: nodes.Node}, nil
+	}, n)
 	warnLayout(warn, ch.Warnings)
 	return ch.Threads, ch.Why, err
 }

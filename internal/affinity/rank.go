@@ -3,8 +3,6 @@ package affinity
 import (
 	"hash/fnv"
 	"os"
-
-	"github.com/supergcn/supergcn/comm"
 )
 
 // Choice is the threads a rank runs and why.
@@ -76,11 +74,27 @@ func Alone(n int) (Choice, error) {
 	return Choice{Threads: n, Warnings: Check([]Rank{{Threads: n, Mask: r.limits.Mask, Quota: quotaCores(r.limits)}})}, nil
 }
 
+// Comm is what Job uses of a communicator (comm.Comm has it).
+type Comm interface {
+	Rank() int
+	Size() int
+	AllreduceSumI64(x []int64) error
+	AllreduceMaxF64(x []float64) error
+}
+
+// Layout is the node layout Job reads (comm.NodeLayout's): this rank's
+// node communicator and the node of every rank.
+type Layout struct {
+	Local Comm
+	Node  []int
+}
+
 // Job returns this rank's threads: n, or with n = 0 what its cores allow,
 // the cores its node's ranks share divided among them. Rank 0's Warnings
 // hold a line for each problem in the job's layout (oversubscribed nodes,
-// ranks with more threads than cores). Collective.
-func Job(c comm.Comm, n int) (Choice, error) {
+// ranks with more threads than cores). Collective; layout (collective
+// too) is called only when c has several ranks.
+func Job(c Comm, layout func() (Layout, error), n int) (Choice, error) {
 	if c.Size() == 1 {
 		return Alone(n)
 	}
@@ -88,7 +102,7 @@ func Job(c comm.Comm, n int) (Choice, error) {
 	if err != nil {
 		return Choice{}, err
 	}
-	nodes, err := comm.NodeLayout(c)
+	nodes, err := layout()
 	if err != nil {
 		return Choice{}, err
 	}
@@ -131,7 +145,7 @@ func quotaCores(l Limits) int {
 // gatherNode returns the affinity masks of the ranks of this node (by
 // local rank) and how many of them share this rank's cgroup CPU quota.
 // Collective over local.
-func gatherNode(local comm.Comm, r rankCPUs) ([]Set, int, error) {
+func gatherNode(local Comm, r rankCPUs) ([]Set, int, error) {
 	words := []float64{float64(len(r.mask))}
 	if err := local.AllreduceMaxF64(words); err != nil {
 		return nil, 0, err

@@ -24,7 +24,13 @@ func runJob(t *testing.T, p, perNode, n int) ([]int, string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ch, err := Job(c, n)
+			ch, err := Job(c, func() (Layout, error) {
+				nodes, err := comm.NodeLayout(c)
+				if err != nil {
+					return Layout{}, err
+				}
+				return Layout{Local: nodes.Local, Node: nodes.Node}, nil
+			}, n)
 			got[r], errs[r] = ch.Threads, err
 			if r == 0 {
 				warn = ch.Warnings

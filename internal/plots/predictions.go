@@ -6,9 +6,21 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/supergcn/supergcn/perfmodel"
 )
+
+// Prediction is what a projection reads of a `supergcn predict --json`
+// line (perfmodel.Row): its label, series (profile, network, mode, bits)
+// and point (ranks, epoch time, efficiency).
+type Prediction struct {
+	Label      string  `json:"label"`
+	Profile    string  `json:"profile"`
+	Network    string  `json:"network"`
+	AggrMode   string  `json:"aggr_mode"`
+	Bits       int     `json:"bits"`
+	Ranks      int     `json:"ranks"`
+	EpochS     float64 `json:"epoch_s"`
+	Efficiency float64 `json:"efficiency"`
+}
 
 // ValidLabel reports whether a prediction's label can name its PNG file,
 // projection-LABEL.png, inside the output directory (no / or \).
@@ -18,17 +30,17 @@ func ValidLabel(l string) bool {
 
 // ParsePredictions reads the `supergcn predict --json` lines in b (from
 // file name), refusing a line that is not one with FILE:LINE.
-func ParsePredictions(name string, b []byte) ([]perfmodel.Row, error) {
-	var rows []perfmodel.Row
+func ParsePredictions(name string, b []byte) ([]Prediction, error) {
+	var rows []Prediction
 	for i, line := range strings.Split(string(b), "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var r perfmodel.Row
+		var r Prediction
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
 		}
-		if r.Prediction == nil || r.Ranks < 1 || !(r.EpochS > 0) {
+		if r.Ranks < 1 || !(r.EpochS > 0) {
 			return nil, fmt.Errorf("%s:%d: not a supergcn predict --json line (no ranks or epoch_s)", name, i+1)
 		}
 		if !(r.Efficiency >= 0 && r.Efficiency <= 1e6) {
@@ -44,7 +56,7 @@ func ParsePredictions(name string, b []byte) ([]perfmodel.Row, error) {
 
 // exchangeName is "hybrid int2", "post fp32", ...
 func exchangeName(mode string, bits int) string {
-	if bits == 32 {
+	if bits == 32 { // quant.ExactBits: plots sits below the libraries and imports none
 		return mode + " fp32"
 	}
 	return fmt.Sprintf("%s int%d", mode, bits)
@@ -54,7 +66,7 @@ func exchangeName(mode string, bits int) string {
 // PNG (projection-LABEL.png, "predicted" for none), one series per
 // profile × network × exchange (mode and bits) against ranks, with refs
 // on every one. It returns the files written.
-func Projections(dir string, rows []perfmodel.Row, refs []ProjectionRef) ([]string, error) {
+func Projections(dir string, rows []Prediction, refs []ProjectionRef) ([]string, error) {
 	type key struct{ label, series string }
 	type pt struct{ ranks, t, eff float64 }
 	series := map[key][]pt{}

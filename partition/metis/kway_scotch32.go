@@ -31,7 +31,7 @@ import (
 // MaxArcs is the largest global arc count (adjacency entries of the
 // symmetrised graph) ParMetisDistributed can take: PT-Scotch's ParMETIS v3
 // layer as Debian builds it indexes with a 32-bit SCOTCH_Num. A build with
-// -tags scotch64 against a 64-bit PT-Scotch lifts it (README).
+// -tags scotch64 against a 64-bit PT-Scotch lifts it (docs/CLI.md).
 const MaxArcs = math.MaxInt32
 
 // partKway calls ParMETIS_V3_PartKway on one rank's arrays (padded by the

@@ -11,7 +11,7 @@ package metis
 #include "scotch_path.h"
 
 // A PT-Scotch built with 64-bit integers (-DINTSIZE64 -DIDXSIZE64; see the
-// README's recipe): global arc counts beyond 2^31 go through.
+// docs/CLI.md's recipe): global arc counts beyond 2^31 go through.
 typedef char sgcn_scotch_num_is_int64[(sizeof(SCOTCH_Num) == 8) ? 1 : -1];
 
 #include "kway_scotch.h"

@@ -30,7 +30,7 @@ const windowWidth = 128
 // are shared without loss.
 func measureWindow(t int, sz Sizes, op *aggr.Op, f filler, st *Stepper) (float64, error) {
 	n, w, xr := op.CSR().NumRows, windowWidth, sz.ExchangeRows
-	c, err := quant.NewCodec(quant.Format{Bits: 2, Params: quant.ParamsBlock}, t, "")
+	c, err := quant.NewCodec(quant.Format{Bits: defaultBits(), Params: quant.ParamsBlock}, t, "")
 	if err != nil {
 		return 0, err
 	}
@@ -136,7 +136,7 @@ func exchangeRates(t int, sz Sizes, f filler, st *Stepper) (*perfmodel.ExchangeR
 	}
 	scatter := eng.PrepareIndexAdd(xb.dst, rows, n, xr)
 	halo := eng.Prepare(haloCSR(n, xr, sz.HaloFan, f.rng))
-	bits := []int{2, 4, 8}
+	bits := quant.QuantisedWidths()
 	codecs := make([]*quant.Codec, len(bits))
 	for i, b := range bits {
 		if codecs[i], err = quant.NewCodec(quant.Format{Bits: b, Params: quant.ParamsBlock}, t, ""); err != nil {
@@ -247,3 +247,8 @@ func haloCSR(n, xr, fan int, rng *rand.Rand) *graph.CSR {
 	}
 	return h
 }
+
+// defaultBits is the width training sends boundary rows at by default with
+// several ranks (quant.AutoBits): the codec of the shared window and of a
+// profile's headline line.
+func defaultBits() int { return quant.AutoBits(2) }

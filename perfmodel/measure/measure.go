@@ -212,11 +212,11 @@ func gemmRates(r *perfmodel.Rates, sz Sizes, st *Stepper, f filler) {
 	}
 }
 
-// quantRates times the codec (block parameters) at 2, 4 and 8 bits and
+// quantRates times the codec (block parameters) at every quantised width and
 // every width.
 func quantRates(r *perfmodel.Rates, t int, sz Sizes, st *Stepper, f filler) error {
 	rows := sz.Rows
-	for _, b := range []int{2, 4, 8} {
+	for _, b := range quant.QuantisedWidths() {
 		for _, w := range Widths {
 			c, err := quant.NewCodec(quant.Format{Bits: b, Params: quant.ParamsBlock}, t, "")
 			if err != nil {

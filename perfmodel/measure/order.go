@@ -126,3 +126,24 @@ func prepareOrder(s *partition.Shard, order string, eng *aggr.Engine) (orderedOp
 
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// OrderShard generates the graph of spec (without features) and returns
+// part 0 of a random partition of it into parts (1: the whole graph), the
+// shard Orders times, and the seconds the generation took.
+func OrderShard(spec graph.GenSpec, parts int) (*partition.Shard, float64, error) {
+	spec.Feat = 0
+	t0 := time.Now()
+	ds, err := graph.Generate(spec)
+	if err != nil {
+		return nil, 0, err
+	}
+	genS := time.Since(t0).Seconds()
+	owner := make([]int32, ds.NumNodes())
+	if parts > 1 {
+		rng := rand.New(rand.NewPCG(spec.Seed, 0x0de7))
+		for v := range owner {
+			owner[v] = int32(rng.IntN(parts))
+		}
+	}
+	return partition.Split(ds, owner, 0, parts), genS, nil
+}

@@ -104,8 +104,8 @@ func logRates(w io.Writer, t, copies int, r perfmodel.Rates, t0 time.Time) {
 	x := ""
 	if e := r.Exchange; e != nil {
 		for _, q := range e.Quant {
-			if q.Bits == 2 && q.Width == 128 {
-				x = fmt.Sprintf(", exchange pattern: int2 encode(128) %.2f GB/s, decode %.2f GB/s", q.EncodeGBs, q.DecodeGBs)
+			if q.Bits == defaultBits() && q.Width == 128 {
+				x = fmt.Sprintf(", exchange pattern: int%d encode(128) %.2f GB/s, decode %.2f GB/s", q.Bits, q.EncodeGBs, q.DecodeGBs)
 			}
 		}
 		for _, rr := range e.RowRates {
@@ -136,7 +136,7 @@ func logRates(w io.Writer, t, copies int, r perfmodel.Rates, t0 time.Time) {
 		}
 	}
 	for _, q := range r.Quant {
-		if q.Bits == 2 && q.Width == 128 {
+		if q.Bits == defaultBits() && q.Width == 128 {
 			enc = q.EncodeGBs
 		}
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // Docs are the files whose tables are generated.
-var Docs = []string{"README.md", "docs/RESULTS.md", "docs/SCALING.md", "docs/LAYOUT.md", "docs/PARTITIONING.md", "docs/MODELS.md"}
+var Docs = []string{"README.md", "docs/CLI.md", "docs/RESULTS.md", "docs/SCALING.md", "docs/LAYOUT.md", "docs/PARTITIONING.md", "docs/MODELS.md"}
 
 const (
 	beginMark = "<!-- table: "
