@@ -77,8 +77,12 @@ type Config struct {
 	// supergcn export writes them), instead of the seeded initialisation;
 	// the model is evaluated on them before the first epoch (Result.Init).
 	InitPath string
-	Log      io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet    bool      // no plan or per-epoch lines: only a resume notice and the summary
+	// Outputs asks for the per-node outputs (EvaluateWith) of the
+	// best-validation model when the split has validation nodes (the model
+	// SaveBest holds), else of the last epoch's, in Result.Outputs.
+	Outputs EvalOutputs
+	Log     io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet   bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,
@@ -109,6 +113,9 @@ type Result struct {
 	Final  FinalMetrics
 	Epochs []EpochMetrics
 	Init   *EpochMetrics // with Config.InitPath: the accuracies of the loaded weights (epoch 0, no training step)
+	// Outputs, with Config.Outputs, is EvaluateWith's result for that
+	// model: its matrices on rank 0 only.
+	Outputs *Scores
 }
 
 // Run trains on shard s over communicator c and returns the global result.
@@ -159,8 +166,11 @@ type trainer struct {
 	// too; a run resumed past it must not count that evaluation, which a
 	// run that never stopped there did not make.
 	gridBest FinalMetrics
-	lastTest float64   // test accuracy of epoch done
-	loop     LoopState // learning-rate schedule and early stopping
+	lastTest float64 // test accuracy of epoch done
+	// bestParams, with Config.Outputs, are the parameters of the best
+	// validation epoch of this run (nil before one).
+	bestParams [][]float32
+	loop       LoopState // learning-rate schedule and early stopping
 
 	dataID  string // DataIdentity of the shards
 	stopped bool   // the ranks agreed to stop after the current epoch
@@ -547,7 +557,33 @@ func (t *trainer) run() (*Result, error) {
 	if err := mw.close(); err != nil {
 		return nil, err
 	}
+	if res.Outputs, err = t.outputs(); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// outputs evaluates, for Config.Outputs, the best-validation model when
+// the split has validation nodes, else the last epoch's (nil without
+// Config.Outputs).
+func (t *trainer) outputs() (*Scores, error) {
+	if t.cfg.Outputs == (EvalOutputs{}) {
+		return nil, nil
+	}
+	best := t.nValid > 0 && t.best.BestEpoch > 0
+	if best && t.bestParams == nil {
+		return nil, field.Errorf("train.Config.Outputs", "the best validation epoch %d is before the resumed run, whose weights are not in memory (evaluate the SaveBest file instead)", t.best.BestEpoch)
+	}
+	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
+	for i, p := range t.params {
+		w := p.W
+		if best {
+			w = t.bestParams[i]
+		}
+		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: w})
+	}
+	sc, err := EvaluateWith(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs)
+	return sc, field.Wrap("train.Config.Outputs", err)
 }
 
 // record takes an epoch's metrics into the best and last accuracies (the
@@ -569,6 +605,12 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	}
 	t.advanceLoop(m, onGrid, gridImproved)
 	t.done = epoch
+	if improved && (cfg.Outputs != EvalOutputs{}) {
+		t.bestParams = make([][]float32, len(t.params))
+		for i, p := range t.params {
+			t.bestParams[i] = slices.Clone(p.W)
+		}
+	}
 	if improved && cfg.SaveBest != "" {
 		if err := t.save(cfg.SaveBest, "train.Config.SaveBest", epoch); err != nil {
 			return err

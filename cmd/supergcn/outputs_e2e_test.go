@@ -66,3 +66,45 @@ func TestSaveBestQuietAndEvalOutputs(t *testing.T) {
 		t.Fatalf("help train: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// train --predictions and --embeddings write what eval writes of the
+// --save-best model, byte for byte; they are refused, exit 2 before any
+// data is read, when unwritable, naming another file, or (embeddings)
+// with no hidden layer.
+func TestTrainOutputsAreEvalOfBest(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--epochs", "30", "--mpi", "off", "--quiet",
+		"--save-best", p("best.ckpt"), "--predictions", p("P.npy"), "--embeddings", p("E.npy"))
+	if r.code != 0 || strings.Contains(r.stdout, "wrote") {
+		t.Fatalf("train: exit %d (--quiet: no 'wrote' lines)\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, 2*time.Minute, nil, "eval", "--model", p("best.ckpt"), "--data", cora, "--mpi", "off",
+		"--predictions", p("Q.npy"), "--embeddings", p("F.npy"))
+	if r.code != 0 {
+		t.Fatalf("eval: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, pair := range [][2]string{{"P.npy", "Q.npy"}, {"E.npy", "F.npy"}} {
+		a, errA := os.ReadFile(p(pair[0]))
+		b, errB := os.ReadFile(p(pair[1]))
+		if errA != nil || errB != nil || len(a) == 0 || string(a) != string(b) {
+			t.Errorf("train's %s and eval's %s differ (%v, %v)", pair[0], pair[1], errA, errB)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--predictions", p("no/such/dir/P.npy")}, "--predictions:"},
+		{[]string{"--save", p("S.ckpt"), "--predictions", p("S.ckpt")}, "--predictions"},
+		{[]string{"--metrics", p("M.npy"), "--embeddings", p("M.npy")}, "--embeddings"},
+		{[]string{"--predictions", p("X.npy"), "--embeddings", p("X.npy")}, "--embeddings"},
+		{[]string{"--model", "sgc", "--embeddings", p("X.npy")}, "--embeddings: the model has 1 layer"},
+	} {
+		r := run(t, time.Minute, nil, append([]string{"train", "--data", p("missing"), "--mpi", "off"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("train %v: exit %d, stderr %q, want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
