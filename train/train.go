@@ -226,6 +226,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		if err := t.resume(cfg.ResumePath); err != nil {
 			return nil, err
 		}
+		if err := t.resumeBest(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.InitPath != "" {
 		if err := t.initFrom(cfg.InitPath); err != nil {
@@ -570,10 +573,7 @@ func (t *trainer) outputs() (*Scores, error) {
 	if t.cfg.Outputs == (EvalOutputs{}) {
 		return nil, nil
 	}
-	best := t.nValid > 0 && t.best.BestEpoch > 0
-	if best && t.bestParams == nil {
-		return nil, field.Errorf("train.Config.Outputs", "the best validation epoch %d is before the resumed run, whose weights are not in memory (evaluate the SaveBest file instead)", t.best.BestEpoch)
-	}
+	best := t.nValid > 0 && t.best.BestEpoch > 0 && t.bestParams != nil
 	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
 	for i, p := range t.params {
 		w := p.W
@@ -584,6 +584,64 @@ func (t *trainer) outputs() (*Scores, error) {
 	}
 	sc, err := EvaluateWith(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs)
 	return sc, field.Wrap("train.Config.Outputs", err)
+}
+
+// resumeBest finds, for Config.Outputs, the weights of the resumed run's
+// best validation epoch before training starts: the resumed checkpoint's
+// own when that epoch is its last, else the SaveBest file's when it holds
+// that epoch of this data and model. Otherwise it refuses, so that no
+// training time is spent on outputs that could not be written.
+func (t *trainer) resumeBest() error {
+	if t.cfg.Outputs == (EvalOutputs{}) || t.nValid == 0 || t.best.BestEpoch <= 0 {
+		return nil
+	}
+	if t.best.BestEpoch == t.done {
+		t.keepBest(nil)
+		return nil
+	}
+	why := "train.Config.SaveBest is not given"
+	if path := t.cfg.SaveBest; path != "" {
+		ck, err := LoadCheckpoint(path)
+		switch {
+		case err != nil:
+			why = err.Error()
+		case ck.Train == nil || ck.Train.Epoch != t.best.BestEpoch || ck.Train.BestValAcc != t.best.BestValAcc:
+			why = fmt.Sprintf("%s does not hold that epoch", path)
+		case ck.DataID != t.dataID || ck.Model != t.model.Config() || !sameParams(ck.Params, t.params):
+			why = fmt.Sprintf("%s holds another model or data", path)
+		default:
+			t.keepBest(ck.Params)
+			return nil
+		}
+	}
+	return field.Errorf("train.Config.Outputs", "the best validation epoch %d is before %s (epoch %d) and its weights are not at hand: %s (give train.Config.SaveBest the file that kept it, or evaluate that file with eval)",
+		t.best.BestEpoch, t.cfg.ResumePath, t.done, why)
+}
+
+// sameParams reports whether saved has the names and sizes of params.
+func sameParams(saved []SavedParam, params []*nn.Param) bool {
+	if len(saved) != len(params) {
+		return false
+	}
+	for i, p := range params {
+		if saved[i].Name != p.Name || len(saved[i].W) != len(p.W) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepBest keeps, for Config.Outputs, a copy of the parameters of the best
+// validation epoch: saved's, or (nil) the model's current ones.
+func (t *trainer) keepBest(saved []SavedParam) {
+	t.bestParams = make([][]float32, len(t.params))
+	for i, p := range t.params {
+		w := p.W
+		if saved != nil {
+			w = saved[i].W
+		}
+		t.bestParams[i] = slices.Clone(w)
+	}
 }
 
 // record takes an epoch's metrics into the best and last accuracies (the
@@ -606,10 +664,7 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	t.advanceLoop(m, onGrid, gridImproved)
 	t.done = epoch
 	if improved && (cfg.Outputs != EvalOutputs{}) {
-		t.bestParams = make([][]float32, len(t.params))
-		for i, p := range t.params {
-			t.bestParams[i] = slices.Clone(p.W)
-		}
+		t.keepBest(nil)
 	}
 	if improved && cfg.SaveBest != "" {
 		if err := t.save(cfg.SaveBest, "train.Config.SaveBest", epoch); err != nil {

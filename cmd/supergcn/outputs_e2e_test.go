@@ -108,3 +108,37 @@ func TestTrainOutputsAreEvalOfBest(t *testing.T) {
 		}
 	}
 }
+
+// A resumed train --predictions whose best validation epoch predates the
+// resume takes that model from the --save-best file; without one it is
+// refused before training (the checkpoint untouched), never after.
+func TestTrainOutputsResumedBest(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	base := []string{"train", "--data", cora, "--mpi", "off", "--quiet", "--save", p("a.ckpt")}
+	r := run(t, 2*time.Minute, nil, append(base, "--epochs", "40", "--save-best", p("best.ckpt"), "--metrics", p("m.jsonl"))...)
+	if r.code != 0 {
+		t.Fatalf("train: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, final := testdataset.MetricsRecords(t, p("m.jsonl")); final["best_epoch"].(float64) >= 40 {
+		t.Fatalf("the best epoch %v is the last: the test needs an earlier one", final["best_epoch"])
+	}
+	saved, _ := os.ReadFile(p("a.ckpt"))
+	r = run(t, 2*time.Minute, nil, append(base, "--epochs", "41", "--resume", p("a.ckpt"), "--predictions", p("P.npy"))...)
+	if after, _ := os.ReadFile(p("a.ckpt")); r.code == 0 || !strings.Contains(r.stderr, "--predictions/--embeddings: the best validation epoch") ||
+		strings.Contains(r.stdout, "final:") || string(after) != string(saved) {
+		t.Fatalf("resumed without --save-best: exit %d, want a refusal before training\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, 2*time.Minute, nil, append(base, "--epochs", "41", "--resume", p("a.ckpt"), "--save-best", p("best.ckpt"),
+		"--predictions", p("P.npy"))...)
+	if r.code != 0 {
+		t.Fatalf("resumed with --save-best: exit %d\n%s", r.code, r.stderr)
+	}
+	r = run(t, 2*time.Minute, nil, "eval", "--model", p("best.ckpt"), "--data", cora, "--mpi", "off", "--predictions", p("Q.npy"))
+	a, _ := os.ReadFile(p("P.npy"))
+	b, _ := os.ReadFile(p("Q.npy"))
+	if r.code != 0 || len(a) == 0 || string(a) != string(b) {
+		t.Fatalf("resumed train's predictions differ from eval of the --save-best file (eval exit %d)\n%s", r.code, r.stderr)
+	}
+}
