@@ -11,7 +11,8 @@ Models (as nn/ builds them, PyG's example architecture):
   appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
   gat:   multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
          softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
-         hidden/heads each, the output layer averages --out-heads heads
+         --hidden each (PyG GATConv's out_channels, as supergcn's --hidden), the output layer
+         averages --out-heads heads
 Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
 like supergcn. Initialisation as supergcn's: Glorot for gcn, torch.nn.Linear's
 (uniform ±1/sqrt(fan-in), weights and biases) for the others. The graph operator is torch.sparse.mm on CSR tensors (int64
@@ -315,7 +316,8 @@ def save(a, model, opt, epoch, times, best):
     """Writes the checkpoint atomically (a temporary file renamed over --save)."""
     tmp = a.save + ".tmp"
     torch.save({"epoch": epoch, "model": model.state_dict(), "opt": opt.state_dict(), "rng": torch.get_rng_state(),
-                "times": times, "best": best, "flags": {k: getattr(a, k) for k in CHECKED}}, tmp)
+                "times": times, "best": best, "flags": {k: getattr(a, k) for k in CHECKED},
+                "gat_hidden_per_head": True}, tmp)
     os.replace(tmp, a.save)
 
 
@@ -326,6 +328,8 @@ def resume(a, model, opt):
         flags, epoch = ck["flags"], ck["epoch"]
     except Exception as e:  # noqa: BLE001 - any unreadable file is one error line
         raise SystemExit(f"{a.resume}: not a train_torch.py checkpoint ({e})")
+    if flags.get("model") == "gat" and "gat_hidden_per_head" not in ck:  # older files: --hidden was all heads'
+        flags["hidden"] = flags.get("hidden", 0) // max(flags.get("heads", 1), 1)
     for k in CHECKED:
         if flags.get(k) != getattr(a, k):
             raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {flags.get(k)}, given {getattr(a, k)}")
@@ -353,7 +357,8 @@ def main():
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
-    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--hidden", type=int, default=128,
+                    help="hidden width (gat: per head, PyG GATConv's out_channels; a layer is --hidden × --heads wide)")
     ap.add_argument("--norm", choices=["none", "layer"], default="none")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
@@ -396,7 +401,8 @@ def main():
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
     split = {s: v[y[v] >= 0] for s, v in split.items()}
     classes = max(int(d["classes"]), int(y.max()) + 1)
-    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a)
+    width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
+    model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
     first = list(model.parameters()) if a.decay_all else model.convs[0].first
     rest = [p for p in model.parameters() if all(p is not f for f in first)]
     opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},

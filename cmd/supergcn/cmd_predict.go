@@ -76,6 +76,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err := gatFlags(fs, &m, false); err != nil {
 		return err
 	}
+	if err := headWidths(&m); err != nil {
+		return err
+	}
 	if *plotIn != "" {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}

@@ -135,6 +135,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 			return nil, err
 		}
 	}
+	if err := headWidths(&cfg.Model); err != nil {
+		return nil, err
+	}
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
 		return nil, err
 	}
@@ -245,7 +248,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	settings := []setting{
 		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
 		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
-		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
+		{"hidden", m.Hidden, perHead(ck.Model), func() { m.Hidden = perHead(ck.Model) }},
 		{"k", m.K, ck.Model.K, func() { m.K = ck.Model.K }},
 		{"alpha", m.Alpha, ck.Model.Alpha, func() { m.Alpha = ck.Model.Alpha }},
 		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
