@@ -963,6 +963,8 @@ func (t *trainer) writeHeader(mw *metricsWriter, start time.Time) error {
 	h := *t.cfg.Header
 	h.Header, h.DataID, h.Ranks, h.Threads, h.Hosts = true, t.dataID, t.c.Size(), t.cfg.Threads, hosts
 	h.Exchange = t.prop.Exchange()
+	mc := t.model.Config()
+	h.Model = &mc
 	h.Start = start.UTC().Format(time.RFC3339)
 	if t.cfg.ResumePath != "" {
 		h.ResumedFrom, h.ResumedEpoch = t.cfg.ResumePath, t.done
