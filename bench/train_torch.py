@@ -557,6 +557,7 @@ def main():
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
+                      "params": sum(p.numel() for p in model.parameters()),
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
                       "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"],
                       **({"stopped_early": loop.stopped_early, "patience": a.patience} if loop.stopped_early else {})}))

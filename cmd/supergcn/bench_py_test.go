@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os/exec"
@@ -121,6 +123,32 @@ func TestBenchTorchModels(t *testing.T) {
 	}
 	if got, want := strings.Fields(string(out)), nn.Models(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("bench/train_torch.py models %v, nn.Models() %v", got, want)
+	}
+	// the same flags give the same parameter count (GAT: --hidden per head)
+	path := filepath.Join(t.TempDir(), "g.sgb")
+	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=300,degree=6,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
+		t.Fatalf("gen: %s", r.stderr)
+	}
+	for _, name := range nn.Models() {
+		args := []string{"--model", name, "--hidden", "8"}
+		if name == "gat" {
+			args = append(args, "--heads", "3", "--out-heads", "2")
+		}
+		var m nn.Config
+		fs := flag.NewFlagSet("train", flag.ContinueOnError)
+		modelFlags(fs, &m)
+		attentionFlags(fs, &m)
+		if err := fs.Parse(args); err != nil || modelDefaults(fs, &m) != nil || gatFlags(fs, &m, false) != nil || headWidths(&m) != nil {
+			t.Fatalf("%v: flags refused", args)
+		}
+		m.In, m.Out = 16, 5
+		out, err := exec.Command(py, append([]string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path,
+			"--epochs", "1", "--threads", "1"}, args...)...).CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var js struct{ Params int64 }
+		if err != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &js) != nil || js.Params != m.NumParams() {
+			t.Errorf("%v: bench/train_torch.py has %d parameters, supergcn %d (%v)\n%s", args, js.Params, m.NumParams(), err, out)
+		}
 	}
 }
 
