@@ -395,8 +395,8 @@ func runTrain(w *world, a *trainArgs) error {
 		return err
 	}
 	if dataLog != nil {
-		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads%s, kernel %s, blas %s, aggr-mode %s, wire %s/%s (eval %s, intra %s), label-prop %g\n",
-			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, autoNote(auto, why), kernel, dense.Backend(),
+		fmt.Fprintf(log, "train: %s, %d layers, hidden %s, %d rank(s) × %d threads%s, kernel %s, blas %s, aggr-mode %s, wire %s/%s (eval %s, intra %s), label-prop %g\n",
+			cfg.Model.Model, cfg.Model.Layers, hiddenDesc(cfg.Model), c.Size(), cfg.Threads, autoNote(auto, why), kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Wire[quant.Forward].Name(), cfg.Wire[quant.Backward].Name(), cfg.Wire[quant.Eval].Name(), cfg.Wire[quant.Intra].Name(), cfg.LabelProp)
 		if cfg.Model.Precision == "bf16" {
 			fmt.Fprintf(log, "train: dense products in bf16: %s\n", dense.BF16Kernel())

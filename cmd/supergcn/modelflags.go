@@ -121,3 +121,12 @@ func perHead(m nn.Config) int {
 	}
 	return m.Hidden
 }
+
+// hiddenDesc is the hidden width of m as --hidden gave it: "8 × 8 heads"
+// for an attention model.
+func hiddenDesc(m nn.Config) string {
+	if p := perHead(m); p != m.Hidden {
+		return fmt.Sprintf("%d × %d heads", p, m.Heads)
+	}
+	return fmt.Sprint(m.Hidden)
+}
