@@ -98,7 +98,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
 	fs.StringVar(&a.predictions, "predictions", "", "after training, write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id; as eval --predictions) of the best-validation model (that of --save-best) when the split has validation nodes, else of the last epoch's")
-	fs.StringVar(&a.embeddings, "embeddings", "", "after training, write the last hidden layer of every node to FILE.npy (N × hidden, float32, row = global node id; as eval --embeddings), of the model --predictions takes")
+	fs.StringVar(&a.embeddings, "embeddings", "", "after training, write the last hidden layer of every node to FILE.npy (N × its width, float32, row = global node id; as eval --embeddings), of the model --predictions takes")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE up to --epochs (model and training settings come from it); --metrics is appended to")
 	fs.StringVar(&cfg.InitPath, "init-from", "", "start from the weights in FILE.safetensors or FILE.npz (written by supergcn export, or PyG's names and PyTorch's layouts: docs/MODELS.md) instead of the seeded initialisation; shapes must match the model of the flags; the weights are evaluated before epoch 1 (epoch 0)")
 	fs.StringVar(&a.mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
