@@ -142,3 +142,25 @@ func TestTrainOutputsResumedBest(t *testing.T) {
 		t.Fatalf("resumed train's predictions differ from eval of the --save-best file (eval exit %d)\n%s", r.code, r.stderr)
 	}
 }
+
+// Under MPI, train --predictions (gathered on rank 0) is what eval of the
+// --save-best file writes on as many ranks, byte for byte.
+func TestMPITrainOutputsAreEvalOfBest(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	mpi := mpirun(t, 2)
+	r := run(t, 2*time.Minute, mpi, "train", "--data", cora, "--epochs", "20", "--threads", "1", "--quiet",
+		"--save-best", p("best.ckpt"), "--predictions", p("P.npy"))
+	if r.code != 0 {
+		t.Fatalf("train: exit %d\n%s", r.code, r.stderr)
+	}
+	if r = run(t, 2*time.Minute, mpi, "eval", "--model", p("best.ckpt"), "--data", cora, "--threads", "1", "--predictions", p("Q.npy")); r.code != 0 {
+		t.Fatalf("eval: exit %d\n%s", r.code, r.stderr)
+	}
+	a, errA := os.ReadFile(p("P.npy"))
+	b, errB := os.ReadFile(p("Q.npy"))
+	if errA != nil || errB != nil || len(a) == 0 || string(a) != string(b) {
+		t.Errorf("train's and eval's predictions on 2 ranks differ (%v, %v)", errA, errB)
+	}
+}
