@@ -11,7 +11,8 @@ Models (as nn/ builds them, PyG's example architecture):
   appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
   gat:   multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
          softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
-         hidden/heads each, the output layer averages --out-heads heads
+         --hidden each (PyG GATConv's out_channels, as supergcn's --hidden), the output layer
+         averages --out-heads heads
 Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
 like supergcn. Initialisation as supergcn's: Glorot for gcn, torch.nn.Linear's
 (uniform ±1/sqrt(fan-in), weights and biases) for the others. The graph operator is torch.sparse.mm on CSR tensors (int64
@@ -26,6 +27,16 @@ median epoch seconds of epochs 2..5 (or of all but the first) and the peak
 RSS of the process (getrusage ru_maxrss, so it includes loading).
 --eval-every N evaluates only every N-th epoch (and the last), as supergcn's
 flag; the best validation epoch is chosen among the evaluated ones.
+--patience N and --lr-schedule step|cosine|plateau (--lr-step-size, --lr-gamma,
+--lr-min, --lr-plateau-patience) are supergcn train's, with its meanings
+(train/schedule.go): the epoch's learning rate is set before its step (step:
+lr·gamma^⌊(epoch-1)/step⌋; cosine: from --lr to --lr-min over --epochs; plateau:
+×gamma after more than --lr-plateau-patience evaluations without a validation
+loss below the best by 1e-4 relative, not below --lr-min); early stopping and
+the plateau watch the evaluations every --eval-every epochs, not the extra one
+of the last epoch; training stops after --patience evaluations in a row without
+a validation accuracy above the best. The epoch line prints lr (with a
+schedule) and, when evaluated, the validation loss.
 --save FILE [--save-every N] writes a checkpoint (model, Adam state, random
 generator, epoch, best so far) after every N-th epoch and the last;
 --resume FILE continues it up to --epochs with the same model flags, and the
@@ -295,7 +306,78 @@ class Model(torch.nn.Module):
 
 # The flags a checkpoint's training depends on; --resume refuses others.
 CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
-           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every")
+           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every",
+           "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience")
+# What files of older builds, which had no schedule or early stopping, ran with.
+LOOP_DEFAULTS = {"lr_schedule": "none", "lr_step_size": 50, "lr_gamma": 0.1, "lr_min": 0.0, "lr_plateau_patience": 10,
+                 "patience": 0}
+# ReduceLROnPlateau's defaults, as supergcn's plateau schedule: relative threshold, smallest reduction.
+PLATEAU_THRESHOLD, PLATEAU_EPS = 1e-4, 1e-8
+
+
+class Loop:
+    """supergcn's learning-rate schedule and early stopping (train/schedule.go)."""
+
+    def __init__(self, a):
+        self.a = a
+        self.lr = a.lr  # the next epoch's (plateau: the current rate)
+        self.plateau_best, self.plateau_seen, self.plateau_bad = 0.0, False, 0
+        self.patience_bad, self.stopped_early = 0, 0
+        self.best_acc = -1.0  # best validation accuracy on the evaluation grid
+
+    def lr_at(self, e):
+        a = self.a
+        if a.lr_schedule == "step":
+            return a.lr * a.lr_gamma ** ((e - 1) // a.lr_step_size)
+        if a.lr_schedule == "cosine":
+            return a.lr_min + (a.lr - a.lr_min) * (1 + math.cos(math.pi * (e - 1) / max(a.epochs, 1))) / 2
+        if a.lr_schedule == "plateau":
+            return self.lr
+        return a.lr
+
+    def advance(self, epoch, evaluated, val_acc, val_loss):
+        """Takes an epoch into early stopping and the plateau schedule (its
+        evaluation when on the --eval-every grid), then sets the next epoch's rate."""
+        a = self.a
+        if evaluated and (a.eval_every <= 1 or epoch % a.eval_every == 0):
+            if val_acc > self.best_acc:
+                self.best_acc, self.patience_bad = val_acc, 0
+            else:
+                self.patience_bad += 1
+            if a.patience > 0 and self.patience_bad >= a.patience:
+                self.stopped_early = epoch
+            if a.lr_schedule == "plateau":
+                if not self.plateau_seen or val_loss < self.plateau_best * (1 - PLATEAU_THRESHOLD):
+                    self.plateau_best, self.plateau_seen, self.plateau_bad = val_loss, True, 0
+                else:
+                    self.plateau_bad += 1
+                if self.plateau_bad > a.lr_plateau_patience:
+                    lr = max(self.lr * a.lr_gamma, a.lr_min)
+                    if self.lr - lr > PLATEAU_EPS:
+                        self.lr = lr
+                    self.plateau_bad = 0
+        self.lr = self.lr_at(epoch + 1)
+
+    def state(self):
+        return {k: getattr(self, k) for k in ("lr", "plateau_best", "plateau_seen", "plateau_bad", "patience_bad",
+                                              "stopped_early", "best_acc")}
+
+
+def check_loop(a):
+    """supergcn's checks of the schedule and early-stopping flags (train.LoopSettings.check), in one line each."""
+    uses = a.lr_schedule
+    if a.patience < 0:
+        raise SystemExit(f"--patience: {a.patience}, need ≥ 0 (0: no early stopping)")
+    if a.lr_step_size < 0 or (uses == "step" and a.lr_step_size < 1):
+        raise SystemExit(f"--lr-step-size: {a.lr_step_size}, need ≥ 1 epoch")
+    if not 0 < a.lr_gamma <= 1 and (uses in ("step", "plateau") or a.lr_gamma != 0):
+        raise SystemExit(f"--lr-gamma: {a.lr_gamma:g} is not in (0, 1]")
+    if not (a.lr_min >= 0) or math.isinf(a.lr_min):
+        raise SystemExit(f"--lr-min: {a.lr_min:g}, need a finite value ≥ 0")
+    if uses in ("cosine", "plateau") and a.lr_min > a.lr:
+        raise SystemExit(f"--lr-min: {a.lr_min:g} is above the initial learning rate --lr {a.lr:g}")
+    if a.lr_plateau_patience < 0:
+        raise SystemExit(f"--lr-plateau-patience: {a.lr_plateau_patience}, need ≥ 0")
 
 
 def probe_paths(a):
@@ -311,29 +393,37 @@ def probe_paths(a):
             raise SystemExit(f"--save {a.save}: {e.strerror or e}")
 
 
-def save(a, model, opt, epoch, times, best):
+def save(a, model, opt, epoch, times, best, loop):
     """Writes the checkpoint atomically (a temporary file renamed over --save)."""
     tmp = a.save + ".tmp"
     torch.save({"epoch": epoch, "model": model.state_dict(), "opt": opt.state_dict(), "rng": torch.get_rng_state(),
-                "times": times, "best": best, "flags": {k: getattr(a, k) for k in CHECKED}}, tmp)
+                "times": times, "best": best, "flags": {k: getattr(a, k) for k in CHECKED},
+                "gat_hidden_per_head": True, "loop": loop.state()}, tmp)
     os.replace(tmp, a.save)
 
 
-def resume(a, model, opt):
-    """Loads --resume into model and opt; returns the next epoch, the epoch times and the best so far."""
+def resume(a, model, opt, loop):
+    """Loads --resume into model, opt and loop; returns the next epoch, the epoch times and the best so far."""
     try:
         ck = torch.load(a.resume, weights_only=False)
         flags, epoch = ck["flags"], ck["epoch"]
     except Exception as e:  # noqa: BLE001 - any unreadable file is one error line
         raise SystemExit(f"{a.resume}: not a train_torch.py checkpoint ({e})")
+    if flags.get("model") == "gat" and "gat_hidden_per_head" not in ck:  # older files: --hidden was all heads'
+        flags["hidden"] = flags.get("hidden", 0) // max(flags.get("heads", 1), 1)
     for k in CHECKED:
-        if flags.get(k) != getattr(a, k):
-            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {flags.get(k)}, given {getattr(a, k)}")
+        if flags.get(k, LOOP_DEFAULTS.get(k)) != getattr(a, k):
+            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {flags.get(k, LOOP_DEFAULTS.get(k))}, "
+                             f"given {getattr(a, k)}")
     if epoch >= a.epochs:
         raise SystemExit(f"{a.resume}: already {epoch} epochs; --epochs {a.epochs} leaves nothing to train")
     model.load_state_dict(ck["model"])
     opt.load_state_dict(ck["opt"])
     torch.set_rng_state(ck["rng"])
+    for k, v in ck.get("loop", {}).items():
+        setattr(loop, k, v)
+    if "loop" not in ck:  # older files: no schedule, so the rate is --lr; the grid's best from the record
+        loop.best_acc = ck["best"][0]
     print(f"resuming from {a.resume} after epoch {epoch} of {a.epochs}", flush=True)
     return epoch + 1, list(ck["times"]), tuple(ck["best"])
 
@@ -353,7 +443,8 @@ def main():
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
-    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--hidden", type=int, default=128,
+                    help="hidden width (gat: per head, PyG GATConv's out_channels; a layer is --hidden × --heads wide)")
     ap.add_argument("--norm", choices=["none", "layer"], default="none")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
@@ -362,6 +453,16 @@ def main():
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--eval-every", type=int, default=1, help="evaluate every N epochs and after the last")
+    ap.add_argument("--patience", type=int, default=0,
+                    help="early stopping: stop after N evaluated epochs without a better validation accuracy (0: none)")
+    ap.add_argument("--lr-schedule", choices=["none", "step", "cosine", "plateau"], default="none",
+                    help="learning rate per epoch, as supergcn train's: step (StepLR), cosine (CosineAnnealingLR, "
+                         "T_max = --epochs), plateau (ReduceLROnPlateau on the validation loss)")
+    ap.add_argument("--lr-step-size", type=int, default=50, help="step: epochs between reductions")
+    ap.add_argument("--lr-gamma", type=float, default=0.1, help="step, plateau: the factor of each reduction, in (0, 1]")
+    ap.add_argument("--lr-min", type=float, default=0.0, help="cosine: the rate it anneals to; plateau: the lowest rate")
+    ap.add_argument("--lr-plateau-patience", type=int, default=10,
+                    help="plateau: evaluations without a lower validation loss tolerated; one more reduces the rate")
     ap.add_argument("--save", default="", help="checkpoint FILE (written after every --save-every epochs and the last)")
     ap.add_argument("--save-every", type=int, default=0, help="checkpoint every N epochs (0: only after the last)")
     ap.add_argument("--resume", default="", help="continue the training saved in checkpoint FILE up to --epochs")
@@ -375,6 +476,7 @@ def main():
     a.layers = a.layers or MODELS[a.model][2]
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
+    check_loop(a)
     probe_paths(a)
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
@@ -396,7 +498,8 @@ def main():
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
     split = {s: v[y[v] >= 0] for s, v in split.items()}
     classes = max(int(d["classes"]), int(y.max()) + 1)
-    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a)
+    width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
+    model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
     first = list(model.parameters()) if a.decay_all else model.convs[0].first
     rest = [p for p in model.parameters() if all(p is not f for f in first)]
     opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
@@ -405,11 +508,16 @@ def main():
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 
+    if len(split["valid"]) == 0 and (a.patience > 0 or a.lr_schedule == "plateau"):
+        raise SystemExit(f"{a.data}: no labelled validation nodes for --patience or --lr-schedule plateau to watch")
     times, best, start = [], (-1.0, 0.0, 0), 1
+    loop = Loop(a)
     if a.resume:
-        start, times, best = resume(a, model, opt)
+        start, times, best = resume(a, model, opt, loop)
     for epoch in range(start, a.epochs + 1):
         t = time.perf_counter()
+        for g in opt.param_groups:
+            g["lr"] = loop.lr
         model.train()
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
@@ -419,25 +527,40 @@ def main():
         opt.step()
         del out
         line = f"epoch {epoch} loss {loss.item():.4f}"
-        if epoch % a.eval_every == 0 or epoch == a.epochs:
+        if a.lr_schedule != "none":
+            line += f" lr {loop.lr!r}"
+        evaluated = epoch % a.eval_every == 0 or epoch == a.epochs
+        val_loss = 0.0
+        if evaluated:
             model.eval()
             with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-                pred = model(A, AT, x).argmax(1)
+                logits = model(A, AT, x).float()
+                pred = logits.argmax(1)
                 acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
+                if len(split["valid"]):
+                    val_loss = F.cross_entropy(logits[split["valid"]], y[split["valid"]]).item()
             if acc["valid"] > best[0]:
                 best = (acc["valid"], acc["test"], epoch)
-            line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f}"
+            line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f} val_loss {val_loss!r}"
+        loop.advance(epoch, evaluated, acc["valid"] if evaluated else 0.0, val_loss)
         dt = time.perf_counter() - t
         times.append(dt)
         print(f"{line} epoch_s {dt:.3f}", flush=True)
-        if a.save and (epoch == a.epochs or (a.save_every and epoch % a.save_every == 0)):
-            save(a, model, opt, epoch, times, best)
+        last = epoch == a.epochs or loop.stopped_early == epoch
+        if a.save and (last or (a.save_every and epoch % a.save_every == 0)):
+            save(a, model, opt, epoch, times, best, loop)
+        if loop.stopped_early == epoch:
+            print(f"stopped early after epoch {epoch}: {a.patience} evaluations without a better validation accuracy",
+                  flush=True)
+            break
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
+                      "params": sum(p.numel() for p in model.parameters()),
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
-                      "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"]}))
+                      "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"],
+                      **({"stopped_early": loop.stopped_early, "patience": a.patience} if loop.stopped_early else {})}))
 
 
 if __name__ == "__main__":

@@ -138,6 +138,9 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 	}
 	if op == nn.OpAttention {
 		meta["heads"] = itoa(max(c.Heads, 1))
+		if c.Layers > 1 { // --hidden: GATConv's out_channels of the hidden layers
+			meta["hidden_per_head"] = itoa(c.Hidden / max(c.Heads, 1))
+		}
 		meta["out_heads"] = itoa(max(c.OutHeads, 1))
 		meta["attn_dropout"] = ftoa(c.AttnDropout)
 		meta["negative_slope"] = ftoa(nn.GATSlope)

@@ -38,6 +38,9 @@ type LayoutRow struct {
 	Layout
 	Nodes   int    `json:"nodes"`
 	Skipped string `json:"skipped,omitempty"`
+	// Assumed is the assumption a widened profile makes for the layout
+	// (Profile.WidenNote), "" for one the profile measured.
+	Assumed string `json:"assumed,omitempty"`
 	Best    bool   `json:"recommended,omitempty"`
 	*Row    `json:",omitempty"`
 }
@@ -54,17 +57,23 @@ type LayoutRow struct {
 // cluster; Nodes: an emulated cluster on one box, scripts/emu-cluster.sh),
 // so that each rank runs at the rates of the ranks busy on its machine.
 // A layout whose threads a rank the profile did not measure within
-// (Profile.ThreadsNote) is skipped, as one without volumes is.
+// (Profile.ThreadsNote) is skipped, as one without volumes is; with
+// Widen, one of more threads than the profile's widest rank is predicted
+// at its widened rates instead (Profile.Widened; LayoutRow.Assumed).
+// Only a layout compared with another is recommended: with fewer than two
+// predicted layouts none is Best.
 type LayoutPlan struct {
 	Sweep        Sweep
 	Nodes        int
 	CoresPerNode int
 	NodesPerHost int
+	Widen        bool
 	Volumes      func(ranks int) (*Volumes, error)
 }
 
 // Run predicts every layout (for every bits), marks the fastest Best and
-// returns its index.
+// returns its index: -1, with none Best, when fewer than two layouts were
+// predicted (an error when none was).
 func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	s, nodes, cores := lp.Sweep, lp.Nodes, lp.CoresPerNode
 	if nodes < 1 {
@@ -97,16 +106,23 @@ func (lp *LayoutPlan) Run() ([]LayoutRow, int, error) {
 	}
 	var rows []LayoutRow
 	best := -1
+	predicted := map[Layout]bool{}
 	for _, rs := range byBits {
 		for _, row := range rs {
-			if row.Row != nil && (best < 0 || row.EpochS < rows[best].EpochS) {
-				best = len(rows)
+			if row.Row != nil {
+				predicted[row.Layout] = true
+				if best < 0 || row.EpochS < rows[best].EpochS {
+					best = len(rows)
+				}
 			}
 			rows = append(rows, row)
 		}
 	}
 	if best < 0 {
 		return rows, -1, fmt.Errorf("perfmodel: no layout of %d nodes × %d cores can be predicted (%s)", nodes, cores, rows[0].Skipped)
+	}
+	if len(predicted) < 2 { // nothing to compare it with
+		return rows, -1, nil
 	}
 	rows[best].Best = true
 	return rows, best, nil
@@ -127,8 +143,15 @@ func (lp *LayoutPlan) layout(l Layout) ([]LayoutRow, error) {
 		return rows, nil
 	}
 	if n := s.Profiles[0].ThreadsNote(l.Threads); n != "" {
-		// no rates for this rank size: recommending it would rest on another's
-		return skip(n)
+		p := s.Profiles[0]
+		if !lp.Widen || p.WidenNote(l.Threads) == "" {
+			// no rates for this rank size: recommending it would rest on another's
+			return skip(n)
+		}
+		s.Profiles = []*Profile{p.Widened(l.Threads)}
+		for i := range rows {
+			rows[i].Assumed = p.WidenNote(l.Threads)
+		}
 	}
 	v, err := lp.Volumes(nodes * l.RanksPerNode)
 	if errors.Is(err, ErrNoVolumes) {

@@ -252,3 +252,54 @@ func TestLayoutPlanBits(t *testing.T) {
 		}
 	}
 }
+
+// TestWidened: ranks wider than a profile measured get its widest
+// measurement scaled by the threads (copies divided), with the assumption
+// in a note; within the measured counts the profile is unchanged.
+func TestWidened(t *testing.T) {
+	p := scaledProfile() // 1, 2, 4 threads of a 4-core node; rates ∝ threads
+	if p.Widened(4) != p || p.Widened(3) != p || p.WidenNote(4) != "" {
+		t.Fatal("a measured thread count widened")
+	}
+	w := p.Widened(16)
+	r, exact := w.RatesFor(16, 1)
+	if !exact || r.Threads != 16 || r.Copies != 1 || math.Abs(r.ElemGBs-4*p.Rates[2].ElemGBs) > 1e-9 ||
+		math.Abs(r.Aggr[0].Forward-4*p.Rates[2].Aggr[0].Forward) > 1e-9 || len(p.Rates) != 3 {
+		t.Errorf("16 threads: %+v (exact %v), want 4× the 4-thread rates, 1 copy, the profile unchanged", r, exact)
+	}
+	if n := p.WidenNote(16); !strings.Contains(n, "scaled by 16/4") || !strings.Contains(n, "bench profile --threads 16") {
+		t.Errorf("note %q", n)
+	}
+}
+
+// TestLayoutPlanWiden: with Widen, the layouts of a 16-core node whose
+// ranks are wider than the profile's 4 threads are predicted at widened
+// rates and say so; a plan with one predictable layout recommends none.
+func TestLayoutPlanWiden(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	lp := LayoutPlan{Nodes: 1, CoresPerNode: 16, Widen: true, Volumes: splitVolumes, Sweep: Sweep{Profiles: []*Profile{scaledProfile()},
+		Networks: []Network{shm}, Modes: []exchange.Mode{exchange.ModeHybrid}, Bits: []int{AutoBits}, Config: Config{Model: gcn(), RanksPerNode: 1}, Scale: 1}}
+	rows, best, err := lp.Run()
+	if err != nil || len(rows) != 5 || best < 0 {
+		t.Fatalf("%d rows, best %d, %v", len(rows), best, err)
+	}
+	for _, r := range rows {
+		if r.Row == nil || (r.Assumed != "") != (r.Threads > 4) {
+			t.Errorf("%d×%d: predicted %v, assumed %q", r.RanksPerNode, r.Threads, r.Row != nil, r.Assumed)
+		}
+	}
+	lp.Volumes = func(ranks int) (*Volumes, error) {
+		if ranks != 2 {
+			return nil, fmt.Errorf("%d ranks: %w", ranks, ErrNoVolumes)
+		}
+		return splitVolumes(ranks)
+	}
+	rows, best, err = lp.Run()
+	if err != nil || best != -1 || rows[1].Row == nil || rows[1].Best {
+		t.Errorf("one predictable layout: best %d, %v, rows %+v", best, err, rows)
+	}
+	lp.Widen = false // 2×8 unmeasured: none predictable
+	if _, _, err = lp.Run(); err == nil {
+		t.Error("no predictable layout: no error")
+	}
+}

@@ -258,17 +258,18 @@ class APPNPLayer(nn.Module):
 
 
 class GATConv(nn.Module):
-    """PyG GATConv (add_self_loops, negative_slope 0.2): heads concatenated
-    (hidden layers) or averaged (output layer), plus bias."""
+    """PyG GATConv (add_self_loops, negative_slope 0.2): heads of
+    out_channels each, concatenated (hidden layers: heads * out_channels
+    wide) or averaged (output layer: out_channels wide), plus bias."""
 
-    def __init__(self, in_dim, out_dim, heads, concat, slope=0.2, attn_dropout=0.0):
+    def __init__(self, in_dim, out_channels, heads, concat, slope=0.2, attn_dropout=0.0):
         super().__init__()
-        width = out_dim // heads if concat else out_dim
+        width = out_channels
         self.heads, self.width, self.concat = heads, width, concat
         self.lin = nn.Linear(in_dim, heads * width, bias=False)
         self.att_src = nn.Parameter(torch.zeros(1, heads, width))
         self.att_dst = nn.Parameter(torch.zeros(1, heads, width))
-        self.bias = nn.Parameter(torch.zeros(out_dim))
+        self.bias = nn.Parameter(torch.zeros(heads * width if concat else width))
         self.slope, self.attn_dropout = slope, attn_dropout
 
     def forward(self, x, g):
@@ -327,7 +328,9 @@ class SuperGCN(nn.Module):
                 conv = APPNPLayer(a, b, k if last else 0, alpha)
             elif kind == "gat":
                 heads = int(meta["out_heads"] if last else meta["heads"])
-                conv = GATConv(a, b, heads, concat=not last, slope=float(meta.get("negative_slope", 0.2)),
+                # hidden_per_head: --hidden (exports of older builds: hidden / heads)
+                width = b if last else int(meta.get("hidden_per_head", b // heads))
+                conv = GATConv(a, width, heads, concat=not last, slope=float(meta.get("negative_slope", 0.2)),
                                attn_dropout=float(meta.get("attn_dropout", 0)))
             else:
                 raise ValueError("model %r is not one this module knows" % kind)

@@ -28,7 +28,7 @@ flags() {
   gcn) echo "--model gcn --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
   gin) echo "--model gin --layers 2 --hidden 64 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --decay-all --epochs 200" ;;
   sgc) echo "--model sgc --layers 1 --k 2 --dropout 0 --lr 0.2 --weight-decay 5e-5 --decay-all --epochs 100" ;;
-  gat) echo "--model gat --layers 2 --hidden 64 --heads 8 --out-heads 1 --dropout 0.6 --attn-dropout 0.6 --lr 0.005 --weight-decay 5e-4 --decay-all --epochs 200" ;;
+  gat) echo "--model gat --layers 2 --hidden 8 --heads 8 --out-heads 1 --dropout 0.6 --attn-dropout 0.6 --lr 0.005 --weight-decay 5e-4 --decay-all --epochs 200" ;;
   appnp) echo "--model appnp --layers 2 --hidden 64 --dropout 0.5 --k 10 --alpha 0.1 --lr 0.01 --weight-decay 5e-4 --decay-all --epochs 200" ;;
   *) echo "accuracy-cora-models: no settings for model $1" >&2; exit 2 ;;
   esac

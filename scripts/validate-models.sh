@@ -13,14 +13,14 @@
 # Environment (defaults in brackets):
 #   NODES [100000] products-like graph size;  EPOCHS [8];  MODELS [gcn sage gin sgc appnp gat]
 #   OUT [out/validate-models] runs, profiles and validate-models.csv;  BIN [bin/supergcn]
-#   GAT_FLAGS [--heads 4 --hidden 32] the GAT shape (train and predict)
+#   GAT_FLAGS [--heads 4 --hidden 8] the GAT shape (train and predict; --hidden per head)
 set -euo pipefail
 BIN=${BIN:-bin/supergcn}
 OUT=${OUT:-out/validate-models}
 NODES=${NODES:-100000}
 EPOCHS=${EPOCHS:-8}
 MODELS=${MODELS:-gcn sage gin sgc appnp gat}
-GAT_FLAGS=${GAT_FLAGS:---heads 4 --hidden 32}
+GAT_FLAGS=${GAT_FLAGS:---heads 4 --hidden 8}
 mkdir -p "$OUT"
 mflags() { if [ "$1" = gat ]; then echo "--model gat $GAT_FLAGS"; else echo "--model $1"; fi; }
 

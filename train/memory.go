@@ -93,7 +93,11 @@ func (t *trainer) checkMemory(mc nn.Config) error {
 	}
 	msg := fmt.Sprintf("training needs ~%s per rank, more than the %s this process may use", sysmem.GB(need), sysmem.GB(limit))
 	if 2*hidden > need { // the hidden width makes it large
-		return field.Errorf("nn.Config.Hidden", "%d: %s", mc.Hidden, msg)
+		width := fmt.Sprint(mc.Hidden)
+		if h := mc.Heads; h > 1 {
+			width = fmt.Sprintf("%d per head (%d heads)", mc.Hidden/h, h)
+		}
+		return field.Errorf("nn.Config.Hidden", "%s: %s", width, msg)
 	}
 	return fmt.Errorf("%s (%d rows of %d features on this rank)", msg, len(t.shard.Global), t.shard.FeatDim)
 }

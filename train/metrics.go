@@ -12,6 +12,7 @@ import (
 
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/nn"
 )
 
 // EpochMetrics is one line of the --metrics JSON-lines file. The first keys
@@ -87,19 +88,22 @@ func (m EpochMetrics) MarshalJSON() ([]byte, error) {
 // metrics file: what ran, on what, where and when. The caller fills the
 // build and command fields; training fills the rest.
 type RunHeader struct {
-	Header       bool     `json:"header"` // always true: tells the record apart
-	Version      string   `json:"version"`
-	Commit       string   `json:"commit"`
-	Command      []string `json:"command"`
-	Dataset      string   `json:"dataset"` // as named on the command line
-	DataID       string   `json:"data_id"` // DataIdentity
-	Ranks        int      `json:"ranks"`
-	Threads      int      `json:"threads"`
-	Hosts        []string `json:"hosts"`              // distinct host names, in rank order of first appearance
-	Exchange     string   `json:"exchange,omitempty"` // the boundary exchange that ran: flat or two-level
-	Start        string   `json:"start"`              // RFC 3339, UTC
-	ResumedFrom  string   `json:"resumed_from,omitempty"`
-	ResumedEpoch int      `json:"resumed_epoch,omitempty"`
+	Header   bool     `json:"header"` // always true: tells the record apart
+	Version  string   `json:"version"`
+	Commit   string   `json:"commit"`
+	Command  []string `json:"command"`
+	Dataset  string   `json:"dataset"` // as named on the command line
+	DataID   string   `json:"data_id"` // DataIdentity
+	Ranks    int      `json:"ranks"`
+	Threads  int      `json:"threads"`
+	Hosts    []string `json:"hosts"`              // distinct host names, in rank order of first appearance
+	Exchange string   `json:"exchange,omitempty"` // the boundary exchange that ran: flat or two-level
+	// Model is the model trained (nn.Config; absent in files of older
+	// builds): plots draw the runs of one model as one scaling line.
+	Model        *nn.Config `json:"model,omitempty"`
+	Start        string     `json:"start"` // RFC 3339, UTC
+	ResumedFrom  string     `json:"resumed_from,omitempty"`
+	ResumedEpoch int        `json:"resumed_epoch,omitempty"`
 }
 
 // FinalMetrics is the last line of the metrics file.

@@ -77,8 +77,12 @@ type Config struct {
 	// supergcn export writes them), instead of the seeded initialisation;
 	// the model is evaluated on them before the first epoch (Result.Init).
 	InitPath string
-	Log      io.Writer // per-epoch lines (rank 0); nil = silent
-	Quiet    bool      // no plan or per-epoch lines: only a resume notice and the summary
+	// Outputs asks for the per-node outputs (EvaluateWith) of the
+	// best-validation model when the split has validation nodes (the model
+	// SaveBest holds), else of the last epoch's, in Result.Outputs.
+	Outputs EvalOutputs
+	Log     io.Writer // per-epoch lines (rank 0); nil = silent
+	Quiet   bool      // no plan or per-epoch lines: only a resume notice and the summary
 
 	// Stop, when set, is asked once per epoch on every rank whether a stop
 	// was requested (a signal); the ranks agree in the epoch's all-reduce,
@@ -109,6 +113,9 @@ type Result struct {
 	Final  FinalMetrics
 	Epochs []EpochMetrics
 	Init   *EpochMetrics // with Config.InitPath: the accuracies of the loaded weights (epoch 0, no training step)
+	// Outputs, with Config.Outputs, is EvaluateWith's result for that
+	// model: its matrices on rank 0 only.
+	Outputs *Scores
 }
 
 // Run trains on shard s over communicator c and returns the global result.
@@ -159,8 +166,11 @@ type trainer struct {
 	// too; a run resumed past it must not count that evaluation, which a
 	// run that never stopped there did not make.
 	gridBest FinalMetrics
-	lastTest float64   // test accuracy of epoch done
-	loop     LoopState // learning-rate schedule and early stopping
+	lastTest float64 // test accuracy of epoch done
+	// bestParams, with Config.Outputs, are the parameters of the best
+	// validation epoch of this run (nil before one).
+	bestParams [][]float32
+	loop       LoopState // learning-rate schedule and early stopping
 
 	dataID  string // DataIdentity of the shards
 	stopped bool   // the ranks agreed to stop after the current epoch
@@ -214,6 +224,9 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	}
 	if cfg.ResumePath != "" {
 		if err := t.resume(cfg.ResumePath); err != nil {
+			return nil, err
+		}
+		if err := t.resumeBest(); err != nil {
 			return nil, err
 		}
 	}
@@ -547,7 +560,88 @@ func (t *trainer) run() (*Result, error) {
 	if err := mw.close(); err != nil {
 		return nil, err
 	}
+	if res.Outputs, err = t.outputs(); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// outputs evaluates, for Config.Outputs, the best-validation model when
+// the split has validation nodes, else the last epoch's (nil without
+// Config.Outputs).
+func (t *trainer) outputs() (*Scores, error) {
+	if t.cfg.Outputs == (EvalOutputs{}) {
+		return nil, nil
+	}
+	best := t.nValid > 0 && t.best.BestEpoch > 0 && t.bestParams != nil
+	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
+	for i, p := range t.params {
+		w := p.W
+		if best {
+			w = t.bestParams[i]
+		}
+		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: w})
+	}
+	sc, err := EvaluateWith(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs)
+	return sc, field.Wrap("train.Config.Outputs", err)
+}
+
+// resumeBest finds, for Config.Outputs, the weights of the resumed run's
+// best validation epoch before training starts: the resumed checkpoint's
+// own when that epoch is its last, else the SaveBest file's when it holds
+// that epoch of this data and model. Otherwise it refuses, so that no
+// training time is spent on outputs that could not be written.
+func (t *trainer) resumeBest() error {
+	if t.cfg.Outputs == (EvalOutputs{}) || t.nValid == 0 || t.best.BestEpoch <= 0 {
+		return nil
+	}
+	if t.best.BestEpoch == t.done {
+		t.keepBest(nil)
+		return nil
+	}
+	why := "train.Config.SaveBest is not given"
+	if path := t.cfg.SaveBest; path != "" {
+		ck, err := LoadCheckpoint(path)
+		switch {
+		case err != nil:
+			why = err.Error()
+		case ck.Train == nil || ck.Train.Epoch != t.best.BestEpoch || ck.Train.BestValAcc != t.best.BestValAcc:
+			why = fmt.Sprintf("%s does not hold that epoch", path)
+		case ck.DataID != t.dataID || ck.Model != t.model.Config() || !sameParams(ck.Params, t.params):
+			why = fmt.Sprintf("%s holds another model or data", path)
+		default:
+			t.keepBest(ck.Params)
+			return nil
+		}
+	}
+	return field.Errorf("train.Config.Outputs", "the best validation epoch %d is before %s (epoch %d) and its weights are not at hand: %s (give train.Config.SaveBest the file that kept it, or evaluate that file with eval)",
+		t.best.BestEpoch, t.cfg.ResumePath, t.done, why)
+}
+
+// sameParams reports whether saved has the names and sizes of params.
+func sameParams(saved []SavedParam, params []*nn.Param) bool {
+	if len(saved) != len(params) {
+		return false
+	}
+	for i, p := range params {
+		if saved[i].Name != p.Name || len(saved[i].W) != len(p.W) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepBest keeps, for Config.Outputs, a copy of the parameters of the best
+// validation epoch: saved's, or (nil) the model's current ones.
+func (t *trainer) keepBest(saved []SavedParam) {
+	t.bestParams = make([][]float32, len(t.params))
+	for i, p := range t.params {
+		w := p.W
+		if saved != nil {
+			w = saved[i].W
+		}
+		t.bestParams[i] = slices.Clone(w)
+	}
 }
 
 // record takes an epoch's metrics into the best and last accuracies (the
@@ -569,6 +663,9 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	}
 	t.advanceLoop(m, onGrid, gridImproved)
 	t.done = epoch
+	if improved && (cfg.Outputs != EvalOutputs{}) {
+		t.keepBest(nil)
+	}
 	if improved && cfg.SaveBest != "" {
 		if err := t.save(cfg.SaveBest, "train.Config.SaveBest", epoch); err != nil {
 			return err
@@ -866,6 +963,8 @@ func (t *trainer) writeHeader(mw *metricsWriter, start time.Time) error {
 	h := *t.cfg.Header
 	h.Header, h.DataID, h.Ranks, h.Threads, h.Hosts = true, t.dataID, t.c.Size(), t.cfg.Threads, hosts
 	h.Exchange = t.prop.Exchange()
+	mc := t.model.Config()
+	h.Model = &mc
 	h.Start = start.UTC().Format(time.RFC3339)
 	if t.cfg.ResumePath != "" {
 		h.ResumedFrom, h.ResumedEpoch = t.cfg.ResumePath, t.done

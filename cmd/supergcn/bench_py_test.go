@@ -1,14 +1,19 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdataset"
 	"github.com/supergcn/supergcn/nn"
 )
 
@@ -119,11 +124,38 @@ func TestBenchTorchModels(t *testing.T) {
 	if got, want := strings.Fields(string(out)), nn.Models(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("bench/train_torch.py models %v, nn.Models() %v", got, want)
 	}
+	// the same flags give the same parameter count (GAT: --hidden per head)
+	path := filepath.Join(t.TempDir(), "g.sgb")
+	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=300,degree=6,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
+		t.Fatalf("gen: %s", r.stderr)
+	}
+	for _, name := range nn.Models() {
+		args := []string{"--model", name, "--hidden", "8"}
+		if name == "gat" {
+			args = append(args, "--heads", "3", "--out-heads", "2")
+		}
+		var m nn.Config
+		fs := flag.NewFlagSet("train", flag.ContinueOnError)
+		modelFlags(fs, &m)
+		attentionFlags(fs, &m)
+		if err := fs.Parse(args); err != nil || modelDefaults(fs, &m) != nil || gatFlags(fs, &m, false) != nil || headWidths(&m) != nil {
+			t.Fatalf("%v: flags refused", args)
+		}
+		m.In, m.Out = 16, 5
+		out, err := exec.Command(py, append([]string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path,
+			"--epochs", "1", "--threads", "1"}, args...)...).CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var js struct{ Params int64 }
+		if err != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &js) != nil || js.Params != m.NumParams() {
+			t.Errorf("%v: bench/train_torch.py has %d parameters, supergcn %d (%v)\n%s", args, js.Params, m.NumParams(), err, out)
+		}
+	}
 }
 
 // TestBenchTorchResume: bench/train_torch.py stopped after a checkpoint and
 // resumed prints the epochs the uninterrupted run prints (one thread,
-// evaluated every other epoch), and refuses a checkpoint of another model.
+// evaluated every other epoch, the plateau schedule and early stopping
+// continued), and refuses a checkpoint of another model.
 // It skips without python3 and torch.
 func TestBenchTorchResume(t *testing.T) {
 	py, err := exec.LookPath("python3")
@@ -136,7 +168,8 @@ func TestBenchTorchResume(t *testing.T) {
 		t.Fatalf("gen: %s", r.stderr)
 	}
 	trainer := func(args ...string) (string, error) {
-		base := []string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path, "--threads", "1", "--eval-every", "2"}
+		base := []string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path, "--threads", "1", "--eval-every", "2",
+			"--lr-schedule", "plateau", "--lr-plateau-patience", "0", "--lr-gamma", "0.5", "--patience", "100"}
 		out, err := exec.Command(py, append(base, args...)...).CombinedOutput()
 		return string(out), err
 	}
@@ -173,5 +206,146 @@ func TestBenchTorchResume(t *testing.T) {
 	out, err = trainer("--epochs", "2", "--save", filepath.Join(dir, "missing", "ck.pt"))
 	if err == nil || strings.Count(strings.TrimSpace(out), "\n") != 0 || !strings.HasPrefix(out, "--save ") {
 		t.Fatalf("--save into a missing directory: %v\n%s", err, out)
+	}
+}
+
+// benchEpoch is an epoch line of bench/train_torch.py.
+type benchEpoch struct {
+	epoch             int
+	lr, valAcc, vloss float64
+	evaluated         bool
+}
+
+// benchEpochs parses the epoch lines of bench/train_torch.py's output.
+func benchEpochs(t *testing.T, out string) []benchEpoch {
+	t.Helper()
+	var es []benchEpoch
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "epoch" {
+			continue
+		}
+		var e benchEpoch
+		fmt.Sscan(f[1], &e.epoch)
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i+1], 64)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			switch f[i] {
+			case "lr":
+				e.lr = v
+			case "valid":
+				e.valAcc, e.evaluated = v, true
+			case "val_loss":
+				e.vloss = v
+			}
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// TestBenchTorchLoop: bench/train_torch.py's --lr-schedule and --patience
+// mean what supergcn train's do: step and cosine give supergcn's learning
+// rate at every epoch; plateau reduces it as ReduceLROnPlateau on the
+// printed validation losses; --patience stops after that many
+// evaluations without a better validation accuracy; bad settings are one
+// line. It skips without python3 and torch.
+func TestBenchTorchLoop(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import torch, numpy").Run() != nil {
+		t.Skip("python3 with torch and numpy not available")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.sgb")
+	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=2000,degree=8,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
+		t.Fatalf("gen: %s", r.stderr)
+	}
+	bench := func(args ...string) (string, error) {
+		base := []string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", path, "--threads", "1"}
+		out, err := exec.Command(py, append(base, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	for i, sched := range [][]string{{"--lr-schedule", "step", "--lr-step-size", "2", "--lr-gamma", "0.5"},
+		{"--lr-schedule", "cosine", "--lr-min", "0.001"}} {
+		args := append([]string{"--epochs", "7", "--eval-every", "2", "--hidden", "16"}, sched...)
+		out, err := bench(args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", sched, err, out)
+		}
+		metrics := filepath.Join(dir, fmt.Sprintf("m%d.jsonl", i))
+		if r := run(t, time.Minute, nil, append([]string{"train", "--data", path, "--mpi", "off", "--quiet", "--metrics", metrics}, args...)...); r.code != 0 {
+			t.Fatalf("supergcn train %v: %s", sched, r.stderr)
+		}
+		recs, _ := testdataset.MetricsRecords(t, metrics)
+		es := benchEpochs(t, out)
+		if len(es) != len(recs) {
+			t.Fatalf("%v: %d epochs, supergcn %d", sched, len(es), len(recs))
+		}
+		for j, e := range es {
+			if want := recs[j]["lr"].(float64); math.Abs(e.lr-want) > 1e-12*want {
+				t.Errorf("%v epoch %d: lr %v, supergcn %v", sched, e.epoch, e.lr, want)
+			}
+		}
+	}
+	// plateau: ReduceLROnPlateau (min mode, relative threshold 1e-4, no
+	// cooldown) on the evaluated epochs' validation losses
+	out, err := bench("--epochs", "40", "--lr", "0.05", "--lr-schedule", "plateau", "--lr-plateau-patience", "1", "--lr-gamma", "0.5", "--lr-min", "0.005")
+	if err != nil {
+		t.Fatalf("plateau: %v\n%s", err, out)
+	}
+	lr, best, bad, seen, reduced := 0.05, 0.0, 0, false, 0
+	for _, e := range benchEpochs(t, out) {
+		if math.Abs(e.lr-lr) > 1e-12 {
+			t.Fatalf("plateau, epoch %d: lr %v, want %v\n%s", e.epoch, e.lr, lr, out)
+		}
+		if !seen || e.vloss < best*(1-1e-4) {
+			best, seen, bad = e.vloss, true, 0
+		} else {
+			bad++
+		}
+		if bad > 1 {
+			if next := math.Max(lr*0.5, 0.005); lr-next > 1e-8 {
+				lr, reduced = next, reduced+1
+			}
+			bad = 0
+		}
+	}
+	if reduced == 0 {
+		t.Errorf("plateau: the rate was never reduced in 40 epochs at lr 0.05\n%s", out)
+	}
+	// --patience: the first evaluation that makes it in a row without a
+	// better validation accuracy ends training
+	out, err = bench("--epochs", "300", "--lr", "0.05", "--patience", "3")
+	if err != nil {
+		t.Fatalf("--patience: %v\n%s", err, out)
+	}
+	es, bestAcc, streak := benchEpochs(t, out), -1.0, 0
+	stop := 0
+	for _, e := range es {
+		if e.valAcc > bestAcc {
+			bestAcc, streak = e.valAcc, 0
+		} else if streak++; streak >= 3 {
+			stop = e.epoch
+			break
+		}
+	}
+	if stop == 0 || es[len(es)-1].epoch != stop || !strings.Contains(out, fmt.Sprintf("stopped early after epoch %d:", stop)) ||
+		!strings.Contains(out, fmt.Sprintf(`"stopped_early": %d`, stop)) {
+		t.Errorf("--patience 3: want a stop after epoch %d\n%s", stop, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lr-schedule", "step", "--lr-gamma", "0"}, "--lr-gamma: 0 is not in (0, 1]"},
+		{[]string{"--lr-schedule", "cosine", "--lr-min", "1"}, "--lr-min: 1 is above the initial learning rate --lr 0.01"},
+		{[]string{"--patience", "-1"}, "--patience: -1, need ≥ 0 (0: no early stopping)"},
+	} {
+		out, err := bench(append([]string{"--epochs", "1"}, c.args...)...)
+		if err == nil || strings.TrimSpace(out) != c.want {
+			t.Errorf("%v: %v, output %q, want the one line %q", c.args, err, out, c.want)
+		}
 	}
 }

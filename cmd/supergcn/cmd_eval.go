@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
@@ -82,17 +84,8 @@ func cmdEval(args []string) error {
 		if err != nil {
 			return err
 		}
-		for _, o := range []struct {
-			flag, path string
-			m          *dense.Matrix
-		}{{"predictions", *predictions, sc.Predictions}, {"embeddings", *embeddings, sc.Embeddings}} {
-			if o.path == "" || c.Rank() != 0 {
-				continue
-			}
-			if err := graph.WriteNpyF32(o.path, o.m.Rows, o.m.Cols, o.m.Data); err != nil {
-				return fmt.Errorf("--%s: %w", o.flag, err)
-			}
-			fmt.Fprintf(os.Stdout, "eval: wrote %s (%d × %d)\n", o.path, o.m.Rows, o.m.Cols)
+		if err := writeOutputs(c, "eval", os.Stdout, sc, *predictions, *embeddings); err != nil {
+			return err
 		}
 		if c.Rank() == 0 {
 			fmt.Fprintf(os.Stdout, "eval: %s (%s, %d layers): train %.4f (%d)  val %.4f (%d)  test %.4f (%d)\n",
@@ -100,4 +93,25 @@ func cmdEval(args []string) error {
 		}
 		return nil
 	}())
+}
+
+// writeOutputs writes, on rank 0, the per-node outputs of sc to the
+// --predictions and --embeddings paths given (eval and train), each
+// with a line to log (nil: none) naming command cmd.
+func writeOutputs(c comm.Comm, cmd string, log io.Writer, sc *train.Scores, predictions, embeddings string) error {
+	for _, o := range []struct {
+		flag, path string
+		m          *dense.Matrix
+	}{{"predictions", predictions, sc.Predictions}, {"embeddings", embeddings, sc.Embeddings}} {
+		if o.path == "" || c.Rank() != 0 {
+			continue
+		}
+		if err := graph.WriteNpyF32(o.path, o.m.Rows, o.m.Cols, o.m.Data); err != nil {
+			return fmt.Errorf("--%s: %w", o.flag, err)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%s: wrote %s (%d × %d)\n", cmd, o.path, o.m.Rows, o.m.Cols)
+		}
+	}
+	return nil
 }

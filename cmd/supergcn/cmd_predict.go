@@ -76,6 +76,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if err := gatFlags(fs, &m, false); err != nil {
 		return err
 	}
+	if err := headWidths(&m); err != nil {
+		return err
+	}
 	if *plotIn != "" {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}
@@ -153,24 +156,23 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	if cores == 0 && len(sw.Profiles) > 0 {
 		cores = sw.Profiles[0].CoresPerNode
 	}
-	lp.CoresPerNode = cores
+	lp.CoresPerNode, lp.Widen = cores, true
 	var err error
 	if lp.Volumes, err = (perfmodel.VolumeSource{Dir: dir, Files: strings.Split(files, ","), Threads: runtime.GOMAXPROCS(0)}).ByRanks(); err != nil {
 		return err
 	}
 	rows, best, err := lp.Run()
 	if err != nil {
-		return err
+		return usageError{err.Error()} // no layout of these flags predictable
 	}
-	if v, err := lp.Volumes(rows[best].Prediction.Ranks); err == nil {
+	if v, err := lp.Volumes(rows[max(best, predictedRow(rows))].Prediction.Ranks); err == nil {
 		nph := min(max(lp.NodesPerHost, 1), nodes)
 		warnGraphSize(sw.Profiles, v.Meta.Nodes*int64(nph)/int64(nodes))
 	}
 	if asJSON {
 		return printJSONLines(stdout, rows)
 	}
-	b := rows[best]
-	m := b.Row
+	m := rows[max(best, predictedRow(rows))].Row
 	fmt.Fprintf(stdout, "%d node(s) × %d cores, profile %s, network %s, %s %d×%d, %s aggregation: seconds per epoch by layout (ranks × threads per node)\n",
 		nodes, cores, m.Profile, m.Network, m.Model, m.Layers, m.Hidden, m.AggrMode)
 	fmt.Fprintf(stdout, "%-9s %6s %4s %-16s %8s %7s %7s %7s %7s %7s %7s %6s\n",
@@ -188,9 +190,37 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	if len(sw.Bits) > 1 {
 		printFastestByBits(stdout, rows)
 	}
+	printAssumed(stdout, rows)
+	if best < 0 {
+		fmt.Fprintf(stdout, "no recommendation: only %d×%d per node could be predicted, with no other layout to compare it with (see the skipped rows)\n",
+			m.RanksPerNode, m.Threads)
+		return nil
+	}
+	b := rows[best]
+	m = b.Row
+	if b.Assumed != "" {
+		fmt.Fprint(stdout, "on the assumed rates, ")
+	}
 	fmt.Fprintf(stdout, "recommended: %d rank(s) × %d threads per node, --bits %d (%d ranks; mpirun --map-by ppr:%d:node:pe=%d, srun --ntasks-per-node=%d --cpus-per-task=%d): %.4f s per epoch\n",
 		b.RanksPerNode, b.Threads, m.Bits, m.Ranks, b.RanksPerNode, b.Threads, b.RanksPerNode, b.Threads, m.EpochS)
 	return nil
+}
+
+// predictedRow is the index of the first predicted row of a layout plan.
+func predictedRow(rows []perfmodel.LayoutRow) int {
+	return slices.IndexFunc(rows, func(r perfmodel.LayoutRow) bool { return r.Row != nil })
+}
+
+// printAssumed prints, once each, the assumptions of widened rates
+// behind a layout plan's rows.
+func printAssumed(stdout io.Writer, rows []perfmodel.LayoutRow) {
+	said := map[string]bool{}
+	for _, r := range rows {
+		if r.Assumed != "" && r.Row != nil && !said[r.Assumed] {
+			said[r.Assumed] = true
+			fmt.Fprintf(stdout, "assumed: %s\n", r.Assumed)
+		}
+	}
 }
 
 // printFastestByBits prints the fastest predicted layout of each bits of

@@ -224,3 +224,54 @@ func TestPredictLayouts(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictLayoutsShippedProfiles: predict --layouts --nodes 4
+// --cores-per-node 32 with every shipped profile (measured on smaller
+// nodes) prints a table whose wider ranks run at scaled rates, the
+// assumption printed; a layout is recommended only when another one was
+// predicted (a partition of 4 parts gives 4 nodes one layout: none is).
+func TestPredictLayoutsShippedProfiles(t *testing.T) {
+	dir4, ds, _ := statsDataset(t)
+	dir128 := filepath.Join(t.TempDir(), "p128")
+	if err := partition.Write(dir128, ds, partition.Random(ds.Graph.NumRows, 128, 7), 128, partition.MetaInfo{Method: "random"}); err != nil {
+		t.Fatal(err)
+	}
+	profiles, _ := filepath.Glob(filepath.Join("..", "..", "perfmodel", "profiles", "*.json"))
+	if len(profiles) == 0 {
+		t.Fatal("no shipped profiles")
+	}
+	for _, prof := range profiles {
+		for _, c := range []struct {
+			dir       string
+			recommend bool
+		}{{dir4, false}, {dir128, true}} {
+			var out bytes.Buffer
+			err := cmdPredict([]string{"--layouts", "--partitions", c.dir, "--profile", prof, "--network", "10gbe",
+				"--nodes", "4", "--cores-per-node", "32"}, &out)
+			text := out.String()
+			predicted := strings.Count(text, " two-level ") + strings.Count(text, " flat ")
+			switch {
+			case err != nil:
+				t.Errorf("%s, %s: %v", prof, c.dir, err)
+			case !strings.Contains(text, "per_node") || !strings.Contains(text, "\n1×32 ") || !strings.Contains(text, "assumed: ranks of 32 threads: profile "):
+				t.Errorf("%s, %s: no table with 1×32 at assumed rates:\n%s", prof, c.dir, text)
+			case strings.Contains(text, "recommended: ") != c.recommend || (c.recommend && predicted < 2):
+				t.Errorf("%s, %s: %d layouts predicted, recommendation %v, want %v:\n%s", prof, c.dir, predicted,
+					strings.Contains(text, "recommended: "), c.recommend, text)
+			case !c.recommend && (predicted != 1 || !strings.Contains(text, "no recommendation: only 1×32 per node could be predicted")):
+				t.Errorf("%s, %s: want one layout and no recommendation:\n%s", prof, c.dir, text)
+			}
+		}
+	}
+	// none predictable: exit 2 with one line (a 3-part partition: no rank
+	// count of 4 nodes shares it)
+	dir3 := filepath.Join(t.TempDir(), "p3")
+	if err := partition.Write(dir3, ds, partition.Random(ds.Graph.NumRows, 3, 7), 3, partition.MetaInfo{Method: "random"}); err != nil {
+		t.Fatal(err)
+	}
+	err := cmdPredict([]string{"--layouts", "--partitions", dir3, "--profile", profiles[0], "--network", "10gbe",
+		"--nodes", "4", "--cores-per-node", "32"}, &bytes.Buffer{})
+	if err == nil || exitCode(err) != 2 || strings.Contains(userMessage(err), "\n") || !strings.Contains(userMessage(err), "no layout of 4 nodes × 32 cores") {
+		t.Errorf("3 parts on 4 nodes: %v (exit %d), want exit 2 and one line", err, exitCode(err))
+	}
+}

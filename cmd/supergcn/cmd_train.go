@@ -42,7 +42,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return w.finish(err)
 	}
-	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits)
+	err = runTrain(w, a)
 	if perr := stop(); err == nil {
 		err = perr
 	}
@@ -57,6 +57,9 @@ type trainArgs struct {
 	bits               bitsFlags
 	kernel, cpuProfile string
 	stopAfter          time.Duration
+	// predictions and embeddings are the files of the per-node outputs
+	// (cfg.Outputs), written by rank 0 after training.
+	predictions, embeddings string
 }
 
 // parseTrain parses and checks the train flags (reading the --resume
@@ -94,6 +97,8 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
 	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
 	fs.IntVar(&cfg.SaveEvery, "save-every", 0, "also save to the --save FILE every N epochs, for --resume after a walltime kill (0: only at the end)")
+	fs.StringVar(&a.predictions, "predictions", "", "after training, write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id; as eval --predictions) of the best-validation model (that of --save-best) when the split has validation nodes, else of the last epoch's")
+	fs.StringVar(&a.embeddings, "embeddings", "", "after training, write the last hidden layer of every node to FILE.npy (N × its width, float32, row = global node id; as eval --embeddings), of the model --predictions takes")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "continue the training saved in checkpoint FILE up to --epochs (model and training settings come from it); --metrics is appended to")
 	fs.StringVar(&cfg.InitPath, "init-from", "", "start from the weights in FILE.safetensors or FILE.npz (written by supergcn export, or PyG's names and PyTorch's layouts: docs/MODELS.md) instead of the seeded initialisation; shapes must match the model of the flags; the weights are evaluated before epoch 1 (epoch 0)")
 	fs.StringVar(&a.mpiMode, "mpi", "auto", "MPI: auto (when launched by mpirun/srun)|on|off")
@@ -130,7 +135,13 @@ func parseTrain(args []string) (*trainArgs, error) {
 			return nil, err
 		}
 	}
+	if err := headWidths(&cfg.Model); err != nil {
+		return nil, err
+	}
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
+		return nil, err
+	}
+	if err := a.outputFlags(); err != nil {
 		return nil, err
 	}
 	if a.stopAfter < 0 {
@@ -149,7 +160,8 @@ func parseTrain(args []string) (*trainArgs, error) {
 	// --save may name the --resume checkpoint (the job continues it); no
 	// other output may name an input or another output.
 	outputs := []container.NamedPath{{Name: "--save", Path: cfg.SavePath}, {Name: "--save-best", Path: cfg.SaveBest},
-		{Name: "--metrics", Path: cfg.MetricsPath}, {Name: "--cpuprofile", Path: a.cpuProfile}}
+		{Name: "--metrics", Path: cfg.MetricsPath}, {Name: "--cpuprofile", Path: a.cpuProfile},
+		{Name: "--predictions", Path: a.predictions}, {Name: "--embeddings", Path: a.embeddings}}
 	if err := distinctOutputs(append(d.inputPaths(), container.NamedPath{Name: "--init-from", Path: cfg.InitPath}), outputs); err != nil {
 		return nil, err
 	}
@@ -157,6 +169,21 @@ func parseTrain(args []string) (*trainArgs, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// outputFlags checks --predictions and --embeddings (writable; a hidden
+// layer to write) and asks cfg for the outputs they name.
+func (a *trainArgs) outputFlags() error {
+	for _, f := range [][2]string{{"predictions", a.predictions}, {"embeddings", a.embeddings}} {
+		if err := container.CheckWritable(f[1]); err != nil {
+			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
+		}
+	}
+	if a.embeddings != "" && a.cfg.Model.Layers < 2 {
+		return usageError{fmt.Sprintf("--embeddings: the model has %d layer, so no hidden layer to write", a.cfg.Model.Layers)}
+	}
+	a.cfg.Outputs = train.EvalOutputs{Predictions: a.predictions != "", Embeddings: a.embeddings != ""}
+	return nil
 }
 
 // validateTrain checks the model and optimiser flags before any data is
@@ -221,7 +248,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	settings := []setting{
 		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
 		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
-		{"hidden", m.Hidden, ck.Model.Hidden, func() { m.Hidden = ck.Model.Hidden }},
+		{"hidden", m.Hidden, perHead(ck.Model), func() { m.Hidden = perHead(ck.Model) }},
 		{"k", m.K, ck.Model.K, func() { m.K = ck.Model.K }},
 		{"alpha", m.Alpha, ck.Model.Alpha, func() { m.Alpha = ck.Model.Alpha }},
 		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
@@ -330,8 +357,9 @@ func (b bitsFlags) wires(ranks int) (quant.Wires, error) {
 	return ws.Resolve(), nil
 }
 
-func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags) error {
-	c := w.comm
+func runTrain(w *world, a *trainArgs) error {
+	c, d, cfg, kernel := w.comm, &a.d, a.cfg, a.kernel
+	bits := a.bits
 	var log io.Writer
 	if c.Rank() == 0 {
 		log = os.Stdout
@@ -367,16 +395,19 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		return err
 	}
 	if dataLog != nil {
-		fmt.Fprintf(log, "train: %s, %d layers, hidden %d, %d rank(s) × %d threads%s, kernel %s, blas %s, aggr-mode %s, wire %s/%s (eval %s, intra %s), label-prop %g\n",
-			cfg.Model.Model, cfg.Model.Layers, cfg.Model.Hidden, c.Size(), cfg.Threads, autoNote(auto, why), kernel, dense.Backend(),
+		fmt.Fprintf(log, "train: %s, %d layers, hidden %s, %d rank(s) × %d threads%s, kernel %s, blas %s, aggr-mode %s, wire %s/%s (eval %s, intra %s), label-prop %g\n",
+			cfg.Model.Model, cfg.Model.Layers, hiddenDesc(cfg.Model), c.Size(), cfg.Threads, autoNote(auto, why), kernel, dense.Backend(),
 			cfg.AggrMode, cfg.Wire[quant.Forward].Name(), cfg.Wire[quant.Backward].Name(), cfg.Wire[quant.Eval].Name(), cfg.Wire[quant.Intra].Name(), cfg.LabelProp)
 		if cfg.Model.Precision == "bf16" {
 			fmt.Fprintf(log, "train: dense products in bf16: %s\n", dense.BF16Kernel())
 		}
 	}
 	cfg.Log = log
-	_, err = train.Run(cfg, s, c)
-	return err
+	res, err := train.Run(cfg, s, c)
+	if err != nil || res.Outputs == nil {
+		return err
+	}
+	return writeOutputs(c, "train", dataLog, res.Outputs, a.predictions, a.embeddings)
 }
 
 // parseBits reads a --bits value (quant.ParseBits); "auto" is

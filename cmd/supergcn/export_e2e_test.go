@@ -81,7 +81,7 @@ func TestExportTorchCLI(t *testing.T) {
 		{"gin-eps", []string{"--model", "gin", "--train-eps", "--feat-norm", "row"}},
 		{"sgc", []string{"--model", "sgc", "--k", "3", "--feat-norm", "row"}},
 		{"appnp", []string{"--model", "appnp", "--norm", "layer", "--feat-norm", "row"}},
-		{"gat", []string{"--model", "gat", "--heads", "4", "--out-heads", "2", "--feat-norm", "row"}},
+		{"gat", []string{"--model", "gat", "--hidden", "4", "--heads", "4", "--out-heads", "2", "--feat-norm", "row"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -50,6 +50,7 @@ var flagNames = map[string]string{
 	"train.Config.AggrMode":          "--aggr-mode",
 	"train.Config.Exchange":          "--exchange",
 	"train.Config.SaveBest":          "--save-best",
+	"train.Config.Outputs":           "--predictions/--embeddings",
 	"train.Config.DecayAll":          "--decay-all",
 	"train.Config.Decoupled":         "--adamw",
 	"graph.LoadOptions.Split":        "--split",

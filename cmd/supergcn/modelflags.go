@@ -27,7 +27,7 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 	}
 	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(docs, " | "))
 	fs.IntVar(&m.Layers, "layers", 0, "graph layers (default: the model's: "+strings.Join(layers, ", ")+")")
-	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width")
+	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width (gat: per head, PyG GATConv's out_channels; a hidden layer is --hidden × --heads wide)")
 	fs.IntVar(&m.K, "k", 0, "propagation steps (default: the model's: "+strings.Join(steps, ", ")+"; other models take none)")
 	fs.Float64Var(&m.Alpha, "alpha", 0, "teleport probability (default: the model's: "+strings.Join(alphas, ", ")+"; other models have none)")
 	fs.BoolVar(&m.TrainEps, "train-eps", false, "learn ε, the weight of a node's own row ("+strings.Join(eps, ", ")+"; fixed at 0 without)")
@@ -36,7 +36,7 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 // attentionFlags registers the flags of the attention models' shape
 // (train and predict; gatFlags refuses them with other models).
 func attentionFlags(fs *flag.FlagSet, m *nn.Config) {
-	fs.IntVar(&m.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden/heads wide each)")
+	fs.IntVar(&m.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden wide each)")
 	fs.IntVar(&m.OutHeads, "out-heads", 1, "gat: attention heads of the output layer (averaged)")
 	fs.Float64Var(&m.AttnDropout, "attn-dropout", 0.6, "gat: dropout on the attention coefficients")
 }
@@ -95,4 +95,38 @@ func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
 	}
 	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
 	return nil
+}
+
+// headWidths turns the --hidden of an attention model, the width of one
+// head (PyG GATConv's out_channels), into nn.Config's hidden width, that
+// of the heads concatenated. Call it once, after the flags and a --resume
+// checkpoint (perHead) have set m.
+func headWidths(m *nn.Config) error {
+	if op, err := nn.ModelOp(m.Model); err != nil || op != nn.OpAttention || m.Layers < 2 || m.Hidden < 1 {
+		return nil // nn.Config.Validate names what is wrong
+	}
+	h := max(m.Heads, 1)
+	if m.Hidden > nn.MaxWidth/h {
+		return usageError{fmt.Sprintf("--hidden: %d per head × %d heads is wider than %d", m.Hidden, h, nn.MaxWidth)}
+	}
+	m.Hidden *= h
+	return nil
+}
+
+// perHead is --hidden for model m of nn.Config (headWidths's inverse):
+// the width of one head of an attention model.
+func perHead(m nn.Config) int {
+	if op, err := nn.ModelOp(m.Model); err == nil && op == nn.OpAttention && m.Layers > 1 {
+		return m.Hidden / max(m.Heads, 1)
+	}
+	return m.Hidden
+}
+
+// hiddenDesc is the hidden width of m as --hidden gave it: "8 × 8 heads"
+// for an attention model.
+func hiddenDesc(m nn.Config) string {
+	if p := perHead(m); p != m.Hidden {
+		return fmt.Sprintf("%d × %d heads", p, m.Heads)
+	}
+	return fmt.Sprint(m.Hidden)
 }

@@ -33,6 +33,8 @@ type Epoch struct {
 	Loss                      float64
 	TrainAcc, ValAcc, TestAcc float64
 	Evaluated                 bool // the accuracies were measured (--eval-every skips epochs)
+	ValLoss                   float64
+	HasValLoss                bool // evaluated, by a build that records val_loss
 	EpochS                    float64
 	CommBytes                 float64
 	Breakdown                 map[string]float64
@@ -45,6 +47,10 @@ type Run struct {
 	Name   string // the file's base name without .jsonl
 	Ranks  int
 	Epochs []Epoch
+	// Config names the model trained ("gcn 2×16"), from the header's
+	// model, else its command's --model, --layers and --hidden: the
+	// scaling figure draws one line per Config.
+	Config string
 }
 
 // notBreakdown are the _s keys of epoch records that are not parts of the
@@ -83,6 +89,7 @@ func read(r io.Reader, path string) (*Run, error) {
 			if n := int(num("ranks")); n > 0 {
 				run.Ranks = n
 			}
+			run.Config = configOf(rec)
 			continue
 		}
 		if rec["final"] == true {
@@ -99,9 +106,11 @@ func read(r io.Reader, path string) (*Run, error) {
 			return nil, fmt.Errorf("%s:%d: %v", path, ln, err)
 		}
 		_, hasVal := rec["val_acc"]
+		_, hasValLoss := rec["val_loss"]
 		e := Epoch{Epoch: int(ep), Loss: num("loss"), TrainAcc: num("train_acc"), ValAcc: num("val_acc"), TestAcc: num("test_acc"),
-			Evaluated: hasVal && rec["evaluated"] != false,
-			EpochS:    num("epoch_s"), CommBytes: num("comm_bytes"), Ranks: int(num("ranks")), Breakdown: map[string]float64{}}
+			Evaluated: hasVal && rec["evaluated"] != false, ValLoss: num("val_loss"),
+			HasValLoss: hasVal && hasValLoss && rec["evaluated"] != false,
+			EpochS:     num("epoch_s"), CommBytes: num("comm_bytes"), Ranks: int(num("ranks")), Breakdown: map[string]float64{}}
 		for k, v := range rec {
 			if f, isNum := v.(float64); isNum && strings.HasSuffix(k, "_s") && !notBreakdown[k] {
 				e.Breakdown[k] = f
@@ -132,7 +141,7 @@ func read(r io.Reader, path string) (*Run, error) {
 
 // epochNumbers are the epoch record's values that the figures draw, besides
 // the times (every key ending in _s).
-var epochNumbers = []string{"loss", "train_acc", "val_acc", "test_acc", "comm_bytes", "ranks"}
+var epochNumbers = []string{"loss", "train_acc", "val_acc", "test_acc", "val_loss", "comm_bytes", "ranks"}
 
 // checkNumbers returns an error when an epoch record has no loss or one of
 // epochNumbers, or a time, that is not a number: a figure would draw it as
@@ -186,7 +195,7 @@ func checkRanges(rec map[string]any) error {
 			if !finite || v < 0 || v > 1 {
 				return bad("an accuracy in [0, 1]")
 			}
-		case k == "loss":
+		case k == "loss" || strings.HasSuffix(k, "_loss"):
 			if !finite || v < 0 {
 				return bad("a finite loss ≥ 0")
 			}
@@ -275,7 +284,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
 	p.Add(plotter.NewGrid())
-	p.X.Tick.Marker, p.Y.Tick.Marker = labelledTicks{}, labelledTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = labelledTicks{integer: x == "epoch"}, labelledTicks{}
 	p.Legend.Top = true
 	return p
 }
@@ -314,11 +323,24 @@ func evalCurve(r *Run, f func(Epoch) float64) plotter.XYs {
 	return xys
 }
 
-// Loss plots the training loss of every run against the epoch.
+// Loss plots the training loss of every run against the epoch, and
+// (dashed) the validation loss at the epochs that measured it.
 func Loss(runs []*Run) (*plot.Plot, error) {
-	p := newPlot("Training loss", "epoch", "loss")
+	p := newPlot("Loss", "epoch", "loss")
 	for i, r := range runs {
-		if err := addLine(p, r.Name, curve(r, func(e Epoch) float64 { return e.Loss }), seriesColor(i), false); err != nil {
+		if err := addLine(p, r.Name+" train", curve(r, func(e Epoch) float64 { return e.Loss }), seriesColor(i), false); err != nil {
+			return nil, err
+		}
+		var val plotter.XYs
+		for _, e := range r.Epochs {
+			if e.HasValLoss {
+				val = append(val, plotter.XY{X: float64(e.Epoch), Y: e.ValLoss})
+			}
+		}
+		if len(val) == 0 {
+			continue
+		}
+		if err := addLine(p, r.Name+" val", val, seriesColor(i), true); err != nil {
 			return nil, err
 		}
 	}
@@ -428,63 +450,12 @@ func stackedLines(name string, keys []string, cum []plotter.XYs) ([]*plotter.Lin
 	return lines, nil
 }
 
-// Scaling draws, side by side, the median epoch time and the boundary
-// bytes sent per epoch (all ranks) against the rank count of the runs,
-// into the PNG file path.
-func Scaling(runs []*Run, path string) error {
-	type pt struct{ ranks, t, bytes float64 }
-	pts := make([]pt, 0, len(runs))
-	for _, r := range runs {
-		ts := make([]float64, len(r.Epochs))
-		var bytes float64
-		for i, e := range r.Epochs {
-			ts[i] = e.EpochS
-			bytes += e.CommBytes
-		}
-		sort.Float64s(ts)
-		pts = append(pts, pt{float64(r.Ranks), ts[len(ts)/2], bytes / float64(len(r.Epochs))})
-	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i].ranks < pts[j].ranks })
-	tx, bx := make(plotter.XYs, len(pts)), make(plotter.XYs, len(pts))
-	for i, q := range pts {
-		tx[i].X, tx[i].Y = q.ranks, q.t
-		bx[i].X, bx[i].Y = q.ranks, q.bytes/1e6
-	}
-	pt1 := newPlot("Epoch time (median)", "ranks", "seconds")
-	pt2 := newPlot("Boundary exchange per epoch", "ranks", "MB (all ranks)")
-	for _, c := range []struct {
-		p   *plot.Plot
-		xys plotter.XYs
-	}{{pt1, tx}, {pt2, bx}} {
-		l, s, err := plotter.NewLinePoints(c.xys)
-		if err != nil {
-			return fmt.Errorf("scaling: %w", err)
-		}
-		l.Color, s.Color = seriesColor(0), seriesColor(0)
-		c.p.Add(l, s)
-		c.p.Y.Min = 0
-	}
-	return savePair(path, 2*width, height, pt1, pt2)
-}
-
-// savePair draws left and right side by side into one w×h PNG at path.
-func savePair(path string, w, h vg.Length, left, right *plot.Plot) error {
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Centimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	cs := plot.Align([][]*plot.Plot{{left, right}}, tiles, dc)
-	left.Draw(cs[0][0])
-	right.Draw(cs[0][1])
-	return writePNG(path, vgimg.PngCanvas{Canvas: img})
-}
-
-// savePNG draws p as a w×h PNG at path (writePNG).
+// savePNG draws p as a w×h PNG at path (writePNG), its legend outside
+// the data area (drawPlot).
 func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
-	wt, err := p.WriterTo(w, h, "png")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return writePNG(path, wt)
+	img := vgimg.New(w, h)
+	drawPlot(p, draw.New(img))
+	return writePNG(path, vgimg.PngCanvas{Canvas: img})
 }
 
 // writePNG writes an image atomically (container.WriteFile): a failed

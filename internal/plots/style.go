@@ -34,15 +34,19 @@ func seriesColor(i int) color.Color {
 
 // labelledTicks places the ticks of a linear axis at a 1, 2 or 5 × 10^k
 // step, about six of them, and labels every one: a gridline (drawn at the
-// labelled ticks) always has its value.
-type labelledTicks struct{}
+// labelled ticks) always has its value. With integer (an axis of epochs)
+// the step is at least 1.
+type labelledTicks struct{ integer bool }
 
 // Ticks implements plot.Ticker.
-func (labelledTicks) Ticks(lo, hi float64) []plot.Tick {
+func (lt labelledTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return nil
 	}
 	step := niceStep((hi - lo) / 6)
+	if lt.integer {
+		step = max(step, 1)
+	}
 	prec := max(0, -int(math.Floor(math.Log10(step))))
 	var ticks []plot.Tick
 	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
@@ -65,5 +66,17 @@ func TestLabelledTicks(t *testing.T) {
 	}
 	if len(labelledTicks{}.Ticks(1, 1)) != 0 {
 		t.Error("an empty range has ticks")
+	}
+}
+
+// An axis of epochs is labelled at whole epochs only.
+func TestIntegerTicks(t *testing.T) {
+	for _, tk := range (labelledTicks{integer: true}).Ticks(1, 3) {
+		if tk.Value != float64(int(tk.Value)) || strings.Contains(tk.Label, ".") {
+			t.Errorf("tick %q at %v on an epoch axis", tk.Label, tk.Value)
+		}
+	}
+	if n := len((labelledTicks{integer: true}).Ticks(1, 3)); n != 3 {
+		t.Errorf("%d ticks on epochs 1…3, want 3", n)
 	}
 }
