@@ -272,6 +272,8 @@ func binNewHeader(ds *Dataset) (*binHeader, error) {
 		return nil, fmt.Errorf("inconsistent CSR (len Ptr %d, len Idx %d, nodes %d)", len(g.Ptr), len(g.Idx), n)
 	case g.Val != nil && len(g.Val) != len(g.Idx):
 		return nil, fmt.Errorf("len(Val)=%d, want %d", len(g.Val), len(g.Idx))
+	case ds.XS != nil:
+		return nil, fmt.Errorf("sparse features are not stored in the binary format yet: keep them in their .npz")
 	case ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim:
 		return nil, fmt.Errorf("len(X)=%d, want nodes·featdim=%d·%d", len(ds.X), n, ds.FeatDim)
 	case ds.Labels != nil && len(ds.Labels) != n:

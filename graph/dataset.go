@@ -19,7 +19,8 @@ type Dataset struct {
 	Name       string
 	Graph      *CSR      // square adjacency, row v = in-neighbours of v
 	FeatDim    int       // features per node
-	X          []float32 // NumNodes×FeatDim row-major
+	X          []float32 // NumNodes×FeatDim row-major; nil when XS holds the features
+	XS         *CSR      // sparse features (NumNodes×FeatDim, features.go), or nil
 	Labels     []int32   // len NumNodes; -1 = unlabelled
 	NumClasses int
 	Train      []int32 // node ids, ascending
@@ -29,6 +30,18 @@ type Dataset struct {
 	// release unmaps the file that the slices above alias when the Dataset
 	// was loaded by LoadBinary (nil otherwise); see Release.
 	release func() error
+}
+
+// HasSparseFeatures reports whether the features are stored sparse (XS).
+func (d *Dataset) HasSparseFeatures() bool { return d.XS != nil }
+
+// FeatureBytes is the memory the features take: 4 bytes a value dense, the
+// CSR arrays sparse.
+func (d *Dataset) FeatureBytes() int64 {
+	if d.XS != nil {
+		return SparseFeatureBytes(d.XS.NumRows, d.XS.NNZ())
+	}
+	return 4 * int64(len(d.X))
 }
 
 // NumNodes is the number of nodes.

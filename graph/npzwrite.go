@@ -97,6 +97,12 @@ func encodeNpy(w io.Writer, a NpyData) error {
 		descr, n = "|u1", len(d)
 	case []bool:
 		descr, n = "|b1", len(d)
+	case npyString:
+		descr, n = fmt.Sprintf("|S%d", max(len(d), 1)), 1
+		a.Data = []byte(d)
+		if len(d) == 0 {
+			a.Data = []byte{0}
+		}
 	default:
 		return fmt.Errorf("unsupported data type %T", a.Data)
 	}
@@ -125,6 +131,32 @@ func encodeNpy(w io.Writer, a NpyData) error {
 		return err
 	}
 	return binary.Write(w, binary.LittleEndian, a.Data)
+}
+
+// npyString is a NumPy bytes scalar (dtype |S), as scipy stores a sparse
+// archive's format.
+type npyString string
+
+// WriteSparseNpz writes sparse features x as scipy.sparse.save_npz writes a
+// csr_matrix (format, shape, data, indices, indptr; int32 indices and
+// offsets below 2^31 entries, as scipy), through path.tmp and a rename.
+func WriteSparseNpz(path string, x *CSR, compress bool) error {
+	shape := []int64{int64(x.NumRows), int64(x.NumCols)}
+	var ptr any = x.Ptr
+	if x.NNZ() < 1<<31 {
+		p32 := make([]int32, len(x.Ptr))
+		for i, p := range x.Ptr {
+			p32[i] = int32(p)
+		}
+		ptr = p32
+	}
+	return WriteNpz(path, []NpyData{
+		{Name: "indices", Shape: []int{len(x.Idx)}, Data: x.Idx},
+		{Name: "indptr", Shape: []int{len(x.Ptr)}, Data: ptr},
+		{Name: "format", Data: npyString("csr")},
+		{Name: "shape", Shape: []int{2}, Data: shape},
+		{Name: "data", Shape: []int{len(x.Val)}, Data: x.Val},
+	}, compress)
 }
 
 // WriteNpzDataset writes ds as NumPy arrays: with ogb unset, a PyG-style

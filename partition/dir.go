@@ -157,6 +157,9 @@ func checkDataset(ds *graph.Dataset) error {
 		return fmt.Errorf("partition: %w", err)
 	}
 	n := ds.NumNodes()
+	if ds.XS != nil {
+		return fmt.Errorf("partition: %s has sparse features, which partition files do not hold yet: train from the dataset (partitioned in memory by METIS)", ds.Name)
+	}
 	if ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim {
 		return fmt.Errorf("partition: dataset has %d feature values for %d nodes × %d", len(ds.X), n, ds.FeatDim)
 	}

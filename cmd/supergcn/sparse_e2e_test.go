@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/testdataset"
+)
+
+// coraSparse writes Cora's features as a scipy CSR archive (what
+// scipy.sparse.save_npz writes) and returns Cora's directory and the file.
+func coraSparse(t *testing.T, dir string) (cora, npz string) {
+	t.Helper()
+	cora = testdataset.Dataset(t, "cora")
+	ds, err := graph.Load(cora, graph.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	npz = filepath.Join(dir, "cora-x-csr.npz")
+	if err := graph.WriteSparseNpz(npz, graph.SparseFeaturesOf(ds.X, ds.NumNodes(), ds.FeatDim), false); err != nil {
+		t.Fatal(err)
+	}
+	return cora, npz
+}
+
+// sparseTrainArgs: Cora, 30 epochs with input and hidden dropout (the
+// sparse run draws the dense run's decisions on its non-zeros), fp32 rows.
+func sparseTrainArgs(model string, extra ...string) []string {
+	return append([]string{"--model", model, "--epochs", "30", "--seed", "5", "--bits", "32", "--threads", "1", "--quiet"}, extra...)
+}
+
+// TestSparseFeaturesTrainAsDense: Cora's features as scipy CSR train to the
+// dense run's losses (within 1e-4 relative, every epoch), every model, with
+// and without --feat-norm row and label propagation, in one process and
+// under mpirun on 2, 3 and 4 ranks (METIS in memory, every rank reading the
+// sparse file).
+func TestSparseFeaturesTrainAsDense(t *testing.T) {
+	dir := t.TempDir()
+	cora, npz := coraSparse(t, dir)
+	train := func(launcher []string, name string, args ...string) []float64 {
+		t.Helper()
+		return trainLosses(t, dir, launcher, name, args...)
+	}
+	type variant struct {
+		name string
+		args []string
+	}
+	variants := []variant{
+		{"gcn", sparseTrainArgs("gcn")},
+		{"gcn-row", sparseTrainArgs("gcn", "--feat-norm", "row")},
+		{"gcn-row-lp", sparseTrainArgs("gcn", "--feat-norm", "row", "--label-prop", "0.5")},
+		{"sage-row", sparseTrainArgs("sage", "--feat-norm", "row")},
+		{"gin-row", sparseTrainArgs("gin", "--feat-norm", "row", "--train-eps")},
+		{"sgc-row", sparseTrainArgs("sgc", "--feat-norm", "row")},
+		{"appnp-row", sparseTrainArgs("appnp", "--feat-norm", "row", "--k", "5")},
+		{"gat-row", sparseTrainArgs("gat", "--feat-norm", "row")},
+	}
+	ref := map[string][]float64{}
+	for _, v := range variants {
+		ref[v.name] = train(nil, "dense-"+v.name, append([]string{"--data", cora}, v.args...)...)
+		got := train(nil, "sparse-"+v.name, append([]string{"--data", cora, "--features", npz}, v.args...)...)
+		sameLosses(t, "sparse "+v.name+", one process", ref[v.name], got)
+	}
+	for _, c := range []struct {
+		variant int
+		np      int
+	}{{1, 2}, {2, 3}, {3, 4}, {0, 4}, {4, 3}} {
+		v := variants[c.variant]
+		name := fmt.Sprintf("%s-np%d", v.name, c.np)
+		args := append([]string{"--partition-method", "metis", "--data", cora}, v.args...)
+		dense := train(mpirun(t, c.np), "dense-"+name, args...)
+		got := train(mpirun(t, c.np), "sparse-"+name, append(args, "--features", npz)...)
+		sameLosses(t, "sparse "+name, dense, got)
+	}
+}
+
+// TestSparseFeaturesLog: the data line reports the sparse features, and a
+// dense "sparse" file is stored dense with a notice.
+func TestSparseFeaturesLog(t *testing.T) {
+	dir := t.TempDir()
+	cora, npz := coraSparse(t, dir)
+	r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--features", npz, "--epochs", "1")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "1433 sparse features (") {
+		t.Fatalf("exit %d, no sparse features line:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	ds, err := graph.Load(cora, graph.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, ds.NumNodes()*4)
+	for i := range x {
+		x[i] = float32(i%3 + 1)
+	}
+	full := filepath.Join(dir, "full.npz")
+	if err := graph.WriteSparseNpz(full, graph.SparseFeaturesOf(x, ds.NumNodes(), 4), true); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, 2*time.Minute, nil, "train", "--data", cora, "--features", full, "--epochs", "1")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "stored dense") {
+		t.Fatalf("exit %d, no notice for dense sparse features:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestSparseFeaturesScipy: an archive scipy.sparse.save_npz wrote (csr,
+// csc, coo) trains to the same losses (skipped without python3 and scipy).
+func TestSparseFeaturesScipy(t *testing.T) {
+	if exec.Command("python3", "-c", "import scipy.sparse").Run() != nil {
+		t.Skip("python3 with scipy not found: skipping")
+	}
+	dir := t.TempDir()
+	cora, npz := coraSparse(t, dir)
+	args := append([]string{"--data", cora}, sparseTrainArgs("gcn", "--epochs", "10")...)
+	ref := trainLosses(t, dir, nil, "csr-go", append(args, "--features", npz)...)
+	for _, f := range []string{"csr", "csc", "coo"} {
+		out := filepath.Join(dir, f+".npz")
+		py := fmt.Sprintf("import scipy.sparse as s; m = s.load_npz(%q); s.save_npz(%q, m.asformat(%q))", npz, out, f)
+		if b, err := exec.Command("python3", "-c", py).CombinedOutput(); err != nil {
+			t.Fatalf("python3: %v\n%s", err, b)
+		}
+		got := trainLosses(t, dir, nil, "scipy-"+f, append(args, "--features", out)...)
+		sameLosses(t, "scipy "+f, ref, got)
+	}
+	_ = os.Remove(npz)
+}

@@ -1,0 +1,139 @@
+package graph
+
+import (
+	"archive/zip"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// sparseMembers are the members scipy.sparse.save_npz writes for format f
+// with the given shape, data and index arrays (indices and indptr for csr
+// and csc, row and col for coo).
+func sparseMembers(f string, rows, cols int64, data []float32, a, b []int32) [][2]string {
+	m := [][2]string{
+		{"format.npy", string(npyBytes(1, fmt.Sprintf("{'descr': '|S%d', 'fortran_order': False, 'shape': (), }", len(f)), []byte(f)))},
+		{"shape.npy", npyMember("<i8", "(2,)", []int64{rows, cols})},
+		{"data.npy", npyMember("<f4", fmt.Sprintf("(%d,)", len(data)), data)},
+	}
+	names := [2]string{"indices.npy", "indptr.npy"}
+	if f == "coo" {
+		names = [2]string{"row.npy", "col.npy"}
+	}
+	return append(m, [2]string{names[0], npyMember("<i4", fmt.Sprintf("(%d,)", len(a)), a)},
+		[2]string{names[1], npyMember("<i4", fmt.Sprintf("(%d,)", len(b)), b)})
+}
+
+// TestSparseFeatureFormats: csr, csc and coo (stored or deflated, int32 or
+// int64 offsets) of one matrix read as the same canonical CSR, which equals
+// the dense form's non-zeros; WriteSparseNpz round-trips.
+func TestSparseFeatureFormats(t *testing.T) {
+	// [[0 1 0 2], [0 0 0 0], [3 0 4 0]]
+	dense := []float32{0, 1, 0, 2, 0, 0, 0, 0, 3, 0, 4, 0}
+	want := SparseFeaturesOf(dense, 3, 4)
+	dir := t.TempDir()
+	same := func(what string, x *CSR) {
+		t.Helper()
+		if x.NumRows != 3 || x.NumCols != 4 || !slices.Equal(x.Ptr, want.Ptr) || !slices.Equal(x.Idx, want.Idx) || !slices.Equal(x.Val, want.Val) {
+			t.Fatalf("%s: read %+v, want %+v", what, x, want)
+		}
+		if !slices.Equal(DenseFeatures(x), dense) {
+			t.Fatalf("%s: dense form differs", what)
+		}
+	}
+	for _, c := range []struct {
+		format string
+		data   []float32
+		a, b   []int32
+	}{
+		{"csr", []float32{1, 2, 3, 4}, []int32{1, 3, 0, 2}, []int32{0, 2, 2, 4}},
+		{"csc", []float32{3, 1, 4, 2}, []int32{2, 0, 2, 0}, []int32{0, 1, 2, 3, 4}},
+		{"coo", []float32{4, 2, 3, 1}, []int32{2, 0, 2, 0}, []int32{2, 3, 0, 1}},
+	} {
+		for _, method := range []uint16{zip.Store, zip.Deflate} {
+			p := npzOf(t, filepath.Join(dir, fmt.Sprintf("%s-%d.npz", c.format, method)), method, sparseMembers(c.format, 3, 4, c.data, c.a, c.b)...)
+			x, err := readSparseFeatureFile(p, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same(p, x)
+		}
+	}
+	p := filepath.Join(dir, "written.npz")
+	if err := WriteSparseNpz(p, want, false); err != nil {
+		t.Fatal(err)
+	}
+	x, err := readSparseFeatureFile(p, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("WriteSparseNpz", x)
+	u := npzOf(t, filepath.Join(dir, "unicode.npz"), zip.Store, append(sparseMembers("csr", 3, 4, []float32{1, 2, 3, 4}, []int32{1, 3, 0, 2}, []int32{0, 2, 2, 4})[1:],
+		[2]string{"format.npy", string(npyBytes(1, "{'descr': '<U3', 'fortran_order': False, 'shape': (), }", []byte("c\x00\x00\x00s\x00\x00\x00r\x00\x00\x00")))})...)
+	if x, err = readSparseFeatureFile(u, 3); err != nil {
+		t.Fatal(err)
+	}
+	same("unicode format", x)
+}
+
+// TestSparseFeatureErrors: every malformed archive is a one-line error
+// naming the file and the member or entry.
+func TestSparseFeatureErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.npz")
+	nan := float32(math.NaN())
+	csr := func(rows int64, data []float32, idx, ptr []int32) [][2]string {
+		return sparseMembers("csr", rows, 4, data, idx, ptr)
+	}
+	pickle := [2]string{"data.npy", string(npyBytes(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", []byte("\x80\x04junk")))}
+	for _, c := range []struct {
+		name    string
+		members [][2]string
+		file    string
+		want    string
+	}{
+		{"unsorted", csr(2, []float32{1, 2}, []int32{3, 1}, []int32{0, 2, 2}), p, "row 0: column ids not strictly increasing (1 after 3)"},
+		{"duplicate", csr(2, []float32{1, 2}, []int32{1, 1}, []int32{0, 2, 2}), p, "row 0: column ids not strictly increasing (1 after 1)"},
+		{"coo duplicate", sparseMembers("coo", 2, 4, []float32{1, 2}, []int32{1, 1}, []int32{2, 2}), p, "row 1: column ids not strictly increasing"},
+		{"id range", csr(2, []float32{1, 2}, []int32{1, 4}, []int32{0, 1, 2}), p + ":indices.npy", "entry 1 is 4, outside [0,4)"},
+		{"coo row range", sparseMembers("coo", 2, 4, []float32{1}, []int32{2}, []int32{0}), p + ":row.npy", "entry 0 is 2, outside [0,2)"},
+		{"nan", csr(2, []float32{1, nan}, []int32{1, 2}, []int32{0, 1, 2}), p, "feature [1,2] is NaN"},
+		{"inf", csr(2, []float32{float32(math.Inf(1))}, []int32{0}, []int32{0, 1, 1}), p, "feature [0,0] is +Inf"},
+		{"indptr decreases", csr(2, []float32{1, 2}, []int32{1, 2}, []int32{0, 3, 2}), p + ":indptr.npy", "entry 2 is 2, below entry 1 (3)"},
+		{"indptr length", csr(2, []float32{1}, []int32{1}, []int32{0, 1}), p + ":indptr.npy", "2 entries, want 3"},
+		{"indptr start", csr(2, []float32{1}, []int32{1}, []int32{1, 1, 1}), p + ":indptr.npy", "entry 0 is 1, want 0"},
+		{"indptr end", csr(2, []float32{1, 2}, []int32{1, 2}, []int32{0, 1, 1}), p + ":indptr.npy", "last entry 1, want the 2 values"},
+		{"lengths", csr(2, []float32{1, 2}, []int32{1}, []int32{0, 1, 2}), p + ":indices.npy", "1 entries but data has 2"},
+		{"rows", csr(3, []float32{1}, []int32{1}, []int32{0, 1, 1, 1}), p + ":shape.npy", "shape [3 4], want (2, F)"},
+		{"pickle", append(csr(2, []float32{1}, []int32{1}, []int32{0, 1, 1})[:2], pickle), p + ":data.npy", "a pickle"},
+		{"format", sparseMembers("bsr", 2, 4, []float32{1}, []int32{1}, []int32{0, 1, 1}), p + ":format.npy", `format "bsr": want csr, csc or coo`},
+		{"not sparse", [][2]string{{"x.npy", npyMember("<f4", "(2, 1)", []float32{1, 2})}}, p, "not a scipy sparse archive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			npzOf(t, p, zip.Store, c.members...)
+			_, err := readSparseFeatureFile(p, 2)
+			wantParseError(t, err, c.file, 0, c.want)
+		})
+	}
+}
+
+// TestSparseFeatureRows: rows selected, permuted and row-normalised as the
+// dense features are.
+func TestSparseFeatureRows(t *testing.T) {
+	dense := []float32{0, 1, 0, -2, 0, 0, 0, 0, 3, 0, 4, 0}
+	x := SparseFeaturesOf(dense, 3, 4)
+	got := DenseFeatures(SparseRows(x, []int32{2, 0}))
+	if !slices.Equal(got, append(slices.Clone(dense[8:12]), dense[0:4]...)) {
+		t.Fatalf("rows 2, 0: %v", got)
+	}
+	RowNormalizeSparse(x)
+	RowNormalize(dense, 4)
+	if !slices.Equal(DenseFeatures(x), dense) {
+		t.Fatalf("row-normalised: %v, dense %v", DenseFeatures(x), dense)
+	}
+	if FeatureDensity(x) != 4.0/12 {
+		t.Fatalf("density %g", FeatureDensity(x))
+	}
+}
