@@ -141,7 +141,12 @@ type npyString string
 // csr_matrix (format, shape, data, indices, indptr; int32 indices and
 // offsets below 2^31 entries, as scipy), through path.tmp and a rename.
 func WriteSparseNpz(path string, x *CSR, compress bool) error {
-	shape := []int64{int64(x.NumRows), int64(x.NumCols)}
+	return WriteNpz(path, append(sparseMembers("", x), NpyData{Name: "format", Data: npyString("csr")}), compress)
+}
+
+// sparseMembers are the CSR arrays of x under prefix: indices, indptr
+// (int32 below 2^31 entries, as scipy writes them), shape and data.
+func sparseMembers(prefix string, x *CSR) []NpyData {
 	var ptr any = x.Ptr
 	if x.NNZ() < 1<<31 {
 		p32 := make([]int32, len(x.Ptr))
@@ -150,17 +155,17 @@ func WriteSparseNpz(path string, x *CSR, compress bool) error {
 		}
 		ptr = p32
 	}
-	return WriteNpz(path, []NpyData{
-		{Name: "indices", Shape: []int{len(x.Idx)}, Data: x.Idx},
-		{Name: "indptr", Shape: []int{len(x.Ptr)}, Data: ptr},
-		{Name: "format", Data: npyString("csr")},
-		{Name: "shape", Shape: []int{2}, Data: shape},
-		{Name: "data", Shape: []int{len(x.Val)}, Data: x.Val},
-	}, compress)
+	return []NpyData{
+		{Name: prefix + "indices", Shape: []int{len(x.Idx)}, Data: x.Idx},
+		{Name: prefix + "indptr", Shape: []int{len(x.Ptr)}, Data: ptr},
+		{Name: prefix + "shape", Shape: []int{2}, Data: []int64{int64(x.NumRows), int64(x.NumCols)}},
+		{Name: prefix + "data", Shape: []int{len(x.Val)}, Data: x.Val},
+	}
 }
 
 // WriteNpzDataset writes ds as NumPy arrays: with ogb unset, a PyG-style
-// file at path (edge_index, edge_weight when weighted, x, y, num_nodes and
+// file at path (edge_index, edge_weight when weighted, x, or x_data,
+// x_indices, x_indptr and x_shape for sparse features, y, num_nodes and
 // train/val/test_mask);
 // with ogb set, OGB's npz layout under the directory path (raw/data.npz
 // with edge_index, node_feat, num_nodes; raw/node-label.npz; the split
@@ -183,7 +188,12 @@ func WriteNpzDataset(path string, ds *Dataset, ogb, compress bool) error {
 	if ogb {
 		feat, label = "node_feat", "node_label"
 	}
-	if ds.FeatDim > 0 {
+	switch {
+	case ds.XS != nil && ogb:
+		return fmt.Errorf("%s: the OGB layout has no sparse features: write the PyG-style file", path)
+	case ds.XS != nil:
+		data = append(data, sparseMembers(feat+"_", ds.XS)...)
+	case ds.FeatDim > 0:
 		data = append(data, NpyData{Name: feat, Shape: []int{n, ds.FeatDim}, Data: ds.X})
 	}
 	var labels []NpyData

@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// sparseMembers are the members scipy.sparse.save_npz writes for format f
+// scipyMembers are the members scipy.sparse.save_npz writes for format f
 // with the given shape, data and index arrays (indices and indptr for csr
 // and csc, row and col for coo).
-func sparseMembers(f string, rows, cols int64, data []float32, a, b []int32) [][2]string {
+func scipyMembers(f string, rows, cols int64, data []float32, a, b []int32) [][2]string {
 	m := [][2]string{
 		{"format.npy", string(npyBytes(1, fmt.Sprintf("{'descr': '|S%d', 'fortran_order': False, 'shape': (), }", len(f)), []byte(f)))},
 		{"shape.npy", npyMember("<i8", "(2,)", []int64{rows, cols})},
@@ -53,7 +53,7 @@ func TestSparseFeatureFormats(t *testing.T) {
 		{"coo", []float32{4, 2, 3, 1}, []int32{2, 0, 2, 0}, []int32{2, 3, 0, 1}},
 	} {
 		for _, method := range []uint16{zip.Store, zip.Deflate} {
-			p := npzOf(t, filepath.Join(dir, fmt.Sprintf("%s-%d.npz", c.format, method)), method, sparseMembers(c.format, 3, 4, c.data, c.a, c.b)...)
+			p := npzOf(t, filepath.Join(dir, fmt.Sprintf("%s-%d.npz", c.format, method)), method, scipyMembers(c.format, 3, 4, c.data, c.a, c.b)...)
 			x, err := readSparseFeatureFile(p, 3)
 			if err != nil {
 				t.Fatal(err)
@@ -70,7 +70,7 @@ func TestSparseFeatureFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("WriteSparseNpz", x)
-	u := npzOf(t, filepath.Join(dir, "unicode.npz"), zip.Store, append(sparseMembers("csr", 3, 4, []float32{1, 2, 3, 4}, []int32{1, 3, 0, 2}, []int32{0, 2, 2, 4})[1:],
+	u := npzOf(t, filepath.Join(dir, "unicode.npz"), zip.Store, append(scipyMembers("csr", 3, 4, []float32{1, 2, 3, 4}, []int32{1, 3, 0, 2}, []int32{0, 2, 2, 4})[1:],
 		[2]string{"format.npy", string(npyBytes(1, "{'descr': '<U3', 'fortran_order': False, 'shape': (), }", []byte("c\x00\x00\x00s\x00\x00\x00r\x00\x00\x00")))})...)
 	if x, err = readSparseFeatureFile(u, 3); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestSparseFeatureErrors(t *testing.T) {
 	p := filepath.Join(dir, "x.npz")
 	nan := float32(math.NaN())
 	csr := func(rows int64, data []float32, idx, ptr []int32) [][2]string {
-		return sparseMembers("csr", rows, 4, data, idx, ptr)
+		return scipyMembers("csr", rows, 4, data, idx, ptr)
 	}
 	pickle := [2]string{"data.npy", string(npyBytes(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", []byte("\x80\x04junk")))}
 	for _, c := range []struct {
@@ -96,9 +96,9 @@ func TestSparseFeatureErrors(t *testing.T) {
 	}{
 		{"unsorted", csr(2, []float32{1, 2}, []int32{3, 1}, []int32{0, 2, 2}), p, "row 0: column ids not strictly increasing (1 after 3)"},
 		{"duplicate", csr(2, []float32{1, 2}, []int32{1, 1}, []int32{0, 2, 2}), p, "row 0: column ids not strictly increasing (1 after 1)"},
-		{"coo duplicate", sparseMembers("coo", 2, 4, []float32{1, 2}, []int32{1, 1}, []int32{2, 2}), p, "row 1: column ids not strictly increasing"},
+		{"coo duplicate", scipyMembers("coo", 2, 4, []float32{1, 2}, []int32{1, 1}, []int32{2, 2}), p, "row 1: column ids not strictly increasing"},
 		{"id range", csr(2, []float32{1, 2}, []int32{1, 4}, []int32{0, 1, 2}), p + ":indices.npy", "entry 1 is 4, outside [0,4)"},
-		{"coo row range", sparseMembers("coo", 2, 4, []float32{1}, []int32{2}, []int32{0}), p + ":row.npy", "entry 0 is 2, outside [0,2)"},
+		{"coo row range", scipyMembers("coo", 2, 4, []float32{1}, []int32{2}, []int32{0}), p + ":row.npy", "entry 0 is 2, outside [0,2)"},
 		{"nan", csr(2, []float32{1, nan}, []int32{1, 2}, []int32{0, 1, 2}), p, "feature [1,2] is NaN"},
 		{"inf", csr(2, []float32{float32(math.Inf(1))}, []int32{0}, []int32{0, 1, 1}), p, "feature [0,0] is +Inf"},
 		{"indptr decreases", csr(2, []float32{1, 2}, []int32{1, 2}, []int32{0, 3, 2}), p + ":indptr.npy", "entry 2 is 2, below entry 1 (3)"},
@@ -108,7 +108,7 @@ func TestSparseFeatureErrors(t *testing.T) {
 		{"lengths", csr(2, []float32{1, 2}, []int32{1}, []int32{0, 1, 2}), p + ":indices.npy", "1 entries but data has 2"},
 		{"rows", csr(3, []float32{1}, []int32{1}, []int32{0, 1, 1, 1}), p + ":shape.npy", "shape [3 4], want (2, F)"},
 		{"pickle", append(csr(2, []float32{1}, []int32{1}, []int32{0, 1, 1})[:2], pickle), p + ":data.npy", "a pickle"},
-		{"format", sparseMembers("bsr", 2, 4, []float32{1}, []int32{1}, []int32{0, 1, 1}), p + ":format.npy", `format "bsr": want csr, csc or coo`},
+		{"format", scipyMembers("bsr", 2, 4, []float32{1}, []int32{1}, []int32{0, 1, 1}), p + ":format.npy", `format "bsr": want csr, csc or coo`},
 		{"not sparse", [][2]string{{"x.npy", npyMember("<f4", "(2, 1)", []float32{1, 2})}}, p, "not a scipy sparse archive"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,5 +135,56 @@ func TestSparseFeatureRows(t *testing.T) {
 	}
 	if FeatureDensity(x) != 4.0/12 {
 		t.Fatalf("density %g", FeatureDensity(x))
+	}
+}
+
+// TestBagOfWordsNpz: a generated bag-of-words graph (words tied to the
+// class, the same on any number of goroutines) written as a PyG-style file
+// loads with the same sparse features.
+func TestBagOfWordsNpz(t *testing.T) {
+	s, err := ParseGenSpec("nodes=3000,degree=6,classes=4,feat=500,words=0.02,seed=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Threads = 1
+	ds, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Threads = 3
+	ds3, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.XS == nil || ds.X != nil || !slices.Equal(ds.XS.Idx, ds3.XS.Idx) || !slices.Equal(ds.XS.Val, ds3.XS.Val) {
+		t.Fatal("bag-of-words features missing or differing with the thread count")
+	}
+	if err := CheckSparseFeatures(ds.XS); err != nil {
+		t.Fatal(err)
+	}
+	if d := FeatureDensity(ds.XS); d < 0.01 || d > 0.03 {
+		t.Fatalf("density %g, want about 0.02", d)
+	}
+	inClass := 0 // words from the node's class vocabulary: 1/(1+noise) of them plus chance
+	for v := range ds.NumNodes() {
+		for k := ds.XS.Ptr[v]; k < ds.XS.Ptr[v+1]; k++ {
+			if ds.XS.Idx[k]%4 == ds.Labels[v] {
+				inClass++
+			}
+		}
+	}
+	if frac := float64(inClass) / float64(ds.XS.NNZ()); frac < 0.25+0.5/13 {
+		t.Fatalf("%.3f of the words are in the node's class vocabulary", frac)
+	}
+	p := filepath.Join(t.TempDir(), "bow.npz")
+	if err := WriteNpzDataset(p, ds, false, true); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.XS == nil || back.FeatDim != 500 || !slices.Equal(back.XS.Ptr, ds.XS.Ptr) || !slices.Equal(back.XS.Idx, ds.XS.Idx) || !slices.Equal(back.XS.Val, ds.XS.Val) {
+		t.Fatal("the PyG-style file's x_* arrays do not load as the written features")
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 func init() {
@@ -15,7 +17,7 @@ func init() {
 		func(args []string) error { return cmdGen(args, os.Stdout) })
 }
 
-const genSynopsis = "--spec SPEC --out FILE.sgb"
+const genSynopsis = "--spec SPEC --out FILE.sgb|FILE.npz"
 
 // cmdGen runs `supergcn gen`: it generates the dataset of --spec, writes it
 // in the binary format to --out and prints a one-line summary to out.
@@ -23,7 +25,7 @@ func cmdGen(args []string, out io.Writer) error {
 	fs := newFlagSet("gen", genSynopsis)
 	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
-	path := fs.String("out", "", "output file in the supergcn binary format (required)")
+	path := fs.String("out", "", "output file (required): the supergcn binary format, or a PyG-style .npz (sparse features as x_data, x_indices, x_indptr, x_shape)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,12 +45,27 @@ func cmdGen(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := graph.WriteBinary(*path, ds); err != nil {
+	npz := strings.HasSuffix(strings.ToLower(*path), ".npz")
+	if ds.XS != nil && !npz {
+		fmt.Fprintf(out, "gen: the binary format holds features dense: %d×%d values (%s); a .npz keeps them sparse\n",
+			ds.NumNodes(), ds.FeatDim, sysmem.GB(4*int64(ds.NumNodes())*int64(ds.FeatDim)))
+		ds.X, ds.XS = graph.DenseFeatures(ds.XS), nil
+	}
+	feats := fmt.Sprintf("%d features", ds.FeatDim)
+	if ds.XS != nil {
+		feats = fmt.Sprintf("%d sparse features (%d non-zeros)", ds.FeatDim, ds.XS.NNZ())
+	}
+	if npz {
+		err = graph.WriteNpzDataset(*path, ds, false, false)
+	} else {
+		err = graph.WriteBinary(*path, ds)
+	}
+	if err != nil {
 		return err
 	}
 	commit()
-	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %d features, split %d/%d/%d, %.2fs -> %s\n",
-		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, ds.FeatDim,
+	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %s, split %d/%d/%d, %.2fs -> %s\n",
+		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, feats,
 		len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds(), *path)
 	fmt.Fprintf(out, "gen: %s\n", graph.Degrees(ds.Graph))
 	return nil
