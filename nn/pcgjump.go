@@ -28,27 +28,56 @@ func (a pcgState) add(b pcgState) pcgState {
 	return pcgState{hi, lo}
 }
 
-// pcgJumps are the affine maps of 2^i LCG steps: state → state·m + a for
-// entry i = (m, a).
-type pcgJumps [64][2]pcgState
+// pcgJumps are the affine maps state → state·m + a of LCG step counts:
+// bin[i] of 2^i steps; byte[p][d] of d·256^p steps, so that a jump of
+// fewer than 2^16 steps (every jump inside a dropout block) takes two
+// multiply-adds.
+type pcgJumps struct {
+	bin  [64]pcgAffine
+	byte [2][256]pcgAffine
+}
 
-// newPCGJumps computes the jump table.
+// pcgAffine is the map s → s·m + a.
+type pcgAffine struct{ m, a pcgState }
+
+// then is the map f, then g.
+func (f pcgAffine) then(g pcgAffine) pcgAffine {
+	return pcgAffine{f.m.mul(g.m), f.a.mul(g.m).add(g.a)}
+}
+
+// apply is f(s).
+func (f pcgAffine) apply(s pcgState) pcgState { return s.mul(f.m).add(f.a) }
+
+// newPCGJumps computes the jump tables.
 func newPCGJumps() *pcgJumps {
 	var t pcgJumps
-	m, a := pcgMul, pcgInc
-	for i := range t {
-		t[i] = [2]pcgState{m, a}
-		a = a.add(m.mul(a)) // two steps of (m, a): (m², a·m + a)
-		m = m.mul(m)
+	t.bin[0] = pcgAffine{pcgMul, pcgInc}
+	for i := 1; i < len(t.bin); i++ {
+		t.bin[i] = t.bin[i-1].then(t.bin[i-1])
+	}
+	for p := range t.byte {
+		t.byte[p][0] = pcgAffine{m: pcgState{0, 1}}
+		for d := 1; d < 256; d++ {
+			t.byte[p][d] = t.byte[p][d-1].then(t.bin[8*p])
+		}
 	}
 	return &t
 }
 
 // advance steps s by n LCG steps.
 func (t *pcgJumps) advance(s pcgState, n uint64) pcgState {
+	if n < 1<<16 {
+		if lo := n & 0xff; lo != 0 {
+			s = t.byte[0][lo].apply(s)
+		}
+		if hi := n >> 8; hi != 0 {
+			s = t.byte[1][hi].apply(s)
+		}
+		return s
+	}
 	for i := 0; n != 0; i, n = i+1, n>>1 {
 		if n&1 != 0 {
-			s = s.mul(t[i][0]).add(t[i][1])
+			s = t.bin[i].apply(s)
 		}
 	}
 	return s
