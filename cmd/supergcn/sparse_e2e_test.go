@@ -80,6 +80,36 @@ func TestSparseFeaturesTrainAsDense(t *testing.T) {
 	}
 }
 
+// TestSparseFeaturesPartitions: a partition directory of Cora with sparse
+// features (METIS, 4 parts) keeps them as CSR rows; training from it on 1, 2
+// and 4 ranks gives the losses of the same directory written dense; stats
+// reports the features' memory from their non-zeros.
+func TestSparseFeaturesPartitions(t *testing.T) {
+	dir := t.TempDir()
+	cora, npz := coraSparse(t, dir)
+	args := sparseTrainArgs("gcn", "--feat-norm", "row")
+	pdir, ddir := filepath.Join(dir, "parts"), filepath.Join(dir, "dense-parts")
+	for _, c := range [][]string{{"--out", pdir, "--features", npz}, {"--out", ddir}} {
+		if r := run(t, 2*time.Minute, nil, append([]string{"partition", "--data", cora, "--parts", "4", "--method", "metis"}, c...)...); r.code != 0 {
+			t.Fatalf("partition: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(pdir, "meta.json"))
+	if err != nil || !strings.Contains(string(b), `"sparse_features": true`) || !strings.Contains(string(b), `"feat_nnz"`) {
+		t.Fatalf("meta.json does not record sparse features (%v):\n%s", err, b)
+	}
+	for _, np := range []int{1, 2, 4} {
+		name := fmt.Sprintf("parts-np%d", np)
+		ref := trainLosses(t, dir, mpirun(t, np), "dense-"+name, append([]string{"--partitions", ddir}, args...)...)
+		got := trainLosses(t, dir, mpirun(t, np), name, append([]string{"--partitions", pdir}, args...)...)
+		sameLosses(t, "sparse partition directory, "+name, ref, got)
+	}
+	r := run(t, time.Minute, nil, "stats", pdir)
+	if r.code != 0 || !strings.Contains(r.stdout, "features: 2708 nodes × 1433 (sparse, 49216 non-zeros)") {
+		t.Fatalf("stats: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestSparseFeaturesLog: the data line reports the sparse features, and a
 // dense "sparse" file is stored dense with a notice.
 func TestSparseFeaturesLog(t *testing.T) {
