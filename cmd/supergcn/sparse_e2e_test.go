@@ -158,3 +158,45 @@ func TestSparseFeaturesScipy(t *testing.T) {
 	}
 	_ = os.Remove(npz)
 }
+
+// TestBenchTorchSparseFeatures: bench/train_torch.py --features takes the
+// same scipy sparse archive as supergcn and, without dropout, trains to the
+// losses of the same features dense. It skips without python3 and torch.
+func TestBenchTorchSparseFeatures(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import torch, numpy").Run() != nil {
+		t.Skip("python3 with torch and numpy not available")
+	}
+	dir := t.TempDir()
+	spec := "nodes=2000,degree=8,classes=5,feat=2000,words=0.01,seed=4"
+	sgb, npz, x := filepath.Join(dir, "g.sgb"), filepath.Join(dir, "g.npz"), filepath.Join(dir, "x.npz")
+	for _, out := range []string{sgb, npz} {
+		if r := run(t, time.Minute, nil, "gen", "--spec", spec, "--out", out); r.code != 0 {
+			t.Fatalf("gen: %s", r.stderr)
+		}
+	}
+	ds, err := graph.Load(npz, graph.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := graph.WriteSparseNpz(x, ds.XS, false); err != nil {
+		t.Fatal(err)
+	}
+	losses := map[string][]float64{}
+	for name, extra := range map[string][]string{"dense": nil, "sparse": {"--features", x}} {
+		args := append([]string{filepath.Join("..", "..", "bench", "train_torch.py"), "--data", sgb, "--dropout", "0",
+			"--hidden", "16", "--feat-norm", "row", "--epochs", "4", "--threads", "1"}, extra...)
+		out, err := exec.Command(py, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("train_torch.py %s: %v\n%s", name, err, out)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			var e int
+			var l float64
+			if _, err := fmt.Sscanf(line, "epoch %d loss %g", &e, &l); err == nil {
+				losses[name] = append(losses[name], l)
+			}
+		}
+	}
+	sameLosses(t, "train_torch.py sparse features", losses["dense"], losses["sparse"])
+}
