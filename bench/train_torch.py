@@ -33,7 +33,8 @@ continued run prints what the uninterrupted one would (one thread: the same
 numbers).
 
 --features X.npz takes sparse features as scipy.sparse.save_npz writes them (csr, csc
-or coo; read with numpy, no pickle): the first layer's X·W is torch sparse CSR · dense
+or coo; read with numpy, no pickle), and a .sgb holding sparse features keeps them
+sparse: the first layer's X·W is torch sparse CSR · dense
 and its weight gradient Xᵀ·G a product with the transpose built once, input dropout
 drops non-zeros, as supergcn's sparse input (docs/DATA.md, "Sparse features").
 
@@ -464,13 +465,18 @@ def main():
         d = sgb.load(a.data)
     except OSError as e:
         raise SystemExit(f"{a.data}: {e.strerror or e}")
-    if (d["x"] is None and not a.features) or d["labels"] is None:
+    if (d["x"] is None and d["x_sparse"] is None and not a.features) or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
     A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
-    if a.features:
+    if a.features or d["x_sparse"] is not None:
         if a.precision != "fp32":
-            raise SystemExit("--features: sparse features train in fp32 only")
-        x = SparseX.load(a.features, d["nodes"])
+            raise SystemExit("sparse features train in fp32 only")
+        if a.features:
+            x = SparseX.load(a.features, d["nodes"])
+        else:
+            ptr, idx, val = d["x_sparse"]
+            rows = np.repeat(np.arange(d["nodes"], dtype=np.int64), np.diff(ptr))
+            x = SparseX(rows, np.asarray(idx, dtype=np.int64), np.array(val, dtype=np.float32), (d["nodes"], d["featdim"]))
         d["featdim"] = x.shape[1]
         if x.shape[1] < a.hidden:
             raise SystemExit(f"--features: {x.shape[1]} columns, narrower than --hidden: give them dense")

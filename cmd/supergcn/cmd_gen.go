@@ -9,7 +9,6 @@ import (
 
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
-	"github.com/supergcn/supergcn/internal/sysmem"
 )
 
 func init() {
@@ -25,7 +24,7 @@ func cmdGen(args []string, out io.Writer) error {
 	fs := newFlagSet("gen", genSynopsis)
 	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
-	path := fs.String("out", "", "output file (required): the supergcn binary format, or a PyG-style .npz (sparse features as x_data, x_indices, x_indptr, x_shape)")
+	path := fs.String("out", "", "output file (required): the supergcn binary format, or a PyG-style .npz (sparse features as x_data, x_indices, x_indptr, x_shape); sparse features stay sparse in both")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,17 +44,11 @@ func cmdGen(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	npz := strings.HasSuffix(strings.ToLower(*path), ".npz")
-	if ds.XS != nil && !npz {
-		fmt.Fprintf(out, "gen: the binary format holds features dense: %d×%d values (%s); a .npz keeps them sparse\n",
-			ds.NumNodes(), ds.FeatDim, sysmem.GB(4*int64(ds.NumNodes())*int64(ds.FeatDim)))
-		ds.X, ds.XS = graph.DenseFeatures(ds.XS), nil
-	}
 	feats := fmt.Sprintf("%d features", ds.FeatDim)
 	if ds.XS != nil {
 		feats = fmt.Sprintf("%d sparse features (%d non-zeros)", ds.FeatDim, ds.XS.NNZ())
 	}
-	if npz {
+	if strings.HasSuffix(strings.ToLower(*path), ".npz") {
 		err = graph.WriteNpzDataset(*path, ds, false, false)
 	} else {
 		err = graph.WriteBinary(*path, ds)
