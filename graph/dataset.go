@@ -32,18 +32,6 @@ type Dataset struct {
 	release func() error
 }
 
-// HasSparseFeatures reports whether the features are stored sparse (XS).
-func (d *Dataset) HasSparseFeatures() bool { return d.XS != nil }
-
-// FeatureBytes is the memory the features take: 4 bytes a value dense, the
-// CSR arrays sparse.
-func (d *Dataset) FeatureBytes() int64 {
-	if d.XS != nil {
-		return SparseFeatureBytes(d.XS.NumRows, d.XS.NNZ())
-	}
-	return 4 * int64(len(d.X))
-}
-
 // NumNodes is the number of nodes.
 func (d *Dataset) NumNodes() int { return d.Graph.NumRows }
 

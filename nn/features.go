@@ -84,12 +84,6 @@ func transposePositions(x, xt *graph.CSR) []int64 {
 // Matrix is the input to give Model.Forward: the features' shape, no data.
 func (s *SparseInput) Matrix() *dense.Matrix { return s.handle }
 
-// Bytes is the memory the sparse input holds: X's values for the pass and
-// Xᵀ (the caller's X not counted).
-func (s *SparseInput) Bytes() int64 {
-	return 4*int64(len(s.cur.Val)) + graph.SparseFeatureBytes(s.xt.NumRows, s.xt.NNZ()) + 4*int64(len(s.tBase)) + 8*int64(len(s.toT))
-}
-
 // SetDenseRows sets the dense term: row i of add is added to input row
 // rows[i] (nil: no term). add must stay unmodified until the Backward of
 // the next Forward.
