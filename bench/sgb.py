@@ -2,11 +2,14 @@
 as graph/binfmt.go writes it, into numpy arrays (memory-mapped, no copy).
 
 Layout (little-endian): magic "SGCNBIN\\0", version u32, header size u32,
-flags u64 (1 weights, 2 labels, 4 features), nodes, nnz, featdim, classes,
+flags u64 (1 weights, 2 labels, 4 features, 8 sparse features), nodes, nnz, featdim, classes,
 train, valid, test, name length (8 × i64), sections u32 (9), reserved u32,
 then 9 entries (id u32, crc32c u32, offset u64, length u64) and the header
 CRC. Sections: ptr (i64, nodes+1), idx (i32, nnz), val (f32, nnz or empty),
 x (f32, nodes·featdim), labels (i32), train, valid, test (i32), name.
+With flag 8 the x section holds the features as CSR rows: nnz (i64), ptr (i64,
+nodes+1), idx (i32, nnz), padding to 8 bytes, val (f32, nnz); load returns them
+as x_sparse = (ptr, idx, val) and x None.
 Row v of the CSR lists the in-neighbours u of v (edge u→v).
 Checksums are not verified here (supergcn verifies them when it loads).
 """
@@ -43,7 +46,16 @@ def load(path):
             raise SystemExit(f"{path}: section {name}: bad table entry")
         out[name] = mm[off:off + length].view(DTYPES[name]) if length else None
     out["name"] = bytes(out["name"]).decode() if out["name"] is not None else ""
-    if out["x"] is not None:
+    out["x_sparse"] = None
+    if out["x"] is not None and flags & 8:
+        sec = out["x"].view("u1")
+        nnz = int(sec[:8].view("<i8")[0])
+        ptr_end = 8 + 8 * (nodes + 1)
+        val_off = ptr_end + (4 * nnz + 7) // 8 * 8
+        out["x_sparse"] = (sec[8:ptr_end].view("<i8"), sec[ptr_end:ptr_end + 4 * nnz].view("<i4"),
+                           sec[val_off:val_off + 4 * nnz].view("<f4"))
+        out["x"] = None
+    elif out["x"] is not None:
         out["x"] = out["x"].reshape(nodes, featdim)
     for s in ("train", "valid", "test"):
         if out[s] is None:

@@ -43,7 +43,14 @@ generator, epoch, best so far) after every N-th epoch and the last;
 continued run prints what the uninterrupted one would (one thread: the same
 numbers).
 
+--features X.npz takes sparse features as scipy.sparse.save_npz writes them (csr, csc
+or coo; read with numpy, no pickle), and a .sgb holding sparse features keeps them
+sparse: the first layer's X·W is torch sparse CSR · dense
+and its weight gradient Xᵀ·G a product with the transpose built once, input dropout
+drops non-zeros, as supergcn's sparse input (docs/DATA.md, "Sparse features").
+
   python3 bench/train_torch.py --data g.sgb --model sage --layers 3 --hidden 256 --norm layer --threads 16
+  python3 bench/train_torch.py --data g.sgb --features x_csr.npz --model gcn
   python3 bench/train_torch.py --data g.sgb --epochs 250 --eval-every 10 --save ck.pt --save-every 25
   python3 bench/train_torch.py --data g.sgb --epochs 250 --eval-every 10 --save ck.pt --save-every 25 --resume ck.pt
 """
@@ -85,6 +92,78 @@ class SpMM(torch.autograd.Function):
 
 def csr(ptr, idx, val, n):
     return torch.sparse_csr_tensor(torch.from_numpy(np.ascontiguousarray(ptr)), torch.from_numpy(idx), torch.from_numpy(val), (n, n))
+
+
+class SparseX:
+    """Sparse node features: x @ W is X·W with X a torch CSR tensor (SpMM: the backward
+    multiplies by Xᵀ, built once); dropout drops non-zeros; row_normalize divides each
+    row's values by its absolute sum."""
+
+    def __init__(self, rows, cols, val, shape):
+        self.shape = shape
+        self.rows, self.cols, self.val = rows, cols, val
+        self.ptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=shape[0]))]).astype(np.int64)
+        self.tperm = np.lexsort((rows, cols))  # Xᵀ's entries: by column, then row
+        self.tptr = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=shape[1]))]).astype(np.int64)
+        self.set(torch.from_numpy(val))
+
+    @classmethod
+    def load(cls, path, nodes):
+        """Reads a scipy.sparse.save_npz archive of nodes rows into canonical CSR order."""
+        try:
+            z = np.load(path, allow_pickle=False)
+            fmt = z["format"].item()
+            fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
+            shape = tuple(int(v) for v in z["shape"])
+            val = np.asarray(z["data"], dtype=np.float32)
+            if fmt in ("csr", "csc"):
+                major = np.repeat(np.arange(len(z["indptr"]) - 1, dtype=np.int64), np.diff(z["indptr"]))
+                minor = np.asarray(z["indices"], dtype=np.int64)
+                rows, cols = (major, minor) if fmt == "csr" else (minor, major)
+            elif fmt == "coo":
+                rows, cols = np.asarray(z["row"], dtype=np.int64), np.asarray(z["col"], dtype=np.int64)
+            else:
+                raise SystemExit(f"{path}: format {fmt!r}, want csr, csc or coo")
+        except (OSError, KeyError, ValueError) as e:
+            raise SystemExit(f"{path}: not a scipy sparse archive ({e})")
+        if len(shape) != 2 or shape[0] != nodes:
+            raise SystemExit(f"{path}: shape {shape}, want ({nodes}, F)")
+        if len(rows) != len(val) or len(cols) != len(val) or (len(val) and (rows.min() < 0 or rows.max() >= shape[0]
+                                                                          or cols.min() < 0 or cols.max() >= shape[1])):
+            raise SystemExit(f"{path}: ids outside the shape or lengths differ")
+        if not np.isfinite(val).all():
+            raise SystemExit(f"{path}: non-finite values")
+        order = np.lexsort((cols, rows))
+        rows, cols, val = rows[order], cols[order], val[order]
+        if len(rows) > 1 and ((rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])).any():
+            raise SystemExit(f"{path}: duplicate entries (scipy: sum_duplicates())")
+        return cls(rows, cols, val, shape)
+
+    def set(self, val):
+        """Uses val (one per entry, CSR order) as the values of X and Xᵀ."""
+        n, f = self.shape
+        self.x = torch.sparse_csr_tensor(torch.from_numpy(self.ptr), torch.from_numpy(self.cols), val, (n, f))
+        tp = torch.from_numpy(self.tperm)
+        self.xt = torch.sparse_csr_tensor(torch.from_numpy(self.tptr), torch.from_numpy(self.rows[self.tperm]), val[tp], (f, n))
+        self.cur = val
+
+    def row_normalize(self):
+        s = np.zeros(self.shape[0])
+        np.add.at(s, self.rows, np.abs(self.val.astype(np.float64)))
+        d = s[self.rows].astype(np.float32)
+        self.val = np.where(d > 0, self.val / np.where(d > 0, d, 1), self.val).astype(np.float32)
+        self.set(torch.from_numpy(self.val))
+
+    def dropout(self, p, training):
+        """The features with input dropout on the non-zeros (a view sharing the structure)."""
+        v = torch.from_numpy(self.val)
+        out = SparseX.__new__(SparseX)
+        out.__dict__.update(self.__dict__)
+        out.set(F.dropout(v, p, training) if training and p > 0 else v)
+        return out
+
+    def __matmul__(self, w):
+        return SpMM.apply(self.x, self.xt, w)
 
 
 def operators(d, kind):
@@ -296,7 +375,7 @@ class Model(torch.nn.Module):
         self.p = dropout
 
     def forward(self, a, at, x):
-        h = F.dropout(x, self.p, self.training)
+        h = x.dropout(self.p, self.training) if isinstance(x, SparseX) else F.dropout(x, self.p, self.training)
         for i, c in enumerate(self.convs):
             h = c(a, at, h)
             if i < len(self.convs) - 1:
@@ -431,6 +510,7 @@ def resume(a, model, opt, loop):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="supergcn binary dataset (.sgb)")
+    ap.add_argument("--features", default="", help="sparse features replacing the dataset's: a scipy.sparse.save_npz .npz")
     ap.add_argument("--model", choices=list(MODELS), default="gcn")
     ap.add_argument("--layers", type=int, default=0, help="default: the model's (1 for sgc, else 2)")
     ap.add_argument("--k", type=int, default=0, help="propagation steps (sgc: 2, appnp: 10)")
@@ -487,13 +567,28 @@ def main():
         d = sgb.load(a.data)
     except OSError as e:
         raise SystemExit(f"{a.data}: {e.strerror or e}")
-    if d["x"] is None or d["labels"] is None:
+    if (d["x"] is None and d["x_sparse"] is None and not a.features) or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
     A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
-    x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
-    if a.feat_norm == "row":
-        s = x.abs().double().sum(1, keepdim=True)
-        x = torch.where(s > 0, x / s.float().clamp_min(1e-38), x)
+    if a.features or d["x_sparse"] is not None:
+        if a.precision != "fp32":
+            raise SystemExit("sparse features train in fp32 only")
+        if a.features:
+            x = SparseX.load(a.features, d["nodes"])
+        else:
+            ptr, idx, val = d["x_sparse"]
+            rows = np.repeat(np.arange(d["nodes"], dtype=np.int64), np.diff(ptr))
+            x = SparseX(rows, np.asarray(idx, dtype=np.int64), np.array(val, dtype=np.float32), (d["nodes"], d["featdim"]))
+        d["featdim"] = x.shape[1]
+        if x.shape[1] < a.hidden:
+            raise SystemExit(f"--features: {x.shape[1]} columns, narrower than --hidden: give them dense")
+        if a.feat_norm == "row":
+            x.row_normalize()
+    else:
+        x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
+        if a.feat_norm == "row":
+            s = x.abs().double().sum(1, keepdim=True)
+            x = torch.where(s > 0, x / s.float().clamp_min(1e-38), x)
     y = torch.from_numpy(np.array(d["labels"], dtype=np.int64))
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
     split = {s: v[y[v] >= 0] for s, v in split.items()}

@@ -11,14 +11,16 @@ import (
 // Conversion rewrites a dataset into supergcn's binary format, or a
 // PyG-style .npz (arrays stored uncompressed) when Out ends in .npz,
 // cleaned in the order: self-loops removed, duplicates merged,
-// symmetrised, synthetic features attached.
+// symmetrised, synthetic features attached. Sparse features stay sparse
+// unless DenseFeatures.
 type Conversion struct {
 	Data            string
 	Load            graph.LoadOptions
 	RemoveSelfLoops bool
 	Dedup           bool
 	Symmetrize      bool
-	SynthFeat       int // graph.AttachSyntheticFeatures DIM (0: none)
+	SynthFeat       int  // graph.AttachSyntheticFeatures DIM (0: none)
+	DenseFeatures   bool // store sparse features dense
 	Classes         int
 	Seed            uint64
 	Out             string
@@ -44,6 +46,9 @@ func (c *Conversion) Run() (*graph.Dataset, time.Duration, error) {
 	}
 	if c.SynthFeat > 0 {
 		err = field.Wrap("dataset.Conversion.SynthFeat", graph.AttachSyntheticFeatures(ds, c.SynthFeat, c.Classes, c.Seed))
+	}
+	if c.DenseFeatures && ds.XS != nil {
+		ds.X, ds.XS = graph.DenseFeatures(ds.XS), nil
 	}
 	if err == nil && strings.HasSuffix(c.Out, ".npz") {
 		err = graph.WriteNpzDataset(c.Out, ds, false, false)

@@ -72,7 +72,9 @@ func (s *Source) loadParts(c comm.Comm, log io.Writer) (*partition.Shard, error)
 	if err = dist.Agree(c, err); err != nil {
 		return nil, err
 	}
-	if sh.FeatDim > 0 && s.FeatNorm == "row" {
+	if sh.XS != nil && s.FeatNorm == "row" {
+		graph.RowNormalizeSparse(sh.XS)
+	} else if sh.FeatDim > 0 && s.FeatNorm == "row" {
 		graph.RowNormalize(sh.X, sh.FeatDim)
 	}
 	if log != nil {

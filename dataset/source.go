@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
@@ -104,8 +105,12 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 		if ds.Graph.Val != nil {
 			edges = "weighted edges"
 		}
-		fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %d features, %d classes, split %d/%d/%d (%.2fs)\n",
-			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), edges, ds.FeatDim, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
+		feats := fmt.Sprintf("%d features", ds.FeatDim)
+		if ds.XS != nil {
+			feats = fmt.Sprintf("%d sparse features (%d non-zeros, %.3g %%)", ds.FeatDim, ds.XS.NNZ(), 100*graph.FeatureDensity(ds.XS))
+		}
+		fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %s, %d classes, split %d/%d/%d (%.2fs)\n",
+			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), edges, feats, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
 	}
 	return ds, nil
 }
@@ -157,7 +162,16 @@ func (s *Source) clean(ds *graph.Dataset, log io.Writer) error {
 			return err
 		}
 	}
-	if s.FeatNorm == "row" && ds.FeatDim > 0 {
+	if ds.XS != nil && graph.FeatureDensity(ds.XS) > graph.DenseFeatureDensity {
+		if log != nil {
+			fmt.Fprintf(log, "data: %s: sparse features are %.0f %% non-zero: stored dense (sparse pays below %.0f %%)\n",
+				ds.Name, 100*graph.FeatureDensity(ds.XS), 100*graph.DenseFeatureDensity)
+		}
+		ds.X, ds.XS = graph.DenseFeatures(ds.XS), nil
+	}
+	if s.FeatNorm == "row" && ds.XS != nil {
+		graph.RowNormalizeSparse(ds.XS)
+	} else if s.FeatNorm == "row" && ds.FeatDim > 0 {
 		graph.RowNormalize(ds.X, ds.FeatDim)
 	}
 	return nil
@@ -171,10 +185,28 @@ func (s *Source) CheckDistributed() error {
 		return refuse("", "dataset.Source.Undirected=false: the distributed reader (ldg, or dataset.Source.Data under mpirun) always symmetrises: use METIS in one process for a directed graph")
 	case !s.Dedup:
 		return refuse("", "dataset.Source.Dedup=false: the distributed reader (ldg, or dataset.Source.Data under mpirun) always drops duplicate edges and self-loops: use METIS in one process to keep them")
+	case strings.HasSuffix(strings.ToLower(s.Features), ".npz"):
+		return refuse("dataset.Source.Features", "%s: sparse features are not read by the distributed reader (ldg, or dataset.Source.Data under mpirun): use METIS, every rank reading the sparse file whole", s.Features)
+	case s.Features == "" && sparseNpz(s.Data):
+		return refuse("dataset.Source.Data", "%s: sparse features are not read by the distributed reader (ldg, or dataset.Source.Data under mpirun): use METIS, every rank reading the sparse file whole", s.Data)
 	case s.SynthFeat > 0:
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
 	}
 	return nil
+}
+
+// sparseNpz reports whether path is a PyG-style .npz whose features are
+// stored sparse (its headers only are read).
+func sparseNpz(path string) bool {
+	if !strings.HasSuffix(strings.ToLower(path), ".npz") {
+		return false
+	}
+	src, err := graph.OpenNpz(path)
+	if err != nil {
+		return false
+	}
+	defer src.Close()
+	return src.SparseFeatures
 }
 
 // Validate checks the settings before any data is read: the vertex

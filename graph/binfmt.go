@@ -19,7 +19,7 @@ import (
 //	0       8     magic "SGCNBIN\x00"
 //	8       4     format version (uint32, 1)
 //	12      4     header size in bytes, table and header CRC included (uint32)
-//	16      8     flags (uint64): 1 = edge weights, 2 = labels, 4 = features
+//	16      8     flags (uint64): 1 = edge weights, 2 = labels, 4 = features, 8 = sparse features
 //	24      8     nodes (int64)
 //	32      8     nnz, stored adjacency entries (int64)
 //	40      8     feature dimension (int64)
@@ -37,6 +37,10 @@ import (
 // each starting at a multiple of 64 bytes (zero padding in between), so a
 // mapped file can be viewed as typed slices without copying. Every section
 // carries the CRC32-C (Castagnoli) of its bytes; padding is not covered.
+//
+// With flag 8 (sparse features, graph/features.go) the x section holds them
+// as CSR rows: nnz (int64), ptr ([]int64, nodes+1), idx ([]int32, nnz), zero
+// padding to a multiple of 8 bytes, val ([]float32, nnz).
 const (
 	binMagic      = "SGCNBIN\x00"
 	binVersion    = 1
@@ -48,6 +52,7 @@ const (
 	binFlagWeights  = 1
 	binFlagLabels   = 2
 	binFlagFeatures = 4
+	binFlagSparse   = 8
 )
 
 // binSectionName names section i (file order; its id is i+1).
@@ -180,7 +185,7 @@ func (h *binHeader) wantLengths(path string) ([binNumSection]uint64, error) {
 		return w, binError(path, "header: impossible counts (nodes %d, nnz %d, featdim %d, classes %d, splits %d/%d/%d)",
 			h.nodes, h.nnz, h.featDim, h.classes, h.nTrain, h.nValid, h.nTest)
 	}
-	if h.flags&^(binFlagWeights|binFlagLabels|binFlagFeatures) != 0 {
+	if h.flags&^(binFlagWeights|binFlagLabels|binFlagFeatures|binFlagSparse) != 0 || (h.flags&binFlagSparse != 0 && h.flags&binFlagFeatures == 0) {
 		return w, binError(path, "header: unknown flags %#x", h.flags)
 	}
 	w[secPtr] = uint64(h.nodes+1) * 8
@@ -192,6 +197,9 @@ func (h *binHeader) wantLengths(path string) ([binNumSection]uint64, error) {
 		return w, binError(path, "header: feature matrix %d×%d too large", h.nodes, h.featDim)
 	}
 	w[secX] = uint64(h.nodes*h.featDim) * 4
+	if h.flags&binFlagSparse != 0 {
+		w[secX] = binSparseUnknown // its nnz is in the section: binSparseLength checks it
+	}
 	if h.flags&binFlagLabels != 0 {
 		w[secLabels] = uint64(h.nodes) * 4
 	}
@@ -210,6 +218,12 @@ func (h *binHeader) check(path string, size int64) error {
 	prevEnd := uint64(h.headerSize)
 	for i, s := range h.sections {
 		name := binSectionName(i)
+		if want[i] == binSparseUnknown {
+			want[i] = s.length
+			if s.length < uint64(8*(h.nodes+2)) {
+				return binError(path, "section %s: %d bytes cannot hold sparse features of %d rows", name, s.length, h.nodes)
+			}
+		}
 		if s.length != want[i] {
 			return binError(path, "section %s: length %d bytes, header counts need %d", name, s.length, want[i])
 		}
@@ -272,7 +286,9 @@ func binNewHeader(ds *Dataset) (*binHeader, error) {
 		return nil, fmt.Errorf("inconsistent CSR (len Ptr %d, len Idx %d, nodes %d)", len(g.Ptr), len(g.Idx), n)
 	case g.Val != nil && len(g.Val) != len(g.Idx):
 		return nil, fmt.Errorf("len(Val)=%d, want %d", len(g.Val), len(g.Idx))
-	case ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim:
+	case ds.XS != nil && (ds.XS.NumRows != n || ds.XS.NumCols != ds.FeatDim):
+		return nil, fmt.Errorf("sparse features are %d×%d, want nodes×featdim=%d×%d", ds.XS.NumRows, ds.XS.NumCols, n, ds.FeatDim)
+	case ds.XS == nil && (ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim):
 		return nil, fmt.Errorf("len(X)=%d, want nodes·featdim=%d·%d", len(ds.X), n, ds.FeatDim)
 	case ds.Labels != nil && len(ds.Labels) != n:
 		return nil, fmt.Errorf("len(Labels)=%d, want %d", len(ds.Labels), n)
@@ -292,9 +308,15 @@ func binNewHeader(ds *Dataset) (*binHeader, error) {
 	if ds.X != nil {
 		h.flags |= binFlagFeatures
 	}
+	if ds.XS != nil {
+		h.flags |= binFlagFeatures | binFlagSparse
+	}
 	want, err := h.wantLengths("")
 	if err != nil {
 		return nil, err
+	}
+	if ds.XS != nil {
+		want[secX] = binSparseLength(h.nodes, ds.XS.NNZ())
 	}
 	off := binAlignUp(uint64(h.headerSize))
 	for i := range h.sections {
@@ -316,6 +338,9 @@ func binSectionBytes(ds *Dataset, i int, emit func([]byte) error) error {
 	case secVal:
 		return container.EmitLE(g.Val, emit)
 	case secX:
+		if ds.XS != nil {
+			return binSparseBytes(ds.XS, emit)
+		}
 		return container.EmitLE(ds.X, emit)
 	case secLabels:
 		return container.EmitLE(ds.Labels, emit)
@@ -502,7 +527,12 @@ func binDecodeImage(path string, b []byte, size int64, o BinaryOptions) (*Datase
 		Name: string(sec(secName)), Graph: g, FeatDim: int(h.featDim), NumClasses: int(h.classes),
 		Train: container.ViewLE[int32](sec(secTrain)), Valid: container.ViewLE[int32](sec(secValid)), Test: container.ViewLE[int32](sec(secTest)),
 	}
-	if h.flags&binFlagFeatures != 0 {
+	switch {
+	case h.flags&binFlagSparse != 0:
+		if ds.XS, err = binSparseView(path, sec(secX), n, int(h.featDim)); err != nil {
+			return nil, err
+		}
+	case h.flags&binFlagFeatures != 0:
 		ds.X = container.ViewLE[float32](sec(secX))
 	}
 	if h.flags&binFlagLabels != 0 {
@@ -561,6 +591,11 @@ func binCheckContents(path string, ds *Dataset) error {
 				binSectionName(secTrain+pair[0]), binSectionName(secTrain+pair[1]), v)
 		}
 	}
+	if ds.XS != nil {
+		if err := CheckSparseFeatures(ds.XS); err != nil {
+			return binError(path, "section %s: sparse features: %v", binSectionName(secX), err)
+		}
+	}
 	if d := ds.FeatDim; d > 0 {
 		for i, x := range ds.X {
 			if x-x != 0 { // NaN or ±Inf, as the .npy loader refuses
@@ -569,6 +604,52 @@ func binCheckContents(path string, ds *Dataset) error {
 		}
 	}
 	return nil
+}
+
+// binSparseUnknown marks a section length the header cannot give (the
+// sparse x section's, which depends on its nnz).
+const binSparseUnknown = ^uint64(0)
+
+// binSparseLength is the x section's length for sparse features of nodes
+// rows and nnz entries.
+func binSparseLength(nodes, nnz int64) uint64 {
+	return uint64(8 + 8*(nodes+1) + (4*nnz+7)&^7 + 4*nnz)
+}
+
+// binSparseBytes emits the x section of sparse features x.
+func binSparseBytes(x *CSR, emit func([]byte) error) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(x.NNZ()))
+	if err := emit(b[:]); err != nil {
+		return err
+	}
+	if err := container.EmitLE(x.Ptr, emit); err != nil {
+		return err
+	}
+	if err := container.EmitLE(x.Idx, emit); err != nil {
+		return err
+	}
+	if len(x.Idx)%2 != 0 {
+		if err := emit(make([]byte, 4)); err != nil { // zero padding to 8 bytes
+			return err
+		}
+	}
+	return container.EmitLE(x.Val, emit)
+}
+
+// binSparseView views the x section b of sparse features (n rows, d
+// columns) without copying, checking its length against its nnz.
+func binSparseView(path string, b []byte, n, d int) (*CSR, error) {
+	nnz := int64(binary.LittleEndian.Uint64(b))
+	if nnz < 0 || nnz > int64(len(b))/8 || uint64(len(b)) != binSparseLength(int64(n), nnz) {
+		return nil, binError(path, "section %s: %d bytes do not hold %d sparse rows of %d entries", binSectionName(secX), len(b), n, nnz)
+	}
+	ptrEnd := 8 + 8*(n+1)
+	idxEnd := ptrEnd + int(4*nnz)
+	valOff := ptrEnd + int((4*nnz+7)&^7)
+	x := &CSR{NumRows: n, NumCols: d, Ptr: container.ViewLE[int64](b[8:ptrEnd]),
+		Idx: container.ViewLE[int32](b[ptrEnd:idxEnd]), Val: container.ViewLE[float32](b[valOff:])}
+	return x, nil
 }
 
 // commonID returns a node id present in both ascending lists.

@@ -19,7 +19,8 @@ type Dataset struct {
 	Name       string
 	Graph      *CSR      // square adjacency, row v = in-neighbours of v
 	FeatDim    int       // features per node
-	X          []float32 // NumNodes×FeatDim row-major
+	X          []float32 // NumNodes×FeatDim row-major; nil when XS holds the features
+	XS         *CSR      // sparse features (NumNodes×FeatDim, features.go), or nil
 	Labels     []int32   // len NumNodes; -1 = unlabelled
 	NumClasses int
 	Train      []int32 // node ids, ascending

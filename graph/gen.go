@@ -33,7 +33,8 @@ type GenSpec struct {
 	Homophily   float64 // (homophily) sbm: fraction of edges joining nodes of the same class (edge homophily), in [0,1]
 	PowerLaw    float64 // (powerlaw) exponent γ > 2 of the Pareto law of expected degrees; 0 = all equal
 	MaxDegree   int     // (maxdeg) cap on a node's expected degree; 0 = min(nodes-1, ⌈degree·√nodes/4⌉)
-	Noise       float64 // (noise) feature noise σ (see genFeatures and genHierFeatures)
+	Noise       float64 // (noise) feature noise σ (see genFeatures and genHierFeatures); with Words, a node's words come from its class's vocabulary with probability 1/(1+Noise)
+	Words       float64 // (words) bag-of-words features of this density in (0,1], sparse (genWords); 0 = dense Gaussian features
 	Train       float64 // (train) fraction of nodes in the training split
 	Valid       float64 // (valid) fraction in the validation split
 	Test        float64 // (test) fraction in the test split; train+valid+test ≤ 1, the rest is in no split
@@ -72,6 +73,7 @@ const (
 	genPhaseFeat              // feature noise
 	genPhaseSplit             // split permutation
 	genPhaseLabels            // synthetic labels (AttachSyntheticFeatures)
+	genPhaseWords             // bag-of-words features (genWords)
 )
 
 // genStream returns the PCG stream of (seed, phase, block).
@@ -96,6 +98,9 @@ func genUnit(x uint64) float64 { return float64(x>>11) * (1.0 / (1 << 53)) }
 func Generate(s GenSpec) (*Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if s.Words > 0 {
+		return generateWords(s)
 	}
 	if s.Model == "hier" {
 		return generateHier(s)
@@ -123,6 +128,19 @@ func Generate(s GenSpec) (*Dataset, error) {
 		ds.Name = fmt.Sprintf("sbm-n%d-d%g-c%d-h%g-s%d", s.Nodes, s.Degree, s.Classes, s.Homophily, s.Seed)
 	}
 	ds.Train, ds.Valid, ds.Test = genSplit(s.Nodes, s.Train, s.Valid, s.Test, s.Seed)
+	return ds, nil
+}
+
+// generateWords is Generate with bag-of-words features: the graph, labels
+// and split of the spec without features, then genWords.
+func generateWords(s GenSpec) (*Dataset, error) {
+	feat, density := s.Feat, s.Words
+	s.Feat, s.Words = 0, 0
+	ds, err := Generate(s)
+	if err != nil {
+		return nil, err
+	}
+	ds.XS, ds.FeatDim = genWords(ds.Labels, ds.NumClasses, feat, density, s.Noise, s.Seed, s.Threads), feat
 	return ds, nil
 }
 

@@ -98,6 +98,7 @@ var genKeys = []genKey{
 	{"classes", "", "number of classes", func(s *GenSpec) any { return &s.Classes }},
 	{"communities", "sbm", "blocks, a multiple of classes; block b has class b mod classes; 0 = classes", func(s *GenSpec) any { return &s.Communities }},
 	{"feat", "", "feature dimension", func(s *GenSpec) any { return &s.Feat }},
+	{"words", "", "bag-of-words features of this density in (0,1] (sparse: word counts, a word from the node's class vocabulary with probability 1/(1+noise)); 0 = dense Gaussian features", func(s *GenSpec) any { return &s.Words }},
 	{"homophily", "sbm", "fraction of edges joining same-class nodes", func(s *GenSpec) any { return &s.Homophily }},
 	{"powerlaw", "", "exponent > 2 of the power law of expected degrees, 0 = no skew", func(s *GenSpec) any { return &s.PowerLaw }},
 	{"maxdeg", "", "cap on a node's expected degree, 0 = min(nodes-1, degree·√nodes/4)", func(s *GenSpec) any { return &s.MaxDegree }},
@@ -260,6 +261,8 @@ func (s GenSpec) Validate() error {
 		return bad("powerlaw", "%g: want 0 (no skew) or an exponent > 2", s.PowerLaw)
 	case s.MaxDegree < 0:
 		return bad("maxdeg", "%d is negative", s.MaxDegree)
+	case !finite(s.Words) || s.Words < 0 || s.Words > 1 || (s.Words > 0 && s.Feat < 1):
+		return bad("words", "%g: want a density in (0,1] with feat ≥ 1, or 0", s.Words)
 	case !finite(s.Noise) || s.Noise < 0:
 		return bad("noise", "%g is negative", s.Noise)
 	case s.Threads < 0:

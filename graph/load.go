@@ -25,7 +25,7 @@ type LoadOptions struct {
 	// ids or boolean masks, or .csv[.gz] one id a line) replacing the
 	// dataset's split, for any format.
 	SplitFiles string
-	Features   string // optional .npy (N×F) replacing the dataset's features
+	Features   string // optional .npy (N×F dense) or scipy sparse .npz replacing the dataset's features
 	Labels     string // optional .npy (N, or N×1) replacing the dataset's labels
 }
 
@@ -235,12 +235,18 @@ func baseName(path string) string {
 // that split nodes are labelled.
 func applyOverrides(ds *Dataset, o LoadOptions) error {
 	n := ds.NumNodes()
-	if o.Features != "" {
+	if o.Features != "" && isNpzFile(o.Features) {
+		x, err := readSparseFeatureFile(o.Features, n)
+		if err != nil {
+			return field.Wrap("graph.LoadOptions.Features", err)
+		}
+		ds.X, ds.XS, ds.FeatDim = nil, x, x.NumCols
+	} else if o.Features != "" {
 		x, dim, err := readNpyFeatures(o.Features, n)
 		if err != nil {
 			return field.Wrap("graph.LoadOptions.Features", err)
 		}
-		ds.X, ds.FeatDim = x, dim
+		ds.X, ds.XS, ds.FeatDim = x, nil, dim
 	}
 	if o.Labels != "" {
 		y, err := readNpyLabels(o.Labels, n)

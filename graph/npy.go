@@ -71,6 +71,18 @@ func ReadNpy(path string) (*NpyArray, error) {
 
 // readNpyHeader reads and checks the magic, version and header dict.
 func readNpyHeader(r io.Reader, name string) (npyHeader, error) {
+	h, err := readNpyHeaderRaw(r, name)
+	if err == nil {
+		if err = h.setDtype(); err != nil {
+			err = errorf(name, 0, "bad npy header: %v", err)
+		}
+	}
+	return h, err
+}
+
+// readNpyHeaderRaw is readNpyHeader without the check of the dtype (which
+// it leaves undecoded): for the string members of scipy's sparse archives.
+func readNpyHeaderRaw(r io.Reader, name string) (npyHeader, error) {
 	var pre [12]byte
 	if _, err := io.ReadFull(r, pre[:10]); err != nil {
 		return npyHeader{}, errorf(name, 0, "not a .npy file: too short")
@@ -98,7 +110,7 @@ func readNpyHeader(r io.Reader, name string) (npyHeader, error) {
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return npyHeader{}, errorf(name, 0, "bad npy header: file ends inside the %d-byte header", hlen)
 	}
-	h, err := parseNpyDict(buf)
+	h, err := parseNpyDictRaw(buf)
 	if err != nil {
 		return npyHeader{}, errorf(name, 0, "bad npy header: %v", err)
 	}
@@ -106,9 +118,10 @@ func readNpyHeader(r io.Reader, name string) (npyHeader, error) {
 	return h, nil
 }
 
-// parseNpyDict parses the Python dict literal of a .npy header, e.g.
-// {'descr': '<f4', 'fortran_order': False, 'shape': (2708, 1433), }.
-func parseNpyDict(b []byte) (npyHeader, error) {
+// parseNpyDictRaw parses the Python dict literal of a .npy header, e.g.
+// {'descr': '<f4', 'fortran_order': False, 'shape': (2708, 1433), },
+// leaving the dtype undecoded (npyHeader.setDtype).
+func parseNpyDictRaw(b []byte) (npyHeader, error) {
 	p := &pyLit{b: b}
 	var h npyHeader
 	seen := map[string]bool{}
@@ -155,7 +168,7 @@ func parseNpyDict(b []byte) (npyHeader, error) {
 	if h.fortran {
 		return h, fmt.Errorf("fortran_order is True: only C-order arrays are supported (save with np.ascontiguousarray)")
 	}
-	return h, h.setDtype()
+	return h, nil
 }
 
 // setDtype decodes descr into kind, size and byte order.

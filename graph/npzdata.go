@@ -30,15 +30,18 @@ const npzBlock = 1 << 20
 // offset; deflated ones (np.savez_compressed) are decompressed as read,
 // front to back.
 type NpzSource struct {
-	Path      string // the directory or file
-	Name      string
-	OGB       bool  // the OGB directory layout (else a PyG-style file)
-	Nodes     int   // -1 when no array states it (then max id + 1)
-	Edges     int64 //
-	FeatDim   int   // 0 without features
-	HasLabels bool
-	Weighted  bool      // the edges carry edge_weight
-	Split     [3]string // PyG: the arrays holding train, valid, test ("" none)
+	Path    string // the directory or file
+	Name    string
+	OGB     bool  // the OGB directory layout (else a PyG-style file)
+	Nodes   int   // -1 when no array states it (then max id + 1)
+	Edges   int64 //
+	FeatDim int   // 0 without features
+	// SparseFeatures: x is stored as CSR arrays x_data, x_indices,
+	// x_indptr, x_shape (read whole by SparseFeatureRows).
+	SparseFeatures bool
+	HasLabels      bool
+	Weighted       bool      // the edges carry edge_weight
+	Split          [3]string // PyG: the arrays holding train, valid, test ("" none)
 
 	edges, feat, labels, weight *npzArray
 	pairs                       bool // edge_index is E×2
@@ -106,6 +109,12 @@ func (s *NpzSource) open() error {
 			return err
 		}
 		s.FeatDim = int(s.feat.rowLen())
+	} else if !s.OGB && z.has(feat+"_indptr") {
+		rows, cols, err := z.sparseShape(feat+"_shape", s.Nodes)
+		if err != nil {
+			return err
+		}
+		s.Nodes, s.FeatDim, s.SparseFeatures = rows, cols, true
 	}
 	if s.OGB {
 		lp := filepath.Join(s.Path, "raw", "node-label.npz")
@@ -482,7 +491,12 @@ func loadNpz(path string, o LoadOptions) (ds *Dataset, err error) {
 			ds = nil
 		}
 	}()
-	if s.FeatDim > 0 && o.Features == "" {
+	if s.SparseFeatures && o.Features == "" {
+		if ds.XS, err = s.SparseFeatureRows(n); err != nil {
+			return ds, err
+		}
+		ds.FeatDim = s.FeatDim
+	} else if s.FeatDim > 0 && o.Features == "" {
 		if ds.X, ds.release, err = s.features(); err != nil {
 			return ds, err
 		}
@@ -502,6 +516,12 @@ func loadNpz(path string, o LoadOptions) (ds *Dataset, err error) {
 		err = loadNpzSplit(ds, s, s.HasLabels || o.Labels != "")
 	}
 	return ds, err
+}
+
+// SparseFeatureRows reads the features stored as CSR arrays (x_data,
+// x_indices, x_indptr, x_shape) for n nodes, checked as canonical.
+func (s *NpzSource) SparseFeatureRows(n int) (*CSR, error) {
+	return s.files[0].sparseMatrix("x_", "csr", n)
 }
 
 // loadNpzSplit reads the split arrays of a PyG-style file.

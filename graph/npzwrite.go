@@ -97,6 +97,12 @@ func encodeNpy(w io.Writer, a NpyData) error {
 		descr, n = "|u1", len(d)
 	case []bool:
 		descr, n = "|b1", len(d)
+	case npyString:
+		descr, n = fmt.Sprintf("|S%d", max(len(d), 1)), 1
+		a.Data = []byte(d)
+		if len(d) == 0 {
+			a.Data = []byte{0}
+		}
 	default:
 		return fmt.Errorf("unsupported data type %T", a.Data)
 	}
@@ -127,8 +133,39 @@ func encodeNpy(w io.Writer, a NpyData) error {
 	return binary.Write(w, binary.LittleEndian, a.Data)
 }
 
+// npyString is a NumPy bytes scalar (dtype |S), as scipy stores a sparse
+// archive's format.
+type npyString string
+
+// WriteSparseNpz writes sparse features x as scipy.sparse.save_npz writes a
+// csr_matrix (format, shape, data, indices, indptr; int32 indices and
+// offsets below 2^31 entries, as scipy), through path.tmp and a rename.
+func WriteSparseNpz(path string, x *CSR, compress bool) error {
+	return WriteNpz(path, append(sparseMembers("", x), NpyData{Name: "format", Data: npyString("csr")}), compress)
+}
+
+// sparseMembers are the CSR arrays of x under prefix: indices, indptr
+// (int32 below 2^31 entries, as scipy writes them), shape and data.
+func sparseMembers(prefix string, x *CSR) []NpyData {
+	var ptr any = x.Ptr
+	if x.NNZ() < 1<<31 {
+		p32 := make([]int32, len(x.Ptr))
+		for i, p := range x.Ptr {
+			p32[i] = int32(p)
+		}
+		ptr = p32
+	}
+	return []NpyData{
+		{Name: prefix + "indices", Shape: []int{len(x.Idx)}, Data: x.Idx},
+		{Name: prefix + "indptr", Shape: []int{len(x.Ptr)}, Data: ptr},
+		{Name: prefix + "shape", Shape: []int{2}, Data: []int64{int64(x.NumRows), int64(x.NumCols)}},
+		{Name: prefix + "data", Shape: []int{len(x.Val)}, Data: x.Val},
+	}
+}
+
 // WriteNpzDataset writes ds as NumPy arrays: with ogb unset, a PyG-style
-// file at path (edge_index, edge_weight when weighted, x, y, num_nodes and
+// file at path (edge_index, edge_weight when weighted, x, or x_data,
+// x_indices, x_indptr and x_shape for sparse features, y, num_nodes and
 // train/val/test_mask);
 // with ogb set, OGB's npz layout under the directory path (raw/data.npz
 // with edge_index, node_feat, num_nodes; raw/node-label.npz; the split
@@ -151,7 +188,12 @@ func WriteNpzDataset(path string, ds *Dataset, ogb, compress bool) error {
 	if ogb {
 		feat, label = "node_feat", "node_label"
 	}
-	if ds.FeatDim > 0 {
+	switch {
+	case ds.XS != nil && ogb:
+		return fmt.Errorf("%s: the OGB layout has no sparse features: write the PyG-style file", path)
+	case ds.XS != nil:
+		data = append(data, sparseMembers(feat+"_", ds.XS)...)
+	case ds.FeatDim > 0:
 		data = append(data, NpyData{Name: feat, Shape: []int{n, ds.FeatDim}, Data: ds.X})
 	}
 	var labels []NpyData

@@ -304,6 +304,10 @@ func OpenBinaryRange(path string) (*BinaryRange, error) {
 	if h.flags&binFlagFeatures == 0 {
 		r.FeatDim = 0
 	}
+	if h.flags&binFlagSparse != 0 {
+		f.Close()
+		return nil, binError(path, "sparse features are not read by ranges (the distributed reader): load the file whole (METIS in memory)")
+	}
 	name := make([]byte, h.nameLen)
 	if err := r.pread(secName, name, 0); err != nil {
 		f.Close()

@@ -37,6 +37,7 @@ type Embedding struct {
 	param     *nn.Param
 
 	in      *dense.Matrix // x with embedded rows (reused)
+	term    *dense.Matrix // the embedded rows' added term (TrainTerm, EvalTerm; reused)
 	src     *dense.Matrix // the x that in was copied from (its rows other than training rows are never changed)
 	lpRows  []int32       // this epoch's embedded rows
 	supRows []int32       // this epoch's supervised rows
@@ -93,6 +94,34 @@ func (e *Embedding) TrainInput(x *dense.Matrix, epoch int) (*dense.Matrix, []int
 func (e *Embedding) EvalInput(x *dense.Matrix) *dense.Matrix {
 	e.lpRows = append(e.lpRows[:0], e.trainRows...)
 	return e.embed(x, e.lpRows)
+}
+
+// TrainTerm is TrainInput for an input the caller adds the term to (sparse
+// features): it draws the epoch's rows and returns them, the term added to
+// each (len(rows) × features, owned by e until the next call) and the rows
+// that supervise.
+func (e *Embedding) TrainTerm(epoch int) (rows []int32, term *dense.Matrix, supervised []int32) {
+	emb, sup := e.Draw(epoch)
+	return emb, e.termOf(emb), sup
+}
+
+// EvalTerm is EvalInput's term: every training row and its embedding.
+func (e *Embedding) EvalTerm() (rows []int32, term *dense.Matrix) {
+	e.lpRows = append(e.lpRows[:0], e.trainRows...)
+	return e.lpRows, e.termOf(e.lpRows)
+}
+
+// termOf returns scale·W[label(v)] for every v of rows.
+func (e *Embedding) termOf(rows []int32) *dense.Matrix {
+	e.term = dense.Reshape(e.term, len(rows), e.dim)
+	for i, v := range rows {
+		dst := e.term.Row(i)
+		src := e.param.W[int(e.labels[v])*e.dim : (int(e.labels[v])+1)*e.dim]
+		for j, w := range src {
+			dst[j] = e.scale * w
+		}
+	}
+	return e.term
 }
 
 // embed returns x with the embedding added to rows. x must not change

@@ -32,6 +32,9 @@ type arena struct {
 	bytes int64       // bytes allocated so far
 	lent  int         // buffers lent and not given back
 	work  dense.Work  // Gemm's scratch for the weight gradients
+	// sparse is the model's sparse input: gemm of its Matrix is a sparse
+	// product (features.go).
+	sparse *SparseInput
 }
 
 // Take returns a rows×cols matrix: the smallest free buffer that holds
@@ -97,6 +100,10 @@ func (a *arena) reclaim(own **dense.Matrix) {
 func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float32, c *dense.Matrix) {
 	if a == nil {
 		dense.Gemm(tA, tB, alpha, x, y, beta, c)
+		return
+	}
+	if a.sparse != nil && x == a.sparse.handle {
+		a.sparse.product(tA, tB, alpha, y, beta, c)
 		return
 	}
 	a.work.Gemm(tA, tB, alpha, x, y, beta, c)

@@ -280,6 +280,7 @@ type Model struct {
 	fused  bool         // hidden activations through stages (one pass each way), not norms/drops
 	stages []*hiddenAct // stages[i] after hidden layer i, when fused
 
+	sparse *SparseInput  // SetSparseInput's input (features.go), nil without
 	evalX  *dense.Matrix // SetEvalInput's matrix, nil without
 	evalAX *dense.Matrix // Â·evalX for the first layer, computed at the first evaluation Forward on evalX
 
@@ -518,7 +519,7 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 	if p.Train && m.cfg.Dropout > 0 {
 		m.step++
 	}
-	h := m.drops[0].Forward(x, p.Train, false, m.dropSeedFor(0))
+	h := m.dropInput(x, p.Train)
 	last := len(m.convs) - 1
 	for i, c := range m.convs {
 		p.Layer = i
@@ -607,7 +608,7 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 			if !wantInputGrad {
 				return nil, nil
 			}
-			return m.drops[0].Backward(gx), nil
+			return m.inputGrad(gx), nil
 		}
 		// gx is owned by conv i; the hidden-layer steps work on it in place.
 		if m.fused {

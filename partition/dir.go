@@ -48,7 +48,8 @@ type Meta struct {
 	FeatDim          int     `json:"feat_dim"`
 	NumClasses       int     `json:"num_classes"`
 	HasLabels        bool    `json:"has_labels"`
-	Weighted         bool    `json:"weighted,omitempty"` // edge weights in the part files (format version 2)
+	Weighted         bool    `json:"weighted,omitempty"`        // edge weights in the part files (format version 2)
+	SparseFeatures   bool    `json:"sparse_features,omitempty"` // CSR feature rows in the part files (format version 3)
 	NumTrain         int64   `json:"num_train"`
 	NumValid         int64   `json:"num_valid"`
 	NumTest          int64   `json:"num_test"`
@@ -74,6 +75,8 @@ func ReadMeta(dir string) (*Meta, error) {
 		return nil, fmt.Errorf("partition: %s: format version %d, this build reads %d to %d", path, m.FormatVersion, MinFormatVersion, FormatVersion)
 	case m.Weighted && m.FormatVersion < 2:
 		return nil, fmt.Errorf("partition: %s: format version %d has no edge weights but says weighted", path, m.FormatVersion)
+	case m.SparseFeatures && m.FormatVersion < 3:
+		return nil, fmt.Errorf("partition: %s: format version %d has no sparse features but says sparse", path, m.FormatVersion)
 	case m.Parts < 1:
 		return nil, fmt.Errorf("partition: %s: %d parts", path, m.Parts)
 	case len(m.Stats.Parts) != m.Parts:
@@ -128,16 +131,20 @@ func Write(dir string, ds *graph.Dataset, owner []int32, parts int, info MetaInf
 	sp := newSplitter(ds, owner, parts)
 	for p := 0; p < parts; p++ {
 		name := PartFile(p)
-		size, sum, err := writePart(filepath.Join(tmp, name), sp.shard(p), ds.Labels != nil)
+		sh := sp.shard(p)
+		size, sum, err := writePart(filepath.Join(tmp, name), sh, ds.Labels != nil)
 		if err != nil {
 			return err
+		}
+		if sh.XS != nil {
+			st.Parts[p].FeatNNZ = sh.XS.NNZ()
 		}
 		st.Parts[p].File, st.Parts[p].Bytes, st.Parts[p].CRC32C = name, size, sum
 	}
 	m := Meta{FormatVersion: FormatVersion, Dataset: ds.Name, Source: info.Source, Parts: parts,
 		Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
 		NumNodes: int64(ds.NumNodes()), NumEdges: ds.Graph.NNZ(), FeatDim: ds.FeatDim, NumClasses: ds.NumClasses,
-		HasLabels: ds.Labels != nil, Weighted: ds.Graph.Val != nil, NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
+		HasLabels: ds.Labels != nil, Weighted: ds.Graph.Val != nil, SparseFeatures: ds.XS != nil, NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
 		NumTest: int64(len(ds.Test)), Stats: *st}
 	if err := WriteMeta(tmp, &m); err != nil {
 		return err
@@ -157,7 +164,11 @@ func checkDataset(ds *graph.Dataset) error {
 		return fmt.Errorf("partition: %w", err)
 	}
 	n := ds.NumNodes()
-	if ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim {
+	if ds.XS != nil {
+		if ds.XS.NumRows != n || ds.XS.NumCols != ds.FeatDim {
+			return fmt.Errorf("partition: dataset has %d×%d sparse features for %d nodes × %d", ds.XS.NumRows, ds.XS.NumCols, n, ds.FeatDim)
+		}
+	} else if ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim {
 		return fmt.Errorf("partition: dataset has %d feature values for %d nodes × %d", len(ds.X), n, ds.FeatDim)
 	}
 	if ds.Labels != nil && len(ds.Labels) != n {
@@ -297,7 +308,9 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	d := p0.FeatDim
 	out := &Shard{Rank: rank, Ranks: ranks, NumGlobalNodes: p0.NumGlobalNodes, Global: make([]int64, total),
 		FeatDim: d, NumClasses: p0.NumClasses, Split: make([]uint8, total)}
-	if d > 0 {
+	if p0.XS != nil {
+		out.XS = mergeSparse(parts, ref, d)
+	} else if d > 0 {
 		out.X = make([]float32, total*d)
 	}
 	if p0.Labels != nil {
@@ -307,7 +320,7 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	for m, r := range ref {
 		p, j := parts[r[0]], int(r[1])
 		out.Global[m] = p.Global[j]
-		if d > 0 {
+		if out.X != nil {
 			copy(out.X[m*d:(m+1)*d], p.X[j*d:(j+1)*d])
 		}
 		if out.Labels != nil {
@@ -320,6 +333,19 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	}
 	out.Local, out.Remote = mg.loc, mg.rem
 	return out, nil
+}
+
+// mergeSparse joins the sparse feature rows of parts in the merged order
+// ref.
+func mergeSparse(parts []*Shard, ref [][2]int32, d int) *graph.CSR {
+	out := &graph.CSR{NumRows: len(ref), NumCols: d, Ptr: make([]int64, 1, len(ref)+1)}
+	for _, r := range ref {
+		x, j := parts[r[0]].XS, int(r[1])
+		out.Idx = append(out.Idx, x.Idx[x.Ptr[j]:x.Ptr[j+1]]...)
+		out.Val = append(out.Val, x.Val[x.Ptr[j]:x.Ptr[j+1]]...)
+		out.Ptr = append(out.Ptr, int64(len(out.Idx)))
+	}
+	return out
 }
 
 // mergeOrder returns the merged local id of node j of part i (pos[i][j])

@@ -13,7 +13,11 @@ func LoadBytes(m *Meta, rank, ranks int) int64 {
 	k := m.Parts / ranks
 	var b int64
 	for _, ps := range m.Stats.Parts[rank*k : (rank+1)*k] {
-		b += ps.Nodes*(8+4*int64(m.FeatDim)+4+1+16) + 16 + ps.LocalEdges*4 + ps.CutEdges*12
+		feat := 4 * int64(m.FeatDim) * ps.Nodes
+		if m.SparseFeatures {
+			feat = 8*(ps.Nodes+1) + 8*ps.FeatNNZ // offsets, column ids and values
+		}
+		b += ps.Nodes*(8+4+1+16) + feat + 16 + ps.LocalEdges*4 + ps.CutEdges*12
 	}
 	if k > 1 {
 		b *= 2

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,7 +124,7 @@ func TestLoadCorrupt(t *testing.T) {
 	for _, c := range []struct {
 		off     int
 		section string
-	}{{20, "header"}, {partHeaderSize + 16 + 3, "global ids"}, {len(orig) / 2, ""}, {len(orig) - 1, "remote weights"}} {
+	}{{20, "header"}, {partHeaderSize + 16 + 3, "global ids"}, {len(orig) / 2, ""}, {len(orig) - 1, "feature values"}} {
 		b := append([]byte(nil), orig...)
 		b[c.off] ^= 0x10
 		mustNoErr(t, os.WriteFile(path, b, 0o644))
@@ -149,7 +150,7 @@ func TestLoadCorrupt(t *testing.T) {
 	mustNoErr(t, err)
 	m.Stats.Parts[1].Bytes = int64(len(orig) - 3)
 	mustNoErr(t, os.WriteFile(path, orig[:len(orig)-3], 0o644))
-	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), "remote weights") || !strings.Contains(err.Error(), "truncated") {
+	if _, err := readPart(dir, m, 1); err == nil || !strings.Contains(err.Error(), "feature values") || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated last section: %v", err)
 	}
 	restore()
@@ -291,9 +292,16 @@ func TestWriteLoadWeighted(t *testing.T) {
 	}
 }
 
-// TestLoadVersion1: a directory of format version 1 (no weight sections)
-// is still read, as unweighted.
+// TestLoadVersion1: directories of format version 1 (no weight sections)
+// and 2 (no sparse feature sections) are still read, as unweighted and
+// dense.
 func TestLoadVersion1(t *testing.T) {
+	for _, version := range []int{2, 1} {
+		loadOldVersion(t, version)
+	}
+}
+
+func loadOldVersion(t *testing.T, version int) {
 	ds := randomDataset(150, 4, 2, 8, true)
 	dir, owner := writeRandom(t, ds, 2)
 	m, err := ReadMeta(dir)
@@ -303,23 +311,65 @@ func TestLoadVersion1(t *testing.T) {
 		path := filepath.Join(dir, PartFile(p))
 		b, err := os.ReadFile(path)
 		mustNoErr(t, err)
-		b = b[:len(b)-2*emptySection]
-		binary.LittleEndian.PutUint32(b[8:], 1)
+		b = b[:len(b)-(3+2*(2-version))*emptySection]
+		binary.LittleEndian.PutUint32(b[8:], uint32(version))
 		binary.LittleEndian.PutUint32(b[80:], container.Checksum(b[:80]))
 		mustNoErr(t, os.WriteFile(path, b, 0o644))
 		m.Stats.Parts[p].Bytes, m.Stats.Parts[p].CRC32C = int64(len(b)), container.Checksum(b)
 	}
-	m.FormatVersion = 1
+	m.FormatVersion = version
 	mustNoErr(t, WriteMeta(dir, m))
 	for r := range 2 {
 		got, err := Load(dir, r, 2)
 		mustNoErr(t, err)
 		mustNoErr(t, shardEqual(got, Split(ds, owner, r, 2), false))
 	}
-	m.Weighted = true
+	m.Weighted, m.SparseFeatures = version < 2, version == 2
 	mustNoErr(t, WriteMeta(dir, m))
-	if _, err := Load(dir, 0, 2); err == nil || !strings.Contains(err.Error(), "version 1") {
-		t.Fatalf("weighted version-1 meta: %v", err)
+	if _, err := Load(dir, 0, 2); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d", version)) {
+		t.Fatalf("weighted version-1 or sparse version-2 meta: %v", err)
+	}
+}
+
+// TestSparseFeatureParts: sparse features are written as CSR rows and read
+// back as Split cuts them, one part per rank or two merged; LoadBytes counts
+// their non-zeros, not their columns.
+func TestSparseFeatureParts(t *testing.T) {
+	ds := randomDataset(300, 4, 40, 3, true)
+	for i := range ds.X {
+		if i%7 != 0 {
+			ds.X[i] = 0
+		}
+	}
+	ds.XS, ds.X = graph.SparseFeaturesOf(ds.X, ds.NumNodes(), ds.FeatDim), nil
+	dir, owner := writeRandom(t, ds, 4)
+	m, err := ReadMeta(dir)
+	mustNoErr(t, err)
+	if !m.SparseFeatures || m.FormatVersion != 3 {
+		t.Fatalf("meta: sparse %v, version %d", m.SparseFeatures, m.FormatVersion)
+	}
+	for _, ranks := range []int{4, 2} {
+		for r := range ranks {
+			got, err := Load(dir, r, ranks)
+			mustNoErr(t, err)
+			if ranks == 4 {
+				mustNoErr(t, shardEqual(got, Split(ds, owner, r, 4), false))
+			}
+			if got.XS == nil || got.X != nil || got.XS.NumRows != len(got.Global) {
+				t.Fatalf("rank %d of %d: no sparse features", r, ranks)
+			}
+			for i, g := range got.Global {
+				row := ds.XS.Ptr[g+1] - ds.XS.Ptr[g]
+				if got.XS.Ptr[i+1]-got.XS.Ptr[i] != row {
+					t.Fatalf("rank %d of %d: row of node %d has %d entries, want %d", r, ranks, g, got.XS.Ptr[i+1]-got.XS.Ptr[i], row)
+				}
+			}
+		}
+	}
+	sparse := LoadBytes(m, 0, 4)
+	m.SparseFeatures = false
+	if sparse >= LoadBytes(m, 0, 4) {
+		t.Fatalf("LoadBytes of sparse features %d is not below the dense estimate %d", sparse, LoadBytes(m, 0, 4))
 	}
 }
 

@@ -63,6 +63,8 @@ func shardEqual(a, b *Shard, rowsAsSets bool) error {
 		return fmt.Errorf("global ids differ")
 	case !slices.Equal(a.X, b.X):
 		return fmt.Errorf("features differ")
+	case (a.XS == nil) != (b.XS == nil) || (a.XS != nil && (!slices.Equal(a.XS.Ptr, b.XS.Ptr) || !slices.Equal(a.XS.Idx, b.XS.Idx) || !slices.Equal(a.XS.Val, b.XS.Val))):
+		return fmt.Errorf("sparse features differ")
 	case (a.Labels == nil) != (b.Labels == nil) || !slices.Equal(a.Labels, b.Labels):
 		return fmt.Errorf("labels differ")
 	case !slices.Equal(a.Split, b.Split):

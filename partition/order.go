@@ -349,6 +349,9 @@ func (s *Shard) Reorder(perm []int32) error {
 	if d := s.FeatDim; d > 0 && len(s.X) == n*d {
 		permuteRows(s.X, d, perm)
 	}
+	if s.XS != nil {
+		s.XS = graph.PermuteSparseRows(s.XS, perm)
+	}
 	s.Local = permuteCSR(s.Local, perm, inv)
 	if r := s.Remote; len(r.Ptr) == n+1 {
 		nr := RemoteEdges{Ptr: make([]int64, n+1), Src: make([]int64, 0, len(r.Src)), Owner: make([]int32, 0, len(r.Owner))}

@@ -1,13 +1,15 @@
 package partition
 
 // Part files: the codec of one part of a partition directory (dir.go), the
-// Shard that Split returns for that part. A part file is little-endian: a fixed 88-byte header, then eleven
-// sections in a fixed order (nine in version 1, which is still read: an unweighted part). Header:
+// Shard that Split returns for that part. A part file is little-endian: a fixed 88-byte header, then fourteen
+// sections in a fixed order (eleven in version 2 and nine in version 1, which are still read: dense features;
+// an unweighted part). Header:
 //
 //	off  size  field
 //	  0     8  magic "SGCNPART"
 //	  8     4  format version (uint32, currently 2; 1 is read)
-//	 12     4  flags (uint32; bit 0: the dataset has labels; bit 1: the graph has edge weights)
+//	 12     4  flags (uint32; bit 0: the dataset has labels; bit 1: the graph has edge weights;
+//	           bit 2: the features are sparse)
 //	 16     8  part (int64)
 //	 24     8  parts (int64)
 //	 32     8  global node count (int64)
@@ -24,7 +26,7 @@ package partition
 // payload (uint32). Sections, by tag:
 //
 //	1 global ids     int64   × n     ascending
-//	2 features       float32 × n·d   row-major
+//	2 features       float32 × n·d   row-major (0 entries when sparse)
 //	3 labels         int32   × n     (0 entries when the dataset has none)
 //	4 split          uint8   × n     graph.InTrain|InValid|InTest bits
 //	5 local ptr      int64   × n+1
@@ -34,6 +36,9 @@ package partition
 //	9 remote owner   int32   × remote edges (part owning the source)
 //	10 local weights  float32 × local edges  (0 entries when unweighted; from version 2)
 //	11 remote weights float32 × remote edges (0 entries when unweighted; from version 2)
+//	12 feature ptr    int64   × n+1  sparse features' row offsets (0 entries when dense; from version 3)
+//	13 feature idx    int32   × nnz  their column ids, strictly increasing in a row
+//	14 feature values float32 × nnz  their values
 //
 // Weights are finite and non-negative (checked when read).
 //
@@ -55,7 +60,7 @@ import (
 // writes; MinFormatVersion is the oldest it reads (version 1: no edge
 // weights).
 const (
-	FormatVersion    = 2
+	FormatVersion    = 3
 	MinFormatVersion = 1
 )
 
@@ -64,6 +69,7 @@ const (
 	partHeaderSize = 88
 	flagHasLabels  = 1
 	flagWeighted   = 2
+	flagSparse     = 4
 )
 
 // partFormat is the part file's magic and version (internal/container).
@@ -82,10 +88,14 @@ const (
 	secRemoteOwner
 	secLocalVal
 	secRemoteVal
+	secFeatPtr
+	secFeatIdx
+	secFeatVal
 )
 
 var sectionNames = [...]string{"", "global ids", "features", "labels", "split",
-	"local ptr", "local idx", "remote ptr", "remote src", "remote owner", "local weights", "remote weights"}
+	"local ptr", "local idx", "remote ptr", "remote src", "remote owner", "local weights", "remote weights",
+	"feature ptr", "feature idx", "feature values"}
 
 // PartFile is the file name of part p in a partition directory.
 func PartFile(p int) string { return fmt.Sprintf("part-%05d.bin", p) }
@@ -102,6 +112,12 @@ func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, 
 		}
 		if sh.Weighted() {
 			flags |= flagWeighted
+		}
+		xs := sh.XS
+		if xs != nil {
+			flags |= flagSparse
+		} else {
+			xs = &graph.CSR{}
 		}
 		var h [partHeaderSize]byte
 		partFormat.PutPrefix(h[:])
@@ -123,6 +139,9 @@ func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, 
 		container.WriteSection(w, secRemoteOwner, sh.Remote.Owner)
 		container.WriteSection(w, secLocalVal, sh.Local.Val)
 		container.WriteSection(w, secRemoteVal, sh.Remote.Val)
+		container.WriteSection(w, secFeatPtr, xs.Ptr)
+		container.WriteSection(w, secFeatIdx, xs.Idx)
+		container.WriteSection(w, secFeatVal, xs.Val)
 		err := w.Flush()
 		size, sum = w.Len(), w.Sum32()
 		return err
@@ -173,6 +192,7 @@ func readPart(dir string, m *Meta, p int) (*Shard, error) {
 // counts.
 type partHeader struct {
 	version                            uint32
+	sparse                             bool
 	nglobal, n, d, classes, nloc, nrem int64
 }
 
@@ -201,10 +221,10 @@ func readPartHeader(pr *container.Reader, m *Meta, p int) (partHeader, error) {
 		v[i] = int64(binary.LittleEndian.Uint64(h[16+8*i:]))
 	}
 	part, parts := v[0], v[1]
-	ph := partHeader{version: version, nglobal: v[2], n: v[3], d: v[4], classes: v[5], nloc: v[6], nrem: v[7]}
+	ph := partHeader{version: version, sparse: flags&flagSparse != 0, nglobal: v[2], n: v[3], d: v[4], classes: v[5], nloc: v[6], nrem: v[7]}
 	if part != int64(p) || parts != int64(m.Parts) || ph.nglobal != m.NumNodes || ph.n != ps.Nodes ||
 		ph.d != int64(m.FeatDim) || ph.classes != int64(m.NumClasses) || ph.nloc != ps.LocalEdges || ph.nrem != ps.CutEdges ||
-		(flags&flagHasLabels != 0) != m.HasLabels || (flags&flagWeighted != 0) != m.Weighted || int(version) != m.FormatVersion {
+		(flags&flagHasLabels != 0) != m.HasLabels || (flags&flagWeighted != 0) != m.Weighted || ph.sparse != m.SparseFeatures || int(version) != m.FormatVersion {
 		return partHeader{}, fail("does not match %s (version %d, part %d/%d, %d nodes, %d features, %d classes, %d+%d edges, weighted %v; %s: %d classes)",
 			MetaFile, version, part, parts, ph.n, ph.d, ph.classes, ph.nloc, ph.nrem, flags&flagWeighted != 0, MetaFile, m.NumClasses)
 	}
@@ -224,10 +244,14 @@ func readPartSections(pr *container.Reader, m *Meta, p int, h partHeader) (*Shar
 	if sh.Global, err = readSection[int64](pr, secGlobal, n); err != nil {
 		return nil, err
 	}
-	if n > 0 && d > pr.Left()/4/n {
+	nx := n * d
+	if h.sparse {
+		nx = 0
+	}
+	if n > 0 && nx/n > pr.Left()/4/n {
 		return nil, &container.SectionError{Section: sectionNames[secFeatures], Msg: fmt.Sprintf("%d×%d features cannot fit in the file", n, d)}
 	}
-	if sh.X, err = readSection[float32](pr, secFeatures, n*d); err != nil {
+	if sh.X, err = readSection[float32](pr, secFeatures, nx); err != nil {
 		return nil, err
 	}
 	if sh.Labels, err = readSection[int32](pr, secLabels, nlab); err != nil {
@@ -257,10 +281,15 @@ func readPartSections(pr *container.Reader, m *Meta, p int, h partHeader) (*Shar
 			return nil, err
 		}
 	}
+	if h.version >= 3 {
+		if err := readSparseFeatures(pr, sh, h); err != nil {
+			return nil, err
+		}
+	}
 	if pr.Left() != 0 {
 		return nil, &container.SectionError{Section: "end", Msg: fmt.Sprintf("%d trailing bytes after the last section", pr.Left())}
 	}
-	if d == 0 {
+	if d == 0 || h.sparse {
 		sh.X = nil // as Split leaves it
 	}
 	if !m.HasLabels {
@@ -289,6 +318,38 @@ func readWeights(pr *container.Reader, sh *Shard, weighted bool, nloc, nrem int6
 	return nil
 }
 
+// readSparseFeatures reads the three sparse feature sections (version 3):
+// n+1 offsets and their entries when the part's features are sparse, none
+// otherwise.
+func readSparseFeatures(pr *container.Reader, sh *Shard, h partHeader) error {
+	np := int64(0)
+	if h.sparse {
+		np = h.n + 1
+	}
+	ptr, err := readSection[int64](pr, secFeatPtr, np)
+	if err != nil {
+		return err
+	}
+	nnz := int64(0)
+	if h.sparse {
+		if nnz = ptr[h.n]; nnz < 0 || nnz > pr.Left()/8 {
+			return &container.SectionError{Section: sectionNames[secFeatPtr], Msg: fmt.Sprintf("%d non-zeros cannot fit in the file", nnz)}
+		}
+	}
+	idx, err := readSection[int32](pr, secFeatIdx, nnz)
+	if err != nil {
+		return err
+	}
+	val, err := readSection[float32](pr, secFeatVal, nnz)
+	if err != nil {
+		return err
+	}
+	if h.sparse {
+		sh.XS = &graph.CSR{NumRows: int(h.n), NumCols: int(h.d), Ptr: ptr, Idx: idx, Val: val}
+	}
+	return nil
+}
+
 // maxFeatDim bounds the feature dimension a partition directory may state.
 const maxFeatDim = 1 << 24
 
@@ -303,6 +364,11 @@ func checkShard(sh *Shard) error {
 	for v, y := range sh.Labels {
 		if y < -1 || y >= int32(sh.NumClasses) {
 			return fmt.Errorf("node %d (global %d) has label %d outside [-1,%d)", v, sh.Global[v], y, sh.NumClasses)
+		}
+	}
+	if sh.XS != nil {
+		if err := graph.CheckSparseFeatures(sh.XS); err != nil {
+			return fmt.Errorf("sparse features: %v", err)
 		}
 	}
 	for i, x := range sh.X {

@@ -13,8 +13,9 @@ type Shard struct {
 	Global         []int64 // global ids of owned nodes, ascending as split or loaded (Reorder permutes them); local id = index
 
 	FeatDim    int
-	X          []float32 // len(Global)×FeatDim
-	Labels     []int32   // -1 = unlabelled
+	X          []float32  // len(Global)×FeatDim; nil when XS holds the features
+	XS         *graph.CSR // sparse features, len(Global)×FeatDim (graph/features.go), or nil
+	Labels     []int32    // -1 = unlabelled
 	NumClasses int
 	Split      []uint8 // graph.InTrain|InValid|InTest bits
 

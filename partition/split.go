@@ -62,7 +62,9 @@ func (s *splitter) shard(p int) *Shard {
 	n := len(nodes)
 	sh := &Shard{Rank: p, Ranks: s.parts, NumGlobalNodes: int64(ds.NumNodes()),
 		Global: make([]int64, n), FeatDim: ds.FeatDim, NumClasses: ds.NumClasses, Split: make([]uint8, n)}
-	if ds.FeatDim > 0 {
+	if ds.XS != nil {
+		sh.XS = graph.SparseRows(ds.XS, nodes)
+	} else if ds.FeatDim > 0 {
 		sh.X = make([]float32, n*ds.FeatDim)
 	}
 	if ds.Labels != nil {
@@ -87,7 +89,7 @@ func (s *splitter) shard(p int) *Shard {
 	d := ds.FeatDim
 	for i, v := range nodes {
 		sh.Global[i] = int64(v)
-		if d > 0 {
+		if d > 0 && sh.XS == nil {
 			copy(sh.X[i*d:(i+1)*d], ds.X[int(v)*d:(int(v)+1)*d])
 		}
 		if sh.Labels != nil {

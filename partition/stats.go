@@ -9,12 +9,13 @@ import (
 type PartStat struct {
 	Part          int   `json:"part"`
 	Nodes         int64 `json:"nodes"`
-	LocalEdges    int64 `json:"local_edges"`    // in-edges whose source is owned too
-	CutEdges      int64 `json:"cut_edges"`      // in-edges from other parts (Remote)
-	InnerNodes    int64 `json:"inner_nodes"`    // owned nodes with no remote in-edge
-	BoundaryNodes int64 `json:"boundary_nodes"` // owned nodes with an out-edge into another part (others need them)
-	HaloRows      int64 `json:"halo_rows"`      // distinct remote sources (rows received per exchange)
-	TrainNodes    int64 `json:"train_nodes"`    // owned training nodes
+	LocalEdges    int64 `json:"local_edges"`        // in-edges whose source is owned too
+	CutEdges      int64 `json:"cut_edges"`          // in-edges from other parts (Remote)
+	InnerNodes    int64 `json:"inner_nodes"`        // owned nodes with no remote in-edge
+	BoundaryNodes int64 `json:"boundary_nodes"`     // owned nodes with an out-edge into another part (others need them)
+	HaloRows      int64 `json:"halo_rows"`          // distinct remote sources (rows received per exchange)
+	TrainNodes    int64 `json:"train_nodes"`        // owned training nodes
+	FeatNNZ       int64 `json:"feat_nnz,omitempty"` // non-zeros of the owned nodes' sparse features (meta's sparse_features)
 
 	// Set by Write: the part file, its size and CRC32-C (Castagnoli).
 	File   string `json:"file,omitempty"`

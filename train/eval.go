@@ -123,7 +123,11 @@ func loadModel(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c
 // evalInput returns the model's input: the features, with the training
 // labels embedded by the checkpoint's label propagation when it has one.
 func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, trainRows []int32) (*dense.Matrix, error) {
-	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	data := s.X
+	if s.XS != nil { // one evaluation pass: the features dense
+		data = graph.DenseFeatures(s.XS)
+	}
+	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: data}
 	if ck.LabelProp <= 0 {
 		return x, nil
 	}

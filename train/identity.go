@@ -25,7 +25,13 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 		if s.Split != nil {
 			h = mix.Mix64(h ^ uint64(s.Split[v])<<40)
 		}
-		if s.FeatDim > 0 {
+		if s.XS != nil { // the non-zeros with their columns: a sparse run has its own identity
+			f := uint64(0x84222325cbf29ce4)
+			for k := s.XS.Ptr[v]; k < s.XS.Ptr[v+1]; k++ {
+				f = (f ^ uint64(s.XS.Idx[k])<<32 ^ uint64(math.Float32bits(s.XS.Val[k]))) * 0x100000001b3
+			}
+			h = mix.Mix64(h ^ f)
+		} else if s.FeatDim > 0 {
 			row := s.X[v*s.FeatDim : (v+1)*s.FeatDim]
 			f := uint64(0xcbf29ce484222325)
 			for _, x := range row {

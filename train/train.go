@@ -136,14 +136,15 @@ func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
 }
 
 type trainer struct {
-	cfg   Config
-	shard *partition.Shard
-	c     comm.Comm
-	prop  *exchange.Propagator
-	model *nn.Model
-	opt   *nn.Adam
-	x     *dense.Matrix
-	lp    *labelprop.Embedding
+	cfg    Config
+	shard  *partition.Shard
+	c      comm.Comm
+	prop   *exchange.Propagator
+	model  *nn.Model
+	opt    *nn.Adam
+	x      *dense.Matrix
+	sparse *nn.SparseInput // the sparse features (features.go), nil for dense ones
+	lp     *labelprop.Embedding
 
 	trainRows, validRows, testRows []int32
 	nTrain, nValid, nTest          int64 // global counts
@@ -195,7 +196,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 		return nil, err
 	}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
-	fm := []float64{maxAbs(s.X)}
+	fm := []float64{maxAbs(featureValues(s))}
 	if err := c.AllreduceMaxF64(fm); err != nil {
 		return nil, err
 	}
@@ -357,6 +358,9 @@ func (t *trainer) buildModel(mc nn.Config) error {
 	t.model, err = nn.NewModel(mc, t.prop)
 	if err == nil {
 		err = t.model.SetKernel(cfg.Kernel)
+	}
+	if err == nil {
+		err = t.useSparseInput()
 	}
 	if err != nil {
 		return err
@@ -801,7 +805,9 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 func (t *trainer) trainStep(epoch int) (lossSum float64, code float64, nSup int64, err error) {
 	x, supervised := t.x, t.trainRows
 	if t.lp != nil {
-		x, supervised = t.lp.TrainInput(t.x, epoch)
+		if x, supervised, err = t.lpTrainInput(epoch); err != nil {
+			return 0, 0, 0, err
+		}
 	}
 	n := []int64{int64(len(supervised))}
 	if t.lp != nil {
@@ -860,7 +866,9 @@ func (t *trainer) update(epoch int, lossSum, code float64) (syncS, reduceS float
 func (t *trainer) evaluate(epoch int) (correct [3]int64, losses [2]float64, err error) {
 	ex := t.x
 	if t.lp != nil {
-		ex = t.lp.EvalInput(t.x)
+		if ex, err = t.lpEvalInput(); err != nil {
+			return correct, losses, err
+		}
 	}
 	evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
 	if err != nil {

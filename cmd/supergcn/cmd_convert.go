@@ -26,6 +26,7 @@ type convertFlags struct {
 	data, format, split, splitFiles, out string
 	features, labels                     string
 	symmetrize, dedup, removeSelfLoops   bool
+	denseFeatures                        bool
 	synthFeat, classes                   int
 	seed                                 uint64
 }
@@ -35,7 +36,8 @@ func (c *convertFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.format, "format", "auto", "input format: "+strings.Join(graph.Formats(), "|"))
 	fs.StringVar(&c.split, "split", "", splitHelp)
 	fs.StringVar(&c.splitFiles, "split-files", "", splitFilesHelp)
-	fs.StringVar(&c.features, "features", "", "node features from a .npy file (N×F), overriding the input's")
+	fs.StringVar(&c.features, "features", "", "node features from a .npy file (N×F) or a scipy sparse .npz, overriding the input's")
+	fs.BoolVar(&c.denseFeatures, "dense-features", false, "store sparse features dense (kept sparse by default)")
 	fs.StringVar(&c.labels, "labels", "", "node labels from a .npy file (N), overriding the input's")
 	fs.BoolVar(&c.symmetrize, "symmetrize", false, "make the graph undirected: add every reverse edge, merge duplicates")
 	fs.BoolVar(&c.dedup, "dedup", false, "merge duplicate edges")
@@ -78,7 +80,7 @@ func cmdConvert(args []string, out io.Writer) error {
 	commit := removeTempsOnSignal(c.out)
 	t0 := time.Now()
 	conv := dataset.Conversion{Data: c.data, Load: graph.LoadOptions{Format: c.format, Split: c.split, SplitFiles: c.splitFiles, Features: c.features, Labels: c.labels},
-		RemoveSelfLoops: c.removeSelfLoops, Dedup: c.dedup, Symmetrize: c.symmetrize, SynthFeat: c.synthFeat, Classes: c.classes, Seed: c.seed, Out: c.out}
+		RemoveSelfLoops: c.removeSelfLoops, Dedup: c.dedup, Symmetrize: c.symmetrize, SynthFeat: c.synthFeat, DenseFeatures: c.denseFeatures, Classes: c.classes, Seed: c.seed, Out: c.out}
 	ds, loaded, err := conv.Run()
 	if err != nil {
 		return err

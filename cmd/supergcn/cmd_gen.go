@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/graph"
@@ -15,7 +16,7 @@ func init() {
 		func(args []string) error { return cmdGen(args, os.Stdout) })
 }
 
-const genSynopsis = "--spec SPEC --out FILE.sgb"
+const genSynopsis = "--spec SPEC --out FILE.sgb|FILE.npz"
 
 // cmdGen runs `supergcn gen`: it generates the dataset of --spec, writes it
 // in the binary format to --out and prints a one-line summary to out.
@@ -23,7 +24,7 @@ func cmdGen(args []string, out io.Writer) error {
 	fs := newFlagSet("gen", genSynopsis)
 	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
-	path := fs.String("out", "", "output file in the supergcn binary format (required)")
+	path := fs.String("out", "", "output file (required): the supergcn binary format, or a PyG-style .npz (sparse features as x_data, x_indices, x_indptr, x_shape); sparse features stay sparse in both")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,12 +44,21 @@ func cmdGen(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := graph.WriteBinary(*path, ds); err != nil {
+	feats := fmt.Sprintf("%d features", ds.FeatDim)
+	if ds.XS != nil {
+		feats = fmt.Sprintf("%d sparse features (%d non-zeros)", ds.FeatDim, ds.XS.NNZ())
+	}
+	if strings.HasSuffix(strings.ToLower(*path), ".npz") {
+		err = graph.WriteNpzDataset(*path, ds, false, false)
+	} else {
+		err = graph.WriteBinary(*path, ds)
+	}
+	if err != nil {
 		return err
 	}
 	commit()
-	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %d features, split %d/%d/%d, %.2fs -> %s\n",
-		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, ds.FeatDim,
+	fmt.Fprintf(out, "gen: %s: %d nodes, %d edges, %d classes, %s, split %d/%d/%d, %.2fs -> %s\n",
+		ds.Name, ds.NumNodes(), ds.Graph.NNZ(), ds.NumClasses, feats,
 		len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds(), *path)
 	fmt.Fprintf(out, "gen: %s\n", graph.Degrees(ds.Graph))
 	return nil

@@ -23,7 +23,7 @@ const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intr
 func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
 	ranks := fs.Int("ranks", 0, "ranks the parts are shared among (must divide the part count; default: one part per rank)")
-	width := fs.Int("width", 0, "feature width of a row (default: the dataset's feature dimension, or 128 when structure-only)")
+	width := fs.Int("width", 0, "feature width of a row (default: the dataset's feature dimension, or 128 when structure-only or the features are sparse: their rows never cross)")
 	bits := fs.String("bits", "32", "bits per value on the wire: "+quant.WidthList(", ")+" (32: fp32; the others quantised, plus per-row parameters)")
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
@@ -48,7 +48,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	}
 	if *width == 0 {
 		*width = meta.FeatDim
-		if *width == 0 {
+		if *width == 0 || meta.SparseFeatures {
 			*width = 128
 		}
 	}
@@ -79,7 +79,41 @@ func cmdStats(args []string, stdout io.Writer) error {
 		return usageError{fmt.Sprintf("--heads: %d, want 0 (none) to --width %d", *heads, *width)}
 	}
 	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, *heads, wire)
-	return writeStats(stdout, *asJSON, rep, err, printStats)
+	if err := writeStats(stdout, *asJSON, rep, err, printStats); err != nil {
+		return err
+	}
+	if !*asJSON {
+		fmt.Fprintln(stdout, featureMemory(meta, *ranks))
+	}
+	return nil
+}
+
+// featureMemory is a line on the features of a partition directory and the
+// most memory they take on one of ranks ranks: 4 bytes a value dense, the
+// CSR offsets, column ids and values sparse.
+func featureMemory(m *partition.Meta, ranks int) string {
+	k := m.Parts / ranks
+	most := int64(0)
+	for r := range ranks {
+		var b int64
+		for _, ps := range m.Stats.Parts[r*k : (r+1)*k] {
+			if m.SparseFeatures {
+				b += 8*(ps.Nodes+1) + 8*ps.FeatNNZ
+			} else {
+				b += 4 * ps.Nodes * int64(m.FeatDim)
+			}
+		}
+		most = max(most, b)
+	}
+	kind := "dense"
+	if m.SparseFeatures {
+		var nnz int64
+		for _, ps := range m.Stats.Parts {
+			nnz += ps.FeatNNZ
+		}
+		kind = fmt.Sprintf("sparse, %d non-zeros", nnz)
+	}
+	return fmt.Sprintf("features: %d nodes × %d (%s): at most %s on a rank", m.NumNodes, m.FeatDim, kind, humanBytes(most))
 }
 
 // writeStats writes rep (unless err, which it returns) to w as indented

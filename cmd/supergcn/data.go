@@ -45,7 +45,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.StringVar(&d.format, "format", "auto", "force the --data format: "+strings.Join(graph.Formats(), "|"))
 	fs.StringVar(&d.split, "split", "", splitHelp)
 	fs.StringVar(&d.splitFiles, "split-files", "", splitFilesHelp)
-	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F), overriding the dataset's")
+	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F) or a scipy.sparse.save_npz .npz (kept sparse), overriding the dataset's")
 	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
 	fs.StringVar(&d.synthetic, "synthetic", "", verb+" a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (keys: supergcn gen --help); 'default' = the built-in dataset")
 	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")

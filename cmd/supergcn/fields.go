@@ -61,6 +61,7 @@ var flagNames = map[string]string{
 	"dist.Source.IgnoreWeights":      "--ignore-weights",
 	"metis.Options.Weights":          "--weights",
 	"dataset.Source.Data":            "--data",
+	"dataset.Source.Features":        "--features",
 	"dataset.Source.Synthetic":       "--synthetic",
 	"dataset.Source.Partitions":      "--partitions",
 	"dataset.Source.SynthFeat":       "--synthetic-features",

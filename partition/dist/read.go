@@ -800,8 +800,17 @@ func npyLabels(c comm.Comm, r *raw, path string) ([]int32, error) {
 	return y, agree(c, err)
 }
 
+// errSparse refuses sparse features, which the distributed reader does not
+// read: every rank would need rows of the CSR arrays by node range.
+func errSparse(path string) error {
+	return &graph.ParseError{File: path, Msg: "sparse features are not read by the distributed reader: partition with METIS, every rank reading the (small) sparse file whole"}
+}
+
 // overrides applies the .npy feature and label files of src.
 func overrides(c comm.Comm, src *Source, r *raw) error {
+	if strings.HasSuffix(strings.ToLower(src.Features), ".npz") {
+		return agree(c, errSparse(src.Features))
+	}
 	if src.Features != "" {
 		a, err := graph.OpenNpyRange(src.Features)
 		if err == nil {

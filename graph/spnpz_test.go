@@ -1,0 +1,239 @@
+package graph
+
+import (
+	"archive/zip"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// scipyMembers are the members scipy.sparse.save_npz writes for format f
+// with the given shape, data and index arrays (indices and indptr for csr
+// and csc, row and col for coo).
+func scipyMembers(f string, rows, cols int64, data []float32, a, b []int32) [][2]string {
+	m := [][2]string{
+		{"format.npy", string(npyBytes(1, fmt.Sprintf("{'descr': '|S%d', 'fortran_order': False, 'shape': (), }", len(f)), []byte(f)))},
+		{"shape.npy", npyMember("<i8", "(2,)", []int64{rows, cols})},
+		{"data.npy", npyMember("<f4", fmt.Sprintf("(%d,)", len(data)), data)},
+	}
+	names := [2]string{"indices.npy", "indptr.npy"}
+	if f == "coo" {
+		names = [2]string{"row.npy", "col.npy"}
+	}
+	return append(m, [2]string{names[0], npyMember("<i4", fmt.Sprintf("(%d,)", len(a)), a)},
+		[2]string{names[1], npyMember("<i4", fmt.Sprintf("(%d,)", len(b)), b)})
+}
+
+// TestSparseFeatureFormats: csr, csc and coo (stored or deflated, int32 or
+// int64 offsets) of one matrix read as the same canonical CSR, which equals
+// the dense form's non-zeros; WriteSparseNpz round-trips.
+func TestSparseFeatureFormats(t *testing.T) {
+	// [[0 1 0 2], [0 0 0 0], [3 0 4 0]]
+	dense := []float32{0, 1, 0, 2, 0, 0, 0, 0, 3, 0, 4, 0}
+	want := SparseFeaturesOf(dense, 3, 4)
+	dir := t.TempDir()
+	same := func(what string, x *CSR) {
+		t.Helper()
+		if x.NumRows != 3 || x.NumCols != 4 || !slices.Equal(x.Ptr, want.Ptr) || !slices.Equal(x.Idx, want.Idx) || !slices.Equal(x.Val, want.Val) {
+			t.Fatalf("%s: read %+v, want %+v", what, x, want)
+		}
+		if !slices.Equal(DenseFeatures(x), dense) {
+			t.Fatalf("%s: dense form differs", what)
+		}
+	}
+	for _, c := range []struct {
+		format string
+		data   []float32
+		a, b   []int32
+	}{
+		{"csr", []float32{1, 2, 3, 4}, []int32{1, 3, 0, 2}, []int32{0, 2, 2, 4}},
+		{"csc", []float32{3, 1, 4, 2}, []int32{2, 0, 2, 0}, []int32{0, 1, 2, 3, 4}},
+		{"coo", []float32{4, 2, 3, 1}, []int32{2, 0, 2, 0}, []int32{2, 3, 0, 1}},
+	} {
+		for _, method := range []uint16{zip.Store, zip.Deflate} {
+			p := npzOf(t, filepath.Join(dir, fmt.Sprintf("%s-%d.npz", c.format, method)), method, scipyMembers(c.format, 3, 4, c.data, c.a, c.b)...)
+			x, err := readSparseFeatureFile(p, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same(p, x)
+		}
+	}
+	p := filepath.Join(dir, "written.npz")
+	if err := WriteSparseNpz(p, want, false); err != nil {
+		t.Fatal(err)
+	}
+	x, err := readSparseFeatureFile(p, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("WriteSparseNpz", x)
+	u := npzOf(t, filepath.Join(dir, "unicode.npz"), zip.Store, append(scipyMembers("csr", 3, 4, []float32{1, 2, 3, 4}, []int32{1, 3, 0, 2}, []int32{0, 2, 2, 4})[1:],
+		[2]string{"format.npy", string(npyBytes(1, "{'descr': '<U3', 'fortran_order': False, 'shape': (), }", []byte("c\x00\x00\x00s\x00\x00\x00r\x00\x00\x00")))})...)
+	if x, err = readSparseFeatureFile(u, 3); err != nil {
+		t.Fatal(err)
+	}
+	same("unicode format", x)
+}
+
+// TestSparseFeatureErrors: every malformed archive is a one-line error
+// naming the file and the member or entry.
+func TestSparseFeatureErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.npz")
+	nan := float32(math.NaN())
+	csr := func(rows int64, data []float32, idx, ptr []int32) [][2]string {
+		return scipyMembers("csr", rows, 4, data, idx, ptr)
+	}
+	pickle := [2]string{"data.npy", string(npyBytes(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", []byte("\x80\x04junk")))}
+	for _, c := range []struct {
+		name    string
+		members [][2]string
+		file    string
+		want    string
+	}{
+		{"unsorted", csr(2, []float32{1, 2}, []int32{3, 1}, []int32{0, 2, 2}), p, "row 0: column ids not strictly increasing (1 after 3)"},
+		{"duplicate", csr(2, []float32{1, 2}, []int32{1, 1}, []int32{0, 2, 2}), p, "row 0: column ids not strictly increasing (1 after 1)"},
+		{"coo duplicate", scipyMembers("coo", 2, 4, []float32{1, 2}, []int32{1, 1}, []int32{2, 2}), p, "row 1: column ids not strictly increasing"},
+		{"id range", csr(2, []float32{1, 2}, []int32{1, 4}, []int32{0, 1, 2}), p + ":indices.npy", "entry 1 is 4, outside [0,4)"},
+		{"coo row range", scipyMembers("coo", 2, 4, []float32{1}, []int32{2}, []int32{0}), p + ":row.npy", "entry 0 is 2, outside [0,2)"},
+		{"nan", csr(2, []float32{1, nan}, []int32{1, 2}, []int32{0, 1, 2}), p, "feature [1,2] is NaN"},
+		{"inf", csr(2, []float32{float32(math.Inf(1))}, []int32{0}, []int32{0, 1, 1}), p, "feature [0,0] is +Inf"},
+		{"indptr decreases", csr(2, []float32{1, 2}, []int32{1, 2}, []int32{0, 3, 2}), p + ":indptr.npy", "entry 2 is 2, below entry 1 (3)"},
+		{"indptr length", csr(2, []float32{1}, []int32{1}, []int32{0, 1}), p + ":indptr.npy", "2 entries, want 3"},
+		{"indptr start", csr(2, []float32{1}, []int32{1}, []int32{1, 1, 1}), p + ":indptr.npy", "entry 0 is 1, want 0"},
+		{"indptr end", csr(2, []float32{1, 2}, []int32{1, 2}, []int32{0, 1, 1}), p + ":indptr.npy", "last entry 1, want the 2 values"},
+		{"lengths", csr(2, []float32{1, 2}, []int32{1}, []int32{0, 1, 2}), p + ":indices.npy", "1 entries but data has 2"},
+		{"rows", csr(3, []float32{1}, []int32{1}, []int32{0, 1, 1, 1}), p + ":shape.npy", "shape [3 4], want (2, F)"},
+		{"pickle", append(csr(2, []float32{1}, []int32{1}, []int32{0, 1, 1})[:2], pickle), p + ":data.npy", "a pickle"},
+		{"format", scipyMembers("bsr", 2, 4, []float32{1}, []int32{1}, []int32{0, 1, 1}), p + ":format.npy", `format "bsr": want csr, csc or coo`},
+		{"not sparse", [][2]string{{"x.npy", npyMember("<f4", "(2, 1)", []float32{1, 2})}}, p, "not a scipy sparse archive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			npzOf(t, p, zip.Store, c.members...)
+			_, err := readSparseFeatureFile(p, 2)
+			wantParseError(t, err, c.file, 0, c.want)
+		})
+	}
+}
+
+// TestSparseFeatureRows: rows selected, permuted and row-normalised as the
+// dense features are.
+func TestSparseFeatureRows(t *testing.T) {
+	dense := []float32{0, 1, 0, -2, 0, 0, 0, 0, 3, 0, 4, 0}
+	x := SparseFeaturesOf(dense, 3, 4)
+	got := DenseFeatures(SparseRows(x, []int32{2, 0}))
+	if !slices.Equal(got, append(slices.Clone(dense[8:12]), dense[0:4]...)) {
+		t.Fatalf("rows 2, 0: %v", got)
+	}
+	RowNormalizeSparse(x)
+	RowNormalize(dense, 4)
+	if !slices.Equal(DenseFeatures(x), dense) {
+		t.Fatalf("row-normalised: %v, dense %v", DenseFeatures(x), dense)
+	}
+	if FeatureDensity(x) != 4.0/12 {
+		t.Fatalf("density %g", FeatureDensity(x))
+	}
+}
+
+// TestBagOfWordsNpz: a generated bag-of-words graph (words tied to the
+// class, the same on any number of goroutines) written as a PyG-style file
+// loads with the same sparse features.
+func TestBagOfWordsNpz(t *testing.T) {
+	s, err := ParseGenSpec("nodes=3000,degree=6,classes=4,feat=500,words=0.02,seed=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Threads = 1
+	ds, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Threads = 3
+	ds3, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.XS == nil || ds.X != nil || !slices.Equal(ds.XS.Idx, ds3.XS.Idx) || !slices.Equal(ds.XS.Val, ds3.XS.Val) {
+		t.Fatal("bag-of-words features missing or differing with the thread count")
+	}
+	if err := CheckSparseFeatures(ds.XS); err != nil {
+		t.Fatal(err)
+	}
+	if d := FeatureDensity(ds.XS); d < 0.01 || d > 0.03 {
+		t.Fatalf("density %g, want about 0.02", d)
+	}
+	inClass := 0 // words from the node's class vocabulary: 1/(1+noise) of them plus chance
+	for v := range ds.NumNodes() {
+		for k := ds.XS.Ptr[v]; k < ds.XS.Ptr[v+1]; k++ {
+			if ds.XS.Idx[k]%4 == ds.Labels[v] {
+				inClass++
+			}
+		}
+	}
+	if frac := float64(inClass) / float64(ds.XS.NNZ()); frac < 0.25+0.5/13 {
+		t.Fatalf("%.3f of the words are in the node's class vocabulary", frac)
+	}
+	p := filepath.Join(t.TempDir(), "bow.npz")
+	if err := WriteNpzDataset(p, ds, false, true); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.XS == nil || back.FeatDim != 500 || !slices.Equal(back.XS.Ptr, ds.XS.Ptr) || !slices.Equal(back.XS.Idx, ds.XS.Idx) || !slices.Equal(back.XS.Val, ds.XS.Val) {
+		t.Fatal("the PyG-style file's x_* arrays do not load as the written features")
+	}
+}
+
+// TestSparseFeaturesBinary: sparse features round-trip through the binary
+// format (flag 8, the x section as CSR rows), mapped without copying; a
+// damaged non-zero count is a one-line error naming the section; the range
+// reader refuses the file in one line.
+func TestSparseFeaturesBinary(t *testing.T) {
+	for _, spec := range []string{"nodes=500,degree=4,classes=3,feat=300,words=0.02,seed=2", "nodes=501,degree=4,classes=3,feat=301,words=0.013,seed=5"} {
+		s, err := ParseGenSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Generate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "bow.sgb")
+		if err := WriteBinary(p, ds); err != nil {
+			t.Fatal(err)
+		}
+		back, err := LoadBinary(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.XS == nil || back.X != nil || back.FeatDim != ds.FeatDim || !slices.Equal(back.XS.Ptr, ds.XS.Ptr) ||
+			!slices.Equal(back.XS.Idx, ds.XS.Idx) || !slices.Equal(back.XS.Val, ds.XS.Val) {
+			t.Fatalf("%s: sparse features do not round-trip", spec)
+		}
+		back.Release()
+		if _, err := OpenBinaryRange(p); err == nil || !strings.Contains(err.Error(), "sparse features are not read by ranges") {
+			t.Fatalf("range reader: %v", err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := binDecodeHeader(p, b, int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[h.sections[secX].offset]++ // the non-zero count
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = LoadBinaryWith(p, BinaryOptions{SkipChecksums: true})
+		wantParseError(t, err, p, 0, "section x: ")
+	}
+}

@@ -1,0 +1,252 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/par"
+)
+
+// SparseInput is a model input whose features are stored as CSR rows
+// (graph/features.go): bag-of-words and one-hot features at the cost of
+// their non-zeros. The first layer never sees X itself: its two products
+// with X, X·W forward and Xᵀ·G for the weight gradient, are sparse times
+// dense (aggr's kernels, on X and on Xᵀ built once), and every model's
+// first layer transforms before it aggregates, so X never crosses the
+// network. Input dropout is drawn on the non-zeros only, with the very
+// decisions the dense input dropout takes for those elements (a dense run
+// and a sparse run of the same data and seed are the same run).
+//
+// An optional dense term D on some rows (label propagation's embedded
+// labels, SetDenseRows) makes the input X + D; its product is added after
+// the sparse one.
+//
+// Give Model.Forward the matrix Matrix returns (a shape without data)
+// after Model.SetSparseInput.
+type SparseInput struct {
+	x      *graph.CSR    // the features, read only
+	handle *dense.Matrix // Rows×Cols without data: the input Model.Forward is given
+	cur    *graph.CSR    // x's structure with the values of this pass (dropout)
+	xt     *graph.CSR    // Xᵀ with the values of this pass
+	toT    []int64       // entry k of x is entry toT[k] of xt
+	tBase  []float32     // xt's values without dropout
+	op     *aggr.Op      // X·W on cur
+	opT    *aggr.Op      // Xᵀ·G on xt
+	jumps  *pcgJumps
+	active bool // this pass dropped values
+
+	rows    []int32       // rows of the dense term
+	add     *dense.Matrix // the dense term, len(rows)×Cols
+	addCur  *dense.Matrix // add after this pass's dropout
+	addKeep *dense.Matrix // its dropout scale per element (0 or 1/(1-P)), when active
+}
+
+// NewSparseInput prepares sparse features x (a canonical sparse feature
+// matrix, graph.CheckSparseFeatures) for a model on engine eng (the
+// products run on its threads and kernel).
+func NewSparseInput(x *graph.CSR, eng *aggr.Engine) (*SparseInput, error) {
+	if err := graph.CheckSparseFeatures(x); err != nil {
+		return nil, fmt.Errorf("nn: sparse input: %w", err)
+	}
+	s := &SparseInput{x: x, handle: &dense.Matrix{Rows: x.NumRows, Cols: x.NumCols}, jumps: newPCGJumps()}
+	s.cur = &graph.CSR{NumRows: x.NumRows, NumCols: x.NumCols, Ptr: x.Ptr, Idx: x.Idx, Val: make([]float32, len(x.Val))}
+	copy(s.cur.Val, x.Val)
+	s.xt = x.Transpose()
+	s.toT = transposePositions(x, s.xt)
+	s.tBase = s.xt.Val
+	s.xt.Val = make([]float32, len(s.tBase))
+	copy(s.xt.Val, s.tBase)
+	s.op, s.opT = eng.Prepare(s.cur), eng.Prepare(s.xt)
+	return s, nil
+}
+
+// transposePositions maps every entry of x to its place in xt =
+// x.Transpose(): Transpose lists column u's entries by increasing row, so
+// entry k of row r sits in row x.Idx[k] of xt at the next free slot.
+func transposePositions(x, xt *graph.CSR) []int64 {
+	next := make([]int64, xt.NumRows)
+	copy(next, xt.Ptr[:xt.NumRows])
+	pos := make([]int64, len(x.Idx))
+	for r := range x.NumRows {
+		for k := x.Ptr[r]; k < x.Ptr[r+1]; k++ {
+			u := x.Idx[k]
+			pos[k] = next[u]
+			next[u]++
+		}
+	}
+	return pos
+}
+
+// Matrix is the input to give Model.Forward: the features' shape, no data.
+func (s *SparseInput) Matrix() *dense.Matrix { return s.handle }
+
+// SetDenseRows sets the dense term: row i of add is added to input row
+// rows[i] (nil: no term). add must stay unmodified until the Backward of
+// the next Forward.
+func (s *SparseInput) SetDenseRows(rows []int32, add *dense.Matrix) error {
+	if add == nil {
+		s.rows, s.add = nil, nil
+		return nil
+	}
+	if add.Rows != len(rows) || add.Cols != s.x.NumCols {
+		return fmt.Errorf("nn: sparse input: dense term is %d×%d, want %d×%d", add.Rows, add.Cols, len(rows), s.x.NumCols)
+	}
+	for _, r := range rows {
+		if r < 0 || int(r) >= s.x.NumRows {
+			return fmt.Errorf("nn: sparse input: dense term row %d outside [0,%d)", r, s.x.NumRows)
+		}
+	}
+	s.rows, s.add = rows, add
+	return nil
+}
+
+// dropout draws this pass's input dropout of rate p on the non-zeros and on
+// the dense term's rows (none when !train or p is 0), with the decisions
+// Dropout.Forward takes with seed for those elements of the dense input.
+func (s *SparseInput) dropout(train bool, p float64, seed uint64) {
+	wasActive := s.active
+	s.active = train && p > 0
+	if s.add != nil {
+		s.addCur = dense.Reshape(s.addCur, s.add.Rows, s.add.Cols)
+		copy(s.addCur.Data, s.add.Data)
+	}
+	if !s.active {
+		if wasActive {
+			copy(s.cur.Val, s.x.Val)
+			copy(s.xt.Val, s.tBase)
+		}
+		return
+	}
+	scale := float32(1 / (1 - p))
+	thresh := int32(math.Ceil(p * (1 << 16)))
+	cols := int64(s.x.NumCols)
+	x := s.x
+	par.For(x.NumRows, 256, func(lo, hi int) {
+		d := dropStream{jumps: s.jumps, seed: seed, thresh: thresh, block: -1}
+		for r := lo; r < hi; r++ {
+			for k := x.Ptr[r]; k < x.Ptr[r+1]; k++ {
+				v := float32(0)
+				if d.kept(int64(r)*cols + int64(x.Idx[k])) {
+					v = x.Val[k] * scale
+				}
+				s.cur.Val[k] = v
+				s.xt.Val[s.toT[k]] = v
+			}
+		}
+	})
+	if s.add == nil {
+		return
+	}
+	s.addKeep = dense.Reshape(s.addKeep, s.add.Rows, s.add.Cols)
+	par.For(len(s.rows), 1, func(lo, hi int) {
+		d := dropStream{jumps: s.jumps, seed: seed, thresh: thresh, block: -1}
+		for i := lo; i < hi; i++ {
+			base := int64(s.rows[i]) * cols
+			keep, row := s.addKeep.Row(i), s.addCur.Row(i)
+			for j := range row {
+				keep[j] = 0
+				if d.kept(base + int64(j)) {
+					keep[j] = scale
+				}
+				row[j] *= keep[j]
+			}
+		}
+	})
+}
+
+// product is the first layer's gemm with the input: c = beta·c + X·y
+// (tA false) or c = beta·c + Xᵀ·y (tA true), beta 0 or 1, plus the dense
+// term's share.
+func (s *SparseInput) product(tA, tB bool, alpha float32, y *dense.Matrix, beta float32, c *dense.Matrix) {
+	if tB || alpha != 1 || (beta != 0 && beta != 1) {
+		panic(fmt.Sprintf("nn: sparse input: product with tB=%v alpha=%g beta=%g: the layers ask for none", tB, alpha, beta))
+	}
+	if tA {
+		s.opT.Apply(y, c, beta == 1)
+	} else {
+		s.op.Apply(y, c, beta == 1)
+	}
+	if s.add == nil || len(s.rows) == 0 {
+		return
+	}
+	if tA { // c += Dᵀ·y[rows]
+		yr := dense.New(len(s.rows), y.Cols)
+		for i, r := range s.rows {
+			copy(yr.Row(i), y.Row(int(r)))
+		}
+		dense.Gemm(true, false, 1, s.addCur, yr, 1, c)
+		return
+	}
+	dy := dense.New(len(s.rows), y.Cols) // c[rows] += D·y
+	dense.Gemm(false, false, 1, s.addCur, y, 0, dy)
+	for i, r := range s.rows {
+		out := c.Row(int(r))
+		for j, v := range dy.Row(i) {
+			out[j] += v
+		}
+	}
+}
+
+// inputGrad maps the gradient of the dropped input to that of the input
+// on the dense term's rows (the rows label propagation reads); the other
+// rows of g stay the gradient of the dropped input.
+func (s *SparseInput) inputGrad(g *dense.Matrix) *dense.Matrix {
+	if !s.active || s.add == nil {
+		return g
+	}
+	for i, r := range s.rows {
+		row := g.Row(int(r))
+		for j, k := range s.addKeep.Row(i) {
+			row[j] *= k
+		}
+	}
+	return g
+}
+
+// errSparseFirst: the first layer would aggregate the sparse input itself.
+var errSparseFirst = errors.New("the first layer aggregates its input before transforming it (the input is narrower than the layer's output): give the features dense")
+
+// TakesSparseInput reports whether the model's first layer transforms its
+// input before it aggregates (every layer does when the input is wider
+// than the layer's output), which a SparseInput needs.
+func (m *Model) TakesSparseInput() bool {
+	ia, ok := m.convs[0].(inputAggregator)
+	return !ok || !ia.aggregatesInput()
+}
+
+// SetSparseInput makes Forward, given s.Matrix(), run on the sparse input
+// s (nil: none).
+func (m *Model) SetSparseInput(s *SparseInput) error {
+	if s != nil {
+		if s.x.NumRows != m.op.Rows() || s.x.NumCols != m.cfg.In {
+			return fmt.Errorf("nn: sparse input is %d×%d, want %d×%d", s.x.NumRows, s.x.NumCols, m.op.Rows(), m.cfg.In)
+		}
+		if !m.TakesSparseInput() {
+			return fmt.Errorf("nn: sparse input: %w", errSparseFirst)
+		}
+	}
+	m.sparse, m.pool.sparse = s, s
+	return nil
+}
+
+// dropInput is the input dropout of Forward: on the non-zeros for the
+// sparse input (returned as is), else Dropout.
+func (m *Model) dropInput(x *dense.Matrix, train bool) *dense.Matrix {
+	if m.sparse != nil && x == m.sparse.handle {
+		m.sparse.dropout(train, m.cfg.Dropout, m.dropSeedFor(0))
+		return x
+	}
+	return m.drops[0].Forward(x, train, false, m.dropSeedFor(0))
+}
+
+// inputGrad is the last step of Backward: dL/dx from dL/d(dropped x).
+func (m *Model) inputGrad(gx *dense.Matrix) *dense.Matrix {
+	if m.sparse != nil && m.x == m.sparse.handle {
+		return m.sparse.inputGrad(gx)
+	}
+	return m.drops[0].Backward(gx)
+}
