@@ -24,6 +24,12 @@ pass (forward without dropout, accuracy on train/valid/test), as supergcn's
 epoch_s. Prints one line per epoch, then one JSON summary line with the
 median epoch seconds of epochs 2..5 (or of all but the first) and the peak
 RSS of the process (getrusage ru_maxrss, so it includes loading).
+--task multilabel|regression --targets FILE.npy trains supergcn's other tasks
+(task/): multilabel: binary cross-entropy with logits over the labelled (non-NaN)
+entries, ROC-AUC averaged over the tasks with both classes in a split (OGB's
+evaluator) and micro-F1; regression: mean squared error, RMSE (lowest picks the
+best epoch), MAE, R². The split keeps the nodes with a target (multilabel: at
+least one labelled entry).
 --eval-every N evaluates only every N-th epoch (and the last), as supergcn's
 flag; the best validation epoch is chosen among the evaluated ones.
 --save FILE [--save-every N] writes a checkpoint (model, Adam state, random
@@ -53,6 +59,49 @@ import torch.nn.functional as F
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the tree
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import sgb  # noqa: E402
+
+
+def roc_auc(score, label):
+    """ROC-AUC of one task (Mann-Whitney, ties counting one half, as scikit-learn's); None without both classes."""
+    pos = int(label.sum())
+    neg = len(label) - pos
+    if pos == 0 or neg == 0:
+        return None
+    uniq, inv, counts = np.unique(score, return_inverse=True, return_counts=True)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ranks = (first + (counts + 1) / 2.0)[inv]  # 1-based average ranks
+    return (ranks[label == 1].sum() - pos * (pos + 1) / 2.0) / (pos * neg)
+
+
+def task_metrics(task, out, yt, v):
+    """The task's metrics of rows v: (main metric, extra metrics by name)."""
+    o, t = out[v].double().numpy(), yt[v].double().numpy()
+    if task == "multilabel":
+        aucs = []
+        for j in range(t.shape[1]):
+            m = ~np.isnan(t[:, j])
+            a = roc_auc(o[m, j], t[m, j])
+            if a is not None:
+                aucs.append(a)
+        m = ~np.isnan(t)
+        p = o > 0
+        tp, fp, fn = (p & (t == 1) & m).sum(), (p & (t == 0) & m).sum(), (~p & (t == 1) & m).sum()
+        return (float(np.mean(aucs)) if aucs else 0.0), {"f1": 2 * tp / max(2 * tp + fp + fn, 1)}
+    d = o - t
+    mse = float((d * d).mean()) if len(d) else 0.0
+    r2 = [1 - (d[:, j] ** 2).sum() / ((t[:, j] - t[:, j].mean()) ** 2).sum() for j in range(t.shape[1])
+          if len(t) and ((t[:, j] - t[:, j].mean()) ** 2).sum() > 0]
+    return math.sqrt(mse), {"mse": mse, "mae": float(np.abs(d).mean()) if len(d) else 0.0,
+                            "r2": float(np.mean(r2)) if r2 else 0.0}
+
+
+def task_loss(task, out, yt, v):
+    """The task's training loss over rows v (multilabel: the labelled entries only)."""
+    o, t = out[v].float(), yt[v]
+    if task == "multilabel":
+        m = ~torch.isnan(t)
+        return F.binary_cross_entropy_with_logits(o[m], t[m])
+    return F.mse_loss(o, t)
 
 
 class SpMM(torch.autograd.Function):
@@ -294,7 +343,7 @@ class Model(torch.nn.Module):
 
 
 # The flags a checkpoint's training depends on; --resume refuses others.
-CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
+CHECKED = ("task", "model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
            "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every")
 
 
@@ -350,6 +399,9 @@ def main():
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
     ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
+    ap.add_argument("--task", choices=["node", "multilabel", "regression"], default="node",
+                    help="training objective, as supergcn's --task (docs/TASKS.md)")
+    ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
@@ -373,6 +425,8 @@ def main():
         print(" ".join(MODELS))
         return
     a.layers = a.layers or MODELS[a.model][2]
+    if (a.task == "node") != (a.targets == ""):
+        raise SystemExit("--targets FILE.npy goes with --task multilabel or regression (and only with them)")
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     probe_paths(a)
@@ -394,8 +448,14 @@ def main():
         x = torch.where(s > 0, x / s.float().clamp_min(1e-38), x)
     y = torch.from_numpy(np.array(d["labels"], dtype=np.int64))
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
-    split = {s: v[y[v] >= 0] for s, v in split.items()}
-    classes = max(int(d["classes"]), int(y.max()) + 1)
+    if a.task == "node":
+        split = {s: v[y[v] >= 0] for s, v in split.items()}
+        classes = max(int(d["classes"]), int(y.max()) + 1)
+    else:
+        yt = torch.from_numpy(np.load(a.targets).astype(np.float32).reshape(d["nodes"], -1))
+        has = ~torch.isnan(yt).all(1)
+        split = {s: v[has[v]] for s, v in split.items()}
+        classes = yt.shape[1]
     model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a)
     first = list(model.parameters()) if a.decay_all else model.convs[0].first
     rest = [p for p in model.parameters() if all(p is not f for f in first)]
@@ -405,7 +465,8 @@ def main():
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 
-    times, best, start = [], (-1.0, 0.0, 0), 1
+    times, best, start = [], (-1.0 if a.task != "regression" else math.inf, 0.0, 0), 1
+    better = (lambda u, b: u < b) if a.task == "regression" else (lambda u, b: u > b)
     if a.resume:
         start, times, best = resume(a, model, opt)
     for epoch in range(start, a.epochs + 1):
@@ -414,7 +475,10 @@ def main():
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
             out = model(A, AT, x)
-        loss = F.cross_entropy(out[split["train"]].float(), y[split["train"]])
+        if a.task == "node":
+            loss = F.cross_entropy(out[split["train"]].float(), y[split["train"]])
+        else:
+            loss = task_loss(a.task, out, yt, split["train"])
         loss.backward()
         opt.step()
         del out
@@ -422,9 +486,15 @@ def main():
         if epoch % a.eval_every == 0 or epoch == a.epochs:
             model.eval()
             with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-                pred = model(A, AT, x).argmax(1)
+                out = model(A, AT, x)
+            if a.task == "node":
+                pred = out.argmax(1)
                 acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
-            if acc["valid"] > best[0]:
+            else:
+                scored = {s: task_metrics(a.task, out.float(), yt, v) for s, v in split.items()}
+                acc = {s: m for s, (m, _) in scored.items()}
+                line += "".join(f" {s}_{k} {x:.4f}" for s, (_, e) in scored.items() for k, x in e.items())
+            if better(acc["valid"], best[0]):
                 best = (acc["valid"], acc["test"], epoch)
             line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f}"
         dt = time.perf_counter() - t
@@ -434,7 +504,7 @@ def main():
             save(a, model, opt, epoch, times, best)
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
+    print(json.dumps({"impl": "pytorch", "task": a.task, "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
                       "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"]}))

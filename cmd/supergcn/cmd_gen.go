@@ -24,6 +24,9 @@ func cmdGen(args []string, out io.Writer) error {
 	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
 	path := fs.String("out", "", "output file in the supergcn binary format (required)")
+	targets := fs.String("targets", "", "also write a target table for --task multilabel or regression to FILE.npy (N×T float32; docs/TASKS.md)")
+	targetTask := fs.String("target-task", "multilabel", "the task of --targets: multilabel (0/1, 5% NaN) or regression")
+	targetCols := fs.Int("target-tasks", 24, "tasks (columns) of --targets")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -32,6 +35,9 @@ func cmdGen(args []string, out io.Writer) error {
 	}
 	if err := container.CheckWritable(*path); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
+	}
+	if err := checkGenTargets(*targets, *targetTask, *targetCols); err != nil {
+		return err
 	}
 	commit := removeTempsOnSignal(*path)
 	s, err := graph.ParseGenSpec(*spec)
@@ -44,6 +50,9 @@ func cmdGen(args []string, out io.Writer) error {
 		return err
 	}
 	if err := graph.WriteBinary(*path, ds); err != nil {
+		return err
+	}
+	if err := writeGenTargets(*targets, ds, *targetTask, *targetCols, s.Seed); err != nil {
 		return err
 	}
 	commit()

@@ -17,6 +17,7 @@ import (
 	"github.com/supergcn/supergcn/interop"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
+	"github.com/supergcn/supergcn/task"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -42,7 +43,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return w.finish(err)
 	}
-	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits)
+	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits, a.targets)
 	if perr := stop(); err == nil {
 		err = perr
 	}
@@ -56,6 +57,7 @@ type trainArgs struct {
 	mpiMode            string
 	bits               bitsFlags
 	kernel, cpuProfile string
+	targets            string // --targets
 	stopAfter          time.Duration
 }
 
@@ -90,6 +92,8 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
 	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.params))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
+	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
+	fs.StringVar(&a.targets, "targets", "", "the target table of --task multilabel or regression: "+task.TargetFormats+"; row g is node g")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
 	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
@@ -131,6 +135,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 		}
 	}
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
+		return nil, err
+	}
+	if err := checkTargets(cfg.Task, a.targets); err != nil {
 		return nil, err
 	}
 	if a.stopAfter < 0 {
@@ -330,7 +337,7 @@ func (b bitsFlags) wires(ranks int) (quant.Wires, error) {
 	return ws.Resolve(), nil
 }
 
-func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags) error {
+func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags, targets string) error {
 	c := w.comm
 	var log io.Writer
 	if c.Rank() == 0 {
@@ -375,6 +382,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		}
 	}
 	cfg.Log = log
+	if cfg.Targets, err = readTargets(cfg.Task, targets); err != nil {
+		return err
+	}
 	_, err = train.Run(cfg, s, c)
 	return err
 }

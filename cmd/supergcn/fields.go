@@ -31,6 +31,8 @@ var flagNames = map[string]string{
 	"train.Config.LRPlateauPatience": "--lr-plateau-patience",
 	"train.Config.Patience":          "--patience",
 	"train.Config.LabelProp":         "--label-prop",
+	"train.Config.Task":              "--task",
+	"train.Config.Targets":           "--targets",
 	"train.Config.NodeOrder":         "--node-order",
 	"nn.Config.Model":                "--model",
 	"nn.Config.Layers":               "--layers",
