@@ -24,6 +24,8 @@ type Source struct {
 	Data                      string // a dataset graph.Load reads
 	Format, Split, SplitFiles string // graph.LoadOptions
 	Features, Labels          string // graph.LoadOptions
+	NoLabels                  bool   // graph.LoadOptions
+	NodeFeatFromEdges         string // graph.LoadOptions
 	Synthetic                 string // a graph.ParseGenSpec spec, "default" or ""
 	Partitions                string // a partition directory (partition.Load)
 	SynthFeat, SynthClasses   int    // graph.AttachSyntheticFeatures on a structure-only graph
@@ -58,7 +60,8 @@ func refuse(fieldName, format string, args ...any) error {
 
 // LoadOptions are the graph.LoadOptions of the source.
 func (s *Source) LoadOptions() graph.LoadOptions {
-	return graph.LoadOptions{Format: s.Format, Split: s.Split, SplitFiles: s.SplitFiles, Features: s.Features, Labels: s.Labels}
+	return graph.LoadOptions{Format: s.Format, Split: s.Split, SplitFiles: s.SplitFiles, Features: s.Features, Labels: s.Labels,
+		NoLabels: s.NoLabels, NodeFeatFromEdges: s.NodeFeatFromEdges}
 }
 
 // Describe names the data for a metrics header: the path or spec given.
@@ -173,6 +176,10 @@ func (s *Source) CheckDistributed() error {
 		return refuse("", "dataset.Source.Dedup=false: the distributed reader (ldg, or dataset.Source.Data under mpirun) always drops duplicate edges and self-loops: use METIS in one process to keep them")
 	case s.SynthFeat > 0:
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
+	case s.NodeFeatFromEdges != "":
+		return refuse("graph.LoadOptions.NodeFeatFromEdges", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process, or fold them once with supergcn convert")
+	case s.NoLabels:
+		return refuse("graph.LoadOptions.NoLabels", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	}
 	return nil
 }

@@ -140,6 +140,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := checkTargets(cfg.Task, a.targets); err != nil {
 		return nil, err
 	}
+	if k, _ := task.Lookup(cfg.Task); k.Table {
+		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
+	}
 	if a.stopAfter < 0 {
 		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,82 @@ func TestCLITaskErrors(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("train %v: exit %d, stderr %q, want one line with %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// writeProteinsLike writes an OGB directory shaped as ogbn-proteins: no
+// node features, 4 edge features, a 20-column 0/1 node-label.csv (some
+// entries empty: unlabelled) that depends on the edge features at each
+// node, and a split.
+func writeProteinsLike(t *testing.T, dir string) string {
+	t.Helper()
+	const n, m, f, tasks = 400, 2400, 4, 20
+	rng := rand.New(rand.NewPCG(3, 4))
+	var edges, feat strings.Builder
+	sum := make([]float64, n*f)
+	for range m {
+		u, v := rng.IntN(n), rng.IntN(n)
+		fmt.Fprintf(&edges, "%d,%d\n", u, v)
+		for j := range f {
+			x := rng.Float64()
+			if j == 0 {
+				x += float64(u%3) / 2
+			}
+			sum[u*f+j] += x
+			sum[v*f+j] += x
+			if j > 0 {
+				feat.WriteByte(',')
+			}
+			fmt.Fprintf(&feat, "%.4f", x)
+		}
+		feat.WriteByte('\n')
+	}
+	var labels, train, valid, test strings.Builder
+	for v := range n {
+		for k := range tasks {
+			if k > 0 {
+				labels.WriteByte(',')
+			}
+			if rng.IntN(20) == 0 {
+				continue // unlabelled entry
+			}
+			y := 0
+			if sum[v*f+k%f]+rng.NormFloat64() > sum[v*f+(k+1)%f] {
+				y = 1
+			}
+			fmt.Fprint(&labels, y)
+		}
+		labels.WriteByte('\n')
+		fmt.Fprintln([]*strings.Builder{&train, &train, &valid, &test}[v%4], v)
+	}
+	files := map[string]string{"raw/edge.csv": edges.String(), "raw/edge-feat.csv": feat.String(), "raw/node-label.csv": labels.String(),
+		"raw/num-node-list.csv": fmt.Sprintln(n), "split/species/train.csv": train.String(), "split/species/valid.csv": valid.String(),
+		"split/species/test.csv": test.String()}
+	for name, body := range files {
+		p := filepath.Join(dir, "proteins", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "proteins")
+}
+
+// An ogbn-proteins-shaped directory trains as multilabel on its
+// 20-column node-label.csv with edge features folded into node features,
+// in one process and under mpirun -np 2 with the same losses.
+func TestMPIProteinsLikeMultilabel(t *testing.T) {
+	dir := t.TempDir()
+	data := writeProteinsLike(t, dir)
+	args := []string{"--data", data, "--task", "multilabel", "--targets", filepath.Join(data, "raw", "node-label.csv"),
+		"--node-feat-from-edges", "mean", "--dropout", "0", "--epochs", "20", "--bits", "32", "--threads", "1", "--quiet"}
+	ref := trainLosses(t, dir, nil, "proteins-ref", args...)
+	sameLosses(t, "proteins-like, 2 ranks", ref, trainLosses(t, dir, mpirun(t, 2), "proteins-np2", args...))
+	r := run(t, time.Minute, nil, "train", "--data", data, "--task", "multilabel", "--targets", filepath.Join(data, "raw", "node-label.csv"),
+		"--node-feat-from-edges", "median", "--epochs", "1")
+	if r.code == 0 || !strings.Contains(r.stderr, `--node-feat-from-edges: "median" is not mean, sum, max`) {
+		t.Fatalf("--node-feat-from-edges median: exit %d, %q", r.code, r.stderr)
 	}
 }
