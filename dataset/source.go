@@ -26,17 +26,21 @@ type Source struct {
 	Features, Labels          string // graph.LoadOptions
 	NoLabels                  bool   // graph.LoadOptions
 	NodeFeatFromEdges         string // graph.LoadOptions
-	Synthetic                 string // a graph.ParseGenSpec spec, "default" or ""
-	Partitions                string // a partition directory (partition.Load)
-	SynthFeat, SynthClasses   int    // graph.AttachSyntheticFeatures on a structure-only graph
-	Undirected, Dedup         bool   // Data: add reverse edges; drop duplicates and self-loops
-	IgnoreWeights             bool   // Data with edge weights: drop them (else they are used: weighted GCN/SAGE)
-	FeatNorm                  string // none|row
-	PartMethod                string // metis|multilevel|parmetis|ldg|random (Shard with several ranks)
-	PartWeights               string // metis.Options.Weights
-	Seed                      uint64
-	Progress                  *progress.Reporter // long steps (nil: silent)
-	MaxArcsRemedy             string             // dist.Source.MaxArcsRemedy of a parmetis read
+	// EdgeSplit (graph.SplitEdges) splits the cleaned graph's edges for
+	// link prediction, removing the held-out ones; Load sets Edges.
+	EdgeSplit               string
+	Edges                   *graph.EdgeSplit
+	Synthetic               string // a graph.ParseGenSpec spec, "default" or ""
+	Partitions              string // a partition directory (partition.Load)
+	SynthFeat, SynthClasses int    // graph.AttachSyntheticFeatures on a structure-only graph
+	Undirected, Dedup       bool   // Data: add reverse edges; drop duplicates and self-loops
+	IgnoreWeights           bool   // Data with edge weights: drop them (else they are used: weighted GCN/SAGE)
+	FeatNorm                string // none|row
+	PartMethod              string // metis|multilevel|parmetis|ldg|random (Shard with several ranks)
+	PartWeights             string // metis.Options.Weights
+	Seed                    uint64
+	Progress                *progress.Reporter // long steps (nil: silent)
+	MaxArcsRemedy           string             // dist.Source.MaxArcsRemedy of a parmetis read
 }
 
 // ErrSettings marks a refusal that another setting of the Source fixes
@@ -101,6 +105,15 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 	}
 	if err := s.clean(ds, log); err != nil {
 		return nil, err
+	}
+	if s.EdgeSplit != "" {
+		if s.Edges, err = graph.SplitEdges(ds, s.EdgeSplit); err != nil {
+			return nil, err
+		}
+		if log != nil {
+			fmt.Fprintf(log, "data: edge split %s: %d/%d/%d edges, the %d held out removed from the graph\n", s.EdgeSplit,
+				len(s.Edges.Train), len(s.Edges.Valid), len(s.Edges.Test), len(s.Edges.Valid)+len(s.Edges.Test))
+		}
 	}
 	if log != nil {
 		edges := "edges"
@@ -178,6 +191,8 @@ func (s *Source) CheckDistributed() error {
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
 	case s.NodeFeatFromEdges != "":
 		return refuse("graph.LoadOptions.NodeFeatFromEdges", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process, or fold them once with supergcn convert")
+	case s.EdgeSplit != "":
+		return refuse("graph.EdgeSplit", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	case s.NoLabels:
 		return refuse("graph.LoadOptions.NoLabels", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	}

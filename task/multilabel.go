@@ -27,7 +27,7 @@ func newMultilabel(s *partition.Shard, y *Table) (Task, error) {
 
 func (t *multilabel) Out() int            { return t.y.Cols }
 func (t *multilabel) Labelled(v int) bool { return t.labelled[v] }
-func (t *multilabel) Terms(rows []int32) int64 {
+func (t *multilabel) Terms(_ int, rows []int32) int64 {
 	return terms(t.y, rows)
 }
 
@@ -53,11 +53,11 @@ func bce(x, y float64) (loss, grad float64) {
 
 // Loss is the binary cross-entropy with logits summed over the labelled
 // entries of rows; the gradient is (σ(x) - y)/denom there, 0 elsewhere.
-func (t *multilabel) Loss(grad, logits *dense.Matrix, rows []int32, denom float64) (float64, *dense.Matrix, error) {
+func (t *multilabel) Loss(grad, logits *dense.Matrix, rows []int32, denom float64, _ int) (float64, *dense.Matrix, error) {
 	return entryLoss(grad, logits, t.y, rows, denom, bce)
 }
 
-func (t *multilabel) LossSum(logits *dense.Matrix, rows []int32) (float64, error) {
+func (t *multilabel) LossSum(logits *dense.Matrix, _ int, rows []int32) (float64, error) {
 	l, _, err := entryLoss(nil, logits, t.y, rows, 0, bce)
 	return l, err
 }

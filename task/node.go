@@ -17,15 +17,15 @@ func newNode(s *partition.Shard, _ *Table) (Task, error) {
 	return &node{labels: s.Labels, classes: s.NumClasses}, nil
 }
 
-func (n *node) Out() int                 { return n.classes }
-func (n *node) Labelled(v int) bool      { return n.labels[v] >= 0 }
-func (n *node) Terms(rows []int32) int64 { return int64(len(rows)) }
+func (n *node) Out() int                        { return n.classes }
+func (n *node) Labelled(v int) bool             { return n.labels[v] >= 0 }
+func (n *node) Terms(_ int, rows []int32) int64 { return int64(len(rows)) }
 
-func (n *node) Loss(grad, logits *dense.Matrix, rows []int32, denom float64) (float64, *dense.Matrix, error) {
+func (n *node) Loss(grad, logits *dense.Matrix, rows []int32, denom float64, _ int) (float64, *dense.Matrix, error) {
 	return nn.SoftmaxCrossEntropyInto(grad, logits, n.labels, rows, denom)
 }
 
-func (n *node) LossSum(logits *dense.Matrix, rows []int32) (float64, error) {
+func (n *node) LossSum(logits *dense.Matrix, _ int, rows []int32) (float64, error) {
 	return nn.SoftmaxCrossEntropySum(logits, n.labels, rows)
 }
 

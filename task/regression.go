@@ -18,9 +18,9 @@ func newRegression(s *partition.Shard, y *Table) (Task, error) {
 	return &regression{y: owned(s, y)}, nil
 }
 
-func (t *regression) Out() int                 { return t.y.Cols }
-func (t *regression) Labelled(int) bool        { return true }
-func (t *regression) Terms(rows []int32) int64 { return terms(t.y, rows) }
+func (t *regression) Out() int                        { return t.y.Cols }
+func (t *regression) Labelled(int) bool               { return true }
+func (t *regression) Terms(_ int, rows []int32) int64 { return terms(t.y, rows) }
 
 // se is the squared error of x against y and its gradient 2(x - y).
 func se(x, y float64) (float64, float64) {
@@ -30,11 +30,11 @@ func se(x, y float64) (float64, float64) {
 
 // Loss is the squared error summed over rows' entries (the mean squared
 // error once divided by denom, the entries of all ranks).
-func (t *regression) Loss(grad, logits *dense.Matrix, rows []int32, denom float64) (float64, *dense.Matrix, error) {
+func (t *regression) Loss(grad, logits *dense.Matrix, rows []int32, denom float64, _ int) (float64, *dense.Matrix, error) {
 	return entryLoss(grad, logits, t.y, rows, denom, se)
 }
 
-func (t *regression) LossSum(logits *dense.Matrix, rows []int32) (float64, error) {
+func (t *regression) LossSum(logits *dense.Matrix, _ int, rows []int32) (float64, error) {
 	l, _, err := entryLoss(nil, logits, t.y, rows, 0, se)
 	return l, err
 }

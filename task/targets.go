@@ -21,6 +21,10 @@ type Table struct {
 	Path       string // the file it was read from (error messages)
 	Rows, Cols int
 	Y          []float32 // Rows×Cols, row-major
+	// Edges are a link task's positive pairs (global ids), Seed its
+	// negatives' seed; Cols is 0 then.
+	Edges *graph.EdgeSplit
+	Seed  uint64
 }
 
 // TargetFormats lists the file forms ReadTargets reads.

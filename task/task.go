@@ -19,21 +19,23 @@ import (
 // Task is one rank's view of a training objective over its shard's owned
 // nodes (row v of the logits is owned node v).
 type Task interface {
-	// Out is the number of model outputs per node (classes, tasks).
+	// Out is the number of model outputs per node (classes, tasks); 0:
+	// the model's hidden width (link: the node embedding).
 	Out() int
 	// Labelled reports whether owned node v has a target (a node in a
 	// split without one is not supervised, nor scored).
 	Labelled(v int) bool
-	// Terms is the number of loss terms of rows: the nodes (node
-	// classification) or their labelled target entries. The trainer sums
-	// it over the ranks to get the loss's denominator.
-	Terms(rows []int32) int64
-	// Loss returns the loss sum over rows and in grad (reused when its
-	// storage suffices) the gradient of lossSum/denom with respect to
-	// logits, zero outside rows.
-	Loss(grad, logits *dense.Matrix, rows []int32, denom float64) (lossSum float64, g *dense.Matrix, err error)
-	// LossSum is Loss's sum without the gradient.
-	LossSum(logits *dense.Matrix, rows []int32) (float64, error)
+	// Terms is the number of loss terms of the rows of split (0 train,
+	// 1 validation, 2 test): the nodes (node classification), their
+	// labelled target entries, or the split's scored pairs (link). The
+	// trainer sums it over the ranks to get the loss's denominator.
+	Terms(split int, rows []int32) int64
+	// Loss returns the training loss sum over rows in epoch and in grad
+	// (reused when its storage suffices) the gradient of lossSum/denom
+	// with respect to logits.
+	Loss(grad, logits *dense.Matrix, rows []int32, denom float64, epoch int) (lossSum float64, g *dense.Matrix, err error)
+	// LossSum is the loss sum of split's rows without a gradient.
+	LossSum(logits *dense.Matrix, split int, rows []int32) (float64, error)
 	// Evaluate scores the train, validation and test rows of every rank
 	// (collective: every rank calls it; the result is the same on all).
 	Evaluate(c comm.Comm, logits *dense.Matrix, rows [3][]int32) (Scores, error)
@@ -62,8 +64,9 @@ type Kind struct {
 	Metric       string
 	HigherBetter bool
 	// Table: the task reads its targets from a Table (ReadTargets), not
-	// from the dataset's class labels.
-	Table bool
+	// from the dataset's class labels. Pairs: from a Table's Edges (an
+	// edge split).
+	Table, Pairs bool
 	// Check validates a target table (nil: any finite or NaN value).
 	Check func(t *Table) error
 	// New builds the task on shard s (after any reordering of its nodes)
@@ -81,6 +84,9 @@ var tasks = []Kind{
 	{Name: "regression", Doc: "node regression: mean squared error, MAE, RMSE and R²",
 		Targets: "an N or N×T table of finite floats", Metric: "rmse", HigherBetter: false, Table: true,
 		Check: checkFinite, New: newRegression},
+	{Name: "link", Doc: "link prediction: dot product of the endpoints' embeddings, binary cross-entropy against uniform negatives, ROC-AUC and Hits@K",
+		Targets: "the training edges of an edge split (held-out edges removed from the graph)", Metric: "rocauc", HigherBetter: true, Pairs: true,
+		New: newLink},
 }
 
 // Default is the task of a run that names none.
@@ -118,7 +124,7 @@ func (k Kind) Better(a, b float64) bool {
 
 // Build checks y against the task and builds it on shard s.
 func (k Kind) Build(s *partition.Shard, y *Table) (Task, error) {
-	if k.Table {
+	if k.Table || k.Pairs {
 		if y == nil {
 			return nil, fmt.Errorf("task %s trains on %s: give the targets", k.Name, k.Targets)
 		}

@@ -42,7 +42,7 @@ func TestMultilabelLossAndMetrics(t *testing.T) {
 	ml := &multilabel{y: y, labelled: []bool{true, true, true}}
 	x := &dense.Matrix{Rows: 3, Cols: 2, Data: []float32{2, 7, -1, 0.5, 0.25, -3}}
 	rows := []int32{0, 1, 2}
-	loss, g, err := ml.Loss(nil, x, rows, 5)
+	loss, g, err := ml.Loss(nil, x, rows, 5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,8 @@ func TestMultilabelLossAndMetrics(t *testing.T) {
 			t.Errorf("gradient of entry %d off by %g", i, d)
 		}
 	}
-	if math.Abs(loss-want) > 1e-12 || ml.Terms(rows) != 5 {
-		t.Fatalf("loss %v, want %v; terms %d, want 5", loss, want, ml.Terms(rows))
+	if math.Abs(loss-want) > 1e-12 || ml.Terms(0, rows) != 5 {
+		t.Fatalf("loss %v, want %v; terms %d, want 5", loss, want, ml.Terms(0, rows))
 	}
 	sc, err := ml.Evaluate(comm.Single(), x, [3][]int32{rows, nil, nil})
 	if err != nil {
@@ -80,7 +80,7 @@ func TestRegressionMetrics(t *testing.T) {
 	x := &dense.Matrix{Rows: 4, Cols: 1, Data: []float32{1, 2, 3, 6}}
 	r := &regression{y: y}
 	rows := []int32{0, 1, 2, 3}
-	loss, g, err := r.Loss(nil, x, rows, 4)
+	loss, g, err := r.Loss(nil, x, rows, 4, 1)
 	if err != nil || loss != 4 || g.Data[3] != 1 {
 		t.Fatalf("loss %v, gradient %v, error %v", loss, g.Data, err)
 	}

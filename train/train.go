@@ -189,7 +189,7 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if err != nil {
 		return nil, field.Wrap("train.Config.Task", err)
 	}
-	if s.FeatDim == 0 || (s.Labels == nil && !kind.Table) {
+	if s.FeatDim == 0 || (s.Labels == nil && !kind.Table && !kind.Pairs) {
 		return nil, ErrStructureOnly
 	}
 	t := &trainer{kind: kind, cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}, gridBest: FinalMetrics{BestValAcc: -1},
@@ -249,6 +249,9 @@ func (t *trainer) splitRows() error {
 		if !t.task.Labelled(v) {
 			continue
 		}
+		if t.kind.Pairs { // the task scores pairs of any nodes, whatever the node split
+			b = graph.InTrain | graph.InValid | graph.InTest
+		}
 		if b&graph.InTrain != 0 {
 			t.trainRows = append(t.trainRows, int32(v))
 		}
@@ -260,8 +263,8 @@ func (t *trainer) splitRows() error {
 		}
 	}
 	counts := []int64{int64(len(t.trainRows)), int64(len(t.validRows)), int64(len(t.testRows))}
-	for _, rows := range t.rows() {
-		counts = append(counts, t.task.Terms(rows))
+	for i, rows := range t.rows() {
+		counts = append(counts, t.task.Terms(i, rows))
 	}
 	if err := t.c.AllreduceSumI64(counts); err != nil {
 		return err
@@ -319,6 +322,9 @@ func (t *trainer) modelConfig() (nn.Config, error) {
 	}
 	if mc.Out == 0 {
 		mc.Out = t.task.Out()
+	}
+	if mc.Out == 0 { // the task scores node embeddings (link)
+		mc.Out = mc.Hidden
 	}
 	if mc.In != s.FeatDim {
 		return mc, fmt.Errorf("model expects %d input features, data has %d", mc.In, s.FeatDim)
@@ -738,7 +744,7 @@ func (t *trainer) trainStep(epoch int) (lossSum float64, code float64, nSup int6
 	if err != nil {
 		return 0, 0, 0, diverged(epoch, err)
 	}
-	lossSum, grad, err := t.task.Loss(t.lossGrad, logits, supervised, float64(max(n[0], 1)))
+	lossSum, grad, err := t.task.Loss(t.lossGrad, logits, supervised, float64(max(n[0], 1)), epoch)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -792,7 +798,7 @@ func (t *trainer) evaluate(epoch int) (sc task.Scores, losses [2]float64, err er
 		return sc, losses, err
 	}
 	for i, rows := range [][]int32{t.validRows, t.testRows} {
-		if losses[i], err = t.task.LossSum(evalLogits, rows); err != nil {
+		if losses[i], err = t.task.LossSum(evalLogits, 1+i, rows); err != nil {
 			return sc, losses, err
 		}
 	}

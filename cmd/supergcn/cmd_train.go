@@ -93,6 +93,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.params))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
+	fs.StringVar(&d.edgeSplit, "edge-split", "", "--task link: random:TRAIN,VALID[,TEST][:SEED] fractions of the undirected edges; the validation and test edges are removed from the graph")
 	fs.StringVar(&a.targets, "targets", "", "the target table of --task multilabel or regression: "+task.TargetFormats+"; row g is node g")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
@@ -137,10 +138,10 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := validateTrain(cfg, a.mpiMode, *bits); err != nil {
 		return nil, err
 	}
-	if err := checkTargets(cfg.Task, a.targets); err != nil {
+	if err := checkTargets(cfg.Task, a.targets, d.edgeSplit); err != nil {
 		return nil, err
 	}
-	if k, _ := task.Lookup(cfg.Task); k.Table {
+	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
 		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
 	}
 	if a.stopAfter < 0 {
@@ -387,6 +388,9 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 	cfg.Log = log
 	if cfg.Targets, err = readTargets(cfg.Task, targets); err != nil {
 		return err
+	}
+	if d.edges != nil {
+		cfg.Targets = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: cfg.Seed}
 	}
 	_, err = train.Run(cfg, s, c)
 	return err

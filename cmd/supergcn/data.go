@@ -19,8 +19,10 @@ import (
 type dataFlags struct {
 	data, format, split, splitFiles string
 	features, labels                string
-	noLabels                        bool   // the task reads its own targets (set by train, not a flag)
-	nodeFeatFromEdges               string // --node-feat-from-edges
+	noLabels                        bool             // the task reads its own targets (set by train, not a flag)
+	nodeFeatFromEdges               string           // --node-feat-from-edges
+	edgeSplit                       string           // train's --edge-split
+	edges                           *graph.EdgeSplit // the edge split loadShard made
 	synthetic                       string
 	partitions                      string
 	synthFeat, synthClasses         int
@@ -59,7 +61,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
-var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
+var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges", "edge-split", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
 
 // The help texts of the split flags (train, eval, partition, convert).
 const (
@@ -71,7 +73,7 @@ const (
 // source is the dataset.Source of the flags.
 func (d *dataFlags) source() *dataset.Source {
 	return &dataset.Source{Data: d.data, Format: d.format, Split: d.split, SplitFiles: d.splitFiles, Features: d.features, Labels: d.labels,
-		NoLabels: d.noLabels, NodeFeatFromEdges: d.nodeFeatFromEdges, Synthetic: d.synthetic, Partitions: d.partitions, SynthFeat: d.synthFeat, SynthClasses: d.synthClasses,
+		NoLabels: d.noLabels, NodeFeatFromEdges: d.nodeFeatFromEdges, EdgeSplit: d.edgeSplit, Synthetic: d.synthetic, Partitions: d.partitions, SynthFeat: d.synthFeat, SynthClasses: d.synthClasses,
 		Undirected: d.undirected, Dedup: d.dedup, IgnoreWeights: d.ignoreWeights, FeatNorm: d.featNorm,
 		PartMethod: d.partMethod, PartWeights: d.partWeights, Seed: d.seed, Progress: d.prog,
 		MaxArcsRemedy: "partition it with --method multilevel or --method ldg (or --partition-method multilevel or ldg), which have no 32-bit limit, " +
@@ -124,7 +126,10 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 	if d.partitions == "" {
 		d.resolvePartMethod(c, w, log)
 	}
-	return d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
+	src := d.source()
+	sh, err := src.Shard(c, w.parmetisMPI(), flagWriter(log))
+	d.edges = src.Edges
+	return sh, err
 }
 
 // inputPaths are the files and directories the data flags name.

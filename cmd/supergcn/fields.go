@@ -61,6 +61,7 @@ var flagNames = map[string]string{
 	"graph.LoadOptions.Labels":            "--labels",
 	"graph.LoadOptions.NodeFeatFromEdges": "--node-feat-from-edges",
 	"graph.LoadOptions.NoLabels":          "--task",
+	"graph.EdgeSplit":                     "--edge-split",
 	"dist.Source.IgnoreWeights":           "--ignore-weights",
 	"metis.Options.Weights":               "--weights",
 	"dataset.Source.Data":                 "--data",

@@ -24,12 +24,22 @@ func taskHelp() string {
 
 // checkTargets checks --task and --targets together before any data is
 // read: a task with a target table needs one, the others take none.
-func checkTargets(name, path string) error {
+func checkTargets(name, path, edgeSplit string) error {
 	k, err := task.Lookup(name)
 	if err != nil {
 		return usageError{fmt.Sprintf("--task: %q is not one of %s", name, strings.Join(task.Names(), ", "))}
 	}
 	switch {
+	case k.Pairs && edgeSplit == "":
+		return usageError{fmt.Sprintf("--task %s: give --edge-split random:TRAIN,VALID[,TEST][:SEED]", k.Name)}
+	case !k.Pairs && edgeSplit != "":
+		return usageError{fmt.Sprintf("--edge-split: for --task link; task %s does not split edges", k.Name)}
+	case k.Pairs && path != "":
+		return usageError{fmt.Sprintf("--targets: task %s trains on the edges of --edge-split", k.Name)}
+	case k.Pairs:
+		if _, err := graph.ParseEdgeSplit(edgeSplit); err != nil {
+			return usageError{userMessage(err)}
+		}
 	case k.Table && path == "":
 		return usageError{fmt.Sprintf("--task %s: give --targets FILE, %s (%s)", k.Name, k.Targets, task.TargetFormats)}
 	case !k.Table && path != "":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/supergcn/supergcn/internal/testdataset"
 )
 
 // genTaskData writes a generated 3000-node graph and a target table of
@@ -139,4 +142,48 @@ func TestMPIProteinsLikeMultilabel(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, `--node-feat-from-edges: "median" is not mean, sum, max`) {
 		t.Fatalf("--node-feat-from-edges median: exit %d, %q", r.code, r.stderr)
 	}
+}
+
+// supergcn train --task link on Cora with an 85/5/10 edge split learns
+// (test ROC-AUC ≥ 0.85 in 60 epochs); the flags that go with it are checked
+// before any data is read.
+func TestCLILinkCora(t *testing.T) {
+	cora := testdataset.Dataset(t, "cora")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "link.jsonl")
+	r := run(t, 5*time.Minute, nil, "train", "--data", cora, "--task", "link", "--edge-split", "random:0.85,0.05,0.1:1", "--feat-norm", "row",
+		"--hidden", "64", "--dropout", "0", "--weight-decay", "0", "--epochs", "60", "--eval-every", "20", "--threads", "1", "--metrics", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "edge split random:0.85,0.05,0.1:1: 4486/263/529 edges") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var final struct {
+		Metric string  `json:"metric"`
+		Test   float64 `json:"last_test_acc"`
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &final); err != nil || final.Metric != "rocauc" || !(final.Test >= 0.85) {
+		t.Fatalf("final record %s (%v)", lines[len(lines)-1], err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--task", "link"}, "--task link: give --edge-split"},
+		{[]string{"--edge-split", "random:0.8,0.1"}, "--edge-split: for --task link"},
+		{[]string{"--task", "link", "--edge-split", "random:0.9,0.3"}, "--edge-split: "},
+	} {
+		r := run(t, time.Minute, nil, append([]string{"train", "--data", cora, "--epochs", "1", "--quiet"}, c.args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("train %v: exit %d, stderr %q, want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
