@@ -17,7 +17,7 @@ type multilabel struct {
 	labelled []bool        // owned node has at least one labelled entry
 }
 
-func newMultilabel(s *partition.Shard, y *Table) (Task, error) {
+func newMultilabel(s *partition.Shard, y *Table, _ comm.Comm) (Task, error) {
 	t := &multilabel{y: owned(s, y), labelled: make([]bool, len(s.Global))}
 	for v := range t.labelled {
 		t.labelled[v] = slices.ContainsFunc(t.y.Row(v), func(x float32) bool { return x == x })

@@ -13,7 +13,7 @@ type node struct {
 	classes int
 }
 
-func newNode(s *partition.Shard, _ *Table) (Task, error) {
+func newNode(s *partition.Shard, _ *Table, _ comm.Comm) (Task, error) {
 	return &node{labels: s.Labels, classes: s.NumClasses}, nil
 }
 

@@ -14,7 +14,7 @@ type regression struct {
 	y *dense.Matrix // owned rows' targets, local order
 }
 
-func newRegression(s *partition.Shard, y *Table) (Task, error) {
+func newRegression(s *partition.Shard, y *Table, _ comm.Comm) (Task, error) {
 	return &regression{y: owned(s, y)}, nil
 }
 

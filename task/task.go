@@ -71,7 +71,7 @@ type Kind struct {
 	Check func(t *Table) error
 	// New builds the task on shard s (after any reordering of its nodes)
 	// with the targets y (nil unless Table).
-	New func(s *partition.Shard, y *Table) (Task, error)
+	New func(s *partition.Shard, y *Table, c comm.Comm) (Task, error)
 }
 
 // tasks is the task table. Read-only.
@@ -122,8 +122,9 @@ func (k Kind) Better(a, b float64) bool {
 	return a < b
 }
 
-// Build checks y against the task and builds it on shard s.
-func (k Kind) Build(s *partition.Shard, y *Table) (Task, error) {
+// Build checks y against the task and builds it on shard s of the ranks
+// of c. Collective.
+func (k Kind) Build(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 	if k.Table || k.Pairs {
 		if y == nil {
 			return nil, fmt.Errorf("task %s trains on %s: give the targets", k.Name, k.Targets)
@@ -134,5 +135,5 @@ func (k Kind) Build(s *partition.Shard, y *Table) (Task, error) {
 	} else if y != nil {
 		return nil, fmt.Errorf("%s: task %s trains on the dataset's labels, not a target table", y.Path, k.Name)
 	}
-	return k.New(s, y)
+	return k.New(s, y, c)
 }

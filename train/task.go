@@ -11,7 +11,7 @@ func (t *trainer) buildTask() error {
 		return field.Errorf("train.Config.LabelProp", "label propagation embeds class labels: task %s has none", t.kind.Name)
 	}
 	var err error
-	if t.task, err = t.kind.Build(t.shard, t.cfg.Targets); err != nil {
+	if t.task, err = t.kind.Build(t.shard, t.cfg.Targets, t.c); err != nil {
 		return field.Wrap("train.Config.Targets", err)
 	}
 	return nil

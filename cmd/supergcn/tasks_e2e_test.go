@@ -145,8 +145,9 @@ func TestMPIProteinsLikeMultilabel(t *testing.T) {
 }
 
 // supergcn train --task link on Cora with an 85/5/10 edge split learns
-// (test ROC-AUC ≥ 0.85 in 60 epochs); the flags that go with it are checked
-// before any data is read.
+// (test ROC-AUC ≥ 0.85 in 60 epochs), and mpirun -np 2 and 3 give one
+// process's losses; the flags that go with it are checked before any data
+// is read.
 func TestCLILinkCora(t *testing.T) {
 	cora := testdataset.Dataset(t, "cora")
 	dir := t.TempDir()
@@ -163,6 +164,13 @@ func TestCLILinkCora(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(readFile(t, out)), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &final); err != nil || final.Metric != "rocauc" || !(final.Test >= 0.85) {
 		t.Fatalf("final record %s (%v)", lines[len(lines)-1], err)
+	}
+	exact := []string{"--data", cora, "--task", "link", "--edge-split", "random:0.85,0.05,0.1:1", "--feat-norm", "row", "--hidden", "32",
+		"--dropout", "0", "--epochs", "10", "--bits", "32", "--threads", "1", "--quiet"}
+	ref := trainLosses(t, dir, nil, "link-ref", exact...)
+	for _, np := range []int{2, 3} {
+		name := fmt.Sprintf("link-np%d", np)
+		sameLosses(t, name, ref, trainLosses(t, dir, mpirun(t, np), name, append(exact, "--partition-method", "random")...))
 	}
 	for _, c := range []struct {
 		args []string
