@@ -29,7 +29,12 @@ RSS of the process (getrusage ru_maxrss, so it includes loading).
 entries, ROC-AUC averaged over the tasks with both classes in a split (OGB's
 evaluator) and micro-F1; regression: mean squared error, RMSE (lowest picks the
 best epoch), MAE, R². The split keeps the nodes with a target (multilabel: at
-least one labelled entry).
+least one labelled entry). --task link --edge-split TRAIN,VALID,TEST[:SEED]: a
+random split of the undirected edges (numpy's generator: not supergcn's split,
+the same fractions), held-out edges removed from the graph, embeddings of
+--hidden columns scored by dot product, BCE against one uniform negative per
+training edge drawn every epoch, ROC-AUC (best: highest validation) and Hits@50
+against one fixed negative per held-out edge.
 --eval-every N evaluates only every N-th epoch (and the last), as supergcn's
 flag; the best validation epoch is chosen among the evaluated ones.
 --save FILE [--save-every N] writes a checkpoint (model, Adam state, random
@@ -93,6 +98,34 @@ def task_metrics(task, out, yt, v):
           if len(t) and ((t[:, j] - t[:, j].mean()) ** 2).sum() > 0]
     return math.sqrt(mse), {"mse": mse, "mae": float(np.abs(d).mean()) if len(d) else 0.0,
                             "r2": float(np.mean(r2)) if r2 else 0.0}
+
+
+def split_edges(d, spec):
+    """--edge-split: the edges (u < v) of the training, validation and test sets; removes the held-out ones from d."""
+    fr, _, seed = spec.partition(":")
+    f = [float(x) for x in fr.split(",")]
+    n = d["nodes"]
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    idx = np.asarray(d["idx"], dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    pairs = np.stack([idx[idx < rows], rows[idx < rows]], 1)
+    np.random.default_rng(int(seed or 0)).shuffle(pairs)
+    nt, nv = int(f[0] * len(pairs)), int(f[1] * len(pairs))
+    parts = pairs[:nt], pairs[nt:nt + nv], pairs[nt + nv:]
+    held = set(map(tuple, np.concatenate(parts[1:]).tolist()))
+    keep = np.array([(min(a, b), max(a, b)) not in held for a, b in zip(idx.tolist(), rows.tolist())])
+    d["idx"] = idx[keep].astype(np.int32)
+    d["ptr"] = np.concatenate(([0], np.cumsum(np.bincount(rows[keep], minlength=n)))).astype(np.int64)
+    return [torch.from_numpy(p) for p in parts]
+
+
+def link_metrics(h, pos, neg):
+    """ROC-AUC and Hits@50 of the positive pairs against the negative ones (dot-product scores)."""
+    sp = (h[pos[:, 0]] * h[pos[:, 1]]).sum(1).double().numpy()
+    sn = (h[neg[:, 0]] * h[neg[:, 1]]).sum(1).double().numpy()
+    a = roc_auc(np.concatenate([sp, sn]), np.concatenate([np.ones(len(sp)), np.zeros(len(sn))]))
+    kth = np.sort(sn)[-50] if len(sn) >= 50 else -np.inf
+    return a or 0.0, {"hits50": float((sp > kth).mean())}
 
 
 def task_loss(task, out, yt, v):
@@ -399,7 +432,8 @@ def main():
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
     ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
-    ap.add_argument("--task", choices=["node", "multilabel", "regression"], default="node",
+    ap.add_argument("--edge-split", default="", help="--task link: TRAIN,VALID,TEST[:SEED] fractions of the undirected edges")
+    ap.add_argument("--task", choices=["node", "multilabel", "regression", "link"], default="node",
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
     ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
@@ -425,7 +459,9 @@ def main():
         print(" ".join(MODELS))
         return
     a.layers = a.layers or MODELS[a.model][2]
-    if (a.task == "node") != (a.targets == ""):
+    if a.task == "link" and not a.edge_split:
+        raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED]")
+    if a.task in ("multilabel", "regression") and not a.targets or a.task in ("node", "link") and a.targets:
         raise SystemExit("--targets FILE.npy goes with --task multilabel or regression (and only with them)")
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
@@ -441,6 +477,10 @@ def main():
         raise SystemExit(f"{a.data}: {e.strerror or e}")
     if d["x"] is None or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
+    if a.task == "link":
+        esplit = split_edges(d, a.edge_split)
+        gen = torch.Generator().manual_seed(a.seed + 1000)
+        fixed = [torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),), generator=gen)], 1) for p in esplit]
     A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
     x = torch.from_numpy(np.array(d["x"], dtype=np.float32))
     if a.feat_norm == "row":
@@ -451,6 +491,8 @@ def main():
     if a.task == "node":
         split = {s: v[y[v] >= 0] for s, v in split.items()}
         classes = max(int(d["classes"]), int(y.max()) + 1)
+    elif a.task == "link":
+        classes = a.hidden
     else:
         yt = torch.from_numpy(np.load(a.targets).astype(np.float32).reshape(d["nodes"], -1))
         has = ~torch.isnan(yt).all(1)
@@ -477,6 +519,12 @@ def main():
             out = model(A, AT, x)
         if a.task == "node":
             loss = F.cross_entropy(out[split["train"]].float(), y[split["train"]])
+        elif a.task == "link":
+            p = esplit[0]
+            neg = torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),))], 1)
+            pairs = torch.cat([p, neg])
+            score = (out[pairs[:, 0]] * out[pairs[:, 1]]).sum(1).float()
+            loss = F.binary_cross_entropy_with_logits(score, torch.cat([torch.ones(len(p)), torch.zeros(len(neg))]))
         else:
             loss = task_loss(a.task, out, yt, split["train"])
         loss.backward()
@@ -487,7 +535,11 @@ def main():
             model.eval()
             with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
                 out = model(A, AT, x)
-            if a.task == "node":
+            if a.task == "link":
+                scored = {s: link_metrics(out.float(), esplit[i], fixed[i]) for i, s in enumerate(("train", "valid", "test"))}
+                acc = {s: m for s, (m, _) in scored.items()}
+                line += "".join(f" {s}_{k} {x:.4f}" for s, (_, e) in scored.items() for k, x in e.items())
+            elif a.task == "node":
                 pred = out.argmax(1)
                 acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
             else:
