@@ -215,6 +215,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	if ck.Train == nil {
 		return usageError{fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath)}
 	}
+	if ck.Task != cfg.Task { // the task decides the targets read, so the data: refuse before reading it
+		return usageError{fmt.Sprintf("--task: checkpoint %s was trained for task %s, this run is %s (give --task %s with its targets)", cfg.ResumePath, ck.Task, cfg.Task, ck.Task)}
+	}
 	featNorm := ck.FeatNorm
 	if featNorm == "" {
 		featNorm = "none"

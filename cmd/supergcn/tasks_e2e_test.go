@@ -49,6 +49,10 @@ func TestCLITaskErrors(t *testing.T) {
 	data, targets := genTaskData(t, dir, "multilabel")
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("0,1\n1,0.5\n"), 0o644)
+	ckpt := filepath.Join(dir, "ml.ckpt")
+	if r := run(t, 2*time.Minute, nil, "train", "--data", data, "--task", "multilabel", "--targets", targets, "--epochs", "1", "--save", ckpt, "--quiet"); r.code != 0 {
+		t.Fatalf("multilabel --save: exit %d\n%s", r.code, r.stderr)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -59,6 +63,7 @@ func TestCLITaskErrors(t *testing.T) {
 		{[]string{"--task", "multilabel", "--targets", bad}, bad + ": node 1, target 1 is 0.5: want 0, 1 or NaN"},
 		{[]string{"--task", "multilabel", "--targets", filepath.Join(dir, "missing.npy")}, "--targets: "},
 		{[]string{"--task", "multilabel", "--targets", targets, "--label-prop", "0.5"}, "--label-prop"},
+		{[]string{"--resume", ckpt}, "--task: checkpoint " + ckpt + " was trained for task multilabel, this run is node"},
 	} {
 		r := run(t, 2*time.Minute, nil, append([]string{"train", "--data", data, "--epochs", "2", "--quiet"}, c.args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
