@@ -13,7 +13,7 @@ import (
 
 // link is link prediction: the model's outputs are node embeddings, a
 // pair (u, v) scores their dot product, and the loss is the binary
-// cross-entropy of the training edges against LinkNegRatio uniformly
+// cross-entropy of the training edges against Table.NegRatio uniformly
 // drawn negatives (u, w) per edge, drawn afresh every epoch. A pair is
 // scored by the rank that owns u; v's row comes from its owner, and its
 // gradient goes back there (pairPlan).
@@ -29,15 +29,12 @@ type link struct {
 	ratio  int
 }
 
-// LinkNegRatio is the number of negatives drawn per training edge.
-const LinkNegRatio = 1
-
 func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 	if y.Edges == nil {
 		return nil, fmt.Errorf("task link: needs an edge split")
 	}
 	t := &link{c: c, local: make(map[int64]int32, len(s.Global)), nLocal: len(s.Global), n: int(s.NumGlobalNodes),
-		train: y.Edges.Train, seed: y.Seed, ratio: LinkNegRatio}
+		train: y.Edges.Train, seed: y.Seed, ratio: max(y.NegRatio, 1)}
 	own := make([]int64, s.NumGlobalNodes)
 	for i, g := range s.Global {
 		t.local[g] = int32(i)

@@ -22,9 +22,11 @@ type Table struct {
 	Rows, Cols int
 	Y          []float32 // Rows×Cols, row-major
 	// Edges are a link task's positive pairs (global ids), Seed its
-	// negatives' seed; Cols is 0 then.
-	Edges *graph.EdgeSplit
-	Seed  uint64
+	// negatives' seed, NegRatio the negatives drawn per training edge
+	// (0: 1); Cols is 0 then.
+	Edges    *graph.EdgeSplit
+	Seed     uint64
+	NegRatio int
 }
 
 // TargetFormats lists the file forms ReadTargets reads.

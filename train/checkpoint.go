@@ -29,6 +29,7 @@ type Checkpoint struct {
 	FeatNorm  string    `json:"feat_norm"` // input preprocessing the model was trained with
 	DataID    string    `json:"data_id"`   // DataIdentity of the training data ("" in older files)
 	Task      string    `json:"task"`      // the training objective (task.Names; "" in older files: node)
+	NegRatio  int       `json:"neg_ratio"` // link: negatives per training edge (0 for other tasks)
 	Params    []SavedParam
 	Train     *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
 }
@@ -88,7 +89,8 @@ type ckptHeader struct {
 	LabelProp float64     `json:"label_prop"`
 	FeatNorm  string      `json:"feat_norm,omitempty"`
 	DataID    string      `json:"data_id,omitempty"`
-	Task      string      `json:"task,omitempty"`  // absent for node classification
+	Task      string      `json:"task,omitempty"` // absent for node classification
+	NegRatio  int         `json:"neg_ratio,omitempty"`
 	Train     *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
 	Params    []struct {
 		Name string `json:"name"`
@@ -108,7 +110,7 @@ func (t *trainer) save(path, name string, done int) error {
 		return fmt.Errorf("not saving %s: layer %d has a non-finite %s after epoch %d (the previous checkpoint is kept)", path, l, what, done)
 	}
 	m, v, steps := t.opt.State()
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name,
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
 			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
@@ -132,6 +134,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	if ck.Task != task.Default {
 		h.Task = ck.Task
 	}
+	h.NegRatio = ck.NegRatio
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
 			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
@@ -204,7 +207,7 @@ func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 	if version == 1 && h.Train != nil {
 		return nil, bad("version 1 with a training state")
 	}
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, Train: h.Train}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, NegRatio: h.NegRatio, Train: h.Train}
 	if ck.Task == "" {
 		ck.Task = task.Default
 	}
@@ -369,6 +372,7 @@ func (t *trainer) resume(path string) error {
 	}
 	settings := []setting{
 		{"train.Config.Task", ck.Task, t.kind.Name}, // first: a task sets the outputs
+		{"train.Config.Targets.NegRatio", ck.NegRatio, t.negRatio()},
 		{"nn.Config.Model", have.Model, want.Model},
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},

@@ -17,6 +17,15 @@ func (t *trainer) buildTask() error {
 	return nil
 }
 
+// negRatio is the link task's negatives per training edge (0 for other
+// tasks), as checkpoints record it.
+func (t *trainer) negRatio() int {
+	if !t.kind.Pairs || t.cfg.Targets == nil {
+		return 0
+	}
+	return max(t.cfg.Targets.NegRatio, 1)
+}
+
 // rows are this rank's supervised train, validation and test rows.
 func (t *trainer) rows() [3][]int32 { return [3][]int32{t.trainRows, t.validRows, t.testRows} }
 

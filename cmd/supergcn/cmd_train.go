@@ -43,7 +43,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return w.finish(err)
 	}
-	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits, a.targets)
+	err = runTrain(w, &a.d, a.cfg, a.kernel, a.bits, a.targets, a.negRatio)
 	if perr := stop(); err == nil {
 		err = perr
 	}
@@ -58,6 +58,7 @@ type trainArgs struct {
 	bits               bitsFlags
 	kernel, cpuProfile string
 	targets            string // --targets
+	negRatio           int    // --neg-ratio
 	stopAfter          time.Duration
 }
 
@@ -94,6 +95,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
 	fs.StringVar(&d.edgeSplit, "edge-split", "", "--task link: random:TRAIN,VALID[,TEST][:SEED] fractions of the undirected edges; the validation and test edges are removed from the graph")
+	fs.IntVar(&a.negRatio, "neg-ratio", 1, "--task link: negatives drawn per training edge each epoch (uniform endpoints)")
 	fs.StringVar(&a.targets, "targets", "", "the target table of --task multilabel or regression: "+task.TargetFormats+"; row g is node g")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
@@ -140,6 +142,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	}
 	if err := checkTargets(cfg.Task, a.targets, d.edgeSplit); err != nil {
 		return nil, err
+	}
+	if a.negRatio < 1 || (a.negRatio != 1 && cfg.Task != "link") {
+		return nil, usageError{fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio)}
 	}
 	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
 		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
@@ -344,7 +349,7 @@ func (b bitsFlags) wires(ranks int) (quant.Wires, error) {
 	return ws.Resolve(), nil
 }
 
-func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags, targets string) error {
+func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bitsFlags, targets string, negRatio int) error {
 	c := w.comm
 	var log io.Writer
 	if c.Rank() == 0 {
@@ -393,7 +398,7 @@ func runTrain(w *world, d *dataFlags, cfg train.Config, kernel string, bits bits
 		return err
 	}
 	if d.edges != nil {
-		cfg.Targets = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: cfg.Seed}
+		cfg.Targets = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: cfg.Seed, NegRatio: negRatio}
 	}
 	_, err = train.Run(cfg, s, c)
 	return err

@@ -33,6 +33,7 @@ var flagNames = map[string]string{
 	"train.Config.LabelProp":              "--label-prop",
 	"train.Config.Task":                   "--task",
 	"train.Config.Targets":                "--targets",
+	"train.Config.Targets.NegRatio":       "--neg-ratio",
 	"train.Config.NodeOrder":              "--node-order",
 	"nn.Config.Model":                     "--model",
 	"nn.Config.Layers":                    "--layers",

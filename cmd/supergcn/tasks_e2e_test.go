@@ -183,6 +183,8 @@ func TestCLILinkCora(t *testing.T) {
 	}{
 		{[]string{"--task", "link"}, "--task link: give --edge-split"},
 		{[]string{"--edge-split", "random:0.8,0.1"}, "--edge-split: for --task link"},
+		{[]string{"--neg-ratio", "2"}, "--neg-ratio: 2, need ≥ 1, and only with --task link"},
+		{[]string{"--task", "link", "--edge-split", "random:0.8,0.1", "--neg-ratio", "0"}, "--neg-ratio: 0"},
 		{[]string{"--task", "link", "--edge-split", "random:0.9,0.3"}, "--edge-split: "},
 	} {
 		r := run(t, time.Minute, nil, append([]string{"train", "--data", cora, "--epochs", "1", "--quiet"}, c.args...)...)
