@@ -108,7 +108,7 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 	}
 	if s.EdgeSplit != "" {
 		if s.Edges, err = graph.SplitEdges(ds, s.EdgeSplit); err != nil {
-			return nil, err
+			return nil, field.Wrap("dataset.Source.EdgeSplit", err)
 		}
 		if log != nil {
 			fmt.Fprintf(log, "data: edge split %s: %d/%d/%d edges, the %d held out removed from the graph\n", s.EdgeSplit,
@@ -192,7 +192,7 @@ func (s *Source) CheckDistributed() error {
 	case s.NodeFeatFromEdges != "":
 		return refuse("graph.LoadOptions.NodeFeatFromEdges", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process, or fold them once with supergcn convert")
 	case s.EdgeSplit != "":
-		return refuse("graph.EdgeSplit", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
+		return refuse("dataset.Source.EdgeSplit", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	case s.NoLabels:
 		return refuse("graph.LoadOptions.NoLabels", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	}

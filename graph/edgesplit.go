@@ -1,9 +1,10 @@
 package graph
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/supergcn/supergcn/internal/field"
 )
@@ -62,16 +63,17 @@ func SplitEdges(ds *Dataset, spec string) (*EdgeSplit, error) {
 }
 
 // ParseEdgeSplit reads an edge split spec, random:TRAIN,VALID[,TEST][:SEED]
-// (as ParseSplit's random split); errors name graph.EdgeSplit.
+// (as ParseSplit's random split); the caller names the spec's field.
 func ParseEdgeSplit(spec string) (*RandomSplit, error) {
 	name, r, err := ParseSplit(spec)
 	if err == nil && (name != "" || r == nil) {
-		return nil, field.Errorf("graph.EdgeSplit", "%q: want random:TRAIN,VALID[,TEST][:SEED]", spec)
+		return nil, fmt.Errorf("%q: want random:TRAIN,VALID[,TEST][:SEED]", spec)
 	}
-	if err != nil {
-		return nil, field.Errorf("graph.EdgeSplit", "%s", strings.TrimPrefix(err.Error(), "graph.LoadOptions.Split: "))
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return nil, fe.Err
 	}
-	return r, nil
+	return r, err
 }
 
 // removeEdges returns g without the edges u→v and v→u of the pairs held.

@@ -62,7 +62,7 @@ func TestSplitEdges(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"public", "random:0.9,0.2", "random:0.8,0.1:x"} {
-		if _, err := SplitEdges(ds, bad); err == nil || !strings.Contains(err.Error(), "graph.EdgeSplit") {
+		if _, err := SplitEdges(ds, bad); err == nil || !strings.Contains(err.Error(), "random:TRAIN,VALID") {
 			t.Errorf("%q: error %v", bad, err)
 		}
 	}

@@ -372,7 +372,7 @@ func (t *trainer) resume(path string) error {
 	}
 	settings := []setting{
 		{"train.Config.Task", ck.Task, t.kind.Name}, // first: a task sets the outputs
-		{"train.Config.Targets.NegRatio", ck.NegRatio, t.negRatio()},
+		{"task.Table.NegRatio", ck.NegRatio, t.negRatio()},
 		{"nn.Config.Model", have.Model, want.Model},
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},

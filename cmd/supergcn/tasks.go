@@ -38,7 +38,7 @@ func checkTargets(name, path, edgeSplit string) error {
 		return usageError{fmt.Sprintf("--targets: task %s trains on the edges of --edge-split", k.Name)}
 	case k.Pairs:
 		if _, err := graph.ParseEdgeSplit(edgeSplit); err != nil {
-			return usageError{userMessage(err)}
+			return usageError{"--edge-split: " + err.Error()}
 		}
 	case k.Table && path == "":
 		return usageError{fmt.Sprintf("--task %s: give --targets FILE, %s (%s)", k.Name, k.Targets, task.TargetFormats)}
