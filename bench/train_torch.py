@@ -25,6 +25,17 @@ pass (forward without dropout, accuracy on train/valid/test), as supergcn's
 epoch_s. Prints one line per epoch, then one JSON summary line with the
 median epoch seconds of epochs 2..5 (or of all but the first) and the peak
 RSS of the process (getrusage ru_maxrss, so it includes loading).
+--task multilabel|regression --targets FILE.npy trains supergcn's other tasks
+(task/): multilabel: binary cross-entropy with logits over the labelled (non-NaN)
+entries, ROC-AUC averaged over the tasks with both classes in a split (OGB's
+evaluator) and micro-F1; regression: mean squared error, RMSE (lowest picks the
+best epoch), MAE, R². The split keeps the nodes with a target (multilabel: at
+least one labelled entry). --task link --edge-split TRAIN,VALID,TEST[:SEED]: a
+random split of the undirected edges (numpy's generator: not supergcn's split,
+the same fractions), held-out edges removed from the graph, embeddings of
+--hidden columns scored by dot product, BCE against one uniform negative per
+training edge drawn every epoch, ROC-AUC (best: highest validation) and Hits@50
+against one fixed negative per held-out edge.
 --eval-every N evaluates only every N-th epoch (and the last), as supergcn's
 flag; the best validation epoch is chosen among the evaluated ones.
 --patience N and --lr-schedule step|cosine|plateau (--lr-step-size, --lr-gamma,
@@ -71,6 +82,77 @@ import torch.nn.functional as F
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the tree
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import sgb  # noqa: E402
+
+
+def roc_auc(score, label):
+    """ROC-AUC of one task (Mann-Whitney, ties counting one half, as scikit-learn's); None without both classes."""
+    pos = int(label.sum())
+    neg = len(label) - pos
+    if pos == 0 or neg == 0:
+        return None
+    uniq, inv, counts = np.unique(score, return_inverse=True, return_counts=True)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ranks = (first + (counts + 1) / 2.0)[inv]  # 1-based average ranks
+    return (ranks[label == 1].sum() - pos * (pos + 1) / 2.0) / (pos * neg)
+
+
+def task_metrics(task, out, yt, v):
+    """The task's metrics of rows v: (main metric, extra metrics by name)."""
+    o, t = out[v].double().numpy(), yt[v].double().numpy()
+    if task == "multilabel":
+        aucs = []
+        for j in range(t.shape[1]):
+            m = ~np.isnan(t[:, j])
+            a = roc_auc(o[m, j], t[m, j])
+            if a is not None:
+                aucs.append(a)
+        m = ~np.isnan(t)
+        p = o > 0
+        tp, fp, fn = (p & (t == 1) & m).sum(), (p & (t == 0) & m).sum(), (~p & (t == 1) & m).sum()
+        return (float(np.mean(aucs)) if aucs else 0.0), {"f1": 2 * tp / max(2 * tp + fp + fn, 1)}
+    d = o - t
+    mse = float((d * d).mean()) if len(d) else 0.0
+    r2 = [1 - (d[:, j] ** 2).sum() / ((t[:, j] - t[:, j].mean()) ** 2).sum() for j in range(t.shape[1])
+          if len(t) and ((t[:, j] - t[:, j].mean()) ** 2).sum() > 0]
+    return math.sqrt(mse), {"mse": mse, "mae": float(np.abs(d).mean()) if len(d) else 0.0,
+                            "r2": float(np.mean(r2)) if r2 else 0.0}
+
+
+def split_edges(d, spec):
+    """--edge-split: the edges (u < v) of the training, validation and test sets; removes the held-out ones from d."""
+    fr, _, seed = spec.partition(":")
+    f = [float(x) for x in fr.split(",")]
+    n = d["nodes"]
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    idx = np.asarray(d["idx"], dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    pairs = np.stack([idx[idx < rows], rows[idx < rows]], 1)
+    np.random.default_rng(int(seed or 0)).shuffle(pairs)
+    nt, nv = int(f[0] * len(pairs)), int(f[1] * len(pairs))
+    parts = pairs[:nt], pairs[nt:nt + nv], pairs[nt + nv:]
+    held = set(map(tuple, np.concatenate(parts[1:]).tolist()))
+    keep = np.array([(min(a, b), max(a, b)) not in held for a, b in zip(idx.tolist(), rows.tolist())])
+    d["idx"] = idx[keep].astype(np.int32)
+    d["ptr"] = np.concatenate(([0], np.cumsum(np.bincount(rows[keep], minlength=n)))).astype(np.int64)
+    return [torch.from_numpy(p) for p in parts]
+
+
+def link_metrics(h, pos, neg):
+    """ROC-AUC and Hits@50 of the positive pairs against the negative ones (dot-product scores)."""
+    sp = (h[pos[:, 0]] * h[pos[:, 1]]).sum(1).double().numpy()
+    sn = (h[neg[:, 0]] * h[neg[:, 1]]).sum(1).double().numpy()
+    a = roc_auc(np.concatenate([sp, sn]), np.concatenate([np.ones(len(sp)), np.zeros(len(sn))]))
+    kth = np.sort(sn)[-50] if len(sn) >= 50 else -np.inf
+    return a or 0.0, {"hits50": float((sp > kth).mean())}
+
+
+def task_loss(task, out, yt, v):
+    """The task's training loss over rows v (multilabel: the labelled entries only)."""
+    o, t = out[v].float(), yt[v]
+    if task == "multilabel":
+        m = ~torch.isnan(t)
+        return F.binary_cross_entropy_with_logits(o[m], t[m])
+    return F.mse_loss(o, t)
 
 
 class SpMM(torch.autograd.Function):
@@ -384,7 +466,7 @@ class Model(torch.nn.Module):
 
 
 # The flags a checkpoint's training depends on; --resume refuses others.
-CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
+CHECKED = ("task", "model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
            "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every",
            "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience")
 # What files of older builds, which had no schedule or early stopping, ran with.
@@ -402,7 +484,7 @@ class Loop:
         self.lr = a.lr  # the next epoch's (plateau: the current rate)
         self.plateau_best, self.plateau_seen, self.plateau_bad = 0.0, False, 0
         self.patience_bad, self.stopped_early = 0, 0
-        self.best_acc = -1.0  # best validation accuracy on the evaluation grid
+        self.best_acc = -math.inf  # best validation metric on the evaluation grid (regression: its negative)
 
     def lr_at(self, e):
         a = self.a
@@ -520,6 +602,10 @@ def main():
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
     ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
+    ap.add_argument("--edge-split", default="", help="--task link: TRAIN,VALID,TEST[:SEED] fractions of the undirected edges")
+    ap.add_argument("--task", choices=["node", "multilabel", "regression", "link"], default="node",
+                    help="training objective, as supergcn's --task (docs/TASKS.md)")
+    ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
@@ -554,6 +640,10 @@ def main():
         print(" ".join(MODELS))
         return
     a.layers = a.layers or MODELS[a.model][2]
+    if a.task == "link" and not a.edge_split:
+        raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED]")
+    if a.task in ("multilabel", "regression") and not a.targets or a.task in ("node", "link") and a.targets:
+        raise SystemExit("--targets FILE.npy goes with --task multilabel or regression (and only with them)")
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
@@ -569,6 +659,10 @@ def main():
         raise SystemExit(f"{a.data}: {e.strerror or e}")
     if (d["x"] is None and d["x_sparse"] is None and not a.features) or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
+    if a.task == "link":
+        esplit = split_edges(d, a.edge_split)
+        gen = torch.Generator().manual_seed(a.seed + 1000)
+        fixed = [torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),), generator=gen)], 1) for p in esplit]
     A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
     if a.features or d["x_sparse"] is not None:
         if a.precision != "fp32":
@@ -591,8 +685,16 @@ def main():
             x = torch.where(s > 0, x / s.float().clamp_min(1e-38), x)
     y = torch.from_numpy(np.array(d["labels"], dtype=np.int64))
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
-    split = {s: v[y[v] >= 0] for s, v in split.items()}
-    classes = max(int(d["classes"]), int(y.max()) + 1)
+    if a.task == "node":
+        split = {s: v[y[v] >= 0] for s, v in split.items()}
+        classes = max(int(d["classes"]), int(y.max()) + 1)
+    elif a.task == "link":
+        classes = a.hidden
+    else:
+        yt = torch.from_numpy(np.load(a.targets).astype(np.float32).reshape(d["nodes"], -1))
+        has = ~torch.isnan(yt).all(1)
+        split = {s: v[has[v]] for s, v in split.items()}
+        classes = yt.shape[1]
     width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
     model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
     first = list(model.parameters()) if a.decay_all else model.convs[0].first
@@ -605,7 +707,8 @@ def main():
 
     if len(split["valid"]) == 0 and (a.patience > 0 or a.lr_schedule == "plateau"):
         raise SystemExit(f"{a.data}: no labelled validation nodes for --patience or --lr-schedule plateau to watch")
-    times, best, start = [], (-1.0, 0.0, 0), 1
+    times, best, start = [], (-1.0 if a.task != "regression" else math.inf, 0.0, 0), 1
+    better = (lambda u, b: u < b) if a.task == "regression" else (lambda u, b: u > b)
     loop = Loop(a)
     if a.resume:
         start, times, best = resume(a, model, opt, loop)
@@ -617,7 +720,16 @@ def main():
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
             out = model(A, AT, x)
-        loss = F.cross_entropy(out[split["train"]].float(), y[split["train"]])
+        if a.task == "node":
+            loss = F.cross_entropy(out[split["train"]].float(), y[split["train"]])
+        elif a.task == "link":
+            p = esplit[0]
+            neg = torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),))], 1)
+            pairs = torch.cat([p, neg])
+            score = (out[pairs[:, 0]] * out[pairs[:, 1]]).sum(1).float()
+            loss = F.binary_cross_entropy_with_logits(score, torch.cat([torch.ones(len(p)), torch.zeros(len(neg))]))
+        else:
+            loss = task_loss(a.task, out, yt, split["train"])
         loss.backward()
         opt.step()
         del out
@@ -629,15 +741,25 @@ def main():
         if evaluated:
             model.eval()
             with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-                logits = model(A, AT, x).float()
-                pred = logits.argmax(1)
+                out = model(A, AT, x)
+                if a.task == "node" and len(split["valid"]):
+                    val_loss = F.cross_entropy(out.float()[split["valid"]], y[split["valid"]]).item()
+            if a.task == "link":
+                scored = {s: link_metrics(out.float(), esplit[i], fixed[i]) for i, s in enumerate(("train", "valid", "test"))}
+                acc = {s: m for s, (m, _) in scored.items()}
+                line += "".join(f" {s}_{k} {x:.4f}" for s, (_, e) in scored.items() for k, x in e.items())
+            elif a.task == "node":
+                pred = out.argmax(1)
                 acc = {s: (pred[v] == y[v]).float().mean().item() if len(v) else 0.0 for s, v in split.items()}
-                if len(split["valid"]):
-                    val_loss = F.cross_entropy(logits[split["valid"]], y[split["valid"]]).item()
-            if acc["valid"] > best[0]:
+            else:
+                scored = {s: task_metrics(a.task, out.float(), yt, v) for s, v in split.items()}
+                acc = {s: m for s, (m, _) in scored.items()}
+                line += "".join(f" {s}_{k} {x:.4f}" for s, (_, e) in scored.items() for k, x in e.items())
+            if better(acc["valid"], best[0]):
                 best = (acc["valid"], acc["test"], epoch)
             line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f} val_loss {val_loss!r}"
-        loop.advance(epoch, evaluated, acc["valid"] if evaluated else 0.0, val_loss)
+        watched = -acc["valid"] if a.task == "regression" else acc["valid"]  # Loop keeps the highest
+        loop.advance(epoch, evaluated, watched if evaluated else 0.0, val_loss)
         dt = time.perf_counter() - t
         times.append(dt)
         print(f"{line} epoch_s {dt:.3f}", flush=True)
@@ -650,7 +772,7 @@ def main():
             break
     sel = times[1:5] if len(times) >= 5 else times[1:] or times
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
+    print(json.dumps({"impl": "pytorch", "task": a.task, "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
                       "params": sum(p.numel() for p in model.parameters()),
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,

@@ -25,17 +25,23 @@ type Source struct {
 	Data                      string // a dataset graph.Load reads
 	Format, Split, SplitFiles string // graph.LoadOptions
 	Features, Labels          string // graph.LoadOptions
-	Synthetic                 string // a graph.ParseGenSpec spec, "default" or ""
-	Partitions                string // a partition directory (partition.Load)
-	SynthFeat, SynthClasses   int    // graph.AttachSyntheticFeatures on a structure-only graph
-	Undirected, Dedup         bool   // Data: add reverse edges; drop duplicates and self-loops
-	IgnoreWeights             bool   // Data with edge weights: drop them (else they are used: weighted GCN/SAGE)
-	FeatNorm                  string // none|row
-	PartMethod                string // metis|multilevel|parmetis|ldg|random (Shard with several ranks)
-	PartWeights               string // metis.Options.Weights
-	Seed                      uint64
-	Progress                  *progress.Reporter // long steps (nil: silent)
-	MaxArcsRemedy             string             // dist.Source.MaxArcsRemedy of a parmetis read
+	NoLabels                  bool   // graph.LoadOptions
+	NodeFeatFromEdges         string // graph.LoadOptions
+	// EdgeSplit (graph.SplitEdges) splits the cleaned graph's edges for
+	// link prediction, removing the held-out ones; Load sets Edges.
+	EdgeSplit               string
+	Edges                   *graph.EdgeSplit
+	Synthetic               string // a graph.ParseGenSpec spec, "default" or ""
+	Partitions              string // a partition directory (partition.Load)
+	SynthFeat, SynthClasses int    // graph.AttachSyntheticFeatures on a structure-only graph
+	Undirected, Dedup       bool   // Data: add reverse edges; drop duplicates and self-loops
+	IgnoreWeights           bool   // Data with edge weights: drop them (else they are used: weighted GCN/SAGE)
+	FeatNorm                string // none|row
+	PartMethod              string // metis|multilevel|parmetis|ldg|random (Shard with several ranks)
+	PartWeights             string // metis.Options.Weights
+	Seed                    uint64
+	Progress                *progress.Reporter // long steps (nil: silent)
+	MaxArcsRemedy           string             // dist.Source.MaxArcsRemedy of a parmetis read
 }
 
 // ErrSettings marks a refusal that another setting of the Source fixes
@@ -59,7 +65,8 @@ func refuse(fieldName, format string, args ...any) error {
 
 // LoadOptions are the graph.LoadOptions of the source.
 func (s *Source) LoadOptions() graph.LoadOptions {
-	return graph.LoadOptions{Format: s.Format, Split: s.Split, SplitFiles: s.SplitFiles, Features: s.Features, Labels: s.Labels}
+	return graph.LoadOptions{Format: s.Format, Split: s.Split, SplitFiles: s.SplitFiles, Features: s.Features, Labels: s.Labels,
+		NoLabels: s.NoLabels, NodeFeatFromEdges: s.NodeFeatFromEdges}
 }
 
 // Describe names the data for a metrics header: the path or spec given.
@@ -99,6 +106,15 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 	}
 	if err := s.clean(ds, log); err != nil {
 		return nil, err
+	}
+	if s.EdgeSplit != "" {
+		if s.Edges, err = graph.SplitEdges(ds, s.EdgeSplit); err != nil {
+			return nil, field.Wrap("dataset.Source.EdgeSplit", err)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "data: edge split %s: %d/%d/%d edges, the %d held out removed from the graph\n", s.EdgeSplit,
+				len(s.Edges.Train), len(s.Edges.Valid), len(s.Edges.Test), len(s.Edges.Valid)+len(s.Edges.Test))
+		}
 	}
 	if log != nil {
 		edges := "edges"
@@ -191,6 +207,12 @@ func (s *Source) CheckDistributed() error {
 		return refuse("dataset.Source.Data", "%s: sparse features are not read by the distributed reader (ldg, or dataset.Source.Data under mpirun): use METIS, every rank reading the sparse file whole", s.Data)
 	case s.SynthFeat > 0:
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
+	case s.NodeFeatFromEdges != "":
+		return refuse("graph.LoadOptions.NodeFeatFromEdges", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process, or fold them once with supergcn convert")
+	case s.EdgeSplit != "":
+		return refuse("dataset.Source.EdgeSplit", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
+	case s.NoLabels:
+		return refuse("graph.LoadOptions.NoLabels", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	}
 	return nil
 }

@@ -27,6 +27,14 @@ type LoadOptions struct {
 	SplitFiles string
 	Features   string // optional .npy (N×F dense) or scipy sparse .npz replacing the dataset's features
 	Labels     string // optional .npy (N, or N×1) replacing the dataset's labels
+	// NoLabels leaves the dataset's class labels out: an OGB directory's
+	// raw/node-label is not read (a multi-column table a task reads as
+	// its targets), other formats' labels are dropped.
+	NoLabels bool
+	// NodeFeatFromEdges ("" = off; mean, sum or max) appends to the node
+	// features the reduction of the features of each node's edges, read
+	// from an OGB directory's raw/edge-feat.csv[.gz] (EdgeFeatReductions).
+	NodeFeatFromEdges string
 }
 
 // Formats lists the values LoadOptions.Format (the --format flag) accepts.
@@ -48,6 +56,9 @@ func Load(path string, o LoadOptions) (*Dataset, error) {
 	}
 	if ds.Name == "" || format != "bin" {
 		ds.Name = baseName(path)
+	}
+	if o.NoLabels {
+		ds.Labels, ds.NumClasses = nil, 0
 	}
 	err = applyOverrides(ds, o)
 	if err == nil {
@@ -83,6 +94,11 @@ func CheckLoadOptions(path string, o LoadOptions) (string, error) {
 			"(choose random:TRAIN,VALID[,TEST][:SEED] or graph.LoadOptions.SplitFiles)", o.Split, path, format)
 	case o.Split != "" && o.SplitFiles != "":
 		return "", field.Errorf("graph.LoadOptions.SplitFiles", "%s: give the split either as files or as graph.LoadOptions.Split (%q), not both", o.SplitFiles, o.Split)
+	case o.NodeFeatFromEdges != "" && format != "ogb":
+		return "", errNotOGBEdgeFeat(format)
+	}
+	if err := checkEdgeFeatReduction(o.NodeFeatFromEdges); err != nil {
+		return "", err
 	}
 	if o.SplitFiles != "" {
 		if st, err := os.Stat(o.SplitFiles); err != nil || !st.IsDir() {
@@ -106,6 +122,9 @@ func loadFormat(path, format string, o LoadOptions) (*Dataset, error) {
 			return nil, field.Errorf("graph.LoadOptions.Format", "ogb: %s is not a directory", path)
 		}
 		if findData(filepath.Join(path, "raw"), "edge", false) == "" && isFile(filepath.Join(path, "raw", "data.npz")) {
+			if o.NodeFeatFromEdges != "" {
+				return nil, errNotOGBEdgeFeat("npz (raw/data.npz)")
+			}
 			return loadNpz(path, o)
 		}
 		return loadOGB(path, o)

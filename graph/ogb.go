@@ -48,7 +48,7 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 	if o.Features == "" {
 		featPath = findData(raw, "node-feat", true)
 	}
-	if o.Labels == "" {
+	if o.Labels == "" && !o.NoLabels {
 		labelPath = findData(raw, "node-label", true)
 	}
 	if err := readOGBNodeData(ds, featPath, labelPath, n); err != nil {
@@ -64,6 +64,11 @@ func loadOGB(dir string, o LoadOptions) (*Dataset, error) {
 		}
 	}
 	ds.Graph = FromCOO(n, n, src, dst, val)
+	if o.NodeFeatFromEdges != "" {
+		if err := foldOGBEdgeFeatures(ds, raw, o.NodeFeatFromEdges, src, dst); err != nil {
+			return nil, err
+		}
+	}
 	if !o.ownSplit() {
 		return ds, nil
 	}

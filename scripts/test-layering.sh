@@ -18,7 +18,7 @@ layer() {
 	graph) echo 2 ;;
 	partition | partition/*) echo 3 ;;
 	nn | aggr | quant | attn | dense | dense/* | labelprop | interop | dataset) echo 4 ;;
-	exchange) echo 5 ;;
+	exchange | task) echo 5 ;;
 	train | perfmodel | perfmodel/*) echo 6 ;;
 	cmd/* | scripts/*) echo 7 ;;
 	*) echo "" ;;

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/nn"
+	"github.com/supergcn/supergcn/task"
 )
 
 // ckptFormat: version 2 adds the training state (Adam moments, epoch,
@@ -26,6 +28,8 @@ type Checkpoint struct {
 	LabelProp float64   `json:"label_prop"`
 	FeatNorm  string    `json:"feat_norm"` // input preprocessing the model was trained with
 	DataID    string    `json:"data_id"`   // DataIdentity of the training data ("" in older files)
+	Task      string    `json:"task"`      // the training objective (task.Names; "" in older files: node)
+	NegRatio  int       `json:"neg_ratio"` // link: negatives per training edge (0 for other tasks)
 	Params    []SavedParam
 	Train     *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
 }
@@ -85,6 +89,8 @@ type ckptHeader struct {
 	LabelProp float64     `json:"label_prop"`
 	FeatNorm  string      `json:"feat_norm,omitempty"`
 	DataID    string      `json:"data_id,omitempty"`
+	Task      string      `json:"task,omitempty"` // absent for node classification
+	NegRatio  int         `json:"neg_ratio,omitempty"`
 	Train     *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
 	Params    []struct {
 		Name string `json:"name"`
@@ -104,7 +110,7 @@ func (t *trainer) save(path, name string, done int) error {
 		return fmt.Errorf("not saving %s: layer %d has a non-finite %s after epoch %d (the previous checkpoint is kept)", path, l, what, done)
 	}
 	m, v, steps := t.opt.State()
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID,
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
 			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
@@ -125,6 +131,10 @@ func (t *trainer) save(path, name string, done int) error {
 func SaveCheckpoint(path string, ck *Checkpoint) error {
 	var h ckptHeader
 	h.Model, h.LabelProp, h.FeatNorm, h.DataID, h.Train = ck.Model, ck.LabelProp, ck.FeatNorm, ck.DataID, ck.Train
+	if ck.Task != task.Default {
+		h.Task = ck.Task
+	}
+	h.NegRatio = ck.NegRatio
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
 			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
@@ -197,7 +207,10 @@ func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 	if version == 1 && h.Train != nil {
 		return nil, bad("version 1 with a training state")
 	}
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Train: h.Train}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, NegRatio: h.NegRatio, Train: h.Train}
+	if ck.Task == "" {
+		ck.Task = task.Default
+	}
 	read := func(name, what string, n int) ([]float32, error) {
 		if n < 0 || n > (len(body)-off)/4 {
 			return nil, bad(fmt.Sprintf("%s of parameter %s runs past the end of the file", what, name))
@@ -252,6 +265,8 @@ func (ck *Checkpoint) validate() error {
 		return fmt.Errorf("label_prop %g is not in [0, 1)", ck.LabelProp)
 	case ck.FeatNorm != "" && ck.FeatNorm != "none" && ck.FeatNorm != "row":
 		return fmt.Errorf("feat_norm %q is not none or row", ck.FeatNorm)
+	case !slices.Contains(task.Names(), ck.Task):
+		return fmt.Errorf("task %q is not one of %s", ck.Task, strings.Join(task.Names(), ", "))
 	}
 	want := ck.Model.NumParams()
 	var have int64
@@ -356,6 +371,8 @@ func (t *trainer) resume(path string) error {
 		have, want any
 	}
 	settings := []setting{
+		{"train.Config.Task", ck.Task, t.kind.Name}, // first: a task sets the outputs
+		{"task.Table.NegRatio", ck.NegRatio, t.negRatio()},
 		{"nn.Config.Model", have.Model, want.Model},
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},

@@ -5,19 +5,18 @@ import "github.com/supergcn/supergcn/comm"
 // epochCounts are the integers an epoch sums over the ranks, in one
 // all-reduce (sum).
 type epochCounts struct {
-	correct    [3]int64 // correctly classified train, validation, test nodes (evaluated epochs)
-	commBytes  int64    // bytes the training step's exchanges moved (data + parameters)
-	dataBytes  int64    // of which row data
-	paramBytes int64    // and codec parameters
-	nonFinite  int64    // non-finite values the quantisers met
-	stop       int64    // ranks asking to stop after this epoch
-	evalBytes  int64    // bytes the evaluation pass's exchanges moved
-	intraBytes int64    // bytes moved between ranks of one node
+	commBytes  int64 // bytes the training step's exchanges moved (data + parameters)
+	dataBytes  int64 // of which row data
+	paramBytes int64 // and codec parameters
+	nonFinite  int64 // non-finite values the quantisers met
+	stop       int64 // ranks asking to stop after this epoch
+	evalBytes  int64 // bytes the evaluation pass's exchanges moved
+	intraBytes int64 // bytes moved between ranks of one node
 }
 
 // fields lists c's counters in the all-reduce's order.
 func (c *epochCounts) fields() []*int64 {
-	return []*int64{&c.correct[0], &c.correct[1], &c.correct[2], &c.commBytes, &c.dataBytes, &c.paramBytes,
+	return []*int64{&c.commBytes, &c.dataBytes, &c.paramBytes,
 		&c.nonFinite, &c.stop, &c.evalBytes, &c.intraBytes}
 }
 

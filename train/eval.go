@@ -13,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/labelprop"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/task"
 )
 
 // Scores are global accuracies of one evaluation pass.
@@ -39,6 +40,9 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 // EvaluateWith is Evaluate that also returns the per-node outputs out asks
 // for, in global id order on rank 0.
 func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string, out EvalOutputs) (*Scores, error) {
+	if ck.Task != "" && ck.Task != task.Default {
+		return nil, fmt.Errorf("the checkpoint was trained for task %s: eval and predict score node classification only", ck.Task)
+	}
 	if s.FeatDim != ck.Model.In {
 		return nil, fmt.Errorf("model expects %d input features, data has %d", ck.Model.In, s.FeatDim)
 	}

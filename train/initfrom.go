@@ -28,15 +28,10 @@ func (t *trainer) initFrom(path string) error {
 // (Evaluated; no training loss, no step).
 func (t *trainer) evaluateInit() (EpochMetrics, error) {
 	m := EpochMetrics{Epoch: 0, Ranks: t.c.Size(), Evaluated: true}
-	correct, losses, err := t.evaluate(0)
+	sc, losses, err := t.evaluate(0)
 	if err != nil {
 		return m, err
 	}
-	cnt := correct[:]
-	if err := t.c.AllreduceSumI64(cnt); err != nil {
-		return m, err
-	}
-	m.TrainAcc, m.ValAcc, m.TestAcc = ratio(cnt[0], t.nTrain), ratio(cnt[1], t.nValid), ratio(cnt[2], t.nTest)
-	m.ValLoss, m.TestLoss = fratio(losses[0], t.nValid), fratio(losses[1], t.nTest) // evaluate summed them over the ranks
+	t.setScores(&m, sc, losses)
 	return m, nil
 }

@@ -59,6 +59,13 @@ type EpochMetrics struct {
 	ValLoss  float64 `json:"val_loss"`
 	TestLoss float64 `json:"test_loss"`
 
+	// Metric names what train_acc, val_acc and test_acc hold for a task
+	// other than node classification (task.Kind.Metric: "rocauc",
+	// "rmse"); absent for node classification (accuracies). Extra are the
+	// task's other metrics of an evaluated epoch ("val_f1", "test_mae").
+	Metric string             `json:"metric,omitempty"`
+	Extra  map[string]float64 `json:"extra,omitempty"`
+
 	// Per-rank minimum and maximum of every time of the breakdown above
 	// (keyed by its JSON name: epoch_s, aggr_s, ...): the spread between
 	// ranks, whose maximum the fields above report.
@@ -112,11 +119,14 @@ type FinalMetrics struct {
 	BestValAcc float64 `json:"best_val_acc"`
 	BestEpoch  int     `json:"best_epoch"`
 	TestAcc    float64 `json:"test_acc"` // test accuracy at the best validation epoch
-	LastTest   float64 `json:"last_test_acc"`
-	Epochs     int     `json:"epochs"` // epochs trained, this run's and those of the run it resumed
-	TotalS     float64 `json:"total_s"`
-	Ranks      int     `json:"ranks"`
-	PlanS      float64 `json:"plan_s"` // exchange plan build time (max over ranks)
+	// Metric names what best_val_acc, test_acc and last_test_acc hold for
+	// a task other than node classification (as EpochMetrics.Metric).
+	Metric   string  `json:"metric,omitempty"`
+	LastTest float64 `json:"last_test_acc"`
+	Epochs   int     `json:"epochs"` // epochs trained, this run's and those of the run it resumed
+	TotalS   float64 `json:"total_s"`
+	Ranks    int     `json:"ranks"`
+	PlanS    float64 `json:"plan_s"` // exchange plan build time (max over ranks)
 	// StoppedEarly is the epoch after which early stopping (Config.Patience)
 	// ended training, with that Patience; both absent when it did not.
 	StoppedEarly int `json:"stopped_early,omitempty"`

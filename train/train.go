@@ -25,6 +25,7 @@ import (
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
+	"github.com/supergcn/supergcn/task"
 )
 
 // ErrStructureOnly: the data has no features or labels to train on.
@@ -81,6 +82,11 @@ type Config struct {
 	// best-validation model when the split has validation nodes (the model
 	// SaveBest holds), else of the last epoch's, in Result.Outputs.
 	Outputs EvalOutputs
+	// Task is the training objective (task.Names; "" = task.Default, node
+	// classification on the dataset's labels); Targets its target table
+	// when the task reads one (task.Kind.Table).
+	Task    string
+	Targets *task.Table
 	Log     io.Writer // per-epoch lines (rank 0); nil = silent
 	Quiet   bool      // no plan or per-epoch lines: only a resume notice and the summary
 
@@ -145,9 +151,12 @@ type trainer struct {
 	x      *dense.Matrix
 	sparse *nn.SparseInput // the sparse features (features.go), nil for dense ones
 	lp     *labelprop.Embedding
+	kind   task.Kind // the task's table row
+	task   task.Task // the task on this shard
 
 	trainRows, validRows, testRows []int32
-	nTrain, nValid, nTest          int64 // global counts
+	nTrain, nValid, nTest          int64    // global counts
+	terms                          [3]int64 // global loss terms of the train, validation and test rows (task.Task.Terms)
 	params                         []*nn.Param
 	gradBuf                        []float32
 	planS                          float64
@@ -187,12 +196,19 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if err := cfg.loopSettings().check(cfg.LR); err != nil {
 		return nil, err
 	}
-	if s.FeatDim == 0 || s.Labels == nil {
+	kind, err := task.Lookup(cfg.Task)
+	if err != nil {
+		return nil, field.Wrap("train.Config.Task", err)
+	}
+	if s.FeatDim == 0 || (s.Labels == nil && !kind.Table && !kind.Pairs) {
 		return nil, ErrStructureOnly
 	}
-	t := &trainer{cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}, gridBest: FinalMetrics{BestValAcc: -1},
+	t := &trainer{kind: kind, cfg: cfg, shard: s, c: c, best: FinalMetrics{BestValAcc: -1}, gridBest: FinalMetrics{BestValAcc: -1},
 		loop: LoopState{LR: cfg.LR}}
 	if err := t.reorder(); err != nil {
+		return nil, err
+	}
+	if err := t.buildTask(); err != nil {
 		return nil, err
 	}
 	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
@@ -244,8 +260,11 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 func (t *trainer) splitRows() error {
 	s := t.shard
 	for v, b := range s.Split {
-		if s.Labels[v] < 0 {
+		if !t.task.Labelled(v) {
 			continue
+		}
+		if t.kind.Pairs { // the task scores pairs of any nodes, whatever the node split
+			b = graph.InTrain | graph.InValid | graph.InTest
 		}
 		if b&graph.InTrain != 0 {
 			t.trainRows = append(t.trainRows, int32(v))
@@ -258,10 +277,14 @@ func (t *trainer) splitRows() error {
 		}
 	}
 	counts := []int64{int64(len(t.trainRows)), int64(len(t.validRows)), int64(len(t.testRows))}
+	for i, rows := range t.rows() {
+		counts = append(counts, t.task.Terms(i, rows))
+	}
 	if err := t.c.AllreduceSumI64(counts); err != nil {
 		return err
 	}
 	t.nTrain, t.nValid, t.nTest = counts[0], counts[1], counts[2]
+	t.terms = [3]int64(counts[3:])
 	if t.nTrain == 0 {
 		return ErrNoTrainNodes
 	}
@@ -312,7 +335,10 @@ func (t *trainer) modelConfig() (nn.Config, error) {
 		mc.In = s.FeatDim
 	}
 	if mc.Out == 0 {
-		mc.Out = s.NumClasses
+		mc.Out = t.task.Out()
+	}
+	if mc.Out == 0 { // the task scores node embeddings (link)
+		mc.Out = mc.Hidden
 	}
 	if mc.In != s.FeatDim {
 		return mc, fmt.Errorf("model expects %d input features, data has %d", mc.In, s.FeatDim)
@@ -653,7 +679,7 @@ func (t *trainer) keepBest(saved []SavedParam) {
 // epoch done, and on rank 0 logs it and writes it to the metrics file.
 func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	cfg, epoch := t.cfg, m.Epoch
-	improved := m.Evaluated && m.ValAcc > t.best.BestValAcc
+	improved := m.Evaluated && t.beats(m.ValAcc, t.best)
 	if improved {
 		t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
 	}
@@ -661,7 +687,7 @@ func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 		t.lastTest = m.TestAcc
 	}
 	onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0
-	gridImproved := onGrid && m.Evaluated && m.ValAcc > t.gridBest.BestValAcc
+	gridImproved := onGrid && m.Evaluated && t.beats(m.ValAcc, t.gridBest)
 	if gridImproved {
 		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, epoch, m.TestAcc
 	}
@@ -697,7 +723,7 @@ func (t *trainer) logEpoch(m EpochMetrics) {
 	}
 	acc := fmt.Sprintf("%-65s", "(not evaluated)")
 	if m.Evaluated {
-		acc = fmt.Sprintf("train %.4f  val %s  test %s", m.TrainAcc, splitCell(m.ValAcc, m.ValLoss, t.nValid), splitCell(m.TestAcc, m.TestLoss, t.nTest))
+		acc = fmt.Sprintf("%strain %.4f  val %s  test %s", t.metricLabel(), m.TrainAcc, splitCell(m.ValAcc, m.ValLoss, t.nValid), splitCell(m.TestAcc, m.TestLoss, t.nTest))
 	}
 	fmt.Fprintf(t.cfg.Log, "epoch %4d  loss %.4f%s  %s  %.3fs (aggr %.3f comm %.3f quant %.3f dense %.3f sync %.3f eval %.3f)\n",
 		m.Epoch, m.Loss, lr, acc, m.EpochS, m.AggrS, m.CommS, m.QuantS, m.DenseS, m.SyncS, m.EvalS)
@@ -720,6 +746,7 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 		best.BestValAcc = 0
 	}
 	best.LastTest = t.lastTest
+	best.Metric = t.metricName()
 	pl := []float64{t.planS}
 	if err := t.c.AllreduceMaxF64(pl); err != nil {
 		return best, err
@@ -738,8 +765,8 @@ func (t *trainer) finish(mw *metricsWriter, start time.Time) (FinalMetrics, erro
 			if best.StoppedEarly > 0 {
 				early = fmt.Sprintf(", stopped early at epoch %d (patience %d)", best.StoppedEarly, best.Patience)
 			}
-			fmt.Fprintf(cfg.Log, "final: best val %s, test %s (last epoch test %s)%s, %d epochs in %.2fs on %d rank(s)\n",
-				bestVal, accuracy(best.TestAcc, t.nTest), accuracy(best.LastTest, t.nTest), early, best.Epochs, best.TotalS, best.Ranks)
+			fmt.Fprintf(cfg.Log, "final: best val %s%s, test %s (last epoch test %s)%s, %d epochs in %.2fs on %d rank(s)\n",
+				t.metricLabel(), bestVal, accuracy(best.TestAcc, t.nTest), accuracy(best.LastTest, t.nTest), early, best.Epochs, best.TotalS, best.Ranks)
 		}
 	}
 	if cfg.SavePath != "" {
@@ -771,10 +798,11 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 	// EvalEvery epochs and after the last.
 	m.Evaluated = t.cfg.EvalEvery <= 1 || epoch%t.cfg.EvalEvery == 0 || epoch == t.cfg.Epochs
 	var cnt epochCounts
+	var sc task.Scores
 	var losses [2]float64
 	t3 := time.Now()
 	if m.Evaluated {
-		if cnt.correct, losses, err = t.evaluate(epoch); err != nil {
+		if sc, losses, err = t.evaluate(epoch); err != nil {
 			return m, err
 		}
 	}
@@ -786,10 +814,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 
 	m.Loss = t.lastLoss / float64(max(nSup, 1))
 	if m.Evaluated {
-		m.TrainAcc = ratio(cnt.correct[0], t.nTrain)
-		m.ValAcc = ratio(cnt.correct[1], t.nValid)
-		m.TestAcc = ratio(cnt.correct[2], t.nTest)
-		m.ValLoss, m.TestLoss = fratio(losses[0], t.nValid), fratio(losses[1], t.nTest)
+		t.setScores(&m, sc, losses)
 	}
 	if err := t.breakdown(&m, st, tm); err != nil {
 		return m, err
@@ -815,14 +840,14 @@ func (t *trainer) trainStep(epoch int) (lossSum float64, code float64, nSup int6
 			return 0, 0, 0, err
 		}
 	} else {
-		n[0] = t.nTrain
+		n[0] = t.terms[0]
 	}
 	pass := nn.Pass{Train: true, Epoch: epoch}
 	logits, err := t.model.Forward(pass, x)
 	if err != nil {
 		return 0, 0, 0, diverged(epoch, err)
 	}
-	lossSum, grad, err := nn.SoftmaxCrossEntropyInto(t.lossGrad, logits, t.shard.Labels, supervised, float64(max(n[0], 1)))
+	lossSum, grad, err := t.task.Loss(t.lossGrad, logits, supervised, float64(max(n[0], 1)), epoch)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -860,30 +885,30 @@ func (t *trainer) update(epoch int, lossSum, code float64) (syncS, reduceS float
 	return syncS, reduceS, nil
 }
 
-// evaluate runs the evaluation pass, counts this rank's correctly
-// classified train, validation and test nodes, and sums the validation and
-// test cross-entropy over all ranks.
-func (t *trainer) evaluate(epoch int) (correct [3]int64, losses [2]float64, err error) {
+// evaluate runs the evaluation pass and returns the task's scores of the
+// train, validation and test rows of all ranks, and the validation and
+// test loss sums over all ranks.
+func (t *trainer) evaluate(epoch int) (sc task.Scores, losses [2]float64, err error) {
 	ex := t.x
 	if t.lp != nil {
 		if ex, err = t.lpEvalInput(); err != nil {
-			return correct, losses, err
+			return sc, losses, err
 		}
 	}
 	evalLogits, err := t.model.Forward(nn.Pass{Train: false, Epoch: epoch}, ex)
 	if err != nil {
-		return correct, losses, diverged(epoch, err)
+		return sc, losses, diverged(epoch, err)
 	}
-	for i, rows := range [][]int32{t.trainRows, t.validRows, t.testRows} {
-		correct[i] = nn.CountCorrect(evalLogits, t.shard.Labels, rows)
+	if sc, err = t.task.Evaluate(t.c, evalLogits, t.rows()); err != nil {
+		return sc, losses, err
 	}
 	for i, rows := range [][]int32{t.validRows, t.testRows} {
-		if losses[i], err = nn.SoftmaxCrossEntropySum(evalLogits, t.shard.Labels, rows); err != nil {
-			return correct, losses, err
+		if losses[i], err = t.task.LossSum(evalLogits, 1+i, rows); err != nil {
+			return sc, losses, err
 		}
 	}
 	err = t.c.AllreduceSumF64(losses[:])
-	return correct, losses, err
+	return sc, losses, err
 }
 
 // sumCounts fills cnt with the exchanged bytes (st: after the training

@@ -25,6 +25,9 @@ func cmdGen(args []string, out io.Writer) error {
 	spec := fs.String("spec", "default", "a preset and/or comma-separated key=value pairs, e.g. products,nodes=100000 or nodes=100000,degree=16,classes=8,feat=64,seed=1; keys and presets:\n"+
 		graph.GenSpecHelp())
 	path := fs.String("out", "", "output file (required): the supergcn binary format, or a PyG-style .npz (sparse features as x_data, x_indices, x_indptr, x_shape); sparse features stay sparse in both")
+	targets := fs.String("targets", "", "also write a target table for --task multilabel or regression to FILE.npy (N×T float32; docs/TASKS.md)")
+	targetTask := fs.String("target-task", "multilabel", "the task of --targets: multilabel (0/1, 5% NaN) or regression")
+	targetCols := fs.Int("target-tasks", 24, "tasks (columns) of --targets")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -33,6 +36,9 @@ func cmdGen(args []string, out io.Writer) error {
 	}
 	if err := container.CheckWritable(*path); err != nil {
 		return usageError{fmt.Sprintf("--out: %v", err)}
+	}
+	if err := checkGenTargets(*targets, *targetTask, *targetCols); err != nil {
+		return err
 	}
 	commit := removeTempsOnSignal(*path)
 	s, err := graph.ParseGenSpec(*spec)
@@ -54,6 +60,9 @@ func cmdGen(args []string, out io.Writer) error {
 		err = graph.WriteBinary(*path, ds)
 	}
 	if err != nil {
+		return err
+	}
+	if err := writeGenTargets(*targets, ds, *targetTask, *targetCols, s.Seed); err != nil {
 		return err
 	}
 	commit()

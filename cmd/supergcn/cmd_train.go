@@ -17,6 +17,7 @@ import (
 	"github.com/supergcn/supergcn/interop"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
+	"github.com/supergcn/supergcn/task"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -56,6 +57,8 @@ type trainArgs struct {
 	mpiMode            string
 	bits               bitsFlags
 	kernel, cpuProfile string
+	targets            string // --targets
+	negRatio           int    // --neg-ratio
 	stopAfter          time.Duration
 	// predictions and embeddings are the files of the per-node outputs
 	// (cfg.Outputs), written by rank 0 after training.
@@ -93,6 +96,10 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
 	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.params))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
+	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
+	fs.StringVar(&d.edgeSplit, "edge-split", "", "--task link: random:TRAIN,VALID[,TEST][:SEED] fractions of the undirected edges; the validation and test edges are removed from the graph")
+	fs.IntVar(&a.negRatio, "neg-ratio", 1, "--task link: negatives drawn per training edge each epoch (uniform endpoints)")
+	fs.StringVar(&a.targets, "targets", "", "the target table of --task multilabel or regression: "+task.TargetFormats+"; row g is node g")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
 	fs.StringVar(&cfg.SavePath, "save", "", "save the trained model (with the optimizer state, for --resume) to FILE")
 	fs.StringVar(&cfg.SaveBest, "save-best", "", "also save the model of the best validation epoch so far to FILE (for eval; written when validation accuracy improves)")
@@ -143,6 +150,15 @@ func parseTrain(args []string) (*trainArgs, error) {
 	}
 	if err := a.outputFlags(); err != nil {
 		return nil, err
+	}
+	if err := checkTargets(cfg.Task, a.targets, d.edgeSplit); err != nil {
+		return nil, err
+	}
+	if a.negRatio < 1 || (a.negRatio != 1 && cfg.Task != "link") {
+		return nil, usageError{fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio)}
+	}
+	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
+		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
 	}
 	if a.stopAfter < 0 {
 		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
@@ -230,6 +246,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	}
 	if ck.Train == nil {
 		return usageError{fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath)}
+	}
+	if ck.Task != cfg.Task { // the task decides the targets read, so the data: refuse before reading it
+		return usageError{fmt.Sprintf("--task: checkpoint %s was trained for task %s, this run is %s (give --task %s with its targets)", cfg.ResumePath, ck.Task, cfg.Task, ck.Task)}
 	}
 	featNorm := ck.FeatNorm
 	if featNorm == "" {
@@ -360,6 +379,7 @@ func (b bitsFlags) wires(ranks int) (quant.Wires, error) {
 func runTrain(w *world, a *trainArgs) error {
 	c, d, cfg, kernel := w.comm, &a.d, a.cfg, a.kernel
 	bits := a.bits
+	targets, negRatio := a.targets, a.negRatio
 	var log io.Writer
 	if c.Rank() == 0 {
 		log = os.Stdout
@@ -403,6 +423,12 @@ func runTrain(w *world, a *trainArgs) error {
 		}
 	}
 	cfg.Log = log
+	if cfg.Targets, err = readTargets(cfg.Task, targets); err != nil {
+		return err
+	}
+	if d.edges != nil {
+		cfg.Targets = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: cfg.Seed, NegRatio: negRatio}
+	}
 	res, err := train.Run(cfg, s, c)
 	if err != nil || res.Outputs == nil {
 		return err

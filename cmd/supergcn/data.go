@@ -19,6 +19,10 @@ import (
 type dataFlags struct {
 	data, format, split, splitFiles string
 	features, labels                string
+	noLabels                        bool             // the task reads its own targets (set by train, not a flag)
+	nodeFeatFromEdges               string           // --node-feat-from-edges
+	edgeSplit                       string           // train's --edge-split
+	edges                           *graph.EdgeSplit // the edge split loadShard made
 	synthetic                       string
 	partitions                      string
 	synthFeat, synthClasses         int
@@ -47,6 +51,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 	fs.StringVar(&d.splitFiles, "split-files", "", splitFilesHelp)
 	fs.StringVar(&d.features, "features", "", "node features from a .npy file (N×F) or a scipy.sparse.save_npz .npz (kept sparse), overriding the dataset's")
 	fs.StringVar(&d.labels, "labels", "", "node labels from a .npy file (N), overriding the dataset's")
+	fs.StringVar(&d.nodeFeatFromEdges, "node-feat-from-edges", "", "append to the node features the "+strings.Join(graph.EdgeFeatReductions(), "|")+" of the features of each node's edges (an OGB directory's raw/edge-feat.csv[.gz], as ogbn-proteins' examples)")
 	fs.StringVar(&d.synthetic, "synthetic", "", verb+" a generated graph: a spec like nodes=100000,degree=16,classes=8,feat=64,seed=1 (keys: supergcn gen --help); 'default' = the built-in dataset")
 	fs.IntVar(&d.synthFeat, "synthetic-features", 0, "attach DIM synthetic class-correlated features and labels to a structure-only graph")
 	fs.IntVar(&d.synthClasses, "classes", 8, "classes for --synthetic-features")
@@ -56,7 +61,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
-var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
+var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges", "edge-split", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
 
 // The help texts of the split flags (train, eval, partition, convert).
 const (
@@ -68,7 +73,7 @@ const (
 // source is the dataset.Source of the flags.
 func (d *dataFlags) source() *dataset.Source {
 	return &dataset.Source{Data: d.data, Format: d.format, Split: d.split, SplitFiles: d.splitFiles, Features: d.features, Labels: d.labels,
-		Synthetic: d.synthetic, Partitions: d.partitions, SynthFeat: d.synthFeat, SynthClasses: d.synthClasses,
+		NoLabels: d.noLabels, NodeFeatFromEdges: d.nodeFeatFromEdges, EdgeSplit: d.edgeSplit, Synthetic: d.synthetic, Partitions: d.partitions, SynthFeat: d.synthFeat, SynthClasses: d.synthClasses,
 		Undirected: d.undirected, Dedup: d.dedup, IgnoreWeights: d.ignoreWeights, FeatNorm: d.featNorm,
 		PartMethod: d.partMethod, PartWeights: d.partWeights, Seed: d.seed, Progress: d.prog,
 		MaxArcsRemedy: "partition it with --method multilevel or --method ldg (or --partition-method multilevel or ldg), which have no 32-bit limit, " +
@@ -87,7 +92,7 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 		}
 	}
 	if d.data == "" && d.partitions == "" {
-		for _, f := range []string{"format", "split", "split-files", "features", "labels"} {
+		for _, f := range []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges"} {
 			if flagSet(fs, f) {
 				return usageError{fmt.Sprintf("--%s: applies to --data; a generated graph has its own split (its spec's train/valid/test keys)", f)}
 			}
@@ -121,7 +126,10 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 	if d.partitions == "" {
 		d.resolvePartMethod(c, w, log)
 	}
-	return d.source().Shard(c, w.parmetisMPI(), flagWriter(log))
+	src := d.source()
+	sh, err := src.Shard(c, w.parmetisMPI(), flagWriter(log))
+	d.edges = src.Edges
+	return sh, err
 }
 
 // inputPaths are the files and directories the data flags name.

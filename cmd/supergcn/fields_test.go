@@ -14,6 +14,7 @@ import (
 	"github.com/supergcn/supergcn/partition/metis"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
+	"github.com/supergcn/supergcn/task"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -51,6 +52,7 @@ func TestUserMessage(t *testing.T) {
 		"dataset.Source":         reflect.TypeOf(dataset.Source{}),
 		"dataset.Partitioning":   reflect.TypeOf(dataset.Partitioning{}),
 		"dataset.Conversion":     reflect.TypeOf(dataset.Conversion{}),
+		"task.Table":             reflect.TypeOf(task.Table{}),
 	}
 	for name, flag := range flagNames {
 		name, _, _ := strings.Cut(name, "[") // an array field's element: Wire[forward]

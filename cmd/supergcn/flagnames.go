@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
+	"github.com/supergcn/supergcn/task"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -62,6 +63,8 @@ var enumFlags = map[string]enum{
 	"--mpi":               onOffEnum,
 	"--lr-schedule": {train.Schedules, map[string]string{"steplr": "step", "cosineannealing": "cosine", "cosineannealinglr": "cosine",
 		"cosine-annealing": "cosine", "reducelronplateau": "plateau", "reduce-on-plateau": "plateau", "constant": "none"}},
+	"--task": {task.Names, map[string]string{"multi-label": "multilabel", "classification": "node", "node-classification": "node",
+		"regress": "regression"}},
 	"--quant-params":   paramsEnum,
 	"--format":         {graph.Formats, map[string]string{"edge-list": "edgelist", "binary": "bin", "supergcn": "bin"}},
 	"--network":        {perfmodel.Presets, nil},

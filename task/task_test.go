@@ -1,0 +1,137 @@
+package task
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
+)
+
+// auc equals the Mann–Whitney statistic with ties counting one half
+// (scikit-learn's roc_auc_score on the same input).
+func TestAUC(t *testing.T) {
+	for _, tc := range []struct {
+		s    []scoredLabel
+		want float64
+	}{
+		{[]scoredLabel{{0.1, false}, {0.4, false}, {0.35, true}, {0.8, true}}, 0.75},
+		{[]scoredLabel{{1, false}, {2, true}}, 1},
+		{[]scoredLabel{{2, false}, {1, true}}, 0},
+		{[]scoredLabel{{0.5, false}, {0.5, true}, {0.5, true}, {0.7, true}}, (0.5 + 0.5 + 1) / 3},
+	} {
+		if got, ok := auc(tc.s); !ok || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("auc = %v (%v), want %v", got, ok, tc.want)
+		}
+	}
+	if _, ok := auc([]scoredLabel{{1, true}, {2, true}}); ok {
+		t.Error("one class: want no AUC")
+	}
+}
+
+// The multilabel loss is BCE with logits over the labelled entries only,
+// its gradient (σ(x) - y)/denom there; tasks with one class in a split
+// are left out of the mean ROC-AUC.
+func TestMultilabelLossAndMetrics(t *testing.T) {
+	nan := float32(math.NaN())
+	y := &dense.Matrix{Rows: 3, Cols: 2, Data: []float32{1, nan, 0, 1, 1, 1}}
+	ml := &multilabel{y: y, labelled: []bool{true, true, true}}
+	x := &dense.Matrix{Rows: 3, Cols: 2, Data: []float32{2, 7, -1, 0.5, 0.25, -3}}
+	rows := []int32{0, 1, 2}
+	loss, g, err := ml.Loss(nil, x, rows, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want float64
+	for i, yv := range y.Data {
+		if yv != yv {
+			if g.Data[i] != 0 {
+				t.Errorf("gradient of unlabelled entry %d: %v", i, g.Data[i])
+			}
+			continue
+		}
+		xv := float64(x.Data[i])
+		want += -float64(yv)*math.Log(1/(1+math.Exp(-xv))) - (1-float64(yv))*math.Log(1-1/(1+math.Exp(-xv)))
+		if d := float64(g.Data[i]) - (1/(1+math.Exp(-xv))-float64(yv))/5; math.Abs(d) > 1e-7 {
+			t.Errorf("gradient of entry %d off by %g", i, d)
+		}
+	}
+	if math.Abs(loss-want) > 1e-12 || ml.Terms(0, rows) != 5 {
+		t.Fatalf("loss %v, want %v; terms %d, want 5", loss, want, ml.Terms(0, rows))
+	}
+	sc, err := ml.Evaluate(comm.Single(), x, [3][]int32{rows, nil, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Task 0: scores 2 (1), -1 (0), 0.25 (1): AUC 1. Task 1 has one class.
+	// Predictions > 0: 2→1 TP, -1→0 TN, 0.25→1 TP; 0.5→1 TP, -3→0 FN.
+	if sc.Main[0] != 1 || math.Abs(sc.Extra["train_f1"]-6.0/7) > 1e-12 {
+		t.Fatalf("train ROC-AUC %v (want 1), micro-F1 %v (want 6/7)", sc.Main[0], sc.Extra["train_f1"])
+	}
+}
+
+// Regression: squared error, RMSE, MAE and R² per target.
+func TestRegressionMetrics(t *testing.T) {
+	y := &dense.Matrix{Rows: 4, Cols: 1, Data: []float32{1, 2, 3, 4}}
+	x := &dense.Matrix{Rows: 4, Cols: 1, Data: []float32{1, 2, 3, 6}}
+	r := &regression{y: y}
+	rows := []int32{0, 1, 2, 3}
+	loss, g, err := r.Loss(nil, x, rows, 4, 1)
+	if err != nil || loss != 4 || g.Data[3] != 1 {
+		t.Fatalf("loss %v, gradient %v, error %v", loss, g.Data, err)
+	}
+	sc, err := r.Evaluate(comm.Single(), x, [3][]int32{nil, rows, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Main[1] != 1 || sc.Extra["val_mae"] != 0.5 || sc.Extra["val_mse"] != 1 || math.Abs(sc.Extra["val_r2"]-(1-4/5.0)) > 1e-12 {
+		t.Fatalf("RMSE %v MAE %v MSE %v R² %v", sc.Main[1], sc.Extra["val_mae"], sc.Extra["val_mse"], sc.Extra["val_r2"])
+	}
+}
+
+// Bad target tables are one-line errors naming the file and the entry.
+func TestReadTargetsErrors(t *testing.T) {
+	dir := t.TempDir()
+	npy := func(name string, rows, cols int, v []float32) string {
+		p := filepath.Join(dir, name)
+		if err := graph.WriteNpyF32(p, rows, cols, v); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	csv := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ml, _ := Lookup("multilabel")
+	rg, _ := Lookup("regression")
+	nan := float32(math.NaN())
+	for _, tc := range []struct {
+		path string
+		kind Kind
+		want string
+	}{
+		{npy("half.npy", 2, 2, []float32{0, 1, 0.5, 1}), ml, "half.npy: node 1, target 0 is 0.5: want 0, 1 or NaN"},
+		{npy("nan.npy", 3, 1, []float32{1, nan, 2}), rg, "nan.npy: node 1, target 0 is NaN: want a finite value"},
+		{csv("ragged.csv", "0,1,1\n1,0\n"), ml, "ragged.csv:2: 2 columns, the first line has 3"},
+		{csv("word.csv", "0,1\n1,yes\n"), ml, `word.csv:2: column 2: "yes" is not a number`},
+		{csv("two.csv", "0,1\n1,2\n"), ml, "two.csv: node 1, target 1 is 2"},
+		{csv("y.txt", "1\n"), ml, "y.txt: targets must be"},
+	} {
+		_, err := ReadTargets(tc.path, tc.kind)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line containing %q", filepath.Base(tc.path), err, tc.want)
+		}
+	}
+	y, err := ReadTargets(csv("ok.csv", "0,1\n,nan\n"), ml)
+	if err != nil || y.Rows != 2 || y.Cols != 2 || y.Y[2] == y.Y[2] || y.Y[3] == y.Y[3] {
+		t.Fatalf("ok.csv: %+v, %v", y, err)
+	}
+}
