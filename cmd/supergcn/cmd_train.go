@@ -15,6 +15,7 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/interop"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/train"
@@ -246,6 +247,11 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		settings = append(settings,
 			setting{"node-order", cfg.NodeOrder, tr.NodeOrder, func() { cfg.NodeOrder = tr.NodeOrder }},
 			setting{"eval-every", max(cfg.EvalEvery, 1), tr.EvalEvery, func() { cfg.EvalEvery = tr.EvalEvery }})
+	}
+	for _, h := range nn.Hypers() { // the hyperparameters the checkpoint's model declares
+		if v, err := ck.Model.HyperValue(h.Name); err == nil {
+			settings = append(settings, setting{h.Name, m.Hyper[h.Name], v, func() { m.Hyper = ck.Model.Hyper }})
+		}
 	}
 	settings = append(settings, loopResumeSettings(cfg, ck.Train.Loop)...)
 	for _, s := range settings {
