@@ -9,6 +9,10 @@ Models (as nn/ builds them, PyG's example architecture):
   gin:   conv(X) = ReLU(((1+ε)·X + A·X)·W₁ + b₁)·W₂ + b₂, A the plain sum, ε 0 (learned with --train-eps)
   sgc:   conv(X) = Â^K·X·W + b (K = --k, default 2; one layer by default)
   appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
+  gcnii: its own body (not the pipeline): x → dropout → Linear → ReLU = H⁰, then per layer l
+         dropout, S = (1-α)·Â·H + α·H⁰, H = ReLU((1-β)·S + β·S·W), β = ln(θ/l + 1), then dropout
+         → Linear (PyG's GCN2Conv example; the convolutions' weights decayed at --conv-decay,
+         the linear layers' parameters at --weight-decay)
   gat:   multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
          softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
          hidden/heads each, the output layer averages --out-heads heads
@@ -261,6 +265,30 @@ class APPNP(torch.nn.Module):
         return z
 
 
+class GCNII(torch.nn.Module):
+    """The whole GCNII model (a body of its own in nn/gcnii.go)."""
+
+    def __init__(self, layers, fin, hidden, fout, dropout, o):
+        super().__init__()
+        self.win, self.bin = linear(fin, hidden)
+        self.ws = torch.nn.ParameterList(glorot(hidden, hidden) for _ in range(layers))
+        self.wout, self.bout = linear(hidden, fout)
+        self.alpha, self.theta, self.p = o.alpha or 0.1, o.theta, dropout
+
+    def groups(self, o):
+        """Adam's parameter groups: every parameter decayed, the convolutions at --conv-decay."""
+        return [{"params": list(self.ws), "weight_decay": o.conv_decay},
+                {"params": [self.win, self.bin, self.wout, self.bout], "weight_decay": o.weight_decay}]
+
+    def forward(self, a, at, x):
+        x0 = h = F.relu(F.dropout(x, self.p, self.training) @ self.win + self.bin)
+        for l, w in enumerate(self.ws):
+            beta = math.log(self.theta / (l + 1) + 1)
+            s = (1 - self.alpha) * SpMM.apply(a, at, F.dropout(h, self.p, self.training)) + self.alpha * x0
+            h = F.relu((1 - beta) * s + beta * (s @ w))
+        return F.dropout(h, self.p, self.training) @ self.wout + self.bout
+
+
 # name → (graph operator, layer, default layers): supergcn's model table (nn/model.go); the
 # choices of --model (cmd/supergcn's bench_py_test checks that the names are nn.Models()).
 MODELS = {
@@ -270,7 +298,12 @@ MODELS = {
     "sgc": ("gcn", SGC, 1),
     "appnp": ("gcn", APPNP, 2),
     "gat": ("gat", GAT, 2),
+    "gcnii": ("gcn", GCNII, 64),
 }
+
+# The hyperparameters the models of nn's table declare beyond the shared flags (nn.Hypers():
+# name → default; cmd/supergcn's bench_py_test checks them against the declarations).
+HYPERS = {"theta": 0.5, "conv-decay": 0.01}
 
 
 class Model(torch.nn.Module):
@@ -295,7 +328,8 @@ class Model(torch.nn.Module):
 
 # The flags a checkpoint's training depends on; --resume refuses others.
 CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
-           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every")
+           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every") + \
+    tuple(h.replace("-", "_") for h in HYPERS)
 
 
 def probe_paths(a):
@@ -350,6 +384,9 @@ def main():
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
     ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
+    ap.add_argument("--list-hypers", action="store_true", help="print the declared hyperparameters (name=default) and exit")
+    for h, v in HYPERS.items():
+        ap.add_argument("--" + h, type=float, default=v, help=f"(default {v}; see supergcn train --help)")
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
@@ -371,6 +408,9 @@ def main():
     a = ap.parse_args()
     if a.list_models:
         print(" ".join(MODELS))
+        return
+    if a.list_hypers:
+        print(" ".join(f"{h}={v:g}" for h, v in HYPERS.items()))
         return
     a.layers = a.layers or MODELS[a.model][2]
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
@@ -396,11 +436,15 @@ def main():
     split = {s: torch.from_numpy(np.array(d[s], dtype=np.int64)) for s in ("train", "valid", "test")}
     split = {s: v[y[v] >= 0] for s, v in split.items()}
     classes = max(int(d["classes"]), int(y.max()) + 1)
-    model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a)
-    first = list(model.parameters()) if a.decay_all else model.convs[0].first
-    rest = [p for p in model.parameters() if all(p is not f for f in first)]
-    opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
-                            {"params": rest, "weight_decay": 0.0}], lr=a.lr)
+    if a.model == "gcnii":
+        model = GCNII(a.layers, d["featdim"], a.hidden, classes, a.dropout, a)
+        opt = torch.optim.Adam(model.groups(a), lr=a.lr)
+    else:
+        model = Model(a.model, a.layers, d["featdim"], a.hidden, classes, a.dropout, a.norm, a)
+        first = list(model.parameters()) if a.decay_all else model.convs[0].first
+        rest = [p for p in model.parameters() if all(p is not f for f in first)]
+        opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
+                                {"params": rest, "weight_decay": 0.0}], lr=a.lr)
     entries = len(A[0]) if a.model == "gat" else A._nnz()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)

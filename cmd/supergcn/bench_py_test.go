@@ -106,7 +106,8 @@ func TestBenchTorchTrainer(t *testing.T) {
 }
 
 // TestBenchTorchModels: bench/train_torch.py offers the models of nn's
-// table, by the same names. It skips without python3 and torch.
+// table, by the same names, and the hyperparameters the table declares,
+// with the same defaults. It skips without python3 and torch.
 func TestBenchTorchModels(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil || exec.Command(py, "-c", "import numpy, torch").Run() != nil {
@@ -118,6 +119,17 @@ func TestBenchTorchModels(t *testing.T) {
 	}
 	if got, want := strings.Fields(string(out)), nn.Models(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("bench/train_torch.py models %v, nn.Models() %v", got, want)
+	}
+	out, err = exec.Command(py, filepath.Join("..", "..", "bench", "train_torch.py"), "--data", "unused", "--list-hypers").CombinedOutput()
+	if err != nil {
+		t.Fatalf("train_torch.py --list-hypers: %v\n%s", err, out)
+	}
+	var want []string
+	for _, h := range nn.Hypers() {
+		want = append(want, fmt.Sprintf("%s=%g", h.Name, h.Default))
+	}
+	if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("bench/train_torch.py hyperparameters %v, declared %v", got, want)
 	}
 }
 
