@@ -3,7 +3,7 @@
 graph, timed with supergcn's epoch definition, for a reproducible comparison.
 
 Models (as nn/ builds them, PyG's example architecture):
-  x → dropout → for each hidden layer: conv → [LayerNorm] → ReLU → dropout → conv → logits
+  x → dropout → for each hidden layer: conv → [LayerNorm or BatchNorm1d] → ReLU → dropout → conv → logits
   gcn:   conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
   sage:  conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
   gin:   conv(X) = ReLU(((1+ε)·X + A·X)·W₁ + b₁)·W₂ + b₂, A the plain sum, ε 0 (learned with --train-eps)
@@ -314,7 +314,8 @@ class Model(torch.nn.Module):
         inner = hidden if layers > 1 else fout
         self.convs = torch.nn.ModuleList(layer(kind, widths[i], widths[i + 1], inner, i == layers - 1, o) for i in range(layers))
         self.norms = torch.nn.ModuleList(
-            torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.Identity() for _ in range(layers - 1))
+            torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.BatchNorm1d(hidden) if norm == "batch"
+            else torch.nn.Identity() for _ in range(layers - 1))
         self.p = dropout
 
     def forward(self, a, at, x):
@@ -391,7 +392,7 @@ def main():
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
     ap.add_argument("--hidden", type=int, default=128)
-    ap.add_argument("--norm", choices=["none", "layer"], default="none")
+    ap.add_argument("--norm", choices=["none", "layer", "batch"], default="none")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--weight-decay", type=float, default=5e-4)

@@ -151,7 +151,7 @@ func (c Config) validateHyper(m modelKind) error {
 		return bad("Alpha", "%g is not in (0, 1]", c.Alpha)
 	case c.TrainEps && !m.eps:
 		return bad("TrainEps", "%s has no ε", m.name)
-	case m.body != nil && c.Norm == "layer":
+	case m.body != nil && c.Norm != "" && c.Norm != "none":
 		return bad("Norm", "%s has no normalisation layers", m.name)
 	}
 	if err := c.validateHypers(m); err != nil {
@@ -221,8 +221,8 @@ func (c Config) Validate() error {
 		return bad("Out", "%d, need at least 1", c.Out)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return bad("Dropout", "%g is not in [0, 1)", c.Dropout)
-	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
-		return bad("Norm", "%q is not none or layer", c.Norm)
+	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer" && c.Norm != "batch":
+		return bad("Norm", "%q is not none, layer or batch", c.Norm)
 	case c.Layers > MaxLayers:
 		return bad("Layers", "%d, at most %d", c.Layers, MaxLayers)
 	}
@@ -262,8 +262,8 @@ func (c Config) NumParams() int64 {
 	for i := range c.Layers {
 		s := c.shape(m, i)
 		n += m.plan(s).numParams()
-		if i < c.Layers-1 && c.Norm == "layer" {
-			n += 2 * int64(s.Out)
+		if i < c.Layers-1 {
+			n += int64(len(normSuffixes(c.Norm))) * int64(s.Out)
 		}
 	}
 	return n
@@ -289,6 +289,7 @@ type Model struct {
 	pool   *arena        // every activation-sized buffer but the evaluation aggregate
 	x      *dense.Matrix // input of the last Forward
 	norms  []*LayerNorm  // nil entries without normalisation
+	bnorms []*BatchNorm  // nil entries without batch normalisation
 	drops  []*Dropout    // drops[0] on the input, drops[i+1] after hidden layer i
 	acts   []*dense.Matrix
 	params []*Param
@@ -329,7 +330,9 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 	if err := kind.op.check(op); err != nil {
 		return nil, fmt.Errorf("nn: NewModel: %s: %w", cfg.Model, err)
 	}
-	m := &Model{cfg: cfg, op: op, dropSeed: cfg.Seed, fused: fused}
+	// Batch normalisation runs the separate passes: its statistics are
+	// the whole graph's, not a row's.
+	m := &Model{cfg: cfg, op: op, dropSeed: cfg.Seed, fused: fused && cfg.Norm != "batch"}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
 	if kind.body != nil {
 		m.newBody(kind, r)
@@ -353,8 +356,15 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 			m.params = append(m.params, ln.Params()...)
 		}
 		m.norms = append(m.norms, ln)
+		var bn *BatchNorm
+		if cfg.Norm == "batch" {
+			sum, _ := op.(Reducer)
+			bn = NewBatchNorm(normName(i), out, sum)
+			m.params = append(m.params, bn.Params()...)
+		}
+		m.bnorms = append(m.bnorms, bn)
 		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
-		if fused {
+		if m.fused {
 			bias := c.deferBias()
 			if bias == nil { // the layer adds its own bias (or has none)
 				bias = make([]float32, out)
@@ -486,7 +496,7 @@ func (m *Model) SetDecayAll(all bool) {
 		first[p] = p.weight
 	}
 	for _, p := range m.params {
-		p.Decay = all || first[p]
+		p.Decay = !p.buffer && (all || first[p])
 	}
 }
 
@@ -600,6 +610,11 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 			if m.norms[i] != nil {
 				out = m.norms[i].Forward(out)
 			}
+			if m.bnorms[i] != nil {
+				if out, err = m.bnorms[i].Forward(p.Train, out); err != nil {
+					return nil, err
+				}
+			}
 			ReLU(out)
 			h = m.drops[i+1].Forward(out, p.Train, true, m.dropSeedFor(i+1))
 		}
@@ -680,6 +695,11 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 		ReLUBackward(g, m.acts[i-1])
 		if m.norms[i-1] != nil {
 			g = m.norms[i-1].Backward(g)
+		}
+		if m.bnorms[i-1] != nil {
+			if g, err = m.bnorms[i-1].Backward(g); err != nil {
+				return nil, err
+			}
 		}
 	}
 	panic("unreachable")

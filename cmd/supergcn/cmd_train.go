@@ -69,7 +69,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	d.register(fs, "train on")
 	modelFlags(fs, &cfg.Model)
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
-	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
+	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer|batch (batch: over every rank's nodes, running statistics in evaluation)")
 	attentionFlags(fs, &cfg.Model)
 	fs.StringVar(&cfg.Model.Precision, "precision", "fp32", "operands of the dense products: fp32, or bf16 (rounded to bfloat16, float32 sums; on the AMX tile unit where the CPU has it, emulated and slower elsewhere)")
 	fs.Float64Var(&cfg.LR, "lr", 0.01, "Adam learning rate")

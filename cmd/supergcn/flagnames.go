@@ -27,7 +27,7 @@ func fixed(names ...string) func() []string { return func() []string { return na
 
 var (
 	modelEnum     = enum{nn.Models, modelAliases()}
-	normEnum      = enum{fixed("none", "layer"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer"}}
+	normEnum      = enum{fixed("none", "layer", "batch"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer", "batchnorm": "batch", "batch-norm": "batch", "bn": "batch"}}
 	precisionEnum = enum{dense.Precisions, map[string]string{
 		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
 	aggrModeEnum = enum{fixed("post", "pre", "hybrid"), nil}
