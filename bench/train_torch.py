@@ -307,29 +307,40 @@ HYPERS = {"theta": 0.5, "conv-decay": 0.01}
 
 
 class Model(torch.nn.Module):
+    """The pipeline; with --jk (PyG's BasicGNN jk) every conv is hidden wide and followed by
+    norm → ReLU → dropout, the outputs combined (cat, max, last) and mapped by a Linear."""
+
     def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, o):
         super().__init__()
-        widths = [fin] + [hidden] * (layers - 1) + [fout]
+        self.jk = o.jk if o.jk != "none" else None
+        widths = [fin] + [hidden] * (layers - 1) + [hidden if self.jk else fout]
         layer = MODELS[kind][1]
-        inner = hidden if layers > 1 else fout
+        inner = hidden if layers > 1 or self.jk else fout
         self.convs = torch.nn.ModuleList(layer(kind, widths[i], widths[i + 1], inner, i == layers - 1, o) for i in range(layers))
         self.norms = torch.nn.ModuleList(
             torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.BatchNorm1d(hidden) if norm == "batch"
-            else torch.nn.Identity() for _ in range(layers - 1))
+            else torch.nn.Identity() for _ in range(layers if self.jk else layers - 1))
+        if self.jk:
+            self.lin_w, self.lin_b = linear(layers * hidden if self.jk == "cat" else hidden, fout)
         self.p = dropout
 
     def forward(self, a, at, x):
         h = F.dropout(x, self.p, self.training)
+        xs = []
         for i, c in enumerate(self.convs):
             h = c(a, at, h)
-            if i < len(self.convs) - 1:
+            if i < len(self.convs) - 1 or self.jk:
                 h = F.dropout(F.relu(self.norms[i](h)), self.p, self.training)
-        return h
+                xs.append(h)
+        if not self.jk:
+            return h
+        z = torch.cat(xs, 1) if self.jk == "cat" else torch.stack(xs).max(0)[0] if self.jk == "max" else xs[-1]
+        return z @ self.lin_w + self.lin_b
 
 
 # The flags a checkpoint's training depends on; --resume refuses others.
 CHECKED = ("model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
-           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every") + \
+           "attn_dropout", "hidden", "norm", "jk", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every") + \
     tuple(h.replace("-", "_") for h in HYPERS)
 
 
@@ -393,6 +404,7 @@ def main():
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--norm", choices=["none", "layer", "batch"], default="none")
+    ap.add_argument("--jk", choices=["none", "cat", "max", "last"], default="none", help="jumping knowledge (supergcn's --jk)")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--weight-decay", type=float, default=5e-4)

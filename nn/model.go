@@ -130,6 +130,9 @@ type Config struct {
 	// Hyper holds the values of the hyperparameters the model's table row
 	// declares (ModelInfo.Hypers, by name); one absent takes its default.
 	Hyper map[string]float64 `json:",omitempty"`
+	// JK combines the layers by jumping knowledge (jk.go): "cat", "max"
+	// or "last"; "" or "none": the model's own architecture.
+	JK string `json:",omitempty"`
 }
 
 // MaxSteps bounds Config.K.
@@ -157,6 +160,9 @@ func (c Config) validateHyper(m modelKind) error {
 	if err := c.validateHypers(m); err != nil {
 		return err
 	}
+	if err := c.validateJK(m); err != nil {
+		return err
+	}
 	return c.validateHeads(m)
 }
 
@@ -171,7 +177,7 @@ func (c Config) shape(m modelKind, i int) LayerShape {
 	if i == 0 {
 		s.In = c.In
 	}
-	if i == c.Layers-1 {
+	if i == c.Layers-1 && !c.jumping() {
 		s.Out = c.Out
 	}
 	if s.Hidden < 1 { // one layer: an inner width is the output's
@@ -262,9 +268,12 @@ func (c Config) NumParams() int64 {
 	for i := range c.Layers {
 		s := c.shape(m, i)
 		n += m.plan(s).numParams()
-		if i < c.Layers-1 {
+		if i < c.Layers-1 || c.jumping() {
 			n += int64(len(normSuffixes(c.Norm))) * int64(s.Out)
 		}
+	}
+	for _, p := range c.jkParams() {
+		n += int64(p.Rows) * int64(p.Cols)
 	}
 	return n
 }
@@ -336,6 +345,12 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
 	if kind.body != nil {
 		m.newBody(kind, r)
+		return m, nil
+	}
+	if cfg.jumping() {
+		if err := m.newJK(kind, r); err != nil {
+			return nil, err
+		}
 		return m, nil
 	}
 	m.drops = append(m.drops, &Dropout{P: cfg.Dropout})

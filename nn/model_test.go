@@ -195,12 +195,14 @@ func checkConfigGradients(t *testing.T, cfg Config, a *dense.Matrix, h, tol floa
 	}
 }
 
-// biasBeforeBatchNorm reports whether parameter name is the bias of a
-// layer that batch normalisation follows, which the normalisation cancels.
+// biasBeforeBatchNorm reports whether parameter name is the output bias of
+// a layer that batch normalisation follows, which the normalisation
+// cancels.
 func biasBeforeBatchNorm(cfg Config, name string) bool {
 	var i int
 	_, err := fmt.Sscanf(name, "conv%d.", &i)
-	return cfg.Norm == "batch" && err == nil && i < cfg.Layers-1 && strings.HasSuffix(name, "bias")
+	out := strings.HasSuffix(name, fmt.Sprintf("conv%d.bias", i)) || strings.HasSuffix(name, ".lin_l.bias") || strings.HasSuffix(name, ".nn.2.bias")
+	return cfg.Norm == "batch" && err == nil && (i < cfg.Layers-1 || cfg.jumping()) && out
 }
 
 func TestModelDropoutModes(t *testing.T) {

@@ -29,13 +29,13 @@ func (c Config) ParamShapes() ([]ParamShape, error) {
 		for _, p := range m.plan(s).Params {
 			out = append(out, ParamShape{Name: s.Name + p.Suffix, Rows: p.Rows, Cols: p.Cols, Weight: p.Weight})
 		}
-		if i < c.Layers-1 {
+		if i < c.Layers-1 || c.jumping() {
 			for _, suf := range normSuffixes(c.Norm) {
 				out = append(out, ParamShape{Name: normName(i) + suf, Rows: 1, Cols: s.Out})
 			}
 		}
 	}
-	return out, nil
+	return append(out, c.jkParams()...), nil
 }
 
 // normSuffixes is the parameter names of a normalisation norm after its

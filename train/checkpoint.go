@@ -360,6 +360,7 @@ func (t *trainer) resume(path string) error {
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},
 		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
+		{"nn.Config.JK", norm(have.JK), norm(want.JK)},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
 		{"nn.Config.Dropout", have.Dropout, want.Dropout},

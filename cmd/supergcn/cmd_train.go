@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -228,6 +229,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
+		{"jk", m.JK, cmp.Or(ck.Model.JK, "none"), func() { m.JK = cmp.Or(ck.Model.JK, "none") }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
 		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
 		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},

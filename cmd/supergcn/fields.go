@@ -40,6 +40,7 @@ var flagNames = withHyperFlags(map[string]string{
 	"nn.Config.Alpha":                "--alpha",
 	"nn.Config.TrainEps":             "--train-eps",
 	"nn.Config.Norm":                 "--norm",
+	"nn.Config.JK":                   "--jk",
 	"nn.Config.Precision":            "--precision",
 	"nn.Config.Dropout":              "--dropout",
 	"nn.Config.Heads":                "--heads",
