@@ -72,13 +72,14 @@ type ModelInfo struct {
 	Alpha     float64
 	Eps       bool
 	Hypers    []Hyper
+	Body      bool // its own architecture (gcnii): no --norm, no --jk
 }
 
 // ModelInfos returns every model's ModelInfo, in table order.
 func ModelInfos() []ModelInfo {
 	out := make([]ModelInfo, len(models))
 	for i, m := range models {
-		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps, Hypers: m.hypers}
+		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps, Hypers: m.hypers, Body: m.body != nil}
 	}
 	return out
 }
