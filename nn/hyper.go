@@ -48,12 +48,9 @@ type HyperInfo struct {
 	Models []string
 }
 
-// hyperField is the input name of hyperparameter name in errors.
-func hyperField(name string) string { return "nn.Config.Hyper[" + name + "]" }
-
 // HyperField is the input name Validate's errors give hyperparameter name
 // (for a command line's map of input names to flags).
-func HyperField(name string) string { return hyperField(name) }
+func HyperField(name string) string { return "nn.Config.Hyper[" + name + "]" }
 
 // validateHypers checks c.Hyper against model m's declarations: every key
 // declared, every value in its range.
@@ -62,10 +59,10 @@ func (c Config) validateHypers(m modelKind) error {
 		v := c.Hyper[name]
 		i := slices.IndexFunc(m.hypers, func(h Hyper) bool { return h.Name == name })
 		if i < 0 {
-			return field.Errorf(hyperField(name), "%g, but %s takes no %s (%s do)", v, m.name, name, strings.Join(modelsTaking(name), ", "))
+			return field.Errorf(HyperField(name), "%g, but %s takes no %s (%s do)", v, m.name, name, strings.Join(modelsTaking(name), ", "))
 		}
 		if h := m.hypers[i]; !(v >= h.Min && v <= h.Max) {
-			return field.Errorf(hyperField(name), "%g is not in [%g, %g]", v, h.Min, h.Max)
+			return field.Errorf(HyperField(name), "%g is not in [%g, %g]", v, h.Min, h.Max)
 		}
 	}
 	return nil

@@ -284,6 +284,10 @@ func (c Config) NumParams() int64 {
 //	x → dropout → for i < Layers-1: conv_i → [LayerNorm] → ReLU → dropout
 //	  → conv_{Layers-1} → logits
 //
+// A row with a body (gcnii) and a Config with JK run their own
+// architecture instead (body.go, gcnii.go, jk.go); batch normalisation
+// runs the separate passes of the hidden stage.
+//
 // Dropout is active only when Pass.Train is set. Backward sets every Param's
 // G (overwriting it); in a distributed run the caller sums the G over ranks
 // before the optimiser step. All buffers are owned by the model and reused
