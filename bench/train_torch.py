@@ -3,12 +3,16 @@
 graph, timed with supergcn's epoch definition, for a reproducible comparison.
 
 Models (as nn/ builds them, PyG's example architecture):
-  x → dropout → for each hidden layer: conv → [LayerNorm] → ReLU → dropout → conv → logits
+  x → dropout → for each hidden layer: conv → [LayerNorm or BatchNorm1d] → ReLU → dropout → conv → logits
   gcn:   conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
   sage:  conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
   gin:   conv(X) = ReLU(((1+ε)·X + A·X)·W₁ + b₁)·W₂ + b₂, A the plain sum, ε 0 (learned with --train-eps)
   sgc:   conv(X) = Â^K·X·W + b (K = --k, default 2; one layer by default)
   appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
+  gcnii: its own body (not the pipeline): x → dropout → Linear → ReLU = H⁰, then per layer l
+         dropout, S = (1-α)·Â·H + α·H⁰, H = ReLU((1-β)·S + β·S·W), β = ln(θ/l + 1), then dropout
+         → Linear (PyG's GCN2Conv example; the convolutions' weights decayed at --conv-decay,
+         the linear layers' parameters at --weight-decay)
   gat:   multi-head graph attention (PyG GATConv: one self-loop per node, LeakyReLU 0.2,
          softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
          --hidden each (PyG GATConv's out_channels, as supergcn's --hidden), the output layer
@@ -433,6 +437,30 @@ class APPNP(torch.nn.Module):
         return z
 
 
+class GCNII(torch.nn.Module):
+    """The whole GCNII model (a body of its own in nn/gcnii.go)."""
+
+    def __init__(self, layers, fin, hidden, fout, dropout, o):
+        super().__init__()
+        self.win, self.bin = linear(fin, hidden)
+        self.ws = torch.nn.ParameterList(glorot(hidden, hidden) for _ in range(layers))
+        self.wout, self.bout = linear(hidden, fout)
+        self.alpha, self.theta, self.p = o.alpha or 0.1, o.theta, dropout
+
+    def groups(self, o):
+        """Adam's parameter groups: every parameter decayed, the convolutions at --conv-decay."""
+        return [{"params": list(self.ws), "weight_decay": o.conv_decay},
+                {"params": [self.win, self.bin, self.wout, self.bout], "weight_decay": o.weight_decay}]
+
+    def forward(self, a, at, x):
+        x0 = h = F.relu(F.dropout(x, self.p, self.training) @ self.win + self.bin)
+        for l, w in enumerate(self.ws):
+            beta = math.log(self.theta / (l + 1) + 1)
+            s = (1 - self.alpha) * SpMM.apply(a, at, F.dropout(h, self.p, self.training)) + self.alpha * x0
+            h = F.relu((1 - beta) * s + beta * (s @ w))
+        return F.dropout(h, self.p, self.training) @ self.wout + self.bout
+
+
 # name → (graph operator, layer, default layers): supergcn's model table (nn/model.go); the
 # choices of --model (cmd/supergcn's bench_py_test checks that the names are nn.Models()).
 MODELS = {
@@ -442,36 +470,55 @@ MODELS = {
     "sgc": ("gcn", SGC, 1),
     "appnp": ("gcn", APPNP, 2),
     "gat": ("gat", GAT, 2),
+    "gcnii": ("gcn", GCNII, 64),
 }
+
+# The hyperparameters the models of nn's table declare beyond the shared flags (nn.Hypers():
+# name → default; cmd/supergcn's bench_py_test checks them against the declarations).
+HYPERS = {"theta": 0.5, "conv-decay": 0.01}
 
 
 class Model(torch.nn.Module):
+    """The pipeline; with --jk (PyG's BasicGNN jk) every conv is hidden wide and followed by
+    norm → ReLU → dropout, the outputs combined (cat, max, last) and mapped by a Linear."""
+
     def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, o):
         super().__init__()
-        widths = [fin] + [hidden] * (layers - 1) + [fout]
+        self.jk = o.jk if o.jk != "none" else None
+        widths = [fin] + [hidden] * (layers - 1) + [hidden if self.jk else fout]
         layer = MODELS[kind][1]
-        inner = hidden if layers > 1 else fout
+        inner = hidden if layers > 1 or self.jk else fout
         self.convs = torch.nn.ModuleList(layer(kind, widths[i], widths[i + 1], inner, i == layers - 1, o) for i in range(layers))
         self.norms = torch.nn.ModuleList(
-            torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.Identity() for _ in range(layers - 1))
+            torch.nn.LayerNorm(hidden) if norm == "layer" else torch.nn.BatchNorm1d(hidden) if norm == "batch"
+            else torch.nn.Identity() for _ in range(layers if self.jk else layers - 1))
+        if self.jk:
+            self.lin_w, self.lin_b = linear(layers * hidden if self.jk == "cat" else hidden, fout)
         self.p = dropout
 
     def forward(self, a, at, x):
         h = x.dropout(self.p, self.training) if isinstance(x, SparseX) else F.dropout(x, self.p, self.training)
+        xs = []
         for i, c in enumerate(self.convs):
             h = c(a, at, h)
-            if i < len(self.convs) - 1:
+            if i < len(self.convs) - 1 or self.jk:
                 h = F.dropout(F.relu(self.norms[i](h)), self.p, self.training)
-        return h
+                xs.append(h)
+        if not self.jk:
+            return h
+        z = torch.cat(xs, 1) if self.jk == "cat" else torch.stack(xs).max(0)[0] if self.jk == "max" else xs[-1]
+        return z @ self.lin_w + self.lin_b
 
 
 # The flags a checkpoint's training depends on; --resume refuses others.
 CHECKED = ("task", "model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
-           "attn_dropout", "hidden", "norm", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every",
-           "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience")
-# What files of older builds, which had no schedule or early stopping, ran with.
+           "attn_dropout", "hidden", "norm", "jk", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every",
+           "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience") + \
+    tuple(h.replace("-", "_") for h in HYPERS)
+# What files of older builds, which had no schedule, early stopping, tasks, jumping knowledge or declared
+# hyperparameters, ran with.
 LOOP_DEFAULTS = {"lr_schedule": "none", "lr_step_size": 50, "lr_gamma": 0.1, "lr_min": 0.0, "lr_plateau_patience": 10,
-                 "patience": 0}
+                 "patience": 0, "task": "node", "jk": "none", **{h.replace("-", "_"): v for h, v in HYPERS.items()}}
 # ReduceLROnPlateau's defaults, as supergcn's plateau schedule: relative threshold, smallest reduction.
 PLATEAU_THRESHOLD, PLATEAU_EPS = 1e-4, 1e-8
 
@@ -606,12 +653,16 @@ def main():
     ap.add_argument("--task", choices=["node", "multilabel", "regression", "link"], default="node",
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
     ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
+    ap.add_argument("--list-hypers", action="store_true", help="print the declared hyperparameters (name=default) and exit")
+    for h, v in HYPERS.items():
+        ap.add_argument("--" + h, type=float, default=v, help=f"(default {v}; see supergcn train --help)")
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
     ap.add_argument("--hidden", type=int, default=128,
                     help="hidden width (gat: per head, PyG GATConv's out_channels; a layer is --hidden × --heads wide)")
-    ap.add_argument("--norm", choices=["none", "layer"], default="none")
+    ap.add_argument("--norm", choices=["none", "layer", "batch"], default="none")
+    ap.add_argument("--jk", choices=["none", "cat", "max", "last"], default="none", help="jumping knowledge (supergcn's --jk)")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--weight-decay", type=float, default=5e-4)
@@ -638,6 +689,9 @@ def main():
     a = ap.parse_args()
     if a.list_models:
         print(" ".join(MODELS))
+        return
+    if a.list_hypers:
+        print(" ".join(f"{h}={v:g}" for h, v in HYPERS.items()))
         return
     a.layers = a.layers or MODELS[a.model][2]
     if a.task == "link" and not a.edge_split:
@@ -695,12 +749,16 @@ def main():
         has = ~torch.isnan(yt).all(1)
         split = {s: v[has[v]] for s, v in split.items()}
         classes = yt.shape[1]
-    width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
-    model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
-    first = list(model.parameters()) if a.decay_all else model.convs[0].first
-    rest = [p for p in model.parameters() if all(p is not f for f in first)]
-    opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
-                            {"params": rest, "weight_decay": 0.0}], lr=a.lr)
+    if a.model == "gcnii":
+        model = GCNII(a.layers, d["featdim"], a.hidden, classes, a.dropout, a)
+        opt = torch.optim.Adam(model.groups(a), lr=a.lr)
+    else:
+        width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
+        model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
+        first = list(model.parameters()) if a.decay_all else model.convs[0].first
+        rest = [p for p in model.parameters() if all(p is not f for f in first)]
+        opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
+                                {"params": rest, "weight_decay": 0.0}], lr=a.lr)
     entries = len(A[0]) if a.model == "gat" else A._nnz()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -80,7 +81,7 @@ func (a *Adam) Step() {
 	for i, p := range a.params {
 		wd := 0.0
 		if p.Decay {
-			wd = c.WeightDecay
+			wd = cmp.Or(p.DecayRate, c.WeightDecay)
 		}
 		l2, shrink := wd, 1.0
 		if c.Decoupled {

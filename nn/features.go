@@ -207,13 +207,17 @@ func (s *SparseInput) inputGrad(g *dense.Matrix) *dense.Matrix {
 	return g
 }
 
-// errSparseFirst: the first layer would aggregate the sparse input itself.
-var errSparseFirst = errors.New("the first layer aggregates its input before transforming it (the input is narrower than the layer's output): give the features dense")
+// errSparseFirst: the model would read the sparse input other than by X·W.
+var errSparseFirst = errors.New("the first layer aggregates its input before transforming it (the input is narrower than the layer's output), or the model's body reads a dense input: give the features dense")
 
 // TakesSparseInput reports whether the model's first layer transforms its
 // input before it aggregates (every layer does when the input is wider
-// than the layer's output), which a SparseInput needs.
+// than the layer's output), which a SparseInput needs; a model with a body
+// (gcnii, jumping knowledge) reads its input densely.
 func (m *Model) TakesSparseInput() bool {
+	if m.body != nil { // a body reads its input as a dense matrix
+		return false
+	}
 	ia, ok := m.convs[0].(inputAggregator)
 	return !ok || !ia.aggregatesInput()
 }

@@ -62,14 +62,15 @@ type LayerShape struct {
 	Name          string // parameter name prefix ("conv0")
 	Index, Layers int
 	In, Out       int
-	Hidden        int     // the model's hidden width (0 with one layer)
-	K             int     // propagation steps (models with steps)
-	Alpha         float64 // teleport probability (models with a teleport)
-	TrainEps      bool    // ε is a learned parameter (models with an ε)
-	Op            OpKind  // the model's operator kind
-	Heads         int     // attention heads of this layer (attention models)
-	AttnDropout   float64 // dropout on the attention coefficients (attention models)
-	Seed          uint64  // the model's seed (layers with random streams of their own)
+	Hidden        int                // the model's hidden width (0 with one layer)
+	K             int                // propagation steps (models with steps)
+	Alpha         float64            // teleport probability (models with a teleport)
+	TrainEps      bool               // ε is a learned parameter (models with an ε)
+	Op            OpKind             // the model's operator kind
+	Heads         int                // attention heads of this layer (attention models)
+	AttnDropout   float64            // dropout on the attention coefficients (attention models)
+	Seed          uint64             // the model's seed (layers with random streams of their own)
+	Hyper         map[string]float64 // the model's declared hyperparameters (Hyper), every one
 }
 
 // Last reports whether the layer is the model's output layer.

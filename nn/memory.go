@@ -43,7 +43,7 @@ func (c Config) Memory() ModelMem {
 		drop = c.In
 	}
 	act := func(i int) int { // hidden stage i's activation beside conv i's output
-		if c.Norm == "layer" && i < c.Layers-1 {
+		if (c.Norm == "layer" || c.Norm == "batch") && (i < c.Layers-1 || c.jumping()) {
 			return shapes[i].Out
 		}
 		return 0

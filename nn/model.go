@@ -25,8 +25,12 @@ type modelKind struct {
 	k         int     // default Config.K; 0: the model takes no K
 	alpha     float64 // default Config.Alpha; 0: the model takes no Alpha
 	eps       bool    // the model takes Config.TrainEps
+	hypers    []Hyper // the model's other hyperparameters (Config.Hyper)
 	plan      func(LayerShape) LayerPlan
 	build     func(LayerShape, []*Param) Conv
+	// body builds the model's own architecture over its layers' planned
+	// parameters (build unused); nil: Model's pipeline of convolutions.
+	body func(c Config, shapes []LayerShape, params [][]*Param) body
 }
 
 // models is the model table, the one place that maps a Config.Model name to
@@ -44,6 +48,8 @@ var models = []modelKind{
 		op: OpGCN, layers: 2, k: 10, alpha: 0.1, plan: appnpPlan, build: buildAPPNP},
 	{name: "gat", doc: "graph attention, Veličković et al.", aliases: []string{"gatconv"},
 		op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
+	{name: "gcnii", doc: "GCNII, deep GCN with initial residual α and identity mapping, Chen et al.", aliases: []string{"gcn2", "gcn2conv"},
+		op: OpGCN, layers: 64, alpha: 0.1, hypers: gcniiHypers, plan: gcniiPlan, body: newGCNIIBody},
 }
 
 // Models returns the model names Config.Model accepts.
@@ -65,13 +71,15 @@ type ModelInfo struct {
 	K         int
 	Alpha     float64
 	Eps       bool
+	Hypers    []Hyper
+	Body      bool // its own architecture (gcnii): no --norm, no --jk
 }
 
 // ModelInfos returns every model's ModelInfo, in table order.
 func ModelInfos() []ModelInfo {
 	out := make([]ModelInfo, len(models))
 	for i, m := range models {
-		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps}
+		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps, Hypers: m.hypers, Body: m.body != nil}
 	}
 	return out
 }
@@ -120,6 +128,12 @@ type Config struct {
 	Heads       int     `json:",omitempty"`
 	OutHeads    int     `json:",omitempty"`
 	AttnDropout float64 `json:",omitempty"`
+	// Hyper holds the values of the hyperparameters the model's table row
+	// declares (ModelInfo.Hypers, by name); one absent takes its default.
+	Hyper map[string]float64 `json:",omitempty"`
+	// JK combines the layers by jumping knowledge (jk.go): "cat", "max"
+	// or "last"; "" or "none": the model's own architecture.
+	JK string `json:",omitempty"`
 }
 
 // MaxSteps bounds Config.K.
@@ -141,6 +155,14 @@ func (c Config) validateHyper(m modelKind) error {
 		return bad("Alpha", "%g is not in (0, 1]", c.Alpha)
 	case c.TrainEps && !m.eps:
 		return bad("TrainEps", "%s has no ε", m.name)
+	case m.body != nil && c.Norm != "" && c.Norm != "none":
+		return bad("Norm", "%s has no normalisation layers", m.name)
+	}
+	if err := c.validateHypers(m); err != nil {
+		return err
+	}
+	if err := c.validateJK(m); err != nil {
+		return err
 	}
 	return c.validateHeads(m)
 }
@@ -149,14 +171,14 @@ func (c Config) validateHyper(m modelKind) error {
 func (c Config) shape(m modelKind, i int) LayerShape {
 	s := LayerShape{Name: fmt.Sprintf("conv%d", i), Index: i, Layers: c.Layers, In: c.Hidden, Out: c.Hidden,
 		Hidden: c.Hidden, K: cmp.Or(c.K, m.k), Alpha: cmp.Or(c.Alpha, m.alpha), TrainEps: c.TrainEps, Op: m.op,
-		Heads: max(c.Heads, 1), AttnDropout: c.AttnDropout, Seed: c.Seed}
+		Heads: max(c.Heads, 1), AttnDropout: c.AttnDropout, Seed: c.Seed, Hyper: c.hyperValues(m)}
 	if i == c.Layers-1 {
 		s.Heads = max(c.OutHeads, 1)
 	}
 	if i == 0 {
 		s.In = c.In
 	}
-	if i == c.Layers-1 {
+	if i == c.Layers-1 && !c.jumping() {
 		s.Out = c.Out
 	}
 	if s.Hidden < 1 { // one layer: an inner width is the output's
@@ -206,8 +228,8 @@ func (c Config) Validate() error {
 		return bad("Out", "%d, need at least 1", c.Out)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return bad("Dropout", "%g is not in [0, 1)", c.Dropout)
-	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer":
-		return bad("Norm", "%q is not none or layer", c.Norm)
+	case c.Norm != "" && c.Norm != "none" && c.Norm != "layer" && c.Norm != "batch":
+		return bad("Norm", "%q is not none, layer or batch", c.Norm)
 	case c.Layers > MaxLayers:
 		return bad("Layers", "%d, at most %d", c.Layers, MaxLayers)
 	}
@@ -247,9 +269,12 @@ func (c Config) NumParams() int64 {
 	for i := range c.Layers {
 		s := c.shape(m, i)
 		n += m.plan(s).numParams()
-		if i < c.Layers-1 && c.Norm == "layer" {
-			n += 2 * int64(s.Out)
+		if i < c.Layers-1 || c.jumping() {
+			n += int64(len(normSuffixes(c.Norm))) * int64(s.Out)
 		}
+	}
+	for _, p := range c.jkParams() {
+		n += int64(p.Rows) * int64(p.Cols)
 	}
 	return n
 }
@@ -258,6 +283,10 @@ func (c Config) NumParams() int64 {
 //
 //	x → dropout → for i < Layers-1: conv_i → [LayerNorm] → ReLU → dropout
 //	  → conv_{Layers-1} → logits
+//
+// A row with a body (gcnii) and a Config with JK run their own
+// architecture instead (body.go, gcnii.go, jk.go); batch normalisation
+// runs the separate passes of the hidden stage.
 //
 // Dropout is active only when Pass.Train is set. Backward sets every Param's
 // G (overwriting it); in a distributed run the caller sums the G over ranks
@@ -274,11 +303,13 @@ type Model struct {
 	pool   *arena        // every activation-sized buffer but the evaluation aggregate
 	x      *dense.Matrix // input of the last Forward
 	norms  []*LayerNorm  // nil entries without normalisation
+	bnorms []*BatchNorm  // nil entries without batch normalisation
 	drops  []*Dropout    // drops[0] on the input, drops[i+1] after hidden layer i
 	acts   []*dense.Matrix
 	params []*Param
 	fused  bool         // hidden activations through stages (one pass each way), not norms/drops
 	stages []*hiddenAct // stages[i] after hidden layer i, when fused
+	body   body         // the row's own architecture (nil: the pipeline above)
 
 	sparse *SparseInput  // SetSparseInput's input (features.go), nil without
 	evalX  *dense.Matrix // SetEvalInput's matrix, nil without
@@ -314,8 +345,20 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 	if err := kind.op.check(op); err != nil {
 		return nil, fmt.Errorf("nn: NewModel: %s: %w", cfg.Model, err)
 	}
-	m := &Model{cfg: cfg, op: op, dropSeed: cfg.Seed, fused: fused}
+	// Batch normalisation runs the separate passes: its statistics are
+	// the whole graph's, not a row's.
+	m := &Model{cfg: cfg, op: op, dropSeed: cfg.Seed, fused: fused && cfg.Norm != "batch"}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e2d696e6974)) // "nn-init"
+	if kind.body != nil {
+		m.newBody(kind, r)
+		return m, nil
+	}
+	if cfg.jumping() {
+		if err := m.newJK(kind, r); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
 	m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
 	for i := range cfg.Layers {
 		c, err := buildLayer(kind, cfg.shape(kind, i), r)
@@ -334,8 +377,15 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 			m.params = append(m.params, ln.Params()...)
 		}
 		m.norms = append(m.norms, ln)
+		var bn *BatchNorm
+		if cfg.Norm == "batch" {
+			sum, _ := op.(Reducer)
+			bn = NewBatchNorm(normName(i), out, sum)
+			m.params = append(m.params, bn.Params()...)
+		}
+		m.bnorms = append(m.bnorms, bn)
 		m.drops = append(m.drops, &Dropout{P: cfg.Dropout})
-		if fused {
+		if m.fused {
 			bias := c.deferBias()
 			if bias == nil { // the layer adds its own bias (or has none)
 				bias = make([]float32, out)
@@ -370,9 +420,30 @@ func buildLayer(kind modelKind, s LayerShape, r *rand.Rand) (Conv, error) {
 	return c, nil
 }
 
+// newBody builds the architecture of a row with a body: its layers'
+// planned parameters, drawn from r in layer order, wired by the body.
+func (m *Model) newBody(kind modelKind, r *rand.Rand) {
+	shapes := make([]LayerShape, m.cfg.Layers)
+	params := make([][]*Param, m.cfg.Layers)
+	for i := range shapes {
+		shapes[i] = m.cfg.shape(kind, i)
+		params[i] = kind.plan(shapes[i]).newParams(shapes[i].Name, r)
+		m.params = append(m.params, params[i]...)
+	}
+	m.pool = &arena{}
+	m.pool.work.Precision, _ = dense.ParsePrecision(m.cfg.Precision) // validated
+	m.body = kind.body(m.cfg, shapes, params)
+	m.body.setPool(m.pool)
+	m.SetDecayAll(false)
+}
+
 // release gives every buffer of the last Forward and Backward back to the
 // pool.
 func (m *Model) release() {
+	if m.body != nil {
+		m.body.release()
+		return
+	}
 	for _, c := range m.convs {
 		c.releaseSaved()
 		c.releaseOut()
@@ -437,12 +508,16 @@ func (m *Model) SetKernel(name string) error {
 // conv1's bias, which starts at zero).
 func (m *Model) SetDecayAll(all bool) {
 	m.decayAll = all
+	if m.body != nil {
+		m.body.setDecay(all)
+		return
+	}
 	first := map[*Param]bool{}
 	for _, p := range m.convs[0].Params() {
 		first[p] = p.weight
 	}
 	for _, p := range m.params {
-		p.Decay = all || first[p]
+		p.Decay = !p.buffer && (all || first[p])
 	}
 }
 
@@ -465,8 +540,9 @@ func (m *Model) DropoutStep() uint64 { return m.step }
 func (m *Model) SetDropoutStep(step uint64) { m.step = step }
 
 // dropSeedFor is the seed of dropout site s in the current training step.
+// Sites from 256 on (deep bodies) take a further selector.
 func (m *Model) dropSeedFor(site int) uint64 {
-	return mix64(m.dropSeed ^ mix64(m.step<<8|uint64(site)))
+	return mix64(m.dropSeed^mix64(m.step<<8|uint64(site&0xff))) ^ mix64(uint64(site>>8))
 }
 
 // SetEvalInput declares x the constant input of the evaluation Forwards to
@@ -519,6 +595,11 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 	if p.Train && m.cfg.Dropout > 0 {
 		m.step++
 	}
+	if m.body != nil {
+		out, err := m.body.forward(p, m.op, x, m.dropSeedFor)
+		m.forward = err == nil
+		return out, err
+	}
 	h := m.dropInput(x, p.Train)
 	last := len(m.convs) - 1
 	for i, c := range m.convs {
@@ -550,6 +631,11 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 			if m.norms[i] != nil {
 				out = m.norms[i].Forward(out)
 			}
+			if m.bnorms[i] != nil {
+				if out, err = m.bnorms[i].Forward(p.Train, out); err != nil {
+					return nil, err
+				}
+			}
 			ReLU(out)
 			h = m.drops[i+1].Forward(out, p.Train, true, m.dropSeedFor(i+1))
 		}
@@ -564,6 +650,9 @@ func (m *Model) Forward(p Pass, x *dense.Matrix) (*dense.Matrix, error) {
 // model, which has no hidden layer, and after a Backward (which gives the
 // activations back to the pool).
 func (m *Model) LastHidden() *dense.Matrix {
+	if m.body != nil {
+		return m.body.lastHidden()
+	}
 	if len(m.acts) == 0 {
 		return nil
 	}
@@ -588,6 +677,9 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 	// Backward needs a new Forward.
 	m.forward = false
 	p.Scratch = m.pool
+	if m.body != nil {
+		return m.body.backward(p, m.op, dlogits, wantInputGrad)
+	}
 	p.Consume = true // every gradient a layer gets is dead after its backward
 	g := dlogits
 	last := len(m.convs) - 1
@@ -625,6 +717,11 @@ func (m *Model) Backward(p Pass, dlogits *dense.Matrix, wantInputGrad bool) (*de
 		if m.norms[i-1] != nil {
 			g = m.norms[i-1].Backward(g)
 		}
+		if m.bnorms[i-1] != nil {
+			if g, err = m.bnorms[i-1].Backward(g); err != nil {
+				return nil, err
+			}
+		}
 	}
 	panic("unreachable")
 }
@@ -645,7 +742,7 @@ func (m *Model) NonFiniteLayer(logits *dense.Matrix) int {
 		}
 	}
 	if logits != nil && !AllFinite(logits.Data) {
-		return len(m.convs)
+		return m.cfg.Layers
 	}
 	return 0
 }

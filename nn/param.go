@@ -15,8 +15,10 @@ type Param struct {
 	Name       string
 	W, G       []float32
 	Decay      bool
-	Rows, Cols int  // shape of W (Rows×Cols; vectors are 1×n)
-	weight     bool // a weight matrix (ParamSpec.Weight): decayed in the first layer by default
+	DecayRate  float64 // with Decay: this rate instead of the optimiser's weight decay (0: the optimiser's)
+	Rows, Cols int     // shape of W (Rows×Cols; vectors are 1×n)
+	weight     bool    // a weight matrix (ParamSpec.Weight): decayed in the first layer by default
+	buffer     bool    // a statistic kept with the parameters (BatchNorm's running ones): no gradient, never decayed
 }
 
 // newParam returns a zeroed rows×cols parameter.

@@ -29,13 +29,25 @@ func (c Config) ParamShapes() ([]ParamShape, error) {
 		for _, p := range m.plan(s).Params {
 			out = append(out, ParamShape{Name: s.Name + p.Suffix, Rows: p.Rows, Cols: p.Cols, Weight: p.Weight})
 		}
-		if i < c.Layers-1 && c.Norm == "layer" {
-			for _, suf := range []string{".weight", ".bias"} {
+		if i < c.Layers-1 || c.jumping() {
+			for _, suf := range normSuffixes(c.Norm) {
 				out = append(out, ParamShape{Name: normName(i) + suf, Rows: 1, Cols: s.Out})
 			}
 		}
 	}
-	return out, nil
+	return append(out, c.jkParams()...), nil
+}
+
+// normSuffixes is the parameter names of a normalisation norm after its
+// prefix (none without normalisation).
+func normSuffixes(norm string) []string {
+	switch norm {
+	case "layer":
+		return []string{".weight", ".bias"}
+	case "batch":
+		return []string{".weight", ".bias", ".running_mean", ".running_var"}
+	}
+	return nil
 }
 
 // normName is the name prefix of the LayerNorm after hidden layer i.

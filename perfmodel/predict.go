@@ -20,7 +20,7 @@ type Model struct {
 	Hidden    int
 	In        int // input feature width
 	Classes   int
-	LayerNorm bool // --norm layer between layers
+	LayerNorm bool // --norm layer (or batch: the same elementwise passes) between layers
 	Dropout   bool // dropout > 0 (input and hidden)
 	K         int  // propagation steps of the models that take them (nn.Config.K; 0: the model's default)
 	TrainEps  bool // GIN's ε is learned (nn.Config.TrainEps)

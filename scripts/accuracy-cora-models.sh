@@ -4,7 +4,7 @@
 # (docs/MODELS.md); prints and writes OUT (default docs/data/accuracy-cora-models.csv):
 #   model,impl,seeds,flags,last_mean,last_std,best_val_mean,best_val_std
 # (test accuracy in %, at the last epoch and at the epoch of the best validation accuracy).
-# MODELS="gin sgc appnp" picks the models; needs bin/supergcn (or SUPERGCN_BIN), python3 with torch.
+# MODELS="gin sgc appnp" picks the models (gcn-batch: gcn with --norm batch; gcn-batch-jk: and --jk cat); needs bin/supergcn (or SUPERGCN_BIN), python3 with torch.
 # One process each, THREADS threads (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 flags() {
   case $1 in
   gcn) echo "--model gcn --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
+  gcn-batch) echo "--model gcn --norm batch --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
+  gcn-batch-jk) echo "--model gcn --norm batch --jk cat --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
   gin) echo "--model gin --layers 2 --hidden 64 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --decay-all --epochs 200" ;;
   sgc) echo "--model sgc --layers 1 --k 2 --dropout 0 --lr 0.2 --weight-decay 5e-5 --decay-all --epochs 100" ;;
   gat) echo "--model gat --layers 2 --hidden 8 --heads 8 --out-heads 1 --dropout 0.6 --attn-dropout 0.6 --lr 0.005 --weight-decay 5e-4 --decay-all --epochs 200" ;;

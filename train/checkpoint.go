@@ -377,10 +377,12 @@ func (t *trainer) resume(path string) error {
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},
 		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
+		{"nn.Config.JK", norm(have.JK), norm(want.JK)},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
 		{"nn.Config.Dropout", have.Dropout, want.Dropout},
 		{"nn.Config.Seed", have.Seed, want.Seed},
+		{"nn.Config.Hyper", fmt.Sprint(have.Hyper), fmt.Sprint(want.Hyper)},
 		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
 		{"train.Config.FeatNorm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
 	}

@@ -3,6 +3,7 @@ package train
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestCheckpointRoundTripAndNoTmp(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := got.Params[0]
-	if got.Model != ck.Model || got.FeatNorm != "row" || *got.Train != *ck.Train || p.Name != ck.Params[0].Name ||
+	if !reflect.DeepEqual(got.Model, ck.Model) || got.FeatNorm != "row" || *got.Train != *ck.Train || p.Name != ck.Params[0].Name ||
 		!slices.Equal(p.W, ck.Params[0].W) || !slices.Equal(p.M, ck.Params[0].M) || !slices.Equal(p.V, ck.Params[0].V) {
 		t.Fatalf("round trip: %+v", got)
 	}

@@ -30,7 +30,7 @@ func (t *trainer) useSparseInput() error {
 	}
 	if !t.model.TakesSparseInput() {
 		if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet {
-			fmt.Fprintf(t.cfg.Log, "features: %d sparse columns are narrower than the first layer, which aggregates them first: stored dense\n", s.FeatDim)
+			fmt.Fprintf(t.cfg.Log, "features: %d sparse columns stored dense: the model's first layer aggregates them before transforming them (they are narrower than it), or its body reads a dense input\n", s.FeatDim)
 		}
 		s.X, s.XS = graph.DenseFeatures(s.XS), nil
 		t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}

@@ -94,8 +94,11 @@ func TestEstimateMatchesTraining(t *testing.T) {
 			cfg.NodeOrder, cfg.Quiet = partition.OrderGiven, true
 			mc := &cfg.Model
 			mc.Layers, mc.Hidden = max(info.Layers, 2), 256
-			if p == 1 {
+			if p == 1 && !info.Body {
 				mc.Layers, mc.Norm = 3, "layer"
+			}
+			if info.Body { // gcnii: 8 of its 64 layers
+				mc.Layers = 8
 			}
 			if info.K > 0 {
 				mc.K = 3

@@ -637,7 +637,7 @@ func (t *trainer) resumeBest() error {
 			why = err.Error()
 		case ck.Train == nil || ck.Train.Epoch != t.best.BestEpoch || ck.Train.BestValAcc != t.best.BestValAcc:
 			why = fmt.Sprintf("%s does not hold that epoch", path)
-		case ck.DataID != t.dataID || ck.Model != t.model.Config() || !sameParams(ck.Params, t.params):
+		case ck.DataID != t.dataID || !ck.Model.Equal(t.model.Config()) || !sameParams(ck.Params, t.params):
 			why = fmt.Sprintf("%s holds another model or data", path)
 		default:
 			t.keepBest(ck.Params)

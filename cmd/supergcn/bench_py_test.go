@@ -111,7 +111,8 @@ func TestBenchTorchTrainer(t *testing.T) {
 }
 
 // TestBenchTorchModels: bench/train_torch.py offers the models of nn's
-// table, by the same names. It skips without python3 and torch.
+// table, by the same names, and the hyperparameters the table declares,
+// with the same defaults. It skips without python3 and torch.
 func TestBenchTorchModels(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil || exec.Command(py, "-c", "import numpy, torch").Run() != nil {
@@ -149,6 +150,17 @@ func TestBenchTorchModels(t *testing.T) {
 		if err != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &js) != nil || js.Params != m.NumParams() {
 			t.Errorf("%v: bench/train_torch.py has %d parameters, supergcn %d (%v)\n%s", args, js.Params, m.NumParams(), err, out)
 		}
+	}
+	out, err = exec.Command(py, filepath.Join("..", "..", "bench", "train_torch.py"), "--data", "unused", "--list-hypers").CombinedOutput()
+	if err != nil {
+		t.Fatalf("train_torch.py --list-hypers: %v\n%s", err, out)
+	}
+	var want []string
+	for _, h := range nn.Hypers() {
+		want = append(want, fmt.Sprintf("%s=%g", h.Name, h.Default))
+	}
+	if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("bench/train_torch.py hyperparameters %v, declared %v", got, want)
 	}
 }
 

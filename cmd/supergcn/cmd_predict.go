@@ -43,7 +43,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	var m nn.Config
 	modelFlags(fs, &m)
 	fs.Float64Var(&m.Dropout, "dropout", 0.5, "dropout rate (only whether it is 0 matters)")
-	fs.StringVar(&m.Norm, "norm", "none", "normalisation between layers: none|layer")
+	fs.StringVar(&m.Norm, "norm", "none", "normalisation between layers: none|layer|batch (batch: over every rank's nodes, running statistics in evaluation)")
 	attentionFlags(fs, &m)
 	fs.IntVar(&m.In, "in-width", 0, fmt.Sprintf("input feature width (default: the partition's, or %d when structure-only)", perfmodel.DefaultIn))
 	fs.IntVar(&m.Out, "classes", 0, fmt.Sprintf("output classes (default: the partition's, or %d when it has none)", perfmodel.DefaultClasses))

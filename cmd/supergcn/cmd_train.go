@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/interop"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/task"
@@ -74,7 +76,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	d.register(fs, "train on")
 	modelFlags(fs, &cfg.Model)
 	fs.Float64Var(&cfg.Model.Dropout, "dropout", 0.5, "dropout rate (input and hidden)")
-	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer")
+	fs.StringVar(&cfg.Model.Norm, "norm", "none", "normalisation between layers: none|layer|batch (batch: over every rank's nodes, running statistics in evaluation)")
 	attentionFlags(fs, &cfg.Model)
 	fs.StringVar(&cfg.Model.Precision, "precision", "fp32", "operands of the dense products: fp32, or bf16 (rounded to bfloat16, float32 sums; on the AMX tile unit where the CPU has it, emulated and slower elsewhere)")
 	fs.Float64Var(&cfg.LR, "lr", 0.01, "Adam learning rate")
@@ -273,6 +275,7 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
+		{"jk", m.JK, cmp.Or(ck.Model.JK, "none"), func() { m.JK = cmp.Or(ck.Model.JK, "none") }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
 		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
 		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},
@@ -292,6 +295,11 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 		settings = append(settings,
 			setting{"node-order", cfg.NodeOrder, tr.NodeOrder, func() { cfg.NodeOrder = tr.NodeOrder }},
 			setting{"eval-every", max(cfg.EvalEvery, 1), tr.EvalEvery, func() { cfg.EvalEvery = tr.EvalEvery }})
+	}
+	for _, h := range nn.Hypers() { // the hyperparameters the checkpoint's model declares
+		if v, err := ck.Model.HyperValue(h.Name); err == nil {
+			settings = append(settings, setting{h.Name, m.Hyper[h.Name], v, func() { m.Hyper = ck.Model.Hyper }})
+		}
 	}
 	settings = append(settings, loopResumeSettings(cfg, ck.Train.Loop)...)
 	for _, s := range settings {

@@ -5,13 +5,14 @@ import (
 	"io"
 
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/train"
 )
 
 // flagNames maps the input names in library errors (internal/field) to
 // the flags that set them: libraries name their API's fields, the command
 // line names its flags.
-var flagNames = map[string]string{
+var flagNames = withHyperFlags(map[string]string{
 	"train.Config.Epochs":                 "--epochs",
 	"train.Config.SaveEvery":              "--save-every",
 	"train.Config.SavePath":               "--save",
@@ -42,6 +43,7 @@ var flagNames = map[string]string{
 	"nn.Config.Alpha":                     "--alpha",
 	"nn.Config.TrainEps":                  "--train-eps",
 	"nn.Config.Norm":                      "--norm",
+	"nn.Config.JK":                        "--jk",
 	"nn.Config.Precision":                 "--precision",
 	"nn.Config.Dropout":                   "--dropout",
 	"nn.Config.Heads":                     "--heads",
@@ -111,6 +113,14 @@ var flagNames = map[string]string{
 	"perfmodel.LayoutPlan.CoresPerNode": "--cores-per-node",
 	"perfmodel.Config.Exchange":         "--exchange",
 	"perfmodel.VolumeSource.Files":      "--volumes",
+})
+
+// withHyperFlags adds the models' declared hyperparameters to names.
+func withHyperFlags(names map[string]string) map[string]string {
+	for _, h := range nn.Hypers() {
+		names[nn.HyperField(h.Name)] = "--" + h.Name
+	}
+	return names
 }
 
 // hints complete library errors that have a command-line remedy.

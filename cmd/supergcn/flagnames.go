@@ -28,7 +28,7 @@ func fixed(names ...string) func() []string { return func() []string { return na
 
 var (
 	modelEnum     = enum{nn.Models, modelAliases()}
-	normEnum      = enum{fixed("none", "layer"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer"}}
+	normEnum      = enum{fixed("none", "layer", "batch"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer", "batchnorm": "batch", "batch-norm": "batch", "bn": "batch"}}
 	precisionEnum = enum{dense.Precisions, map[string]string{
 		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
 	aggrModeEnum = enum{fixed("post", "pre", "hybrid"), nil}
@@ -129,7 +129,7 @@ var flagHabits = map[string]string{
 	"early-stopping": "patience", "early-stop": "patience", "early-stopping-patience": "patience",
 	"scheduler": "lr-schedule", "lr-scheduler": "lr-schedule", "schedule": "lr-schedule",
 	"min-lr": "lr-min", "eta-min": "lr-min", "step-size": "lr-step-size", "gamma": "lr-gamma",
-	"num-parts": "parts", "nparts": "parts", "num-partitions": "parts",
+	"num-parts": "parts", "nparts": "parts", "num-partitions": "parts", "jk-mode": "jk", "jumping-knowledge": "jk",
 	"num-heads": "heads", "n-heads": "heads", "nheads": "heads",
 	"output": "out", "o": "out",
 }
@@ -139,17 +139,14 @@ var flagHabits = map[string]string{
 const (
 	noAggr = "not supported; the neighbour aggregation is the model's (sage: mean only, gin: sum), " +
 		"and --aggr-mode chooses how boundary rows are combined across ranks (pre|post|hybrid)"
-	noJK = "not supported; jumping knowledge (combining every layer's output) is not offered, " +
-		"the output layer reads the last layer's only (--k is the propagation steps of sgc and appnp)"
-	noResidual  = "not supported; no model here has residual (skip) connections between layers"
-	noBatchNorm = "not supported; batch normalisation is not offered, --norm layer normalises between layers (LayerNorm)"
+	noResidual  = "not supported; no model here has residual (skip) connections between layers but gcnii's initial residual (--model gcnii)"
+	noBatchNorm = "not a flag here: batch normalisation is --norm batch"
 )
 
 // flagUnsupported maps other tools' names (by spell.Key) for which
 // supergcn has no flag to what they would mean here.
 var flagUnsupported = map[string]string{
 	"aggr": noAggr, "aggregator": noAggr, "aggregation": noAggr, "aggr-type": noAggr, "aggregator-type": noAggr,
-	"jk": noJK, "jk-mode": noJK, "jumping-knowledge": noJK,
 	"residual": noResidual, "res": noResidual, "skip": noResidual, "skip-connection": noResidual, "skip-connections": noResidual,
 	"batch-norm": noBatchNorm, "batchnorm": noBatchNorm, "bn": noBatchNorm, "use-bn": noBatchNorm,
 }

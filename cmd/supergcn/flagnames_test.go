@@ -116,10 +116,9 @@ func TestCLIFlagHabits(t *testing.T) {
 		{[]string{"eval", "--num-heads", "4"}, "--num-heads (see supergcn eval --help)"}, // eval has no --heads
 		// Names with no equivalent: what they would mean, not the nearest spelling.
 		{[]string{"train", "--aggr", "max"}, "flag provided but not defined: --aggr: not supported; the neighbour aggregation is the model's"},
-		{[]string{"train", "--jk", "cat"}, "flag provided but not defined: --jk: not supported; jumping knowledge"},
-		{[]string{"train", "--jumping_knowledge"}, "--jumping_knowledge: not supported; jumping knowledge"},
+		{[]string{"train", "--jumping_knowledge", "cat"}, "--jumping_knowledge (did you mean --jk?)"},
 		{[]string{"predict", "--residual"}, "--residual: not supported; no model here has residual"},
-		{[]string{"train", "--batch-norm"}, "--batch-norm: not supported; batch normalisation"},
+		{[]string{"train", "--batch-norm"}, "--batch-norm: not a flag here: batch normalisation is --norm batch"},
 		{[]string{"trian"}, `supergcn: unknown command "trian" (did you mean train?)`},
 		{[]string{"bench", "qaunt"}, `unknown benchmark kind "qaunt" (did you mean quant?)`},
 	} {

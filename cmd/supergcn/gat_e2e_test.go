@@ -82,7 +82,7 @@ func TestGATHiddenPerHead(t *testing.T) {
 	}
 	a, errA := train.LoadCheckpoint(old + ".ckpt")
 	b, errB := train.LoadCheckpoint(p("new.ckpt"))
-	if errA != nil || errB != nil || a.Model != b.Model || a.Model.Hidden != 16 || len(a.Params) != len(b.Params) {
+	if errA != nil || errB != nil || !a.Model.Equal(b.Model) || a.Model.Hidden != 16 || len(a.Params) != len(b.Params) {
 		t.Fatalf("--hidden 4 --heads 4 wrote %+v (%v), the old --hidden 16 --heads 4 %+v (%v)", b.Model, errB, a.Model, errA)
 	}
 	for i := range a.Params {

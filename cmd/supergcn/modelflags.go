@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/supergcn/supergcn/nn"
@@ -30,7 +31,19 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width (gat: per head, PyG GATConv's out_channels; a hidden layer is --hidden × --heads wide)")
 	fs.IntVar(&m.K, "k", 0, "propagation steps (default: the model's: "+strings.Join(steps, ", ")+"; other models take none)")
 	fs.Float64Var(&m.Alpha, "alpha", 0, "teleport probability (default: the model's: "+strings.Join(alphas, ", ")+"; other models have none)")
+	fs.StringVar(&m.JK, "jk", "none", "jumping knowledge: none|cat|max|last (every layer's output, combined, then a linear layer; not gat, gcnii)")
 	fs.BoolVar(&m.TrainEps, "train-eps", false, "learn ε, the weight of a node's own row ("+strings.Join(eps, ", ")+"; fixed at 0 without)")
+	for _, h := range nn.Hypers() { // the rest of the models' hyperparameters, from their declarations
+		fs.Func(h.Name, fmt.Sprintf("%s (default %g, range [%g, %g]; %s)", h.Help, h.Default, h.Min, h.Max, strings.Join(h.Models, ", ")),
+			func(s string) error {
+				v, err := strconv.ParseFloat(s, 64)
+				if m.Hyper == nil {
+					m.Hyper = map[string]float64{}
+				}
+				m.Hyper[h.Name] = v
+				return err
+			})
+	}
 }
 
 // attentionFlags registers the flags of the attention models' shape

@@ -1,0 +1,122 @@
+package nn
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/supergcn/supergcn/internal/field"
+)
+
+// Hyper declares one hyperparameter of a model in its table row: its name
+// (the key of Config.Hyper, and the command line's flag), its default, the
+// closed range of the values it takes and a one-line help text. Everything
+// else derives from the declaration: the command line's flags and help,
+// Validate's range check, the checkpoint (Config is saved whole), resume's
+// comparison with the checkpoint, predict's flags and the PyTorch
+// baseline's arguments (supergcn info --hypers). The layers read the value
+// from LayerShape.Hyper.
+type Hyper struct {
+	Name     string
+	Default  float64
+	Min, Max float64
+	Help     string
+}
+
+// Hypers returns the hyperparameters of every model of the table, each
+// name once (in table order; a name declared by several models keeps the
+// first declaration), with the models that take it.
+func Hypers() []HyperInfo {
+	var out []HyperInfo
+	for _, m := range models {
+		for _, h := range m.hypers {
+			i := slices.IndexFunc(out, func(o HyperInfo) bool { return o.Name == h.Name })
+			if i < 0 {
+				out = append(out, HyperInfo{Hyper: h})
+				i = len(out) - 1
+			}
+			out[i].Models = append(out[i].Models, m.name)
+		}
+	}
+	return out
+}
+
+// HyperInfo is a Hyper with the models that declare it.
+type HyperInfo struct {
+	Hyper
+	Models []string
+}
+
+// HyperField is the input name Validate's errors give hyperparameter name
+// (for a command line's map of input names to flags).
+func HyperField(name string) string { return "nn.Config.Hyper[" + name + "]" }
+
+// validateHypers checks c.Hyper against model m's declarations: every key
+// declared, every value in its range.
+func (c Config) validateHypers(m modelKind) error {
+	for _, name := range slices.Sorted(maps.Keys(c.Hyper)) {
+		v := c.Hyper[name]
+		i := slices.IndexFunc(m.hypers, func(h Hyper) bool { return h.Name == name })
+		if i < 0 {
+			return field.Errorf(HyperField(name), "%g, but %s takes no %s (%s do)", v, m.name, name, strings.Join(modelsTaking(name), ", "))
+		}
+		if h := m.hypers[i]; !(v >= h.Min && v <= h.Max) {
+			return field.Errorf(HyperField(name), "%g is not in [%g, %g]", v, h.Min, h.Max)
+		}
+	}
+	return nil
+}
+
+// modelsTaking is the models that declare hyperparameter name.
+func modelsTaking(name string) []string {
+	for _, h := range Hypers() {
+		if h.Name == name {
+			return h.Models
+		}
+	}
+	return nil
+}
+
+// hyperValues is every hyperparameter of model m: c.Hyper's value or the
+// declared default.
+func (c Config) hyperValues(m modelKind) map[string]float64 {
+	if len(m.hypers) == 0 {
+		return nil
+	}
+	v := make(map[string]float64, len(m.hypers))
+	for _, h := range m.hypers {
+		v[h.Name] = h.Default
+		if x, ok := c.Hyper[h.Name]; ok {
+			v[h.Name] = x
+		}
+	}
+	return v
+}
+
+// HyperValue is hyperparameter name of the model of c: its value in
+// c.Hyper or its declared default; an error when the model does not
+// declare it.
+func (c Config) HyperValue(name string) (float64, error) {
+	m, ok := lookupModel(c.Model)
+	if !ok {
+		_, err := ModelOp(c.Model)
+		return 0, err
+	}
+	v, ok := c.hyperValues(m)[name]
+	if !ok {
+		return 0, fmt.Errorf("nn: model %s takes no %s", m.name, name)
+	}
+	return v, nil
+}
+
+// Equal reports whether c and o describe the same model: every field equal,
+// the hyperparameters compared with their defaults filled in (a Config holds
+// a map, so == does not compile).
+func (c Config) Equal(o Config) bool {
+	if m, ok := lookupModel(c.Model); ok {
+		c.Hyper, o.Hyper = c.hyperValues(m), o.hyperValues(m)
+	}
+	return reflect.DeepEqual(c, o)
+}
