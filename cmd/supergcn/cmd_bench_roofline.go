@@ -88,7 +88,7 @@ func benchRoofline(args []string) error {
 		m.Kind, m.Layers, m.Hidden, a.d.describe(), ds.NumNodes(), ds.Graph.NNZ(), threads, mach.GemmGFLOPS, mach.StreamGBs, src, rt.Epochs, *metrics)
 	fmt.Printf("%-12s %10s %10s %10s %6s %11s %9s\n", "stage", "GFLOP", "GB", "bound ms", "binds", "measured ms", "fraction")
 	for _, r := range rows {
-		fmt.Printf("%-12s %10.2f %10.2f %10.2f %6s %11.2f %8.1f%%\n", r.Stage, r.Flops/1e9, r.Bytes/1e9, 1e3*r.BoundS, r.Binds, 1e3*r.MeasuredS, 100*r.Fraction)
+		fmt.Printf("%-12s %10.2f %10.2f %10.2f %6s %11.2f %8.2f%%\n", r.Stage, r.Flops/1e9, r.Bytes/1e9, 1e3*r.BoundS, r.Binds, 1e3*r.MeasuredS, 100*r.Fraction)
 	}
 	fmt.Println("bound = max(GFLOP / GEMM rate, GB / STREAM rate), the compulsory bytes (each operand read once, each result written once); fraction = bound / measured")
 	return nil
