@@ -59,7 +59,7 @@ func (o *Options) checkSizes(cpus int) error {
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"Options.Cores", float64(o.Cores)}, {"Sizes.Nodes", float64(sz.Nodes)}, {"Sizes.Degree", sz.Degree}, {"Sizes.Rows", float64(sz.Rows)},
+	}{{"Options.Cores", float64(o.Cores)}, {"Sizes.Nodes", float64(sz.Nodes)}, {"Sizes.Rows", float64(sz.Rows)},
 		{"Sizes.Reps", float64(sz.Reps)}, {"Sizes.Peers", float64(sz.Peers)}, {"Sizes.HaloFan", float64(sz.HaloFan)}} {
 		if !(c.v > 0) {
 			return field.Errorf("measure."+c.name, "%g, want a positive value", c.v)
@@ -70,10 +70,10 @@ func (o *Options) checkSizes(cpus int) error {
 		return field.Errorf("measure.Sizes.ExchangeRows", "%d, want 0 or at least the peers (%d): a row a peer", sz.ExchangeRows, sz.Peers)
 	case o.HostNodes < 0 || (o.HostNodes > 0 && sz.Shards != ""):
 		return field.Errorf("measure.Options.HostNodes", "%d, want a node count, and no shards (whose parts have their own nodes)", o.HostNodes)
-	case !(sz.Degree <= float64(sz.Nodes-1)):
-		// NaN and +Inf pass the test above; the workers' generator
-		// would refuse them only after the first measurement
-		return field.Errorf("measure.Sizes.Degree", "%g, want a mean degree in (0, nodes-1 = %d]", sz.Degree, sz.Nodes-1)
+	case !(sz.Degree > 0 && sz.Degree <= float64(sz.Nodes-1)):
+		// NaN and +Inf too, which the workers' generator would refuse
+		// only after the first measurement
+		return field.Errorf("measure.Sizes.Degree", "%g, want a mean degree in (0, measure.Sizes.Nodes-1 = %d]", sz.Degree, sz.Nodes-1)
 	case o.Cores > cpus:
 		// more copies than CPUs would time them oversubscribed: rates
 		// of no node
