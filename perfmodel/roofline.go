@@ -82,9 +82,9 @@ const (
 
 // Roofline is the work of each stage (RoofStages) of one epoch of model m
 // on graph g: the training step (forward, loss, backward, optimiser) and
-// one evaluation pass, which starts from the cached aggregate of the
-// features as train's does.
-func Roofline(m Model, g Graph) (map[string]Work, error) {
+// one evaluation pass, which with evalCache starts from the cached
+// aggregate of the features (as train's does without label propagation).
+func Roofline(m Model, g Graph, evalCache bool) (map[string]Work, error) {
 	costs, err := m.net().LayerCosts()
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func Roofline(m Model, g Graph) (map[string]Work, error) {
 	if g.Nodes < 1 || g.Edges < 0 || g.TrainNodes < 0 || g.TrainNodes > g.Nodes {
 		return nil, fmt.Errorf("roofline: graph of %d nodes, %d edges, %d training nodes", g.Nodes, g.Edges, g.TrainNodes)
 	}
-	w := roofWalk{m: m, g: g, costs: costs, work: map[string]Work{}}
+	w := roofWalk{m: m, g: g, costs: costs, evalCache: evalCache, work: map[string]Work{}}
 	w.forward(true)
 	w.backward()
 	w.add(StageOpt, Work{rlAdamFlops * float64(m.params()), adamBytes * float64(m.params())})
@@ -106,7 +106,10 @@ type roofWalk struct {
 	g     Graph
 	costs []nn.LayerCost
 	eval  bool // walking the evaluation pass: every step is StageEval's
-	work  map[string]Work
+	// evalCache: the evaluation pass skips the first layer's aggregation
+	// of its input (nn.Model.SetEvalInput)
+	evalCache bool
+	work      map[string]Work
 }
 
 func (w *roofWalk) add(stage string, x Work) {
@@ -136,7 +139,7 @@ func (w *roofWalk) forward(training bool) {
 	}
 	for i, c := range w.costs {
 		for _, s := range c.Forward {
-			if s.Input && i == 0 && !training {
+			if s.Input && i == 0 && !training && w.evalCache {
 				continue // the cached aggregate of the features
 			}
 			w.step(s, false)

@@ -28,7 +28,7 @@ func TestMachineBound(t *testing.T) {
 // evaluation pass only layer 1's (layer 0's aggregate is cached).
 func TestRooflineGCNSchedule(t *testing.T) {
 	m := Model{Kind: "gcn", Layers: 2, In: 4, Hidden: 8, Classes: 3}
-	work, err := Roofline(m, Graph{Nodes: 10, Edges: 30, TrainNodes: 4})
+	work, err := Roofline(m, Graph{Nodes: 10, Edges: 30, TrainNodes: 4}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,13 @@ func TestRooflineGCNSchedule(t *testing.T) {
 	if o := work[StageOpt]; o != (Work{12 * 67, 28 * 67}) {
 		t.Fatalf("optimiser %+v, want 67 parameters' Adam", o)
 	}
-	if _, err := Roofline(m, Graph{Nodes: 10, Edges: 30, TrainNodes: 11}); err == nil {
+	// Without the cache (label propagation) the evaluation aggregates
+	// layer 0's input of width 4 too.
+	nc, err := Roofline(m, Graph{Nodes: 10, Edges: 30, TrainNodes: 4}, false)
+	if err != nil || nc[StageEval].Flops != work[StageEval].Flops+agg(4).Flops {
+		t.Fatalf("evaluation without the cache: %+v, %v", nc[StageEval], err)
+	}
+	if _, err := Roofline(m, Graph{Nodes: 10, Edges: 30, TrainNodes: 11}, true); err == nil {
 		t.Fatal("more training nodes than nodes: no error")
 	}
 }

@@ -52,7 +52,7 @@ func benchRoofline(args []string) error {
 	if err != nil {
 		return err
 	}
-	work, err := perfmodel.Roofline(m, perfmodel.Graph{Nodes: int64(ds.NumNodes()), Edges: ds.Graph.NNZ(), TrainNodes: int64(len(ds.Train))})
+	work, err := perfmodel.Roofline(m, perfmodel.Graph{Nodes: int64(ds.NumNodes()), Edges: ds.Graph.NNZ(), TrainNodes: int64(len(ds.Train))}, a.cfg.LabelProp == 0)
 	if err != nil {
 		return err
 	}
