@@ -6,16 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
-	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
-	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
 )
@@ -45,9 +42,6 @@ func benchProfile(args []string) error {
 	lockstep := fs.Bool("lockstep", false, "internal (with --worker): wait for the other copies before each timed pass (pipes on fds 3 and 4)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if sz.ExchangeRows < -1 {
-		return usageError{fmt.Sprintf("--exchange-rows: %d, want ≥ 0 (or -1: 4·--rows)", sz.ExchangeRows)}
 	}
 	if sz.ExchangeRows == -1 {
 		sz.ExchangeRows = 4 * sz.Rows
@@ -138,77 +132,24 @@ func benchProfile(args []string) error {
 	return perfmodel.WriteProfile(*out, p)
 }
 
-// profileFlags checks the measuring flags and sets o's thread counts,
-// loads, parts and name from them.
+// profileFlags parses the count lists into o and checks the measuring
+// flags (o.Check), completing o.
 func profileFlags(o *measure.Options, threadsArg, loadsArg string) error {
-	sz := o.Sizes
-	if sz.Shards != "" {
-		m, err := partition.ReadMeta(sz.Shards)
-		if err != nil {
-			return fmt.Errorf("--shards: %w", err)
-		}
-		o.Parts = m.Parts
-	}
-	g, err := graph.ParseGenSpec(sz.Spec)
-	if err != nil {
-		return usageError{"--spec: " + err.Error()}
-	}
-	if sz.Degree == 0 {
-		sz.Degree, o.Sizes.Degree = g.Degree, g.Degree
-	}
-	if o.Cores < 1 || sz.Nodes < 1 || sz.Degree <= 0 || sz.Rows < 1 || sz.Reps < 1 || sz.Peers < 1 || sz.HaloFan < 1 {
-		return usageError{"--cores, --nodes, --degree, --rows, --reps, --peers and --halo-fan must be positive"}
-	}
-	if sz.ExchangeRows > 0 && sz.ExchangeRows < sz.Peers {
-		return usageError{fmt.Sprintf("--exchange-rows: %d, want 0 or at least --peers (%d): a row a peer", sz.ExchangeRows, sz.Peers)}
-	}
-	if loadsArg != "" {
-		if o.Loads, err = countList("--loads", loadsArg, "a copy count", o.Cores); err != nil {
-			return err
+	for _, l := range []struct {
+		flag, arg string
+		v         *[]int
+	}{{"--threads", threadsArg, &o.Threads}, {"--loads", loadsArg, &o.Loads}} {
+		var err error
+		if l.arg != "" {
+			if *l.v, err = measure.ParseCounts(l.arg); err != nil {
+				return usageError{l.flag + ": " + err.Error()}
+			}
 		}
 	}
-	if o.HostNodes < 0 || (o.HostNodes > 0 && sz.Shards != "") {
-		return usageError{fmt.Sprintf("--host-nodes: %d, want a node count, and not with --shards (whose parts have their own nodes)", o.HostNodes)}
-	}
-	if !(sz.Degree <= float64(sz.Nodes-1)) {
-		// NaN and +Inf pass the test above; the workers' generator
-		// would refuse them only after the first measurement
-		return usageError{fmt.Sprintf("--degree: %g, want a mean degree in (0, --nodes-1 = %d]", sz.Degree, sz.Nodes-1)}
-	}
-	if n := runtime.NumCPU(); o.Cores > n {
-		// more copies than CPUs would time them oversubscribed: rates
-		// of no node
-		return usageError{fmt.Sprintf("--cores: %d, but this process may run on %d CPUs: the profile measures this node full", o.Cores, n)}
-	}
-	if threadsArg == "" {
-		for t := 1; t < o.Cores; t *= 2 {
-			o.Threads = append(o.Threads, t)
-		}
-		o.Threads = append(o.Threads, o.Cores)
-	} else if o.Threads, err = countList("--threads", threadsArg, "a count", o.Cores); err != nil {
-		return err
-	}
-	if copies := o.Cores / o.Threads[0]; o.HostNodes > 0 && !(sz.Degree <= float64(o.HostNodes/copies-1)) {
-		return usageError{fmt.Sprintf("--host-nodes: %d over %d copies of %d thread(s) leaves %d nodes a copy, too few for --degree %g", o.HostNodes, copies, o.Threads[0], o.HostNodes/copies, sz.Degree)}
-	}
-	if o.Name == "" {
-		o.Name, _ = os.Hostname()
+	if err := o.Check(runtime.NumCPU()); err != nil {
+		return usageError{userMessage(err)}
 	}
 	return nil
-}
-
-// countList parses flag's comma-separated counts in [1, cores], sorted.
-func countList(flag, arg, what string, cores int) ([]int, error) {
-	var v []int
-	for _, s := range strings.Split(arg, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || c < 1 || c > cores {
-			return nil, usageError{fmt.Sprintf("%s: %q is not %s in [1, --cores=%d]", flag, s, what, cores)}
-		}
-		v = append(v, c)
-	}
-	sort.Ints(v)
-	return v, nil
 }
 
 // profileWorkerEnv marks the processes bench profile starts as its
@@ -223,12 +164,11 @@ func profileToAdd(path string, o *measure.Options) (*perfmodel.Profile, error) {
 		return nil, nil
 	}
 	p, err := perfmodel.LoadProfile(path)
-	if err != nil {
-		return nil, usageError{"--add: " + err.Error()}
+	if err == nil {
+		err = o.CheckAdd(p)
 	}
-	if p.CoresPerNode != o.Cores || p.Kernel != o.Kernel || p.BLAS != o.BLAS {
-		return nil, usageError{fmt.Sprintf("--add: %s: %d cores, kernel %q, BLAS %q; this run: %d cores, kernel %q, BLAS %q (--cores, or another node)",
-			path, p.CoresPerNode, p.Kernel, p.BLAS, o.Cores, o.Kernel, o.BLAS)}
+	if err != nil {
+		return nil, usageError{"--add: " + userMessage(err)}
 	}
 	return p, nil
 }

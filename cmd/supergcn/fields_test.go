@@ -48,6 +48,8 @@ func TestUserMessage(t *testing.T) {
 		"perfmodel.LayoutPlan":   reflect.TypeOf(perfmodel.LayoutPlan{}),
 		"perfmodel.VolumeSource": reflect.TypeOf(perfmodel.VolumeSource{}),
 		"measure.AggrBench":      reflect.TypeOf(measure.AggrBench{}),
+		"measure.Options":        reflect.TypeOf(measure.Options{}),
+		"measure.Sizes":          reflect.TypeOf(measure.Sizes{}),
 		"metis.Options":          reflect.TypeOf(metis.Options{}),
 		"dataset.Source":         reflect.TypeOf(dataset.Source{}),
 		"dataset.Partitioning":   reflect.TypeOf(dataset.Partitioning{}),
