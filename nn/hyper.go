@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -114,9 +115,14 @@ func (c Config) HyperValue(name string) (float64, error) {
 // Equal reports whether c and o describe the same model: every field equal,
 // the hyperparameters compared with their defaults filled in (a Config holds
 // a map, so == does not compile).
+// Empty strings are their fields' defaults (Norm and JK "none", Precision
+// "fp32"), as in a Config written before those fields existed.
 func (c Config) Equal(o Config) bool {
 	if m, ok := lookupModel(c.Model); ok {
 		c.Hyper, o.Hyper = c.hyperValues(m), o.hyperValues(m)
+	}
+	for _, p := range []*Config{&c, &o} {
+		p.Norm, p.JK, p.Precision = cmp.Or(p.Norm, "none"), cmp.Or(p.JK, "none"), cmp.Or(p.Precision, "fp32")
 	}
 	return reflect.DeepEqual(c, o)
 }
