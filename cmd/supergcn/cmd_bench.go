@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"math"
 	"os"
@@ -105,7 +106,7 @@ func benchAggr(args []string) error {
 	ab := measure.AggrBench{Graph: *graphArg, Nodes: *nodes, Edges: *edges, Width: *width, Reps: *reps, Threads: *threads,
 		Kernel: *kernel, Ops: strings.Split(*opsArg, ","), Seed: *seed, Stream: *stream, Huge: *huge}
 	if err := ab.Validate(); err != nil {
-		return usageError{userMessage(err)}
+		return usageError{flagtab.UserMessage(err)}
 	}
 	r, err := ab.Run()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"os"
 	"os/exec"
 	"runtime"
@@ -147,7 +148,7 @@ func profileFlags(o *measure.Options, threadsArg, loadsArg string) error {
 		}
 	}
 	if err := o.Check(runtime.NumCPU()); err != nil {
-		return usageError{userMessage(err)}
+		return usageError{flagtab.UserMessage(err)}
 	}
 	return nil
 }
@@ -168,7 +169,7 @@ func profileToAdd(path string, o *measure.Options) (*perfmodel.Profile, error) {
 		err = o.CheckAdd(p)
 	}
 	if err != nil {
-		return nil, usageError{"--add: " + userMessage(err)}
+		return nil, usageError{"--add: " + flagtab.UserMessage(err)}
 	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"os"
 	"strings"
@@ -211,7 +212,7 @@ func (f *partitionFlags) run(w *world, log io.Writer, distributed bool) error {
 	if distributed {
 		from, write = fmt.Sprintf(" from %d ranks", c.Size()), f.partitioning().WriteDist
 	}
-	t, err := write(c, w.parmetisMPI(), flagWriter(log))
+	t, err := write(c, w.parmetisMPI(), flagtab.Writer(log))
 	if err != nil || t.IsZero() {
 		return err
 	}

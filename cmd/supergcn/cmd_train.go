@@ -219,7 +219,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("lr-step-size", "%d, need ≥ 1 epoch", cfg.LRStepSize)
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err.Error()} // the library's field names, mapped to flags by userMessage
+		return usageError{err.Error()} // the library's field names, mapped to flags by flagtab.UserMessage
 	}
 	if _, err := bits.wires(2); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"slices"
 	"strings"
@@ -117,7 +118,7 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 
 // loadDataset reads or generates the whole dataset and cleans it.
 func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
-	return d.source().Load(flagWriter(log))
+	return d.source().Load(flagtab.Writer(log))
 }
 
 // loadShard returns this rank's shard (dataset.Source.Shard), after
@@ -127,7 +128,7 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		d.resolvePartMethod(c, w, log)
 	}
 	src := d.source()
-	sh, err := src.Shard(c, w.parmetisMPI(), flagWriter(log))
+	sh, err := src.Shard(c, w.parmetisMPI(), flagtab.Writer(log))
 	d.edges = src.Edges
 	return sh, err
 }
@@ -161,7 +162,7 @@ func (d *dataFlags) resolvePartMethod(c comm.Comm, w *world, log io.Writer) {
 	}
 	if err := d.checkDistributed(); err != nil {
 		if log != nil {
-			fmt.Fprintf(log, "partition: auto: metis on rank 0, every rank loading the whole graph (%s)\n", userMessage(err))
+			fmt.Fprintf(log, "partition: auto: metis on rank 0, every rank loading the whole graph (%s)\n", flagtab.UserMessage(err))
 		}
 		return
 	}

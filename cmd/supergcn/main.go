@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"os"
 	"sort"
@@ -103,7 +104,7 @@ func main() {
 		if code == 2 && launcherRank() > 0 {
 			quietRankExit(code)
 		}
-		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, userMessage(err))
+		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, flagtab.UserMessage(err))
 		os.Exit(code)
 	}
 }
@@ -185,13 +186,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
-		defer canonicaliseEnums(fs)()
+		defer flagtab.CanonicaliseEnums(fs)()
 	}
 	err := fs.Parse(args)
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if msg, ok := spell.UnknownFlag(fs, args, err, spell.Habits{Names: flagHabits, Unsupported: flagUnsupported}); ok {
+	if msg, ok := spell.UnknownFlag(fs, args, err, spell.Habits{Names: flagtab.Habits, Unsupported: flagtab.Unsupported}); ok {
 		return usageError{msg}
 	}
 	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}

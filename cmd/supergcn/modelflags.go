@@ -83,17 +83,6 @@ func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 	return nil
 }
 
-// modelAliases is the --model aliases of the model table.
-func modelAliases() map[string]string {
-	a := map[string]string{}
-	for _, mi := range nn.ModelInfos() {
-		for _, s := range mi.Aliases {
-			a[s] = mi.Name
-		}
-	}
-	return a
-}
-
 // gatFlags leaves --heads, --out-heads and --attn-dropout in the model
 // configuration of a gat model only: given with another model they are
 // refused (unless resuming, where the checkpoint names the model).
