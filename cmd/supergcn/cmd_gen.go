@@ -32,10 +32,10 @@ func cmdGen(args []string, out io.Writer) error {
 		return err
 	}
 	if *path == "" {
-		return usageError{"--out: required"}
+		return usageError("--out: required")
 	}
 	if err := container.CheckWritable(*path); err != nil {
-		return usageError{fmt.Sprintf("--out: %v", err)}
+		return usageError(fmt.Sprintf("--out: %v", err))
 	}
 	if err := checkGenTargets(*targets, *targetTask, *targetCols); err != nil {
 		return err
@@ -43,7 +43,7 @@ func cmdGen(args []string, out io.Writer) error {
 	commit := removeTempsOnSignal(*path)
 	s, err := graph.ParseGenSpec(*spec)
 	if err != nil {
-		return usageError{"--" + err.Error()}
+		return usageError("--" + err.Error())
 	}
 	t0 := time.Now()
 	ds, err := graph.Generate(s)

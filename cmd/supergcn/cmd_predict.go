@@ -83,22 +83,22 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		return plotFlags(*plotIn, *plotOut, *refs, stdout)
 	}
 	if !plots.ValidLabel(sw.Label) {
-		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", sw.Label)}
+		return usageError(fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", sw.Label))
 	}
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
-		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
+		return usageError("one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")")
 	}
 	if err := container.CheckWritable(*volOut); err != nil {
 		return fmt.Errorf("--save-volumes: %w", err)
 	}
 	var err error
 	if cfg.Model, err = perfmodel.ModelOf(m); err != nil {
-		return usageError{err.Error()} // nn's field names, mapped to flags
+		return usageError(err.Error()) // nn's field names, mapped to flags
 	}
 	if sw.Exchange = *exchArg; sw.Exchange == "auto" {
 		sw.Exchange = ""
 	} else if sw.Exchange == "" {
-		return usageError{`--exchange: "" is not flat, two-level, two-level-paired or auto`}
+		return usageError(`--exchange: "" is not flat, two-level, two-level-paired or auto`)
 	}
 	if err := sweepLists(&sw, *aggrMode, *bitsArg, *networks, *profiles); err != nil {
 		return err
@@ -111,13 +111,13 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if *layouts {
 		for _, f := range []string{"ranks", "ranks-per-node", "ranks-per-host", "threads", "save-volumes", "scale"} {
 			if flagSet(fs, f) {
-				return usageError{fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f)}
+				return usageError(fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f))
 			}
 		}
 		return predictLayouts(perfmodel.LayoutPlan{Sweep: sw, Nodes: *nodes, NodesPerHost: *nodesPerHost}, *pdir, *volIn, *asJSON, stdout)
 	}
 	if flagSet(fs, "nodes-per-host") {
-		return usageError{"--nodes-per-host: only with --layouts"}
+		return usageError("--nodes-per-host: only with --layouts")
 	}
 	v, err := predictVolumes(*pdir, *volIn, *ranks)
 	if err != nil {
@@ -163,7 +163,7 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	}
 	rows, best, err := lp.Run()
 	if err != nil {
-		return usageError{err.Error()} // no layout of these flags predictable
+		return usageError(err.Error()) // no layout of these flags predictable
 	}
 	if v, err := lp.Volumes(rows[max(best, predictedRow(rows))].Prediction.Ranks); err == nil {
 		nph := min(max(lp.NodesPerHost, 1), nodes)
@@ -279,7 +279,7 @@ func sweepLists(sw *perfmodel.Sweep, modes, bits, networks, profiles string) err
 	for _, s := range strings.Split(modes, ",") {
 		mode, err := exchange.ParseMode(strings.TrimSpace(s))
 		if err != nil || strings.TrimSpace(s) == "" {
-			return usageError{fmt.Sprintf("--aggr-mode: %q is not post, pre or hybrid", s)}
+			return usageError(fmt.Sprintf("--aggr-mode: %q is not post, pre or hybrid", s))
 		}
 		sw.Modes = append(sw.Modes, mode)
 	}
@@ -289,20 +289,20 @@ func sweepLists(sw *perfmodel.Sweep, modes, bits, networks, profiles string) err
 			b, err = perfmodel.AutoBits, nil
 		}
 		if err != nil {
-			return usageError{fmt.Sprintf("--bits: %q is not %s or auto", s, quant.WidthList(", "))}
+			return usageError(fmt.Sprintf("--bits: %q is not %s or auto", s, quant.WidthList(", ")))
 		}
 		sw.Bits = append(sw.Bits, b)
 	}
 	for _, s := range strings.Split(networks, ",") {
 		n, err := perfmodel.ParseNetwork(strings.TrimSpace(s))
 		if err != nil {
-			return usageError{"--network: " + err.Error()}
+			return usageError("--network: " + err.Error())
 		}
 		sw.Networks = append(sw.Networks, n)
 	}
 	for _, s := range strings.Split(profiles, ",") {
 		if strings.TrimSpace(s) == "" {
-			return usageError{fmt.Sprintf("--profile: %q has an empty file name", profiles)}
+			return usageError(fmt.Sprintf("--profile: %q has an empty file name", profiles))
 		}
 		p, err := perfmodel.LoadProfile(strings.TrimSpace(s))
 		if err != nil {
@@ -320,7 +320,7 @@ func sweepLists(sw *perfmodel.Sweep, modes, bits, networks, profiles string) err
 // each), or reads a --save-volumes file.
 func predictVolumes(dir, file string, ranks int) (*perfmodel.Volumes, error) {
 	if ranks < 0 {
-		return nil, usageError{fmt.Sprintf("--ranks: %d, want ≥ 1", ranks)}
+		return nil, usageError(fmt.Sprintf("--ranks: %d, want ≥ 1", ranks))
 	}
 	if file == "" {
 		return perfmodel.PlanVolumes(dir, ranks, runtime.GOMAXPROCS(0))
@@ -330,7 +330,7 @@ func predictVolumes(dir, file string, ranks int) (*perfmodel.Volumes, error) {
 		return nil, fmt.Errorf("--volumes: %w", err)
 	}
 	if ranks != 0 && ranks != len(v.Ranks) {
-		return nil, usageError{fmt.Sprintf("--ranks: %d, but %s holds %d ranks", ranks, file, len(v.Ranks))}
+		return nil, usageError(fmt.Sprintf("--ranks: %d, but %s holds %d ranks", ranks, file, len(v.Ranks)))
 	}
 	return v, nil
 }
@@ -380,11 +380,11 @@ func refFlag(fs *flag.FlagSet) *[]plots.ProjectionRef {
 // plotFlags checks --plot's flags and draws.
 func plotFlags(in, out string, refs []plots.ProjectionRef, stdout io.Writer) error {
 	if out == "" {
-		return usageError{"--plot needs --out DIR"}
+		return usageError("--plot needs --out DIR")
 	}
 	files := strings.Split(in, ",")
 	if slices.Contains(files, "") {
-		return usageError{fmt.Sprintf("--plot: %q has an empty file name", in)}
+		return usageError(fmt.Sprintf("--plot: %q has an empty file name", in))
 	}
 	return plotPredictions(files, out, refs, stdout)
 }

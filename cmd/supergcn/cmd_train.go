@@ -128,13 +128,13 @@ func parseTrain(args []string) (*trainArgs, error) {
 	}
 	if cfg.InitPath != "" {
 		if cfg.ResumePath != "" {
-			return nil, usageError{"--init-from: a resumed run continues the weights of --resume; give one of the two"}
+			return nil, usageError("--init-from: a resumed run continues the weights of --resume; give one of the two")
 		}
 		if _, err := interop.FormatOf(cfg.InitPath); err != nil {
-			return nil, usageError{fmt.Sprintf("--init-from: %q: the name must end in .safetensors or .npz", cfg.InitPath)}
+			return nil, usageError(fmt.Sprintf("--init-from: %q: the name must end in .safetensors or .npz", cfg.InitPath))
 		}
 		if err := container.CheckInput(cfg.InitPath); err != nil {
-			return nil, usageError{fmt.Sprintf("--init-from: %v", err)}
+			return nil, usageError(fmt.Sprintf("--init-from: %v", err))
 		}
 	}
 	// A resumed run's model comes from the checkpoint: its flags are
@@ -157,13 +157,13 @@ func parseTrain(args []string) (*trainArgs, error) {
 		return nil, err
 	}
 	if a.negRatio < 1 || (a.negRatio != 1 && cfg.Task != "link") {
-		return nil, usageError{fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio)}
+		return nil, usageError(fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio))
 	}
 	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
 		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
 	}
 	if a.stopAfter < 0 {
-		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
+		return nil, usageError(fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter))
 	}
 	var err error
 	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
@@ -194,11 +194,11 @@ func parseTrain(args []string) (*trainArgs, error) {
 func (a *trainArgs) outputFlags() error {
 	for _, f := range [][2]string{{"predictions", a.predictions}, {"embeddings", a.embeddings}} {
 		if err := container.CheckWritable(f[1]); err != nil {
-			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
+			return usageError(fmt.Sprintf("--%s: %v", f[0], err))
 		}
 	}
 	if a.embeddings != "" && a.cfg.Model.Layers < 2 {
-		return usageError{fmt.Sprintf("--embeddings: the model has %d layer, so no hidden layer to write", a.cfg.Model.Layers)}
+		return usageError(fmt.Sprintf("--embeddings: the model has %d layer, so no hidden layer to write", a.cfg.Model.Layers))
 	}
 	a.cfg.Outputs = train.EvalOutputs{Predictions: a.predictions != "", Embeddings: a.embeddings != ""}
 	return nil
@@ -208,7 +208,7 @@ func (a *trainArgs) outputFlags() error {
 // read, naming the flag, so a bad value never costs a load or a partition.
 func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	bad := func(flag, format string, args ...any) error {
-		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
+		return usageError(fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...)))
 	}
 	// Checked whatever the schedule, where the library leaves unused
 	// settings at any value in their range.
@@ -219,7 +219,7 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("lr-step-size", "%d, need ≥ 1 epoch", cfg.LRStepSize)
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err.Error()} // the library's field names, mapped to flags by flagtab.UserMessage
+		return usageError(err.Error()) // the library's field names, mapped to flags by flagtab.UserMessage
 	}
 	if _, err := bits.wires(2); err != nil {
 		return err
@@ -240,17 +240,17 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 // flag given with another value is refused, naming both.
 func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	if err := container.CheckInput(cfg.ResumePath); err != nil {
-		return usageError{fmt.Sprintf("--resume: %v", err)}
+		return usageError(fmt.Sprintf("--resume: %v", err))
 	}
 	ck, err := train.LoadCheckpoint(cfg.ResumePath)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
 	}
 	if ck.Train == nil {
-		return usageError{fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath)}
+		return usageError(fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath))
 	}
 	if ck.Task != cfg.Task { // the task decides the targets read, so the data: refuse before reading it
-		return usageError{fmt.Sprintf("--task: checkpoint %s was trained for task %s, this run is %s (give --task %s with its targets)", cfg.ResumePath, ck.Task, cfg.Task, ck.Task)}
+		return usageError(fmt.Sprintf("--task: checkpoint %s was trained for task %s, this run is %s (give --task %s with its targets)", cfg.ResumePath, ck.Task, cfg.Task, ck.Task))
 	}
 	featNorm := ck.FeatNorm
 	if featNorm == "" {
@@ -304,8 +304,9 @@ func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
 	settings = append(settings, loopResumeSettings(cfg, ck.Train.Loop)...)
 	for _, s := range settings {
 		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
-			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
-				s.flag, s.flagValue, cfg.ResumePath, s.flag, s.ckValue)}
+			return usageError(fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
+				s.flag, s.flagValue, cfg.ResumePath, s.flag, s.ckValue))
+
 		}
 		s.take()
 	}
@@ -452,7 +453,7 @@ func parseBits(flagName, v string, ranks int) (int, error) {
 	}
 	b, err := quant.ParseBits(v)
 	if err != nil {
-		return 0, usageError{fmt.Sprintf("%s: %q is not %s or auto", flagName, v, quant.WidthList(", "))}
+		return 0, usageError(fmt.Sprintf("%s: %q is not %s or auto", flagName, v, quant.WidthList(", ")))
 	}
 	return b, nil
 }

@@ -150,10 +150,8 @@ func exitCode(err error) int {
 	return 1
 }
 
-// usageError marks bad flags or arguments.
-type usageError struct{ msg string }
-
-func (u usageError) Error() string { return u.msg }
+// usageError marks bad flags or arguments (exit status 2).
+type usageError = flagtab.UsageError
 
 // newFlagSet returns a FlagSet whose errors are returned, not printed-and-exited.
 // --help prints the usage on stdout; a bad flag is one line on stderr (main).
@@ -175,7 +173,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+		return usageError(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	return nil
 }
@@ -193,7 +191,7 @@ func parseFlagSet(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if msg, ok := spell.UnknownFlag(fs, args, err, spell.Habits{Names: flagtab.Habits, Unsupported: flagtab.Unsupported}); ok {
-		return usageError{msg}
+		return usageError(msg)
 	}
-	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
+	return usageError(fmt.Sprintf("%v (see %s --help)", err, fs.Name()))
 }

@@ -64,13 +64,13 @@ func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 		v    int
 	}{{"k", m.K}, {"heads", m.Heads}, {"out-heads", m.OutHeads}} {
 		if flagSet(fs, f.name) && f.v < 1 {
-			return usageError{fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v)}
+			return usageError(fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v))
 		}
 	}
 	// APPNP's α = 0 (propagation alone, no teleport) is not offered: 0 is
 	// nn.Config's "the model's default", so a given 0 is refused.
 	if flagSet(fs, "alpha") && m.Alpha == 0 {
-		return usageError{"--alpha: 0 is not in (0, 1] (leave --alpha out for the model's default)"}
+		return usageError("--alpha: 0 is not in (0, 1] (leave --alpha out for the model's default)")
 	}
 	if flagSet(fs, "layers") {
 		return nil
@@ -92,7 +92,7 @@ func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
 	}
 	for _, name := range []string{"heads", "out-heads", "attn-dropout"} {
 		if flagSet(fs, name) && !resume {
-			return usageError{fmt.Sprintf("--%s: only with --model gat", name)}
+			return usageError(fmt.Sprintf("--%s: only with --model gat", name))
 		}
 	}
 	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
@@ -109,7 +109,7 @@ func headWidths(m *nn.Config) error {
 	}
 	h := max(m.Heads, 1)
 	if m.Hidden > nn.MaxWidth/h {
-		return usageError{fmt.Sprintf("--hidden: %d per head × %d heads is wider than %d", m.Hidden, h, nn.MaxWidth)}
+		return usageError(fmt.Sprintf("--hidden: %d per head × %d heads is wider than %d", m.Hidden, h, nn.MaxWidth))
 	}
 	m.Hidden *= h
 	return nil

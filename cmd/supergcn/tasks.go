@@ -27,26 +27,26 @@ func taskHelp() string {
 func checkTargets(name, path, edgeSplit string) error {
 	k, err := task.Lookup(name)
 	if err != nil {
-		return usageError{fmt.Sprintf("--task: %q is not one of %s", name, strings.Join(task.Names(), ", "))}
+		return usageError(fmt.Sprintf("--task: %q is not one of %s", name, strings.Join(task.Names(), ", ")))
 	}
 	switch {
 	case k.Pairs && edgeSplit == "":
-		return usageError{fmt.Sprintf("--task %s: give --edge-split random:TRAIN,VALID[,TEST][:SEED]", k.Name)}
+		return usageError(fmt.Sprintf("--task %s: give --edge-split random:TRAIN,VALID[,TEST][:SEED]", k.Name))
 	case !k.Pairs && edgeSplit != "":
-		return usageError{fmt.Sprintf("--edge-split: for --task link; task %s does not split edges", k.Name)}
+		return usageError(fmt.Sprintf("--edge-split: for --task link; task %s does not split edges", k.Name))
 	case k.Pairs && path != "":
-		return usageError{fmt.Sprintf("--targets: task %s trains on the edges of --edge-split", k.Name)}
+		return usageError(fmt.Sprintf("--targets: task %s trains on the edges of --edge-split", k.Name))
 	case k.Pairs:
 		if _, err := graph.ParseEdgeSplit(edgeSplit); err != nil {
-			return usageError{"--edge-split: " + err.Error()}
+			return usageError("--edge-split: " + err.Error())
 		}
 	case k.Table && path == "":
-		return usageError{fmt.Sprintf("--task %s: give --targets FILE, %s (%s)", k.Name, k.Targets, task.TargetFormats)}
+		return usageError(fmt.Sprintf("--task %s: give --targets FILE, %s (%s)", k.Name, k.Targets, task.TargetFormats))
 	case !k.Table && path != "":
-		return usageError{fmt.Sprintf("--targets: task %s trains on the dataset's labels (--labels); --targets is for %s", k.Name, strings.Join(tableTasks(), " and "))}
+		return usageError(fmt.Sprintf("--targets: task %s trains on the dataset's labels (--labels); --targets is for %s", k.Name, strings.Join(tableTasks(), " and ")))
 	case path != "":
 		if err := container.CheckInput(path); err != nil {
-			return usageError{fmt.Sprintf("--targets: %v", err)}
+			return usageError(fmt.Sprintf("--targets: %v", err))
 		}
 	}
 	return nil
@@ -86,16 +86,16 @@ func checkGenTargets(path, kind string, cols int) error {
 		return nil
 	}
 	if !strings.HasSuffix(path, ".npy") {
-		return usageError{fmt.Sprintf("--targets: %q: the name must end in .npy", path)}
+		return usageError(fmt.Sprintf("--targets: %q: the name must end in .npy", path))
 	}
 	if err := container.CheckWritable(path); err != nil {
-		return usageError{fmt.Sprintf("--targets: %v", err)}
+		return usageError(fmt.Sprintf("--targets: %v", err))
 	}
 	if kind != "multilabel" && kind != "regression" {
-		return usageError{fmt.Sprintf("--target-task: %q is not multilabel or regression", kind)}
+		return usageError(fmt.Sprintf("--target-task: %q is not multilabel or regression", kind))
 	}
 	if cols < 1 {
-		return usageError{fmt.Sprintf("--target-tasks: %d, need ≥ 1", cols)}
+		return usageError(fmt.Sprintf("--target-tasks: %d, need ≥ 1", cols))
 	}
 	return nil
 }

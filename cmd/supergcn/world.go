@@ -43,7 +43,7 @@ func startWorld(mode string) (*world, error) {
 		use = true
 	case "off":
 	default:
-		return nil, usageError{fmt.Sprintf("--mpi: %q is not auto, on or off", mode)}
+		return nil, usageError(fmt.Sprintf("--mpi: %q is not auto, on or off", mode))
 	}
 	if !use {
 		if err := launcher.Check(1, os.Getenv); err != nil {

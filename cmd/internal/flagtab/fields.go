@@ -178,3 +178,8 @@ func (r renamingWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// UsageError marks bad flags or arguments: the command exits with status 2.
+type UsageError string
+
+func (u UsageError) Error() string { return string(u) }
