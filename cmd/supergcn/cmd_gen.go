@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"io"
 	"os"
 	"strings"
@@ -37,7 +38,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if err := container.CheckWritable(*path); err != nil {
 		return usageError(fmt.Sprintf("--out: %v", err))
 	}
-	if err := checkGenTargets(*targets, *targetTask, *targetCols); err != nil {
+	if err := trainargs.CheckGenTargets(*targets, *targetTask, *targetCols); err != nil {
 		return err
 	}
 	commit := removeTempsOnSignal(*path)
@@ -62,7 +63,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeGenTargets(*targets, ds, *targetTask, *targetCols, s.Seed); err != nil {
+	if err := trainargs.WriteGenTargets(*targets, ds, *targetTask, *targetCols, s.Seed); err != nil {
 		return err
 	}
 	commit()

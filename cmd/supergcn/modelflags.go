@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"strconv"
 	"strings"
 
@@ -115,19 +116,10 @@ func headWidths(m *nn.Config) error {
 	return nil
 }
 
-// perHead is --hidden for model m of nn.Config (headWidths's inverse):
-// the width of one head of an attention model.
-func perHead(m nn.Config) int {
-	if op, err := nn.ModelOp(m.Model); err == nil && op == nn.OpAttention && m.Layers > 1 {
-		return m.Hidden / max(m.Heads, 1)
-	}
-	return m.Hidden
-}
-
 // hiddenDesc is the hidden width of m as --hidden gave it: "8 × 8 heads"
 // for an attention model.
 func hiddenDesc(m nn.Config) string {
-	if p := perHead(m); p != m.Hidden {
+	if p := trainargs.PerHead(m); p != m.Hidden {
 		return fmt.Sprintf("%d × %d heads", p, m.Heads)
 	}
 	return fmt.Sprint(m.Hidden)
