@@ -89,21 +89,11 @@ func cmdStats(args []string, stdout io.Writer) error {
 }
 
 // featureMemory is a line on the features of a partition directory and the
-// most memory they take on one of ranks ranks: 4 bytes a value dense, the
-// CSR offsets, column ids and values sparse.
+// most memory they take on one of ranks ranks (partition.FeatureBytes).
 func featureMemory(m *partition.Meta, ranks int) string {
-	k := m.Parts / ranks
 	most := int64(0)
 	for r := range ranks {
-		var b int64
-		for _, ps := range m.Stats.Parts[r*k : (r+1)*k] {
-			if m.SparseFeatures {
-				b += 8*(ps.Nodes+1) + 8*ps.FeatNNZ
-			} else {
-				b += 4 * ps.Nodes * int64(m.FeatDim)
-			}
-		}
-		most = max(most, b)
+		most = max(most, partition.FeatureBytes(m, r, ranks))
 	}
 	kind := "dense"
 	if m.SparseFeatures {
