@@ -3,15 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/cpuprofile"
 	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"time"
 
-	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
@@ -40,7 +39,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	stop, err := startProfile(a.cpuProfile, w.comm)
+	stop, err := cpuprofile.Start(a.cpuProfile, w.comm)
 	if err != nil {
 		return w.finish(err)
 	}
@@ -302,34 +301,6 @@ func runTrain(w *world, a *trainArgs) error {
 		return err
 	}
 	return writeOutputs(c, "train", dataLog, res.Outputs, a.predictions, a.embeddings)
-}
-
-// startProfile starts a CPU profile when path is set; the returned func
-// stops it and reports a profile that could not be written.
-func startProfile(path string, c comm.Comm) (func() error, error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	if c.Size() > 1 {
-		path = fmt.Sprintf("%s.rank%d", path, c.Rank())
-	}
-	// The profile goes to path.tmp and is renamed when complete, so a full
-	// disk or a crash never leaves a truncated or empty profile at path.
-	f, err := container.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Abort()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		if err := f.Commit(); err != nil {
-			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
-		}
-		return nil
-	}, nil
 }
 
 // quantParamsFlag parses --quant-params into *p.
