@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"math"
 	"os"
@@ -62,7 +63,7 @@ func benchUsage(w io.Writer) {
 func runBench(args []string) error {
 	if len(args) == 0 {
 		benchUsage(os.Stderr)
-		return usageError{"missing benchmark kind"}
+		return usageError("missing benchmark kind")
 	}
 	if a := args[0]; a == "help" || a == "-h" || a == "--help" || a == "-help" {
 		benchUsage(os.Stdout)
@@ -74,7 +75,7 @@ func runBench(args []string) error {
 		if hint == "" {
 			hint = " (supergcn bench --help lists them)"
 		}
-		return usageError{fmt.Sprintf("unknown benchmark kind %q%s", args[0], hint)}
+		return usageError(fmt.Sprintf("unknown benchmark kind %q%s", args[0], hint))
 	}
 	return k.run(args[1:])
 }
@@ -105,7 +106,7 @@ func benchAggr(args []string) error {
 	ab := measure.AggrBench{Graph: *graphArg, Nodes: *nodes, Edges: *edges, Width: *width, Reps: *reps, Threads: *threads,
 		Kernel: *kernel, Ops: strings.Split(*opsArg, ","), Seed: *seed, Stream: *stream, Huge: *huge}
 	if err := ab.Validate(); err != nil {
-		return usageError{userMessage(err)}
+		return usageError(flagtab.UserMessage(err))
 	}
 	r, err := ab.Run()
 	if err != nil {
@@ -145,7 +146,7 @@ func benchAggr(args []string) error {
 // may use.
 func sizeFlag(flag string, need float64, what string) error {
 	if err := sysmem.Check(int64(min(need, math.MaxInt64/2)), what); err != nil {
-		return usageError{flag + ": " + err.Error()}
+		return usageError(flag + ": " + err.Error())
 	}
 	return nil
 }
@@ -163,13 +164,13 @@ func benchStream(args []string) error {
 		return err
 	}
 	if *mib < 1 || *reps < 1 {
-		return usageError{"--mib and --reps must be ≥ 1"}
+		return usageError("--mib and --reps must be ≥ 1")
 	}
 	if err := setAloneThreads(threads); err != nil {
 		return err
 	}
 	if err := sysmem.Check(3*(int64(min(*mib, 1<<40))<<20), fmt.Sprintf("three arrays of %d MiB", *mib)); err != nil {
-		return usageError{"--mib: " + err.Error()}
+		return usageError("--mib: " + err.Error())
 	}
 	r := measure.Stream(*threads, *mib, *reps)
 	if *asJSON {

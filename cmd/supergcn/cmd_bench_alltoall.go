@@ -33,7 +33,7 @@ func benchAlltoall(args []string) error {
 		return err
 	}
 	if *rows < 1 || *width < 1 || *reps < 1 {
-		return usageError{"--rows, --width and --reps must be positive"}
+		return usageError("--rows, --width and --reps must be positive")
 	}
 	var prof *perfmodel.Profile
 	if *profile != "" {
@@ -53,7 +53,7 @@ func benchAlltoall(args []string) error {
 	}
 	r, err := measure.Alltoall(w.comm, *rows, *width, *reps)
 	if errors.Is(err, measure.ErrAlltoallRanks) {
-		err = usageError{"bench alltoall: run it under mpirun with at least 2 ranks (the ranks of one node)"}
+		err = usageError("bench alltoall: run it under mpirun with at least 2 ranks (the ranks of one node)")
 	}
 	if err == nil && w.comm.Rank() == 0 {
 		fmt.Fprintf(os.Stderr, "bench alltoall: %d ranks, %d rows × %d a peer: %.3f s (slowest rank, median of %d): %.2f GB/s a rank; %.1f µs a message\n",

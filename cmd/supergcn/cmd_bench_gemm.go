@@ -41,11 +41,11 @@ func benchGemm(args []string) error {
 	}
 	prec, perr := dense.ParsePrecision(*precArg)
 	if perr != nil {
-		return usageError{fmt.Sprintf("--precision: %q is not %s", *precArg, strings.Join(dense.Precisions(), " or "))}
+		return usageError(fmt.Sprintf("--precision: %q is not %s", *precArg, strings.Join(dense.Precisions(), " or ")))
 	}
 	work := &dense.Work{Precision: prec}
 	if *rows < 1 || *reps < 1 {
-		return usageError{"--rows and --reps must be ≥ 1"}
+		return usageError("--rows and --reps must be ≥ 1")
 	}
 	ins, err := widthList("--in", *insArg)
 	if err != nil {
@@ -59,7 +59,7 @@ func benchGemm(args []string) error {
 	for _, o := range strings.Split(*opsArg, ",") {
 		o = strings.ToUpper(strings.TrimSpace(o))
 		if !slices.Contains(measure.GemmOps, o) {
-			return usageError{fmt.Sprintf("--ops: %q is not %s", o, strings.Join(measure.GemmOps, ", "))}
+			return usageError(fmt.Sprintf("--ops: %q is not %s", o, strings.Join(measure.GemmOps, ", ")))
 		}
 		ops = append(ops, o)
 	}
@@ -67,7 +67,7 @@ func benchGemm(args []string) error {
 		return err
 	}
 	if int64(*rows)*int64(max(slices.Max(ins), slices.Max(outs))) > 1<<31 {
-		return usageError{fmt.Sprintf("--rows: %d rows of %d columns exceed 2^31 values", *rows, max(slices.Max(ins), slices.Max(outs)))}
+		return usageError(fmt.Sprintf("--rows: %d rows of %d columns exceed 2^31 values", *rows, max(slices.Max(ins), slices.Max(outs))))
 	}
 	name, _, core := dense.BLAS()
 	if !*asJSON && !*asCSV {
@@ -102,7 +102,7 @@ func widthList(name, s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 1 || v > 1<<16 {
-			return nil, usageError{fmt.Sprintf("%s: %q is not a width in [1, 65536]", name, f)}
+			return nil, usageError(fmt.Sprintf("%s: %q is not a width in [1, 65536]", name, f))
 		}
 		ws = append(ws, v)
 	}

@@ -39,17 +39,17 @@ func benchOrder(args []string) error {
 		return err
 	}
 	if *reps < 1 || *parts < 1 {
-		return usageError{"--reps and --parts must be ≥ 1"}
+		return usageError("--reps and --parts must be ≥ 1")
 	}
 	spec, err := graph.ParseGenSpec(*specArg)
 	if err != nil {
-		return usageError{"--spec: " + err.Error()}
+		return usageError("--spec: " + err.Error())
 	}
 	var widths []int
 	for _, w := range strings.Split(*widthsArg, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(w))
 		if err != nil || v < 1 {
-			return usageError{fmt.Sprintf("--widths: %q is not a positive number", w)}
+			return usageError(fmt.Sprintf("--widths: %q is not a positive number", w))
 		}
 		widths = append(widths, v)
 	}
@@ -62,7 +62,7 @@ func benchOrder(args []string) error {
 	orders := strings.Split(*ordersArg, ",")
 	for _, o := range orders {
 		if !slices.Contains(partition.NodeOrders(), o) {
-			return usageError{fmt.Sprintf("--orders: unknown order %q (known: %s)", o, strings.Join(partition.NodeOrders(), ","))}
+			return usageError(fmt.Sprintf("--orders: unknown order %q (known: %s)", o, strings.Join(partition.NodeOrders(), ",")))
 		}
 	}
 	if err := setAloneThreads(threads); err != nil {

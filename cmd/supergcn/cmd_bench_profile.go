@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"os"
 	"os/exec"
 	"runtime"
@@ -47,7 +48,7 @@ func benchProfile(args []string) error {
 		sz.ExchangeRows = 4 * sz.Rows
 	}
 	if *worker != 0 && os.Getenv(profileWorkerEnv) != "1" {
-		return usageError{"--worker: internal: bench profile starts its own workers (run bench profile --out FILE)"}
+		return usageError("--worker: internal: bench profile starts its own workers (run bench profile --out FILE)")
 	}
 	if *worker > 0 {
 		setThreadBudget(*worker)
@@ -62,23 +63,23 @@ func benchProfile(args []string) error {
 		return json.NewEncoder(os.Stdout).Encode(r)
 	}
 	if *out == "" {
-		return usageError{"--out is required"}
+		return usageError("--out is required")
 	}
 	if err := container.CheckWritable(*out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if *published != "" {
 		if *addTo != "" {
-			return usageError{"--add: not with --published"}
+			return usageError("--add: not with --published")
 		}
 		p, err := perfmodel.FromPublished(*published)
 		if err != nil {
-			return usageError{"--published: " + err.Error()}
+			return usageError("--published: " + err.Error())
 		}
 		return perfmodel.WriteProfile(*out, p)
 	}
 	if *hostNodes != 0 && flagSet(fs, "rows") {
-		return usageError{"--rows: not with --host-nodes, which gives each copy's dense passes its share of the nodes as rows"}
+		return usageError("--rows: not with --host-nodes, which gives each copy's dense passes its share of the nodes as rows")
 	}
 	o := measure.Options{Name: *name, Cores: *cores, Sizes: sz, HostNodes: *hostNodes, Log: os.Stderr}
 	if err := profileFlags(&o, *threadsArg, *loadsArg); err != nil {
@@ -142,12 +143,12 @@ func profileFlags(o *measure.Options, threadsArg, loadsArg string) error {
 		var err error
 		if l.arg != "" {
 			if *l.v, err = measure.ParseCounts(l.arg); err != nil {
-				return usageError{l.flag + ": " + err.Error()}
+				return usageError(l.flag + ": " + err.Error())
 			}
 		}
 	}
 	if err := o.Check(runtime.NumCPU()); err != nil {
-		return usageError{userMessage(err)}
+		return usageError(flagtab.UserMessage(err))
 	}
 	return nil
 }
@@ -168,7 +169,7 @@ func profileToAdd(path string, o *measure.Options) (*perfmodel.Profile, error) {
 		err = o.CheckAdd(p)
 	}
 	if err != nil {
-		return nil, usageError{"--add: " + userMessage(err)}
+		return nil, usageError("--add: " + flagtab.UserMessage(err))
 	}
 	return p, nil
 }

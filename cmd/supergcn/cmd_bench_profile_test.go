@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -24,7 +25,7 @@ func TestBenchProfileFlags(t *testing.T) {
 	for _, bad := range [][]string{{"--loads", "0"}, {"--loads", "x"}, {"--loads", "1,,2"}, {"--peers", "0"}, {"--exchange-rows", "2", "--peers", "3"}, {"--exchange-rows", "-2"}, {"--halo-fan", "0"},
 		{"--host-nodes", "-1"}, {"--host-nodes", "10"}} {
 		err := benchProfile(append([]string{"--cores", "1", "--out", path}, bad...))
-		if err == nil || !strings.Contains(userMessage(err), bad[0]) {
+		if err == nil || !strings.Contains(flagtab.UserMessage(err), bad[0]) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
 		}
 	}

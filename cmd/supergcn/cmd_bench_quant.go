@@ -30,7 +30,7 @@ func benchQuant(args []string) error {
 		return err
 	}
 	if *rows < 1 || *width < 1 || *reps < 1 {
-		return usageError{"--rows, --width and --reps must be ≥ 1"}
+		return usageError("--rows, --width and --reps must be ≥ 1")
 	}
 	// x and its decoded copy (fp32) and the encoded block (≤ fp32).
 	if err := sizeFlag("--rows × --width", 12*float64(*rows)*float64(*width),
@@ -44,10 +44,10 @@ func benchQuant(args []string) error {
 	for _, s := range strings.Split(*bitsArg, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
-			return usageError{fmt.Sprintf("--bits: %q is not a number", s)}
+			return usageError(fmt.Sprintf("--bits: %q is not a number", s))
 		}
 		if err := (quant.Format{Bits: b}).Validate(); err != nil {
-			return usageError{"--bits: " + err.Error()}
+			return usageError("--bits: " + err.Error())
 		}
 		bits = append(bits, b)
 	}

@@ -25,11 +25,11 @@ func benchRoofline(args []string) error {
 		return err
 	}
 	if *metrics == "" {
-		return usageError{"--metrics: the metrics file of a training run is required"}
+		return usageError("--metrics: the metrics file of a training run is required")
 	}
 	given := mach.GemmGFLOPS != 0 || mach.StreamGBs != 0
 	if given && (*profile != "" || mach.Validate() != nil) {
-		return usageError{"--gemm-gflops, --stream-gbs: give both, positive, and no --profile"}
+		return usageError("--gemm-gflops, --stream-gbs: give both, positive, and no --profile")
 	}
 	rt, err := perfmodel.ReadRunTimes(*metrics)
 	if err != nil {

@@ -59,19 +59,19 @@ func cmdConvert(args []string, out io.Writer) error {
 	}
 	switch {
 	case c.data == "":
-		return usageError{"--data: required"}
+		return usageError("--data: required")
 	case c.out == "":
-		return usageError{"--out: required"}
+		return usageError("--out: required")
 	case c.synthFeat < 0:
-		return usageError{fmt.Sprintf("--synthetic-features: %d is negative", c.synthFeat)}
+		return usageError(fmt.Sprintf("--synthetic-features: %d is negative", c.synthFeat))
 	case c.synthFeat > 0 && c.classes < 1:
-		return usageError{fmt.Sprintf("--classes: %d, want ≥ 1", c.classes)}
+		return usageError(fmt.Sprintf("--classes: %d, want ≥ 1", c.classes))
 	}
 	if err := checkFormatFlag(c.format); err != nil {
 		return err
 	}
 	if err := container.CheckWritable(c.out); err != nil {
-		return usageError{fmt.Sprintf("--out: %v", err)}
+		return usageError(fmt.Sprintf("--out: %v", err))
 	}
 	if err := distinctOutputs([]container.NamedPath{{Name: "--data", Path: c.data}, {Name: "--features", Path: c.features},
 		{Name: "--labels", Path: c.labels}}, []container.NamedPath{{Name: "--out", Path: c.out}}); err != nil {

@@ -32,7 +32,7 @@ func cmdEval(args []string) error {
 		return err
 	}
 	if *model == "" {
-		return usageError{"--model: required"}
+		return usageError("--model: required")
 	}
 	if err := d.validate(fs); err != nil {
 		return err
@@ -46,7 +46,7 @@ func cmdEval(args []string) error {
 	}
 	for _, f := range [][2]string{{"predictions", *predictions}, {"embeddings", *embeddings}} {
 		if err := container.CheckWritable(f[1]); err != nil {
-			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
+			return usageError(fmt.Sprintf("--%s: %v", f[0], err))
 		}
 	}
 	ck, err := train.LoadCheckpoint(*model)
@@ -54,13 +54,13 @@ func cmdEval(args []string) error {
 		return err
 	}
 	if *embeddings != "" && ck.Model.Layers < 2 {
-		return usageError{fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model)}
+		return usageError(fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model))
 	}
 	// Preprocess the input as in training unless --feat-norm says otherwise.
 	if !flagSet(fs, "feat-norm") && ck.FeatNorm != "" {
 		d.featNorm = ck.FeatNorm
 	} else if ck.FeatNorm != "" && d.featNorm != ck.FeatNorm {
-		return usageError{fmt.Sprintf("--feat-norm: %s, but %s was trained with --feat-norm %s (its inputs must be preprocessed the same way)", d.featNorm, *model, ck.FeatNorm)}
+		return usageError(fmt.Sprintf("--feat-norm: %s, but %s was trained with --feat-norm %s (its inputs must be preprocessed the same way)", d.featNorm, *model, ck.FeatNorm))
 	}
 	w, err := startWorld(*mpiMode)
 	if err != nil {

@@ -22,22 +22,22 @@ func cmdExport(args []string) error {
 	}
 	switch {
 	case *model == "":
-		return usageError{"--model: required"}
+		return usageError("--model: required")
 	case *out == "":
-		return usageError{"--out: required"}
+		return usageError("--out: required")
 	}
 	if _, err := interop.FormatOf(*out); err != nil {
-		return usageError{fmt.Sprintf("--out: %q: the name must end in .safetensors or .npz", *out)}
+		return usageError(fmt.Sprintf("--out: %q: the name must end in .safetensors or .npz", *out))
 	}
 	if err := container.CheckInput(*model); err != nil {
-		return usageError{fmt.Sprintf("--model: %v", err)}
+		return usageError(fmt.Sprintf("--model: %v", err))
 	}
 	if err := distinctOutputs([]container.NamedPath{{Name: "--model", Path: *model}},
 		[]container.NamedPath{{Name: "--out", Path: *out}}); err != nil {
 		return err
 	}
 	if err := container.CheckWritable(*out); err != nil {
-		return usageError{fmt.Sprintf("--out: %v", err)}
+		return usageError(fmt.Sprintf("--out: %v", err))
 	}
 	ck, err := train.LoadCheckpoint(*model)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"io"
 	"os"
 	"strings"
@@ -32,18 +33,18 @@ func cmdGen(args []string, out io.Writer) error {
 		return err
 	}
 	if *path == "" {
-		return usageError{"--out: required"}
+		return usageError("--out: required")
 	}
 	if err := container.CheckWritable(*path); err != nil {
-		return usageError{fmt.Sprintf("--out: %v", err)}
+		return usageError(fmt.Sprintf("--out: %v", err))
 	}
-	if err := checkGenTargets(*targets, *targetTask, *targetCols); err != nil {
+	if err := trainargs.CheckGenTargets(*targets, *targetTask, *targetCols); err != nil {
 		return err
 	}
 	commit := removeTempsOnSignal(*path)
 	s, err := graph.ParseGenSpec(*spec)
 	if err != nil {
-		return usageError{"--" + err.Error()}
+		return usageError("--" + err.Error())
 	}
 	t0 := time.Now()
 	ds, err := graph.Generate(s)
@@ -62,7 +63,7 @@ func cmdGen(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeGenTargets(*targets, ds, *targetTask, *targetCols, s.Seed); err != nil {
+	if err := trainargs.WriteGenTargets(*targets, ds, *targetTask, *targetCols, s.Seed); err != nil {
 		return err
 	}
 	commit()

@@ -102,7 +102,7 @@ func kernelError(err error) error {
 	if errors.As(err, &de) && de.Source == dispatch.Field {
 		flagged := *de
 		flagged.Source = "--kernel"
-		return usageError{flagged.Error()}
+		return usageError(flagged.Error())
 	}
 	return err
 }

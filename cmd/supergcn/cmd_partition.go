@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"os"
 	"strings"
@@ -65,7 +66,7 @@ func cmdPartition(args []string) error {
 			}
 		})
 		if ldgOnly != "" {
-			return usageError{fmt.Sprintf("--%s: applies to --method ldg only (not %s)", ldgOnly, f.method)}
+			return usageError(fmt.Sprintf("--%s: applies to --method ldg only (not %s)", ldgOnly, f.method))
 		}
 	}
 	d.prog = progress.ForStderr(false)
@@ -124,27 +125,27 @@ func (f *partitionFlags) validate() error {
 	d := &f.d
 	switch {
 	case (d.data == "") == (d.synthetic == ""):
-		return usageError{"give exactly one of --data and --synthetic"}
+		return usageError("give exactly one of --data and --synthetic")
 	case f.out == "":
-		return usageError{"--out: the partition directory is required"}
+		return usageError("--out: the partition directory is required")
 	case f.parts < 1:
-		return usageError{fmt.Sprintf("--parts: %d, want a positive number of parts", f.parts)}
+		return usageError(fmt.Sprintf("--parts: %d, want a positive number of parts", f.parts))
 	case !(f.imbalance >= 0 && f.imbalance <= 10): // NaN too
-		return usageError{fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance)}
+		return usageError(fmt.Sprintf("--imbalance: %g outside [0, 10]", f.imbalance))
 	}
 	switch f.method {
 	case "metis", "multilevel", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--method: %q is not auto, metis, multilevel, parmetis, ldg or random", f.method)}
+		return usageError(fmt.Sprintf("--method: %q is not auto, metis, multilevel, parmetis, ldg or random", f.method))
 	}
 	if f.ldgRounds < 1 || f.ldgRounds > 1<<20 {
-		return usageError{fmt.Sprintf("--ldg-rounds: %d, want an integer in [1, 2^20]", f.ldgRounds)}
+		return usageError(fmt.Sprintf("--ldg-rounds: %d, want an integer in [1, 2^20]", f.ldgRounds))
 	}
 	if f.ldgPasses < 1 || f.ldgPasses > 100 {
-		return usageError{fmt.Sprintf("--ldg-passes: %d, want an integer in [1, 100]", f.ldgPasses)}
+		return usageError(fmt.Sprintf("--ldg-passes: %d, want an integer in [1, 100]", f.ldgPasses))
 	}
 	if (f.method == "ldg" || f.method == "multilevel") && d.data == "" {
-		return usageError{fmt.Sprintf("--method %s: reads --data (for --synthetic, use metis or random)", f.method)}
+		return usageError(fmt.Sprintf("--method %s: reads --data (for --synthetic, use metis or random)", f.method))
 	}
 	if err := checkFormatFlag(d.format); err != nil {
 		return err
@@ -152,7 +153,7 @@ func (f *partitionFlags) validate() error {
 	switch f.weights {
 	case metis.WeightsNone, metis.WeightsDegree, metis.WeightsDegreeTrain:
 	default:
-		return usageError{fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights)}
+		return usageError(fmt.Sprintf("--weights: %q is not none, degree or degree+train", f.weights))
 	}
 	d.featNorm = "none" // features are stored raw; train normalises on load
 	if f.method == "ldg" || f.method == "multilevel" {
@@ -165,18 +166,18 @@ func (f *partitionFlags) validate() error {
 		if f.method == "random" {
 			why = "runs distributed only on --data with the default cleaning (no --synthetic-features, --undirected=false, --dedup=false)"
 		}
-		return usageError{fmt.Sprintf("--method %s %s, but a launcher started %d ranks: run it without mpirun, or use --method multilevel (or parmetis, ldg)", f.method, why, n)}
+		return usageError(fmt.Sprintf("--method %s %s, but a launcher started %d ranks: run it without mpirun, or use --method multilevel (or parmetis, ldg)", f.method, why, n))
 	}
 	if f.distributed() {
 		if n := max(1, launcherSize()); dist.CheckParts(f.parts, n) != nil {
-			return usageError{fmt.Sprintf("--parts: %d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", f.parts, n)}
+			return usageError(fmt.Sprintf("--parts: %d parts on %d ranks: the parts must be a multiple of the ranks, or the ranks a multiple of the parts", f.parts, n))
 		}
 	}
 	if err := distinctOutputs(f.d.inputPaths(), []container.NamedPath{{Name: "--out", Path: f.out}}); err != nil {
 		return err
 	}
 	if err := partition.CheckOutput(f.out); err != nil {
-		return usageError{fmt.Sprintf("--out: %v", strings.TrimPrefix(err.Error(), "partition: "))}
+		return usageError(fmt.Sprintf("--out: %v", strings.TrimPrefix(err.Error(), "partition: ")))
 	}
 	return nil
 }
@@ -211,7 +212,7 @@ func (f *partitionFlags) run(w *world, log io.Writer, distributed bool) error {
 	if distributed {
 		from, write = fmt.Sprintf(" from %d ranks", c.Size()), f.partitioning().WriteDist
 	}
-	t, err := write(c, w.parmetisMPI(), flagWriter(log))
+	t, err := write(c, w.parmetisMPI(), flagtab.Writer(log))
 	if err != nil || t.IsZero() {
 		return err
 	}

@@ -24,24 +24,24 @@ func cmdPlot(args []string) error {
 	}
 	if *layouts != "" {
 		if *out == "" || *bench != "" || *partScale != "" || len(files) > 0 {
-			return usageError{"--layouts: give only the layouts.csv and --out DIR"}
+			return usageError("--layouts: give only the layouts.csv and --out DIR")
 		}
 		return drawResults(*layouts, *out, plots.ReadLayouts, plots.Layouts)
 	}
 	if *partScale != "" {
 		if *out == "" || *bench != "" || len(files) > 0 {
-			return usageError{"--partition-scaling: give only the results.csv and --out DIR"}
+			return usageError("--partition-scaling: give only the results.csv and --out DIR")
 		}
 		return drawResults(*partScale, *out, plots.ReadPartScale, plots.PartScale)
 	}
 	if *bench != "" && len(files) > 0 {
-		return usageError{"--bench: give either a results.csv or metrics files, not both"}
+		return usageError("--bench: give either a results.csv or metrics files, not both")
 	}
 	if *bench == "" && len(files) == 0 {
-		return usageError{"give one or more metrics files (train --metrics FILE), or --bench RESULTS.csv"}
+		return usageError("give one or more metrics files (train --metrics FILE), or --bench RESULTS.csv")
 	}
 	if *out == "" {
-		return usageError{"--out: the directory for the PNG files is required"}
+		return usageError("--out: the directory for the PNG files is required")
 	}
 	if *bench != "" {
 		return drawResults(*bench, *out, plots.ReadMatrix, plots.Matrix)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/predictargs"
 	"io"
 	"os"
 	"runtime"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/plots"
 	"github.com/supergcn/supergcn/nn"
@@ -80,27 +80,27 @@ func cmdPredict(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *plotIn != "" {
-		return plotFlags(*plotIn, *plotOut, *refs, stdout)
+		return predictargs.Plot(*plotIn, *plotOut, *refs, stdout)
 	}
 	if !plots.ValidLabel(sw.Label) {
-		return usageError{fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", sw.Label)}
+		return usageError(fmt.Sprintf("--label: %q cannot name a PNG file (no / or \\)", sw.Label))
 	}
 	if (*pdir == "") == (*volIn == "") || *profiles == "" || *networks == "" {
-		return usageError{"one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")"}
+		return usageError("one of --partitions and --volumes, and --profile and --network are required (usage: supergcn predict " + predictSynopsis + ")")
 	}
 	if err := container.CheckWritable(*volOut); err != nil {
 		return fmt.Errorf("--save-volumes: %w", err)
 	}
 	var err error
 	if cfg.Model, err = perfmodel.ModelOf(m); err != nil {
-		return usageError{err.Error()} // nn's field names, mapped to flags
+		return usageError(err.Error()) // nn's field names, mapped to flags
 	}
 	if sw.Exchange = *exchArg; sw.Exchange == "auto" {
 		sw.Exchange = ""
 	} else if sw.Exchange == "" {
-		return usageError{`--exchange: "" is not flat, two-level, two-level-paired or auto`}
+		return usageError(`--exchange: "" is not flat, two-level, two-level-paired or auto`)
 	}
-	if err := sweepLists(&sw, *aggrMode, *bitsArg, *networks, *profiles); err != nil {
+	if err := predictargs.SweepLists(&sw, *aggrMode, *bitsArg, *networks, *profiles); err != nil {
 		return err
 	}
 	for r, b := range roleBits {
@@ -111,15 +111,15 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	if *layouts {
 		for _, f := range []string{"ranks", "ranks-per-node", "ranks-per-host", "threads", "save-volumes", "scale"} {
 			if flagSet(fs, f) {
-				return usageError{fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f)}
+				return usageError(fmt.Sprintf("--%s: not with --layouts (each layout sets its own)", f))
 			}
 		}
 		return predictLayouts(perfmodel.LayoutPlan{Sweep: sw, Nodes: *nodes, NodesPerHost: *nodesPerHost}, *pdir, *volIn, *asJSON, stdout)
 	}
 	if flagSet(fs, "nodes-per-host") {
-		return usageError{"--nodes-per-host: only with --layouts"}
+		return usageError("--nodes-per-host: only with --layouts")
 	}
-	v, err := predictVolumes(*pdir, *volIn, *ranks)
+	v, err := predictargs.Volumes(*pdir, *volIn, *ranks)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func predictLayouts(lp perfmodel.LayoutPlan, dir, files string, asJSON bool, std
 	}
 	rows, best, err := lp.Run()
 	if err != nil {
-		return usageError{err.Error()} // no layout of these flags predictable
+		return usageError(err.Error()) // no layout of these flags predictable
 	}
 	if v, err := lp.Volumes(rows[max(best, predictedRow(rows))].Prediction.Ranks); err == nil {
 		nph := min(max(lp.NodesPerHost, 1), nodes)
@@ -273,68 +273,6 @@ func warnGraphSize(profiles []*perfmodel.Profile, hostNodes int64) {
 	}
 }
 
-// sweepLists parses predict's comma-separated lists into sw: aggregation
-// modes, bits, networks and profiles (read).
-func sweepLists(sw *perfmodel.Sweep, modes, bits, networks, profiles string) error {
-	for _, s := range strings.Split(modes, ",") {
-		mode, err := exchange.ParseMode(strings.TrimSpace(s))
-		if err != nil || strings.TrimSpace(s) == "" {
-			return usageError{fmt.Sprintf("--aggr-mode: %q is not post, pre or hybrid", s)}
-		}
-		sw.Modes = append(sw.Modes, mode)
-	}
-	for _, s := range strings.Split(bits, ",") {
-		b, err := quant.ParseBits(s)
-		if strings.TrimSpace(s) == "auto" {
-			b, err = perfmodel.AutoBits, nil
-		}
-		if err != nil {
-			return usageError{fmt.Sprintf("--bits: %q is not %s or auto", s, quant.WidthList(", "))}
-		}
-		sw.Bits = append(sw.Bits, b)
-	}
-	for _, s := range strings.Split(networks, ",") {
-		n, err := perfmodel.ParseNetwork(strings.TrimSpace(s))
-		if err != nil {
-			return usageError{"--network: " + err.Error()}
-		}
-		sw.Networks = append(sw.Networks, n)
-	}
-	for _, s := range strings.Split(profiles, ",") {
-		if strings.TrimSpace(s) == "" {
-			return usageError{fmt.Sprintf("--profile: %q has an empty file name", profiles)}
-		}
-		p, err := perfmodel.LoadProfile(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("--profile: %w", err)
-		}
-		if err := p.CheckModel(sw.Config.Model); err != nil {
-			return fmt.Errorf("--profile: %s: %w", strings.TrimSpace(s), err)
-		}
-		sw.Profiles = append(sw.Profiles, p)
-	}
-	return nil
-}
-
-// predictVolumes plans the partition in dir on ranks ranks (0: one part
-// each), or reads a --save-volumes file.
-func predictVolumes(dir, file string, ranks int) (*perfmodel.Volumes, error) {
-	if ranks < 0 {
-		return nil, usageError{fmt.Sprintf("--ranks: %d, want ≥ 1", ranks)}
-	}
-	if file == "" {
-		return perfmodel.PlanVolumes(dir, ranks, runtime.GOMAXPROCS(0))
-	}
-	v, err := perfmodel.ReadVolumes(file)
-	if err != nil {
-		return nil, fmt.Errorf("--volumes: %w", err)
-	}
-	if ranks != 0 && ranks != len(v.Ranks) {
-		return nil, usageError{fmt.Sprintf("--ranks: %d, but %s holds %d ranks", ranks, file, len(v.Ranks))}
-	}
-	return v, nil
-}
-
 // printJSONLines prints one JSON object a line.
 func printJSONLines[T any](w io.Writer, rows []T) error {
 	enc := json.NewEncoder(w)
@@ -375,44 +313,4 @@ func refFlag(fs *flag.FlagSet) *[]plots.ProjectionRef {
 		return nil
 	})
 	return &refs
-}
-
-// plotFlags checks --plot's flags and draws.
-func plotFlags(in, out string, refs []plots.ProjectionRef, stdout io.Writer) error {
-	if out == "" {
-		return usageError{"--plot needs --out DIR"}
-	}
-	files := strings.Split(in, ",")
-	if slices.Contains(files, "") {
-		return usageError{fmt.Sprintf("--plot: %q has an empty file name", in)}
-	}
-	return plotPredictions(files, out, refs, stdout)
-}
-
-// plotPredictions draws predict --json lines: per label one PNG, one
-// series per profile × network × exchange (mode and bits), against ranks.
-func plotPredictions(files []string, dir string, refs []plots.ProjectionRef, stdout io.Writer) error {
-	var rows []plots.Prediction
-	for _, f := range files {
-		b, err := container.ReadInput(f, 1<<30, "predictions file")
-		if err != nil {
-			return fmt.Errorf("--plot: %w", err)
-		}
-		r, err := plots.ParsePredictions(f, b)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, r...)
-	}
-	if len(rows) == 0 {
-		return fmt.Errorf("%s: no predictions", strings.Join(files, ","))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	written, err := plots.Projections(dir, rows, refs)
-	for _, w := range written {
-		fmt.Fprintln(stdout, w)
-	}
-	return err
 }

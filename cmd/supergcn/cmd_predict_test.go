@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +161,7 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--partitions", dir, "--profile", prof, "--network", "tofu-d", "--heads", "2"}, "--heads: only with --model gat"},
 	} {
 		err := cmdPredict(c.args, &bytes.Buffer{})
-		if err == nil || !strings.Contains(userMessage(err), c.want) {
+		if err == nil || !strings.Contains(flagtab.UserMessage(err), c.want) {
 			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
 		}
 	}
@@ -209,7 +210,7 @@ func TestPredictLayouts(t *testing.T) {
 		{"--network", "shm,1gbit", "one profile, network and mode"},
 	} {
 		err := cmdPredict(append(append([]string{}, args...), c.flag, c.value), &bytes.Buffer{})
-		if err == nil || !strings.Contains(userMessage(err), c.want) {
+		if err == nil || !strings.Contains(flagtab.UserMessage(err), c.want) {
 			t.Errorf("%s %s: %v, want %q", c.flag, c.value, err, c.want)
 		}
 	}
@@ -271,7 +272,7 @@ func TestPredictLayoutsShippedProfiles(t *testing.T) {
 	}
 	err := cmdPredict([]string{"--layouts", "--partitions", dir3, "--profile", profiles[0], "--network", "10gbe",
 		"--nodes", "4", "--cores-per-node", "32"}, &bytes.Buffer{})
-	if err == nil || exitCode(err) != 2 || strings.Contains(userMessage(err), "\n") || !strings.Contains(userMessage(err), "no layout of 4 nodes × 32 cores") {
+	if err == nil || exitCode(err) != 2 || strings.Contains(flagtab.UserMessage(err), "\n") || !strings.Contains(flagtab.UserMessage(err), "no layout of 4 nodes × 32 cores") {
 		t.Errorf("3 parts on 4 nodes: %v (exit %d), want exit 2 and one line", err, exitCode(err))
 	}
 }

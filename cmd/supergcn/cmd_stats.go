@@ -44,7 +44,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 		*ranks = meta.Parts
 	}
 	if *ranks < 1 {
-		return usageError{fmt.Sprintf("--ranks: %d, want >= 1", *ranks)}
+		return usageError(fmt.Sprintf("--ranks: %d, want >= 1", *ranks))
 	}
 	if *width == 0 {
 		*width = meta.FeatDim
@@ -53,30 +53,30 @@ func cmdStats(args []string, stdout io.Writer) error {
 		}
 	}
 	if *width < 0 {
-		return usageError{fmt.Sprintf("--width: %d, want >= 1", *width)}
+		return usageError(fmt.Sprintf("--width: %d, want >= 1", *width))
 	}
 	wire, err := quant.ParseWire(*bits, params)
 	if err != nil {
-		return usageError{fmt.Sprintf("--bits: %q, want %s", *bits, quant.WidthList(", "))}
+		return usageError(fmt.Sprintf("--bits: %q, want %s", *bits, quant.WidthList(", ")))
 	}
 	if *perNode < 0 || (*perNode > 0 && *ranks%*perNode != 0) {
 		// as predict: a layout whose last node is short is not the even
 		// K-to-a-node layout the report describes
-		return usageError{fmt.Sprintf("--ranks-per-node: %d, want >= 1 and a divisor of the %d ranks", *perNode, *ranks)}
+		return usageError(fmt.Sprintf("--ranks-per-node: %d, want >= 1 and a divisor of the %d ranks", *perNode, *ranks))
 	}
 	if *layers < 1 {
-		return usageError{fmt.Sprintf("--layers: %d, want >= 1", *layers)}
+		return usageError(fmt.Sprintf("--layers: %d, want >= 1", *layers))
 	}
 	intra, err := quant.ParseWire(*intraBits, params)
 	if err != nil {
-		return usageError{fmt.Sprintf("--intra-bits: %q, want %s", *intraBits, quant.WidthList(", "))}
+		return usageError(fmt.Sprintf("--intra-bits: %q, want %s", *intraBits, quant.WidthList(", ")))
 	}
 	if *perNode > 0 {
 		rep, err := exchange.ReportNodes(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
 		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
 	}
 	if *heads < 0 || *heads > *width {
-		return usageError{fmt.Sprintf("--heads: %d, want 0 (none) to --width %d", *heads, *width)}
+		return usageError(fmt.Sprintf("--heads: %d, want 0 (none) to --width %d", *heads, *width))
 	}
 	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, *heads, wire)
 	if err := writeStats(stdout, *asJSON, rep, err, printStats); err != nil {
@@ -89,21 +89,11 @@ func cmdStats(args []string, stdout io.Writer) error {
 }
 
 // featureMemory is a line on the features of a partition directory and the
-// most memory they take on one of ranks ranks: 4 bytes a value dense, the
-// CSR offsets, column ids and values sparse.
+// most memory they take on one of ranks ranks (partition.FeatureBytes).
 func featureMemory(m *partition.Meta, ranks int) string {
-	k := m.Parts / ranks
 	most := int64(0)
 	for r := range ranks {
-		var b int64
-		for _, ps := range m.Stats.Parts[r*k : (r+1)*k] {
-			if m.SparseFeatures {
-				b += 8*(ps.Nodes+1) + 8*ps.FeatNNZ
-			} else {
-				b += 4 * ps.Nodes * int64(m.FeatDim)
-			}
-		}
-		most = max(most, b)
+		most = max(most, partition.FeatureBytes(m, r, ranks))
 	}
 	kind := "dense"
 	if m.SparseFeatures {
@@ -145,10 +135,10 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 		dir, rest = rest[0], rest[1:]
 	}
 	if len(rest) > 0 {
-		return "", usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+		return "", usageError(fmt.Sprintf("unexpected argument %q", rest[0]))
 	}
 	if dir == "" {
-		return "", usageError{"missing partition directory (usage: supergcn stats " + statsSynopsis + ")"}
+		return "", usageError("missing partition directory (usage: supergcn stats " + statsSynopsis + ")")
 	}
 	return dir, nil
 }

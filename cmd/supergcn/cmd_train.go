@@ -1,22 +1,20 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/cpuprofile"
+	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"time"
 
-	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/container"
 	"github.com/supergcn/supergcn/internal/progress"
 	"github.com/supergcn/supergcn/interop"
-	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/task"
@@ -41,7 +39,7 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	stop, err := startProfile(a.cpuProfile, w.comm)
+	stop, err := cpuprofile.Start(a.cpuProfile, w.comm)
 	if err != nil {
 		return w.finish(err)
 	}
@@ -57,7 +55,7 @@ type trainArgs struct {
 	d                  dataFlags
 	cfg                train.Config
 	mpiMode            string
-	bits               bitsFlags
+	bits               trainargs.Bits
 	kernel, cpuProfile string
 	targets            string // --targets
 	negRatio           int    // --neg-ratio
@@ -71,7 +69,7 @@ type trainArgs struct {
 // checkpoint, probing output paths), before any data is read.
 func parseTrain(args []string) (*trainArgs, error) {
 	fs := newFlagSet("train", "[--data PATH | --synthetic SPEC | --partitions PDIR] [flags]")
-	a := &trainArgs{bits: bitsFlags{params: quant.ParamsBlock}}
+	a := &trainArgs{bits: trainargs.Bits{Params: quant.ParamsBlock}}
 	d, cfg, bits := &a.d, &a.cfg, &a.bits
 	d.register(fs, "train on")
 	modelFlags(fs, &cfg.Model)
@@ -90,13 +88,13 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.StringVar(&cfg.Kernel, "kernel", "", kernelHelp)
 	fs.StringVar(&cfg.NodeOrder, "node-order", partition.DefaultOrder, "order of each rank's nodes in memory, for cache reuse in the aggregation: "+strings.Join(partition.NodeOrders(), "|")+" (given: ascending global id, as stored; degree: most-gathered first; rcm: reverse Cuthill-McKee; cluster: label-propagation clusters, hubs first within each); results are the same up to float summation order")
 	fs.StringVar(&cfg.AggrMode, "aggr-mode", "hybrid", "boundary aggregation: post|pre|hybrid (minimum vertex cover)")
-	fs.StringVar(&bits.intra, "intra-bits", "32", "bits per value of the rows between ranks of one node (shared memory), both exchanges: "+quant.WidthList("|"))
+	fs.StringVar(&bits.Intra, "intra-bits", "32", "bits per value of the rows between ranks of one node (shared memory), both exchanges: "+quant.WidthList("|"))
 	fs.StringVar(&cfg.Exchange, "exchange", "auto", "boundary exchange: flat (every rank pair; rows inside a node at --intra-bits)|two-level (once per node pair, then inside nodes)|two-level-paired (two-level, each rank talking to one rank per node)|auto (two-level when several nodes run several ranks each)")
-	fs.StringVar(&bits.fwd, "bits", "auto", "bits per boundary value sent forward (between nodes): "+quant.WidthList("|")+" (auto: 2 with several ranks, else 32)")
-	fs.StringVar(&bits.bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
-	fs.StringVar(&bits.eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
+	fs.StringVar(&bits.Fwd, "bits", "auto", "bits per boundary value sent forward (between nodes): "+quant.WidthList("|")+" (auto: 2 with several ranks, else 32)")
+	fs.StringVar(&bits.Bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
+	fs.StringVar(&bits.Eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
-	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.params))
+	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.Params))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
 	fs.StringVar(&d.edgeSplit, "edge-split", "", "--task link: random:TRAIN,VALID[,TEST][:SEED] fractions of the undirected edges; the validation and test edges are removed from the graph")
@@ -128,19 +126,19 @@ func parseTrain(args []string) (*trainArgs, error) {
 	}
 	if cfg.InitPath != "" {
 		if cfg.ResumePath != "" {
-			return nil, usageError{"--init-from: a resumed run continues the weights of --resume; give one of the two"}
+			return nil, usageError("--init-from: a resumed run continues the weights of --resume; give one of the two")
 		}
 		if _, err := interop.FormatOf(cfg.InitPath); err != nil {
-			return nil, usageError{fmt.Sprintf("--init-from: %q: the name must end in .safetensors or .npz", cfg.InitPath)}
+			return nil, usageError(fmt.Sprintf("--init-from: %q: the name must end in .safetensors or .npz", cfg.InitPath))
 		}
 		if err := container.CheckInput(cfg.InitPath); err != nil {
-			return nil, usageError{fmt.Sprintf("--init-from: %v", err)}
+			return nil, usageError(fmt.Sprintf("--init-from: %v", err))
 		}
 	}
 	// A resumed run's model comes from the checkpoint: its flags are
 	// checked against it, then validated with it.
 	if cfg.ResumePath != "" {
-		if err := resumeSettings(fs, cfg, d); err != nil {
+		if err := trainargs.Resume(cfg, &d.seed, &d.featNorm, func(f string) bool { return flagSet(fs, f) }); err != nil {
 			return nil, err
 		}
 	}
@@ -153,17 +151,17 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := a.outputFlags(); err != nil {
 		return nil, err
 	}
-	if err := checkTargets(cfg.Task, a.targets, d.edgeSplit); err != nil {
+	if err := trainargs.CheckTargets(cfg.Task, a.targets, d.edgeSplit); err != nil {
 		return nil, err
 	}
 	if a.negRatio < 1 || (a.negRatio != 1 && cfg.Task != "link") {
-		return nil, usageError{fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio)}
+		return nil, usageError(fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio))
 	}
 	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
 		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
 	}
 	if a.stopAfter < 0 {
-		return nil, usageError{fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter)}
+		return nil, usageError(fmt.Sprintf("--stop-after: %v, need a positive duration", a.stopAfter))
 	}
 	var err error
 	if a.kernel, err = checkKernel(cfg.Kernel); err != nil {
@@ -194,11 +192,11 @@ func parseTrain(args []string) (*trainArgs, error) {
 func (a *trainArgs) outputFlags() error {
 	for _, f := range [][2]string{{"predictions", a.predictions}, {"embeddings", a.embeddings}} {
 		if err := container.CheckWritable(f[1]); err != nil {
-			return usageError{fmt.Sprintf("--%s: %v", f[0], err)}
+			return usageError(fmt.Sprintf("--%s: %v", f[0], err))
 		}
 	}
 	if a.embeddings != "" && a.cfg.Model.Layers < 2 {
-		return usageError{fmt.Sprintf("--embeddings: the model has %d layer, so no hidden layer to write", a.cfg.Model.Layers)}
+		return usageError(fmt.Sprintf("--embeddings: the model has %d layer, so no hidden layer to write", a.cfg.Model.Layers))
 	}
 	a.cfg.Outputs = train.EvalOutputs{Predictions: a.predictions != "", Embeddings: a.embeddings != ""}
 	return nil
@@ -206,9 +204,9 @@ func (a *trainArgs) outputFlags() error {
 
 // validateTrain checks the model and optimiser flags before any data is
 // read, naming the flag, so a bad value never costs a load or a partition.
-func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
+func validateTrain(cfg *train.Config, mpiMode string, bits trainargs.Bits) error {
 	bad := func(flag, format string, args ...any) error {
-		return usageError{fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...))}
+		return usageError(fmt.Sprintf("--%s: %s", flag, fmt.Sprintf(format, args...)))
 	}
 	// Checked whatever the schedule, where the library leaves unused
 	// settings at any value in their range.
@@ -219,9 +217,9 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 		return bad("lr-step-size", "%d, need ≥ 1 epoch", cfg.LRStepSize)
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err.Error()} // the library's field names, mapped to flags by userMessage
+		return usageError(err.Error()) // the library's field names, mapped to flags by flagtab.UserMessage
 	}
-	if _, err := bits.wires(2); err != nil {
+	if _, err := bits.Wires(2); err != nil {
 		return err
 	}
 	if mpiMode == "off" && launchedByMPI() {
@@ -235,118 +233,6 @@ func validateTrain(cfg *train.Config, mpiMode string, bits bitsFlags) error {
 	return nil
 }
 
-// resumeSettings reads the --resume checkpoint and takes the model and
-// training settings from it, so the run continues the saved one exactly; a
-// flag given with another value is refused, naming both.
-func resumeSettings(fs *flag.FlagSet, cfg *train.Config, d *dataFlags) error {
-	if err := container.CheckInput(cfg.ResumePath); err != nil {
-		return usageError{fmt.Sprintf("--resume: %v", err)}
-	}
-	ck, err := train.LoadCheckpoint(cfg.ResumePath)
-	if err != nil {
-		return fmt.Errorf("--resume: %w", err)
-	}
-	if ck.Train == nil {
-		return usageError{fmt.Sprintf("--resume %s: no optimizer state (a version-1 checkpoint, or not written by training): it can be evaluated, not resumed", cfg.ResumePath)}
-	}
-	if ck.Task != cfg.Task { // the task decides the targets read, so the data: refuse before reading it
-		return usageError{fmt.Sprintf("--task: checkpoint %s was trained for task %s, this run is %s (give --task %s with its targets)", cfg.ResumePath, ck.Task, cfg.Task, ck.Task)}
-	}
-	featNorm := ck.FeatNorm
-	if featNorm == "" {
-		featNorm = "none"
-	}
-	norm := ck.Model.Norm
-	if norm == "" {
-		norm = "none"
-	}
-	precision := ck.Model.Precision
-	if precision == "" {
-		precision = "fp32"
-	}
-	type setting = resumeSetting
-	m := &cfg.Model
-	settings := []setting{
-		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
-		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
-		{"hidden", m.Hidden, perHead(ck.Model), func() { m.Hidden = perHead(ck.Model) }},
-		{"k", m.K, ck.Model.K, func() { m.K = ck.Model.K }},
-		{"alpha", m.Alpha, ck.Model.Alpha, func() { m.Alpha = ck.Model.Alpha }},
-		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
-		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
-		{"norm", m.Norm, norm, func() { m.Norm = norm }},
-		{"jk", m.JK, cmp.Or(ck.Model.JK, "none"), func() { m.JK = cmp.Or(ck.Model.JK, "none") }},
-		{"precision", m.Precision, precision, func() { m.Precision = precision }},
-		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
-		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},
-		{"attn-dropout", m.AttnDropout, ck.Model.AttnDropout, func() { m.AttnDropout = ck.Model.AttnDropout }},
-		{"seed", d.seed, ck.Model.Seed, func() { d.seed = ck.Model.Seed }},
-		{"label-prop", cfg.LabelProp, ck.LabelProp, func() { cfg.LabelProp = ck.LabelProp }},
-		{"feat-norm", d.featNorm, featNorm, func() { d.featNorm = featNorm }},
-	}
-	if o := ck.Train.Optim; o != (train.Optim{}) { // absent in checkpoints of older builds
-		settings = append(settings,
-			setting{"lr", cfg.LR, o.LR, func() { cfg.LR = o.LR }},
-			setting{"weight-decay", cfg.WeightDecay, o.WeightDecay, func() { cfg.WeightDecay = o.WeightDecay }},
-			setting{"decay-all", cfg.DecayAll, o.DecayAll, func() { cfg.DecayAll = o.DecayAll }},
-			setting{"adamw", cfg.Decoupled, o.Decoupled, func() { cfg.Decoupled = o.Decoupled }})
-	}
-	if tr := ck.Train; tr.NodeOrder != "" { // absent in checkpoints of older builds
-		settings = append(settings,
-			setting{"node-order", cfg.NodeOrder, tr.NodeOrder, func() { cfg.NodeOrder = tr.NodeOrder }},
-			setting{"eval-every", max(cfg.EvalEvery, 1), tr.EvalEvery, func() { cfg.EvalEvery = tr.EvalEvery }})
-	}
-	for _, h := range nn.Hypers() { // the hyperparameters the checkpoint's model declares
-		if v, err := ck.Model.HyperValue(h.Name); err == nil {
-			settings = append(settings, setting{h.Name, m.Hyper[h.Name], v, func() { m.Hyper = ck.Model.Hyper }})
-		}
-	}
-	settings = append(settings, loopResumeSettings(cfg, ck.Train.Loop)...)
-	for _, s := range settings {
-		if flagSet(fs, s.flag) && s.flagValue != s.ckValue {
-			return usageError{fmt.Sprintf("--%s %v contradicts --resume %s, which was trained with --%s %v (a resumed run takes its model and training settings from the checkpoint: drop the flag, or start a new run)",
-				s.flag, s.flagValue, cfg.ResumePath, s.flag, s.ckValue)}
-		}
-		s.take()
-	}
-	return nil
-}
-
-// resumeSetting is a training setting a checkpoint records: the flag,
-// its value on the command line and in the checkpoint, and a func that
-// takes the checkpoint's.
-type resumeSetting struct {
-	flag      string
-	flagValue any
-	ckValue   any
-	take      func()
-}
-
-// loopResumeSettings are the schedule and early-stopping settings of
-// checkpoint settings l (train.LoopSettings.Used: those its schedule
-// uses; none in checkpoints of older builds).
-func loopResumeSettings(cfg *train.Config, l train.LoopSettings) []resumeSetting {
-	if l.LRSchedule == "" {
-		return nil
-	}
-	s := []resumeSetting{
-		{"lr-schedule", cfg.LRSchedule, l.LRSchedule, func() { cfg.LRSchedule = l.LRSchedule }},
-		{"patience", cfg.Patience, l.Patience, func() { cfg.Patience = l.Patience }},
-	}
-	gamma := resumeSetting{"lr-gamma", cfg.LRGamma, l.LRGamma, func() { cfg.LRGamma = l.LRGamma }}
-	lrMin := resumeSetting{"lr-min", cfg.LRMin, l.LRMin, func() { cfg.LRMin = l.LRMin }}
-	switch l.LRSchedule {
-	case train.ScheduleStep:
-		s = append(s, gamma, resumeSetting{"lr-step-size", cfg.LRStepSize, l.LRStepSize, func() { cfg.LRStepSize = l.LRStepSize }})
-	case train.ScheduleCosine:
-		s = append(s, lrMin, resumeSetting{"epochs", cfg.Epochs, l.CosineEpochs, func() { cfg.Epochs = l.CosineEpochs }})
-	case train.SchedulePlateau:
-		s = append(s, gamma, lrMin,
-			resumeSetting{"lr-plateau-patience", cfg.LRPlateauPatience, l.LRPlateauPatience, func() { cfg.LRPlateauPatience = l.LRPlateauPatience }})
-	}
-	return s
-}
-
 // loopFlags registers the learning-rate schedule and early-stopping flags.
 func loopFlags(fs *flag.FlagSet, cfg *train.Config) {
 	fs.StringVar(&cfg.LRSchedule, "lr-schedule", train.ScheduleNone, "learning rate per epoch: none (--lr throughout)|step (--lr × --lr-gamma^⌊(epoch-1)/--lr-step-size⌋, as torch StepLR)|cosine (from --lr down to --lr-min over --epochs, as torch CosineAnnealingLR with T_max = --epochs)|plateau (× --lr-gamma after more than --lr-plateau-patience evaluations without a lower validation loss, not below --lr-min, as torch ReduceLROnPlateau)")
@@ -355,33 +241,6 @@ func loopFlags(fs *flag.FlagSet, cfg *train.Config) {
 	fs.Float64Var(&cfg.LRMin, "lr-min", 0, "with --lr-schedule cosine: the learning rate it anneals to; plateau: the lowest learning rate")
 	fs.IntVar(&cfg.LRPlateauPatience, "lr-plateau-patience", 10, "with --lr-schedule plateau: evaluations without a lower validation loss tolerated; one more reduces the learning rate")
 	fs.IntVar(&cfg.Patience, "patience", 0, "early stopping: stop after N evaluated epochs without a better validation accuracy than the best so far, and report the epoch (0: train all --epochs)")
-}
-
-// bitsFlags are the wire-format flags as given (resolved once the rank
-// count is known).
-type bitsFlags struct {
-	fwd, bwd, eval, intra string
-	params                quant.Params
-}
-
-// wires resolves the flags for ranks ranks: a role whose flag is unset
-// (or --intra-bits auto) takes quant.Wires.Resolve's default.
-func (b bitsFlags) wires(ranks int) (quant.Wires, error) {
-	var ws quant.Wires
-	for _, f := range []struct {
-		role    quant.Role
-		flag, v string
-	}{{quant.Forward, "--bits", b.fwd}, {quant.Backward, "--bits-backward", b.bwd}, {quant.Eval, "--eval-bits", b.eval}, {quant.Intra, "--intra-bits", b.intra}} {
-		if f.v == "" || (f.role == quant.Intra && f.v == "auto") {
-			continue
-		}
-		bits, err := parseBits(f.flag, f.v, ranks)
-		if err != nil {
-			return ws, err
-		}
-		ws[f.role] = quant.Wire{Bits: bits, Params: b.params}
-	}
-	return ws.Resolve(), nil
 }
 
 func runTrain(w *world, a *trainArgs) error {
@@ -395,7 +254,7 @@ func runTrain(w *world, a *trainArgs) error {
 	var err error
 	// Rows inside a node default to fp32: exact, and over shared memory
 	// copying them costs less CPU than encoding and decoding them.
-	if cfg.Wire, err = bits.wires(c.Size()); err != nil {
+	if cfg.Wire, err = bits.Wires(c.Size()); err != nil {
 		return err
 	}
 	auto := cfg.Threads == 0
@@ -431,7 +290,7 @@ func runTrain(w *world, a *trainArgs) error {
 		}
 	}
 	cfg.Log = log
-	if cfg.Targets, err = readTargets(cfg.Task, targets); err != nil {
+	if cfg.Targets, err = trainargs.ReadTargets(cfg.Task, targets); err != nil {
 		return err
 	}
 	if d.edges != nil {
@@ -442,47 +301,6 @@ func runTrain(w *world, a *trainArgs) error {
 		return err
 	}
 	return writeOutputs(c, "train", dataLog, res.Outputs, a.predictions, a.embeddings)
-}
-
-// parseBits reads a --bits value (quant.ParseBits); "auto" is
-// quant.AutoBits.
-func parseBits(flagName, v string, ranks int) (int, error) {
-	if v == "auto" {
-		return quant.AutoBits(ranks), nil
-	}
-	b, err := quant.ParseBits(v)
-	if err != nil {
-		return 0, usageError{fmt.Sprintf("%s: %q is not %s or auto", flagName, v, quant.WidthList(", "))}
-	}
-	return b, nil
-}
-
-// startProfile starts a CPU profile when path is set; the returned func
-// stops it and reports a profile that could not be written.
-func startProfile(path string, c comm.Comm) (func() error, error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	if c.Size() > 1 {
-		path = fmt.Sprintf("%s.rank%d", path, c.Rank())
-	}
-	// The profile goes to path.tmp and is renamed when complete, so a full
-	// disk or a crash never leaves a truncated or empty profile at path.
-	f, err := container.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Abort()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		if err := f.Commit(); err != nil {
-			return fmt.Errorf("--cpuprofile: %s: %w", path, err)
-		}
-		return nil
-	}, nil
 }
 
 // quantParamsFlag parses --quant-params into *p.

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"slices"
 	"strings"
@@ -87,14 +88,14 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	if d.partitions != "" {
 		for _, f := range sourceFlags {
 			if flagSet(fs, f) {
-				return usageError{fmt.Sprintf("--%s: has no effect with --partitions (the directory was built by supergcn partition; give it there)", f)}
+				return usageError(fmt.Sprintf("--%s: has no effect with --partitions (the directory was built by supergcn partition; give it there)", f))
 			}
 		}
 	}
 	if d.data == "" && d.partitions == "" {
 		for _, f := range []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges"} {
 			if flagSet(fs, f) {
-				return usageError{fmt.Sprintf("--%s: applies to --data; a generated graph has its own split (its spec's train/valid/test keys)", f)}
+				return usageError(fmt.Sprintf("--%s: applies to --data; a generated graph has its own split (its spec's train/valid/test keys)", f))
 			}
 		}
 	}
@@ -107,17 +108,17 @@ func (d *dataFlags) validate(fs *flag.FlagSet) error {
 	switch d.partMethod {
 	case "auto", "metis", "multilevel", "parmetis", "random", "ldg":
 	default:
-		return usageError{fmt.Sprintf("--partition-method: %q is not auto, metis, multilevel, parmetis, ldg or random", d.partMethod)}
+		return usageError(fmt.Sprintf("--partition-method: %q is not auto, metis, multilevel, parmetis, ldg or random", d.partMethod))
 	}
 	if d.partMethod == "ldg" && d.data == "" && d.partitions == "" {
-		return usageError{"--partition-method ldg: reads --data (for --synthetic, use metis, parmetis or random)"}
+		return usageError("--partition-method ldg: reads --data (for --synthetic, use metis, parmetis or random)")
 	}
 	return nil
 }
 
 // loadDataset reads or generates the whole dataset and cleans it.
 func (d *dataFlags) loadDataset(log io.Writer) (*graph.Dataset, error) {
-	return d.source().Load(flagWriter(log))
+	return d.source().Load(flagtab.Writer(log))
 }
 
 // loadShard returns this rank's shard (dataset.Source.Shard), after
@@ -127,7 +128,7 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 		d.resolvePartMethod(c, w, log)
 	}
 	src := d.source()
-	sh, err := src.Shard(c, w.parmetisMPI(), flagWriter(log))
+	sh, err := src.Shard(c, w.parmetisMPI(), flagtab.Writer(log))
 	d.edges = src.Edges
 	return sh, err
 }
@@ -142,7 +143,7 @@ func (d *dataFlags) inputPaths() []container.NamedPath {
 // (container.CheckDistinct) as a usage error.
 func distinctOutputs(inputs, outputs []container.NamedPath) error {
 	if err := container.CheckDistinct(inputs, outputs); err != nil {
-		return usageError{err.Error()}
+		return usageError(err.Error())
 	}
 	return nil
 }
@@ -161,7 +162,7 @@ func (d *dataFlags) resolvePartMethod(c comm.Comm, w *world, log io.Writer) {
 	}
 	if err := d.checkDistributed(); err != nil {
 		if log != nil {
-			fmt.Fprintf(log, "partition: auto: metis on rank 0, every rank loading the whole graph (%s)\n", userMessage(err))
+			fmt.Fprintf(log, "partition: auto: metis on rank 0, every rank loading the whole graph (%s)\n", flagtab.UserMessage(err))
 		}
 		return
 	}
@@ -175,7 +176,7 @@ func (d *dataFlags) checkDistributed() error { return d.source().CheckDistribute
 // as a usage error (exit 2) before anything is read.
 func checkFormatFlag(format string) error {
 	if format != "" && !slices.Contains(graph.Formats(), strings.ToLower(format)) {
-		return usageError{fmt.Sprintf("--format: %q: unknown format (want %s)", format, strings.Join(graph.Formats(), ", "))}
+		return usageError(fmt.Sprintf("--format: %q: unknown format (want %s)", format, strings.Join(graph.Formats(), ", ")))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,19 +23,19 @@ import (
 // and every mapped name is a real field of the struct it names.
 func TestUserMessage(t *testing.T) {
 	err := fmt.Errorf("rank 0: %w", field.Errorf("train.Config.SaveEvery", "%d needs train.Config.SavePath and must be ≥ 1", 3))
-	if got := userMessage(err); got != "rank 0: --save-every: 3 needs --save and must be ≥ 1" {
-		t.Errorf("userMessage = %q", got)
+	if got := flagtab.UserMessage(err); got != "rank 0: --save-every: 3 needs --save and must be ≥ 1" {
+		t.Errorf("UserMessage = %q", got)
 	}
-	if got := userMessage(fmt.Errorf("epoch 3: %w", train.ErrStructureOnly)); !strings.HasSuffix(got, "use --synthetic-features DIM") {
+	if got := flagtab.UserMessage(fmt.Errorf("epoch 3: %w", train.ErrStructureOnly)); !strings.HasSuffix(got, "use --synthetic-features DIM") {
 		t.Errorf("structure-only hint missing: %q", got)
 	}
 	// METIS's hint on a multi-constraint failure names the option it suggests
 	hint := fmt.Errorf("partition: METIS_PartGraphKway(…): METIS_ERROR (… metis.Options.Weights %q balances one)", metis.WeightsDegree)
-	if got := userMessage(hint); !strings.Contains(got, `--weights "degree"`) {
+	if got := flagtab.UserMessage(hint); !strings.Contains(got, `--weights "degree"`) {
 		t.Errorf("METIS hint not renamed: %q", got)
 	}
-	// nn's own errors name the fields that the rows of flagNames map
-	if got := userMessage(nn.Config{Model: "gcn", Layers: 2, In: 1, Hidden: 0, Out: 1}.Validate()); !strings.HasPrefix(got, "--hidden: 0") {
+	// nn's own errors name the fields that the rows of flagtab.Names map
+	if got := flagtab.UserMessage(nn.Config{Model: "gcn", Layers: 2, In: 1, Hidden: 0, Out: 1}.Validate()); !strings.HasPrefix(got, "--hidden: 0") {
 		t.Errorf("nn.Config.Validate renamed: %q", got)
 	}
 	types := map[string]reflect.Type{
@@ -56,7 +57,7 @@ func TestUserMessage(t *testing.T) {
 		"dataset.Conversion":     reflect.TypeOf(dataset.Conversion{}),
 		"task.Table":             reflect.TypeOf(task.Table{}),
 	}
-	for name, flag := range flagNames {
+	for name, flag := range flagtab.Names {
 		name, _, _ := strings.Cut(name, "[") // an array field's element: Wire[forward]
 		i := strings.LastIndex(name, ".")
 		typ, ok := types[name[:i]]

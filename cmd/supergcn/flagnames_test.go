@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,27 +17,27 @@ import (
 
 func TestEnumCanonical(t *testing.T) {
 	for _, c := range []struct {
-		e        enum
+		e        flagtab.Enum
 		in, want string
 	}{
-		{modelEnum, "GCN", "gcn"},
-		{modelEnum, "graphsage", "sage"},
-		{modelEnum, "GraphSAGE", "sage"},
-		{modelEnum, "Sage", "sage"},
-		{modelEnum, "mlp", "mlp"}, // unknown: passed on as typed
-		{modelEnum, "GAT", "gat"},
-		{modelEnum, "MLP", "MLP"}, // unknown: passed on as typed
-		{aggrModeEnum, "Hybrid", "hybrid"},
-		{aggrModeEnum, "POST,Pre", "post,pre"},
-		{exchangeEnum, "Two_Level", "two-level"},
-		{precisionEnum, "BFloat16", "bf16"},
-		{orderEnum, "RCM", "rcm"},
-		{enumFlags["--lr-schedule"], "ReduceLROnPlateau", "plateau"},
-		{enumFlags["--lr-schedule"], "Cosine", "cosine"},
-		{enumFlags["bench gemm --ops"], "nn,Tn", "NN,TN"},
-		{enumFlags["bench quant --kernel"], "ALL", "all"},
+		{flagtab.ModelEnum, "GCN", "gcn"},
+		{flagtab.ModelEnum, "graphsage", "sage"},
+		{flagtab.ModelEnum, "GraphSAGE", "sage"},
+		{flagtab.ModelEnum, "Sage", "sage"},
+		{flagtab.ModelEnum, "mlp", "mlp"}, // unknown: passed on as typed
+		{flagtab.ModelEnum, "GAT", "gat"},
+		{flagtab.ModelEnum, "MLP", "MLP"}, // unknown: passed on as typed
+		{flagtab.AggrModeEnum, "Hybrid", "hybrid"},
+		{flagtab.AggrModeEnum, "POST,Pre", "post,pre"},
+		{flagtab.ExchangeEnum, "Two_Level", "two-level"},
+		{flagtab.PrecisionEnum, "BFloat16", "bf16"},
+		{flagtab.OrderEnum, "RCM", "rcm"},
+		{flagtab.Flags["--lr-schedule"], "ReduceLROnPlateau", "plateau"},
+		{flagtab.Flags["--lr-schedule"], "Cosine", "cosine"},
+		{flagtab.Flags["bench gemm --ops"], "nn,Tn", "NN,TN"},
+		{flagtab.Flags["bench quant --kernel"], "ALL", "all"},
 	} {
-		if got := c.e.canonical(c.in); got != c.want {
+		if got := c.e.Canonical(c.in); got != c.want {
 			t.Errorf("canonical(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -52,7 +53,7 @@ func TestEnumFlagsWhileParsing(t *testing.T) {
 	if *model != "sage" || *mode != "pre" {
 		t.Errorf("--model %q --aggr-mode %q, want sage pre", *model, *mode)
 	}
-	if _, wrapped := fs.Lookup("model").Value.(enumValue); wrapped {
+	if _, wrapped := fs.Lookup("model").Value.(flagtab.EnumValue); wrapped {
 		t.Error("the flag's Value is still wrapped after parsing")
 	}
 	// eval's --model is a file: its value is not touched.
@@ -76,7 +77,7 @@ func TestSuggestFlag(t *testing.T) {
 		"sav": "save", "zzzz": "", "x": "",
 		"num_heads": "heads", "num-heads": "heads", "n-heads": "heads", "nheads": "heads", // not out-heads
 	} {
-		if got := spell.SuggestFlag(fs, in, flagHabits); got != want {
+		if got := spell.SuggestFlag(fs, in, flagtab.Habits); got != want {
 			t.Errorf("SuggestFlag(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -88,9 +89,9 @@ func TestFlagUnsupported(t *testing.T) {
 	fs := newFlagSet("train", "")
 	modelFlags(fs, new(nn.Config))
 	attentionFlags(fs, new(nn.Config))
-	for k := range flagUnsupported {
-		if _, habit := flagHabits[k]; habit || spell.Key(k) != k || fs.Lookup(k) != nil {
-			t.Errorf("flagUnsupported[%q]: not a Key, a habit too, or a flag", k)
+	for k := range flagtab.Unsupported {
+		if _, habit := flagtab.Habits[k]; habit || spell.Key(k) != k || fs.Lookup(k) != nil {
+			t.Errorf("flagtab.Unsupported[%q]: not a Key, a habit too, or a flag", k)
 		}
 	}
 }

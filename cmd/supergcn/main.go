@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"io"
 	"os"
 	"sort"
@@ -103,7 +104,7 @@ func main() {
 		if code == 2 && launcherRank() > 0 {
 			quietRankExit(code)
 		}
-		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, userMessage(err))
+		fmt.Fprintf(os.Stderr, "supergcn %s: %s\n", sc.name, flagtab.UserMessage(err))
 		os.Exit(code)
 	}
 }
@@ -149,10 +150,8 @@ func exitCode(err error) int {
 	return 1
 }
 
-// usageError marks bad flags or arguments.
-type usageError struct{ msg string }
-
-func (u usageError) Error() string { return u.msg }
+// usageError marks bad flags or arguments (exit status 2).
+type usageError = flagtab.UsageError
 
 // newFlagSet returns a FlagSet whose errors are returned, not printed-and-exited.
 // --help prints the usage on stdout; a bad flag is one line on stderr (main).
@@ -174,7 +173,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+		return usageError(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	return nil
 }
@@ -185,14 +184,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func parseFlagSet(fs *flag.FlagSet, args []string) error {
 	if !helpAsked(args) {
 		fs.Usage = func() {} // a bad flag is one line, not the whole usage
-		defer canonicaliseEnums(fs)()
+		defer flagtab.CanonicaliseEnums(fs)()
 	}
 	err := fs.Parse(args)
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if msg, ok := spell.UnknownFlag(fs, args, err, spell.Habits{Names: flagHabits, Unsupported: flagUnsupported}); ok {
-		return usageError{msg}
+	if msg, ok := spell.UnknownFlag(fs, args, err, spell.Habits{Names: flagtab.Habits, Unsupported: flagtab.Unsupported}); ok {
+		return usageError(msg)
 	}
-	return usageError{fmt.Sprintf("%v (see %s --help)", err, fs.Name())}
+	return usageError(fmt.Sprintf("%v (see %s --help)", err, fs.Name()))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"strconv"
 	"strings"
 
@@ -64,13 +65,13 @@ func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 		v    int
 	}{{"k", m.K}, {"heads", m.Heads}, {"out-heads", m.OutHeads}} {
 		if flagSet(fs, f.name) && f.v < 1 {
-			return usageError{fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v)}
+			return usageError(fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v))
 		}
 	}
 	// APPNP's α = 0 (propagation alone, no teleport) is not offered: 0 is
 	// nn.Config's "the model's default", so a given 0 is refused.
 	if flagSet(fs, "alpha") && m.Alpha == 0 {
-		return usageError{"--alpha: 0 is not in (0, 1] (leave --alpha out for the model's default)"}
+		return usageError("--alpha: 0 is not in (0, 1] (leave --alpha out for the model's default)")
 	}
 	if flagSet(fs, "layers") {
 		return nil
@@ -83,17 +84,6 @@ func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 	return nil
 }
 
-// modelAliases is the --model aliases of the model table.
-func modelAliases() map[string]string {
-	a := map[string]string{}
-	for _, mi := range nn.ModelInfos() {
-		for _, s := range mi.Aliases {
-			a[s] = mi.Name
-		}
-	}
-	return a
-}
-
 // gatFlags leaves --heads, --out-heads and --attn-dropout in the model
 // configuration of a gat model only: given with another model they are
 // refused (unless resuming, where the checkpoint names the model).
@@ -103,7 +93,7 @@ func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
 	}
 	for _, name := range []string{"heads", "out-heads", "attn-dropout"} {
 		if flagSet(fs, name) && !resume {
-			return usageError{fmt.Sprintf("--%s: only with --model gat", name)}
+			return usageError(fmt.Sprintf("--%s: only with --model gat", name))
 		}
 	}
 	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
@@ -120,25 +110,16 @@ func headWidths(m *nn.Config) error {
 	}
 	h := max(m.Heads, 1)
 	if m.Hidden > nn.MaxWidth/h {
-		return usageError{fmt.Sprintf("--hidden: %d per head × %d heads is wider than %d", m.Hidden, h, nn.MaxWidth)}
+		return usageError(fmt.Sprintf("--hidden: %d per head × %d heads is wider than %d", m.Hidden, h, nn.MaxWidth))
 	}
 	m.Hidden *= h
 	return nil
 }
 
-// perHead is --hidden for model m of nn.Config (headWidths's inverse):
-// the width of one head of an attention model.
-func perHead(m nn.Config) int {
-	if op, err := nn.ModelOp(m.Model); err == nil && op == nn.OpAttention && m.Layers > 1 {
-		return m.Hidden / max(m.Heads, 1)
-	}
-	return m.Hidden
-}
-
 // hiddenDesc is the hidden width of m as --hidden gave it: "8 × 8 heads"
 // for an attention model.
 func hiddenDesc(m nn.Config) string {
-	if p := perHead(m); p != m.Hidden {
+	if p := trainargs.PerHead(m); p != m.Hidden {
 		return fmt.Sprintf("%d × %d heads", p, m.Heads)
 	}
 	return fmt.Sprint(m.Hidden)

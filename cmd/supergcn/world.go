@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"github.com/supergcn/supergcn/internal/procsig"
 	"os"
 
@@ -42,7 +43,7 @@ func startWorld(mode string) (*world, error) {
 		use = true
 	case "off":
 	default:
-		return nil, usageError{fmt.Sprintf("--mpi: %q is not auto, on or off", mode)}
+		return nil, usageError(fmt.Sprintf("--mpi: %q is not auto, on or off", mode))
 	}
 	if !use {
 		if err := launcher.Check(1, os.Getenv); err != nil {
@@ -94,7 +95,7 @@ func (w *world) finish(err error) error {
 		// (whose non-zero exit makes a launcher end the job) from leaving
 		// before the message is out.
 		if w.comm.Rank() == 0 {
-			fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(err))
+			fmt.Fprintf(os.Stderr, "supergcn: %s\n", flagtab.UserMessage(err))
 		}
 		if ferr := mpi.Finalize(); ferr != nil {
 			return ferr
@@ -110,14 +111,14 @@ func (w *world) finish(err error) error {
 	case errors.As(err, &agreed): // every rank knows: no abort needed
 		// Printed before MPI_Finalize, whose fence keeps the other ranks
 		// (which exit non-zero at once, ending the job) from leaving first.
-		fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(fmt.Errorf("rank %d: %w", w.comm.Rank(), err)))
+		fmt.Fprintf(os.Stderr, "supergcn: %s\n", flagtab.UserMessage(fmt.Errorf("rank %d: %w", w.comm.Rank(), err)))
 		mpi.Finalize()
 		return silentExit{1}
 	}
 	if err != nil {
 		err = fmt.Errorf("rank %d: %w", w.comm.Rank(), err)
 		if w.comm.Size() > 1 {
-			fmt.Fprintf(os.Stderr, "supergcn: %s\n", userMessage(err))
+			fmt.Fprintf(os.Stderr, "supergcn: %s\n", flagtab.UserMessage(err))
 			w.comm.Abort(1)
 		}
 		mpi.Finalize()

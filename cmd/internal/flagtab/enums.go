@@ -1,4 +1,4 @@
-package main
+package flagtab
 
 import (
 	"flag"
@@ -14,49 +14,49 @@ import (
 	"github.com/supergcn/supergcn/train"
 )
 
-// enum is what an enum-valued flag accepts: the canonical names (spelled
+// Enum is what an enum-valued flag accepts: the canonical names (spelled
 // as the libraries spell them) and aliases, both matched ignoring case and
 // with '_' read as '-'. A comma-separated value is canonicalised element
 // by element; an element that matches nothing is passed on unchanged, so
 // the library's own error names it as typed.
-type enum struct {
-	names   func() []string
-	aliases map[string]string // alias → canonical name
+type Enum struct {
+	Names   func() []string
+	Aliases map[string]string // alias → canonical name
 }
 
 func fixed(names ...string) func() []string { return func() []string { return names } }
 
 var (
-	modelEnum     = enum{nn.Models, modelAliases()}
-	normEnum      = enum{fixed("none", "layer", "batch"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer", "batchnorm": "batch", "batch-norm": "batch", "bn": "batch"}}
-	precisionEnum = enum{dense.Precisions, map[string]string{
+	ModelEnum     = Enum{nn.Models, modelAliases()}
+	normEnum      = Enum{fixed("none", "layer", "batch"), map[string]string{"layernorm": "layer", "layer-norm": "layer", "ln": "layer", "batchnorm": "batch", "batch-norm": "batch", "bn": "batch"}}
+	PrecisionEnum = Enum{dense.Precisions, map[string]string{
 		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
-	aggrModeEnum = enum{fixed("post", "pre", "hybrid"), nil}
-	exchangeEnum = enum{fixed("auto", "flat", "two-level", "two-level-paired"), map[string]string{
+	AggrModeEnum = Enum{fixed("post", "pre", "hybrid"), nil}
+	ExchangeEnum = Enum{fixed("auto", "flat", "two-level", "two-level-paired"), map[string]string{
 		"twolevel": "two-level", "hierarchical": "two-level", "twolevel-paired": "two-level-paired", "paired": "two-level-paired"}}
-	methodEnum = enum{fixed("auto", "metis", "multilevel", "parmetis", "ldg", "random"), map[string]string{
+	methodEnum = Enum{fixed("auto", "metis", "multilevel", "parmetis", "ldg", "random"), map[string]string{
 		"multi-level": "multilevel", "par-metis": "parmetis"}}
-	orderEnum   = enum{partition.NodeOrders, map[string]string{"none": "given", "natural": "given", "reverse-cuthill-mckee": "rcm"}}
-	weightsEnum = enum{fixed("none", "degree", "degree+train"), nil}
-	onOffEnum   = enum{fixed("auto", "on", "off"), nil}
-	paramsEnum  = enum{fixed("block", "bf16", "fp32"), map[string]string{"bfloat16": "bf16", "float32": "fp32"}}
+	OrderEnum   = Enum{partition.NodeOrders, map[string]string{"none": "given", "natural": "given", "reverse-cuthill-mckee": "rcm"}}
+	weightsEnum = Enum{fixed("none", "degree", "degree+train"), nil}
+	onOffEnum   = Enum{fixed("auto", "on", "off"), nil}
+	paramsEnum  = Enum{fixed("block", "bf16", "fp32"), map[string]string{"bfloat16": "bf16", "float32": "fp32"}}
 )
 
-// enumFlags maps flag names to the values they accept. A key "--NAME"
+// Flags maps flag names to the values they accept. A key "--NAME"
 // holds for every command; "COMMAND --NAME" (COMMAND as in fs.Name without
 // "supergcn ") overrides it for one command, an entry without names
 // marking a flag that is not an enum there.
-var enumFlags = map[string]enum{
-	"--model":             modelEnum,
+var Flags = map[string]Enum{
+	"--model":             ModelEnum,
 	"eval --model":        {}, // a model file
 	"--norm":              normEnum,
-	"--precision":         precisionEnum,
-	"--aggr-mode":         aggrModeEnum,
-	"--exchange":          exchangeEnum,
+	"--precision":         PrecisionEnum,
+	"--aggr-mode":         AggrModeEnum,
+	"--exchange":          ExchangeEnum,
 	"--partition-method":  methodEnum,
 	"--method":            methodEnum,
-	"--node-order":        orderEnum,
-	"--orders":            orderEnum,
+	"--node-order":        OrderEnum,
+	"--orders":            OrderEnum,
 	"--feat-norm":         {fixed("none", "row"), map[string]string{"l1": "row"}},
 	"--weights":           weightsEnum,
 	"--partition-weights": weightsEnum,
@@ -75,31 +75,31 @@ var enumFlags = map[string]enum{
 }
 
 // enumOf returns the enum of flag name in the command of fs.
-func enumOf(fs *flag.FlagSet, name string) (enum, bool) {
+func enumOf(fs *flag.FlagSet, name string) (Enum, bool) {
 	cmd := strings.TrimPrefix(fs.Name(), "supergcn ")
-	if e, ok := enumFlags[cmd+" --"+name]; ok {
-		return e, e.names != nil
+	if e, ok := Flags[cmd+" --"+name]; ok {
+		return e, e.Names != nil
 	}
-	e, ok := enumFlags["--"+name]
+	e, ok := Flags["--"+name]
 	return e, ok
 }
 
-// canonical rewrites each comma-separated element of v that names one of
+// Canonical rewrites each comma-separated element of v that names one of
 // e's values or aliases to its canonical name.
-func (e enum) canonical(v string) string { return spell.Canonical(v, e.names(), e.aliases) }
+func (e Enum) Canonical(v string) string { return spell.Canonical(v, e.Names(), e.Aliases) }
 
-// enumValue canonicalises a value before the flag's own Set sees it.
-type enumValue struct {
+// EnumValue canonicalises a value before the flag's own Set sees it.
+type EnumValue struct {
 	flag.Value
-	e enum
+	e Enum
 }
 
-func (v enumValue) Set(s string) error { return v.Value.Set(v.e.canonical(s)) }
+func (v EnumValue) Set(s string) error { return v.Value.Set(v.e.Canonical(s)) }
 
-// canonicaliseEnums makes every enum-valued flag of fs accept its values
+// CanonicaliseEnums makes every enum-valued flag of fs accept its values
 // in any case and by their aliases while fs parses: the libraries see
 // canonical names. The returned func restores the flags' own Values.
-func canonicaliseEnums(fs *flag.FlagSet) (restore func()) {
+func CanonicaliseEnums(fs *flag.FlagSet) (restore func()) {
 	wrapped := map[*flag.Flag]flag.Value{}
 	fs.VisitAll(func(f *flag.Flag) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
@@ -107,7 +107,7 @@ func canonicaliseEnums(fs *flag.FlagSet) (restore func()) {
 		}
 		if e, ok := enumOf(fs, f.Name); ok {
 			wrapped[f] = f.Value
-			f.Value = enumValue{f.Value, e}
+			f.Value = EnumValue{f.Value, e}
 		}
 	})
 	return func() {
@@ -117,9 +117,9 @@ func canonicaliseEnums(fs *flag.FlagSet) (restore func()) {
 	}
 }
 
-// flagHabits maps the names other GNN tools (PyG and DGL examples,
+// Habits maps the names other GNN tools (PyG and DGL examples,
 // argparse scripts) give to the flags supergcn calls otherwise.
-var flagHabits = map[string]string{
+var Habits = map[string]string{
 	"hidden-channels": "hidden", "hidden-dim": "hidden", "hidden-size": "hidden", "num-hidden": "hidden", "n-hidden": "hidden",
 	"num-layers": "layers", "n-layers": "layers", "nlayers": "layers",
 	"dataset": "data", "data-dir": "data", "root": "data",
@@ -134,7 +134,7 @@ var flagHabits = map[string]string{
 	"output": "out", "o": "out",
 }
 
-// Sentences for flagUnsupported: other tools' flags with no equivalent
+// Sentences for Unsupported: other tools' flags with no equivalent
 // here, whose nearest spelling would name a flag of another meaning.
 const (
 	noAggr = "not supported; the neighbour aggregation is the model's (sage: mean only, gin: sum), " +
@@ -143,10 +143,21 @@ const (
 	noBatchNorm = "not a flag here: batch normalisation is --norm batch"
 )
 
-// flagUnsupported maps other tools' names (by spell.Key) for which
+// Unsupported maps other tools' names (by spell.Key) for which
 // supergcn has no flag to what they would mean here.
-var flagUnsupported = map[string]string{
+var Unsupported = map[string]string{
 	"aggr": noAggr, "aggregator": noAggr, "aggregation": noAggr, "aggr-type": noAggr, "aggregator-type": noAggr,
 	"residual": noResidual, "res": noResidual, "skip": noResidual, "skip-connection": noResidual, "skip-connections": noResidual,
 	"batch-norm": noBatchNorm, "batchnorm": noBatchNorm, "bn": noBatchNorm, "use-bn": noBatchNorm,
+}
+
+// modelAliases is the --model aliases of the model table.
+func modelAliases() map[string]string {
+	a := map[string]string{}
+	for _, mi := range nn.ModelInfos() {
+		for _, s := range mi.Aliases {
+			a[s] = mi.Name
+		}
+	}
+	return a
 }

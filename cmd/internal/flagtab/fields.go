@@ -1,4 +1,7 @@
-package main
+// Package flagtab holds the command line's tables: the flags that set
+// each library input field (for errors and logs in flag terms), the values
+// enum-valued flags accept, and other GNN tools' names for flags.
+package flagtab
 
 import (
 	"errors"
@@ -9,10 +12,10 @@ import (
 	"github.com/supergcn/supergcn/train"
 )
 
-// flagNames maps the input names in library errors (internal/field) to
+// Names maps the input names in library errors (internal/field) to
 // the flags that set them: libraries name their API's fields, the command
 // line names its flags.
-var flagNames = withHyperFlags(map[string]string{
+var Names = withHyperFlags(map[string]string{
 	"train.Config.Epochs":                 "--epochs",
 	"train.Config.SaveEvery":              "--save-every",
 	"train.Config.SavePath":               "--save",
@@ -146,10 +149,10 @@ var hints = []struct {
 	{train.ErrNoTrainNodes, "; choose a split with --split random:TRAIN,VALID or --split-files DIR; structure-only graphs need --synthetic-features"},
 }
 
-// userMessage is the one line main prints for err: library input names
+// UserMessage is the one line the command prints for err: library input names
 // replaced by flags, and the command-line remedy where there is one.
-func userMessage(err error) string {
-	msg, _ := field.Rename(err, flagNames)
+func UserMessage(err error) string {
+	msg, _ := field.Rename(err, Names)
 	for _, h := range hints {
 		if errors.Is(err, h.err) {
 			msg += h.hint
@@ -158,9 +161,9 @@ func userMessage(err error) string {
 	return msg
 }
 
-// flagWriter writes to w with library input names replaced by flags, as
-// userMessage does for errors (nil and io.Discard are returned as they are).
-func flagWriter(w io.Writer) io.Writer {
+// Writer writes to w with library input names replaced by flags, as
+// UserMessage does for errors (nil and io.Discard are returned as they are).
+func Writer(w io.Writer) io.Writer {
 	if w == nil || w == io.Discard {
 		return w
 	}
@@ -170,8 +173,13 @@ func flagWriter(w io.Writer) io.Writer {
 type renamingWriter struct{ w io.Writer }
 
 func (r renamingWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(r.w, field.Replace(string(b), flagNames)); err != nil {
+	if _, err := io.WriteString(r.w, field.Replace(string(b), Names)); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
+
+// UsageError marks bad flags or arguments: the command exits with status 2.
+type UsageError string
+
+func (u UsageError) Error() string { return string(u) }
