@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
@@ -39,7 +40,7 @@ func benchRoofline(args []string) error {
 	if rt.Ranks != 1 || i < 0 {
 		return fmt.Errorf("--metrics: %s: a roofline is of one process's training run (train, 1 rank), not %q on %d ranks", *metrics, rt.Command, rt.Ranks)
 	}
-	a, err := parseTrain(rt.Command[i+1:])
+	a, err := parseTrain(withoutOutputs(rt.Command[i+1:]))
 	if err != nil {
 		return fmt.Errorf("--metrics: %s: its train command: %w", *metrics, err)
 	}
@@ -92,4 +93,23 @@ func benchRoofline(args []string) error {
 	}
 	fmt.Println("bound = max(GFLOP / GEMM rate, GB / STREAM rate), the compulsory bytes (each operand read once, each result written once); fraction = bound / measured")
 	return nil
+}
+
+// withoutOutputs drops the output flags (and their values) of a train
+// command: a run's files need not exist where its metrics are read.
+func withoutOutputs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, _, inline := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch {
+		case !strings.HasPrefix(args[i], "-"):
+		case slices.Contains([]string{"metrics", "save", "save-best", "save-every", "predictions", "embeddings", "cpuprofile"}, name):
+			if !inline {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
