@@ -30,7 +30,10 @@ func TestJKGradients(t *testing.T) {
 						a = meanAdj(7, smallEdges)
 					}
 					t.Run(fmt.Sprintf("%s_%s_%s_%d_drop%g", model, jk, norm, layers, drop), func(t *testing.T) {
-						checkConfigGradients(t, cfg, a, 1e-3, 2e-2)
+						// 5e-2 as in TestNewModelsGradients: gin's input gradient
+						// (entries ~1e-5) is within 2.3 % under arm64's fused
+						// multiply-adds; a wrong gradient is off by far more.
+						checkConfigGradients(t, cfg, a, 1e-3, 5e-2)
 					})
 				}
 			}
