@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/spell"
 	"github.com/supergcn/supergcn/nn"
@@ -32,9 +33,8 @@ var (
 	PrecisionEnum = Enum{dense.Precisions, map[string]string{
 		"float32": "fp32", "f32": "fp32", "float": "fp32", "bfloat16": "bf16"}}
 	AggrModeEnum = Enum{fixed("post", "pre", "hybrid"), nil}
-	ExchangeEnum = Enum{fixed("auto", "flat", "two-level", "two-level-paired"), map[string]string{
-		"twolevel": "two-level", "hierarchical": "two-level", "twolevel-paired": "two-level-paired", "paired": "two-level-paired"}}
-	methodEnum = Enum{fixed("auto", "metis", "multilevel", "parmetis", "ldg", "random"), map[string]string{
+	ExchangeEnum = Enum{func() []string { return append([]string{"auto"}, exchange.Exchanges()...) }, exchange.ExchangeAliases()}
+	methodEnum   = Enum{fixed("auto", "metis", "multilevel", "parmetis", "ldg", "random"), map[string]string{
 		"multi-level": "multilevel", "par-metis": "parmetis"}}
 	OrderEnum   = Enum{partition.NodeOrders, map[string]string{"none": "given", "natural": "given", "reverse-cuthill-mckee": "rcm"}}
 	weightsEnum = Enum{fixed("none", "degree", "degree+train"), nil}
