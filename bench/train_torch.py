@@ -683,6 +683,8 @@ def main():
     ap.add_argument("--save", default="", help="checkpoint FILE (written after every --save-every epochs and the last)")
     ap.add_argument("--save-every", type=int, default=0, help="checkpoint every N epochs (0: only after the last)")
     ap.add_argument("--resume", default="", help="continue the training saved in checkpoint FILE up to --epochs")
+    ap.add_argument("--device", default="cpu",
+                    help="cpu, or cuda[:N]: the node task with dense features on a GPU (the CPU-vs-GPU comparison)")
     ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
                     help="bf16: the model runs under torch.autocast(cpu, bfloat16) (PyTorch's mixed precision: "
                          "matrix products in bfloat16), the aggregation in float32")
@@ -702,6 +704,10 @@ def main():
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
     probe_paths(a)
+    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32" or a.model == "gat"):
+        raise SystemExit("--device cuda: the node task, dense features, fp32, models other than gat")
+    if a.device != "cpu" and not torch.cuda.is_available():
+        raise SystemExit(f"--device {a.device}: torch sees no GPU")
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -759,6 +765,11 @@ def main():
         rest = [p for p in model.parameters() if all(p is not f for f in first)]
         opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                                 {"params": rest, "weight_decay": 0.0}], lr=a.lr)
+    if a.device != "cpu":
+        dev = torch.device(a.device)
+        A, AT, x, y = A.to(dev), AT.to(dev) if AT is not None else None, x.to(dev), y.to(dev)
+        split = {s: v.to(dev) for s, v in split.items()}
+        model.to(dev)  # the parameters keep their identity: the optimiser holds them
     entries = len(A[0]) if a.model == "gat" else A._nnz()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
@@ -818,6 +829,8 @@ def main():
             line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f} val_loss {val_loss!r}"
         watched = -acc["valid"] if a.task == "regression" else acc["valid"]  # Loop keeps the highest
         loop.advance(epoch, evaluated, watched if evaluated else 0.0, val_loss)
+        if a.device != "cpu":
+            torch.cuda.synchronize()
         dt = time.perf_counter() - t
         times.append(dt)
         print(f"{line} epoch_s {dt:.3f}", flush=True)
@@ -834,6 +847,7 @@ def main():
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
                       "params": sum(p.numel() for p in model.parameters()),
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
+                      **({"device": a.device, "peak_gpu_bytes": torch.cuda.max_memory_allocated()} if a.device != "cpu" else {}),
                       "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"],
                       **({"stopped_early": loop.stopped_early, "patience": a.patience} if loop.stopped_early else {})}))
 
