@@ -827,8 +827,10 @@ def main():
             if better(acc["valid"], best[0]):
                 best = (acc["valid"], acc["test"], epoch)
             line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f} val_loss {val_loss!r}"
-        watched = -acc["valid"] if a.task == "regression" else acc["valid"]  # Loop keeps the highest
-        loop.advance(epoch, evaluated, watched if evaluated else 0.0, val_loss)
+        watched = 0.0
+        if evaluated:
+            watched = -acc["valid"] if a.task == "regression" else acc["valid"]  # Loop keeps the highest
+        loop.advance(epoch, evaluated, watched, val_loss)
         if a.device != "cpu":
             torch.cuda.synchronize()
         dt = time.perf_counter() - t
