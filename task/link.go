@@ -16,7 +16,8 @@ import (
 // cross-entropy of the training edges against Table.NegRatio uniformly
 // drawn negatives (u, w) per edge, drawn afresh every epoch. A pair is
 // scored by the rank that owns u; v's row comes from its owner, and its
-// gradient goes back there (pairPlan).
+// gradient goes back there (pairPlan), through the exchange's codecs once
+// the trainer hands it over (UseRows).
 type link struct {
 	c      comm.Comm
 	owner  []int32         // every node's rank
@@ -27,6 +28,7 @@ type link struct {
 	eval   [3]*pairPlan // each split's edges and fixed negatives (one per edge)
 	seed   uint64
 	ratio  int
+	rows   *pairRows // how the plans move rows (shared by all of them)
 }
 
 func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
@@ -34,7 +36,7 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 		return nil, fmt.Errorf("task link: needs an edge split")
 	}
 	t := &link{c: c, local: make(map[int64]int32, len(s.Global)), nLocal: len(s.Global), n: int(s.NumGlobalNodes),
-		train: y.Edges.Train, seed: y.Seed, ratio: max(y.NegRatio, 1)}
+		train: y.Edges.Train, seed: y.Seed, ratio: max(y.NegRatio, 1), rows: &pairRows{mv: f32Rows{c}, seed: y.Seed}}
 	own := make([]int64, s.NumGlobalNodes)
 	for i, g := range s.Global {
 		t.local[g] = int32(i)
@@ -50,7 +52,7 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 	for i, ps := range [][][2]int32{y.Edges.Train, y.Edges.Valid, y.Edges.Test} {
 		pairs, ys := t.withNegatives(ps, 1, uint64(1000+i))
 		var err error
-		if t.eval[i], err = newPairPlan(c, pairs, ys, t.owner, t.local, t.nLocal); err != nil {
+		if t.eval[i], err = newPairPlan(c, t.rows, false, i, pairs, ys, t.owner, t.local, t.nLocal); err != nil {
 			return nil, err
 		}
 	}
@@ -77,6 +79,9 @@ func (t *link) withNegatives(pos [][2]int32, ratio int, stream uint64) ([][2]int
 	return pairs, y
 }
 
+// UseRows implements Exchanging: the pair rows go through m from now on.
+func (t *link) UseRows(m RowMover) { t.rows.mv = m }
+
 func (t *link) Out() int          { return 0 }
 func (t *link) Labelled(int) bool { return true }
 
@@ -101,7 +106,8 @@ func dot(a, b []float32) float64 {
 // Collective.
 func (t *link) Loss(grad, h *dense.Matrix, _ []int32, denom float64, epoch int) (float64, *dense.Matrix, error) {
 	pairs, y := t.withNegatives(t.train, t.ratio, uint64(epoch))
-	pl, err := newPairPlan(t.c, pairs, y, t.owner, t.local, t.nLocal)
+	t.rows.epoch = epoch
+	pl, err := newPairPlan(t.c, t.rows, true, 0, pairs, y, t.owner, t.local, t.nLocal)
 	if err != nil {
 		return 0, nil, err
 	}

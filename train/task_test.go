@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/task"
 )
 
@@ -185,5 +186,48 @@ func TestLinkCora(t *testing.T) {
 	for _, p := range []int{1, 2} {
 		ref, got, refCk, gotCk := trainTwice(t, ds, p, cfg)
 		checkResumed(t, ref, got, refCk, gotCk)
+	}
+}
+
+// The link task's pair rows go through the exchange's codecs: Cora link at
+// P = 3 (one rank a node) with int8 and int2 rows (boundary and pair rows,
+// training, gradients and evaluation) trains with losses close to one
+// fp32 process's; the pair rows' bytes are exactly the codec's size of
+// the fp32 run's rows (the same pairs move), and a second run repeats the
+// first bit for bit (the rounding is keyed by the seed, the epoch and the
+// ranks).
+func TestLinkQuantisedPairs(t *testing.T) {
+	ds, cfg := linkCora(t, 20, 0)
+	ref := single(t, ds, cfg)
+	owner := partition.Random(ds.NumNodes(), 3, 7)
+	f32 := distributed(t, ds, owner, 3, cfg)
+	const w = 64
+	for _, tc := range []struct {
+		bits int
+		tol  float64
+	}{{8, 0.01}, {2, 0.05}} {
+		t.Run(fmt.Sprintf("int%d", tc.bits), func(t *testing.T) {
+			c := cfg
+			c.Wire = quant.Wires{quant.Forward: {Bits: tc.bits}}
+			got := distributed(t, ds, owner, 3, c)
+			again := distributed(t, ds, owner, 3, c)
+			rowBytes := int64(w*tc.bits/8 + 8) // int8/int2 values, fp32 zero point and scale
+			for e, m := range got.Epochs {
+				r, f := ref.Epochs[e], f32.Epochs[e]
+				if math.Abs(m.Loss-r.Loss) > tc.tol*r.Loss || math.Abs(m.ValAcc-r.ValAcc) > tc.tol {
+					t.Fatalf("epoch %d: loss %.5f val ROC-AUC %.4f with int%d rows, %.5f %.4f in fp32", e+1, m.Loss, m.ValAcc, tc.bits, r.Loss, r.ValAcc)
+				}
+				if m.Loss != again.Epochs[e].Loss || m.ValAcc != again.Epochs[e].ValAcc {
+					t.Fatalf("epoch %d: loss %.8f, then %.8f in the same run", e+1, m.Loss, again.Epochs[e].Loss)
+				}
+				if f.PairBytes == 0 || m.PairBytes*4*w != f.PairBytes*rowBytes || m.EvalPairBytes*4*w != f.EvalPairBytes*rowBytes {
+					t.Fatalf("epoch %d: pair bytes %d (eval %d) with int%d, %d (%d) in fp32", e+1, m.PairBytes, m.EvalPairBytes, tc.bits, f.PairBytes, f.EvalPairBytes)
+				}
+			}
+			if !(got.Epochs[19].Loss < 0.9*got.Epochs[0].Loss) {
+				t.Fatalf("int%d: loss %.5f → %.5f in 20 epochs", tc.bits, got.Epochs[0].Loss, got.Epochs[19].Loss)
+			}
+			t.Logf("int%d: last loss %.5f (fp32 %.5f), val ROC-AUC %.4f (%.4f)", tc.bits, got.Epochs[19].Loss, ref.Epochs[19].Loss, got.Epochs[19].ValAcc, ref.Epochs[19].ValAcc)
+		})
 	}
 }
