@@ -3,7 +3,6 @@ package task
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
@@ -59,24 +58,9 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 	return t, nil
 }
 
-// withNegatives returns the positives pos (target 1) followed by ratio
-// negatives (u, w) per positive (u, v) (target 0), w uniform over the
-// nodes from a generator seeded by the task seed and stream: the same
-// pairs on every rank, whatever the rank count.
+// withNegatives is pairsWithNegatives of the task's nodes and seed.
 func (t *link) withNegatives(pos [][2]int32, ratio int, stream uint64) ([][2]int32, []float64) {
-	rng := rand.New(rand.NewPCG(t.seed, stream))
-	pairs := slices.Clone(pos)
-	y := make([]float64, len(pos), len(pos)*(1+ratio))
-	for i := range y {
-		y[i] = 1
-	}
-	for _, p := range pos {
-		for range ratio {
-			pairs = append(pairs, [2]int32{p[0], int32(rng.IntN(t.n))})
-			y = append(y, 0)
-		}
-	}
-	return pairs, y
+	return pairsWithNegatives(pos, ratio, t.n, t.seed, stream)
 }
 
 // UseRows implements Exchanging: the pair rows go through m from now on.

@@ -231,3 +231,30 @@ func TestLinkQuantisedPairs(t *testing.T) {
 		})
 	}
 }
+
+// task.PairVolumes counts what the link task moves: at P = 3 the first
+// epoch's pair bytes are its training list's rows forward and their
+// gradients back, the evaluation's its lists' rows times their fetches
+// (fp32, 4 bytes a value of the 64-wide embedding).
+func TestPairVolumesMatchRun(t *testing.T) {
+	ds, cfg := linkCora(t, 1, 0)
+	owner := partition.Random(ds.NumNodes(), 3, 7)
+	got := distributed(t, ds, owner, 3, cfg)
+	v, err := task.PairVolumes(owner, 3, cfg.Targets.Edges, cfg.Targets.NegRatio, cfg.Targets.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(l task.PairList) (s int64) {
+		for _, m := range l.Msgs {
+			s += m.Rows
+		}
+		return s
+	}
+	train, eval := 2*sum(v.Train), int64(0)
+	for _, l := range v.Eval {
+		eval += int64(l.Fetches) * sum(l)
+	}
+	if m := got.Epochs[0]; m.PairBytes != 4*64*train || m.EvalPairBytes != 4*64*eval {
+		t.Fatalf("pair bytes %d, evaluation %d; the volume counts %d and %d rows", m.PairBytes, m.EvalPairBytes, train, eval)
+	}
+}
