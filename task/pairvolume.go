@@ -8,6 +8,8 @@ import (
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // PairVolume is what a link task's pair exchange moves with the nodes
@@ -112,4 +114,78 @@ func pairsWithNegatives(pos [][2]int32, ratio, n int, seed, stream uint64) ([][2
 		}
 	}
 	return pairs, y
+}
+
+// PartitionPairVolumes is PairVolumes of the edge split spec (as
+// graph.SplitEdges reads it) of the graph in partition directory dir
+// shared by ranks ranks, its nodes owned as the directory says
+// (partition.Assemble). Train splits the graph before partitioning it
+// without the held-out edges; the directory's partition of the whole
+// graph stands in for that one.
+func PartitionPairVolumes(dir string, ranks int, spec string, ratio int, seed uint64) (*PairVolume, error) {
+	g, owner, err := partition.Assemble(dir, ranks)
+	if err != nil {
+		return nil, err
+	}
+	es, err := graph.SplitEdges(&graph.Dataset{Graph: g}, spec)
+	if err != nil {
+		return nil, err
+	}
+	return PairVolumes(owner, ranks, es, ratio, seed)
+}
+
+// PairReport is a PairVolume's bytes at one wire format, per rank and
+// epoch (a training step and one evaluation).
+type PairReport struct {
+	Ranks int `json:"ranks"`
+	Width int `json:"width"` // values a row: the model's output (the embedding)
+	Bits  int `json:"bits"`  // 32: fp32 rows
+	// Per rank: the pairs it scores and the rows it fetches in the
+	// training step (as many gradient rows go back), and the bytes it
+	// sends (the rows other ranks fetch from it, the gradients it
+	// returns).
+	TrainPairs []int64 `json:"train_pairs"`
+	TrainRows  []int64 `json:"train_rows"`
+	TrainBytes []int64 `json:"train_bytes"`
+	// The same for an evaluation (every list's rows times its fetches),
+	// and the scores and targets each rank sends rank 0 (8 bytes a pair).
+	EvalPairs  []int64 `json:"eval_pairs"`
+	EvalRows   []int64 `json:"eval_rows"`
+	EvalBytes  []int64 `json:"eval_bytes"`
+	ScoreBytes []int64 `json:"score_bytes"`
+	// Sums over the ranks.
+	TrainBytesTotal int64       `json:"train_bytes_total"`
+	EvalBytesTotal  int64       `json:"eval_bytes_total"`
+	Volume          *PairVolume `json:"volume"`
+}
+
+// Report prices v's rows of width values at wire.
+func (v *PairVolume) Report(width int, wire quant.Wire) *PairReport {
+	p := v.Ranks
+	r := &PairReport{Ranks: p, Width: width, Bits: wire.Bits, Volume: v,
+		TrainPairs: slices.Clone(v.Train.Pairs), TrainRows: slices.Clone(v.Train.Rows), TrainBytes: make([]int64, p),
+		EvalPairs: make([]int64, p), EvalRows: make([]int64, p), EvalBytes: make([]int64, p), ScoreBytes: make([]int64, p)}
+	for _, m := range v.Train.Msgs {
+		b := wire.Bytes(m.Rows, width)
+		r.TrainBytes[m.From] += b // the rows
+		r.TrainBytes[m.To] += b   // their gradients
+	}
+	for _, l := range v.Eval {
+		f := int64(l.Fetches)
+		for q := range p {
+			r.EvalPairs[q] += l.Pairs[q]
+			r.EvalRows[q] += f * l.Rows[q]
+			if q != 0 {
+				r.ScoreBytes[q] += 8 * l.Pairs[q]
+			}
+		}
+		for _, m := range l.Msgs {
+			r.EvalBytes[m.From] += f * wire.Bytes(m.Rows, width)
+		}
+	}
+	for q := range p {
+		r.TrainBytesTotal += r.TrainBytes[q]
+		r.EvalBytesTotal += r.EvalBytes[q]
+	}
+	return r
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // auc equals the Mann–Whitney statistic with ties counting one half
@@ -149,6 +150,22 @@ func TestCountPairs(t *testing.T) {
 	want := []exchange.Message{{From: 0, To: 2, Rows: 1}, {From: 1, To: 0, Rows: 2}, {From: 2, To: 1, Rows: 1}}
 	if !slices.Equal(l.Pairs, []int64{4, 1, 2}) || !slices.Equal(l.Rows, []int64{2, 1, 1}) || !slices.Equal(l.Msgs, want) {
 		t.Fatalf("pairs %v rows %v messages %v, want [4 1 2] [2 1 1] %v", l.Pairs, l.Rows, l.Msgs, want)
+	}
+	// Rows of 4 values: 16 bytes in fp32; int2 with fp32 parameters 1 + 8.
+	e := l
+	e.Fetches = 2
+	for _, tc := range []struct {
+		wire                  quant.Wire
+		train, eval, evalRows []int64
+	}{
+		{quant.Wire{Bits: 32}, []int64{48, 48, 32}, []int64{32, 64, 32}, []int64{4, 2, 2}},
+		{quant.Wire{Bits: 2}, []int64{27, 27, 18}, []int64{18, 36, 18}, []int64{4, 2, 2}},
+	} {
+		r := (&PairVolume{Ranks: 3, Train: l, Eval: []PairList{e}}).Report(4, tc.wire)
+		if !slices.Equal(r.TrainBytes, tc.train) || !slices.Equal(r.EvalBytes, tc.eval) || !slices.Equal(r.EvalRows, tc.evalRows) ||
+			!slices.Equal(r.ScoreBytes, []int64{0, 8, 16}) || r.TrainBytesTotal != tc.train[0]+tc.train[1]+tc.train[2] {
+			t.Fatalf("%s: report %+v, want train bytes %v, eval %v, rows %v, scores [0 8 16]", tc.wire, r, tc.train, tc.eval, tc.evalRows)
+		}
 	}
 	es := &graph.EdgeSplit{Train: pairs[:4], Valid: pairs[4:6], Test: pairs[6:]}
 	v, err := PairVolumes(owner, 3, es, 2, 9)
