@@ -607,7 +607,7 @@ func (t *trainer) outputs() (*Scores, error) {
 		return nil, nil
 	}
 	best := t.nValid > 0 && t.best.BestEpoch > 0 && t.bestParams != nil
-	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
+	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, Task: t.kind.Name}
 	for i, p := range t.params {
 		w := p.W
 		if best {
@@ -615,7 +615,7 @@ func (t *trainer) outputs() (*Scores, error) {
 		}
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: w})
 	}
-	sc, err := EvaluateWith(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs)
+	sc, err := EvaluateTask(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs, t.cfg.Targets)
 	return sc, field.Wrap("train.Config.Outputs", err)
 }
 
