@@ -183,6 +183,9 @@ func (pl *pairPlan) alltoall(send []float32, sendCounts []int, recv []float32, r
 	return alltoallRows(pl.c, send, sendCounts, recv, recvCounts, cols)
 }
 
+// alltoallRows is one float32 all-to-all of row blocks over c: send's
+// blocks of sendCounts rows of width cols to each rank, recv's by
+// recvCounts.
 func alltoallRows(c comm.Comm, send []float32, sendCounts []int, recv []float32, recvCounts []int, cols int) error {
 	req, err := c.IalltoallvF32(send, scaled(sendCounts, cols), offsets(sendCounts, cols), recv, scaled(recvCounts, cols), offsets(recvCounts, cols))
 	if err == nil {
