@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,5 +257,35 @@ func TestPairVolumesMatchRun(t *testing.T) {
 	}
 	if m := got.Epochs[0]; m.PairBytes != 4*64*train || m.EvalPairBytes != 4*64*eval {
 		t.Fatalf("pair bytes %d, evaluation %d; the volume counts %d and %d rows", m.PairBytes, m.EvalPairBytes, train, eval)
+	}
+}
+
+// Config.Outputs of a multilabel or regression run evaluate the best
+// validation model with the task's metric (the run's best validation
+// value) and predictions of the task's kind: N × T probabilities, or
+// values; link refuses per-node predictions.
+func TestTaskOutputs(t *testing.T) {
+	for _, kind := range []string{"multilabel", "regression"} {
+		ds, y := taskData(t, kind)
+		cfg := taskConfig(kind, y, 8, 0)
+		cfg.Outputs = EvalOutputs{Predictions: true}
+		res := single(t, ds, cfg)
+		o := res.Outputs
+		if o == nil || o.Metric != res.Epochs[0].Metric || math.Abs(o.ValAcc-res.Final.BestValAcc) > 1e-9 {
+			t.Fatalf("%s: outputs %+v, best validation %.6f", kind, o, res.Final.BestValAcc)
+		}
+		if p := o.Predictions; p.Rows != ds.NumNodes() || p.Cols != y.Cols {
+			t.Fatalf("%s: predictions %d × %d, want %d × %d", kind, p.Rows, p.Cols, ds.NumNodes(), y.Cols)
+		}
+		inUnit := !slices.ContainsFunc(o.Predictions.Data, func(x float32) bool { return !(x >= 0 && x <= 1) })
+		if inUnit != (kind == "multilabel") {
+			t.Fatalf("%s: predictions all in [0, 1]: %v", kind, inUnit)
+		}
+	}
+	ds, cfg := linkCora(t, 1, 0)
+	cfg.Outputs = EvalOutputs{Predictions: true}
+	owner := make([]int32, ds.NumNodes())
+	if _, err := Run(cfg, partition.Split(ds, owner, 0, 1), comm.Single()); err == nil || !strings.Contains(err.Error(), "no per-node predictions") {
+		t.Fatalf("link predictions: %v", err)
 	}
 }
