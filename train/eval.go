@@ -56,21 +56,9 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 // are y (nil for node classification; a target table, or a link task's
 // edge split and seed). Every rank must call it.
 func EvaluateTask(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string, out EvalOutputs, y *task.Table) (*Scores, error) {
-	kind, err := task.Lookup(ck.Task)
+	kind, err := evalKind(ck, s, out, y)
 	if err != nil {
-		return nil, field.Wrap("train.Checkpoint.Task", err)
-	}
-	if out.Predictions && kind.Predictions == "" {
-		return nil, fmt.Errorf("task %s writes no per-node predictions (its evaluation scores %s)", kind.Name, kind.Targets)
-	}
-	if s.FeatDim != ck.Model.In {
-		return nil, fmt.Errorf("model expects %d input features, data has %d", ck.Model.In, s.FeatDim)
-	}
-	if kind.Name == task.Default && s.NumClasses > ck.Model.Out {
-		return nil, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
-	}
-	if y != nil && kind.Table && y.Cols != ck.Model.Out {
-		return nil, fmt.Errorf("%s: %d targets a node, the model predicts %d", y.Path, y.Cols, ck.Model.Out)
+		return nil, err
 	}
 	saved := map[string][]float32{}
 	for _, p := range ck.Params {
@@ -116,6 +104,25 @@ func EvaluateTask(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 		kind.Predict(sc.Predictions)
 	}
 	return sc, nil
+}
+
+// evalKind is the task of checkpoint ck, checked against shard s, the
+// outputs asked for and the targets y.
+func evalKind(ck *Checkpoint, s *partition.Shard, out EvalOutputs, y *task.Table) (task.Kind, error) {
+	kind, err := task.Lookup(ck.Task)
+	switch {
+	case err != nil:
+		return kind, field.Wrap("train.Checkpoint.Task", err)
+	case out.Predictions && kind.Predictions == "":
+		return kind, fmt.Errorf("task %s writes no per-node predictions (its evaluation scores %s)", kind.Name, kind.Targets)
+	case s.FeatDim != ck.Model.In:
+		return kind, fmt.Errorf("model expects %d input features, data has %d", ck.Model.In, s.FeatDim)
+	case kind.Name == task.Default && s.NumClasses > ck.Model.Out:
+		return kind, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
+	case y != nil && kind.Table && y.Cols != ck.Model.Out:
+		return kind, fmt.Errorf("%s: %d targets a node, the model predicts %d", y.Path, y.Cols, ck.Model.Out)
+	}
+	return kind, nil
 }
 
 // evalRows are the supervised train, validation and test rows of task tk
