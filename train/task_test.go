@@ -196,7 +196,7 @@ func TestLinkCora(t *testing.T) {
 // fp32 process's; the pair rows' bytes are exactly the codec's size of
 // the fp32 run's rows (the same pairs move), and a second run repeats the
 // first bit for bit (the rounding is keyed by the seed, the epoch and the
-// ranks).
+// ranks); at P = 2 with int2 rows a resumed run continues exactly.
 func TestLinkQuantisedPairs(t *testing.T) {
 	ds, cfg := linkCora(t, 20, 0)
 	ref := single(t, ds, cfg)
@@ -231,6 +231,12 @@ func TestLinkQuantisedPairs(t *testing.T) {
 			t.Logf("int%d: last loss %.5f (fp32 %.5f), val ROC-AUC %.4f (%.4f)", tc.bits, got.Epochs[19].Loss, ref.Epochs[19].Loss, got.Epochs[19].ValAcc, ref.Epochs[19].ValAcc)
 		})
 	}
+	// Resumed with int2 rows, the run continues exactly: every block's
+	// rounding is keyed by the epoch, not by what ran before.
+	ds, cfg = linkCora(t, 0, 0.5)
+	cfg.Wire = quant.Wires{quant.Forward: {Bits: 2}}
+	ref2, got2, refCk, gotCk := trainTwice(t, ds, 2, cfg)
+	checkResumed(t, ref2, got2, refCk, gotCk)
 }
 
 // task.PairVolumes counts what the link task moves: at P = 3 the first
