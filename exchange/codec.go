@@ -87,13 +87,16 @@ type transfer struct {
 // NonFiniteError reports NaN or infinite values in the boundary rows a rank
 // was about to quantise: a diverged model (integer codes cannot carry them).
 type NonFiniteError struct {
-	Rank, Layer int    // Layer is nn.Pass.Layer (0-based)
-	Dir         string // "forward" or "backward"
+	Rank, Layer int    // Layer is nn.Pass.Layer (0-based; -1: rows of MoveRows)
+	Dir         string // "forward" or "backward"; for MoveRows its rows and direction
 	Count       int64
 	Codec       string
 }
 
 func (e *NonFiniteError) Error() string {
+	if e.Layer == rowsLayer {
+		return fmt.Sprintf("exchange: %d non-finite values in the %s rank %d sends (%s)", e.Count, e.Dir, e.Rank, e.Codec)
+	}
 	return fmt.Sprintf("exchange: %d non-finite values in the rows rank %d sends in the %s pass of layer %d (%s)",
 		e.Count, e.Rank, e.Dir, e.Layer+1, e.Codec)
 }

@@ -66,6 +66,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -116,6 +117,7 @@ type Stats struct {
 	DataBytes    int64   `json:"data_bytes"` // ... of which encoded values
 	ParamBytes   int64   `json:"param_bytes"`
 	IntraBytes   int64   `json:"intra_bytes"` // of CommBytes, the bytes moved between ranks of this rank's node
+	RowBytes     int64   `json:"row_bytes"`   // of CommBytes, the bytes of MoveRows (a link task's pair rows)
 	Forwards     int     `json:"forwards"`
 	Backwards    int     `json:"backwards"`
 	PlanSeconds  float64 `json:"plan_s"` // plan build time (kept by ResetStats)
@@ -136,6 +138,11 @@ type Propagator struct {
 	att    *attnOp                  // the attention operator (OpAttention only)
 	plan   PlanStats
 	stats  Stats
+
+	// sameNode[q]: world rank q is another rank of this rank's node;
+	// shared: some node has several ranks (MoveRows' codecs per peer)
+	sameNode []bool
+	shared   bool
 
 	xs, g             *dense.Matrix // reused buffers
 	byteSend, byteRec []byte
@@ -169,7 +176,8 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err := agree(c, checkNodes(nodes, c)); err != nil {
 		return nil, err
 	}
-	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs}
+	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs,
+		sameNode: sameNodeRanks(nodes, c.Rank()), shared: sharedNodes(nodes)}
 	if kind == nn.OpAttention {
 		// The attention operator plans its own exchange (flat,
 		// attention_plan.go) and runs no row product: no other plan.
@@ -217,6 +225,11 @@ func sameNodeRanks(nodes *comm.Nodes, me int) []bool {
 		same[q] = q != me
 	}
 	return same
+}
+
+// sharedNodes reports whether some node of the layout has several ranks.
+func sharedNodes(nodes *comm.Nodes) bool {
+	return nodes != nil && slices.ContainsFunc(nodes.Ranks, func(r []int) bool { return len(r) > 1 })
 }
 
 // agree makes a local failure collective: every rank learns whether any

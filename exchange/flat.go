@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/comm"
@@ -33,7 +32,7 @@ func newFlat(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *
 		return nil, PlanStats{}, err
 	}
 	f := &flat{c: c, send: e.Prepare(pl.send), halo: e.Prepare(pl.halo), sendOff: pl.sendOff, recvOff: pl.recvOff,
-		sameNode: sameNodeRanks(nodes, c.Rank()), shared: nodes != nil && slices.ContainsFunc(nodes.Ranks, func(r []int) bool { return len(r) > 1 })}
+		sameNode: sameNodeRanks(nodes, c.Rank()), shared: sharedNodes(nodes)}
 	return f, pl.stats, nil
 }
 

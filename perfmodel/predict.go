@@ -10,6 +10,7 @@ import (
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/quant"
+	"github.com/supergcn/supergcn/task"
 )
 
 // Model is the network trained, as `supergcn train` builds it: Layers
@@ -74,6 +75,10 @@ type Config struct {
 	// that aggregates its input (propagate-first) exchanges and
 	// aggregates nothing in evaluation.
 	EvalCache bool
+	// Pairs, when set, is the link task's pair exchange on these ranks
+	// (pairs.go): its rows have the model's output width (Model.Classes,
+	// the embedding).
+	Pairs *task.PairVolume
 }
 
 func (c *Config) validate(ranks int) error {
@@ -120,6 +125,9 @@ func (c *Config) validate(ranks int) error {
 	if c.RanksPerHost < 0 {
 		return field.Errorf("perfmodel.Config.RanksPerHost", "%d, want ≥ 0", c.RanksPerHost)
 	}
+	if c.Pairs != nil && c.Pairs.Ranks != ranks {
+		return field.Errorf("perfmodel.Config.Pairs", "counted on %d ranks, the volumes have %d", c.Pairs.Ranks, ranks)
+	}
 	return nil
 }
 
@@ -154,10 +162,14 @@ type Prediction struct {
 	Efficiency float64 `json:"efficiency"`
 	// Boundary bytes per epoch, all ranks (training step; evaluation pass),
 	// and the fraction of them that crosses nodes.
-	TrainBytes     int64   `json:"train_bytes"`
-	EvalBytes      int64   `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
-	IntraBytes     int64   `json:"intra_bytes"` // of TrainBytes, those moved between ranks of one node
-	Exchange       string  `json:"exchange"`    // the pattern (exchange.Exchanges)
+	TrainBytes int64 `json:"train_bytes"`
+	EvalBytes  int64 `json:"eval_bytes"`  // of one evaluation pass over EvalEvery epochs
+	IntraBytes int64 `json:"intra_bytes"` // of TrainBytes, those moved between ranks of one node
+	// PairBytes and EvalPairBytes are the link task's pair rows (of
+	// TrainBytes and EvalBytes; Config.Pairs).
+	PairBytes      int64   `json:"pair_bytes,omitempty"`
+	EvalPairBytes  int64   `json:"eval_pair_bytes,omitempty"`
+	Exchange       string  `json:"exchange"` // the pattern (exchange.Exchanges)
 	InterNodeShare float64 `json:"inter_node_share"`
 	Ranks          int     `json:"ranks"`
 	Nodes          int     `json:"nodes"`
@@ -260,6 +272,7 @@ type predictor struct {
 	local                    []float64 // of aggr, the local products
 	collective, allreduce    float64
 	trainBytes, evalBytes    int64
+	pairBytes, evalPairBytes int64 // of them, the link task's pair rows
 	intraBytes               int64
 	interBytes, allBytes     float64
 	idealWork                float64 // Σ over ranks of aggr+dense (ideal)
@@ -348,6 +361,7 @@ func jobRates(prof *Profile, cfg Config, ranks int) (rates *Rates, oversub, stra
 func (p *predictor) epoch() *Prediction {
 	cfg, ranks := p.cfg, len(p.vols)
 	p.forward(true)
+	p.pairTraining(false)
 	p.lossAndBackward()
 	p.sync()
 	p.gradAllreduce()
@@ -360,12 +374,15 @@ func (p *predictor) epoch() *Prediction {
 		p.t, p.idealWork = 0, 0
 		p.forward(false)
 		p.sync()
+		p.pairEval()
 		eval, evalIdeal = p.t/float64(cfg.EvalEvery), p.idealWork/float64(cfg.EvalEvery)
 		p.evalBytes /= int64(cfg.EvalEvery)
+		p.evalPairBytes /= int64(cfg.EvalEvery)
 	}
 	pr := &Prediction{TrainS: train, EvalS: eval, EpochS: train + eval, Ranks: ranks, Nodes: p.nodes,
 		RanksPerNode: p.k, Threads: cfg.Threads, Overlap: p.over,
 		TrainBytes: p.trainBytes, EvalBytes: p.evalBytes, IntraBytes: p.intraBytes, AllreduceS: ar, CollectiveS: coll,
+		PairBytes: p.pairBytes, EvalPairBytes: p.evalPairBytes,
 		Exchange: cfg.Exchange}
 	if p.allBytes > 0 {
 		pr.InterNodeShare = p.interBytes / p.allBytes
@@ -635,7 +652,11 @@ func (p *predictor) step(s nn.CostStep, wire quant.Wire, backward, training bool
 func (p *predictor) lossAndBackward() {
 	m := p.cfg.Model
 	p.elem(elemLossZero, m.Classes, nodesOf)
-	p.pass(passSoftmax, 1, m.Classes, trainOf)
+	if p.cfg.Pairs != nil {
+		p.pairTraining(true) // the pairs' loss and the rows' gradients back
+	} else {
+		p.pass(passSoftmax, 1, m.Classes, trainOf)
+	}
 	for i := m.Layers - 1; i >= 0; i-- {
 		for _, s := range p.costs[i].Backward {
 			if s.InputGrad && i == 0 {

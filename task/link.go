@@ -3,7 +3,6 @@ package task
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/supergcn/supergcn/comm"
@@ -16,7 +15,8 @@ import (
 // cross-entropy of the training edges against Table.NegRatio uniformly
 // drawn negatives (u, w) per edge, drawn afresh every epoch. A pair is
 // scored by the rank that owns u; v's row comes from its owner, and its
-// gradient goes back there (pairPlan).
+// gradient goes back there (pairPlan), through the exchange's codecs once
+// the trainer hands it over (UseRows).
 type link struct {
 	c      comm.Comm
 	owner  []int32         // every node's rank
@@ -27,6 +27,7 @@ type link struct {
 	eval   [3]*pairPlan // each split's edges and fixed negatives (one per edge)
 	seed   uint64
 	ratio  int
+	rows   *pairRows // how the plans move rows (shared by all of them)
 }
 
 func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
@@ -34,7 +35,7 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 		return nil, fmt.Errorf("task link: needs an edge split")
 	}
 	t := &link{c: c, local: make(map[int64]int32, len(s.Global)), nLocal: len(s.Global), n: int(s.NumGlobalNodes),
-		train: y.Edges.Train, seed: y.Seed, ratio: max(y.NegRatio, 1)}
+		train: y.Edges.Train, seed: y.Seed, ratio: max(y.NegRatio, 1), rows: &pairRows{mv: f32Rows{c}, seed: y.Seed}}
 	own := make([]int64, s.NumGlobalNodes)
 	for i, g := range s.Global {
 		t.local[g] = int32(i)
@@ -50,32 +51,20 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 	for i, ps := range [][][2]int32{y.Edges.Train, y.Edges.Valid, y.Edges.Test} {
 		pairs, ys := t.withNegatives(ps, 1, uint64(1000+i))
 		var err error
-		if t.eval[i], err = newPairPlan(c, pairs, ys, t.owner, t.local, t.nLocal); err != nil {
+		if t.eval[i], err = newPairPlan(c, t.rows, false, i, pairs, ys, t.owner, t.local, t.nLocal); err != nil {
 			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// withNegatives returns the positives pos (target 1) followed by ratio
-// negatives (u, w) per positive (u, v) (target 0), w uniform over the
-// nodes from a generator seeded by the task seed and stream: the same
-// pairs on every rank, whatever the rank count.
+// withNegatives is pairsWithNegatives of the task's nodes and seed.
 func (t *link) withNegatives(pos [][2]int32, ratio int, stream uint64) ([][2]int32, []float64) {
-	rng := rand.New(rand.NewPCG(t.seed, stream))
-	pairs := slices.Clone(pos)
-	y := make([]float64, len(pos), len(pos)*(1+ratio))
-	for i := range y {
-		y[i] = 1
-	}
-	for _, p := range pos {
-		for range ratio {
-			pairs = append(pairs, [2]int32{p[0], int32(rng.IntN(t.n))})
-			y = append(y, 0)
-		}
-	}
-	return pairs, y
+	return pairsWithNegatives(pos, ratio, t.n, t.seed, stream)
 }
+
+// UseRows implements Exchanging: the pair rows go through m from now on.
+func (t *link) UseRows(m RowMover) { t.rows.mv = m }
 
 func (t *link) Out() int          { return 0 }
 func (t *link) Labelled(int) bool { return true }
@@ -101,7 +90,8 @@ func dot(a, b []float32) float64 {
 // Collective.
 func (t *link) Loss(grad, h *dense.Matrix, _ []int32, denom float64, epoch int) (float64, *dense.Matrix, error) {
 	pairs, y := t.withNegatives(t.train, t.ratio, uint64(epoch))
-	pl, err := newPairPlan(t.c, pairs, y, t.owner, t.local, t.nLocal)
+	t.rows.epoch = epoch
+	pl, err := newPairPlan(t.c, t.rows, true, 0, pairs, y, t.owner, t.local, t.nLocal)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -172,3 +172,10 @@ func auc(s []scoredLabel) (float64, bool) {
 	}
 	return u / (pos * neg), true
 }
+
+// sigmoidInPlace turns logits into probabilities, σ(x) = 1/(1+e^-x).
+func sigmoidInPlace(m *dense.Matrix) {
+	for i, x := range m.Data {
+		m.Data[i] = float32(1 / (1 + math.Exp(-float64(x))))
+	}
+}

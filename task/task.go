@@ -67,6 +67,11 @@ type Kind struct {
 	// from the dataset's class labels. Pairs: from a Table's Edges (an
 	// edge split).
 	Table, Pairs bool
+	// Predictions says what a per-node predictions file holds ("": the
+	// task scores pairs and has none); Predict turns the model's outputs,
+	// N × Out, into them in place (nil: the outputs as they are).
+	Predictions string
+	Predict     func(out *dense.Matrix)
 	// Check validates a target table (nil: any finite or NaN value).
 	Check func(t *Table) error
 	// New builds the task on shard s (after any reordering of its nodes)
@@ -77,13 +82,14 @@ type Kind struct {
 // tasks is the task table. Read-only.
 var tasks = []Kind{
 	{Name: "node", Doc: "single-label node classification: softmax cross-entropy, accuracy",
-		Targets: "one class per node (the dataset's labels)", Metric: "acc", HigherBetter: true, New: newNode},
+		Targets: "one class per node (the dataset's labels)", Metric: "acc", HigherBetter: true, New: newNode,
+		Predictions: "the class scores (logits), N × classes"},
 	{Name: "multilabel", Doc: "multi-label node classification: binary cross-entropy with logits per task, ROC-AUC (OGB) and micro-F1",
 		Targets: "an N×T table of 0/1 (NaN: entry unlabelled)", Metric: "rocauc", HigherBetter: true, Table: true,
-		Check: checkBinary, New: newMultilabel},
+		Check: checkBinary, New: newMultilabel, Predictions: "the probability of every task (the sigmoid of its logit), N × T", Predict: sigmoidInPlace},
 	{Name: "regression", Doc: "node regression: mean squared error, MAE, RMSE and R²",
 		Targets: "an N or N×T table of finite floats", Metric: "rmse", HigherBetter: false, Table: true,
-		Check: checkFinite, New: newRegression},
+		Check: checkFinite, New: newRegression, Predictions: "the predicted values, N × T"},
 	{Name: "link", Doc: "link prediction: dot product of the endpoints' embeddings, binary cross-entropy against uniform negatives, ROC-AUC and Hits@K",
 		Targets: "the training edges of an edge split (held-out edges removed from the graph)", Metric: "rocauc", HigherBetter: true, Pairs: true,
 		New: newLink},

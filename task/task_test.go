@@ -4,12 +4,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // auc equals the Mann–Whitney statistic with ties counting one half
@@ -133,5 +136,53 @@ func TestReadTargetsErrors(t *testing.T) {
 	y, err := ReadTargets(csv("ok.csv", "0,1\n,nan\n"), ml)
 	if err != nil || y.Rows != 2 || y.Cols != 2 || y.Y[2] == y.Y[2] || y.Y[3] == y.Y[3] {
 		t.Fatalf("ok.csv: %+v, %v", y, err)
+	}
+}
+
+// countPairs by hand: nodes 0–5 owned two a rank by ranks 0, 1, 2. Rank 0
+// scores (0,2), (0,3), (1,2), (1,0): rows 2 and 3 from rank 1 (2 once);
+// rank 1 scores (2,4): row 4 from rank 2; rank 2 scores (4,5), local, and
+// (5,0): row 0 from rank 0.
+func TestCountPairs(t *testing.T) {
+	owner := []int32{0, 0, 1, 1, 2, 2}
+	pairs := [][2]int32{{0, 2}, {0, 3}, {1, 2}, {2, 4}, {4, 5}, {5, 0}, {1, 0}}
+	l := countPairs("x", 1, pairs, owner, 3)
+	want := []exchange.Message{{From: 0, To: 2, Rows: 1}, {From: 1, To: 0, Rows: 2}, {From: 2, To: 1, Rows: 1}}
+	if !slices.Equal(l.Pairs, []int64{4, 1, 2}) || !slices.Equal(l.Rows, []int64{2, 1, 1}) || !slices.Equal(l.Msgs, want) {
+		t.Fatalf("pairs %v rows %v messages %v, want [4 1 2] [2 1 1] %v", l.Pairs, l.Rows, l.Msgs, want)
+	}
+	// Rows of 4 values: 16 bytes in fp32; int2 with fp32 parameters 1 + 8.
+	e := l
+	e.Fetches = 2
+	for _, tc := range []struct {
+		wire                  quant.Wire
+		train, eval, evalRows []int64
+	}{
+		{quant.Wire{Bits: 32}, []int64{48, 48, 32}, []int64{32, 64, 32}, []int64{4, 2, 2}},
+		{quant.Wire{Bits: 2}, []int64{27, 27, 18}, []int64{18, 36, 18}, []int64{4, 2, 2}},
+	} {
+		r := (&PairVolume{Ranks: 3, Train: l, Eval: []PairList{e}}).Report(4, tc.wire)
+		if !slices.Equal(r.TrainBytes, tc.train) || !slices.Equal(r.EvalBytes, tc.eval) || !slices.Equal(r.EvalRows, tc.evalRows) ||
+			!slices.Equal(r.ScoreBytes, []int64{0, 8, 16}) || r.TrainBytesTotal != tc.train[0]+tc.train[1]+tc.train[2] {
+			t.Fatalf("%s: report %+v, want train bytes %v, eval %v, rows %v, scores [0 8 16]", tc.wire, r, tc.train, tc.eval, tc.evalRows)
+		}
+	}
+	es := &graph.EdgeSplit{Train: pairs[:4], Valid: pairs[4:6], Test: pairs[6:]}
+	v, err := PairVolumes(owner, 3, es, 2, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(a []int64) (s int64) {
+		for _, x := range a {
+			s += x
+		}
+		return s
+	}
+	if sum(v.Train.Pairs) != 12 || len(v.Eval) != 3 || sum(v.Eval[0].Pairs) != 8 || sum(v.Eval[1].Pairs) != 4 || sum(v.Eval[2].Pairs) != 2 ||
+		v.Eval[0].Fetches != 1 || v.Eval[1].Fetches != 2 || v.Eval[2].Fetches != 2 {
+		t.Fatalf("volume %+v: want 4 training edges × 3 pairs, 2 pairs an evaluation edge, fetches 1, 2, 2", v)
+	}
+	if _, err := PairVolumes(owner, 3, &graph.EdgeSplit{Train: [][2]int32{{0, 6}}}, 1, 1); err == nil || !strings.Contains(err.Error(), "train pair 0 (0, 6)") {
+		t.Fatalf("pair outside the graph: %v", err)
 	}
 }

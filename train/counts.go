@@ -12,12 +12,14 @@ type epochCounts struct {
 	stop       int64 // ranks asking to stop after this epoch
 	evalBytes  int64 // bytes the evaluation pass's exchanges moved
 	intraBytes int64 // bytes moved between ranks of one node
+	pairBytes  int64 // of commBytes, the pair rows (exchange.Stats.RowBytes)
+	evalPairs  int64 // of evalBytes, the pair rows
 }
 
 // fields lists c's counters in the all-reduce's order.
 func (c *epochCounts) fields() []*int64 {
 	return []*int64{&c.commBytes, &c.dataBytes, &c.paramBytes,
-		&c.nonFinite, &c.stop, &c.evalBytes, &c.intraBytes}
+		&c.nonFinite, &c.stop, &c.evalBytes, &c.intraBytes, &c.pairBytes, &c.evalPairs}
 }
 
 // sum replaces every counter by its sum over the ranks of cm.

@@ -10,19 +10,28 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/labelprop"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/task"
 )
 
-// Scores are global accuracies of one evaluation pass.
+// Scores are the global metrics of one evaluation pass.
 type Scores struct {
+	// TrainAcc, ValAcc, TestAcc hold the task's selecting metric (Metric:
+	// "" for node classification, where they are accuracies); Extra the
+	// task's other metrics by split ("val_f1", task.Scores.Extra).
 	TrainAcc, ValAcc, TestAcc float64
-	Train, Valid, Test        int64 // global node counts
+	Metric                    string
+	Extra                     map[string]float64
+	// Train, Valid, Test count the split's loss terms over all ranks
+	// (task.Task.Terms): its labelled nodes, labelled target entries or
+	// scored pairs.
+	Train, Valid, Test int64
 
 	// With EvalOutputs, on rank 0 only: row g is the node of global id g.
-	Predictions *dense.Matrix // class scores (logits), N × classes
+	Predictions *dense.Matrix // the task's predictions (task.Kind.Predictions), N × outputs
 	Embeddings  *dense.Matrix // last hidden layer, N × hidden
 }
 
@@ -31,8 +40,8 @@ type EvalOutputs struct {
 	Predictions, Embeddings bool
 }
 
-// Evaluate scores a saved model on shard s (one evaluation pass, fp32
-// exchange). Every rank must call it.
+// Evaluate scores a saved node classifier on shard s (one evaluation
+// pass, fp32 exchange). Every rank must call it.
 func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string) (*Scores, error) {
 	return EvaluateWith(ck, s, c, threads, kernel, EvalOutputs{})
 }
@@ -40,14 +49,16 @@ func Evaluate(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kern
 // EvaluateWith is Evaluate that also returns the per-node outputs out asks
 // for, in global id order on rank 0.
 func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string, out EvalOutputs) (*Scores, error) {
-	if ck.Task != "" && ck.Task != task.Default {
-		return nil, fmt.Errorf("the checkpoint was trained for task %s: eval and predict score node classification only", ck.Task)
-	}
-	if s.FeatDim != ck.Model.In {
-		return nil, fmt.Errorf("model expects %d input features, data has %d", ck.Model.In, s.FeatDim)
-	}
-	if s.NumClasses > ck.Model.Out {
-		return nil, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
+	return EvaluateTask(ck, s, c, threads, kernel, out, nil)
+}
+
+// EvaluateTask is EvaluateWith for the checkpoint's task, whose targets
+// are y (nil for node classification; a target table, or a link task's
+// edge split and seed). Every rank must call it.
+func EvaluateTask(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, kernel string, out EvalOutputs, y *task.Table) (*Scores, error) {
+	kind, err := evalKind(ck, s, out, y)
+	if err != nil {
+		return nil, err
 	}
 	saved := map[string][]float32{}
 	for _, p := range ck.Params {
@@ -57,17 +68,11 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 	if err != nil {
 		return nil, err
 	}
-	var rows [3][]int32
-	for v, b := range s.Split {
-		if s.Labels[v] < 0 {
-			continue
-		}
-		for i, bit := range []uint8{graph.InTrain, graph.InValid, graph.InTest} {
-			if b&bit != 0 {
-				rows[i] = append(rows[i], int32(v))
-			}
-		}
+	tk, err := kind.Build(s, y, c)
+	if err != nil {
+		return nil, err
 	}
+	rows := evalRows(s, tk, kind.Pairs)
 	x, err := evalInput(ck, saved, s, c, rows[0])
 	if err != nil {
 		return nil, err
@@ -76,20 +81,69 @@ func EvaluateWith(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 	if err != nil {
 		return nil, err
 	}
-	cnt := make([]int64, 6)
+	ts, err := tk.Evaluate(c, logits, rows)
+	if err != nil {
+		return nil, err
+	}
+	cnt := make([]int64, 3)
 	for i := range rows {
-		cnt[i] = nn.CountCorrect(logits, s.Labels, rows[i])
-		cnt[3+i] = int64(len(rows[i]))
+		cnt[i] = tk.Terms(i, rows[i])
 	}
 	if err := c.AllreduceSumI64(cnt); err != nil {
 		return nil, err
 	}
-	sc := &Scores{TrainAcc: ratio(cnt[0], cnt[3]), ValAcc: ratio(cnt[1], cnt[4]), TestAcc: ratio(cnt[2], cnt[5]),
-		Train: cnt[3], Valid: cnt[4], Test: cnt[5]}
+	sc := &Scores{TrainAcc: ts.Main[0], ValAcc: ts.Main[1], TestAcc: ts.Main[2], Extra: ts.Extra,
+		Train: cnt[0], Valid: cnt[1], Test: cnt[2]}
+	if kind.Name != task.Default {
+		sc.Metric = kind.Metric
+	}
 	if err := gatherOutputs(sc, out, model, logits, s, c); err != nil {
 		return nil, err
 	}
+	if sc.Predictions != nil && kind.Predict != nil {
+		kind.Predict(sc.Predictions)
+	}
 	return sc, nil
+}
+
+// evalKind is the task of checkpoint ck, checked against shard s, the
+// outputs asked for and the targets y.
+func evalKind(ck *Checkpoint, s *partition.Shard, out EvalOutputs, y *task.Table) (task.Kind, error) {
+	kind, err := task.Lookup(ck.Task)
+	switch {
+	case err != nil:
+		return kind, field.Wrap("train.Checkpoint.Task", err)
+	case out.Predictions && kind.Predictions == "":
+		return kind, fmt.Errorf("task %s writes no per-node predictions (its evaluation scores %s)", kind.Name, kind.Targets)
+	case s.FeatDim != ck.Model.In:
+		return kind, fmt.Errorf("model expects %d input features, data has %d", ck.Model.In, s.FeatDim)
+	case kind.Name == task.Default && s.NumClasses > ck.Model.Out:
+		return kind, fmt.Errorf("model predicts %d classes, data has %d", ck.Model.Out, s.NumClasses)
+	case y != nil && kind.Table && y.Cols != ck.Model.Out:
+		return kind, fmt.Errorf("%s: %d targets a node, the model predicts %d", y.Path, y.Cols, ck.Model.Out)
+	}
+	return kind, nil
+}
+
+// evalRows are the supervised train, validation and test rows of task tk
+// on shard s (every node in every split for a task scoring pairs, as the
+// trainer's splitRows).
+func evalRows(s *partition.Shard, tk task.Task, pairs bool) [3][]int32 {
+	var rows [3][]int32
+	for v, b := range s.Split {
+		if !tk.Labelled(v) {
+			continue
+		}
+		if pairs {
+			b = graph.InTrain | graph.InValid | graph.InTest
+		}
+		for i, bit := range []uint8{graph.InTrain, graph.InValid, graph.InTest} {
+			if b&bit != 0 {
+				rows[i] = append(rows[i], int32(v))
+			}
+		}
+	}
+	return rows
 }
 
 // loadModel builds the checkpoint's model on shard s, its weights those

@@ -50,6 +50,10 @@ type EpochMetrics struct {
 	CommParamBytes int64 `json:"comm_param_bytes"` // of which per-row quantisation parameters
 	EvalBytes      int64 `json:"eval_bytes"`       // boundary bytes of the evaluation pass, all ranks
 	IntraBytes     int64 `json:"intra_bytes"`      // of comm_bytes, those moved between ranks of one node (either exchange)
+	// PairBytes and EvalPairBytes are the link task's pair rows (endpoint
+	// rows and their gradients), all ranks: of comm_bytes and of eval_bytes.
+	PairBytes     int64 `json:"pair_bytes,omitempty"`
+	EvalPairBytes int64 `json:"eval_pair_bytes,omitempty"`
 
 	// LR is the learning rate of the epoch's optimizer step. ValLoss and
 	// TestLoss are the evaluation pass's cross-entropy averaged over the

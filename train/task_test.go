@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/task"
 )
 
@@ -185,5 +187,111 @@ func TestLinkCora(t *testing.T) {
 	for _, p := range []int{1, 2} {
 		ref, got, refCk, gotCk := trainTwice(t, ds, p, cfg)
 		checkResumed(t, ref, got, refCk, gotCk)
+	}
+}
+
+// The link task's pair rows go through the exchange's codecs: Cora link at
+// P = 3 (one rank a node) with int8 and int2 rows (boundary and pair rows,
+// training, gradients and evaluation) trains with losses close to one
+// fp32 process's; the pair rows' bytes are exactly the codec's size of
+// the fp32 run's rows (the same pairs move), and a second run repeats the
+// first bit for bit (the rounding is keyed by the seed, the epoch and the
+// ranks); at P = 2 with int2 rows a resumed run continues exactly.
+func TestLinkQuantisedPairs(t *testing.T) {
+	ds, cfg := linkCora(t, 20, 0)
+	ref := single(t, ds, cfg)
+	owner := partition.Random(ds.NumNodes(), 3, 7)
+	f32 := distributed(t, ds, owner, 3, cfg)
+	const w = 64
+	for _, tc := range []struct {
+		bits int
+		tol  float64
+	}{{8, 0.01}, {2, 0.05}} {
+		t.Run(fmt.Sprintf("int%d", tc.bits), func(t *testing.T) {
+			c := cfg
+			c.Wire = quant.Wires{quant.Forward: {Bits: tc.bits}}
+			got := distributed(t, ds, owner, 3, c)
+			again := distributed(t, ds, owner, 3, c)
+			rowBytes := int64(w*tc.bits/8 + 8) // int8/int2 values, fp32 zero point and scale
+			for e, m := range got.Epochs {
+				r, f := ref.Epochs[e], f32.Epochs[e]
+				if math.Abs(m.Loss-r.Loss) > tc.tol*r.Loss || math.Abs(m.ValAcc-r.ValAcc) > tc.tol {
+					t.Fatalf("epoch %d: loss %.5f val ROC-AUC %.4f with int%d rows, %.5f %.4f in fp32", e+1, m.Loss, m.ValAcc, tc.bits, r.Loss, r.ValAcc)
+				}
+				if m.Loss != again.Epochs[e].Loss || m.ValAcc != again.Epochs[e].ValAcc {
+					t.Fatalf("epoch %d: loss %.8f, then %.8f in the same run", e+1, m.Loss, again.Epochs[e].Loss)
+				}
+				if f.PairBytes == 0 || m.PairBytes*4*w != f.PairBytes*rowBytes || m.EvalPairBytes*4*w != f.EvalPairBytes*rowBytes {
+					t.Fatalf("epoch %d: pair bytes %d (eval %d) with int%d, %d (%d) in fp32", e+1, m.PairBytes, m.EvalPairBytes, tc.bits, f.PairBytes, f.EvalPairBytes)
+				}
+			}
+			if !(got.Epochs[19].Loss < 0.9*got.Epochs[0].Loss) {
+				t.Fatalf("int%d: loss %.5f → %.5f in 20 epochs", tc.bits, got.Epochs[0].Loss, got.Epochs[19].Loss)
+			}
+			t.Logf("int%d: last loss %.5f (fp32 %.5f), val ROC-AUC %.4f (%.4f)", tc.bits, got.Epochs[19].Loss, ref.Epochs[19].Loss, got.Epochs[19].ValAcc, ref.Epochs[19].ValAcc)
+		})
+	}
+	// Resumed with int2 rows, the run continues exactly: every block's
+	// rounding is keyed by the epoch, not by what ran before.
+	ds, cfg = linkCora(t, 0, 0.5)
+	cfg.Wire = quant.Wires{quant.Forward: {Bits: 2}}
+	ref2, got2, refCk, gotCk := trainTwice(t, ds, 2, cfg)
+	checkResumed(t, ref2, got2, refCk, gotCk)
+}
+
+// task.PairVolumes counts what the link task moves: at P = 3 the first
+// epoch's pair bytes are its training list's rows forward and their
+// gradients back, the evaluation's its lists' rows times their fetches
+// (fp32, 4 bytes a value of the 64-wide embedding).
+func TestPairVolumesMatchRun(t *testing.T) {
+	ds, cfg := linkCora(t, 1, 0)
+	owner := partition.Random(ds.NumNodes(), 3, 7)
+	got := distributed(t, ds, owner, 3, cfg)
+	v, err := task.PairVolumes(owner, 3, cfg.Targets.Edges, cfg.Targets.NegRatio, cfg.Targets.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(l task.PairList) (s int64) {
+		for _, m := range l.Msgs {
+			s += m.Rows
+		}
+		return s
+	}
+	train, eval := 2*sum(v.Train), int64(0)
+	for _, l := range v.Eval {
+		eval += int64(l.Fetches) * sum(l)
+	}
+	if m := got.Epochs[0]; m.PairBytes != 4*64*train || m.EvalPairBytes != 4*64*eval {
+		t.Fatalf("pair bytes %d, evaluation %d; the volume counts %d and %d rows", m.PairBytes, m.EvalPairBytes, train, eval)
+	}
+}
+
+// Config.Outputs of a multilabel or regression run evaluate the best
+// validation model with the task's metric (the run's best validation
+// value) and predictions of the task's kind: N × T probabilities, or
+// values; link refuses per-node predictions.
+func TestTaskOutputs(t *testing.T) {
+	for _, kind := range []string{"multilabel", "regression"} {
+		ds, y := taskData(t, kind)
+		cfg := taskConfig(kind, y, 8, 0)
+		cfg.Outputs = EvalOutputs{Predictions: true}
+		res := single(t, ds, cfg)
+		o := res.Outputs
+		if o == nil || o.Metric != res.Epochs[0].Metric || math.Abs(o.ValAcc-res.Final.BestValAcc) > 1e-9 {
+			t.Fatalf("%s: outputs %+v, best validation %.6f", kind, o, res.Final.BestValAcc)
+		}
+		if p := o.Predictions; p.Rows != ds.NumNodes() || p.Cols != y.Cols {
+			t.Fatalf("%s: predictions %d × %d, want %d × %d", kind, p.Rows, p.Cols, ds.NumNodes(), y.Cols)
+		}
+		inUnit := !slices.ContainsFunc(o.Predictions.Data, func(x float32) bool { return !(x >= 0 && x <= 1) })
+		if inUnit != (kind == "multilabel") {
+			t.Fatalf("%s: predictions all in [0, 1]: %v", kind, inUnit)
+		}
+	}
+	ds, cfg := linkCora(t, 1, 0)
+	cfg.Outputs = EvalOutputs{Predictions: true}
+	owner := make([]int32, ds.NumNodes())
+	if _, err := Run(cfg, partition.Split(ds, owner, 0, 1), comm.Single()); err == nil || !strings.Contains(err.Error(), "no per-node predictions") {
+		t.Fatalf("link predictions: %v", err)
 	}
 }

@@ -369,6 +369,9 @@ func (t *trainer) plan(mc nn.Config) error {
 	if t.prop, err = exchange.New(t.shard, t.c, eng, kind, opts); err != nil {
 		return err
 	}
+	if x, ok := t.task.(task.Exchanging); ok { // its rows go through the exchange's codecs
+		x.UseRows(t.prop)
+	}
 	t.planS = t.c.Wtime() - t0
 	if err := t.logPlan(); err != nil {
 		return err
@@ -604,7 +607,7 @@ func (t *trainer) outputs() (*Scores, error) {
 		return nil, nil
 	}
 	best := t.nValid > 0 && t.best.BestEpoch > 0 && t.bestParams != nil
-	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm}
+	ck := &Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, Task: t.kind.Name}
 	for i, p := range t.params {
 		w := p.W
 		if best {
@@ -612,7 +615,7 @@ func (t *trainer) outputs() (*Scores, error) {
 		}
 		ck.Params = append(ck.Params, SavedParam{Name: p.Name, W: w})
 	}
-	sc, err := EvaluateWith(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs)
+	sc, err := EvaluateTask(ck, t.shard, t.c, t.cfg.Threads, t.cfg.Kernel, t.cfg.Outputs, t.cfg.Targets)
 	return sc, field.Wrap("train.Config.Outputs", err)
 }
 
@@ -820,7 +823,7 @@ func (t *trainer) epoch(epoch int) (EpochMetrics, error) {
 		return m, err
 	}
 	m.CommBytes, m.CommDataBytes, m.CommParamBytes, m.EvalBytes = cnt.commBytes, cnt.dataBytes, cnt.paramBytes, cnt.evalBytes
-	m.IntraBytes = cnt.intraBytes
+	m.IntraBytes, m.PairBytes, m.EvalPairBytes = cnt.intraBytes, cnt.pairBytes, cnt.evalPairs
 	return m, nil
 }
 
@@ -921,6 +924,7 @@ func (t *trainer) sumCounts(cnt *epochCounts, st, ev exchange.Stats) error {
 	}
 	cnt.commBytes, cnt.dataBytes, cnt.paramBytes = st.DataBytes+st.ParamBytes, st.DataBytes, st.ParamBytes
 	cnt.nonFinite, cnt.evalBytes, cnt.intraBytes = t.nonFinite(), ev.CommBytes-st.CommBytes, st.IntraBytes
+	cnt.pairBytes, cnt.evalPairs = st.RowBytes, ev.RowBytes-st.RowBytes
 	if err := cnt.sum(t.c); err != nil {
 		return err
 	}

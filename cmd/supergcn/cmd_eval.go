@@ -1,14 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/container"
+	"github.com/supergcn/supergcn/task"
 	"github.com/supergcn/supergcn/train"
 )
 
@@ -27,7 +33,9 @@ func cmdEval(args []string) error {
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	predictions := fs.String("predictions", "", "write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id)")
 	embeddings := fs.String("embeddings", "", "write the last hidden layer of every node to FILE.npy (N × hidden, float32, row = global node id)")
-	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data)")
+	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data, and for --task link its negatives)")
+	targets := fs.String("targets", "", "a multilabel or regression model's target table, as train's --targets")
+	fs.StringVar(&d.edgeSplit, "edge-split", "", "a link model's edge split, as train's --edge-split (the same spec and --seed give the same edges and negatives)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,6 +61,11 @@ func cmdEval(args []string) error {
 	if err != nil {
 		return err
 	}
+	kind, err := evalTask(ck, *model, *targets, d.edgeSplit, *predictions)
+	if err != nil {
+		return err
+	}
+	d.noLabels = kind.Table || kind.Pairs
 	if *embeddings != "" && ck.Model.Layers < 2 {
 		return usageError(fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model))
 	}
@@ -80,7 +93,14 @@ func cmdEval(args []string) error {
 		if err != nil {
 			return err
 		}
-		sc, err := train.EvaluateWith(ck, s, c, th, *kernel, train.EvalOutputs{Predictions: *predictions != "", Embeddings: *embeddings != ""})
+		y, err := trainargs.ReadTargets(ck.Task, *targets)
+		if err != nil {
+			return err
+		}
+		if d.edges != nil {
+			y = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: d.seed, NegRatio: ck.NegRatio}
+		}
+		sc, err := train.EvaluateTask(ck, s, c, th, *kernel, train.EvalOutputs{Predictions: *predictions != "", Embeddings: *embeddings != ""}, y)
 		if err != nil {
 			return err
 		}
@@ -88,8 +108,7 @@ func cmdEval(args []string) error {
 			return err
 		}
 		if c.Rank() == 0 {
-			fmt.Fprintf(os.Stdout, "eval: %s (%s, %d layers): train %.4f (%d)  val %.4f (%d)  test %.4f (%d)\n",
-				*model, ck.Model.Model, ck.Model.Layers, sc.TrainAcc, sc.Train, sc.ValAcc, sc.Valid, sc.TestAcc, sc.Test)
+			printEval(os.Stdout, *model, ck, sc)
 		}
 		return nil
 	}())
@@ -114,4 +133,45 @@ func writeOutputs(c comm.Comm, cmd string, log io.Writer, sc *train.Scores, pred
 		}
 	}
 	return nil
+}
+
+// evalTask is the task of checkpoint ck (file model), checked against the
+// target flags and --predictions before any data is read.
+func evalTask(ck *train.Checkpoint, model, targets, edgeSplit, predictions string) (task.Kind, error) {
+	kind, err := task.Lookup(ck.Task)
+	if err != nil {
+		return kind, fmt.Errorf("%s: %w", model, err)
+	}
+	if err := trainargs.CheckTargets(kind.Name, targets, edgeSplit); err != nil {
+		return kind, usageError(fmt.Sprintf("%v (%s was trained for task %s)", err, model, kind.Name))
+	}
+	if predictions != "" && kind.Predictions == "" {
+		return kind, usageError(fmt.Sprintf("--predictions: %s was trained for task %s, which scores pairs, not nodes (eval prints its metrics over the edge split; --embeddings writes the nodes' hidden layer)", model, kind.Name))
+	}
+	return kind, nil
+}
+
+// printEval prints the metrics of an evaluation: accuracies for node
+// classification, else the task's metric, then its other metrics.
+func printEval(w io.Writer, model string, ck *train.Checkpoint, sc *train.Scores) {
+	what := ""
+	if sc.Metric != "" {
+		what = fmt.Sprintf(", task %s): %s", ck.Task, sc.Metric)
+	} else {
+		what = "):"
+	}
+	fmt.Fprintf(w, "eval: %s (%s, %d layers%s train %.4f (%d)  val %.4f (%d)  test %.4f (%d)\n",
+		model, ck.Model.Model, ck.Model.Layers, what, sc.TrainAcc, sc.Train, sc.ValAcc, sc.Valid, sc.TestAcc, sc.Test)
+	if len(sc.Extra) == 0 {
+		return
+	}
+	split := func(k string) int { // train, val, test
+		return slices.IndexFunc(task.Splits[:], func(p string) bool { return strings.HasPrefix(k, p+"_") })
+	}
+	keys := slices.SortedFunc(maps.Keys(sc.Extra), func(a, b string) int { return cmp.Or(split(a)-split(b), strings.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.4f", k, sc.Extra[k])
+	}
+	fmt.Fprintf(w, "eval: %s\n", strings.Join(parts, "  "))
 }

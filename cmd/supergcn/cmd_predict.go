@@ -24,7 +24,7 @@ func init() {
 		func(args []string) error { return cmdPredict(args, os.Stdout) })
 }
 
-const predictSynopsis = "--partitions PDIR --profile FILE[,FILE…] --network PRESET|RATE[,…] [--ranks-per-node K] [train's model and exchange flags] [--json]"
+const predictSynopsis = "--partitions PDIR --profile FILE[,FILE…] --network PRESET|RATE[,…] [--ranks-per-node K] [train's model and exchange flags] [--edge-split SPEC [--neg-ratio K] [--seed S]] [--json]"
 
 func cmdPredict(args []string, stdout io.Writer) error {
 	fs := newFlagSet("predict", predictSynopsis)
@@ -67,6 +67,8 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	layouts := fs.Bool("layouts", false, "instead of one layout: predict every ranks × threads layout that fills a node of --cores-per-node cores on --nodes nodes (the partition shared among nodes·ranks ranks) and recommend the fastest (one --profile, --network and --aggr-mode; --bits may list several: every layout at each, and the fastest of all)")
 	nodes := fs.Int("nodes", 1, "with --layouts: the nodes")
 	nodesPerHost := fs.Int("nodes-per-host", 0, "with --layouts: nodes that share one machine, whose ranks all load it (an emulated cluster on one box: --nodes; default: each node its own machine)")
+	var pairs predictargs.Pairs
+	pairs.Register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -90,6 +92,14 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	if err := container.CheckWritable(*volOut); err != nil {
 		return fmt.Errorf("--save-volumes: %w", err)
+	}
+	if pairs.EdgeSplit != "" {
+		for _, f := range []string{"volumes", "layouts", "scale", "classes"} {
+			if flagSet(fs, f) {
+				return usageError(fmt.Sprintf("--%s: not with --edge-split (the pairs are counted on --partitions as given; the model outputs --hidden wide embeddings)", f))
+			}
+		}
+		m.Out = m.Hidden
 	}
 	var err error
 	if cfg.Model, err = perfmodel.ModelOf(m); err != nil {
@@ -121,6 +131,9 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	}
 	v, err := predictargs.Volumes(*pdir, *volIn, *ranks)
 	if err != nil {
+		return err
+	}
+	if sw.Config.Pairs, err = pairs.Volume(*pdir, len(v.Ranks)); err != nil {
 		return err
 	}
 	rows, err := sw.Run(v)

@@ -13,6 +13,7 @@ import (
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/perfmodel"
+	"github.com/supergcn/supergcn/task"
 )
 
 // TestPredictCLI: predict's bytes equal stats' hybrid bytes for the same
@@ -274,5 +275,44 @@ func TestPredictLayoutsShippedProfiles(t *testing.T) {
 		"--nodes", "4", "--cores-per-node", "32"}, &bytes.Buffer{})
 	if err == nil || exitCode(err) != 2 || strings.Contains(flagtab.UserMessage(err), "\n") || !strings.Contains(flagtab.UserMessage(err), "no layout of 4 nodes × 32 cores") {
 		t.Errorf("3 parts on 4 nodes: %v (exit %d), want exit 2 and one line", err, exitCode(err))
+	}
+}
+
+// TestPredictLinkPairs: predict --edge-split counts the pair rows that
+// stats --edge-split reports (training step and one evaluation, fp32
+// rows of --hidden values) and refuses the flags it cannot honour.
+func TestPredictLinkPairs(t *testing.T) {
+	dir, _, _ := statsDataset(t)
+	prof := filepath.Join(t.TempDir(), "xeon.json")
+	if err := benchProfile([]string{"--published", "xeon-gold-6148", "--out", prof}); err != nil {
+		t.Fatal(err)
+	}
+	link := []string{"--edge-split", "random:0.8,0.1,0.1:5", "--neg-ratio", "2", "--seed", "4"}
+	var st bytes.Buffer
+	if err := cmdStats(append([]string{dir, "--json", "--width", "16"}, link...), &st); err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Link task.PairReport `json:"link"`
+	}
+	if err := json.Unmarshal(st.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := cmdPredict(append([]string{"--partitions", dir, "--profile", prof, "--network", "10gbit", "--bits", "32", "--hidden", "16", "--json"}, link...), &out); err != nil {
+		t.Fatal(err)
+	}
+	var p perfmodel.Row
+	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.PairBytes != s.Link.TrainBytesTotal || p.EvalPairBytes != s.Link.EvalBytesTotal || p.PairBytes == 0 {
+		t.Fatalf("predict: pair bytes %d, eval %d; stats: %d, %d", p.PairBytes, p.EvalPairBytes, s.Link.TrainBytesTotal, s.Link.EvalBytesTotal)
+	}
+	for _, f := range []string{"--classes 7", "--scale 2"} {
+		err := cmdPredict(append(append([]string{"--partitions", dir, "--profile", prof, "--network", "10gbit"}, strings.Fields(f)...), link...), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), strings.Fields(f)[0]+": not with --edge-split") {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/supergcn/supergcn/cmd/internal/predictargs"
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
+	"github.com/supergcn/supergcn/task"
 )
 
 func init() {
@@ -18,7 +20,7 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--edge-split SPEC [--neg-ratio K] [--seed S]] [--json]"
 
 func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
@@ -32,6 +34,8 @@ func cmdStats(args []string, stdout io.Writer) error {
 	perNode := fs.Int("ranks-per-node", 0, "compare the exchange patterns ("+strings.Join(exchange.Exchanges(), ", ")+") with K consecutive ranks to a node (inter-node rows, bytes, messages)")
 	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
 	intraBits := fs.String("intra-bits", "32", "with --ranks-per-node: bits per value of the rows between ranks of one node, as train's: "+quant.WidthList(", "))
+	var pairs predictargs.Pairs
+	pairs.Register(fs)
 	dir, err := parseStatsArgs(fs, args)
 	if err != nil {
 		return err
@@ -71,6 +75,9 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError(fmt.Sprintf("--intra-bits: %q, want %s", *intraBits, quant.WidthList(", ")))
 	}
+	if *perNode > 0 && pairs.EdgeSplit != "" {
+		return usageError("--edge-split: not with --ranks-per-node (the pair rows travel in one flat all-to-all)")
+	}
 	if *perNode > 0 {
 		rep, err := exchange.ReportNodes(dir, meta.Parts, *ranks, *perNode, *layers, *width, wire, intra)
 		return writeStats(stdout, *asJSON, rep, err, printNodeStats)
@@ -78,8 +85,16 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *heads < 0 || *heads > *width {
 		return usageError(fmt.Sprintf("--heads: %d, want 0 (none) to --width %d", *heads, *width))
 	}
+	pv, err := pairs.Volume(dir, *ranks)
+	if err != nil {
+		return err
+	}
 	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, *heads, wire)
-	if err := writeStats(stdout, *asJSON, rep, err, printStats); err != nil {
+	out := rowStats{RowReport: rep}
+	if pv != nil {
+		out.Link = pv.Report(*width, wire)
+	}
+	if err := writeStats(stdout, *asJSON, out, err, printRowStats); err != nil {
 		return err
 	}
 	if !*asJSON {
@@ -141,6 +156,39 @@ func parseStatsArgs(fs *flag.FlagSet, args []string) (string, error) {
 		return "", usageError("missing partition directory (usage: supergcn stats " + statsSynopsis + ")")
 	}
 	return dir, nil
+}
+
+// rowStats is the row report and, with --edge-split, the link task's
+// pair exchange (under "link" in the JSON).
+type rowStats struct {
+	*exchange.RowReport
+	Link *task.PairReport `json:"link,omitempty"`
+}
+
+func printRowStats(w io.Writer, r rowStats) {
+	printStats(w, r.RowReport)
+	if l := r.Link; l != nil {
+		fmt.Fprintf(w, "\nlink pairs (one epoch: a training step with its negatives, one evaluation), rows of %d values at %s; per rank min/avg/max:\n",
+			l.Width, r.Wire())
+		for _, row := range []struct {
+			name string
+			v    []int64
+		}{{"training pairs scored", l.TrainPairs}, {"training rows fetched", l.TrainRows}, {"training bytes sent", l.TrainBytes},
+			{"evaluation pairs scored", l.EvalPairs}, {"evaluation rows fetched", l.EvalRows}, {"evaluation bytes sent", l.EvalBytes},
+			{"evaluation score bytes", l.ScoreBytes}} {
+			fmt.Fprintf(w, "  %-24s %s\n", row.name, minAvgMax(row.v))
+		}
+		fmt.Fprintf(w, "  all ranks: training %s, evaluation %s\n", humanBytes(l.TrainBytesTotal), humanBytes(l.EvalBytesTotal))
+	}
+}
+
+// minAvgMax formats per-rank counts as min/avg/max.
+func minAvgMax(v []int64) string {
+	lo, hi, sum := v[0], v[0], int64(0)
+	for _, x := range v {
+		lo, hi, sum = min(lo, x), max(hi, x), sum+x
+	}
+	return fmt.Sprintf("%d/%.0f/%d", lo, float64(sum)/float64(len(v)), hi)
 }
 
 func printStats(w io.Writer, r *exchange.RowReport) {

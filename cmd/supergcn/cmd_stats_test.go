@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/supergcn/supergcn/exchange"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
+	"github.com/supergcn/supergcn/task"
 )
 
 // statsDataset writes a random 4-part partition of a 400-node graph with
@@ -245,6 +248,58 @@ func TestStatsRanksPerNode(t *testing.T) {
 	for _, bad := range [][]string{{dir, "--ranks-per-node", "-1"}, {dir, "--ranks-per-node", "3"}, {dir, "--ranks-per-node", "2", "--layers", "0"}, {dir, "--ranks-per-node", "2", "--intra-bits", "3"}} {
 		if err := cmdStats(bad, &bytes.Buffer{}); err == nil {
 			t.Fatalf("%v accepted", bad)
+		}
+	}
+}
+
+// TestStatsLinkPairs: with --edge-split, the "link" object is the pair
+// exchange that task.PairVolumes counts on the split of the partitioned
+// graph with the directory's owners, at one part a rank and two; bad link
+// flags are one line naming the flag.
+func TestStatsLinkPairs(t *testing.T) {
+	dir, ds, owner := statsDataset(t)
+	g := ds.Graph
+	for v := range g.NumRows { // the directory's rows are sorted
+		slices.Sort(g.Idx[g.Ptr[v]:g.Ptr[v+1]])
+	}
+	es, err := graph.SplitEdges(&graph.Dataset{Graph: g}, "random:0.8,0.1,0.1:5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ranks := range []int{4, 2} {
+		var out bytes.Buffer
+		args := []string{dir, "--json", "--ranks", fmt.Sprint(ranks), "--width", "16", "--bits", "2",
+			"--edge-split", "random:0.8,0.1,0.1:5", "--neg-ratio", "3", "--seed", "9"}
+		if err := cmdStats(args, &out); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Link *task.PairReport `json:"link"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Link == nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		ownerR := make([]int32, len(owner))
+		for v, p := range owner {
+			ownerR[v] = p / int32(4/ranks)
+		}
+		v, err := task.PairVolumes(ownerR, ranks, es, 3, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := v.Report(16, quant.Wire{Bits: 2, Params: quant.ParamsBlock})
+		if a, b := fmt.Sprint(*got.Link.Volume, got.Link.TrainBytes, got.Link.EvalBytes), fmt.Sprint(*want.Volume, want.TrainBytes, want.EvalBytes); a != b {
+			t.Fatalf("ranks %d: link %s, want %s", ranks, a, b)
+		}
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"--edge-split random:2,0", "--edge-split:"},
+		{"--edge-split random:0.8,0.1 --neg-ratio 0", "--neg-ratio: 0"},
+		{"--edge-split random:0.8,0.1 --ranks-per-node 2", "--edge-split: not with --ranks-per-node"},
+	} {
+		err := cmdStats(append([]string{dir}, strings.Fields(tc.args)...), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line with %q", tc.args, err, tc.want)
 		}
 	}
 }

@@ -157,6 +157,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if a.negRatio < 1 || (a.negRatio != 1 && cfg.Task != "link") {
 		return nil, usageError(fmt.Sprintf("--neg-ratio: %d, need ≥ 1, and only with --task link", a.negRatio))
 	}
+	if k, _ := task.Lookup(cfg.Task); a.predictions != "" && k.Predictions == "" {
+		return nil, usageError(fmt.Sprintf("--predictions: task %s scores pairs, not nodes (--embeddings writes the nodes' hidden layer)", k.Name))
+	}
 	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
 		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
 	}

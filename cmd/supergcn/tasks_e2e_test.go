@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,4 +202,65 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// eval scores a saved multilabel, regression or link model with the task's
+// metrics, equal to the training run's last evaluation (at 4 decimals, as
+// both print them), also under mpirun -np 2; --predictions writes the
+// task's per-node predictions (probabilities in [0, 1] for multilabel);
+// a missing target flag and --predictions for link are one line each.
+func TestCLIEvalTasks(t *testing.T) {
+	dir := t.TempDir()
+	cora := testdataset.Dataset(t, "cora")
+	data, targets := genTaskData(t, dir, "multilabel")
+	link := []string{"--data", cora, "--edge-split", "random:0.85,0.05,0.1:1", "--seed", "2"}
+	for _, c := range []struct {
+		kind, want string
+		data       []string
+	}{
+		{"multilabel", "val_f1", []string{"--data", data, "--targets", targets}},
+		{"link", "val_hits50", link},
+	} {
+		ckpt := filepath.Join(dir, c.kind+".ckpt")
+		r := run(t, 3*time.Minute, nil, append([]string{"train", "--task", c.kind, "--epochs", "5", "--hidden", "16", "--threads", "1", "--bits", "32", "--save", ckpt}, c.data...)...)
+		if r.code != 0 {
+			t.Fatalf("train %s: exit %d\n%s", c.kind, r.code, r.stderr)
+		}
+		last := r.stdout[strings.LastIndex(r.stdout, "epoch    5"):]
+		val := strings.Fields(last[strings.Index(last, " val ")+5:])[0]
+		for _, np := range []int{1, 2} {
+			args := append([]string{"eval", "--model", ckpt, "--threads", "1"}, c.data...)
+			var mr []string
+			if np > 1 {
+				mr = mpirun(t, np)
+				args = append(args, "--partition-method", "random")
+			}
+			e := run(t, 3*time.Minute, mr, args...)
+			if e.code != 0 || !strings.Contains(e.stdout, "task "+c.kind+"): rocauc") || !strings.Contains(e.stdout, "val "+val+" (") || !strings.Contains(e.stdout, c.want) {
+				t.Fatalf("eval %s np %d: exit %d, want val %s\n%s\n%s", c.kind, np, e.code, val, e.stdout, e.stderr)
+			}
+		}
+	}
+	pred := filepath.Join(dir, "p.npy")
+	ml := filepath.Join(dir, "multilabel.ckpt")
+	if e := run(t, time.Minute, nil, "eval", "--model", ml, "--data", data, "--targets", targets, "--predictions", pred, "--threads", "1"); e.code != 0 {
+		t.Fatalf("eval --predictions: exit %d\n%s", e.code, e.stderr)
+	}
+	shape, p := readNpy(t, pred)
+	if !slices.Equal(shape, []int{3000, 24}) || slices.ContainsFunc(p, func(x float32) bool { return !(x >= 0 && x <= 1) }) {
+		t.Fatalf("predictions of shape %v, want 3000 × 24 probabilities", shape)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--model", ml, "--data", data}, "--task multilabel: give --targets"},
+		{append([]string{"eval", "--model", filepath.Join(dir, "link.ckpt"), "--predictions", pred}, link...), "--predictions: "},
+		{append([]string{"train", "--task", "link", "--predictions", pred}, link...), "--predictions: task link scores pairs"},
+	} {
+		r := run(t, time.Minute, nil, c.args...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
 }
