@@ -16,13 +16,15 @@
 #
 # Environment (defaults in brackets): SPEC [papers], PS [64], CONFIGS [fp32 int2 int2lp] (fp32: --bits 32; int2:
 # --bits 2 --intra-bits 2, every rank pair quantised as if each rank were a node; int2lp: int2 with --label-prop LP),
-# LP [0.5], EPOCHS [5], MODEL_FLAGS [--model sage --layers 3 --hidden 128 --dropout 0.5 --lr 0.01], THREADS [1] per
-# rank, STEPS [gen partition train predict], PROFILE [OUT/profile.json], BIN [bin/supergcn], WORK [out/papers]
-# (the graph and the partitions: hundreds of GB at full size), OUT [WORK/out], MPIRUN [mpirun].
+# LP [0.5], EPOCHS [5], MODEL_FLAGS [--model sage --layers 3 --hidden 128 --dropout 0.5] (train's and predict's),
+# TRAIN_FLAGS [--lr 0.01] (train's only), THREADS [1] per rank, STEPS [gen partition train predict], PROFILE
+# [OUT/profile.json], BIN [bin/supergcn], WORK [out/papers] (the graph and the partitions: hundreds of GB at full
+# size), OUT [WORK/out], MPIRUN [mpirun]. The measured epoch is the mean of epochs 2..EPOCHS (the evaluation of the
+# last included once), as predict --eval-every EPOCHS averages it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SPEC=${SPEC:-papers} PS=${PS:-64} CONFIGS=${CONFIGS:-fp32 int2 int2lp} LP=${LP:-0.5} EPOCHS=${EPOCHS:-5}
-MODEL_FLAGS=${MODEL_FLAGS:---model sage --layers 3 --hidden 128 --dropout 0.5 --lr 0.01}
+MODEL_FLAGS=${MODEL_FLAGS:---model sage --layers 3 --hidden 128 --dropout 0.5} TRAIN_FLAGS=${TRAIN_FLAGS:---lr 0.01}
 THREADS=${THREADS:-1} STEPS=${STEPS:-gen partition train predict}
 BIN=${BIN:-bin/supergcn} WORK=${WORK:-out/papers} MPIRUN=${MPIRUN:-mpirun}
 OUT=${OUT:-$WORK/out} PROFILE=${PROFILE:-$OUT/profile.json}
@@ -36,7 +38,6 @@ for c in $CONFIGS; do [[ $c =~ ^(fp32|int2|int2lp)$ ]] || die "CONFIGS: $c is no
 mkdir -p "$WORK" "$OUT"
 if [ -x /usr/bin/time ]; then TIMEV="/usr/bin/time -v -o"; else TIMEV="python3 $PWD/scripts/peak-rss.py"; fi
 has() { [[ " $STEPS " == *" $1 "* ]]; }
-rss_mb() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): \([0-9]*\)$/\1/p' "$@" | sort -n | tail -1 | awk '{printf "%.0f", $1/1024}'; }
 graph=$WORK/graph.sgb
 
 if has gen && [ ! -f "$graph" ]; then
@@ -70,7 +71,7 @@ for p in $PS; do
       rm -f "$m" "$OUT/train-$p-$c.time."*
       # shellcheck disable=SC2086
       TIMEV=$TIMEV $MPIRUN -np "$p" --bind-to none sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; exec $TIMEV "$0.$r" "$@"' \
-        "$OUT/train-$p-$c.time" "$BIN" train --partitions "$pdir" --threads "$THREADS" $MODEL_FLAGS "${bits[@]}" "${lp[@]}" \
+        "$OUT/train-$p-$c.time" "$BIN" train --partitions "$pdir" --threads "$THREADS" $MODEL_FLAGS $TRAIN_FLAGS "${bits[@]}" "${lp[@]}" \
         --epochs "$EPOCHS" --eval-every "$EPOCHS" --metrics "$m" 2>&1 | tee "$OUT/train-$p-$c.log"
     fi
     if has predict; then
@@ -85,7 +86,7 @@ for p in $PS; do
   done
 done
 
-# results.csv: measured (median of epochs 2..EPOCHS, stages likewise) and predicted epoch per P and CONFIG.
+# results.csv: measured (mean of epochs 2..EPOCHS, stages likewise) and predicted epoch per P and CONFIG.
 python3 - "$OUT" "$PS" "$CONFIGS" <<'EOF'
 import json, os, re, statistics, sys
 out, ps, configs = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
@@ -100,7 +101,7 @@ for p in ps:
         ep = [r for r in recs if "epoch" in r and not r.get("header")]
         fin = [r for r in recs if r.get("final")]
         sel = [r for r in ep if r["epoch"] > 1] or ep
-        med = [statistics.median(r.get(k, 0) for r in sel) if sel else 0 for k in keys]
+        med = [statistics.mean(r.get(k, 0) for r in sel) if sel else 0 for k in keys]
         kb = 0
         for f in os.listdir(out):
             if f.startswith(f"train-{p}-{c}.time."):
