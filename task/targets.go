@@ -27,6 +27,9 @@ type Table struct {
 	Edges    *graph.EdgeSplit
 	Seed     uint64
 	NegRatio int
+	// LinkMetric is the link task's selecting metric (LinkMetrics; ""
+	// auto).
+	LinkMetric string
 }
 
 // TargetFormats lists the file forms ReadTargets reads.

@@ -135,3 +135,35 @@ func TestReadTargetsErrors(t *testing.T) {
 		t.Fatalf("ok.csv: %+v, %v", y, err)
 	}
 }
+
+// rankMetrics is OGB's citation2 evaluator: the rank of a positive among
+// its own negatives is the mean of the optimistic and pessimistic ranks
+// (ties), plus one; MRR and Hits@K average over the positives.
+func TestRankMetrics(t *testing.T) {
+	s := []scoredLabel{
+		{0.5, true}, {0.9, false}, {0.5, false}, {0.1, false}, // above 1, at least 2: rank 2.5
+		{2, true}, {1, false}, {0, false}, {-1, false}, // rank 1
+	}
+	out := make([]float64, 3)
+	n := rankMetrics(s, 4, []int{1, 3}, out)
+	if n != 2 || math.Abs(out[0]-(1/2.5+1)) > 1e-12 || out[1] != 1 || out[2] != 2 {
+		t.Fatalf("groups %v, sums %v", n, out)
+	}
+	for _, tc := range []struct {
+		m         string
+		perSource bool
+		want      string
+	}{{"auto", true, "mrr"}, {"", false, "rocauc"}, {"hits50", false, "hits50"}, {"mrr", true, "mrr"}} {
+		if got, err := linkMetric(tc.m, tc.perSource); err != nil || got != tc.want {
+			t.Errorf("linkMetric(%q, %v) = %q, %v; want %q", tc.m, tc.perSource, got, err, tc.want)
+		}
+	}
+	for _, m := range []string{"hits0", "hits", "auc", "hitsx"} {
+		if CheckLinkMetric(m) == nil {
+			t.Errorf("%q accepted", m)
+		}
+	}
+	if _, err := linkMetric("mrr", false); err == nil || !strings.Contains(err.Error(), "target_node_neg") {
+		t.Errorf("mrr without per-source negatives: %v", err)
+	}
+}

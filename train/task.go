@@ -12,6 +12,9 @@ func (t *trainer) buildTask() error {
 	}
 	var err error
 	if t.task, err = t.kind.Build(t.shard, t.cfg.Targets, t.c); err != nil {
+		if t.kind.Pairs { // an edge split's errors name their input
+			return err
+		}
 		return field.Wrap("train.Config.Targets", err)
 	}
 	return nil
@@ -44,7 +47,7 @@ func (t *trainer) metricName() string {
 	if t.kind.Name == task.Default {
 		return ""
 	}
-	return t.kind.Metric
+	return t.kind.MetricOf(t.task)
 }
 
 // beats reports whether validation value v improves on the record best
