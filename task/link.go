@@ -12,6 +12,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
 
@@ -41,6 +42,8 @@ type link struct {
 	// Hits@K by rank among a positive's own negatives); otherwise Hits@K
 	// ranks the positives against all negatives of the split.
 	perSource bool
+	decoder   string // Decoders
+	dec       *mlp   // the mlp decoder (nil: dot), made by Params
 }
 
 // LinkMetrics lists what Table.LinkMetric may name: "auto" (mrr with
@@ -86,7 +89,10 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 		return nil, fmt.Errorf("task link: needs an edge split")
 	}
 	t := &link{c: c, local: make(map[int64]int32, len(s.Global)), nLocal: len(s.Global), n: int(s.NumGlobalNodes),
-		train: es.Train, seed: y.Seed, ratio: max(y.NegRatio, 1)}
+		train: es.Train, seed: y.Seed, ratio: max(y.NegRatio, 1), decoder: y.Decoder}
+	if err := CheckDecoder(y.Decoder); err != nil {
+		return nil, field.Wrap("task.Table.Decoder", err)
+	}
 	if (es.TargetNeg[0] != nil) != (es.TargetNeg[1] != nil) {
 		return nil, fmt.Errorf("%s: per-source negatives (target_node_neg) in one of the validation and test parts only: give them for both or neither", y.Path)
 	}
@@ -214,7 +220,7 @@ func (t *link) Loss(grad, h *dense.Matrix, _ []int32, denom float64, epoch int) 
 		return 0, nil, err
 	}
 	gext := &dense.Matrix{Rows: ext.Rows, Cols: ext.Cols, Data: make([]float32, len(ext.Data))}
-	loss := pl.loss(ext, gext, denom)
+	loss := t.pairLoss(pl, ext, gext, denom)
 	grad = dense.Reshape(grad, h.Rows, h.Cols)
 	copy(grad.Data, gext.Data[:h.Rows*h.Cols])
 	return loss, grad, pl.returnGrads(gext, grad)
@@ -226,7 +232,58 @@ func (t *link) LossSum(h *dense.Matrix, split int, _ []int32) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return t.eval[split].loss(ext, nil, 1), nil
+	return t.pairLoss(t.eval[split], ext, nil, 1), nil
+}
+
+// Params: the mlp decoder's weights (none for dot), made on the first
+// call for embeddings of width columns.
+func (t *link) Params(width int) []*nn.Param {
+	if t.decoder != "mlp" {
+		return nil
+	}
+	if t.dec == nil {
+		t.dec = newMLP(width, t.seed)
+	}
+	return t.dec.params()
+}
+
+// pairLoss is the BCE sum of pl's pairs on the extended table ext and,
+// with gext, adds its gradient/denom to gext (and, mlp, sets the
+// decoder's gradients).
+func (t *link) pairLoss(pl *pairPlan, ext, gext *dense.Matrix, denom float64) float64 {
+	if t.dec == nil {
+		return pl.loss(ext, gext, denom)
+	}
+	z, a, s := t.dec.forward(ext, pl.pairs)
+	var l float64
+	for k, x := range s {
+		v, g := bce(x, pl.y[k])
+		l += v
+		s[k] = g / denom
+	}
+	if gext != nil {
+		for _, p := range t.dec.params() {
+			clear(p.G)
+		}
+		t.dec.backward(ext, gext, pl.pairs, z, a, s)
+	}
+	return l
+}
+
+// scores are pl's pair scores on the extended table ext.
+func (t *link) scores(ext *dense.Matrix, pl *pairPlan) []float32 {
+	out := make([]float32, len(pl.pairs))
+	if t.dec != nil {
+		_, _, s := t.dec.forward(ext, pl.pairs)
+		for k, x := range s {
+			out[k] = float32(x)
+		}
+		return out
+	}
+	for k, p := range pl.pairs {
+		out[k] = float32(dot(ext.Row(int(p[0])), ext.Row(int(p[1]))))
+	}
+	return out
 }
 
 // Evaluate: per split, the ROC-AUC of its positives against its
@@ -342,8 +399,7 @@ func (t *link) gatherScores(c comm.Comm, h *dense.Matrix, pl *pairPlan) (linkSco
 	}
 	send := make([]float32, 0, 2*len(pl.pairs))
 	ls.local = make([]scoredLabel, len(pl.pairs))
-	for k, p := range pl.pairs {
-		s := float32(dot(ext.Row(int(p[0])), ext.Row(int(p[1]))))
+	for k, s := range t.scores(ext, pl) {
 		ls.local[k] = scoredLabel{s, pl.y[k] == 1}
 		send = append(send, s, float32(pl.y[k]))
 	}

@@ -30,6 +30,8 @@ type Table struct {
 	// LinkMetric is the link task's selecting metric (LinkMetrics; ""
 	// auto).
 	LinkMetric string
+	// Decoder is the link task's pair scorer (Decoders; "" dot).
+	Decoder string
 }
 
 // TargetFormats lists the file forms ReadTargets reads.

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ type Checkpoint struct {
 	DataID    string    `json:"data_id"`   // DataIdentity of the training data ("" in older files)
 	Task      string    `json:"task"`      // the training objective (task.Names; "" in older files: node)
 	NegRatio  int       `json:"neg_ratio"` // link: negatives per training edge (0 for other tasks)
+	Decoder   string    `json:"decoder"`   // link: the pair scorer with weights (task.Decoders; "" the dot product)
 	Params    []SavedParam
 	Train     *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
 }
@@ -91,6 +93,7 @@ type ckptHeader struct {
 	DataID    string      `json:"data_id,omitempty"`
 	Task      string      `json:"task,omitempty"` // absent for node classification
 	NegRatio  int         `json:"neg_ratio,omitempty"`
+	Decoder   string      `json:"decoder,omitempty"`
 	Train     *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
 	Params    []struct {
 		Name string `json:"name"`
@@ -110,7 +113,7 @@ func (t *trainer) save(path, name string, done int) error {
 		return fmt.Errorf("not saving %s: layer %d has a non-finite %s after epoch %d (the previous checkpoint is kept)", path, l, what, done)
 	}
 	m, v, steps := t.opt.State()
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(),
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(), Decoder: t.decoder(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
 			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
@@ -134,7 +137,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	if ck.Task != task.Default {
 		h.Task = ck.Task
 	}
-	h.NegRatio = ck.NegRatio
+	h.NegRatio, h.Decoder = ck.NegRatio, ck.Decoder
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
 			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
@@ -207,7 +210,7 @@ func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 	if version == 1 && h.Train != nil {
 		return nil, bad("version 1 with a training state")
 	}
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, NegRatio: h.NegRatio, Train: h.Train}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, NegRatio: h.NegRatio, Decoder: h.Decoder, Train: h.Train}
 	if ck.Task == "" {
 		ck.Task = task.Default
 	}
@@ -267,6 +270,8 @@ func (ck *Checkpoint) validate() error {
 		return fmt.Errorf("feat_norm %q is not none or row", ck.FeatNorm)
 	case !slices.Contains(task.Names(), ck.Task):
 		return fmt.Errorf("task %q is not one of %s", ck.Task, strings.Join(task.Names(), ", "))
+	case ck.Decoder != "" && (ck.Task != "link" || task.CheckDecoder(ck.Decoder) != nil):
+		return fmt.Errorf("decoder %q: not a decoder of task %s", ck.Decoder, ck.Task)
 	}
 	want := ck.Model.NumParams()
 	var have int64
@@ -276,6 +281,7 @@ func (ck *Checkpoint) validate() error {
 	if ck.LabelProp > 0 {
 		want += int64(ck.Model.In) * int64(ck.Model.Out) // the label embedding
 	}
+	want += task.DecoderParams(ck.Decoder, ck.Model.Out)
 	if have != want {
 		return fmt.Errorf("%d parameter values, the model it describes has %d", have, want)
 	}
@@ -373,6 +379,7 @@ func (t *trainer) resume(path string) error {
 	settings := []setting{
 		{"train.Config.Task", ck.Task, t.kind.Name}, // first: a task sets the outputs
 		{"task.Table.NegRatio", ck.NegRatio, t.negRatio()},
+		{"task.Table.Decoder", cmp.Or(ck.Decoder, "dot"), cmp.Or(t.decoder(), "dot")},
 		{"nn.Config.Model", have.Model, want.Model},
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},

@@ -29,6 +29,15 @@ func (t *trainer) negRatio() int {
 	return max(t.cfg.Targets.NegRatio, 1)
 }
 
+// decoder is the link task's decoder ("" for other tasks and the dot
+// product), as checkpoints record it.
+func (t *trainer) decoder() string {
+	if !t.kind.Pairs || t.cfg.Targets == nil || t.cfg.Targets.Decoder == "dot" {
+		return ""
+	}
+	return t.cfg.Targets.Decoder
+}
+
 // rows are this rank's supervised train, validation and test rows.
 func (t *trainer) rows() [3][]int32 { return [3][]int32{t.trainRows, t.validRows, t.testRows} }
 

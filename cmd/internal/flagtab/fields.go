@@ -39,6 +39,7 @@ var Names = withHyperFlags(map[string]string{
 	"train.Config.Targets":                "--targets",
 	"task.Table.NegRatio":                 "--neg-ratio",
 	"task.Table.LinkMetric":               "--link-metric",
+	"task.Table.Decoder":                  "--decoder",
 	"train.Config.NodeOrder":              "--node-order",
 	"nn.Config.Model":                     "--model",
 	"nn.Config.Layers":                    "--layers",
