@@ -731,7 +731,7 @@ def main():
     ap.add_argument("--link-metric", default="auto", help="--task link: auto|rocauc|mrr|hitsK, the metric picking the best epoch")
     ap.add_argument("--task", choices=["node", "multilabel", "regression", "link"], default="node",
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
-    ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
+    ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy or .npz (array y)")
     ap.add_argument("--list-hypers", action="store_true", help="print the declared hyperparameters (name=default) and exit")
     for h, v in HYPERS.items():
         ap.add_argument("--" + h, type=float, default=v, help=f"(default {v}; see supergcn train --help)")
@@ -776,7 +776,7 @@ def main():
     if a.task == "link" and bool(a.edge_split) == bool(a.edge_split_files):
         raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED] or --edge-split-files DIR")
     if a.task in ("multilabel", "regression") and not a.targets or a.task in ("node", "link") and a.targets:
-        raise SystemExit("--targets FILE.npy goes with --task multilabel or regression (and only with them)")
+        raise SystemExit("--targets FILE.npy|.npz goes with --task multilabel or regression (and only with them)")
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
@@ -836,7 +836,11 @@ def main():
     elif a.task == "link":
         classes = a.hidden
     else:
-        yt = torch.from_numpy(np.load(a.targets).astype(np.float32).reshape(d["nodes"], -1))
+        yt = np.load(a.targets, allow_pickle=False)
+        if a.targets.endswith(".npz"):  # as supergcn: the array y, node_label, or the only one
+            keys = [k for k in ("y", "node_label") if k in yt] or list(yt.keys())
+            yt = yt[keys[0]]
+        yt = torch.from_numpy(yt.astype(np.float32).reshape(d["nodes"], -1))
         has = ~torch.isnan(yt).all(1)
         split = {s: v[has[v]] for s, v in split.items()}
         classes = yt.shape[1]
