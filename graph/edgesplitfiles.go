@@ -213,32 +213,11 @@ func readEdgeNpz(path string, n int) (edgePart, error) {
 	switch {
 	case z.has("edge") && (z.has("source_node") || z.has("target_node")):
 		return p, errorf(path, 0, "both edge and source_node/target_node: give the positives once")
-	case z.has("edge"):
-		ids, _, err := z.nodeIDs("edge", n, 2)
-		if err != nil {
-			return p, err
-		}
-		p.pos = asPairs(ids)
 	case z.has("source_node") != z.has("target_node"):
 		return p, errorf(path, 0, "source_node and target_node go together")
-	case z.has("source_node"):
-		src, _, err := z.nodeIDs("source_node", n, 0)
-		if err != nil {
-			return p, err
-		}
-		dst, _, err := z.nodeIDs("target_node", n, 0)
-		if err != nil {
-			return p, err
-		}
-		if len(src) != len(dst) {
-			return p, errorf(path+":target_node.npy", 0, "%d entries, source_node has %d", len(dst), len(src))
-		}
-		p.pos = make([][2]int32, len(src))
-		for i := range src {
-			p.pos[i] = [2]int32{src[i], dst[i]}
-		}
-	default:
-		return p, errorf(path, 0, "no positives: want edge (E, 2) or source_node and target_node (E,)")
+	}
+	if p.pos, err = ReadPairFile(path, n); err != nil {
+		return p, err
 	}
 	switch {
 	case z.has("edge_neg") && z.has("target_node_neg"):
@@ -344,4 +323,44 @@ func readNodeIDs(a *npzArray, n, cols int) ([]int32, int, error) {
 		ids[i] = int32(x)
 	}
 	return ids, width, nil
+}
+
+// ReadPairFile reads node pairs for n nodes from path: a .npy (E, 2), a
+// .csv[.gz] of one pair "u,v" a line, or an .npz holding edge (E, 2) or
+// source_node and target_node (E,) (its other arrays are not read).
+func ReadPairFile(path string, n int) ([][2]int32, error) {
+	switch {
+	case strings.HasSuffix(path, ".npz"):
+		z, err := openNpz(path)
+		if err != nil {
+			return nil, err
+		}
+		defer z.Close()
+		if z.has("edge") {
+			ids, _, err := z.nodeIDs("edge", n, 2)
+			return asPairs(ids), err
+		}
+		if !z.has("source_node") || !z.has("target_node") {
+			return nil, errorf(path, 0, "no pairs: want edge (E, 2) or source_node and target_node (E,)")
+		}
+		src, _, err := z.nodeIDs("source_node", n, 0)
+		if err != nil {
+			return nil, err
+		}
+		dst, _, err := z.nodeIDs("target_node", n, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(src) != len(dst) {
+			return nil, errorf(path+":target_node.npy", 0, "%d entries, source_node has %d", len(dst), len(src))
+		}
+		p := make([][2]int32, len(src))
+		for i := range src {
+			p[i] = [2]int32{src[i], dst[i]}
+		}
+		return p, nil
+	case strings.HasSuffix(path, ".npy"), strings.HasSuffix(path, ".csv"), strings.HasSuffix(path, ".csv.gz"):
+		return readPairFile(path, n)
+	}
+	return nil, fmt.Errorf("%s: pairs must be .npy (E, 2), .csv[.gz] (u,v a line) or .npz (edge, or source_node and target_node)", path)
 }

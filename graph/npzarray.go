@@ -1,6 +1,9 @@
 package graph
 
-import "strings"
+import (
+	"bufio"
+	"strings"
+)
 
 // ReadNpzArray reads one array of the .npz archive at path whole, with
 // its shape: the first of names it holds, or its only array when it holds
@@ -36,4 +39,10 @@ func ReadNpzArray(path string, names ...string) (*NpyArray, error) {
 	}
 	arr.Shape = a.Shape
 	return arr, nil
+}
+
+// WriteNpy writes a (float32, int32, int64 …) array as a NumPy .npy file
+// through path.tmp and a rename.
+func WriteNpy(path string, a NpyData) error {
+	return writeFileAtomic(path, func(w *bufio.Writer) error { return encodeNpy(w, a) })
 }

@@ -101,17 +101,8 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 	if t.metric, err = linkMetric(y.LinkMetric, t.perSource); err != nil {
 		return nil, field.Wrap("task.Table.LinkMetric", err)
 	}
-	own := make([]int64, s.NumGlobalNodes)
-	for i, g := range s.Global {
-		t.local[g] = int32(i)
-		own[g] = int64(c.Rank())
-	}
-	if err := c.AllreduceSumI64(own); err != nil {
+	if err := t.own(s); err != nil {
 		return nil, err
-	}
-	t.owner = make([]int32, len(own))
-	for g, r := range own {
-		t.owner[g] = int32(r)
 	}
 	for i, ps := range [][][2]int32{es.Train, es.Valid, es.Test} {
 		pairs, ys, group := t.evalPairs(es, i, ps)
@@ -121,6 +112,24 @@ func newLink(s *partition.Shard, y *Table, c comm.Comm) (Task, error) {
 		}
 	}
 	return t, nil
+}
+
+// own fills t's node → rank table and this rank's global id → local row
+// map for shard s. Collective.
+func (t *link) own(s *partition.Shard) error {
+	own := make([]int64, s.NumGlobalNodes)
+	for i, g := range s.Global {
+		t.local[g] = int32(i)
+		own[g] = int64(t.c.Rank())
+	}
+	if err := t.c.AllreduceSumI64(own); err != nil {
+		return err
+	}
+	t.owner = make([]int32, len(own))
+	for g, r := range own {
+		t.owner[g] = int32(r)
+	}
+	return nil
 }
 
 // evalPairs lists split i's scored pairs (positives ps) and their targets,

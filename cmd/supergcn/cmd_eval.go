@@ -27,6 +27,8 @@ func cmdEval(args []string) error {
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	predictions := fs.String("predictions", "", "write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id)")
 	embeddings := fs.String("embeddings", "", "write the last hidden layer of every node to FILE.npy (N × hidden, float32, row = global node id)")
+	var pa pairArgs
+	pa.register(fs, &d)
 	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -53,6 +55,12 @@ func cmdEval(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := pa.check(&d, ck, *model); err != nil {
+		return err
+	}
+	if pa.pairs != "" && (*predictions != "" || *embeddings != "") {
+		return usageError("--pairs: scores pairs only; --predictions and --embeddings score nodes (a node classification model)")
+	}
 	if *embeddings != "" && ck.Model.Layers < 2 {
 		return usageError(fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model))
 	}
@@ -75,6 +83,9 @@ func cmdEval(args []string) error {
 		setThreadBudget(th)
 		if err := checkBLASAddressSpace(th); err != nil {
 			return err
+		}
+		if pa.pairs != "" {
+			return pa.run(w, &d, ck, th, *kernel)
 		}
 		s, err := d.loadShard(c, w, nil)
 		if err != nil {
