@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/supergcn/supergcn/cmd/internal/evalargs"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
@@ -27,8 +29,10 @@ func cmdEval(args []string) error {
 	mpiMode := fs.String("mpi", "auto", "MPI: auto|on|off")
 	predictions := fs.String("predictions", "", "write the class scores (logits) of every node to FILE.npy (N × classes, float32, row = global node id)")
 	embeddings := fs.String("embeddings", "", "write the last hidden layer of every node to FILE.npy (N × hidden, float32, row = global node id)")
-	var pa pairArgs
-	pa.register(fs, &d)
+	var pa evalargs.Pairs
+	pa.Register(fs)
+	fs.StringVar(&d.edgeSplit, "edge-split", "", "with --pairs: the --edge-split the model was trained with (its held-out edges removed from the graph again)")
+	fs.StringVar(&d.edgeSplitFiles, "edge-split-files", "", "with --pairs: the --edge-split-files the model was trained with (likewise)")
 	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -55,12 +59,10 @@ func cmdEval(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := pa.check(&d, ck, *model); err != nil {
+	if err := pa.Check(ck, *model, d.edgeSplit, d.edgeSplitFiles, d.inputPaths(), *predictions != "" || *embeddings != ""); err != nil {
 		return err
 	}
-	if pa.pairs != "" && (*predictions != "" || *embeddings != "") {
-		return usageError("--pairs: scores pairs only; --predictions and --embeddings score nodes (a node classification model)")
-	}
+	d.noLabels = pa.Pairs != "" // a link model's data needs no labels
 	if *embeddings != "" && ck.Model.Layers < 2 {
 		return usageError(fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model))
 	}
@@ -84,12 +86,9 @@ func cmdEval(args []string) error {
 		if err := checkBLASAddressSpace(th); err != nil {
 			return err
 		}
-		if pa.pairs != "" {
-			return pa.run(w, &d, ck, th, *kernel)
-		}
 		s, err := d.loadShard(c, w, nil)
-		if err != nil {
-			return err
+		if err != nil || pa.Pairs != "" {
+			return cmp.Or(err, pa.Score(c, s, ck, th, *kernel, os.Stdout))
 		}
 		sc, err := train.EvaluateWith(ck, s, c, th, *kernel, train.EvalOutputs{Predictions: *predictions != "", Embeddings: *embeddings != ""})
 		if err != nil {
