@@ -39,7 +39,11 @@ random split of the undirected edges (numpy's generator: not supergcn's split,
 the same fractions), held-out edges removed from the graph, embeddings of
 --hidden columns scored by dot product, BCE against one uniform negative per
 training edge drawn every epoch, ROC-AUC (best: highest validation) and Hits@50
-against one fixed negative per held-out edge.
+against one fixed negative per held-out edge. --edge-split-files DIR reads supergcn's
+split files instead (the same edges and fixed negatives: bench/link_split.py writes
+them; docs/TASKS.md), with OGB's Hits@K or, with per-source negatives, MRR;
+--link-metric picks the best epoch as supergcn's; --decoder mlp scores a pair by
+Linear(H,H)-ReLU-Linear(H,1) of the endpoints' Hadamard product.
 --eval-every N evaluates only every N-th epoch (and the last), as supergcn's
 flag; the best validation epoch is chosen among the evaluated ones.
 --patience N and --lr-schedule step|cosine|plateau (--lr-step-size, --lr-gamma,
@@ -728,6 +732,8 @@ def main():
     ap.add_argument("--edge-split", default="", help="--task link: TRAIN,VALID,TEST[:SEED] fractions of the undirected edges")
     ap.add_argument("--edge-split-files", default="", help="--task link: directory of fixed split files, as supergcn's flag "
                     "(train/valid/test .npz with OGB's keys, or .npy/.csv[.gz] pairs with NAME_neg negatives)")
+    ap.add_argument("--decoder", choices=["dot", "mlp"], default="dot",
+                    help="--task link: dot product, or Hadamard product through Linear(H,H), ReLU, Linear(H,1) (supergcn's --decoder)")
     ap.add_argument("--link-metric", default="auto", help="--task link: auto|rocauc|mrr|hitsK, the metric picking the best epoch")
     ap.add_argument("--task", choices=["node", "multilabel", "regression", "link"], default="node",
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
@@ -844,7 +850,10 @@ def main():
         has = ~torch.isnan(yt).all(1)
         split = {s: v[has[v]] for s, v in split.items()}
         classes = yt.shape[1]
+    decoder = []
     if a.model == "gcnii":
+        if a.task == "link" and a.decoder == "mlp":
+            raise SystemExit("--decoder mlp: with the pipeline models (not gcnii)")
         model = GCNII(a.layers, d["featdim"], a.hidden, classes, a.dropout, a)
         opt = torch.optim.Adam(model.groups(a), lr=a.lr)
     else:
@@ -852,6 +861,10 @@ def main():
         model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
         first = list(model.parameters()) if a.decay_all else model.convs[0].first
         rest = [p for p in model.parameters() if all(p is not f for f in first)]
+        if a.task == "link" and a.decoder == "mlp":  # torch.nn.Linear's initialisation, as supergcn's
+            dec = torch.nn.Sequential(torch.nn.Linear(a.hidden, a.hidden), torch.nn.ReLU(), torch.nn.Linear(a.hidden, 1))
+            decoder = list(dec.parameters())
+            (first if a.decay_all else rest).extend(decoder)
         opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                                 {"params": rest, "weight_decay": 0.0}], lr=a.lr)
     entries = len(A[0]) if a.model == "gat" else A._nnz()
@@ -879,7 +892,8 @@ def main():
             p = esplit[0]
             neg = torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),))], 1)
             pairs = torch.cat([p, neg])
-            score = (out[pairs[:, 0]] * out[pairs[:, 1]]).sum(1).float()
+            prod = out[pairs[:, 0]] * out[pairs[:, 1]]
+            score = (dec(prod).squeeze(1) if decoder else prod.sum(1)).float()
             loss = F.binary_cross_entropy_with_logits(score, torch.cat([torch.ones(len(p)), torch.zeros(len(neg))]))
         else:
             loss = task_loss(a.task, out, yt, split["train"])
@@ -902,7 +916,8 @@ def main():
 
                 def score(p):
                     p = torch.from_numpy(p)
-                    return (h[p[:, 0]] * h[p[:, 1]]).sum(1).double().numpy()
+                    prod = h[p[:, 0]] * h[p[:, 1]]
+                    return (dec(prod).squeeze(1) if decoder else prod.sum(1)).detach().double().numpy()
                 scored = {s: link_metrics(score, parts[i][0], *fixed[i], metric) for i, s in enumerate(("train", "valid", "test"))}
                 acc = {s: m for s, (m, _) in scored.items()}
                 line += "".join(f" {s}_{k} {x:.4f}" for s, (_, e) in scored.items() for k, x in e.items())
@@ -932,7 +947,7 @@ def main():
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "task": a.task, "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
-                      "params": sum(p.numel() for p in model.parameters()),
+                      "params": sum(p.numel() for p in model.parameters()) + sum(p.numel() for p in decoder),
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
                       "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"],
                       **({"stopped_early": loop.stopped_early, "patience": a.patience} if loop.stopped_early else {})}))
