@@ -17,7 +17,8 @@ import (
 )
 
 // link is link prediction: the model's outputs are node embeddings, a
-// pair (u, v) scores their dot product, and the loss is the binary
+// pair (u, v) is scored by the decoder (their dot product, or the mlp of
+// decoder.go), and the loss is the binary
 // cross-entropy of the training edges against Table.NegRatio uniformly
 // drawn negatives (u, w) per edge, drawn afresh every epoch. A pair is
 // scored by the rank that owns u; v's row comes from its owner, and its
@@ -68,7 +69,7 @@ func linkMetric(m string, perSource bool) (string, error) {
 		}
 		return m, nil
 	}
-	if k, err := strconv.Atoi(strings.TrimPrefix(m, "hits")); err == nil && k >= 1 && strings.HasPrefix(m, "hits") {
+	if k := hitsK(m); k >= 1 {
 		return m, nil
 	}
 	return "", fmt.Errorf("%q is not one of %s", m, LinkMetrics)
@@ -77,7 +78,7 @@ func linkMetric(m string, perSource bool) (string, error) {
 // hitsK is the K of metric "hitsK" (0 for other metrics).
 func hitsK(m string) int {
 	k, err := strconv.Atoi(strings.TrimPrefix(m, "hits"))
-	if err != nil || !strings.HasPrefix(m, "hits") {
+	if err != nil || m != "hits"+strconv.Itoa(k) {
 		return 0
 	}
 	return k

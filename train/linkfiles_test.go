@@ -99,7 +99,8 @@ func TestLinkMLPDecoder(t *testing.T) {
 			t.Fatalf("checkpoint decoder %q, last parameter %s", refCk.Decoder, refCk.Params[len(refCk.Params)-1].Name)
 		}
 	}
-	// A checkpoint of the dot product does not resume with the mlp.
+	// A checkpoint of the dot product does not resume with the mlp, nor
+	// with another selecting metric.
 	dir := t.TempDir()
 	c, dot := cfg, *cfg.Targets
 	dot.Decoder = ""
@@ -109,5 +110,11 @@ func TestLinkMLPDecoder(t *testing.T) {
 	c.Epochs, c.ResumePath = 3, dir+"/dot.ckpt"
 	if _, err := Run(c, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single()); err == nil || !strings.Contains(err.Error(), "task.Table.Decoder dot, this run mlp") {
 		t.Fatalf("resume with another decoder: %v", err)
+	}
+	hits := dot
+	hits.LinkMetric = "hits50"
+	c.Targets = &hits
+	if _, err := Run(c, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single()); err == nil || !strings.Contains(err.Error(), "task.Table.LinkMetric rocauc, this run hits50") {
+		t.Fatalf("resume with another link metric: %v", err)
 	}
 }

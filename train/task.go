@@ -38,6 +38,15 @@ func (t *trainer) decoder() string {
 	return t.cfg.Targets.Decoder
 }
 
+// linkMetric is the link task's selecting metric ("" for other tasks), as
+// checkpoints record it.
+func (t *trainer) linkMetric() string {
+	if !t.kind.Pairs {
+		return ""
+	}
+	return t.kind.MetricOf(t.task)
+}
+
 // rows are this rank's supervised train, validation and test rows.
 func (t *trainer) rows() [3][]int32 { return [3][]int32{t.trainRows, t.validRows, t.testRows} }
 
