@@ -39,7 +39,11 @@ random split of the undirected edges (numpy's generator: not supergcn's split,
 the same fractions), held-out edges removed from the graph, embeddings of
 --hidden columns scored by dot product, BCE against one uniform negative per
 training edge drawn every epoch, ROC-AUC (best: highest validation) and Hits@50
-against one fixed negative per held-out edge.
+against one fixed negative per held-out edge. --edge-split-files DIR reads supergcn's
+split files instead (the same edges and fixed negatives: bench/link_split.py writes
+them; docs/TASKS.md), with OGB's Hits@K or, with per-source negatives, MRR;
+--link-metric picks the best epoch as supergcn's; --decoder mlp scores a pair by
+Linear(H,H)-ReLU-Linear(H,1) of the endpoints' Hadamard product.
 --eval-every N evaluates only every N-th epoch (and the last), as supergcn's
 flag; the best validation epoch is chosen among the evaluated ones.
 --patience N and --lr-schedule step|cosine|plateau (--lr-step-size, --lr-gamma,
@@ -141,13 +145,89 @@ def split_edges(d, spec):
     return [torch.from_numpy(p) for p in parts]
 
 
-def link_metrics(h, pos, neg):
-    """ROC-AUC and Hits@50 of the positive pairs against the negative ones (dot-product scores)."""
-    sp = (h[pos[:, 0]] * h[pos[:, 1]]).sum(1).double().numpy()
-    sn = (h[neg[:, 0]] * h[neg[:, 1]]).sum(1).double().numpy()
-    a = roc_auc(np.concatenate([sp, sn]), np.concatenate([np.ones(len(sp)), np.zeros(len(sn))]))
-    kth = np.sort(sn)[-50] if len(sn) >= 50 else -np.inf
-    return a or 0.0, {"hits50": float((sp > kth).mean())}
+def read_pairs(path, n):
+    """Pairs of a .npy (E, 2) or .csv[.gz] split file, node ids checked against n."""
+    if path.endswith(".npy"):
+        p = np.load(path, allow_pickle=False)
+    else:
+        p = np.loadtxt(path, delimiter=",", dtype=np.int64, ndmin=2)
+    return check_ids(path, p, n, 2)
+
+
+def check_ids(path, p, n, cols):
+    if p.dtype.kind not in "iu" or p.ndim != 2 or (cols and p.shape[1] != cols):
+        raise SystemExit(f"{path}: shape {p.shape} of {p.dtype}, want integer node ids ({'E, ' + str(cols) if cols else 'E, K'})")
+    if p.size and (p.min() < 0 or p.max() >= n):
+        raise SystemExit(f"{path}: node id outside [0,{n})")
+    return p.astype(np.int64)
+
+
+def read_split_part(d, k):
+    """Part k of --edge-split-files (as supergcn reads it): (positives, shared negatives or None, per-source negative targets or None)."""
+    n, names = d["nodes"], (("train",), ("valid", "val"), ("test",))[k]
+    found = [os.path.join(d["edge_split_files"], b + e) for b in names for e in (".npz", ".npy", ".csv", ".csv.gz")
+             if os.path.isfile(os.path.join(d["edge_split_files"], b + e))]
+    if len(found) != 1:
+        raise SystemExit(f"{d['edge_split_files']}: {len(found)} files for the {names[0]} part, want one")
+    path = found[0]
+    if path.endswith(".npz"):
+        z = np.load(path, allow_pickle=False)
+        if "edge" in z:
+            pos = check_ids(path + ":edge", z["edge"], n, 2)
+        else:
+            pos = check_ids(path, np.stack([z["source_node"], z["target_node"]], 1), n, 2)
+        neg = check_ids(path + ":edge_neg", z["edge_neg"], n, 2) if "edge_neg" in z else None
+        tneg = check_ids(path + ":target_node_neg", z["target_node_neg"], n, 0) if "target_node_neg" in z else None
+        return pos, neg, tneg
+    stem = path[:-len(".csv.gz")] if path.endswith(".gz") else path.rsplit(".", 1)[0]
+    negs = [stem + "_neg" + e for e in (".npy", ".csv", ".csv.gz") if os.path.isfile(stem + "_neg" + e)]
+    return read_pairs(path, n), (read_pairs(negs[0], n) if negs else None), None
+
+
+def split_edge_files(d):
+    """--edge-split-files: the three parts; removes the held-out positives from d (both directions)."""
+    parts = [read_split_part(d, k) for k in range(3)]
+    n = d["nodes"]
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    idx = np.asarray(d["idx"], dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    held = np.concatenate([parts[1][0], parts[2][0]])
+    held = np.unique(np.minimum(held[:, 0], held[:, 1]) * n + np.maximum(held[:, 0], held[:, 1]))
+    keep = ~np.isin(np.minimum(idx, rows) * n + np.maximum(idx, rows), held)
+    d["idx"] = idx[keep].astype(np.int32)
+    d["ptr"] = np.concatenate(([0], np.cumsum(np.bincount(rows[keep], minlength=n)))).astype(np.int64)
+    return parts
+
+
+def link_metrics(score, pos, neg, tneg, metric):
+    """ROC-AUC of the positives against all negatives, and OGB's ranking metrics: with per-source negatives
+    (tneg, E×K targets) MRR and Hits@1/3/10 by rank among a positive's own negatives (ties: the mean of the
+    optimistic and pessimistic ranks); otherwise Hits@20/50/100 against the K-th highest negative. Returns
+    (the selecting metric, the others by name)."""
+    sp = score(pos)
+    if tneg is not None:
+        k = tneg.shape[1]
+        src = np.repeat(pos[:, 0], k)
+        sn = score(np.stack([src, tneg.reshape(-1)], 1)).reshape(len(pos), k)
+        rank = 0.5 * ((sn > sp[:, None]).sum(1) + (sn >= sp[:, None]).sum(1)) + 1
+        extra = {"mrr": float((1 / rank).mean())}
+        ks = [1, 3, 10]
+        extra.update({f"hits{k}": float((rank <= k).mean()) for k in ks})
+        sn = sn.reshape(-1)
+    else:
+        sn = score(neg)
+        ks = [20, 50, 100]
+        extra = {}
+    sel = int(metric[4:]) if metric.startswith("hits") else 0
+    if tneg is None:
+        for k in ks + ([sel] if sel and sel not in ks else []):
+            kth = np.sort(sn)[-k] if len(sn) >= k else -np.inf
+            extra[f"hits{k}"] = float((sp > kth).mean())
+    elif sel and sel not in ks:
+        extra[f"hits{sel}"] = float((rank <= sel).mean())
+    extra["rocauc"] = roc_auc(np.concatenate([sp, sn]), np.concatenate([np.ones(len(sp)), np.zeros(len(sn))])) or 0.0
+    main = extra.pop(metric)
+    return main, extra
 
 
 def task_loss(task, out, yt, v):
@@ -650,9 +730,14 @@ def main():
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
     ap.add_argument("--list-models", action="store_true", help="print the model names and exit")
     ap.add_argument("--edge-split", default="", help="--task link: TRAIN,VALID,TEST[:SEED] fractions of the undirected edges")
+    ap.add_argument("--edge-split-files", default="", help="--task link: directory of fixed split files, as supergcn's flag "
+                    "(train/valid/test .npz with OGB's keys, or .npy/.csv[.gz] pairs with NAME_neg negatives)")
+    ap.add_argument("--decoder", choices=["dot", "mlp"], default="dot",
+                    help="--task link: dot product, or Hadamard product through Linear(H,H), ReLU, Linear(H,1) (supergcn's --decoder)")
+    ap.add_argument("--link-metric", default="auto", help="--task link: auto|rocauc|mrr|hitsK, the metric picking the best epoch")
     ap.add_argument("--task", choices=["node", "multilabel", "regression", "link"], default="node",
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
-    ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
+    ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy or .npz (array y)")
     ap.add_argument("--list-hypers", action="store_true", help="print the declared hyperparameters (name=default) and exit")
     for h, v in HYPERS.items():
         ap.add_argument("--" + h, type=float, default=v, help=f"(default {v}; see supergcn train --help)")
@@ -696,10 +781,10 @@ def main():
         print(" ".join(f"{h}={v:g}" for h, v in HYPERS.items()))
         return
     a.layers = a.layers or MODELS[a.model][2]
-    if a.task == "link" and not a.edge_split:
-        raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED]")
+    if a.task == "link" and bool(a.edge_split) == bool(a.edge_split_files):
+        raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED] or --edge-split-files DIR")
     if a.task in ("multilabel", "regression") and not a.targets or a.task in ("node", "link") and a.targets:
-        raise SystemExit("--targets FILE.npy goes with --task multilabel or regression (and only with them)")
+        raise SystemExit("--targets FILE.npy|.npz goes with --task multilabel or regression (and only with them)")
     if a.epochs < 1 or a.eval_every < 1 or a.save_every < 0:
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
@@ -720,9 +805,21 @@ def main():
     if (d["x"] is None and d["x_sparse"] is None and not a.features) or d["labels"] is None:
         raise SystemExit(f"{a.data}: needs features and labels")
     if a.task == "link":
-        esplit = split_edges(d, a.edge_split)
+        if a.edge_split_files:
+            d["edge_split_files"] = a.edge_split_files
+            parts = split_edge_files(d)
+        else:
+            parts = [(p.numpy(), None, None) for p in split_edges(d, a.edge_split)]
+        per_source = parts[1][2] is not None
+        metric = a.link_metric if a.link_metric != "auto" else ("mrr" if per_source else "rocauc")
         gen = torch.Generator().manual_seed(a.seed + 1000)
-        fixed = [torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),), generator=gen)], 1) for p in esplit]
+        fixed = []
+        for i, (pos, neg, tneg) in enumerate(parts):
+            if i == 0 or (neg is None and tneg is None):  # one fixed negative (u, w) per positive (u, v)
+                w = torch.randint(d["nodes"], (len(pos),), generator=gen).numpy()
+                neg, tneg = (None, w.reshape(-1, 1)) if per_source else (np.stack([pos[:, 0], w], 1), None)
+            fixed.append((neg, tneg))
+        esplit = [torch.from_numpy(p[0]) for p in parts]
     A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
     if a.features or d["x_sparse"] is not None:
         if a.precision != "fp32":
@@ -751,11 +848,18 @@ def main():
     elif a.task == "link":
         classes = a.hidden
     else:
-        yt = torch.from_numpy(np.load(a.targets).astype(np.float32).reshape(d["nodes"], -1))
+        yt = np.load(a.targets, allow_pickle=False)
+        if a.targets.endswith(".npz"):  # as supergcn: the array y, node_label, or the only one
+            keys = [k for k in ("y", "node_label") if k in yt] or list(yt.keys())
+            yt = yt[keys[0]]
+        yt = torch.from_numpy(yt.astype(np.float32).reshape(d["nodes"], -1))
         has = ~torch.isnan(yt).all(1)
         split = {s: v[has[v]] for s, v in split.items()}
         classes = yt.shape[1]
+    decoder = []
     if a.model == "gcnii":
+        if a.task == "link" and a.decoder == "mlp":
+            raise SystemExit("--decoder mlp: with the pipeline models (not gcnii)")
         model = GCNII(a.layers, d["featdim"], a.hidden, classes, a.dropout, a)
         opt = torch.optim.Adam(model.groups(a), lr=a.lr)
     else:
@@ -763,6 +867,10 @@ def main():
         model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
         first = list(model.parameters()) if a.decay_all else model.convs[0].first
         rest = [p for p in model.parameters() if all(p is not f for f in first)]
+        if a.task == "link" and a.decoder == "mlp":  # torch.nn.Linear's initialisation, as supergcn's
+            dec = torch.nn.Sequential(torch.nn.Linear(a.hidden, a.hidden), torch.nn.ReLU(), torch.nn.Linear(a.hidden, 1))
+            decoder = list(dec.parameters())
+            (first if a.decay_all else rest).extend(decoder)
         opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                                 {"params": rest, "weight_decay": 0.0}], lr=a.lr)
     if a.device != "cpu":
@@ -795,7 +903,8 @@ def main():
             p = esplit[0]
             neg = torch.stack([p[:, 0], torch.randint(d["nodes"], (len(p),))], 1)
             pairs = torch.cat([p, neg])
-            score = (out[pairs[:, 0]] * out[pairs[:, 1]]).sum(1).float()
+            prod = out[pairs[:, 0]] * out[pairs[:, 1]]
+            score = (dec(prod).squeeze(1) if decoder else prod.sum(1)).float()
             loss = F.binary_cross_entropy_with_logits(score, torch.cat([torch.ones(len(p)), torch.zeros(len(neg))]))
         else:
             loss = task_loss(a.task, out, yt, split["train"])
@@ -814,7 +923,13 @@ def main():
                 if a.task == "node" and len(split["valid"]):
                     val_loss = F.cross_entropy(out.float()[split["valid"]], y[split["valid"]]).item()
             if a.task == "link":
-                scored = {s: link_metrics(out.float(), esplit[i], fixed[i]) for i, s in enumerate(("train", "valid", "test"))}
+                h = out.float()
+
+                def score(p):
+                    p = torch.from_numpy(p)
+                    prod = h[p[:, 0]] * h[p[:, 1]]
+                    return (dec(prod).squeeze(1) if decoder else prod.sum(1)).detach().double().numpy()
+                scored = {s: link_metrics(score, parts[i][0], *fixed[i], metric) for i, s in enumerate(("train", "valid", "test"))}
                 acc = {s: m for s, (m, _) in scored.items()}
                 line += "".join(f" {s}_{k} {x:.4f}" for s, (_, e) in scored.items() for k, x in e.items())
             elif a.task == "node":
@@ -827,9 +942,7 @@ def main():
             if better(acc["valid"], best[0]):
                 best = (acc["valid"], acc["test"], epoch)
             line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f} val_loss {val_loss!r}"
-        watched = 0.0
-        if evaluated:
-            watched = -acc["valid"] if a.task == "regression" else acc["valid"]  # Loop keeps the highest
+        watched = (-acc["valid"] if a.task == "regression" else acc["valid"]) if evaluated else 0.0  # Loop keeps the highest
         loop.advance(epoch, evaluated, watched, val_loss)
         if a.device != "cpu":
             torch.cuda.synchronize()
@@ -847,7 +960,7 @@ def main():
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "pytorch", "task": a.task, "torch": torch.__version__, "precision": a.precision, "model": a.model, "layers": a.layers,
                       "hidden": a.hidden, "norm": a.norm, "threads": a.threads, "nodes": d["nodes"],
-                      "params": sum(p.numel() for p in model.parameters()),
+                      "params": sum(p.numel() for p in model.parameters()) + sum(p.numel() for p in decoder),
                       "epoch_s": times, "median_epoch_s": statistics.median(sel), "peak_rss_bytes": rss,
                       **({"device": a.device, "peak_gpu_bytes": torch.cuda.max_memory_allocated()} if a.device != "cpu" else {}),
                       "best_val": best[0], "test_at_best_val": best[1], "best_epoch": best[2], "last_test": acc["test"],

@@ -29,7 +29,10 @@ type Source struct {
 	NodeFeatFromEdges         string // graph.LoadOptions
 	// EdgeSplit (graph.SplitEdges) splits the cleaned graph's edges for
 	// link prediction, removing the held-out ones; Load sets Edges.
-	EdgeSplit               string
+	EdgeSplit string
+	// EdgeSplitFiles is a directory of fixed edge split files
+	// (graph.ReadEdgeSplitFiles), read in place of EdgeSplit.
+	EdgeSplitFiles          string
 	Edges                   *graph.EdgeSplit
 	Synthetic               string // a graph.ParseGenSpec spec, "default" or ""
 	Partitions              string // a partition directory (partition.Load)
@@ -107,14 +110,8 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 	if err := s.clean(ds, log); err != nil {
 		return nil, err
 	}
-	if s.EdgeSplit != "" {
-		if s.Edges, err = graph.SplitEdges(ds, s.EdgeSplit); err != nil {
-			return nil, field.Wrap("dataset.Source.EdgeSplit", err)
-		}
-		if log != nil {
-			fmt.Fprintf(log, "data: edge split %s: %d/%d/%d edges, the %d held out removed from the graph\n", s.EdgeSplit,
-				len(s.Edges.Train), len(s.Edges.Valid), len(s.Edges.Test), len(s.Edges.Valid)+len(s.Edges.Test))
-		}
+	if err := s.splitEdges(ds, log); err != nil {
+		return nil, err
 	}
 	if log != nil {
 		edges := "edges"
@@ -129,6 +126,52 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), edges, feats, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
 	}
 	return ds, nil
+}
+
+// splitEdges makes the edge split of EdgeSplit or EdgeSplitFiles (if
+// either is set), removing the held-out edges from ds's graph.
+func (s *Source) splitEdges(ds *graph.Dataset, log io.Writer) error {
+	var err error
+	spec := s.EdgeSplit
+	switch {
+	case s.EdgeSplit != "" && s.EdgeSplitFiles != "":
+		return refuse("dataset.Source.EdgeSplitFiles", "%s: give the edge split either as files or as dataset.Source.EdgeSplit (%q), not both", s.EdgeSplitFiles, s.EdgeSplit)
+	case s.EdgeSplit != "":
+		if s.Edges, err = graph.SplitEdges(ds, s.EdgeSplit); err != nil {
+			return field.Wrap("dataset.Source.EdgeSplit", err)
+		}
+	case s.EdgeSplitFiles != "":
+		if s.Edges, err = graph.ReadEdgeSplitFiles(ds, s.EdgeSplitFiles); err != nil {
+			return field.Wrap("dataset.Source.EdgeSplitFiles", err)
+		}
+		spec = "files " + s.EdgeSplitFiles
+	default:
+		return nil
+	}
+	if log != nil {
+		e := s.Edges
+		fmt.Fprintf(log, "data: edge split %s: %d/%d/%d edges, the %d held out removed from the graph%s\n", spec,
+			len(e.Train), len(e.Valid), len(e.Test), len(e.Valid)+len(e.Test), negativesNote(e))
+	}
+	return nil
+}
+
+// negativesNote describes the fixed validation and test negatives of a
+// split read from files ("" for none).
+func negativesNote(e *graph.EdgeSplit) string {
+	var s []string
+	for i, name := range []string{"validation", "test"} {
+		switch {
+		case e.TargetNeg[i] != nil:
+			s = append(s, fmt.Sprintf("%s %d negatives per source", name, e.NegK[i]))
+		case e.Neg[i] != nil:
+			s = append(s, fmt.Sprintf("%s %d shared negatives", name, len(e.Neg[i])))
+		}
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(s, ", ")
 }
 
 // read loads Data or generates the Synthetic graph (the built-in one
@@ -209,6 +252,8 @@ func (s *Source) CheckDistributed() error {
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
 	case s.NodeFeatFromEdges != "":
 		return refuse("graph.LoadOptions.NodeFeatFromEdges", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process, or fold them once with supergcn convert")
+	case s.EdgeSplitFiles != "":
+		return refuse("dataset.Source.EdgeSplitFiles", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	case s.EdgeSplit != "":
 		return refuse("dataset.Source.EdgeSplit", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	case s.NoLabels:

@@ -9,11 +9,19 @@ import (
 	"github.com/supergcn/supergcn/internal/field"
 )
 
-// EdgeSplit holds the undirected edges of a link-prediction split as
-// pairs (u, v), u < v: Train stays in the graph, Valid and Test were
-// removed from it (both directions).
+// EdgeSplit holds the edges of a link-prediction split as pairs (u, v)
+// (u < v for a random split; as given for split files): Train stays in
+// the graph, Valid and Test were removed from it (both directions).
 type EdgeSplit struct {
 	Train, Valid, Test [][2]int32
+	// The fixed negatives of Valid (index 0) and Test (1), as split files
+	// give them: Neg, pairs scored against every positive of the part
+	// (OGB's edge_neg), or TargetNeg, NegK negative targets per positive
+	// (u, v), scored as (u, w) (OGB's target_node_neg; row-major). None:
+	// the task draws them.
+	Neg       [2][][2]int32
+	TargetNeg [2][]int32
+	NegK      [2]int
 }
 
 // SplitEdges splits the undirected edges of ds's symmetric graph at

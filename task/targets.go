@@ -27,10 +27,15 @@ type Table struct {
 	Edges    *graph.EdgeSplit
 	Seed     uint64
 	NegRatio int
+	// LinkMetric is the link task's selecting metric (LinkMetrics; ""
+	// auto).
+	LinkMetric string
+	// Decoder is the link task's pair scorer (Decoders; "" dot).
+	Decoder string
 }
 
 // TargetFormats lists the file forms ReadTargets reads.
-const TargetFormats = ".npy (N,) or (N, T) of any numeric dtype, or .csv[.gz] with T comma-separated columns a line (nan or an empty field: unlabelled)"
+const TargetFormats = ".npy (N,) or (N, T) of any numeric dtype, .npz holding it as y (np.savez(FILE, y=Y)) or as its only array, or .csv[.gz] with T comma-separated columns a line (nan or an empty field: unlabelled)"
 
 // ReadTargets reads a target table from path (TargetFormats) and checks it
 // with k's rule (0/1 for multilabel, finite for regression): a bad entry is
@@ -39,7 +44,7 @@ func ReadTargets(path string, k Kind) (*Table, error) {
 	var t *Table
 	var err error
 	switch {
-	case strings.HasSuffix(path, ".npy"):
+	case strings.HasSuffix(path, ".npy"), strings.HasSuffix(path, ".npz"):
 		t, err = readNpyTargets(path)
 	case strings.HasSuffix(path, ".csv"), strings.HasSuffix(path, ".csv.gz"):
 		t, err = readCSVTargets(path)
@@ -60,8 +65,16 @@ func ReadTargets(path string, k Kind) (*Table, error) {
 	return t, nil
 }
 
+// NpzTargetKeys are the array names a .npz target table is read from (the
+// first held), else its only array: y, or OGB's node_label.
+var NpzTargetKeys = []string{"y", "node_label"}
+
 func readNpyTargets(path string) (*Table, error) {
-	a, err := graph.ReadNpy(path)
+	read := graph.ReadNpy
+	if strings.HasSuffix(path, ".npz") {
+		read = func(p string) (*graph.NpyArray, error) { return graph.ReadNpzArray(p, NpzTargetKeys...) }
+	}
+	a, err := read(path)
 	if err != nil {
 		return nil, err
 	}

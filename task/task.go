@@ -90,7 +90,7 @@ var tasks = []Kind{
 	{Name: "regression", Doc: "node regression: mean squared error, MAE, RMSE and R²",
 		Targets: "an N or N×T table of finite floats", Metric: "rmse", HigherBetter: false, Table: true,
 		Check: checkFinite, New: newRegression, Predictions: "the predicted values, N × T"},
-	{Name: "link", Doc: "link prediction: dot product of the endpoints' embeddings, binary cross-entropy against uniform negatives, ROC-AUC and Hits@K",
+	{Name: "link", Doc: "link prediction: dot product of the endpoints' embeddings, binary cross-entropy against uniform negatives, ROC-AUC, Hits@K and (per-source negatives) MRR",
 		Targets: "the training edges of an edge split (held-out edges removed from the graph)", Metric: "rocauc", HigherBetter: true, Pairs: true,
 		New: newLink},
 }
@@ -118,6 +118,16 @@ func Lookup(name string) (Kind, error) {
 		}
 	}
 	return Kind{}, field.Errorf("task.Name", "%q is not one of %s", name, strings.Join(Names(), ", "))
+}
+
+// MetricOf names t's selecting metric (Scores.Main): k.Metric, unless the
+// task was built with another (the link task's Table.LinkMetric). Every
+// metric a task may select has k's direction.
+func (k Kind) MetricOf(t Task) string {
+	if m, ok := t.(interface{ Metric() string }); ok {
+		return m.Metric()
+	}
+	return k.Metric
 }
 
 // Better reports whether metric value a beats b in k's direction.

@@ -186,3 +186,67 @@ func TestCountPairs(t *testing.T) {
 		t.Fatalf("pair outside the graph: %v", err)
 	}
 }
+
+// rankMetrics is OGB's citation2 evaluator: the rank of a positive among
+// its own negatives is the mean of the optimistic and pessimistic ranks
+// (ties), plus one; MRR and Hits@K average over the positives.
+func TestRankMetrics(t *testing.T) {
+	s := []scoredLabel{
+		{0.5, true}, {0.9, false}, {0.5, false}, {0.1, false}, // above 1, at least 2: rank 2.5
+		{2, true}, {1, false}, {0, false}, {-1, false}, // rank 1
+	}
+	out := make([]float64, 3)
+	n := rankMetrics(s, 4, []int{1, 3}, out)
+	if n != 2 || math.Abs(out[0]-(1/2.5+1)) > 1e-12 || out[1] != 1 || out[2] != 2 {
+		t.Fatalf("groups %v, sums %v", n, out)
+	}
+	for _, tc := range []struct {
+		m         string
+		perSource bool
+		want      string
+	}{{"auto", true, "mrr"}, {"", false, "rocauc"}, {"hits50", false, "hits50"}, {"mrr", true, "mrr"}} {
+		if got, err := linkMetric(tc.m, tc.perSource); err != nil || got != tc.want {
+			t.Errorf("linkMetric(%q, %v) = %q, %v; want %q", tc.m, tc.perSource, got, err, tc.want)
+		}
+	}
+	for _, m := range []string{"hits0", "hits", "auc", "hitsx"} {
+		if CheckLinkMetric(m) == nil {
+			t.Errorf("%q accepted", m)
+		}
+	}
+	if _, err := linkMetric("mrr", false); err == nil || !strings.Contains(err.Error(), "target_node_neg") {
+		t.Errorf("mrr without per-source negatives: %v", err)
+	}
+}
+
+// .npz target tables: the array y (or node_label, or the only array),
+// shape kept; several other arrays are an error naming the file.
+func TestReadTargetsNpz(t *testing.T) {
+	dir := t.TempDir()
+	npz := func(name string, arrays ...graph.NpyData) string {
+		p := filepath.Join(dir, name)
+		if err := graph.WriteNpz(p, arrays, true); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ml, _ := Lookup("multilabel")
+	nan := float32(math.NaN())
+	y := graph.NpyData{Name: "y", Shape: []int{2, 3}, Data: []float32{0, 1, nan, 1, 1, 0}}
+	for _, p := range []string{
+		npz("y.npz", y, graph.NpyData{Name: "extra", Shape: []int{1}, Data: []int64{7}}),
+		npz("only.npz", graph.NpyData{Name: "arr_0", Shape: []int{2, 3}, Data: []float64{0, 1, math.NaN(), 1, 1, 0}}),
+	} {
+		got, err := ReadTargets(p, ml)
+		if err != nil || got.Rows != 2 || got.Cols != 3 || got.Y[1] != 1 || got.Y[2] == got.Y[2] {
+			t.Fatalf("%s: %+v, %v", p, got, err)
+		}
+	}
+	bad := npz("bad.npz", graph.NpyData{Name: "y", Shape: []int{2}, Data: []float32{0, 2}})
+	two := npz("two.npz", graph.NpyData{Name: "a", Shape: []int{1}, Data: []float32{0}}, graph.NpyData{Name: "b", Shape: []int{1}, Data: []float32{0}})
+	for p, want := range map[string]string{bad: "bad.npz: node 1, target 0 is 2", two: "two.npz: no array named y or node_label, and 2 arrays (a, b)"} {
+		if _, err := ReadTargets(p, ml); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line containing %q", p, err, want)
+		}
+	}
+}

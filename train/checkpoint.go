@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -30,8 +31,12 @@ type Checkpoint struct {
 	DataID    string    `json:"data_id"`   // DataIdentity of the training data ("" in older files)
 	Task      string    `json:"task"`      // the training objective (task.Names; "" in older files: node)
 	NegRatio  int       `json:"neg_ratio"` // link: negatives per training edge (0 for other tasks)
-	Params    []SavedParam
-	Train     *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
+	Decoder   string    `json:"decoder"`   // link: the pair scorer with weights (task.Decoders; "" the dot product)
+	// LinkMetric is the link task's selecting metric ("" for other tasks
+	// and in files of older builds, which selected by rocauc).
+	LinkMetric string `json:"link_metric"`
+	Params     []SavedParam
+	Train      *TrainState // nil in version-1 files: no optimizer state, cannot be resumed
 }
 
 // SavedParam is one named parameter tensor, with its Adam moments M and V
@@ -85,14 +90,16 @@ type Optim struct {
 }
 
 type ckptHeader struct {
-	Model     nn.Config   `json:"model"`
-	LabelProp float64     `json:"label_prop"`
-	FeatNorm  string      `json:"feat_norm,omitempty"`
-	DataID    string      `json:"data_id,omitempty"`
-	Task      string      `json:"task,omitempty"` // absent for node classification
-	NegRatio  int         `json:"neg_ratio,omitempty"`
-	Train     *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
-	Params    []struct {
+	Model      nn.Config   `json:"model"`
+	LabelProp  float64     `json:"label_prop"`
+	FeatNorm   string      `json:"feat_norm,omitempty"`
+	DataID     string      `json:"data_id,omitempty"`
+	Task       string      `json:"task,omitempty"` // absent for node classification
+	NegRatio   int         `json:"neg_ratio,omitempty"`
+	Decoder    string      `json:"decoder,omitempty"`
+	LinkMetric string      `json:"link_metric,omitempty"`
+	Train      *TrainState `json:"train,omitempty"` // version 2: the moments follow the parameters
+	Params     []struct {
 		Name string `json:"name"`
 		Len  int    `json:"len"`
 	} `json:"params"`
@@ -110,7 +117,7 @@ func (t *trainer) save(path, name string, done int) error {
 		return fmt.Errorf("not saving %s: layer %d has a non-finite %s after epoch %d (the previous checkpoint is kept)", path, l, what, done)
 	}
 	m, v, steps := t.opt.State()
-	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(),
+	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(), Decoder: t.decoder(), LinkMetric: t.linkMetric(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
 			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
@@ -134,7 +141,7 @@ func SaveCheckpoint(path string, ck *Checkpoint) error {
 	if ck.Task != task.Default {
 		h.Task = ck.Task
 	}
-	h.NegRatio = ck.NegRatio
+	h.NegRatio, h.Decoder, h.LinkMetric = ck.NegRatio, ck.Decoder, ck.LinkMetric
 	for _, p := range ck.Params {
 		if ck.Train != nil && (len(p.M) != len(p.W) || len(p.V) != len(p.W)) {
 			return fmt.Errorf("%s: parameter %s: %d values but moments of %d and %d", path, p.Name, len(p.W), len(p.M), len(p.V))
@@ -207,7 +214,7 @@ func decodeCheckpoint(path string, b []byte) (*Checkpoint, error) {
 	if version == 1 && h.Train != nil {
 		return nil, bad("version 1 with a training state")
 	}
-	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, NegRatio: h.NegRatio, Train: h.Train}
+	ck := &Checkpoint{Model: h.Model, LabelProp: h.LabelProp, FeatNorm: h.FeatNorm, DataID: h.DataID, Task: h.Task, NegRatio: h.NegRatio, Decoder: h.Decoder, LinkMetric: h.LinkMetric, Train: h.Train}
 	if ck.Task == "" {
 		ck.Task = task.Default
 	}
@@ -267,6 +274,8 @@ func (ck *Checkpoint) validate() error {
 		return fmt.Errorf("feat_norm %q is not none or row", ck.FeatNorm)
 	case !slices.Contains(task.Names(), ck.Task):
 		return fmt.Errorf("task %q is not one of %s", ck.Task, strings.Join(task.Names(), ", "))
+	case ck.Decoder != "" && (ck.Task != "link" || task.CheckDecoder(ck.Decoder) != nil):
+		return fmt.Errorf("decoder %q: not a decoder of task %s", ck.Decoder, ck.Task)
 	}
 	want := ck.Model.NumParams()
 	var have int64
@@ -276,6 +285,7 @@ func (ck *Checkpoint) validate() error {
 	if ck.LabelProp > 0 {
 		want += int64(ck.Model.In) * int64(ck.Model.Out) // the label embedding
 	}
+	want += task.DecoderParams(ck.Decoder, ck.Model.Out)
 	if have != want {
 		return fmt.Errorf("%d parameter values, the model it describes has %d", have, want)
 	}
@@ -373,6 +383,7 @@ func (t *trainer) resume(path string) error {
 	settings := []setting{
 		{"train.Config.Task", ck.Task, t.kind.Name}, // first: a task sets the outputs
 		{"task.Table.NegRatio", ck.NegRatio, t.negRatio()},
+		{"task.Table.Decoder", cmp.Or(ck.Decoder, "dot"), cmp.Or(t.decoder(), "dot")},
 		{"nn.Config.Model", have.Model, want.Model},
 		{"nn.Config.Layers", have.Layers, want.Layers},
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},
@@ -385,6 +396,9 @@ func (t *trainer) resume(path string) error {
 		{"nn.Config.Hyper", fmt.Sprint(have.Hyper), fmt.Sprint(want.Hyper)},
 		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
 		{"train.Config.FeatNorm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
+	}
+	if ck.LinkMetric != "" { // absent in checkpoints of older builds
+		settings = append(settings, setting{"task.Table.LinkMetric", ck.LinkMetric, t.linkMetric()})
 	}
 	if o := ck.Train.Optim; o != (Optim{}) { // absent in checkpoints of older builds
 		settings = append(settings,

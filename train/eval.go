@@ -72,6 +72,15 @@ func EvaluateTask(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 	if err != nil {
 		return nil, err
 	}
+	if pt, ok := tk.(task.Parametric); ok { // the task's own weights (the link task's mlp decoder)
+		for _, p := range pt.Params(ck.Model.Out) {
+			w, ok := saved[p.Name]
+			if !ok || len(w) != len(p.W) {
+				return nil, fmt.Errorf("checkpoint lacks task parameter %s (or its size differs)", p.Name)
+			}
+			copy(p.W, w)
+		}
+	}
 	rows := evalRows(s, tk, kind.Pairs)
 	x, err := evalInput(ck, saved, s, c, rows[0])
 	if err != nil {

@@ -12,6 +12,9 @@ func (t *trainer) buildTask() error {
 	}
 	var err error
 	if t.task, err = t.kind.Build(t.shard, t.cfg.Targets, t.c); err != nil {
+		if t.kind.Pairs { // an edge split's errors name their input
+			return err
+		}
 		return field.Wrap("train.Config.Targets", err)
 	}
 	return nil
@@ -24,6 +27,24 @@ func (t *trainer) negRatio() int {
 		return 0
 	}
 	return max(t.cfg.Targets.NegRatio, 1)
+}
+
+// decoder is the link task's decoder ("" for other tasks and the dot
+// product), as checkpoints record it.
+func (t *trainer) decoder() string {
+	if !t.kind.Pairs || t.cfg.Targets == nil || t.cfg.Targets.Decoder == "dot" {
+		return ""
+	}
+	return t.cfg.Targets.Decoder
+}
+
+// linkMetric is the link task's selecting metric ("" for other tasks), as
+// checkpoints record it.
+func (t *trainer) linkMetric() string {
+	if !t.kind.Pairs {
+		return ""
+	}
+	return t.kind.MetricOf(t.task)
 }
 
 // rows are this rank's supervised train, validation and test rows.
@@ -44,7 +65,7 @@ func (t *trainer) metricName() string {
 	if t.kind.Name == task.Default {
 		return ""
 	}
-	return t.kind.Metric
+	return t.kind.MetricOf(t.task)
 }
 
 // beats reports whether validation value v improves on the record best

@@ -411,6 +411,12 @@ func (t *trainer) buildModel(mc nn.Config) error {
 		// the evaluation input changes every epoch.
 		t.model.SetEvalInput(t.x)
 	}
+	if pt, ok := t.task.(task.Parametric); ok { // the task's own weights (the link task's mlp decoder)
+		for _, p := range pt.Params(mc.Out) {
+			p.Decay = cfg.DecayAll
+			params = append(params, p)
+		}
+	}
 	t.opt, err = nn.NewAdam(params, nn.AdamConfig{LR: cfg.LR, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
 		WeightDecay: cfg.WeightDecay, Decoupled: cfg.Decoupled})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/supergcn/supergcn/cmd/internal/evalargs"
 	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
@@ -36,6 +37,9 @@ func cmdEval(args []string) error {
 	fs.Uint64Var(&d.seed, "seed", 1, "seed of the synthetic data / partitioning (must match training for synthetic data, and for --task link its negatives)")
 	targets := fs.String("targets", "", "a multilabel or regression model's target table, as train's --targets")
 	fs.StringVar(&d.edgeSplit, "edge-split", "", "a link model's edge split, as train's --edge-split (the same spec and --seed give the same edges and negatives)")
+	fs.StringVar(&d.edgeSplitFiles, "edge-split-files", "", "a link model's split files, as train's --edge-split-files")
+	var pa evalargs.Pairs
+	pa.Register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -61,7 +65,10 @@ func cmdEval(args []string) error {
 	if err != nil {
 		return err
 	}
-	kind, err := evalTask(ck, *model, *targets, d.edgeSplit, *predictions)
+	if err := pa.Check(ck, *model, d.edgeSplit, d.edgeSplitFiles, d.inputPaths(), *predictions != "" || *embeddings != ""); err != nil {
+		return err
+	}
+	kind, err := evalTask(ck, *model, *targets, d.edgeSplit, d.edgeSplitFiles, *predictions)
 	if err != nil {
 		return err
 	}
@@ -90,15 +97,16 @@ func cmdEval(args []string) error {
 			return err
 		}
 		s, err := d.loadShard(c, w, nil)
-		if err != nil {
-			return err
+		if err != nil || pa.Pairs != "" {
+			return cmp.Or(err, pa.Score(c, s, ck, th, *kernel, os.Stdout))
 		}
 		y, err := trainargs.ReadTargets(ck.Task, *targets)
 		if err != nil {
 			return err
 		}
 		if d.edges != nil {
-			y = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: d.seed, NegRatio: ck.NegRatio}
+			y = &task.Table{Path: edgeSplitName(&d), Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: d.seed, NegRatio: ck.NegRatio,
+				LinkMetric: ck.LinkMetric, Decoder: ck.Decoder}
 		}
 		sc, err := train.EvaluateTask(ck, s, c, th, *kernel, train.EvalOutputs{Predictions: *predictions != "", Embeddings: *embeddings != ""}, y)
 		if err != nil {
@@ -137,12 +145,12 @@ func writeOutputs(c comm.Comm, cmd string, log io.Writer, sc *train.Scores, pred
 
 // evalTask is the task of checkpoint ck (file model), checked against the
 // target flags and --predictions before any data is read.
-func evalTask(ck *train.Checkpoint, model, targets, edgeSplit, predictions string) (task.Kind, error) {
+func evalTask(ck *train.Checkpoint, model, targets, edgeSplit, edgeSplitFiles, predictions string) (task.Kind, error) {
 	kind, err := task.Lookup(ck.Task)
 	if err != nil {
 		return kind, fmt.Errorf("%s: %w", model, err)
 	}
-	if err := trainargs.CheckTargets(kind.Name, targets, edgeSplit); err != nil {
+	if err := trainargs.CheckTargets(kind.Name, targets, edgeSplit, edgeSplitFiles); err != nil {
 		return kind, usageError(fmt.Sprintf("%v (%s was trained for task %s)", err, model, kind.Name))
 	}
 	if predictions != "" && kind.Predictions == "" {

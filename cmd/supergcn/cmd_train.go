@@ -59,6 +59,8 @@ type trainArgs struct {
 	kernel, cpuProfile string
 	targets            string // --targets
 	negRatio           int    // --neg-ratio
+	linkMetric         string // --link-metric
+	decoder            string // --decoder
 	stopAfter          time.Duration
 	// predictions and embeddings are the files of the per-node outputs
 	// (cfg.Outputs), written by rank 0 after training.
@@ -98,6 +100,9 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
 	fs.StringVar(&d.edgeSplit, "edge-split", "", "--task link: random:TRAIN,VALID[,TEST][:SEED] fractions of the undirected edges; the validation and test edges are removed from the graph")
+	fs.StringVar(&d.edgeSplitFiles, "edge-split-files", "", "--task link: directory of the fixed split's train, valid and test files (OGB's get_edge_split() keys in .npz, or .npy/.csv[.gz] pairs with NAME_neg negatives; docs/TASKS.md); the validation and test edges are removed from the graph")
+	fs.StringVar(&a.linkMetric, "link-metric", "auto", "--task link: the metric that picks the best epoch: "+task.LinkMetrics+"; hitsK is OGB's Hits@K (50: ogbl-collab's), mrr needs per-source negatives (ogbl-citation2's)")
+	fs.StringVar(&a.decoder, "decoder", "dot", "--task link: the pair scorer: dot (the endpoints' embeddings' dot product)|mlp (their Hadamard product through Linear(H,H), ReLU, Linear(H,1), trained with the model)")
 	fs.IntVar(&a.negRatio, "neg-ratio", 1, "--task link: negatives drawn per training edge each epoch (uniform endpoints)")
 	fs.StringVar(&a.targets, "targets", "", "the target table of --task multilabel or regression: "+task.TargetFormats+"; row g is node g")
 	fs.StringVar(&cfg.MetricsPath, "metrics", "", "write per-epoch metrics as JSON lines to FILE")
@@ -151,7 +156,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	if err := a.outputFlags(); err != nil {
 		return nil, err
 	}
-	if err := trainargs.CheckTargets(cfg.Task, a.targets, d.edgeSplit); err != nil {
+	if err := trainargs.CheckTargets(cfg.Task, a.targets, d.edgeSplit, d.edgeSplitFiles); err != nil {
 		return nil, err
 	}
 	if a.negRatio < 1 || (a.negRatio != 1 && cfg.Task != "link") {
@@ -159,6 +164,12 @@ func parseTrain(args []string) (*trainArgs, error) {
 	}
 	if k, _ := task.Lookup(cfg.Task); a.predictions != "" && k.Predictions == "" {
 		return nil, usageError(fmt.Sprintf("--predictions: task %s scores pairs, not nodes (--embeddings writes the nodes' hidden layer)", k.Name))
+	}
+	if err := task.CheckDecoder(a.decoder); err != nil || (a.decoder != "dot" && cfg.Task != "link") {
+		return nil, usageError(fmt.Sprintf("--decoder: %q: one of %s, with --task link", a.decoder, strings.Join(task.Decoders, ", ")))
+	}
+	if err := task.CheckLinkMetric(a.linkMetric); err != nil || (a.linkMetric != "auto" && cfg.Task != "link") {
+		return nil, usageError(fmt.Sprintf("--link-metric: %q: one of %s, with --task link", a.linkMetric, task.LinkMetrics))
 	}
 	if k, _ := task.Lookup(cfg.Task); k.Table || k.Pairs {
 		d.noLabels = true // the targets replace the class labels (an OGB node-label table may have many columns)
@@ -297,13 +308,21 @@ func runTrain(w *world, a *trainArgs) error {
 		return err
 	}
 	if d.edges != nil {
-		cfg.Targets = &task.Table{Path: "--edge-split", Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: cfg.Seed, NegRatio: negRatio}
+		cfg.Targets = &task.Table{Path: edgeSplitName(d), Rows: int(s.NumGlobalNodes), Edges: d.edges, Seed: cfg.Seed, NegRatio: negRatio, LinkMetric: a.linkMetric, Decoder: a.decoder}
 	}
 	res, err := train.Run(cfg, s, c)
 	if err != nil || res.Outputs == nil {
 		return err
 	}
 	return writeOutputs(c, "train", dataLog, res.Outputs, a.predictions, a.embeddings)
+}
+
+// edgeSplitName names the edge split flag given, for messages.
+func edgeSplitName(d *dataFlags) string {
+	if d.edgeSplitFiles != "" {
+		return "--edge-split-files"
+	}
+	return "--edge-split"
 }
 
 // quantParamsFlag parses --quant-params into *p.

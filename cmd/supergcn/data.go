@@ -23,6 +23,7 @@ type dataFlags struct {
 	noLabels                        bool             // the task reads its own targets (set by train, not a flag)
 	nodeFeatFromEdges               string           // --node-feat-from-edges
 	edgeSplit                       string           // train's --edge-split
+	edgeSplitFiles                  string           // train's --edge-split-files
 	edges                           *graph.EdgeSplit // the edge split loadShard made
 	synthetic                       string
 	partitions                      string
@@ -62,7 +63,7 @@ func (d *dataFlags) registerSource(fs *flag.FlagSet, verb string) {
 }
 
 // sourceFlags shape the input graph; a partition directory is already built.
-var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges", "edge-split", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
+var sourceFlags = []string{"format", "split", "split-files", "features", "labels", "node-feat-from-edges", "edge-split", "edge-split-files", "synthetic-features", "classes", "undirected", "dedup", "ignore-weights", "partition-method", "partition-weights"}
 
 // The help texts of the split flags (train, eval, partition, convert).
 const (
@@ -74,7 +75,7 @@ const (
 // source is the dataset.Source of the flags.
 func (d *dataFlags) source() *dataset.Source {
 	return &dataset.Source{Data: d.data, Format: d.format, Split: d.split, SplitFiles: d.splitFiles, Features: d.features, Labels: d.labels,
-		NoLabels: d.noLabels, NodeFeatFromEdges: d.nodeFeatFromEdges, EdgeSplit: d.edgeSplit, Synthetic: d.synthetic, Partitions: d.partitions, SynthFeat: d.synthFeat, SynthClasses: d.synthClasses,
+		NoLabels: d.noLabels, NodeFeatFromEdges: d.nodeFeatFromEdges, EdgeSplit: d.edgeSplit, EdgeSplitFiles: d.edgeSplitFiles, Synthetic: d.synthetic, Partitions: d.partitions, SynthFeat: d.synthFeat, SynthClasses: d.synthClasses,
 		Undirected: d.undirected, Dedup: d.dedup, IgnoreWeights: d.ignoreWeights, FeatNorm: d.featNorm,
 		PartMethod: d.partMethod, PartWeights: d.partWeights, Seed: d.seed, Progress: d.prog,
 		MaxArcsRemedy: "partition it with --method multilevel or --method ldg (or --partition-method multilevel or ldg), which have no 32-bit limit, " +
@@ -136,7 +137,7 @@ func (d *dataFlags) loadShard(c comm.Comm, w *world, log io.Writer) (*partition.
 // inputPaths are the files and directories the data flags name.
 func (d *dataFlags) inputPaths() []container.NamedPath {
 	return []container.NamedPath{{Name: "--data", Path: d.data}, {Name: "--features", Path: d.features},
-		{Name: "--labels", Path: d.labels}, {Name: "--partitions", Path: d.partitions}}
+		{Name: "--labels", Path: d.labels}, {Name: "--partitions", Path: d.partitions}, {Name: "--edge-split-files", Path: d.edgeSplitFiles}}
 }
 
 // distinctOutputs refuses outputs that name an input or each other

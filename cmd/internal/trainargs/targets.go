@@ -2,6 +2,7 @@ package trainargs
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/supergcn/supergcn/cmd/internal/flagtab"
@@ -12,18 +13,26 @@ import (
 
 // CheckTargets checks --task and --targets together before any data is
 // read: a task with a target table needs one, the others take none.
-func CheckTargets(name, path, edgeSplit string) error {
+func CheckTargets(name, path, edgeSplit, edgeSplitFiles string) error {
 	k, err := task.Lookup(name)
 	if err != nil {
 		return flagtab.UsageError(fmt.Sprintf("--task: %q is not one of %s", name, strings.Join(task.Names(), ", ")))
 	}
 	switch {
-	case k.Pairs && edgeSplit == "":
-		return flagtab.UsageError(fmt.Sprintf("--task %s: give --edge-split random:TRAIN,VALID[,TEST][:SEED]", k.Name))
+	case k.Pairs && edgeSplit == "" && edgeSplitFiles == "":
+		return flagtab.UsageError(fmt.Sprintf("--task %s: give --edge-split random:TRAIN,VALID[,TEST][:SEED] or --edge-split-files DIR", k.Name))
+	case k.Pairs && edgeSplit != "" && edgeSplitFiles != "":
+		return flagtab.UsageError(fmt.Sprintf("--edge-split-files: %s: give the edge split either as files or as --edge-split (%q), not both", edgeSplitFiles, edgeSplit))
 	case !k.Pairs && edgeSplit != "":
 		return flagtab.UsageError(fmt.Sprintf("--edge-split: for --task link; task %s does not split edges", k.Name))
+	case !k.Pairs && edgeSplitFiles != "":
+		return flagtab.UsageError(fmt.Sprintf("--edge-split-files: for --task link; task %s does not split edges", k.Name))
 	case k.Pairs && path != "":
-		return flagtab.UsageError(fmt.Sprintf("--targets: task %s trains on the edges of --edge-split", k.Name))
+		return flagtab.UsageError(fmt.Sprintf("--targets: task %s trains on the edges of its edge split", k.Name))
+	case k.Pairs && edgeSplitFiles != "":
+		if st, err := os.Stat(edgeSplitFiles); err != nil || !st.IsDir() {
+			return flagtab.UsageError(fmt.Sprintf("--edge-split-files: %s is not a directory", edgeSplitFiles))
+		}
 	case k.Pairs:
 		if _, err := graph.ParseEdgeSplit(edgeSplit); err != nil {
 			return flagtab.UsageError("--edge-split: " + err.Error())
