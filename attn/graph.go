@@ -141,6 +141,3 @@ func slopeOf(e, a float32) float32 {
 	const one = 0x3f800000
 	return math.Float32frombits(one ^ ((one ^ math.Float32bits(a)) & neg))
 }
-
-// exp32 is e^x in float32 through float64 (exact to the float32 rounding).
-func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }

@@ -27,21 +27,19 @@ func (d Ids) col(u int32) int64 {
 
 // State is the partial softmax state of a Graph's rows after Forward:
 // per row and head the running max M and the sum of exponentials S
-// (Rows×Heads), the weighted row sum R (Rows × Heads·Width), and per edge
-// and head (edge-major: [k·Heads + h]) P = exp(l − M) and W =
-// P·keep/(1−drop) (W shares P's storage without dropout). Backward reads
-// P and W.
+// (Rows×Heads) and the weighted row sum R (Rows × Heads·Width). Nothing
+// per edge is kept: Backward recomputes the edges' probabilities from M
+// and the operands (and their dropout masks from the Ids kept here).
 type State struct {
 	M, S, R []float32
-	P, W    []float32
-	w       []float32 // W's own storage (W is P without dropout)
+	ids     Ids // Forward's, for Backward's dropout masks
 }
 
-// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values:
-// per edge its weights W and score gradients de, side by side, so that
-// the transposed pass gathers one block per edge), reused across states
-// and layers by calls that do not run concurrently.
-type Scratch struct{ wd []float32 }
+// Scratch is Backward's temporary storage, reused across states and
+// layers by calls that do not run concurrently: per edge and head the
+// score gradient de (in edge order), per row its destination terms, max
+// and scaled ⟨g, o⟩ side by side (one gather per edge).
+type Scratch struct{ de, rows []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -72,77 +70,32 @@ func check(g *Graph, sp Spec, z, src, dst []float32) error {
 // package comment): z holds the projected source rows (Cols × Heads·Width,
 // head h in columns [h·Width, (h+1)·Width)), src the source terms (Cols ×
 // Heads), dst the destination terms (Rows × Heads). A row without edges
-// gets M = −Inf, S = 0, R = 0.
+// gets M = −Inf, S = 0, R = 0. One pass per row: its scores and weights
+// live in a per-goroutine buffer of one row's edges, and the weighted sum
+// reads the source rows of z in place.
 func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *State) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
-	h, e, hf := sp.Heads, g.Edges(), sp.Heads*sp.Width
+	h, hf := sp.Heads, sp.Heads*sp.Width
 	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
-	st.R = Resize(st.R, g.Rows*hf)
-	st.P = Resize(st.P, h*e)
-	if sp.Drop > 0 {
-		st.w = Resize(st.w, h*e)
-		st.W = st.w
-	} else {
-		st.W = st.P
-	}
-	narrow := fused(sp)
+	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		var zb, buf []float32 // gathered source rows; head-major weights
-		for v0 := lo; v0 < hi; {
-			v1 := blockEnd(g.Ptr, v0, hi)
-			a0, b0 := g.Ptr[v0], g.Ptr[v1]
-			gather(st.P[a0*int64(h):b0*int64(h)], src, h, g.Idx[a0:b0])
-			if narrow {
-				zb = Resize(zb, int(b0-a0)*hf)
-				gather(zb, z, hf, g.Idx[a0:b0])
+		var p, buf []float32 // one row's weights (edge-major); head-major weights
+		for v := lo; v < hi; v++ {
+			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
+			p = Resize(p, len(idx)*h)
+			scores(sp, dst[v*h:(v+1)*h], src, idx, p, m)
+			expSum(p, m, s)
+			if sp.Drop > 0 {
+				dropRow(sp, ids.row(v), idx, ids, p)
 			}
-			for v := v0; v < v1; v++ {
-				a, b := g.Ptr[v], g.Ptr[v+1]
-				idx := g.Idx[a:b]
-				p := st.P[a*int64(h) : b*int64(h)]
-				softmaxRow(sp, dst[v*h:(v+1)*h], p, st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h])
-				w := p
-				if sp.Drop > 0 {
-					w = st.W[a*int64(h) : b*int64(h)]
-					dropRow(sp, ids.row(v), idx, ids, p, w)
-				}
-				out := st.R[v*hf : (v+1)*hf]
-				clear(out)
-				if narrow {
-					fusedRows(out, zb[(a-a0)*int64(hf):(b-a0)*int64(hf)], sp, w)
-				} else {
-					perHead(out, z, sp, idx, w, kern, &buf)
-				}
-			}
-			v0 = v1
+			clear(out)
+			aggregate(out, z, sp, idx, p, kern, &buf)
 		}
 	})
 	return nil
-}
-
-// gatherEdges bounds the edges of a block whose source rows are gathered
-// together: enough independent loads to overlap their cache misses, few
-// enough for the gathered rows to stay in the first cache levels.
-const gatherEdges = 64
-
-// blockEnd is the end of the block of rows (of CSR pointers ptr) that
-// starts at v: rows up to hi whose edges stay within gatherEdges, at
-// least one.
-func blockEnd(ptr []int64, v, hi int) int {
-	end := v + 1
-	for end < hi && ptr[end+1]-ptr[v] <= gatherEdges {
-		end++
-	}
-	return end
-}
-
-// gather copies row idx[k] of x (rows of width w) to row k of dst.
-func gather(dst, x []float32, w int, idx []int32) {
-	for k, u := range idx {
-		copy(dst[k*w:(k+1)*w], x[int(u)*w:int(u)*w+w])
-	}
 }
 
 // rowGrain is the number of rows worth a goroutine: about 16 Ki products.
@@ -151,23 +104,29 @@ func rowGrain(g *Graph, hf int) int {
 	return max(1, (1<<14)/max(per, 1))
 }
 
-// softmaxRow turns the source terms p (edge-major, one row's edges, all
-// heads) into p = exp(l − m) of l = LeakyReLU(p + d), m the per-head max
-// and s the per-head sum of p.
-func softmaxRow(sp Spec, d, p, m, s []float32) {
+// scores sets p (edge-major, one row's edges idx, all heads) to l =
+// LeakyReLU(src[u] + d) and m to its per-head max (−Inf without edges).
+func scores(sp Spec, d, src []float32, idx []int32, p, m []float32) {
 	h := len(d)
-	m, s = m[:h], s[:h]
+	m = m[:h]
 	for hd := range m {
 		m[hd] = float32(math.Inf(-1))
 	}
-	for k := 0; k < len(p); k += h {
-		pk := p[k : k+h]
-		for hd, x := range pk {
+	for k, u := range idx {
+		su, pk := src[int(u)*h:int(u)*h+h], p[k*h:k*h+h]
+		for hd, x := range su {
 			l := leaky(x+d[hd], sp.Slope)
 			pk[hd] = l
 			m[hd] = max(m[hd], l)
 		}
 	}
+}
+
+// expSum turns the scores p (edge-major) into p = exp(l − m) and sets s
+// to their per-head sums, over the edges in order.
+func expSum(p, m, s []float32) {
+	h := len(m)
+	s = s[:h]
 	clear(s)
 	for k := 0; k < len(p); k += h {
 		pk := p[k : k+h]
@@ -179,40 +138,51 @@ func softmaxRow(sp Spec, d, p, m, s []float32) {
 	}
 }
 
-// dropRow writes w = p·keep/(1−drop) for one row (global id row) of
-// edges idx, all heads, without branches on the masks.
-func dropRow(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
+// dropRow turns p into the weights p·keep/(1−drop) of one row (global id
+// row) of edges idx, all heads, without branches on the masks.
+func dropRow(sp Spec, row int64, idx []int32, ids Ids, p []float32) {
 	h := sp.Heads
 	scale, thr := 1/(1-sp.Drop), dropThreshold(sp.Drop)
 	for k, u := range idx {
 		eh := edgeHash(sp.Seed, row, ids.col(u))
-		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
+		pk := p[k*h : k*h+h]
 		for hd, x := range pk {
-			wk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
+			pk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
 		}
 	}
 }
 
 // fused reports whether sp's heads are narrow enough (Width < 16, more
-// than one head) for the fused loop over all heads of an edge (fusedRows);
+// than one head) for the loop over all heads of an edge (fusedRows);
 // wider heads go through the SIMD row kernel per head (perHead).
 func fused(sp Spec) bool { return sp.Heads > 1 && sp.Width < 16 }
 
-// fusedRows adds Σ_k W_k,h · rows[k, h·Width:(h+1)·Width] to out
-// (Heads·Width) for every head h: rows holds the gathered source rows of
-// the edges, w their weights edge-major (k·Heads + h). Four columns at a
-// time are summed in registers, over the edges in order.
-func fusedRows(out, rows []float32, sp Spec, w []float32) {
-	h, f := sp.Heads, sp.Width
-	hf, n := h*f, len(w)/h
-	rows = rows[:n*hf]
-	for hd := range h {
+// aggregate adds Σ_k w[k, h] · x[idx[k], h·Width:(h+1)·Width] to out
+// (Heads·Width) for every head h, w edge-major (k·Heads + h), x of rows
+// Heads·Width wide; buf is perHead's scratch.
+func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, buf *[]float32) {
+	if fused(sp) {
+		fusedRows(out, x, len(out), idx, sp.Heads, w)
+	} else {
+		perHead(out, x, sp, idx, w, kern, buf)
+	}
+}
+
+// fusedRows is the weighted aggregation with one weight per edge and head:
+//
+//	out[j] += Σ_k w[k·heads + j/f] · x[int(idx[k])·stride + j]   (f = len(out)/heads)
+//
+// Four columns at a time are summed in registers, over the edges in order.
+func fusedRows(out, x []float32, stride int, idx []int32, heads int, w []float32) {
+	f := len(out) / heads
+	w = w[:len(idx)*heads]
+	for hd := range heads {
 		j, end := hd*f, (hd+1)*f
 		for ; j+4 <= end; j += 4 {
 			o := out[j : j+4 : j+4]
 			o0, o1, o2, o3 := o[0], o[1], o[2], o[3]
-			for k := range n {
-				c, r := w[k*h+hd], rows[k*hf+j:k*hf+j+4:k*hf+j+4]
+			for k, u := range idx {
+				c, r := w[k*heads+hd], x[int(u)*stride+j:int(u)*stride+j+4:int(u)*stride+j+4]
 				o0 += c * r[0]
 				o1 += c * r[1]
 				o2 += c * r[2]
@@ -222,8 +192,8 @@ func fusedRows(out, rows []float32, sp Spec, w []float32) {
 		}
 		for ; j < end; j++ {
 			o := out[j]
-			for k := range n {
-				o += w[k*h+hd] * rows[k*hf+j]
+			for k, u := range idx {
+				o += w[k*heads+hd] * x[int(u)*stride+j]
 			}
 			out[j] = o
 		}
@@ -293,105 +263,94 @@ func Share(mp, m, s float32) float32 {
 //	de_k     = (W_k·⟨gp[v], z[u]⟩ − P_k·cd[v]) · LeakyReLU'(e_k)
 //	gsrc[u] += de_k,  gdst[v] += de_k
 //
-// st is Forward's state for the same operands (P and W are read); sc
-// holds the temporaries.
+// st is Forward's state for the same operands and spec: P_k = exp(l_k −
+// st.M[v]) and W_k are recomputed (st.M may be replaced by a larger max,
+// the merged one, when c is that max's share); sc holds the temporaries.
+// One pass over the columns (the transposed graph) reads each edge's gp[v]
+// once, for its dot products and gz; the edges' de are summed per row
+// after.
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
-	h, e, hf := sp.Heads, g.Edges(), sp.Heads*sp.Width
+	h, hf := sp.Heads, sp.Heads*sp.Width
 	switch {
 	case len(gp) != g.Rows*hf || len(cd) != g.Rows*h || len(gdst) != g.Rows*h:
 		return fmt.Errorf("attn: backward: %d rows: gp %d, cd %d, gdst %d values", g.Rows, len(gp), len(cd), len(gdst))
 	case len(gz) != len(z) || len(gsrc) != len(src):
 		return fmt.Errorf("attn: backward: %d columns: gz %d, gsrc %d values", g.Cols, len(gz), len(gsrc))
-	case len(st.P) != h*e || len(st.W) != h*e:
-		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
+	case len(st.M) != g.Rows*h:
+		return fmt.Errorf("attn: backward: state of %d rows × heads, want %d", len(st.M), g.Rows*h)
 	}
-	sc.wd = Resize(sc.wd, 2*h*e)
-	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		sum := make([]float32, h)
-		var zb, sb []float32 // the block's gathered z and src rows
-		for v0 := lo; v0 < hi; {
-			v1 := blockEnd(g.Ptr, v0, hi)
-			a0, b0 := g.Ptr[v0], g.Ptr[v1]
-			zb, sb = Resize(zb, int(b0-a0)*hf), Resize(sb, int(b0-a0)*h)
-			gather(zb, z, hf, g.Idx[a0:b0])
-			gather(sb, src, h, g.Idx[a0:b0])
-			for v := v0; v < v1; v++ {
-				a, b := g.Ptr[v]-a0, g.Ptr[v+1]-a0
-				backwardRow(sp, v, int(g.Ptr[v]), zb[a*int64(hf):b*int64(hf)], sb[a*int64(h):b*int64(h)], dst, gp, cd, st, sc.wd, sum)
-				for hd, s := range sum {
-					gdst[v*h+hd] += s
-				}
-			}
-			v0 = v1
+	sc.de, sc.rows = Resize(sc.de, h*g.Edges()), Resize(sc.rows, 3*h*g.Rows)
+	par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			r := sc.rows[3*h*v : 3*h*(v+1)]
+			copy(r[:h], dst[v*h:(v+1)*h])
+			copy(r[h:2*h], st.M[v*h:(v+1)*h])
+			copy(r[2*h:], cd[v*h:(v+1)*h])
 		}
 	})
-	narrow := fused(sp)
 	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
 		sum := make([]float32, h)
-		var wd, w, gb, buf []float32
-		for u0 := lo; u0 < hi; {
-			u1 := blockEnd(g.tptr, u0, hi)
-			a0, b0 := g.tptr[u0], g.tptr[u1]
-			n := int(b0 - a0)
-			wd, w = Resize(wd, 2*h*n), Resize(w, h*n)
-			for t, k := range g.tperm[a0:b0] {
-				copy(wd[2*h*t:2*h*(t+1)], sc.wd[2*h*int(k):2*h*(int(k)+1)])
+		var w, buf []float32
+		for u := lo; u < hi; u++ {
+			a, b := g.tptr[u], g.tptr[u+1]
+			if a == b {
+				continue
 			}
-			if narrow {
-				gb = Resize(gb, n*hf)
-				gather(gb, gp, hf, g.trow[a0:b0])
+			w = Resize(w, h*int(b-a))
+			backwardCol(sp, g, u, z, src, gp, st.ids, sc, w, sum)
+			for hd, s := range sum {
+				gsrc[u*h+hd] += s
 			}
-			for u := u0; u < u1; u++ {
-				a, b := int(g.tptr[u]-a0), int(g.tptr[u+1]-a0)
-				clear(sum)
-				for t := a; t < b; t++ {
-					copy(w[h*t:h*(t+1)], wd[2*h*t:2*h*t+h])
-					for hd, d := range wd[2*h*t+h : 2*h*(t+1)] {
-						sum[hd] += d
-					}
-				}
-				for hd, s := range sum {
-					gsrc[u*h+hd] += s
-				}
-				out := gz[u*hf : (u+1)*hf]
-				if narrow {
-					fusedRows(out, gb[a*hf:b*hf], sp, w[a*h:b*h])
-				} else {
-					perHead(out, gp, sp, g.trow[int(a0)+a:int(a0)+b], w[a*h:b*h], kern, &buf)
+			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, &buf)
+		}
+	})
+	par.For(g.Rows, rowGrain(g, h), func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			d := gdst[v*h : (v+1)*h]
+			for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
+				for hd, x := range sc.de[int(k)*h : int(k+1)*h] {
+					d[hd] += x
 				}
 			}
-			u0 = u1
 		}
 	})
 	return nil
 }
 
-// backwardRow computes de of row v's edges (all heads; the first edge has
-// index lo, zu and su are their gathered z and src rows), stores them with
-// the edges' weights W into wd (per edge: W then de) and returns their
-// per-head sums in sum.
-func backwardRow(sp Spec, v, lo int, zu, su, dst, gp, cd []float32, st *State, wd, sum []float32) {
+// backwardCol recomputes the weights W of column u's edges (all heads,
+// into w in the column's order), stores their de at their edge's place in
+// sc.de and returns the per-head sums of de in sum.
+func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, sc *Scratch, w, sum []float32) {
 	h, f := sp.Heads, sp.Width
-	hf, n := h*f, len(su)/h
-	p, w := st.P[lo*h:(lo+n)*h], st.W[lo*h:(lo+n)*h]
-	gr, d, c := gp[v*hf:(v+1)*hf], dst[v*h:(v+1)*h], cd[v*h:(v+1)*h]
+	hf := h * f
+	zu, su := z[u*hf:(u+1)*hf], src[u*h:(u+1)*h]
+	scale, thr, col := 1/(1-sp.Drop), dropThreshold(sp.Drop), ids.col(int32(u))
+	a, b := g.tptr[u], g.tptr[u+1]
 	sum = sum[:h]
 	clear(sum)
-	for k := range n {
-		zk, sk := zu[k*hf:(k+1)*hf], su[k*h:(k+1)*h]
-		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
-		e := 2 * h * (lo + k)
-		copy(wd[e:e+h], wk)
-		dk := wd[e+h : e+2*h]
-		for hd, x := range sk {
+	for t, v := range g.trow[a:b] {
+		r, gr := sc.rows[3*h*int(v):3*h*int(v+1)], gp[int(v)*hf:int(v+1)*hf]
+		k := g.tperm[int(a)+t]
+		wk, dk := w[t*h:(t+1)*h], sc.de[int(k)*h:int(k+1)*h]
+		var eh uint64
+		if sp.Drop > 0 {
+			eh = edgeHash(sp.Seed, ids.row(int(v)), col)
+		}
+		for hd, x := range su {
+			e := x + r[hd]
+			p := exp32(leaky(e, sp.Slope) - r[h+hd])
+			wk[hd] = p
+			if sp.Drop > 0 {
+				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
+			}
 			var t float32
 			if wk[hd] != 0 {
-				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zk[hd*f:(hd+1)*f])
+				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zu[hd*f:(hd+1)*f])
 			}
-			t = (t - pk[hd]*c[hd]) * slopeOf(x+d[hd], sp.Slope)
+			t = (t - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
 			dk[hd] = t
 			sum[hd] += t
 		}
