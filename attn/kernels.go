@@ -74,6 +74,11 @@ func check(g *Graph, sp Spec, z, src, dst []float32) error {
 // live in a per-goroutine buffer of one row's edges, and the weighted sum
 // reads the source rows of z in place.
 func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *State) error {
+	return forward(g, sp, z, src, dst, ids, kern, heads, st)
+}
+
+// forward is Forward with the head kernels hk.
+func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk headKernels, st *State) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
@@ -92,7 +97,7 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 				dropRow(sp, ids.row(v), idx, ids, p)
 			}
 			clear(out)
-			aggregate(out, z, sp, idx, p, kern, &buf)
+			aggregate(out, z, sp, idx, p, kern, hk, &buf)
 		}
 	})
 	return nil
@@ -159,30 +164,41 @@ func fused(sp Spec) bool { return sp.Heads > 1 && sp.Width < 16 }
 
 // aggregate adds Σ_k w[k, h] · x[idx[k], h·Width:(h+1)·Width] to out
 // (Heads·Width) for every head h, w edge-major (k·Heads + h), x of rows
-// Heads·Width wide; buf is perHead's scratch.
-func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, buf *[]float32) {
-	if fused(sp) {
-		fusedRows(out, x, len(out), idx, sp.Heads, w)
-	} else {
+// Heads·Width wide: heads of width 8 eight at a time through hk.accum,
+// other narrow heads through fusedRows, wide ones per head through kern
+// (buf is perHead's scratch).
+func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, hk headKernels, buf *[]float32) {
+	h, f := sp.Heads, sp.Width
+	switch {
+	case len(idx) == 0:
+	case !fused(sp):
 		perHead(out, x, sp, idx, w, kern, buf)
+	default:
+		c := 0
+		for ; f == 8 && c+8 <= h; c += 8 {
+			hk.accum(out[c*f:], x[c*f:], len(out), idx, w[c:], h)
+		}
+		if c < h {
+			fusedRows(out[c*f:], x[c*f:], len(out), idx, w[c:], h, f)
+		}
 	}
 }
 
-// fusedRows is the weighted aggregation with one weight per edge and head:
+// fusedRows is the weighted aggregation with one weight per edge and head
+// of width f:
 //
-//	out[j] += Σ_k w[k·heads + j/f] · x[int(idx[k])·stride + j]   (f = len(out)/heads)
+//	out[j] += Σ_k w[k·wstride + j/f] · x[int(idx[k])·stride + j]   for j < len(out)
 //
 // Four columns at a time are summed in registers, over the edges in order.
-func fusedRows(out, x []float32, stride int, idx []int32, heads int, w []float32) {
-	f := len(out) / heads
-	w = w[:len(idx)*heads]
+func fusedRows(out, x []float32, stride int, idx []int32, w []float32, wstride, f int) {
+	heads := len(out) / f
 	for hd := range heads {
 		j, end := hd*f, (hd+1)*f
 		for ; j+4 <= end; j += 4 {
 			o := out[j : j+4 : j+4]
 			o0, o1, o2, o3 := o[0], o[1], o[2], o[3]
 			for k, u := range idx {
-				c, r := w[k*heads+hd], x[int(u)*stride+j:int(u)*stride+j+4:int(u)*stride+j+4]
+				c, r := w[k*wstride+hd], x[int(u)*stride+j:int(u)*stride+j+4:int(u)*stride+j+4]
 				o0 += c * r[0]
 				o1 += c * r[1]
 				o2 += c * r[2]
@@ -193,7 +209,7 @@ func fusedRows(out, x []float32, stride int, idx []int32, heads int, w []float32
 		for ; j < end; j++ {
 			o := out[j]
 			for k, u := range idx {
-				o += w[k*heads+hd] * x[int(u)*stride+j]
+				o += w[k*wstride+hd] * x[int(u)*stride+j]
 			}
 			out[j] = o
 		}
@@ -270,6 +286,11 @@ func Share(mp, m, s float32) float32 {
 // once, for its dot products and gz; the edges' de are summed per row
 // after.
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
+	return backward(g, sp, z, src, dst, gp, cd, kern, heads, st, sc, gz, gsrc, gdst)
+}
+
+// backward is Backward with the head kernels hk.
+func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk headKernels, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
@@ -293,18 +314,18 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 	})
 	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
 		sum := make([]float32, h)
-		var w, buf []float32
+		var w, d, buf []float32
 		for u := lo; u < hi; u++ {
 			a, b := g.tptr[u], g.tptr[u+1]
 			if a == b {
 				continue
 			}
-			w = Resize(w, h*int(b-a))
-			backwardCol(sp, g, u, z, src, gp, st.ids, sc, w, sum)
+			w, d = Resize(w, h*int(b-a)), Resize(d, max(h, hf/8)*int(b-a))
+			backwardCol(sp, g, u, z, src, gp, st.ids, hk, sc, w, d, sum)
 			for hd, s := range sum {
 				gsrc[u*h+hd] += s
 			}
-			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, &buf)
+			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, hk, &buf)
 		}
 	})
 	par.For(g.Rows, rowGrain(g, h), func(lo, hi int) {
@@ -322,17 +343,19 @@ func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *
 
 // backwardCol recomputes the weights W of column u's edges (all heads,
 // into w in the column's order), stores their de at their edge's place in
-// sc.de and returns the per-head sums of de in sum.
-func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, sc *Scratch, w, sum []float32) {
+// sc.de and returns the per-head sums of de in sum; d is scratch for the
+// edges' dot products (max(Heads, Heads·Width/8) values an edge).
+func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk headKernels, sc *Scratch, w, d, sum []float32) {
 	h, f := sp.Heads, sp.Width
 	hf := h * f
 	zu, su := z[u*hf:(u+1)*hf], src[u*h:(u+1)*h]
 	scale, thr, col := 1/(1-sp.Drop), dropThreshold(sp.Drop), ids.col(int32(u))
 	a, b := g.tptr[u], g.tptr[u+1]
+	edgeDots(d, gp, g.trow[a:b], zu, f, hk)
 	sum = sum[:h]
 	clear(sum)
 	for t, v := range g.trow[a:b] {
-		r, gr := sc.rows[3*h*int(v):3*h*int(v+1)], gp[int(v)*hf:int(v+1)*hf]
+		r, dt := sc.rows[3*h*int(v):3*h*int(v+1)], d[t*h:(t+1)*h]
 		k := g.tperm[int(a)+t]
 		wk, dk := w[t*h:(t+1)*h], sc.de[int(k)*h:int(k+1)*h]
 		var eh uint64
@@ -346,13 +369,41 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, sc *Sc
 			if sp.Drop > 0 {
 				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
 			}
-			var t float32
-			if wk[hd] != 0 {
-				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zu[hd*f:(hd+1)*f])
-			}
-			t = (t - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
+			t := (wk[hd]*dt[hd] - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
 			dk[hd] = t
 			sum[hd] += t
+		}
+	}
+}
+
+// edgeDots sets d[t·h + hd] = ⟨x[rows[t], hd·f:(hd+1)·f], b[hd·f:(hd+1)·f]⟩
+// for every edge t and head hd (h = len(b)/f; x rows len(b) wide): by
+// hk.dots in groups of 8 columns when f is a multiple of 8 and the row of
+// 64 (each head's groups then summed in order, in place), else by dot.
+func edgeDots(d, x []float32, rows []int32, b []float32, f int, hk headKernels) {
+	hf := len(b)
+	h := hf / f
+	if f%8 != 0 || hf%64 != 0 {
+		for t, v := range rows {
+			for hd := range h {
+				d[t*h+hd] = dot(x[int(v)*hf+hd*f:int(v)*hf+(hd+1)*f], b[hd*f:(hd+1)*f])
+			}
+		}
+		return
+	}
+	per := hf / 8
+	for c := 0; c < hf; c += 64 {
+		hk.dots(d[c/8:], per, x[c:], hf, rows, b[c:c+64])
+	}
+	if g := f / 8; g > 1 {
+		for t := range rows {
+			for hd := range h {
+				s := d[t*per+hd*g]
+				for _, y := range d[t*per+hd*g+1 : t*per+(hd+1)*g] {
+					s += y
+				}
+				d[t*h+hd] = s
+			}
 		}
 	}
 }
