@@ -11,6 +11,23 @@ func exp32(x float32) float32 {
 	if !(x >= expLo && x <= expHi) {
 		return float32(math.Exp(float64(x)))
 	}
+	return expPoly(x)
+}
+
+// expAll sets x[i] = exp32(x[i]) (a loop the compiler keeps free of calls
+// in the polynomial range).
+func expAll(x []float32) {
+	for i, y := range x {
+		if y >= expLo && y <= expHi {
+			x[i] = expPoly(y)
+		} else {
+			x[i] = float32(math.Exp(float64(y)))
+		}
+	}
+}
+
+// expPoly is exp32 in [expLo, expHi].
+func expPoly(x float32) float32 {
 	const (
 		log2e = 1.44269504088896341
 		ln2Hi = 0.693359375 // ln 2 = ln2Hi + ln2Lo, ln2Hi exact in 9 bits

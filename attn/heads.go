@@ -6,15 +6,16 @@ import "github.com/supergcn/supergcn/internal/dispatch"
 // (the contracts of accumHeads8Generic and dotRows8Generic, their pure-Go
 // twins): the weighted aggregation of 8 heads × 8 with one weight per
 // edge and head, and its adjoint's dot products of 8 groups of 8 columns
-// per edge.
+// per edge; and a hint that rows will be read soon (prefetchRows).
 type headKernels struct {
-	name   string
-	accum  func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
-	dots   func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
-	native bool // SIMD assembly (false for the pure-Go twins)
+	name     string
+	accum    func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+	dots     func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+	prefetch func(x []float32, stride int, idx []int32, bytes int)
+	native   bool // SIMD assembly (false for the pure-Go twins)
 }
 
-var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic}
+var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
 // heads_<arch>.go, or heads_other.go); the arm64 names are served by the
@@ -75,3 +76,8 @@ func dotRows8Generic(d []float32, dstride int, x []float32, stride int, idx []in
 		}
 	}
 }
+
+// prefetchRowsGeneric is the pure-Go twin of prefetchRows, a hint that the
+// first bytes bytes of the rows idx[k] of x (x[int(idx[k])*stride:]) will
+// be read soon: Go has no prefetch, so it does nothing.
+func prefetchRowsGeneric(x []float32, stride int, idx []int32, bytes int) {}

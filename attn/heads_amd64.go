@@ -6,7 +6,7 @@ package attn
 // first; internal/dispatch keeps those the CPU and OS support. They use
 // 256-bit registers only: AVX-512 CPUs run them too (under either name).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
 	return []headKernels{k512, k2}
@@ -54,3 +54,11 @@ func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wst
 //
 //go:noescape
 func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+
+// prefetchRowsAVX2 is prefetchRows with PREFETCHT0: for every k, the cache
+// lines at byte offsets 0, 64, … below bytes (bytes ≥ 1) of row idx[k] of x
+// (x[int(idx[k])*stride:]) are fetched towards the first-level cache. It
+// reads nothing and writes nothing: a prefetch outside x does not fault.
+//
+//go:noescape
+func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)

@@ -199,3 +199,34 @@ dotstail:
 
 dotsdone:
 	RET
+
+// func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
+// Registers: SI x, DX stride in bytes, R8 the next idx entry, CX entries
+// left, R9 bytes, AX the row, BX the offset in it.
+TEXT ·prefetchRowsAVX2(SB), NOSPLIT, $0-64
+	MOVQ x_base+0(FP), SI
+	MOVQ stride+24(FP), DX
+	SHLQ $2, DX
+	MOVQ idx_base+32(FP), R8
+	MOVQ idx_len+40(FP), CX
+	MOVQ bytes+56(FP), R9
+	TESTQ CX, CX
+	JZ pfdone
+
+pfrow:
+	MOVLQSX (R8), AX
+	IMULQ DX, AX
+	ADDQ SI, AX
+	XORQ BX, BX
+
+pfline:
+	PREFETCHT0 (AX)(BX*1)
+	ADDQ $64, BX
+	CMPQ BX, R9
+	JLT pfline
+	ADDQ $4, R8
+	DECQ CX
+	JNZ pfrow
+
+pfdone:
+	RET

@@ -32,6 +32,7 @@ func TestHeadKernelsMatchReference(t *testing.T) {
 						want[j] += float64(w.in[e*c.wstride+j/8]) * float64(x.in[int(u)*c.stride+j])
 					}
 				}
+				k.prefetch(x.in, c.stride, idx, 4*c.stride+1) // a hint: nothing read or written
 				k.accum(out.in, x.in, c.stride, idx, w.in, c.wstride)
 				for j := range want {
 					if math.Abs(float64(out.in[j])-want[j]) > 1e-5*(1+math.Abs(want[j])) {

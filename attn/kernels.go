@@ -88,6 +88,9 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
 		var p, buf []float32 // one row's weights (edge-major); head-major weights
 		for v := lo; v < hi; v++ {
+			if v+1 < hi {
+				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
+			}
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
@@ -136,8 +139,12 @@ func expSum(p, m, s []float32) {
 	for k := 0; k < len(p); k += h {
 		pk := p[k : k+h]
 		for hd, x := range pk {
-			y := exp32(x - m[hd])
-			pk[hd] = y
+			pk[hd] = x - m[hd]
+		}
+	}
+	expAll(p)
+	for k := 0; k < len(p); k += h {
+		for hd, y := range p[k : k+h] {
 			s[hd] += y
 		}
 	}
@@ -320,6 +327,9 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			if a == b {
 				continue
 			}
+			if u+1 < hi {
+				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
+			}
 			w, d = Resize(w, h*int(b-a)), Resize(d, max(h, hf/8)*int(b-a))
 			backwardCol(sp, g, u, z, src, gp, st.ids, hk, sc, w, d, sum)
 			for hd, s := range sum {
@@ -352,6 +362,13 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk hea
 	scale, thr, col := 1/(1-sp.Drop), dropThreshold(sp.Drop), ids.col(int32(u))
 	a, b := g.tptr[u], g.tptr[u+1]
 	edgeDots(d, gp, g.trow[a:b], zu, f, hk)
+	for t, v := range g.trow[a:b] {
+		r, wk := sc.rows[3*h*int(v):3*h*int(v+1)], w[t*h:(t+1)*h]
+		for hd, x := range su {
+			wk[hd] = float32(leaky(x+r[hd], sp.Slope)) - r[h+hd] // as Forward: no fused multiply-add
+		}
+	}
+	expAll(w)
 	sum = sum[:h]
 	clear(sum)
 	for t, v := range g.trow[a:b] {
@@ -363,9 +380,7 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk hea
 			eh = edgeHash(sp.Seed, ids.row(int(v)), col)
 		}
 		for hd, x := range su {
-			e := x + r[hd]
-			p := exp32(leaky(e, sp.Slope) - r[h+hd])
-			wk[hd] = p
+			e, p := x+r[hd], wk[hd]
 			if sp.Drop > 0 {
 				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
 			}
