@@ -385,9 +385,10 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk hea
 				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
 			}
 			t := (wk[hd]*dt[hd] - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
-			dk[hd] = t
+			dt[hd] = t
 			sum[hd] += t
 		}
+		copy(dk, dt) // one wide store into the (cold) edge-order array, not one a head
 	}
 }
 
