@@ -18,8 +18,8 @@ type headKernels struct {
 var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
-// heads_<arch>.go, or heads_other.go); the arm64 names are served by the
-// generic twins. Read-only after init.
+// heads_<arch>.go, or heads_other.go); SVE CPUs run the NEON kernels.
+// Read-only after init.
 var headFamily = newHeadFamily()
 
 func newHeadFamily() *dispatch.Family[headKernels] {
@@ -27,7 +27,7 @@ func newHeadFamily() *dispatch.Family[headKernels] {
 	for _, k := range append(platformHeads(), genericHeads) {
 		impls = append(impls, dispatch.Impl[headKernels]{Name: k.name, Impl: k})
 	}
-	return dispatch.NewFamily(impls, map[string]string{"sve": dispatch.Generic, "neon": dispatch.Generic})
+	return dispatch.NewFamily(impls, map[string]string{"sve": "neon"})
 }
 
 // heads is the head kernels Forward and Backward use, chosen once: the one
