@@ -372,3 +372,34 @@ func (p pad) check(t *testing.T) {
 		}
 	}
 }
+
+// TestExp32 sweeps exp32 over its polynomial range (every 2^-12, plus
+// the ends and the values outside) against math.Exp rounded to float32:
+// at most 2 ulp apart, and the special values exact.
+func TestExp32(t *testing.T) {
+	ulps := func(a, b float32) int64 {
+		d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
+		return max(d, -d)
+	}
+	var worst int64
+	for x := float32(expLo); x <= expHi; x += 1.0 / 4096 {
+		want := float32(math.Exp(float64(x)))
+		if d := ulps(exp32(x), want); d > worst {
+			worst = d
+			if d > 2 {
+				t.Fatalf("exp32(%g) = %g, want %g (%d ulp)", x, exp32(x), want, d)
+			}
+		}
+	}
+	t.Logf("largest error %d ulp", worst)
+	for _, x := range []float32{0, -0.5, expLo, expHi, -87.5, -103.9, -104, -1e30, 88.5, 89, 1e30} {
+		want := float32(math.Exp(float64(x)))
+		if d := ulps(exp32(x), want); d > 2 {
+			t.Errorf("exp32(%g) = %g, want %g", x, exp32(x), want)
+		}
+	}
+	inf := float32(math.Inf(1))
+	if exp32(-inf) != 0 || exp32(inf) != inf || !math.IsNaN(float64(exp32(float32(math.NaN())))) {
+		t.Errorf("exp32(−Inf, +Inf, NaN) = %g, %g, %g", exp32(-inf), exp32(inf), exp32(float32(math.NaN())))
+	}
+}

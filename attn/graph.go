@@ -14,10 +14,13 @@
 // that owns some of v's sources pre-aggregate them and ship the state.
 //
 // Backward is the exact adjoint given, per row, the output gradient scaled
-// by the state's share of the merged softmax (see Backward). The weighted
-// aggregation, forward and transposed, runs on a weighted row kernel
-// (RowsW: aggr's SIMD accumRowsW through aggr.Engine.RowsW, or GenericRowsW);
-// scores, softmax and the backward dot products are plain Go.
+// by the state's share of the merged softmax (see Backward); it recomputes
+// the probabilities from the state's max, so nothing per edge is kept. The
+// weighted aggregation, forward and transposed, and the backward's dot
+// products run for heads of width 8 on this package's SIMD head kernels
+// (heads.go), for wide heads on a weighted row kernel (RowsW: aggr's SIMD
+// accumRowsW through aggr.Engine.RowsW, or GenericRowsW); the scores and
+// the softmax are Go (exp32, a float32 polynomial).
 package attn
 
 import (
@@ -141,6 +144,3 @@ func slopeOf(e, a float32) float32 {
 	const one = 0x3f800000
 	return math.Float32frombits(one ^ ((one ^ math.Float32bits(a)) & neg))
 }
-
-// exp32 is e^x in float32 through float64 (exact to the float32 rounding).
-func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }

@@ -9,7 +9,7 @@ import (
 )
 
 // degGraph is rows × cols with the given in-degrees (random, repeated
-// columns): rows longer than a gather block (gatherEdges) included.
+// columns): hubs of hundreds of edges included.
 func degGraph(t *testing.T, r *rand.Rand, cols int, degs []int) *Graph {
 	t.Helper()
 	ptr := []int64{0}
@@ -27,7 +27,7 @@ func degGraph(t *testing.T, r *rand.Rand, cols int, degs []int) *Graph {
 	return g
 }
 
-// Rows of more edges than a gather block (hubs) give the definition's
+// Rows of many edges (hubs) give the definition's
 // output and its gradients, with every kernel.
 func TestHighDegreeRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))

@@ -27,21 +27,19 @@ func (d Ids) col(u int32) int64 {
 
 // State is the partial softmax state of a Graph's rows after Forward:
 // per row and head the running max M and the sum of exponentials S
-// (Rows×Heads), the weighted row sum R (Rows × Heads·Width), and per edge
-// and head (edge-major: [k·Heads + h]) P = exp(l − M) and W =
-// P·keep/(1−drop) (W shares P's storage without dropout). Backward reads
-// P and W.
+// (Rows×Heads) and the weighted row sum R (Rows × Heads·Width). Nothing
+// per edge is kept: Backward recomputes the edges' probabilities from M
+// and the operands (and their dropout masks from the Ids kept here).
 type State struct {
 	M, S, R []float32
-	P, W    []float32
-	w       []float32 // W's own storage (W is P without dropout)
+	ids     Ids // Forward's, for Backward's dropout masks
 }
 
-// Scratch is Backward's per-edge temporary storage (2·Heads·Edges values:
-// per edge its weights W and score gradients de, side by side, so that
-// the transposed pass gathers one block per edge), reused across states
-// and layers by calls that do not run concurrently.
-type Scratch struct{ wd []float32 }
+// Scratch is Backward's temporary storage, reused across states and
+// layers by calls that do not run concurrently: per edge and head the
+// score gradient de (in edge order), per row its destination terms, max
+// and scaled ⟨g, o⟩ side by side (one gather per edge).
+type Scratch struct{ de, rows []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -72,77 +70,40 @@ func check(g *Graph, sp Spec, z, src, dst []float32) error {
 // package comment): z holds the projected source rows (Cols × Heads·Width,
 // head h in columns [h·Width, (h+1)·Width)), src the source terms (Cols ×
 // Heads), dst the destination terms (Rows × Heads). A row without edges
-// gets M = −Inf, S = 0, R = 0.
+// gets M = −Inf, S = 0, R = 0. One pass per row: its scores and weights
+// live in a per-goroutine buffer of one row's edges, and the weighted sum
+// reads the source rows of z in place.
 func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *State) error {
+	return forward(g, sp, z, src, dst, ids, kern, heads, st)
+}
+
+// forward is Forward with the head kernels hk.
+func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk headKernels, st *State) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
-	h, e, hf := sp.Heads, g.Edges(), sp.Heads*sp.Width
+	h, hf := sp.Heads, sp.Heads*sp.Width
 	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
-	st.R = Resize(st.R, g.Rows*hf)
-	st.P = Resize(st.P, h*e)
-	if sp.Drop > 0 {
-		st.w = Resize(st.w, h*e)
-		st.W = st.w
-	} else {
-		st.W = st.P
-	}
-	narrow := fused(sp)
+	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
 	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		var zb, buf []float32 // gathered source rows; head-major weights
-		for v0 := lo; v0 < hi; {
-			v1 := blockEnd(g.Ptr, v0, hi)
-			a0, b0 := g.Ptr[v0], g.Ptr[v1]
-			gather(st.P[a0*int64(h):b0*int64(h)], src, h, g.Idx[a0:b0])
-			if narrow {
-				zb = Resize(zb, int(b0-a0)*hf)
-				gather(zb, z, hf, g.Idx[a0:b0])
+		var p, buf []float32 // one row's weights (edge-major); head-major weights
+		for v := lo; v < hi; v++ {
+			if v+1 < hi {
+				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
 			}
-			for v := v0; v < v1; v++ {
-				a, b := g.Ptr[v], g.Ptr[v+1]
-				idx := g.Idx[a:b]
-				p := st.P[a*int64(h) : b*int64(h)]
-				softmaxRow(sp, dst[v*h:(v+1)*h], p, st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h])
-				w := p
-				if sp.Drop > 0 {
-					w = st.W[a*int64(h) : b*int64(h)]
-					dropRow(sp, ids.row(v), idx, ids, p, w)
-				}
-				out := st.R[v*hf : (v+1)*hf]
-				clear(out)
-				if narrow {
-					fusedRows(out, zb[(a-a0)*int64(hf):(b-a0)*int64(hf)], sp, w)
-				} else {
-					perHead(out, z, sp, idx, w, kern, &buf)
-				}
+			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
+			p = Resize(p, len(idx)*h)
+			scores(sp, dst[v*h:(v+1)*h], src, idx, p, m)
+			expSum(p, m, s)
+			if sp.Drop > 0 {
+				dropRow(sp, ids.row(v), idx, ids, p)
 			}
-			v0 = v1
+			clear(out)
+			aggregate(out, z, sp, idx, p, kern, hk, &buf)
 		}
 	})
 	return nil
-}
-
-// gatherEdges bounds the edges of a block whose source rows are gathered
-// together: enough independent loads to overlap their cache misses, few
-// enough for the gathered rows to stay in the first cache levels.
-const gatherEdges = 64
-
-// blockEnd is the end of the block of rows (of CSR pointers ptr) that
-// starts at v: rows up to hi whose edges stay within gatherEdges, at
-// least one.
-func blockEnd(ptr []int64, v, hi int) int {
-	end := v + 1
-	for end < hi && ptr[end+1]-ptr[v] <= gatherEdges {
-		end++
-	}
-	return end
-}
-
-// gather copies row idx[k] of x (rows of width w) to row k of dst.
-func gather(dst, x []float32, w int, idx []int32) {
-	for k, u := range idx {
-		copy(dst[k*w:(k+1)*w], x[int(u)*w:int(u)*w+w])
-	}
 }
 
 // rowGrain is the number of rows worth a goroutine: about 16 Ki products.
@@ -151,68 +112,100 @@ func rowGrain(g *Graph, hf int) int {
 	return max(1, (1<<14)/max(per, 1))
 }
 
-// softmaxRow turns the source terms p (edge-major, one row's edges, all
-// heads) into p = exp(l − m) of l = LeakyReLU(p + d), m the per-head max
-// and s the per-head sum of p.
-func softmaxRow(sp Spec, d, p, m, s []float32) {
+// scores sets p (edge-major, one row's edges idx, all heads) to l =
+// LeakyReLU(src[u] + d) and m to its per-head max (−Inf without edges).
+func scores(sp Spec, d, src []float32, idx []int32, p, m []float32) {
 	h := len(d)
-	m, s = m[:h], s[:h]
+	m = m[:h]
 	for hd := range m {
 		m[hd] = float32(math.Inf(-1))
 	}
-	for k := 0; k < len(p); k += h {
-		pk := p[k : k+h]
-		for hd, x := range pk {
+	for k, u := range idx {
+		su, pk := src[int(u)*h:int(u)*h+h], p[k*h:k*h+h]
+		for hd, x := range su {
 			l := leaky(x+d[hd], sp.Slope)
 			pk[hd] = l
 			m[hd] = max(m[hd], l)
 		}
 	}
+}
+
+// expSum turns the scores p (edge-major) into p = exp(l − m) and sets s
+// to their per-head sums, over the edges in order.
+func expSum(p, m, s []float32) {
+	h := len(m)
+	s = s[:h]
 	clear(s)
 	for k := 0; k < len(p); k += h {
 		pk := p[k : k+h]
 		for hd, x := range pk {
-			y := exp32(x - m[hd])
-			pk[hd] = y
+			pk[hd] = x - m[hd]
+		}
+	}
+	expAll(p)
+	for k := 0; k < len(p); k += h {
+		for hd, y := range p[k : k+h] {
 			s[hd] += y
 		}
 	}
 }
 
-// dropRow writes w = p·keep/(1−drop) for one row (global id row) of
-// edges idx, all heads, without branches on the masks.
-func dropRow(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
+// dropRow turns p into the weights p·keep/(1−drop) of one row (global id
+// row) of edges idx, all heads, without branches on the masks.
+func dropRow(sp Spec, row int64, idx []int32, ids Ids, p []float32) {
 	h := sp.Heads
 	scale, thr := 1/(1-sp.Drop), dropThreshold(sp.Drop)
 	for k, u := range idx {
 		eh := edgeHash(sp.Seed, row, ids.col(u))
-		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
+		pk := p[k*h : k*h+h]
 		for hd, x := range pk {
-			wk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
+			pk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
 		}
 	}
 }
 
 // fused reports whether sp's heads are narrow enough (Width < 16, more
-// than one head) for the fused loop over all heads of an edge (fusedRows);
+// than one head) for the loop over all heads of an edge (fusedRows);
 // wider heads go through the SIMD row kernel per head (perHead).
 func fused(sp Spec) bool { return sp.Heads > 1 && sp.Width < 16 }
 
-// fusedRows adds Σ_k W_k,h · rows[k, h·Width:(h+1)·Width] to out
-// (Heads·Width) for every head h: rows holds the gathered source rows of
-// the edges, w their weights edge-major (k·Heads + h). Four columns at a
-// time are summed in registers, over the edges in order.
-func fusedRows(out, rows []float32, sp Spec, w []float32) {
+// aggregate adds Σ_k w[k, h] · x[idx[k], h·Width:(h+1)·Width] to out
+// (Heads·Width) for every head h, w edge-major (k·Heads + h), x of rows
+// Heads·Width wide: heads of width 8 eight at a time through hk.accum,
+// other narrow heads through fusedRows, wide ones per head through kern
+// (buf is perHead's scratch).
+func aggregate(out, x []float32, sp Spec, idx []int32, w []float32, kern RowsW, hk headKernels, buf *[]float32) {
 	h, f := sp.Heads, sp.Width
-	hf, n := h*f, len(w)/h
-	rows = rows[:n*hf]
-	for hd := range h {
+	switch {
+	case len(idx) == 0:
+	case !fused(sp):
+		perHead(out, x, sp, idx, w, kern, buf)
+	default:
+		c := 0
+		for ; f == 8 && c+8 <= h; c += 8 {
+			hk.accum(out[c*f:], x[c*f:], len(out), idx, w[c:], h)
+		}
+		if c < h {
+			fusedRows(out[c*f:], x[c*f:], len(out), idx, w[c:], h, f)
+		}
+	}
+}
+
+// fusedRows is the weighted aggregation with one weight per edge and head
+// of width f:
+//
+//	out[j] += Σ_k w[k·wstride + j/f] · x[int(idx[k])·stride + j]   for j < len(out)
+//
+// Four columns at a time are summed in registers, over the edges in order.
+func fusedRows(out, x []float32, stride int, idx []int32, w []float32, wstride, f int) {
+	heads := len(out) / f
+	for hd := range heads {
 		j, end := hd*f, (hd+1)*f
 		for ; j+4 <= end; j += 4 {
 			o := out[j : j+4 : j+4]
 			o0, o1, o2, o3 := o[0], o[1], o[2], o[3]
-			for k := range n {
-				c, r := w[k*h+hd], rows[k*hf+j:k*hf+j+4:k*hf+j+4]
+			for k, u := range idx {
+				c, r := w[k*wstride+hd], x[int(u)*stride+j:int(u)*stride+j+4:int(u)*stride+j+4]
 				o0 += c * r[0]
 				o1 += c * r[1]
 				o2 += c * r[2]
@@ -222,8 +215,8 @@ func fusedRows(out, rows []float32, sp Spec, w []float32) {
 		}
 		for ; j < end; j++ {
 			o := out[j]
-			for k := range n {
-				o += w[k*h+hd] * rows[k*hf+j]
+			for k, u := range idx {
+				o += w[k*wstride+hd] * x[int(u)*stride+j]
 			}
 			out[j] = o
 		}
@@ -293,107 +286,140 @@ func Share(mp, m, s float32) float32 {
 //	de_k     = (W_k·⟨gp[v], z[u]⟩ − P_k·cd[v]) · LeakyReLU'(e_k)
 //	gsrc[u] += de_k,  gdst[v] += de_k
 //
-// st is Forward's state for the same operands (P and W are read); sc
-// holds the temporaries.
+// st is Forward's state for the same operands and spec: P_k = exp(l_k −
+// st.M[v]) and W_k are recomputed (st.M may be replaced by a larger max,
+// the merged one, when c is that max's share); sc holds the temporaries.
+// One pass over the columns (the transposed graph) reads each edge's gp[v]
+// once, for its dot products and gz; the edges' de are summed per row
+// after.
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
+	return backward(g, sp, z, src, dst, gp, cd, kern, heads, st, sc, gz, gsrc, gdst)
+}
+
+// backward is Backward with the head kernels hk.
+func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk headKernels, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
-	h, e, hf := sp.Heads, g.Edges(), sp.Heads*sp.Width
+	h, hf := sp.Heads, sp.Heads*sp.Width
 	switch {
 	case len(gp) != g.Rows*hf || len(cd) != g.Rows*h || len(gdst) != g.Rows*h:
 		return fmt.Errorf("attn: backward: %d rows: gp %d, cd %d, gdst %d values", g.Rows, len(gp), len(cd), len(gdst))
 	case len(gz) != len(z) || len(gsrc) != len(src):
 		return fmt.Errorf("attn: backward: %d columns: gz %d, gsrc %d values", g.Cols, len(gz), len(gsrc))
-	case len(st.P) != h*e || len(st.W) != h*e:
-		return fmt.Errorf("attn: backward: state of %d edge values, want %d", len(st.P), h*e)
+	case len(st.M) != g.Rows*h:
+		return fmt.Errorf("attn: backward: state of %d rows × heads, want %d", len(st.M), g.Rows*h)
 	}
-	sc.wd = Resize(sc.wd, 2*h*e)
-	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
-		sum := make([]float32, h)
-		var zb, sb []float32 // the block's gathered z and src rows
-		for v0 := lo; v0 < hi; {
-			v1 := blockEnd(g.Ptr, v0, hi)
-			a0, b0 := g.Ptr[v0], g.Ptr[v1]
-			zb, sb = Resize(zb, int(b0-a0)*hf), Resize(sb, int(b0-a0)*h)
-			gather(zb, z, hf, g.Idx[a0:b0])
-			gather(sb, src, h, g.Idx[a0:b0])
-			for v := v0; v < v1; v++ {
-				a, b := g.Ptr[v]-a0, g.Ptr[v+1]-a0
-				backwardRow(sp, v, int(g.Ptr[v]), zb[a*int64(hf):b*int64(hf)], sb[a*int64(h):b*int64(h)], dst, gp, cd, st, sc.wd, sum)
-				for hd, s := range sum {
-					gdst[v*h+hd] += s
-				}
-			}
-			v0 = v1
+	sc.de, sc.rows = Resize(sc.de, h*g.Edges()), Resize(sc.rows, 3*h*g.Rows)
+	par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			r := sc.rows[3*h*v : 3*h*(v+1)]
+			copy(r[:h], dst[v*h:(v+1)*h])
+			copy(r[h:2*h], st.M[v*h:(v+1)*h])
+			copy(r[2*h:], cd[v*h:(v+1)*h])
 		}
 	})
-	narrow := fused(sp)
 	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
 		sum := make([]float32, h)
-		var wd, w, gb, buf []float32
-		for u0 := lo; u0 < hi; {
-			u1 := blockEnd(g.tptr, u0, hi)
-			a0, b0 := g.tptr[u0], g.tptr[u1]
-			n := int(b0 - a0)
-			wd, w = Resize(wd, 2*h*n), Resize(w, h*n)
-			for t, k := range g.tperm[a0:b0] {
-				copy(wd[2*h*t:2*h*(t+1)], sc.wd[2*h*int(k):2*h*(int(k)+1)])
+		var w, d, buf []float32
+		for u := lo; u < hi; u++ {
+			a, b := g.tptr[u], g.tptr[u+1]
+			if a == b {
+				continue
 			}
-			if narrow {
-				gb = Resize(gb, n*hf)
-				gather(gb, gp, hf, g.trow[a0:b0])
+			if u+1 < hi {
+				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
 			}
-			for u := u0; u < u1; u++ {
-				a, b := int(g.tptr[u]-a0), int(g.tptr[u+1]-a0)
-				clear(sum)
-				for t := a; t < b; t++ {
-					copy(w[h*t:h*(t+1)], wd[2*h*t:2*h*t+h])
-					for hd, d := range wd[2*h*t+h : 2*h*(t+1)] {
-						sum[hd] += d
-					}
-				}
-				for hd, s := range sum {
-					gsrc[u*h+hd] += s
-				}
-				out := gz[u*hf : (u+1)*hf]
-				if narrow {
-					fusedRows(out, gb[a*hf:b*hf], sp, w[a*h:b*h])
-				} else {
-					perHead(out, gp, sp, g.trow[int(a0)+a:int(a0)+b], w[a*h:b*h], kern, &buf)
+			w, d = Resize(w, h*int(b-a)), Resize(d, max(h, hf/8)*int(b-a))
+			backwardCol(sp, g, u, z, src, gp, st.ids, hk, sc, w, d, sum)
+			for hd, s := range sum {
+				gsrc[u*h+hd] += s
+			}
+			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, hk, &buf)
+		}
+	})
+	par.For(g.Rows, rowGrain(g, h), func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			d := gdst[v*h : (v+1)*h]
+			for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
+				for hd, x := range sc.de[int(k)*h : int(k+1)*h] {
+					d[hd] += x
 				}
 			}
-			u0 = u1
 		}
 	})
 	return nil
 }
 
-// backwardRow computes de of row v's edges (all heads; the first edge has
-// index lo, zu and su are their gathered z and src rows), stores them with
-// the edges' weights W into wd (per edge: W then de) and returns their
-// per-head sums in sum.
-func backwardRow(sp Spec, v, lo int, zu, su, dst, gp, cd []float32, st *State, wd, sum []float32) {
+// backwardCol recomputes the weights W of column u's edges (all heads,
+// into w in the column's order), stores their de at their edge's place in
+// sc.de and returns the per-head sums of de in sum; d is scratch for the
+// edges' dot products (max(Heads, Heads·Width/8) values an edge).
+func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk headKernels, sc *Scratch, w, d, sum []float32) {
 	h, f := sp.Heads, sp.Width
-	hf, n := h*f, len(su)/h
-	p, w := st.P[lo*h:(lo+n)*h], st.W[lo*h:(lo+n)*h]
-	gr, d, c := gp[v*hf:(v+1)*hf], dst[v*h:(v+1)*h], cd[v*h:(v+1)*h]
+	hf := h * f
+	zu, su := z[u*hf:(u+1)*hf], src[u*h:(u+1)*h]
+	scale, thr, col := 1/(1-sp.Drop), dropThreshold(sp.Drop), ids.col(int32(u))
+	a, b := g.tptr[u], g.tptr[u+1]
+	edgeDots(d, gp, g.trow[a:b], zu, f, hk)
+	for t, v := range g.trow[a:b] {
+		r, wk := sc.rows[3*h*int(v):3*h*int(v+1)], w[t*h:(t+1)*h]
+		for hd, x := range su {
+			wk[hd] = float32(leaky(x+r[hd], sp.Slope)) - r[h+hd] // as Forward: no fused multiply-add
+		}
+	}
+	expAll(w)
 	sum = sum[:h]
 	clear(sum)
-	for k := range n {
-		zk, sk := zu[k*hf:(k+1)*hf], su[k*h:(k+1)*h]
-		pk, wk := p[k*h:k*h+h], w[k*h:k*h+h]
-		e := 2 * h * (lo + k)
-		copy(wd[e:e+h], wk)
-		dk := wd[e+h : e+2*h]
-		for hd, x := range sk {
-			var t float32
-			if wk[hd] != 0 {
-				t = wk[hd] * dot(gr[hd*f:(hd+1)*f], zk[hd*f:(hd+1)*f])
+	for t, v := range g.trow[a:b] {
+		r, dt := sc.rows[3*h*int(v):3*h*int(v+1)], d[t*h:(t+1)*h]
+		k := g.tperm[int(a)+t]
+		wk, dk := w[t*h:(t+1)*h], sc.de[int(k)*h:int(k+1)*h]
+		var eh uint64
+		if sp.Drop > 0 {
+			eh = edgeHash(sp.Seed, ids.row(int(v)), col)
+		}
+		for hd, x := range su {
+			e, p := x+r[hd], wk[hd]
+			if sp.Drop > 0 {
+				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
 			}
-			t = (t - pk[hd]*c[hd]) * slopeOf(x+d[hd], sp.Slope)
-			dk[hd] = t
+			t := (wk[hd]*dt[hd] - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
+			dt[hd] = t
 			sum[hd] += t
+		}
+		copy(dk, dt) // one wide store into the (cold) edge-order array, not one a head
+	}
+}
+
+// edgeDots sets d[t·h + hd] = ⟨x[rows[t], hd·f:(hd+1)·f], b[hd·f:(hd+1)·f]⟩
+// for every edge t and head hd (h = len(b)/f; x rows len(b) wide): by
+// hk.dots in groups of 8 columns when f is a multiple of 8 and the row of
+// 64 (each head's groups then summed in order, in place), else by dot.
+func edgeDots(d, x []float32, rows []int32, b []float32, f int, hk headKernels) {
+	hf := len(b)
+	h := hf / f
+	if f%8 != 0 || hf%64 != 0 {
+		for t, v := range rows {
+			for hd := range h {
+				d[t*h+hd] = dot(x[int(v)*hf+hd*f:int(v)*hf+(hd+1)*f], b[hd*f:(hd+1)*f])
+			}
+		}
+		return
+	}
+	per := hf / 8
+	for c := 0; c < hf; c += 64 {
+		hk.dots(d[c/8:], per, x[c:], hf, rows, b[c:c+64])
+	}
+	if g := f / 8; g > 1 {
+		for t := range rows {
+			for hd := range h {
+				s := d[t*per+hd*g]
+				for _, y := range d[t*per+hd*g+1 : t*per+(hd+1)*g] {
+					s += y
+				}
+				d[t*h+hd] = s
+			}
 		}
 	}
 }

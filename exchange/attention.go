@@ -46,7 +46,6 @@ type attnLayer struct {
 	z, src, dst, out *dense.Matrix
 	zh, sh           []float32  // received rows and their source terms (post rows), Heads·Width and Heads wide
 	own, halo, pre   attn.State // owned graph (merged state after Attend), halo graph, pre rows sent
-	mown, mhalo      []float32  // the owned and halo states' max before merging
 	preDst           []float32  // dst terms of the pre rows this rank computes
 	recvMS           []float32  // max and sum of every received pre row
 }
@@ -113,7 +112,6 @@ func (p *Propagator) Attend(ps nn.Pass, sp attn.Spec, z, src, dst, out *dense.Ma
 		return fmt.Errorf("exchange: %w", err)
 	}
 	st, hs := &l.own, &l.halo
-	l.mown, l.mhalo = append(l.mown[:0], st.M...), append(l.mhalo[:0], hs.M...)
 	for i := range st.M {
 		attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], hs.M[i], hs.S[i], hs.R[i*f:(i+1)*f])
 	}
@@ -232,8 +230,10 @@ func (p *Propagator) AttendBackward(ps nn.Pass, gout, gz, gsrc, gdst *dense.Matr
 	t := p.c.Wtime()
 	a.grads.gp, a.grads.cd = attn.Resize(a.grads.gp, n*hf), attn.Resize(a.grads.cd, n*h)
 	a.grads.gph, a.grads.cdh = attn.Resize(a.grads.gph, n*hf), attn.Resize(a.grads.cdh, n*h)
-	attn.Scale(sp, nil, l.mown, l.own.M, l.own.S, gout.Data, l.out.Data, a.grads.gp, a.grads.cd)
-	attn.Scale(sp, nil, l.mhalo, l.own.M, l.own.S, gout.Data, l.out.Data, a.grads.gph, a.grads.cdh)
+	// The owned state was merged in place: its backward recomputes the
+	// probabilities against the merged max, whose share is 1/S.
+	attn.Scale(sp, nil, l.own.M, l.own.M, l.own.S, gout.Data, l.out.Data, a.grads.gp, a.grads.cd)
+	attn.Scale(sp, nil, l.halo.M, l.own.M, l.own.S, gout.Data, l.out.Data, a.grads.gph, a.grads.cdh)
 	a.grads.gzh, a.grads.gsh = attn.Resize(a.grads.gzh, nRecv*hf), attn.Resize(a.grads.gsh, nRecv*h)
 	clear(a.grads.gzh)
 	clear(a.grads.gsh)

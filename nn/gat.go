@@ -62,20 +62,17 @@ func gatPlan(s LayerShape) LayerPlan {
 // gatMem is a GAT layer's memory with its Attention operator's: the layer
 // keeps z, its terms and the attention output (its own output is a copy,
 // which the operator's backward does not see changed); the operator holds the owned
-// and halo graphs' states (row sums, max and sum before and after merging)
-// and per edge and head the softmax numerators (and with attention dropout
-// the dropped weights), per received row the row and its terms. Backward
-// takes the gradients of z and its terms (and of the heads before their
-// mean), the operator the scaled output gradients of both graphs and per
-// edge and head two values.
+// and halo graphs' states (row sums, max and sum before and after merging),
+// per received row the row and its terms, and nothing per edge (the
+// backward recomputes the softmax). Backward takes the gradients of z and
+// its terms (and of the heads before their mean), the operator the scaled
+// output gradients of both graphs, per row the terms it gathers (three a
+// head) and per edge and head the score gradient.
 func gatMem(s LayerShape, hf int) LayerMem {
 	h := s.Heads
-	m := LayerMem{Kept: 2*hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 4*h, EdgeKept: h, EdgeTemp: 2 * h, HaloKept: hf + 3*h}
+	m := LayerMem{Kept: 2*hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 7*h, EdgeTemp: h, HaloKept: hf + 3*h}
 	if s.Last() {
 		m.Backward += hf
-	}
-	if s.AttnDropout > 0 {
-		m.EdgeKept += h
 	}
 	return m
 }

@@ -1,0 +1,64 @@
+//go:build !noasm
+
+package attn
+
+// platformHeads returns the amd64 assembly kernels (heads_amd64.s), best
+// first; internal/dispatch keeps those the CPU and OS support. They use
+// 256-bit registers only: AVX-512 CPUs run them too (under either name).
+func platformHeads() []headKernels {
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, native: true}
+	k512, k2 := k, k
+	k512.name, k2.name = "avx512", "avx2"
+	return []headKernels{k512, k2}
+}
+
+// accumHeads8AVX2 is the AVX2+FMA version of accumHeads8: 64 columns, 8
+// heads of 8, one weight per edge and head. Reference loop:
+//
+//	for k := range idx {
+//		r := x[int(idx[k])*stride:]
+//		for j := range 64 {
+//			out[j] += w[k*wstride+j/8] * r[j]
+//		}
+//	}
+//
+// The caller guarantees len(out) ≥ 64, stride ≥ 64, 0 ≤ idx[k] and
+// int(idx[k])*stride+64 ≤ len(x), len(w) ≥ (len(idx)−1)·wstride + 8, and
+// that out does not overlap x. The 64 sums stay in eight ymm registers
+// (loaded from out, stored once); each weight is broadcast and multiplied
+// into its head's eight columns (VFMADD231PS); the row 8 edges ahead is
+// prefetched (PREFETCHT0).
+//
+//go:noescape
+func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+
+// dotRows8AVX2 is the AVX2 version of dotRows8: per edge the dot products
+// of its row's eight groups of eight columns with b's. Reference loop:
+//
+//	for k := range idx {
+//		r := x[int(idx[k])*stride:]
+//		for i := range 8 {
+//			var s float32
+//			for j := range 8 {
+//				s += r[8*i+j] * b[8*i+j]
+//			}
+//			d[k*dstride+i] = s
+//		}
+//	}
+//
+// The caller guarantees stride ≥ 64, 0 ≤ idx[k] and int(idx[k])*stride+64
+// ≤ len(x), len(b) ≥ 64, len(d) ≥ (len(idx)−1)·dstride + 8, and that d
+// overlaps neither x nor b. b stays in eight ymm registers; each group's
+// sum is a pairwise tree (VHADDPS), not the loop's order; the row 8 edges
+// ahead is prefetched (PREFETCHT0).
+//
+//go:noescape
+func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+
+// prefetchRowsAVX2 is prefetchRows with PREFETCHT0: for every k, the cache
+// lines at byte offsets 0, 64, … below bytes (bytes ≥ 1) of row idx[k] of x
+// (x[int(idx[k])*stride:]) are fetched towards the first-level cache. It
+// reads nothing and writes nothing: a prefetch outside x does not fault.
+//
+//go:noescape
+func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
