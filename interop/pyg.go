@@ -136,7 +136,7 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 	if c.Model == "gin" {
 		meta["train_eps"] = strconv.FormatBool(c.TrainEps)
 	}
-	if op == nn.OpAttention {
+	if op.Attends() {
 		meta["heads"] = itoa(max(c.Heads, 1))
 		if c.Layers > 1 { // --hidden: GATConv's out_channels of the hidden layers
 			meta["hidden_per_head"] = itoa(c.Hidden / max(c.Heads, 1))
@@ -156,6 +156,7 @@ var pygClass = map[string]string{
 	"sgc":   "SGConv",
 	"appnp": "Linear+APPNP",
 	"gat":   "GATConv",
+	"gatv2": "GATv2Conv",
 }
 
 // aliases are other names a tensor of the model may carry in a file:
