@@ -34,9 +34,10 @@ type attnOp struct {
 	kern     attn.RowsW
 	sameNode []bool
 	layers   map[int]*attnLayer
-	sbuf     *dense.Matrix // send rows × Heads·Width
-	scal     []float32     // send rows' scalars
-	scratch  attn.Scratch  // the backward kernels' temporaries (one runs at a time)
+	v2       map[int]*attnLayerV2 // GATv2 layers (attention_v2.go)
+	sbuf     *dense.Matrix        // send rows × Heads·Width
+	scal     []float32            // send rows' scalars
+	scratch  attn.Scratch         // the backward kernels' temporaries (one runs at a time)
 	grads    attnGrads
 }
 
@@ -61,13 +62,13 @@ type attnGrads struct {
 }
 
 // newAttention plans the attention operator of shard s (collective).
-func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (*attnOp, error) {
-	pl, err := buildAttnPlan(s, c, mode)
+func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, v2 bool) (*attnOp, error) {
+	pl, err := buildAttnPlan(s, c, mode, v2)
 	if err != nil {
 		return nil, err
 	}
 	return &attnOp{pl: pl, mode: mode, kern: e.RowsW(), sameNode: sameNodeRanks(nodes, c.Rank()),
-		layers: map[int]*attnLayer{}}, nil
+		layers: map[int]*attnLayer{}, v2: map[int]*attnLayerV2{}}, nil
 }
 
 func (a *attnOp) layer(i int) *attnLayer {

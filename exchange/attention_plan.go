@@ -35,10 +35,15 @@ type attnPlan struct {
 	stats            PlanStats
 }
 
-// buildAttnPlan plans the attention exchange of shard s (collective).
-func buildAttnPlan(s *partition.Shard, c comm.Comm, mode Mode) (*attnPlan, error) {
+// buildAttnPlan plans the attention exchange of shard s (collective), for
+// GATv2's rows when v2 (attention_v2_plan.go).
+func buildAttnPlan(s *partition.Shard, c comm.Comm, mode Mode, v2 bool) (*attnPlan, error) {
 	t0 := c.Wtime()
-	splits, err := SplitShard(s, mode)
+	split := SplitShard
+	if v2 {
+		split = splitShardV2
+	}
+	splits, err := split(s, mode)
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}
