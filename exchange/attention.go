@@ -62,8 +62,8 @@ type attnGrads struct {
 }
 
 // newAttention plans the attention operator of shard s (collective).
-func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, v2 bool) (*attnOp, error) {
-	pl, err := buildAttnPlan(s, c, mode, v2)
+func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, split func(*partition.Shard, Mode) ([]PairSplit, error)) (*attnOp, error) {
+	pl, err := buildAttnPlan(s, c, mode, split)
 	if err != nil {
 		return nil, err
 	}

@@ -35,14 +35,10 @@ type attnPlan struct {
 	stats            PlanStats
 }
 
-// buildAttnPlan plans the attention exchange of shard s (collective), for
-// GATv2's rows when v2 (attention_v2_plan.go).
-func buildAttnPlan(s *partition.Shard, c comm.Comm, mode Mode, v2 bool) (*attnPlan, error) {
+// buildAttnPlan plans the attention exchange of shard s (collective), its
+// pairs split by split (SplitShard, or GATv2's splitShardV2).
+func buildAttnPlan(s *partition.Shard, c comm.Comm, mode Mode, split func(*partition.Shard, Mode) ([]PairSplit, error)) (*attnPlan, error) {
 	t0 := c.Wtime()
-	split := SplitShard
-	if v2 {
-		split = splitShardV2
-	}
 	splits, err := split(s, mode)
 	if err := agree(c, err); err != nil {
 		return nil, err

@@ -15,18 +15,37 @@ import (
 // gradient (and ⟨g, o⟩ per head) and gets back the gradient of t[v]. A pre
 // row therefore moves two rows each way against a post row's one.
 //
+// A pre row also carries float32 scalars (max and sum a head forward,
+// ⟨g, o⟩ a head backward) where a post row carries none, which weigh
+// more the fewer bytes a coded row takes: its weight w against a post
+// row's 1 is the bytes of both directions at the forward codec for 8 heads
+// of 8 values (GAT's Cora shape; the plan is made before the layers'
+// widths are known): 2.2 for float32 rows, 4 for int2 (preWeight).
+//
 // Hybrid mode plans each pair by the vertex cover, weighted for this
 // (splitCutV2): Kőnig's minimum cover (every vertex weighing 1), then
 // every covered destination whose sources outside the cover number at
-// most two is replaced by them (its weight 2 by at most 2 post rows, in
-// ascending order, so later destinations see the sources added before),
-// and when the cover still weighs more than sending every source whole
-// (post), the pair is planned post. The cover is not a minimum-weight one
-// (a minimum cut would give that), but it never weighs more than the
-// pair's post plan.
+// most w is replaced by them (in ascending order, so later destinations
+// see the sources added before), and when the cover still weighs as much
+// as sending every source whole (post), the pair is planned post. The
+// cover is not a minimum-weight one (a minimum cut would give that), but
+// it never weighs more than the pair's post plan.
 
-// splitShardV2 is SplitShard for GATv2 (collective-free, per pair).
-func splitShardV2(s *partition.Shard, mode Mode) ([]PairSplit, error) {
+// preWeight is a pre row's weight against a post row's for rows through
+// codec (nil: float32), see above.
+func preWeight(codec RowCodec) float64 {
+	const heads, width = 8, 64
+	row := 4.0 * width
+	if codec != nil {
+		d, p := codec.Size(1, width)
+		row = float64(d + p)
+	}
+	return (4*row + 12*heads) / (2 * row)
+}
+
+// splitShardV2 is SplitShard for GATv2 with pre rows of weight w
+// (collective-free, per pair).
+func splitShardV2(s *partition.Shard, mode Mode, w float64) ([]PairSplit, error) {
 	if mode != ModeHybrid {
 		return SplitShard(s, mode)
 	}
@@ -37,14 +56,15 @@ func splitShardV2(s *partition.Shard, mode Mode) ([]PairSplit, error) {
 	splits := make([]PairSplit, s.Ranks)
 	par.Blocks(s.Ranks, 0, func(q int) {
 		if len(cuts.Src[q]) > 0 {
-			splits[q] = splitCutV2(cuts.Src[q], cuts.Dst[q])
+			splits[q] = splitCutV2(cuts.Src[q], cuts.Dst[q], w)
 		}
 	})
 	return splits, nil
 }
 
-// splitCutV2 plans one pair of GATv2 in hybrid mode (see above).
-func splitCutV2(src []int64, dst []int32) PairSplit {
+// splitCutV2 plans one pair of GATv2 in hybrid mode, a pre row weighing
+// w ≥ 1 (see above).
+func splitCutV2(src []int64, dst []int32, w float64) PairSplit {
 	us, vs := sortedUnique(src), sortedUnique(dst)
 	b, li, ri := cutBipartite(src, dst, us, vs)
 	post, _, cover := vcover.MinVertexCover(b)
@@ -73,7 +93,7 @@ func splitCutV2(src []int64, dst []int32) PairSplit {
 		}
 		switch {
 		case len(open) == 0:
-		case len(open) <= 2:
+		case float64(len(open)) <= w:
 			for _, i := range open {
 				post[i] = true
 			}
@@ -86,7 +106,7 @@ func splitCutV2(src []int64, dst []int32) PairSplit {
 			nPost++
 		}
 	}
-	if nPost+2*nPre >= len(us) {
+	if float64(nPost)+w*float64(nPre) >= float64(len(us)) {
 		for i := range post {
 			post[i] = true
 		}

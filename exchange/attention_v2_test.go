@@ -12,6 +12,7 @@ import (
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
+	"github.com/supergcn/supergcn/quant"
 )
 
 // v2Run is one GATv2 attention forward and backward on global matrices
@@ -180,7 +181,7 @@ func relSq(got, want *dense.Matrix) float64 {
 
 // TestSplitCutV2 checks the GATv2 hybrid plan of random pairs: every cut
 // edge is covered once (its source post, or in its destination's pre row),
-// and the plan never weighs more (post rows + 2 × pre rows) than post.
+// and the plan never weighs more (post rows + w × pre rows) than post.
 func TestSplitCutV2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for trial := range 200 {
@@ -190,7 +191,8 @@ func TestSplitCutV2(t *testing.T) {
 		for k := range src {
 			src[k], dst[k] = int64(rng.IntN(ns)), int32(rng.IntN(nd))
 		}
-		ps := splitCutV2(src, dst)
+		w := 1 + 4*rng.Float64()
+		ps := splitCutV2(src, dst, w)
 		post := map[int64]bool{}
 		for _, u := range ps.Post {
 			post[u] = true
@@ -207,8 +209,8 @@ func TestSplitCutV2(t *testing.T) {
 				t.Fatalf("trial %d: edge %d→%d: post %v, in %d pre rows", trial, src[k], dst[k], post[src[k]], pre[e])
 			}
 		}
-		if w := int64(len(ps.Post) + 2*len(ps.Pre)); w > ps.Counts.Post {
-			t.Fatalf("trial %d: plan weighs %d (post %d, pre %d), all post %d", trial, w, len(ps.Post), len(ps.Pre), ps.Counts.Post)
+		if c := float64(len(ps.Post)) + w*float64(len(ps.Pre)); c > float64(ps.Counts.Post) {
+			t.Fatalf("trial %d: plan weighs %g (post %d, pre %d of %g), all post %d", trial, c, len(ps.Post), len(ps.Pre), w, ps.Counts.Post)
 		}
 	}
 }
@@ -242,4 +244,16 @@ func TestAttentionV2HybridMovesFewerRows(t *testing.T) {
 		t.Fatalf("hybrid moves %d row equivalents, post %d", hybrid, post)
 	}
 	t.Logf("GATv2 rows each way: hybrid %d, post %d", hybrid, post)
+}
+
+// TestPreWeight: a GATv2 pre row weighs about two post rows with float32
+// rows and more with coded ones (their scalars stay float32).
+func TestPreWeight(t *testing.T) {
+	int2, err := quant.NewCodec(quant.Format{Bits: 2}, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, w2 := preWeight(nil), preWeight(int2); !(w > 2 && w < 2.3 && w2 > 3 && w2 < 6) {
+		t.Fatalf("pre row weight: float32 %g, int2 %g", w, w2)
+	}
 }

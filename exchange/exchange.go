@@ -173,7 +173,12 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if kind.Attends() {
 		// The attention operator plans its own exchange (flat,
 		// attention_plan.go) and runs no row product: no other plan.
-		if p.att, err = newAttention(s, c, e, mode, nodes, kind == nn.OpAttentionV2); err != nil {
+		split := SplitShard
+		if kind == nn.OpAttentionV2 { // GATv2's pre rows weigh more (attention_v2_plan.go)
+			w := preWeight(o.Codecs[quant.Forward])
+			split = func(s *partition.Shard, m Mode) ([]PairSplit, error) { return splitShardV2(s, m, w) }
+		}
+		if p.att, err = newAttention(s, c, e, mode, nodes, split); err != nil {
 			return nil, err
 		}
 		p.plan = p.att.pl.stats
