@@ -13,9 +13,10 @@ import "github.com/supergcn/supergcn/exchange"
 //   - a pre-aggregated row moves the target's row as well as the partial
 //     state, each way: twice a post row (exchange/attention_v2_plan.go).
 //     Post mode moves the pair's post rows, pre mode twice its pre rows,
-//     hybrid min(post, 2 × Kőnig's cover): the volumes hold the pairs'
-//     three counts, not GATv2's refined cover, whose weight lies at or
-//     below both, so hybrid is charged at that upper bound.
+//     hybrid min(post, 2 × Kőnig's cover), an estimate: the volumes hold
+//     the pairs' three counts, not GATv2's refined cover, whose rows are
+//     at most post's (and at most twice the cover with float32 rows). The
+//     pre rows' float32 scalars are not charged.
 
 // gatv2Stages is the flat exchange of a GATv2 attention (the attention
 // plan is always flat).
