@@ -17,6 +17,8 @@ Models (as nn/ builds them, PyG's example architecture):
          softmax over in-edges, attention dropout); hidden layers concatenate --heads heads of
          --hidden each (PyG GATConv's out_channels, as supergcn's --hidden), the output layer
          averages --out-heads heads
+  gatv2: dynamic attention (PyG GATv2Conv): e = att·LeakyReLU(x_u·W_l + b_l + x_v·W_r + b_r), the
+         aggregated rows x_u·W_l + b_l; --share-weights 1: W_r = W_l, b_r = b_l; heads as gat's
 Each product aggregates the narrower side (Â·(X·W) when out ≤ in, else (Â·X)·W),
 like supergcn. Initialisation as supergcn's: Glorot for gcn, torch.nn.Linear's
 (uniform ±1/sqrt(fan-in), weights and biases) for the others. The graph operator is torch.sparse.mm on CSR tensors (int64
@@ -453,17 +455,47 @@ class GATConv(torch.nn.Module):
         return out + self.b
 
 
+class GATv2Conv(torch.nn.Module):
+    """PyG GATv2Conv in plain torch ops: zs = x·W_l + b_l, zt = x·W_r + b_r (zs when shared),
+    e = Σ_j att_j·LeakyReLU(zs_u + zt_v)_j, α = softmax over v's in-edges (max-subtracted), dropout
+    on α, out = Σ α zs_u per head."""
+
+    def __init__(self, fin, heads, width, concat, attn_dropout, shared):
+        super().__init__()
+        self.h, self.f, self.concat, self.p = heads, width, concat, attn_dropout
+        self.w, self.bl = glorot(fin, heads * width), torch.nn.Parameter(torch.zeros(heads * width))
+        self.wr = None if shared else glorot(fin, heads * width)
+        self.br = None if shared else torch.nn.Parameter(torch.zeros(heads * width))
+        self.att = glorot(heads, width)
+        self.b = torch.nn.Parameter(torch.zeros(heads * width if concat else width))
+
+    def forward(self, g, _, x):
+        src, dst, n = g
+        zs = (x @ self.w + self.bl).view(n, self.h, self.f)
+        zt = zs if self.wr is None else (x @ self.wr + self.br).view(n, self.h, self.f)
+        e = (F.leaky_relu(zs[src] + zt[dst], 0.2) * self.att).sum(-1)
+        with torch.no_grad():
+            m = torch.full((n, self.h), -math.inf).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
+        p = torch.exp(e - m[dst])
+        alpha = p / torch.zeros(n, self.h).index_add(0, dst, p)[dst]
+        alpha = F.dropout(alpha, self.p, self.training)
+        out = torch.zeros(n, self.h, self.f).index_add(0, dst, alpha[:, :, None] * zs[src])
+        out = out.reshape(n, self.h * self.f) if self.concat else out.mean(1)
+        return out + self.b
+
+
 class GAT(torch.nn.Module):
-    """A GAT layer in the model table's shape: hidden layers concatenate --heads heads of
-    fout/heads columns, the output layer averages --out-heads heads of fout columns."""
+    """A GAT (or GATv2) layer in the model table's shape: hidden layers concatenate --heads heads
+    of fout/heads columns, the output layer averages --out-heads heads of fout columns."""
 
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
-        if last:
-            self.conv = GATConv(fin, o.out_heads, fout, False, o.attn_dropout)
+        heads, width = (o.out_heads, fout) if last else (o.heads, fout // o.heads)
+        if kind == "gatv2":
+            self.conv = GATv2Conv(fin, heads, width, not last, o.attn_dropout, o.share_weights == 1)
         else:
-            self.conv = GATConv(fin, o.heads, fout // o.heads, True, o.attn_dropout)
-        self.first = [self.conv.w]
+            self.conv = GATConv(fin, heads, width, not last, o.attn_dropout)
+        self.first = [w for w in (self.conv.w, getattr(self.conv, "wr", None)) if w is not None]
 
     def forward(self, g, at, x):
         return self.conv(g, at, x)
@@ -550,12 +582,13 @@ MODELS = {
     "sgc": ("gcn", SGC, 1),
     "appnp": ("gcn", APPNP, 2),
     "gat": ("gat", GAT, 2),
+    "gatv2": ("gat", GAT, 2),
     "gcnii": ("gcn", GCNII, 64),
 }
 
 # The hyperparameters the models of nn's table declare beyond the shared flags (nn.Hypers():
 # name → default; cmd/supergcn's bench_py_test checks them against the declarations).
-HYPERS = {"theta": 0.5, "conv-decay": 0.01}
+HYPERS = {"share-weights": 0, "theta": 0.5, "conv-decay": 0.01}
 
 
 class Model(torch.nn.Module):
@@ -697,7 +730,7 @@ def resume(a, model, opt, loop):
         flags, epoch = ck["flags"], ck["epoch"]
     except Exception as e:  # noqa: BLE001 - any unreadable file is one error line
         raise SystemExit(f"{a.resume}: not a train_torch.py checkpoint ({e})")
-    if flags.get("model") == "gat" and "gat_hidden_per_head" not in ck:  # older files: --hidden was all heads'
+    if flags.get("model") in ("gat", "gatv2") and "gat_hidden_per_head" not in ck:  # older files: --hidden was all heads'
         flags["hidden"] = flags.get("hidden", 0) // max(flags.get("heads", 1), 1)
     for k in CHECKED:
         if flags.get(k, LOOP_DEFAULTS.get(k)) != getattr(a, k):
@@ -789,8 +822,8 @@ def main():
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
     probe_paths(a)
-    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32" or a.model == "gat"):
-        raise SystemExit("--device cuda: the node task, dense features, fp32, models other than gat")
+    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32" or MODELS[a.model][0] == "gat"):
+        raise SystemExit("--device cuda: the node task, dense features, fp32, models other than gat and gatv2")
     if a.device != "cpu" and not torch.cuda.is_available():
         raise SystemExit(f"--device {a.device}: torch sees no GPU")
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
@@ -863,7 +896,7 @@ def main():
         model = GCNII(a.layers, d["featdim"], a.hidden, classes, a.dropout, a)
         opt = torch.optim.Adam(model.groups(a), lr=a.lr)
     else:
-        width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
+        width = a.hidden * a.heads if MODELS[a.model][0] == "gat" else a.hidden  # the hidden layers' width
         model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
         first = list(model.parameters()) if a.decay_all else model.convs[0].first
         rest = [p for p in model.parameters() if all(p is not f for f in first)]
@@ -878,7 +911,7 @@ def main():
         A, AT, x, y = A.to(dev), AT.to(dev) if AT is not None else None, x.to(dev), y.to(dev)
         split = {s: v.to(dev) for s, v in split.items()}
         model.to(dev)  # the parameters keep their identity: the optimiser holds them
-    entries = len(A[0]) if a.model == "gat" else A._nnz()
+    entries = len(A[0]) if MODELS[a.model][0] == "gat" else A._nnz()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 

@@ -29,15 +29,17 @@ import (
 // state's share of the softmax with the scalar ⟨g, o⟩ times that share; the
 // sender of a pre row returns the gradient of dst[v] (float32).
 type attnOp struct {
-	pl       *attnPlan
-	mode     Mode
-	kern     attn.RowsW
-	sameNode []bool
-	layers   map[int]*attnLayer
-	sbuf     *dense.Matrix // send rows × Heads·Width
-	scal     []float32     // send rows' scalars
-	scratch  attn.Scratch  // the backward kernels' temporaries (one runs at a time)
-	grads    attnGrads
+	pl        *attnPlan
+	mode      Mode
+	kern      attn.RowsW
+	sameNode  []bool
+	layers    map[int]*attnLayer
+	v2        map[int]*attnLayerV2 // GATv2 layers (attention_v2.go)
+	sbuf      *dense.Matrix        // send rows × Heads·Width
+	scal      []float32            // send rows' scalars
+	scratch   attn.Scratch         // the backward kernels' temporaries (one runs at a time)
+	scratchV2 attn.ScratchV2       // GATv2's (one runs at a time)
+	grads     attnGrads
 }
 
 // attnLayer is what one layer's Attend keeps for its backward pass.
@@ -60,13 +62,13 @@ type attnGrads struct {
 }
 
 // newAttention plans the attention operator of shard s (collective).
-func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes) (*attnOp, error) {
-	pl, err := buildAttnPlan(s, c, mode)
+func newAttention(s *partition.Shard, c comm.Comm, e *aggr.Engine, mode Mode, nodes *comm.Nodes, split func(*partition.Shard, Mode) ([]PairSplit, error)) (*attnOp, error) {
+	pl, err := buildAttnPlan(s, c, mode, split)
 	if err != nil {
 		return nil, err
 	}
 	return &attnOp{pl: pl, mode: mode, kern: e.RowsW(), sameNode: sameNodeRanks(nodes, c.Rank()),
-		layers: map[int]*attnLayer{}}, nil
+		layers: map[int]*attnLayer{}, v2: map[int]*attnLayerV2{}}, nil
 }
 
 func (a *attnOp) layer(i int) *attnLayer {

@@ -35,10 +35,11 @@ type attnPlan struct {
 	stats            PlanStats
 }
 
-// buildAttnPlan plans the attention exchange of shard s (collective).
-func buildAttnPlan(s *partition.Shard, c comm.Comm, mode Mode) (*attnPlan, error) {
+// buildAttnPlan plans the attention exchange of shard s (collective), its
+// pairs split by split (SplitShard, or GATv2's splitShardV2).
+func buildAttnPlan(s *partition.Shard, c comm.Comm, mode Mode, split func(*partition.Shard, Mode) ([]PairSplit, error)) (*attnPlan, error) {
 	t0 := c.Wtime()
-	splits, err := SplitShard(s, mode)
+	splits, err := split(s, mode)
 	if err := agree(c, err); err != nil {
 		return nil, err
 	}

@@ -135,7 +135,7 @@ type Propagator struct {
 	right  []float32                // nil = all ones
 	codecs [quant.NumRoles]RowCodec // nil = float32 rows
 	pat    pattern                  // how the rows move: flat, two-level
-	att    *attnOp                  // the attention operator (OpAttention only)
+	att    *attnOp                  // the attention operator (OpAttention, OpAttentionV2 only)
 	plan   PlanStats
 	stats  Stats
 
@@ -157,7 +157,7 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	if err == nil {
 		err = checkShard(s, c)
 	}
-	if err == nil && kind == nn.OpAttention && s.Weighted() {
+	if err == nil && kind.Attends() && s.Weighted() {
 		err = fmt.Errorf("exchange: rank %d: the attention operator (GAT) does not use edge weights: drop them (dataset.Source.IgnoreWeights)", s.Rank)
 	}
 	exch, xerr := ParseExchange(o.Exchange)
@@ -178,10 +178,15 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	}
 	p := &Propagator{c: c, kind: kind, mode: mode, n: len(s.Global), codecs: o.Codecs,
 		sameNode: sameNodeRanks(nodes, c.Rank()), shared: sharedNodes(nodes)}
-	if kind == nn.OpAttention {
+	if kind.Attends() {
 		// The attention operator plans its own exchange (flat,
 		// attention_plan.go) and runs no row product: no other plan.
-		if p.att, err = newAttention(s, c, e, mode, nodes); err != nil {
+		split := SplitShard
+		if kind == nn.OpAttentionV2 { // GATv2's pre rows weigh more (attention_v2_plan.go)
+			w := preWeight(o.Codecs[quant.Forward])
+			split = func(s *partition.Shard, m Mode) ([]PairSplit, error) { return splitShardV2(s, m, w) }
+		}
+		if p.att, err = newAttention(s, c, e, mode, nodes, split); err != nil {
 			return nil, err
 		}
 		p.plan = p.att.pl.stats

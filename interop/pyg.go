@@ -26,12 +26,12 @@ type Model struct {
 
 // TorchShape is the shape parameter p has in the matching PyTorch module:
 // a linear weight Out×In (p's transpose), GATConv's att_src and att_dst
-// 1×Heads×Width, a vector (bias, LayerNorm, GIN's eps) one-dimensional.
+// and GATv2Conv's att 1×Heads×Width, a vector (bias, LayerNorm, GIN's eps) one-dimensional.
 func TorchShape(p nn.ParamShape) []int {
 	switch {
 	case p.Weight:
 		return []int{p.Cols, p.Rows}
-	case strings.HasSuffix(p.Name, ".att_src") || strings.HasSuffix(p.Name, ".att_dst"):
+	case strings.HasSuffix(p.Name, ".att_src") || strings.HasSuffix(p.Name, ".att_dst") || strings.HasSuffix(p.Name, ".att"):
 		return []int{1, p.Rows, p.Cols}
 	case p.Rows == 1:
 		return []int{p.Cols}
@@ -136,7 +136,7 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 	if c.Model == "gin" {
 		meta["train_eps"] = strconv.FormatBool(c.TrainEps)
 	}
-	if op == nn.OpAttention {
+	if op.Attends() {
 		meta["heads"] = itoa(max(c.Heads, 1))
 		if c.Layers > 1 { // --hidden: GATConv's out_channels of the hidden layers
 			meta["hidden_per_head"] = itoa(c.Hidden / max(c.Heads, 1))
@@ -144,6 +144,10 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 		meta["out_heads"] = itoa(max(c.OutHeads, 1))
 		meta["attn_dropout"] = ftoa(c.AttnDropout)
 		meta["negative_slope"] = ftoa(nn.GATSlope)
+	}
+	if c.Model == "gatv2" {
+		v, _ := c.HyperValue("share-weights")
+		meta["share_weights"] = strconv.FormatBool(v == 1)
 	}
 	return meta, nil
 }
@@ -156,6 +160,7 @@ var pygClass = map[string]string{
 	"sgc":   "SGConv",
 	"appnp": "Linear+APPNP",
 	"gat":   "GATConv",
+	"gatv2": "GATv2Conv",
 }
 
 // aliases are other names a tensor of the model may carry in a file:

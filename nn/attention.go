@@ -33,14 +33,16 @@ type Attention interface {
 	AttendBackward(p Pass, gout, gz, gsrc, gdst *dense.Matrix) error
 }
 
-// LocalAttention is the single-process Attention over one graph whose row
+// LocalAttention is the single-process Attention (and AttentionV2) over one graph whose row
 // v lists v's in-neighbours, self-loops as given: the caller adds them.
 type LocalAttention struct {
-	g       *attn.Graph
-	kern    attn.RowsW
-	layers  map[int]*localAttn
-	scratch attn.Scratch // every layer's backward temporaries
-	gp, cd  []float32    // the scaled output gradient and ⟨g, o⟩ of the backward in progress
+	g         *attn.Graph
+	kern      attn.RowsW
+	layers    map[int]*localAttn
+	v2        map[int]*localAttnV2 // GATv2 layers (attention_v2.go)
+	scratch   attn.Scratch         // every layer's backward temporaries
+	scratchV2 attn.ScratchV2       // GATv2 layers' backward temporaries
+	gp, cd    []float32            // the scaled output gradient and ⟨g, o⟩ of the backward in progress
 }
 
 // localAttn is what one layer's Attend keeps for its backward pass.
@@ -58,7 +60,7 @@ func NewLocalAttention(rows int, ptr []int64, idx []int32, kern attn.RowsW) (*Lo
 	if err != nil {
 		return nil, fmt.Errorf("nn: %w", err)
 	}
-	return &LocalAttention{g: g, kern: kern, layers: map[int]*localAttn{}}, nil
+	return &LocalAttention{g: g, kern: kern, layers: map[int]*localAttn{}, v2: map[int]*localAttnV2{}}, nil
 }
 
 // Rows returns the number of nodes.

@@ -35,6 +35,10 @@ type CostStep struct {
 	// evaluation Forward of the first layer takes from the cached
 	// aggregate (Model.SetEvalInput) instead of computing it.
 	Input bool
+	// TargetRows marks GATv2's attention (StepAttention): its scores read
+	// the targets' rows of Width values as well, so a pre-aggregated row
+	// costs its target's row each way besides the partial state.
+	TargetRows bool
 	// InputGrad marks a backward step that runs only when the input
 	// gradient is wanted (not in the first layer).
 	InputGrad bool

@@ -275,7 +275,7 @@ func (c Config) validateHeads(m modelKind) error {
 	bad := func(name, format string, args ...any) error {
 		return field.Errorf("nn.Config."+name, format, args...)
 	}
-	att := m.op == OpAttention
+	att := m.op.Attends()
 	switch {
 	case !att && c.Heads != 0:
 		return bad("Heads", "%d, but %s has no attention heads", c.Heads, m.name)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ type Hyper struct {
 	Name     string
 	Default  float64
 	Min, Max float64
+	Integer  bool // only whole numbers (a 0/1 switch, a count)
 	Help     string
 }
 
@@ -65,6 +67,8 @@ func (c Config) validateHypers(m modelKind) error {
 		}
 		if h := m.hypers[i]; !(v >= h.Min && v <= h.Max) {
 			return field.Errorf(HyperField(name), "%g is not in [%g, %g]", v, h.Min, h.Max)
+		} else if h.Integer && v != math.Trunc(v) {
+			return field.Errorf(HyperField(name), "%g is not a whole number", v)
 		}
 	}
 	return nil

@@ -33,7 +33,7 @@ func (c Config) validateJK(m modelKind) error {
 		return nil
 	case c.JK != "cat" && c.JK != "max" && c.JK != "last":
 		return field.Errorf("nn.Config.JK", "%q is not none, cat, max or last", c.JK)
-	case m.body != nil || m.op == OpAttention:
+	case m.body != nil || m.op.Attends():
 		return field.Errorf("nn.Config.JK", "%s, but %s does not combine its layers (jumping knowledge takes gcn, sage, gin, sgc, appnp)", c.JK, m.name)
 	case c.Hidden < 1:
 		return field.Errorf("nn.Config.Hidden", "%d, need at least 1 with jumping knowledge", c.Hidden)

@@ -48,6 +48,8 @@ var models = []modelKind{
 		op: OpGCN, layers: 2, k: 10, alpha: 0.1, plan: appnpPlan, build: buildAPPNP},
 	{name: "gat", doc: "graph attention, Veličković et al.", aliases: []string{"gatconv"},
 		op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
+	{name: "gatv2", doc: "dynamic graph attention (GATv2), Brody et al.", aliases: []string{"gatv2conv"},
+		op: OpAttentionV2, layers: 2, hypers: gatv2Hypers, plan: gatv2Plan, build: buildGATv2},
 	{name: "gcnii", doc: "GCNII, deep GCN with initial residual α and identity mapping, Chen et al.", aliases: []string{"gcn2", "gcn2conv"},
 		op: OpGCN, layers: 64, alpha: 0.1, hypers: gcniiHypers, plan: gcniiPlan, body: newGCNIIBody},
 }

@@ -342,7 +342,7 @@ func TestConfigNumParamsMatchesModel(t *testing.T) {
 // TestModelTable: every model name has its operator kind and layer, and an
 // unknown name is refused by ModelOp and Validate alike.
 func TestModelTable(t *testing.T) {
-	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN, "gat": OpAttention, "gcnii": OpGCN}
+	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN, "gat": OpAttention, "gatv2": OpAttentionV2, "gcnii": OpGCN}
 	if got := Models(); len(got) != len(want) {
 		t.Fatalf("Models() = %v", got)
 	}

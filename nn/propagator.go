@@ -59,7 +59,15 @@ const (
 	// OpAttention is the operator of attention layers: an Attention over
 	// the in-edges with one self-loop per node.
 	OpAttention
+	// OpAttentionV2 is the operator of GATv2 layers: an AttentionV2 over
+	// the same edges (its scores need the targets' projected rows, which
+	// changes what a distributed operator moves).
+	OpAttentionV2
 )
+
+// Attends reports whether k is an attention operator (the models of kind
+// k take heads and attention dropout).
+func (k OpKind) Attends() bool { return k == OpAttention || k == OpAttentionV2 }
 
 func (k OpKind) String() string {
 	switch k {
@@ -71,6 +79,8 @@ func (k OpKind) String() string {
 		return "sum"
 	case OpAttention:
 		return "attention"
+	case OpAttentionV2:
+		return "attention-v2"
 	}
 	return "unknown"
 }

@@ -24,6 +24,9 @@ type stageCost struct {
 func (p *predictor) exchange(width int, wire quant.Wire, backward, training bool) {
 	ranks := len(p.vols)
 	stages := p.stages(wire, backward)
+	if p.target {
+		stages = p.stagesV2(wire, backward)
+	}
 	cs := make([]stageCost, len(stages))
 	for si := range stages {
 		cs[si] = p.stageCost(&stages[si], width, backward, training)

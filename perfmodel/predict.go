@@ -277,6 +277,8 @@ type predictor struct {
 	interBytes, allBytes     float64
 	idealWork                float64 // Σ over ranks of aggr+dense (ideal)
 	stages                   pattern // the exchange's stage lists
+	stagesV2                 pattern // a GATv2 attention's (gatv2.go)
+	target                   bool    // the step walked is a GATv2 attention (nn.CostStep.TargetRows)
 }
 
 // Predict predicts one epoch of training on the partition whose volumes
@@ -305,6 +307,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
 		quant: make([]float64, ranks), comm: make([]float64, ranks)}
 	p.stages = patternOf(cfg.Exchange, p)
+	p.stagesV2 = gatv2Stages(p)
 	pr := p.epoch()
 	pr.ProfileThreads, pr.ProfileCopies = rates.Threads, rates.Copies
 	pr.Oversubscription, pr.Straggle = max(oversub, 1), straggle
@@ -553,8 +556,8 @@ func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) 
 		after += p.rates.RowSeconds(recv, width, true, backward)
 	}
 	if p.heads > 0 { // the attention kernels, a self-loop a node, on the owned and the halo graph
-		local, _ = p.rates.AttentionSeconds(v.LocalEdges+v.Nodes, p.heads, width, backward)
-		halo, _ := p.rates.AttentionSeconds(v.CutEdges, p.heads, width, backward)
+		local, _ = p.rates.attentionSeconds(p.target, v.LocalEdges+v.Nodes, p.heads, width, backward)
+		halo, _ := p.rates.attentionSeconds(p.target, v.CutEdges, p.heads, width, backward)
 		return before, local, after + halo
 	}
 	local = p.rates.AggrSeconds(v.LocalEdges+loops, width, backward)
@@ -638,10 +641,10 @@ func (p *predictor) step(s nn.CostStep, wire quant.Wire, backward, training bool
 	case nn.StepGemm:
 		p.gemm(s.Trans, s.K, s.N)
 	case nn.StepAggregate:
-		p.op, p.heads = s.Op, 0
+		p.op, p.heads, p.target = s.Op, 0, false
 		p.exchange(s.Width, wire, backward, training)
 	case nn.StepAttention:
-		p.op, p.heads = nn.OpAttention, s.Heads
+		p.op, p.heads, p.target = nn.OpAttention, s.Heads, s.TargetRows
 		p.exchange(s.Width, wire, backward, training)
 	case nn.StepElem:
 		p.elem(s.Bytes, s.Width, nodesOf)

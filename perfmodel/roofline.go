@@ -199,7 +199,11 @@ func (w *roofWalk) step(s nn.CostStep, backward bool) {
 	case nn.StepAggregate:
 		w.add(StageAggr, aggregateWork(s.Op, w.g, s.Width))
 	case nn.StepAttention:
-		w.add(StageAggr, attentionWork(w.g, s.Heads, s.Width, backward))
+		wk := attentionWork(w.g, s.Heads, s.Width, backward)
+		if s.TargetRows {
+			wk = gatv2Work(wk, w.g, s.Width, backward)
+		}
+		w.add(StageAggr, wk)
 	}
 }
 

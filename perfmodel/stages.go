@@ -71,10 +71,15 @@ func patternOf(x string, p *predictor) pattern {
 // time. Every row sent is written by the send product; every row received
 // is a halo row.
 func flatStages(p *predictor) pattern {
+	return flatStagesOf(p, func(c exchange.RowCounts) int64 { return c.Of(p.cfg.Mode) })
+}
+
+// flatStagesOf is flatStages with the rows of each pair from its counts.
+func flatStagesOf(p *predictor, rowsOf func(exchange.RowCounts) int64) pattern {
 	var same, other []exchange.Message
 	for to := range p.vols {
 		for _, pe := range p.vols[to].Recv {
-			rows := pe.Counts.Of(p.cfg.Mode)
+			rows := rowsOf(pe.Counts)
 			if rows == 0 {
 				continue
 			}

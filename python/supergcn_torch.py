@@ -292,6 +292,40 @@ class GATConv(nn.Module):
         return out + self.bias
 
 
+class GATv2Conv(nn.Module):
+    """PyG GATv2Conv (add_self_loops, negative_slope 0.2, bias): the
+    sources' projection lin_l, the targets' lin_r (lin_l itself with
+    share_weights), score att . LeakyReLU(lin_l(x_u) + lin_r(x_v)), heads
+    concatenated or averaged as GATConv's, plus bias."""
+
+    def __init__(self, in_dim, out_channels, heads, concat, share_weights, slope=0.2, attn_dropout=0.0):
+        super().__init__()
+        width = out_channels
+        self.heads, self.width, self.concat = heads, width, concat
+        self.lin_l = nn.Linear(in_dim, heads * width)
+        self.lin_r = None if share_weights else nn.Linear(in_dim, heads * width)
+        self.att = nn.Parameter(torch.zeros(1, heads, width))
+        self.bias = nn.Parameter(torch.zeros(heads * width if concat else width))
+        self.slope, self.attn_dropout = slope, attn_dropout
+
+    def forward(self, x, g):
+        n, h, c = x.shape[0], self.heads, self.width
+        zl = self.lin_l(x).view(n, h, c)
+        zr = zl if self.lin_r is None else self.lin_r(x).view(n, h, c)
+        s, d = g.att_src, g.att_dst
+        e = (F.leaky_relu(zl[s] + zr[d], self.slope) * self.att).sum(-1)  # E x h
+        m = torch.full((n, h), -float("inf"), dtype=e.dtype)
+        with warnings.catch_warnings():  # scatter_reduce is "beta" in torch 1.13
+            warnings.simplefilter("ignore", UserWarning)
+            m = m.scatter_reduce(0, d[:, None].expand(-1, h), e, reduce="amax", include_self=True)
+        p = torch.exp(e - m[d])
+        den = torch.zeros(n, h, dtype=e.dtype).index_add_(0, d, p)
+        alpha = F.dropout(p / den[d], self.attn_dropout, self.training)
+        out = torch.zeros(n, h, c, dtype=zl.dtype).index_add_(0, d, zl[s] * alpha[:, :, None])
+        out = out.reshape(n, h * c) if self.concat else out.mean(dim=1)
+        return out + self.bias
+
+
 # ---------------------------------------------------------------- model
 
 class SuperGCN(nn.Module):
@@ -326,12 +360,15 @@ class SuperGCN(nn.Module):
                 conv = GINConv(a, inner, b, meta.get("train_eps", "false") == "true")
             elif kind == "appnp":
                 conv = APPNPLayer(a, b, k if last else 0, alpha)
-            elif kind == "gat":
+            elif kind in ("gat", "gatv2"):
                 heads = int(meta["out_heads"] if last else meta["heads"])
                 # hidden_per_head: --hidden (exports of older builds: hidden / heads)
                 width = b if last else int(meta.get("hidden_per_head", b // heads))
-                conv = GATConv(a, width, heads, concat=not last, slope=float(meta.get("negative_slope", 0.2)),
-                               attn_dropout=float(meta.get("attn_dropout", 0)))
+                slope, drop = float(meta.get("negative_slope", 0.2)), float(meta.get("attn_dropout", 0))
+                if kind == "gat":
+                    conv = GATConv(a, width, heads, concat=not last, slope=slope, attn_dropout=drop)
+                else:
+                    conv = GATv2Conv(a, width, heads, not last, meta.get("share_weights", "false") == "true", slope, drop)
             else:
                 raise ValueError("model %r is not one this module knows" % kind)
             self.add_module("conv%d" % i, conv)

@@ -103,7 +103,7 @@ func TestEstimateMatchesTraining(t *testing.T) {
 			if info.K > 0 {
 				mc.K = 3
 			}
-			if op, _ := nn.ModelOp(info.Name); op == nn.OpAttention {
+			if op, _ := nn.ModelOp(info.Name); op.Attends() {
 				mc.Heads, mc.OutHeads, mc.AttnDropout = 8, 2, 0.3
 			}
 			got, est := measureTraining(t, cfg, ds, p)

@@ -132,7 +132,7 @@ func TestBenchTorchModels(t *testing.T) {
 	}
 	for _, name := range nn.Models() {
 		args := []string{"--model", name, "--hidden", "8"}
-		if name == "gat" {
+		if op, _ := nn.ModelOp(name); op.Attends() {
 			args = append(args, "--heads", "3", "--out-heads", "2")
 		}
 		var m nn.Config

@@ -68,11 +68,14 @@ func cmdEval(args []string) error {
 	if err := pa.Check(ck, *model, d.edgeSplit, d.edgeSplitFiles, d.inputPaths(), *predictions != "" || *embeddings != ""); err != nil {
 		return err
 	}
-	kind, err := evalTask(ck, *model, *targets, d.edgeSplit, d.edgeSplitFiles, *predictions)
-	if err != nil {
-		return err
+	d.noLabels = pa.Pairs != "" // a link model scoring pairs needs no labels
+	if pa.Pairs == "" {
+		kind, err := evalTask(ck, *model, *targets, d.edgeSplit, d.edgeSplitFiles, *predictions)
+		if err != nil {
+			return err
+		}
+		d.noLabels = kind.Table || kind.Pairs
 	}
-	d.noLabels = kind.Table || kind.Pairs
 	if *embeddings != "" && ck.Model.Layers < 2 {
 		return usageError(fmt.Sprintf("--embeddings: %s has one layer, so no hidden layer to write", *model))
 	}

@@ -195,7 +195,7 @@ func TestCLIEvalPairsErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--pairs", pairs}, "--pairs: give --scores FILE.npy"},
-		{[]string{"--scores", out}, "--scores, --edge-split and --edge-split-files go with --pairs"},
+		{[]string{"--scores", out}, "--scores goes with --pairs"},
 		{[]string{"--pairs", pairs, "--scores", out, "--edge-split", "random:0.85,0.05,0.1:1"}, "p.csv:3: node id 99999 outside [0,2708)"},
 		{[]string{"--pairs", pairs, "--scores", out, "--predictions", filepath.Join(dir, "x.npy")}, "--pairs: scores pairs only"},
 	} {

@@ -29,7 +29,7 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 	}
 	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(docs, " | "))
 	fs.IntVar(&m.Layers, "layers", 0, "graph layers (default: the model's: "+strings.Join(layers, ", ")+")")
-	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width (gat: per head, PyG GATConv's out_channels; a hidden layer is --hidden × --heads wide)")
+	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width (gat, gatv2: per head, PyG GATConv's out_channels; a hidden layer is --hidden × --heads wide)")
 	fs.IntVar(&m.K, "k", 0, "propagation steps (default: the model's: "+strings.Join(steps, ", ")+"; other models take none)")
 	fs.Float64Var(&m.Alpha, "alpha", 0, "teleport probability (default: the model's: "+strings.Join(alphas, ", ")+"; other models have none)")
 	fs.StringVar(&m.JK, "jk", "none", "jumping knowledge: none|cat|max|last (every layer's output, combined, then a linear layer; not gat, gcnii)")
@@ -50,9 +50,9 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 // attentionFlags registers the flags of the attention models' shape
 // (train and predict; gatFlags refuses them with other models).
 func attentionFlags(fs *flag.FlagSet, m *nn.Config) {
-	fs.IntVar(&m.Heads, "heads", 8, "gat: attention heads of the hidden layers (concatenated, --hidden wide each)")
-	fs.IntVar(&m.OutHeads, "out-heads", 1, "gat: attention heads of the output layer (averaged)")
-	fs.Float64Var(&m.AttnDropout, "attn-dropout", 0.6, "gat: dropout on the attention coefficients")
+	fs.IntVar(&m.Heads, "heads", 8, "gat, gatv2: attention heads of the hidden layers (concatenated, --hidden wide each)")
+	fs.IntVar(&m.OutHeads, "out-heads", 1, "gat, gatv2: attention heads of the output layer (averaged)")
+	fs.Float64Var(&m.AttnDropout, "attn-dropout", 0.6, "gat, gatv2: dropout on the attention coefficients")
 }
 
 // modelDefaults gives m the model's default layer count when --layers was
@@ -85,15 +85,16 @@ func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 }
 
 // gatFlags leaves --heads, --out-heads and --attn-dropout in the model
-// configuration of a gat model only: given with another model they are
-// refused (unless resuming, where the checkpoint names the model).
+// configuration of an attention model (gat, gatv2) only: given with another
+// model they are refused (unless resuming, where the checkpoint names the
+// model).
 func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
-	if m.Model == "gat" {
+	if op, err := nn.ModelOp(m.Model); err == nil && op.Attends() {
 		return nil
 	}
 	for _, name := range []string{"heads", "out-heads", "attn-dropout"} {
 		if flagSet(fs, name) && !resume {
-			return usageError(fmt.Sprintf("--%s: only with --model gat", name))
+			return usageError(fmt.Sprintf("--%s: only with --model gat or gatv2", name))
 		}
 	}
 	m.Heads, m.OutHeads, m.AttnDropout = 0, 0, 0
@@ -105,7 +106,7 @@ func gatFlags(fs *flag.FlagSet, m *nn.Config, resume bool) error {
 // of the heads concatenated. Call it once, after the flags and a --resume
 // checkpoint (perHead) have set m.
 func headWidths(m *nn.Config) error {
-	if op, err := nn.ModelOp(m.Model); err != nil || op != nn.OpAttention || m.Layers < 2 || m.Hidden < 1 {
+	if op, err := nn.ModelOp(m.Model); err != nil || !op.Attends() || m.Layers < 2 || m.Hidden < 1 {
 		return nil // nn.Config.Validate names what is wrong
 	}
 	h := max(m.Heads, 1)

@@ -129,7 +129,7 @@ func loopResumeSettings(cfg *train.Config, l train.LoopSettings) []resumeSetting
 // PerHead is --hidden for model m of nn.Config (the inverse of multiplying it by the heads):
 // the width of one head of an attention model.
 func PerHead(m nn.Config) int {
-	if op, err := nn.ModelOp(m.Model); err == nil && op == nn.OpAttention && m.Layers > 1 {
+	if op, err := nn.ModelOp(m.Model); err == nil && op.Attends() && m.Layers > 1 {
 		return m.Hidden / max(m.Heads, 1)
 	}
 	return m.Hidden
