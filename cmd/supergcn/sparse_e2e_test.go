@@ -110,14 +110,19 @@ func TestSparseFeaturesPartitions(t *testing.T) {
 	}
 }
 
-// TestSparseFeaturesLog: the data line reports the sparse features, and a
-// dense "sparse" file is stored dense with a notice.
+// TestSparseFeaturesLog: the data line reports the sparse features, bf16
+// says once that the sparse products run in fp32, and a dense "sparse"
+// file is stored dense with a notice.
 func TestSparseFeaturesLog(t *testing.T) {
 	dir := t.TempDir()
 	cora, npz := coraSparse(t, dir)
 	r := run(t, 2*time.Minute, nil, "train", "--data", cora, "--features", npz, "--epochs", "1")
 	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "1433 sparse features (") {
 		t.Fatalf("exit %d, no sparse features line:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, 2*time.Minute, nil, "train", "--data", cora, "--features", npz, "--epochs", "1", "--precision", "bf16")
+	if r.code != 0 || strings.Count(r.stdout+r.stderr, "(X·W, Xᵀ·G) run in fp32") != 1 {
+		t.Fatalf("exit %d, not one notice that the sparse products run in fp32 under bf16:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	ds, err := graph.Load(cora, graph.LoadOptions{})
 	if err != nil {
