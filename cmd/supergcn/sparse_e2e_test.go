@@ -211,7 +211,8 @@ func TestBenchTorchSparseFeatures(t *testing.T) {
 // --partition-method multilevel on 2, 3 and 4 ranks and auto on 3 train to
 // the losses of the dense features read the same way (within 1e-4, every
 // epoch), with --feat-norm row and label propagation; auto says it runs
-// multilevel.
+// multilevel. partition --method multilevel under mpirun writes sparse
+// part files that train as the dense ones.
 func TestSparseFeaturesDistributedReader(t *testing.T) {
 	dir := t.TempDir()
 	cora, npz := coraSparse(t, dir)
@@ -240,6 +241,20 @@ func TestSparseFeaturesDistributedReader(t *testing.T) {
 		}
 		sameLosses(t, "sparse "+name, dense, losses(t, out))
 	}
+	// partition --method multilevel under mpirun writes sparse part files from every rank.
+	pdir, ddir := filepath.Join(dir, "ml-parts"), filepath.Join(dir, "ml-dense-parts")
+	for _, c := range [][]string{{"--out", pdir, "--features", npz}, {"--out", ddir}} {
+		if r := run(t, 2*time.Minute, mpirun(t, 2), append([]string{"partition", "--data", cora, "--parts", "2", "--method", "multilevel"}, c...)...); r.code != 0 {
+			t.Fatalf("partition: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(pdir, "meta.json")); err != nil || !strings.Contains(string(b), `"sparse_features": true`) {
+		t.Fatalf("meta.json of the distributed partition does not record sparse features (%v):\n%s", err, b)
+	}
+	args := sparseTrainArgs("gcn", "--feat-norm", "row")
+	ref := trainLosses(t, dir, mpirun(t, 2), "ml-dense-parts", append([]string{"--partitions", ddir}, args...)...)
+	got := trainLosses(t, dir, mpirun(t, 2), "ml-parts", append([]string{"--partitions", pdir}, args...)...)
+	sameLosses(t, "sparse multilevel partition directory", ref, got)
 }
 
 // slicesWithout returns args without the flag f.
