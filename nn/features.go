@@ -44,7 +44,8 @@ type SparseInput struct {
 
 	rows    []int32       // rows of the dense term
 	add     *dense.Matrix // the dense term, len(rows)×Cols
-	addCur  *dense.Matrix // add after this pass's dropout
+	addCur  *dense.Matrix // add after this pass's dropout: add itself when the pass drops nothing, else addOwn
+	addOwn  *dense.Matrix // the dropped copy of add
 	addKeep *dense.Matrix // its dropout scale per element (0 or 1/(1-P)), when active
 }
 
@@ -123,8 +124,12 @@ func (s *SparseInput) dropout(train bool, p float64, seed uint64) {
 	wasActive := s.active
 	s.active = train && p > 0
 	if s.add != nil {
-		s.addCur = dense.Reshape(s.addCur, s.add.Rows, s.add.Cols)
-		copy(s.addCur.Data, s.add.Data)
+		s.addCur = s.add
+		if s.active {
+			s.addOwn = dense.Reshape(s.addOwn, s.add.Rows, s.add.Cols)
+			copy(s.addOwn.Data, s.add.Data)
+			s.addCur = s.addOwn
+		}
 	}
 	if !s.active {
 		if wasActive {
