@@ -25,7 +25,7 @@ type Source struct {
 	// SplitFiles is a directory of train/valid/test files replacing the
 	// input's split (graph.LoadOptions.SplitFiles).
 	SplitFiles string
-	Features   string // optional .npy (N×F) replacing the dataset's features
+	Features   string // optional .npy (N×F) or scipy sparse .npz replacing the dataset's features
 	Labels     string // optional .npy (N) replacing the dataset's labels
 	// IgnoreWeights drops edge weights (else the graph carries them, see
 	// Graph.Val).
