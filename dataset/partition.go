@@ -113,6 +113,9 @@ func (p *Partitioning) WriteDist(c comm.Comm, m *MPI, log io.Writer) (time.Time,
 	}
 	t0 := time.Now()
 	g, err := dist.Read(c, p.DistSource(p.PartMethod, log))
+	if err == nil {
+		err = storeDenseIfDense(c, g, log)
+	}
 	if err != nil {
 		return time.Time{}, err
 	}

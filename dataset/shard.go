@@ -157,8 +157,12 @@ func PrintDist(log io.Writer, g *dist.Graph, ranks int, t0 time.Time) {
 	if g.Weighted {
 		edges = "weighted edges"
 	}
-	fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %d features, %d classes, split %d/%d/%d, read by %d ranks (%.2fs)\n",
-		g.Name, g.NumNodes, g.NumArcs, edges, g.FeatDim, g.NumClasses, g.NumTrain, g.NumValid, g.NumTest, ranks, time.Since(t0).Seconds())
+	feats := fmt.Sprintf("%d features", g.FeatDim)
+	if g.XS != nil {
+		feats = fmt.Sprintf("%d sparse features", g.FeatDim)
+	}
+	fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %s, %d classes, split %d/%d/%d, read by %d ranks (%.2fs)\n",
+		g.Name, g.NumNodes, g.NumArcs, edges, feats, g.NumClasses, g.NumTrain, g.NumValid, g.NumTest, ranks, time.Since(t0).Seconds())
 }
 
 // ParMetisDist partitions the distributed graph with ParMETIS (PT-Scotch);
@@ -206,6 +210,9 @@ func MultilevelDist(c comm.Comm, g *dist.Graph, parts int, weights string, seed 
 func (s *Source) shardDist(c comm.Comm, m *MPI, log io.Writer) (*partition.Shard, error) {
 	t0 := time.Now()
 	g, err := dist.Read(c, s.DistSource(s.PartMethod, log))
+	if err == nil {
+		err = storeDenseIfDense(c, g, log)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -241,8 +248,38 @@ func (s *Source) shardDist(c comm.Comm, m *MPI, log io.Writer) (*partition.Shard
 	if err != nil {
 		return nil, err
 	}
-	if sh.FeatDim > 0 && s.FeatNorm == "row" {
+	if sh.XS != nil && s.FeatNorm == "row" {
+		graph.RowNormalizeSparse(sh.XS)
+	} else if sh.FeatDim > 0 && s.FeatNorm == "row" {
 		graph.RowNormalize(sh.X, sh.FeatDim)
 	}
 	return sh, nil
+}
+
+// storeDenseIfDense stores the sparse feature rows of the distributed
+// graph g dense when the whole matrix is denser than
+// graph.DenseFeatureDensity, as Load does for a dataset read whole (said
+// on log). Collective.
+func storeDenseIfDense(c comm.Comm, g *dist.Graph, log io.Writer) error {
+	var nnz int64
+	if g.XS != nil {
+		nnz = g.XS.NNZ()
+	}
+	all := []int64{nnz}
+	if err := c.AllreduceSumI64(all); err != nil {
+		return err
+	}
+	if g.XS == nil || g.NumNodes == 0 {
+		return nil
+	}
+	density := float64(all[0]) / (float64(g.NumNodes) * float64(g.FeatDim))
+	if density <= graph.DenseFeatureDensity {
+		return nil
+	}
+	if log != nil {
+		fmt.Fprintf(log, "data: %s: sparse features are %.0f %% non-zero: stored dense (sparse pays below %.0f %%)\n",
+			g.Name, 100*density, 100*graph.DenseFeatureDensity)
+	}
+	g.X, g.XS = graph.DenseFeatures(g.XS), nil
+	return nil
 }

@@ -244,10 +244,6 @@ func (s *Source) CheckDistributed() error {
 		return refuse("", "dataset.Source.Undirected=false: the distributed reader (ldg, or dataset.Source.Data under mpirun) always symmetrises: use METIS in one process for a directed graph")
 	case !s.Dedup:
 		return refuse("", "dataset.Source.Dedup=false: the distributed reader (ldg, or dataset.Source.Data under mpirun) always drops duplicate edges and self-loops: use METIS in one process to keep them")
-	case strings.HasSuffix(strings.ToLower(s.Features), ".npz"):
-		return refuse("dataset.Source.Features", "%s: sparse features are not read by the distributed reader (ldg, or dataset.Source.Data under mpirun): use METIS, every rank reading the sparse file whole", s.Features)
-	case s.Features == "" && sparseNpz(s.Data):
-		return refuse("dataset.Source.Data", "%s: sparse features are not read by the distributed reader (ldg, or dataset.Source.Data under mpirun): use METIS, every rank reading the sparse file whole", s.Data)
 	case s.SynthFeat > 0:
 		return refuse("dataset.Source.SynthFeat", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): attach them once with supergcn convert dataset.Source.SynthFeat")
 	case s.NodeFeatFromEdges != "":
@@ -260,20 +256,6 @@ func (s *Source) CheckDistributed() error {
 		return refuse("graph.LoadOptions.NoLabels", "not available with the distributed reader (ldg, or dataset.Source.Data under mpirun): read with METIS in one process")
 	}
 	return nil
-}
-
-// sparseNpz reports whether path is a PyG-style .npz whose features are
-// stored sparse (its headers only are read).
-func sparseNpz(path string) bool {
-	if !strings.HasSuffix(strings.ToLower(path), ".npz") {
-		return false
-	}
-	src, err := graph.OpenNpz(path)
-	if err != nil {
-		return false
-	}
-	defer src.Close()
-	return src.SparseFeatures
 }
 
 // Validate checks the settings before any data is read: the vertex

@@ -20,7 +20,11 @@ const DenseFeatureDensity = 0.25
 
 // CheckSparseFeatures checks that x is a canonical sparse feature matrix
 // (see above), naming the first bad entry as row and column.
-func CheckSparseFeatures(x *CSR) error {
+func CheckSparseFeatures(x *CSR) error { return checkSparseFrom(x, 0) }
+
+// checkSparseFrom is CheckSparseFeatures for rows of a larger matrix whose
+// first is row first (errors name rows of the larger matrix).
+func checkSparseFrom(x *CSR, first int) error {
 	if err := x.Validate(); err != nil {
 		return err
 	}
@@ -30,10 +34,10 @@ func CheckSparseFeatures(x *CSR) error {
 	for r := range x.NumRows {
 		for k := x.Ptr[r]; k < x.Ptr[r+1]; k++ {
 			if k > x.Ptr[r] && x.Idx[k] <= x.Idx[k-1] {
-				return fmt.Errorf("row %d: column ids not strictly increasing (%d after %d): not canonical CSR (sorted, no duplicates; scipy: sum_duplicates() and sort_indices())", r, x.Idx[k], x.Idx[k-1])
+				return fmt.Errorf("row %d: column ids not strictly increasing (%d after %d): not canonical CSR (sorted, no duplicates; scipy: sum_duplicates() and sort_indices())", first+r, x.Idx[k], x.Idx[k-1])
 			}
 			if v := x.Val[k]; v-v != 0 {
-				return fmt.Errorf("feature [%d,%d] is %v", r, x.Idx[k], v)
+				return fmt.Errorf("feature [%d,%d] is %v", first+r, x.Idx[k], v)
 			}
 		}
 	}

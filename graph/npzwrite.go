@@ -141,7 +141,34 @@ type npyString string
 // csr_matrix (format, shape, data, indices, indptr; int32 indices and
 // offsets below 2^31 entries, as scipy), through path.tmp and a rename.
 func WriteSparseNpz(path string, x *CSR, compress bool) error {
-	return WriteNpz(path, append(sparseMembers("", x), NpyData{Name: "format", Data: npyString("csr")}), compress)
+	return WriteSparseNpzAs(path, x, "csr", compress)
+}
+
+// WriteSparseNpzAs writes x as scipy.sparse.save_npz writes it converted
+// to format: csr, csc (x's transpose as CSR arrays) or coo (row, col and
+// data in row order).
+func WriteSparseNpzAs(path string, x *CSR, format string, compress bool) error {
+	var m []NpyData
+	switch format {
+	case "csr":
+		m = sparseMembers("", x)
+	case "csc":
+		m = sparseMembers("", x.Transpose())
+		m[2].Data = []int64{int64(x.NumRows), int64(x.NumCols)}
+	case "coo":
+		row := make([]int32, len(x.Idx))
+		for r := range x.NumRows {
+			for k := x.Ptr[r]; k < x.Ptr[r+1]; k++ {
+				row[k] = int32(r)
+			}
+		}
+		m = []NpyData{{Name: "row", Shape: []int{len(row)}, Data: row}, {Name: "col", Shape: []int{len(x.Idx)}, Data: x.Idx},
+			{Name: "shape", Shape: []int{2}, Data: []int64{int64(x.NumRows), int64(x.NumCols)}},
+			{Name: "data", Shape: []int{len(x.Val)}, Data: x.Val}}
+	default:
+		return fmt.Errorf("sparse format %q: want csr, csc or coo", format)
+	}
+	return WriteNpz(path, append(m, NpyData{Name: "format", Data: npyString(format)}), compress)
 }
 
 // sparseMembers are the CSR arrays of x under prefix: indices, indptr

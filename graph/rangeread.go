@@ -272,10 +272,13 @@ type BinaryRange struct {
 	FeatDim, NumClasses   int
 	HasLabels, Weighted   bool
 	NTrain, NValid, NTest int64
-	f                     *os.File
-	h                     *binHeader
-	spans                 [binNumSection]span
-	scattered             bool // a section was read in pieces that do not follow each other
+	// SparseFeatures: the features are stored as CSR rows (flag 8), read
+	// with SparseFeatureRows.
+	SparseFeatures bool
+	f              *os.File
+	h              *binHeader
+	spans          [binNumSection][]span // each piece of a section this reader read, in reading order
+	scattered      bool                  // a section was read in more than spanSlots pieces
 }
 
 // span is the byte range [off, off+n) of a section that one reader read,
@@ -304,10 +307,7 @@ func OpenBinaryRange(path string) (*BinaryRange, error) {
 	if h.flags&binFlagFeatures == 0 {
 		r.FeatDim = 0
 	}
-	if h.flags&binFlagSparse != 0 {
-		f.Close()
-		return nil, binError(path, "sparse features are not read by ranges (the distributed reader): load the file whole (METIS in memory)")
-	}
+	r.SparseFeatures = h.flags&binFlagSparse != 0
 	name := make([]byte, h.nameLen)
 	if err := r.pread(secName, name, 0); err != nil {
 		f.Close()
@@ -319,36 +319,49 @@ func OpenBinaryRange(path string) (*BinaryRange, error) {
 }
 
 // cover adds the bytes b, read from byte off of section sec, to what this
-// reader read.
+// reader read: they extend the last piece read of the section when they
+// follow it, else start a new piece.
 func (r *BinaryRange) cover(sec int, b []byte, off int64) {
 	if len(b) == 0 {
 		return
 	}
-	sp := &r.spans[sec]
-	switch {
-	case sp.n == 0:
-		*sp = span{off: off, n: int64(len(b)), crc: container.Checksum(b)}
-	case off == sp.off+sp.n:
-		sp.crc = container.UpdateChecksum(sp.crc, b)
-		sp.n += int64(len(b))
-	default:
-		r.scattered = true
+	sp := r.spans[sec]
+	if k := len(sp) - 1; k >= 0 && off == sp[k].off+sp[k].n {
+		sp[k].crc = container.UpdateChecksum(sp[k].crc, b)
+		sp[k].n += int64(len(b))
+		return
 	}
+	if len(sp) == spanSlots {
+		r.scattered = true
+		return
+	}
+	r.spans[sec] = append(sp, span{off: off, n: int64(len(b)), crc: container.Checksum(b)})
 }
 
-// spanFields is the number of int64 values per section in ReadSpans.
-const spanFields = 3
+// spanFields is the number of int64 values per piece in ReadSpans, and
+// spanSlots the pieces of a section a reader may read (sparse features
+// are read as their header, offsets, ids and values).
+const (
+	spanFields = 3
+	spanSlots  = 4
+)
 
-// ReadSpans returns, for every section, the byte range this reader read and
-// its CRC32-C as (offset, length, crc) triples: the message each reader
-// sends to the others for VerifySpans.
+// ReadSpans returns, for every section, the byte ranges this reader read
+// and their CRC32-C as spanSlots (offset, length, crc) triples (length 0:
+// none): the message each reader sends to the others for VerifySpans.
 func (r *BinaryRange) ReadSpans() []int64 {
-	out := make([]int64, 0, spanFields*binNumSection)
-	for _, sp := range r.spans {
-		if r.scattered {
-			sp.n = -1
+	out := make([]int64, 0, spanFields*spanSlots*binNumSection)
+	for _, sps := range r.spans {
+		for k := range spanSlots {
+			var sp span
+			if k < len(sps) {
+				sp = sps[k]
+			}
+			if r.scattered {
+				sp.n = -1
+			}
+			out = append(out, sp.off, sp.n, int64(sp.crc))
 		}
-		out = append(out, sp.off, sp.n, int64(sp.crc))
 	}
 	return out
 }
@@ -358,19 +371,21 @@ func (r *BinaryRange) ReadSpans() []int64 {
 // the other. A section no reader touched is not checked; one read only in
 // part is an error (it cannot be verified).
 func (r *BinaryRange) VerifySpans(all []int64) error {
-	per := spanFields * binNumSection
+	per := spanFields * spanSlots * binNumSection
 	if len(all)%per != 0 {
 		return binError(r.Path, "checksum spans: %d values, want a multiple of %d", len(all), per)
 	}
 	for sec := range binNumSection {
 		var got []span
 		for k := 0; k < len(all); k += per {
-			e := all[k+spanFields*sec:]
-			if e[1] < 0 {
-				return binError(r.Path, "section %s: read in scattered pieces, its checksum cannot be verified", binSectionName(sec))
-			}
-			if e[1] > 0 {
-				got = append(got, span{off: e[0], n: e[1], crc: uint32(e[2])})
+			for j := range spanSlots {
+				e := all[k+spanFields*(spanSlots*sec+j):]
+				if e[1] < 0 {
+					return binError(r.Path, "section %s: read in scattered pieces, its checksum cannot be verified", binSectionName(sec))
+				}
+				if e[1] > 0 {
+					got = append(got, span{off: e[0], n: e[1], crc: uint32(e[2])})
+				}
 			}
 		}
 		if err := r.verifySection(sec, got); err != nil {
@@ -504,6 +519,9 @@ func (r *BinaryRange) Features(lo, hi int64) ([]float32, error) {
 	if d == 0 {
 		return nil, nil
 	}
+	if r.SparseFeatures {
+		return nil, binError(r.Path, "section x: the features are sparse (SparseFeatureRows)")
+	}
 	x, err := readLE[float32](r, secX, lo*d, (hi-lo)*d, (hi-lo)*d)
 	if err != nil {
 		return nil, err
@@ -514,6 +532,71 @@ func (r *BinaryRange) Features(lo, hi int64) ([]float32, error) {
 		}
 	}
 	return x, nil
+}
+
+// SparseFeatureRows returns the sparse feature rows [lo, hi) (flag 8): the
+// section's header when lo is 0, the rows' offsets, then their column ids
+// and values, each read in place; checked canonical and finite. The
+// readers of all row ranges together cover the section (VerifySpans).
+func (r *BinaryRange) SparseFeatureRows(lo, hi int64) (*CSR, error) {
+	if !r.SparseFeatures {
+		return nil, binError(r.Path, "section x: features are not sparse")
+	}
+	if lo < 0 || hi < lo || hi > r.Nodes {
+		return nil, binError(r.Path, "rows [%d,%d) outside [0,%d)", lo, hi, r.Nodes)
+	}
+	head, err := readLE[int64](r, secX, 0, 1, int64(boolInt(lo == 0)))
+	if err != nil {
+		return nil, err
+	}
+	nnz, length := head[0], r.h.sections[secX].length
+	if nnz < 0 || nnz > int64(length)/8 || binSparseLength(r.Nodes, nnz) != length {
+		return nil, binError(r.Path, "section %s: %d bytes do not hold %d sparse rows of %d entries", binSectionName(secX), length, r.Nodes, nnz)
+	}
+	covered := hi - lo
+	if hi == r.Nodes {
+		covered++
+	}
+	ptr, err := readLE[int64](r, secX, 1+lo, hi-lo+1, covered)
+	if err != nil {
+		return nil, err
+	}
+	base, end := ptr[0], ptr[hi-lo]
+	if (lo == 0 && base != 0) || (hi == r.Nodes && end != nnz) || base < 0 || end > nnz {
+		return nil, binError(r.Path, "section %s: offsets of rows [%d,%d) outside [0,%d]", binSectionName(secX), lo, hi, nnz)
+	}
+	for i := range ptr {
+		if i > 0 && ptr[i] < ptr[i-1] {
+			return nil, binError(r.Path, "section %s: offsets decrease at row %d", binSectionName(secX), lo+int64(i)-1)
+		}
+		ptr[i] -= base
+	}
+	idxAt := (8 + 8*(r.Nodes+1)) / 4 // in int32 elements
+	pad := int64(0)
+	if hi == r.Nodes {
+		pad = nnz % 2 // the last reader covers the padding after the ids
+	}
+	idx, err := readLE[int32](r, secX, idxAt+base, end-base+pad, end-base+pad)
+	if err != nil {
+		return nil, err
+	}
+	val, err := readLE[float32](r, secX, idxAt+(nnz+1)&^1+base, end-base, end-base)
+	if err != nil {
+		return nil, err
+	}
+	x := &CSR{NumRows: int(hi - lo), NumCols: r.FeatDim, Ptr: ptr, Idx: idx[:end-base], Val: val}
+	if err := checkSparseFrom(x, int(lo)); err != nil {
+		return nil, binError(r.Path, "section %s: sparse features: %v", binSectionName(secX), err)
+	}
+	return x, nil
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Labels returns the labels of nodes [lo, hi) (nil when the file has none).

@@ -148,9 +148,20 @@ func (z *npzFile) sparseShape(name string, n int) (rows, cols int, err error) {
 	return int(s[0]), int(s[1]), nil
 }
 
-// member opens array name, refusing object arrays and more than one
+// member reads array name whole, refusing object arrays and more than one
 // dimension.
 func (z *npzFile) member(name string) (*NpyArray, error) {
+	a, err := z.vector(name)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	return a.elems(0, a.n)
+}
+
+// vector opens array name for reading by ranges, refusing object arrays
+// and more than one dimension.
+func (z *npzFile) vector(name string) (*npzArray, error) {
 	if m := z.members[name]; m != nil {
 		if h, err := readNpyHeaderRaw(z.rawHeader(m), z.path+":"+name+".npy"); err == nil {
 			if err := refusePickle(z.path+":"+name+".npy", h.descr); err != nil {
@@ -162,11 +173,11 @@ func (z *npzFile) member(name string) (*NpyArray, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer a.Close()
 	if len(a.Shape) > 1 {
+		a.Close()
 		return nil, errorf(a.name, 0, "shape %v, want one dimension", a.Shape)
 	}
-	return a.elems(0, a.n)
+	return a, nil
 }
 
 // rawHeader returns a reader of member m's first bytes (its npy header),

@@ -193,8 +193,9 @@ func TestBagOfWordsNpz(t *testing.T) {
 
 // TestSparseFeaturesBinary: sparse features round-trip through the binary
 // format (flag 8, the x section as CSR rows), mapped without copying; a
-// damaged non-zero count is a one-line error naming the section; the range
-// reader refuses the file in one line.
+// damaged non-zero count is a one-line error naming the section; range
+// readers of 1, 3 and 7 row ranges read the rows, their checksums cover
+// the section.
 func TestSparseFeaturesBinary(t *testing.T) {
 	for _, spec := range []string{"nodes=500,degree=4,classes=3,feat=300,words=0.02,seed=2", "nodes=501,degree=4,classes=3,feat=301,words=0.013,seed=5"} {
 		s, err := ParseGenSpec(spec)
@@ -218,8 +219,10 @@ func TestSparseFeaturesBinary(t *testing.T) {
 			t.Fatalf("%s: sparse features do not round-trip", spec)
 		}
 		back.Release()
-		if _, err := OpenBinaryRange(p); err == nil || !strings.Contains(err.Error(), "sparse features are not read by ranges") {
-			t.Fatalf("range reader: %v", err)
+		for _, parts := range []int{1, 3, 7} {
+			if err := sparseRangesEqual(p, ds.XS, parts); err != nil {
+				t.Fatalf("%s: %d range readers: %v", spec, parts, err)
+			}
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -235,5 +238,119 @@ func TestSparseFeaturesBinary(t *testing.T) {
 		}
 		_, err = LoadBinaryWith(p, BinaryOptions{SkipChecksums: true})
 		wantParseError(t, err, p, 0, "section x: ")
+	}
+}
+
+// sparseRangesEqual reads the sparse features of the .sgb at path in parts
+// row ranges, one BinaryRange each, and compares them with x; the readers'
+// spans must verify the file's checksums.
+func sparseRangesEqual(path string, x *CSR, parts int) error {
+	var all []int64
+	var first *BinaryRange
+	for k := range parts {
+		r, err := OpenBinaryRange(path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if first == nil {
+			first = r
+		}
+		lo, hi := r.Nodes*int64(k)/int64(parts), r.Nodes*int64(k+1)/int64(parts)
+		got, err := r.SparseFeatureRows(lo, hi)
+		if err != nil {
+			return err
+		}
+		ids := make([]int32, hi-lo)
+		for i := range ids {
+			ids[i] = int32(lo) + int32(i)
+		}
+		want := SparseRows(x, ids)
+		if !slices.Equal(got.Ptr, want.Ptr) || !slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) {
+			return fmt.Errorf("rows [%d,%d) differ", lo, hi)
+		}
+		all = append(all, r.ReadSpans()...)
+	}
+	return first.VerifySpans(all)
+}
+
+// TestSparseRangeRows: csr, csc and coo archives, stored and deflated, and
+// a PyG-style file's x_* arrays, read by 1, 3 and 7 row ranges give the
+// matrix's rows; only a stored csr archive reads by rows (ByRows); an id
+// out of range in one range is an error naming the member.
+func TestSparseRangeRows(t *testing.T) {
+	s, err := ParseGenSpec("nodes=301,degree=4,classes=3,feat=200,words=0.02,seed=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	check := func(what string, open func() (*SparseRange, error), byRows bool) {
+		t.Helper()
+		for _, parts := range []int{1, 3, 7} {
+			for k := range parts {
+				r, err := open()
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if r.ByRows != byRows {
+					t.Fatalf("%s: ByRows %v, want %v", what, r.ByRows, byRows)
+				}
+				lo, hi := r.Rows*k/parts, r.Rows*(k+1)/parts
+				got, err := r.ReadRows(lo, hi)
+				r.Close()
+				if err != nil {
+					t.Fatalf("%s: rows [%d,%d): %v", what, lo, hi, err)
+				}
+				ids := make([]int32, hi-lo)
+				for i := range ids {
+					ids[i] = int32(lo + i)
+				}
+				want := SparseRows(ds.XS, ids)
+				if !slices.Equal(got.Ptr, want.Ptr) || !slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) {
+					t.Fatalf("%s: rows [%d,%d) differ", what, lo, hi)
+				}
+			}
+		}
+	}
+	for _, f := range []string{"csr", "csc", "coo"} {
+		for _, z := range []bool{false, true} {
+			p := filepath.Join(dir, fmt.Sprintf("%s-%v.npz", f, z))
+			if err := WriteSparseNpzAs(p, ds.XS, f, z); err != nil {
+				t.Fatal(err)
+			}
+			check(p, func() (*SparseRange, error) { return OpenSparseRange(p, ds.NumNodes()) }, f == "csr" && !z)
+		}
+	}
+	pyg := filepath.Join(dir, "pyg.npz")
+	if err := WriteNpzDataset(pyg, ds, false, false); err != nil {
+		t.Fatal(err)
+	}
+	src, err := OpenNpzRange(pyg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	check(pyg, src.SparseFeatureRange, true)
+	bad := *ds.XS
+	bad.Idx = slices.Clone(ds.XS.Idx)
+	bad.Idx[len(bad.Idx)-1] = -3
+	p := filepath.Join(dir, "bad.npz")
+	if err := WriteSparseNpz(p, &bad, false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenSparseRange(p, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.ReadRows(0, 100); err != nil {
+		t.Fatalf("rows without the bad id: %v", err)
+	}
+	if _, err := r.ReadRows(200, 301); err == nil || !strings.Contains(err.Error(), p+":indices.npy") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("rows with the bad id: %v", err)
 	}
 }

@@ -153,10 +153,21 @@ func (e *Embedding) embed(x *dense.Matrix, rows []int32) *dense.Matrix {
 
 // Backward sets the embedding's gradient from dL/dx of the last TrainInput:
 // G[label(v)] = Σ over embedded rows v of gx[v].
-func (e *Embedding) Backward(gx *dense.Matrix) {
+func (e *Embedding) Backward(gx *dense.Matrix) { e.backward(gx, false) }
+
+// BackwardRows is Backward from the gradient of the embedded rows only, the
+// rows TrainTerm returned: row i of gx is that of rows[i] (a sparse input's
+// first layer computes no other).
+func (e *Embedding) BackwardRows(gx *dense.Matrix) { e.backward(gx, true) }
+
+func (e *Embedding) backward(gx *dense.Matrix, byRow bool) {
 	clear(e.param.G)
-	for _, v := range e.lpRows {
-		g := gx.Row(int(v))
+	for i, v := range e.lpRows {
+		r := int(v)
+		if byRow {
+			r = i
+		}
+		g := gx.Row(r)
 		dst := e.param.G[int(e.labels[v])*e.dim : (int(e.labels[v])+1)*e.dim]
 		for j, x := range g {
 			dst[j] += e.scale * x

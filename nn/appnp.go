@@ -148,9 +148,7 @@ func (l *APPNPLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInput
 	if !wantInputGrad {
 		return nil, nil
 	}
-	gx := l.pool.lend(&l.gx, n, l.In)
-	l.pool.gemm(false, true, 1, gh, l.W.values(), 0, gx)
-	return gx, nil
+	return l.pool.inputGrad(&l.gx, l.x, gh, l.W.values(), nil, nil), nil
 }
 
 // deferBias leaves the bias to the fused stage in the layers without

@@ -109,6 +109,45 @@ func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float3
 	a.work.Gemm(tA, tB, alpha, x, y, beta, c)
 }
 
+// inputGrad is a transform-first layer's input gradient dL/dx = p1·w1ᵀ
+// (+ p2·w2ᵀ when p2 is set), lent into *own: every row of x, the layer's
+// input; but when x is the model's sparse input with a dense term (label
+// propagation), only the term's rows, as a len(rows)×x.Cols matrix (row i
+// for input row rows[i]): the gradient of the other rows is never read,
+// and the whole of it would be as wide as the sparse columns.
+func (a *arena) inputGrad(own **dense.Matrix, x, p1, w1, p2, w2 *dense.Matrix) *dense.Matrix {
+	if a == nil || a.sparse == nil || x != a.sparse.handle || a.sparse.add == nil {
+		gx := a.lend(own, x.Rows, x.Cols)
+		if p2 == nil {
+			a.gemm(false, true, 1, p1, w1, 0, gx)
+		} else {
+			a.gemm2(true, p1, w1, p2, w2, 0, gx)
+		}
+		return gx
+	}
+	rows := a.sparse.rows
+	gx := a.lend(own, len(rows), x.Cols)
+	r1 := a.gatherRows(p1, rows)
+	defer a.Give(r1)
+	if p2 == nil {
+		a.gemm(false, true, 1, r1, w1, 0, gx)
+		return gx
+	}
+	r2 := a.gatherRows(p2, rows)
+	defer a.Give(r2)
+	a.gemm2(true, r1, w1, r2, w2, 0, gx)
+	return gx
+}
+
+// gatherRows returns the rows of m listed in rows, in a buffer of the pool.
+func (a *arena) gatherRows(m *dense.Matrix, rows []int32) *dense.Matrix {
+	out := a.Take(len(rows), m.Cols)
+	for i, r := range rows {
+		copy(out.Row(i), m.Row(int(r)))
+	}
+	return out
+}
+
 // gemm2 is c = x1·op(y1) + x2·op(y2) + beta·c (op: transposed when tB),
 // dense.Work.Gemm2 with the model's precision: in float32 the two gemm
 // calls bit for bit; without an arena, those two calls.

@@ -23,25 +23,29 @@ import (
 //
 // An optional dense term D on some rows (label propagation's embedded
 // labels, SetDenseRows) makes the input X + D; its product is added after
-// the sparse one.
+// the sparse one. Model.Backward's input gradient then holds those rows
+// only (row i for the term's row i), never the dense N×F gradient.
 //
 // Give Model.Forward the matrix Matrix returns (a shape without data)
 // after Model.SetSparseInput.
 type SparseInput struct {
 	x      *graph.CSR    // the features, read only
 	handle *dense.Matrix // Rows×Cols without data: the input Model.Forward is given
-	cur    *graph.CSR    // x's structure with the values of this pass (dropout)
-	xt     *graph.CSR    // Xᵀ with the values of this pass
+	cur    *graph.CSR    // x's structure with the values of this pass (dropout): x's own values until a pass drops some
+	xt     *graph.CSR    // Xᵀ with the values of this pass, built at the first pass that needs it
 	toT    []int64       // entry k of x is entry toT[k] of xt
 	tBase  []float32     // xt's values without dropout
-	op     *aggr.Op      // X·W on cur
-	opT    *aggr.Op      // Xᵀ·G on xt
+	eng    *aggr.Engine
+	op     *aggr.Op // X·W on cur
+	opT    *aggr.Op // Xᵀ·G on xt
 	jumps  *pcgJumps
 	active bool // this pass dropped values
+	owned  bool // cur has values of its own (a pass dropped some)
 
 	rows    []int32       // rows of the dense term
 	add     *dense.Matrix // the dense term, len(rows)×Cols
-	addCur  *dense.Matrix // add after this pass's dropout
+	addCur  *dense.Matrix // add after this pass's dropout: add itself when the pass drops nothing, else addOwn
+	addOwn  *dense.Matrix // the dropped copy of add
 	addKeep *dense.Matrix // its dropout scale per element (0 or 1/(1-P)), when active
 }
 
@@ -52,16 +56,25 @@ func NewSparseInput(x *graph.CSR, eng *aggr.Engine) (*SparseInput, error) {
 	if err := graph.CheckSparseFeatures(x); err != nil {
 		return nil, fmt.Errorf("nn: sparse input: %w", err)
 	}
-	s := &SparseInput{x: x, handle: &dense.Matrix{Rows: x.NumRows, Cols: x.NumCols}, jumps: newPCGJumps()}
-	s.cur = &graph.CSR{NumRows: x.NumRows, NumCols: x.NumCols, Ptr: x.Ptr, Idx: x.Idx, Val: make([]float32, len(x.Val))}
-	copy(s.cur.Val, x.Val)
-	s.xt = x.Transpose()
-	s.toT = transposePositions(x, s.xt)
+	s := &SparseInput{x: x, handle: &dense.Matrix{Rows: x.NumRows, Cols: x.NumCols}, jumps: newPCGJumps(), eng: eng}
+	s.cur = &graph.CSR{NumRows: x.NumRows, NumCols: x.NumCols, Ptr: x.Ptr, Idx: x.Idx, Val: x.Val}
+	s.op = eng.Prepare(s.cur)
+	return s, nil
+}
+
+// transposed builds Xᵀ, its entries' positions and its values without
+// dropout, once: the weight gradient and input dropout need them, an
+// evaluation pass does not.
+func (s *SparseInput) transposed() {
+	if s.xt != nil {
+		return
+	}
+	s.xt = s.x.Transpose()
+	s.toT = transposePositions(s.x, s.xt)
 	s.tBase = s.xt.Val
 	s.xt.Val = make([]float32, len(s.tBase))
 	copy(s.xt.Val, s.tBase)
-	s.op, s.opT = eng.Prepare(s.cur), eng.Prepare(s.xt)
-	return s, nil
+	s.opT = s.eng.Prepare(s.xt)
 }
 
 // transposePositions maps every entry of x to its place in xt =
@@ -111,8 +124,12 @@ func (s *SparseInput) dropout(train bool, p float64, seed uint64) {
 	wasActive := s.active
 	s.active = train && p > 0
 	if s.add != nil {
-		s.addCur = dense.Reshape(s.addCur, s.add.Rows, s.add.Cols)
-		copy(s.addCur.Data, s.add.Data)
+		s.addCur = s.add
+		if s.active {
+			s.addOwn = dense.Reshape(s.addOwn, s.add.Rows, s.add.Cols)
+			copy(s.addOwn.Data, s.add.Data)
+			s.addCur = s.addOwn
+		}
 	}
 	if !s.active {
 		if wasActive {
@@ -120,6 +137,10 @@ func (s *SparseInput) dropout(train bool, p float64, seed uint64) {
 			copy(s.xt.Val, s.tBase)
 		}
 		return
+	}
+	s.transposed()
+	if !s.owned {
+		s.cur.Val, s.owned = make([]float32, len(s.x.Val)), true
 	}
 	scale := float32(1 / (1 - p))
 	thresh := int32(math.Ceil(p * (1 << 16)))
@@ -166,6 +187,7 @@ func (s *SparseInput) product(tA, tB bool, alpha float32, y *dense.Matrix, beta 
 		panic(fmt.Sprintf("nn: sparse input: product with tB=%v alpha=%g beta=%g: the layers ask for none", tB, alpha, beta))
 	}
 	if tA {
+		s.transposed()
 		s.opT.Apply(y, c, beta == 1)
 	} else {
 		s.op.Apply(y, c, beta == 1)
@@ -191,15 +213,17 @@ func (s *SparseInput) product(tA, tB bool, alpha float32, y *dense.Matrix, beta 
 	}
 }
 
-// inputGrad maps the gradient of the dropped input to that of the input
-// on the dense term's rows (the rows label propagation reads); the other
-// rows of g stay the gradient of the dropped input.
+// inputGrad maps the gradient of the dropped input to that of the input.
+// With a dense term g holds the term's rows only (row i for input row
+// rows[i], what label propagation reads; the first layer computes no
+// other: arena.inputGrad); without, g is every row's gradient of the
+// dropped input.
 func (s *SparseInput) inputGrad(g *dense.Matrix) *dense.Matrix {
 	if !s.active || s.add == nil {
 		return g
 	}
-	for i, r := range s.rows {
-		row := g.Row(int(r))
+	for i := range s.rows {
+		row := g.Row(i)
 		for j, k := range s.addKeep.Row(i) {
 			row[j] *= k
 		}

@@ -133,9 +133,12 @@ func TestSparseInputModels(t *testing.T) {
 					for i, pd := range md.Params() {
 						closeMat(t, fmt.Sprintf("step %d %s.G", step, pd.Name), ms.Params()[i].G, pd.G, 1e-4)
 					}
-					for _, v := range addRows {
-						if withAdd {
-							closeMat(t, fmt.Sprintf("step %d input gradient row %d", step, v), gs.Row(int(v)), gd.Row(int(v)), 1e-4)
+					if withAdd && gs.Rows != len(addRows) {
+						t.Fatalf("step %d: the sparse input's gradient has %d rows, want the dense term's %d", step, gs.Rows, len(addRows))
+					}
+					for i, v := range addRows {
+						if withAdd { // row i of the sparse input's gradient is input row addRows[i]
+							closeMat(t, fmt.Sprintf("step %d input gradient row %d", step, v), gs.Row(i), gd.Row(int(v)), 1e-4)
 						}
 					}
 				}

@@ -217,9 +217,7 @@ func (l *GATLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGr
 	if !wantInputGrad {
 		return nil, nil
 	}
-	gx := l.pool.lend(&l.gx, n, l.In)
-	l.pool.gemm(false, true, 1, gz, l.W.values(), 0, gx)
-	return gx, nil
+	return l.pool.inputGrad(&l.gx, l.x, gz, l.W.values(), nil, nil), nil
 }
 
 // spreadMean sets g[v,h] = gout[v]/heads for every head.

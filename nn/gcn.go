@@ -131,9 +131,7 @@ func (l *GCNLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGr
 		if !wantInputGrad {
 			return nil, nil
 		}
-		gx := l.pool.lend(&l.gx, n, l.In)
-		l.pool.gemm(false, true, 1, gtmp, l.W.values(), 0, gx)
-		return gx, nil
+		return l.pool.inputGrad(&l.gx, l.x, gtmp, l.W.values(), nil, nil), nil
 	}
 	// AX = Â·X, out = AX·W: dW = AXᵀ·G, dX = Âᵀ·(G·Wᵀ).
 	l.pool.gemm(true, false, 1, l.agg, gout, 0, l.W.grad())

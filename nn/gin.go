@@ -191,9 +191,7 @@ func (l *GINLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputGr
 		if !wantInputGrad {
 			return nil, nil
 		}
-		gx := l.pool.lend(&l.gx, n, l.In)
-		l.pool.gemm(false, true, 1, gxw, l.W1.values(), 0, gx)
-		return gx, nil
+		return l.pool.inputGrad(&l.gx, l.x, gxw, l.W1.values(), nil, nil), nil
 	}
 	// U = A·X + (1+ε)·X: dW₁ = Uᵀ·dZ, dU = dZ·W₁ᵀ, dε = Σ dU⊙X,
 	// dX = Aᵀ·dU + (1+ε)·dU.

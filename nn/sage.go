@@ -136,9 +136,7 @@ func (l *SAGELayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInputG
 		if !wantInputGrad {
 			return nil, nil
 		}
-		gx := l.pool.lend(&l.gx, n, l.In)
-		l.pool.gemm2(true, gtmp, l.WL.values(), gout, l.WR.values(), 0, gx)
-		return gx, nil
+		return l.pool.inputGrad(&l.gx, l.x, gtmp, l.WL.values(), gout, l.WR.values()), nil
 	}
 	// AX = Â·X, out = AX·W_l + ...: dW_l = AXᵀ·G, dX = Âᵀ·(G·W_lᵀ) + G·W_rᵀ.
 	l.pool.gemm(true, false, 1, l.agg, gout, 0, l.WL.grad())

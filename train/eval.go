@@ -64,7 +64,7 @@ func EvaluateTask(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 	for _, p := range ck.Params {
 		saved[p.Name] = p.W
 	}
-	model, err := loadModel(ck, saved, s, c, threads, kernel)
+	model, eng, err := loadModel(ck, saved, s, c, threads, kernel)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func EvaluateTask(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, 
 		}
 	}
 	rows := evalRows(s, tk, kind.Pairs)
-	x, err := evalInput(ck, saved, s, c, rows[0])
+	x, err := evalInput(ck, saved, s, c, rows[0], model, eng)
 	if err != nil {
 		return nil, err
 	}
@@ -156,45 +156,57 @@ func evalRows(s *partition.Shard, tk task.Task, pairs bool) [3][]int32 {
 }
 
 // loadModel builds the checkpoint's model on shard s, its weights those
-// saved (by parameter name).
-func loadModel(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, threads int, kernel string) (*nn.Model, error) {
+// saved (by parameter name), and returns it with its engine.
+func loadModel(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, threads int, kernel string) (*nn.Model, *aggr.Engine, error) {
 	kind, err := nn.ModelOp(ck.Model.Model)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	eng, err := aggr.New(threads, kernel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prop, err := exchange.New(s, c, eng, kind, exchange.Options{Mode: "hybrid"})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	model, err := nn.NewModel(ck.Model, prop)
 	if err == nil {
 		err = model.SetKernel(kernel)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, p := range model.Params() {
 		w, ok := saved[p.Name]
 		if !ok || len(w) != len(p.W) {
-			return nil, fmt.Errorf("checkpoint lacks parameter %s (or its size differs)", p.Name)
+			return nil, nil, fmt.Errorf("checkpoint lacks parameter %s (or its size differs)", p.Name)
 		}
 		copy(p.W, w)
 	}
-	return model, nil
+	return model, eng, nil
 }
 
-// evalInput returns the model's input: the features, with the training
-// labels embedded by the checkpoint's label propagation when it has one.
-func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, trainRows []int32) (*dense.Matrix, error) {
-	data := s.X
-	if s.XS != nil { // one evaluation pass: the features dense
-		data = graph.DenseFeatures(s.XS)
+// evalInput returns the model's input: the features (sparse ones given to
+// model as its sparse input, on engine eng, unless its first layer would
+// aggregate them: then dense for the one pass), with the training labels
+// embedded by the checkpoint's label propagation when it has one.
+func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, trainRows []int32, model *nn.Model, eng *aggr.Engine) (*dense.Matrix, error) {
+	var sparse *nn.SparseInput
+	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	switch {
+	case s.XS != nil && model.TakesSparseInput():
+		var err error
+		if sparse, err = nn.NewSparseInput(s.XS, eng); err == nil {
+			err = model.SetSparseInput(sparse)
+		}
+		if err != nil {
+			return nil, err
+		}
+		x = sparse.Matrix()
+	case s.XS != nil:
+		x.Data = graph.DenseFeatures(s.XS)
 	}
-	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: data}
 	if ck.LabelProp <= 0 {
 		return x, nil
 	}
@@ -207,6 +219,10 @@ func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c
 		return nil, fmt.Errorf("checkpoint trained with label propagation lacks %s", lp.Param().Name)
 	}
 	copy(lp.Param().W, w)
+	if sparse != nil {
+		rows, term := lp.EvalTerm()
+		return x, sparse.SetDenseRows(rows, term)
+	}
 	return lp.EvalInput(x), nil
 }
 

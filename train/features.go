@@ -36,6 +36,9 @@ func (t *trainer) useSparseInput() error {
 		t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
 		return nil
 	}
+	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.cfg.Model.Precision == "bf16" {
+		fmt.Fprintf(t.cfg.Log, "features: sparse: the first layer's products with them (X·W, Xᵀ·G) run in fp32 (sparse × dense, no bf16 kernel); the other dense products in bf16\n")
+	}
 	eng, err := aggr.New(t.cfg.Threads, t.cfg.Kernel)
 	if err != nil {
 		return err

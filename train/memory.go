@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/field"
 	"github.com/supergcn/supergcn/internal/sysmem"
 	"github.com/supergcn/supergcn/nn"
@@ -43,6 +44,9 @@ func estimate(mc nn.Config, labelProp bool, s *partition.Shard) int64 {
 	if labelProp {
 		params += int64(mc.In) * int64(mc.Out)
 		in = rows * int64(mc.In) // the input with the label embedding added
+		if s.XS != nil {         // sparse: the term on the training rows, its dropped copy, its dropout scales and gradient
+			in = 4 * trainRows(s) * int64(mc.In)
+		}
 	} else if aggregatesInput(mc) {
 		in = rows * int64(mc.In) // the evaluation passes' aggregate of the features (nn.Model.SetEvalInput)
 	}
@@ -100,4 +104,15 @@ func (t *trainer) checkMemory(mc nn.Config) error {
 		return field.Errorf("nn.Config.Hidden", "%s: %s", width, msg)
 	}
 	return fmt.Errorf("%s (%d rows of %d features on this rank)", msg, len(t.shard.Global), t.shard.FeatDim)
+}
+
+// trainRows counts the shard's training nodes.
+func trainRows(s *partition.Shard) int64 {
+	var n int64
+	for _, b := range s.Split {
+		if b&graph.InTrain != 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -24,11 +24,11 @@ func ScorePairs(ck *Checkpoint, s *partition.Shard, c comm.Comm, threads int, ke
 	for _, p := range ck.Params {
 		saved[p.Name] = p.W
 	}
-	model, err := loadModel(ck, saved, s, c, threads, kernel)
+	model, eng, err := loadModel(ck, saved, s, c, threads, kernel)
 	if err != nil {
 		return nil, err
 	}
-	x, err := evalInput(ck, saved, s, c, nil)
+	x, err := evalInput(ck, saved, s, c, nil, model, eng)
 	if err != nil {
 		return nil, err
 	}

@@ -865,7 +865,10 @@ func (t *trainer) trainStep(epoch int) (lossSum float64, code float64, nSup int6
 	if err != nil {
 		return 0, 0, 0, diverged(epoch, err)
 	}
-	if t.lp != nil {
+	switch {
+	case t.lp != nil && t.sparse != nil: // the embedded rows' gradient only (nn.SparseInput)
+		t.lp.BackwardRows(gx)
+	case t.lp != nil:
 		t.lp.Backward(gx)
 	}
 	return lossSum, t.localDivergence(lossSum, logits), n[0], nil

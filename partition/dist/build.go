@@ -33,7 +33,7 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 func buildRows(c comm.Comm, r *raw, roundBytes int, colBits uint, keyed bool) (*Graph, error) {
 	lo, hi := r.lo(c), r.hi(c)
 	g := &Graph{Name: r.name, NumNodes: r.n, VtxDist: r.vd, Lo: lo, Hi: hi, Ptr: make([]int64, hi-lo+1),
-		FeatDim: r.featDim, X: r.x, Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
+		FeatDim: r.featDim, X: r.x, XS: r.xs, Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
 	var err error
 	if keyed {
 		err = g.keyRows(c, r, roundBytes, colBits)

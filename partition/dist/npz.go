@@ -86,9 +86,14 @@ func readNpz(c comm.Comm, src *Source) (*raw, error) {
 		return nil, err
 	}
 	if src.Features == "" && s.SparseFeatures {
-		return nil, agree(c, errSparse(src.Path))
-	}
-	if src.Features == "" && s.FeatDim > 0 {
+		sr, err := s.SparseFeatureRange()
+		if err = agree(c, err); err != nil {
+			return nil, err
+		}
+		if err := sparseRows(c, src, r, sr); err != nil {
+			return nil, err
+		}
+	} else if src.Features == "" && s.FeatDim > 0 {
 		if r.x, err = npzRows(c, src, r, "features", s.FeaturesCompressed(), int64(s.FeatDim), s.FeatureRows); err != nil {
 			return nil, err
 		}

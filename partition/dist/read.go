@@ -25,7 +25,7 @@ type Source struct {
 	// SplitFiles is a directory of train/valid/test files replacing the
 	// input's split (graph.LoadOptions.SplitFiles).
 	SplitFiles string
-	Features   string // optional .npy (N×F) replacing the dataset's features
+	Features   string // optional .npy (N×F) or scipy sparse .npz replacing the dataset's features
 	Labels     string // optional .npy (N) replacing the dataset's labels
 	// IgnoreWeights drops edge weights (else the graph carries them, see
 	// Graph.Val).
@@ -61,8 +61,9 @@ type Graph struct {
 	Weighted   bool      // the graph has edge weights (on every rank, even one without entries)
 	NumArcs    int64     // adjacency entries over all ranks
 	FeatDim    int
-	X          []float32 // (Hi-Lo)×FeatDim
-	Labels     []int32   // Hi-Lo, nil when the dataset has none
+	X          []float32  // (Hi-Lo)×FeatDim, nil when the features are sparse
+	XS         *graph.CSR // sparse features: (Hi-Lo)×FeatDim CSR rows (graph/features.go), else nil
+	Labels     []int32    // Hi-Lo, nil when the dataset has none
 	NumClasses int
 	Split      []uint8 // Hi-Lo, graph.InTrain|InValid|InTest bits
 	NumTrain   int64
@@ -78,9 +79,10 @@ type raw struct {
 	val                []float32 // their weights (weighted), else nil
 	weighted           bool      // the input has edge weights, kept
 	featDim            int
-	x                  []float32 // rows of [lo,hi)
-	labels             []int32   // rows of [lo,hi) or nil
-	classes            int       // from a header; -1: max label + 1
+	x                  []float32  // rows of [lo,hi)
+	xs                 *graph.CSR // rows of [lo,hi), sparse features
+	labels             []int32    // rows of [lo,hi) or nil
+	classes            int        // from a header; -1: max label + 1
 	split              []uint8
 	vd                 []int64
 	nTrain, nVal, nTst int64
@@ -380,7 +382,11 @@ func readBinary(c comm.Comm, src *Source) (*raw, error) {
 			r.weighted = true
 			r.val, err = br.Weights(lo, hi, ptr)
 		}
-		if err == nil && src.Features == "" {
+		switch {
+		case err != nil || src.Features != "":
+		case br.SparseFeatures:
+			r.xs, err = br.SparseFeatureRows(lo, hi)
+		default:
 			r.x, err = br.Features(lo, hi)
 		}
 	}
@@ -800,18 +806,40 @@ func npyLabels(c comm.Comm, r *raw, path string) ([]int32, error) {
 	return y, agree(c, err)
 }
 
-// errSparse refuses sparse features, which the distributed reader does not
-// read: every rank would need rows of the CSR arrays by node range.
-func errSparse(path string) error {
-	return &graph.ParseError{File: path, Msg: "sparse features are not read by the distributed reader: partition with METIS, every rank reading the (small) sparse file whole"}
+// sparseRows reads this rank's rows of the sparse features sr (an .npz
+// archive) into r; a rank reads only its rows' bytes of a csr archive
+// stored uncompressed, and reads any other archive through, keeping its
+// rows (said once, on rank 0).
+func sparseRows(c comm.Comm, src *Source, r *raw, sr *graph.SparseRange) error {
+	if !sr.ByRows && src.Progress != nil && c.Size() > 1 {
+		how := "compressed"
+		if sr.Format != "csr" {
+			how = sr.Format + " (column or entry order)"
+		}
+		fmt.Fprintf(src.Progress.W, "dist: %s: sparse features stored %s: every rank reads the whole archive through, keeping only its rows (a csr matrix saved uncompressed, scipy.sparse.save_npz(..., compressed=False), is read by row ranges)\n", sr.Path, how)
+	}
+	xs, err := sr.ReadRows(r.lo(c), r.hi(c))
+	if err = agree(c, err); err != nil {
+		return err
+	}
+	r.x, r.xs, r.featDim = nil, xs, sr.Cols
+	return nil
 }
 
-// overrides applies the .npy feature and label files of src.
+// overrides applies the feature (.npy, or a scipy sparse .npz) and label
+// files of src.
 func overrides(c comm.Comm, src *Source, r *raw) error {
 	if strings.HasSuffix(strings.ToLower(src.Features), ".npz") {
-		return agree(c, errSparse(src.Features))
-	}
-	if src.Features != "" {
+		sr, err := graph.OpenSparseRange(src.Features, r.n)
+		if err = agree(c, field.Wrap("graph.LoadOptions.Features", err)); err != nil {
+			return err
+		}
+		err = sparseRows(c, src, r, sr)
+		sr.Close()
+		if err != nil {
+			return field.Wrap("graph.LoadOptions.Features", err)
+		}
+	} else if src.Features != "" {
 		a, err := graph.OpenNpyRange(src.Features)
 		if err == nil {
 			if len(a.Shape) != 2 || a.Shape[0] != r.n {

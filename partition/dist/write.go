@@ -96,7 +96,7 @@ func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteO
 		}
 		return err
 	}
-	const nf = 9
+	const nf = 10
 	stats := make([]int64, parts*nf)
 	st = o.Progress.Start("dist: writing part files", int64(len(shards)), "parts")
 	hasLabels := g.Labels != nil
@@ -109,7 +109,7 @@ func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteO
 		ps := shardStats(sh)
 		ps.Bytes, ps.CRC32C = size, sum
 		copy(stats[sh.Rank*nf:], []int64{ps.Nodes, ps.LocalEdges, ps.CutEdges, ps.InnerNodes, ps.BoundaryNodes,
-			ps.HaloRows, ps.TrainNodes, ps.Bytes, int64(ps.CRC32C)})
+			ps.HaloRows, ps.TrainNodes, ps.Bytes, int64(ps.CRC32C), ps.FeatNNZ})
 		st.Add(1)
 	}
 	st.Done()
@@ -124,13 +124,13 @@ func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteO
 		for q := range ps {
 			s := stats[q*nf:]
 			ps[q] = partition.PartStat{Part: q, Nodes: s[0], LocalEdges: s[1], CutEdges: s[2], InnerNodes: s[3],
-				BoundaryNodes: s[4], HaloRows: s[5], TrainNodes: s[6], File: partition.PartFile(q), Bytes: s[7], CRC32C: uint32(s[8])}
+				BoundaryNodes: s[4], HaloRows: s[5], TrainNodes: s[6], File: partition.PartFile(q), Bytes: s[7], CRC32C: uint32(s[8]), FeatNNZ: s[9]}
 		}
 		info := o.Info
 		m := partition.Meta{FormatVersion: partition.FormatVersion, Dataset: g.Name, Source: info.Source, Parts: parts,
 			Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
 			NumNodes: int64(g.NumNodes), NumEdges: g.NumArcs, FeatDim: g.FeatDim, NumClasses: g.NumClasses,
-			HasLabels: hasLabels, Weighted: g.Weighted, NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
+			HasLabels: hasLabels, Weighted: g.Weighted, SparseFeatures: g.XS != nil, NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
 			Stats: *partition.StatsOf(ps, int64(g.NumNodes))}
 		if err = partition.WriteMeta(tmp, &m); err == nil {
 			err = partition.InstallDir(tmp, dir)
@@ -172,6 +172,9 @@ func Shard(c comm.Comm, g *Graph, owner []int32, roundBytes int) (*partition.Sha
 func shardStats(sh *partition.Shard) partition.PartStat {
 	n := int64(len(sh.Global))
 	ps := partition.PartStat{Part: sh.Rank, Nodes: n, LocalEdges: sh.Local.NNZ(), CutEdges: int64(len(sh.Remote.Src))}
+	if sh.XS != nil {
+		ps.FeatNNZ = sh.XS.NNZ()
+	}
 	for i := int64(0); i < n; i++ {
 		if sh.Remote.Ptr[i+1] == sh.Remote.Ptr[i] {
 			ps.InnerNodes++
@@ -291,12 +294,24 @@ func sourceParts(c comm.Comm, g *Graph, owner, lid []int32, rb int) (srcs, info 
 
 // byWriter holds this rank's node records (global id, part, label<<8 |
 // split bits, in-degree), edge entries (local: −(lid+1); remote: rc's
-// entry), edge weights and feature rows, grouped by the rank that writes
-// their part, with the counts each writer gets.
+// entry), edge weights and feature rows (dense: d values a node; sparse:
+// the node's non-zero count in rowNNZ, its column ids and values), grouped
+// by the rank that writes their part, with the counts each writer gets.
 type byWriter struct {
 	nodes, edges              []int64
 	weights, feats            []float32
+	rowNNZ                    []int64 // sparse features: non-zeros of each node
+	featIdx                   []int32 // sparse features: their column ids
 	nodeCnt, edgeCnt, featCnt []int
+}
+
+// featLen is the number of feature values node i of g sends: d when
+// dense, its non-zeros when sparse.
+func featLen(g *Graph, i int) int {
+	if g.XS != nil {
+		return int(g.XS.Degree(i))
+	}
+	return g.FeatDim
 }
 
 // packByWriter groups g's rows by writer rank; info returns a source's
@@ -308,7 +323,7 @@ func packByWriter(g *Graph, owner []int32, parts, p int, rc *remoteCodec, info f
 		w := writerOf(int(q), parts, p)
 		bw.nodeCnt[w] += 4
 		bw.edgeCnt[w] += int(g.Ptr[i+1] - g.Ptr[i])
-		bw.featCnt[w] += d
+		bw.featCnt[w] += featLen(g, i)
 	}
 	nodeOff, edgeOff, featOff := offsets(bw.nodeCnt), offsets(bw.edgeCnt), offsets(bw.featCnt)
 	bw.nodes, bw.edges = make([]int64, nodeOff[p]), make([]int64, edgeOff[p])
@@ -317,6 +332,9 @@ func packByWriter(g *Graph, owner []int32, parts, p int, rc *remoteCodec, info f
 	}
 	if d > 0 {
 		bw.feats = make([]float32, featOff[p])
+	}
+	if g.XS != nil {
+		bw.rowNNZ, bw.featIdx = make([]int64, nodeOff[p]/4), make([]int32, featOff[p])
 	}
 	for i, q := range owner {
 		w := writerOf(int(q), parts, p)
@@ -338,7 +356,14 @@ func packByWriter(g *Graph, owner []int32, parts, p int, rc *remoteCodec, info f
 			}
 			edgeOff[w]++
 		}
-		if d > 0 {
+		switch {
+		case g.XS != nil:
+			lo, hi := g.XS.Ptr[i], g.XS.Ptr[i+1]
+			bw.rowNNZ[nodeOff[w]/4-1] = hi - lo
+			copy(bw.featIdx[featOff[w]:], g.XS.Idx[lo:hi])
+			copy(bw.feats[featOff[w]:], g.XS.Val[lo:hi])
+			featOff[w] += int(hi - lo)
+		case d > 0:
 			copy(bw.feats[featOff[w]:], g.X[i*d:(i+1)*d])
 			featOff[w] += d
 		}
@@ -376,7 +401,38 @@ func (bw *byWriter) send(c comm.Comm, g *Graph, parts int, rc *remoteCodec, rb i
 		}
 		bw.feats = nil
 	}
-	return buildShards(c, g, parts, rn, re, rc, rw, rf), nil
+	var rs *sparseRecv
+	if g.XS != nil {
+		if rs, err = bw.sendSparse(c, rb); err != nil {
+			return nil, err
+		}
+	}
+	return buildShards(c, g, parts, rn, re, rc, rw, rf, rs), nil
+}
+
+// sparseRecv is what a writer receives of sparse feature rows: each
+// node's non-zero count (in the order of the node records) and the column
+// ids, beside the values.
+type sparseRecv struct {
+	rowNNZ []int64
+	idx    []int32
+}
+
+// sendSparse moves the non-zero counts and column ids of sparse feature
+// rows to their writers. Collective.
+func (bw *byWriter) sendSparse(c comm.Comm, rb int) (*sparseRecv, error) {
+	rows := make([]int, len(bw.nodeCnt))
+	for w, k := range bw.nodeCnt {
+		rows[w] = k / 4
+	}
+	rnnz, _, err := exchange(c, bw.rowNNZ, rows, rb)
+	if err != nil {
+		return nil, err
+	}
+	bw.rowNNZ = nil
+	ridx, _, err := exchange(c, bw.featIdx, bw.featCnt, rb)
+	bw.featIdx = nil
+	return &sparseRecv{rowNNZ: rnnz, idx: ridx}, err
 }
 
 // remoteCodec packs the entry of a remote edge, its source's global id u
@@ -455,9 +511,10 @@ func checkPartSizes(cnt []int64, parts int) error {
 // buildShards assembles the shards of this rank's parts from the received
 // node records (global id, part, label<<8|split, degree), edge entries
 // (-(lid+1) for a local source, else as rc encoded it), their weights rw
-// on a weighted graph, and feature rows. Records arrive by source rank,
-// each ascending: global order.
-func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCodec, rw, rf []float32) []*partition.Shard {
+// on a weighted graph, and feature rows (the values rf, with rs's counts
+// and column ids when sparse). Records arrive by source rank, each
+// ascending: global order.
+func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCodec, rw, rf []float32, rs *sparseRecv) []*partition.Shard {
 	p, rank := c.Size(), c.Rank()
 	var mine []int
 	for q := 0; q < parts; q++ {
@@ -472,9 +529,13 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 	for k, q := range mine {
 		idx[q] = k
 	}
+	nz := make([]int64, len(mine))
 	for i, e := 0, int64(0); i < len(rn); i += 4 {
 		k := idx[int(rn[i+1])]
 		nn[k]++
+		if rs != nil {
+			nz[k] += rs.rowNNZ[i/4]
+		}
 		deg := rn[i+3]
 		ne[k] += deg
 		for _, x := range re[e : e+deg] {
@@ -491,7 +552,10 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 		n := nn[k]
 		sh := &partition.Shard{Rank: q, Ranks: parts, NumGlobalNodes: int64(g.NumNodes), Global: make([]int64, 0, n),
 			FeatDim: d, NumClasses: g.NumClasses, Split: make([]uint8, 0, n)}
-		if d > 0 {
+		switch {
+		case rs != nil:
+			sh.XS = &graph.CSR{NumRows: n, NumCols: d, Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, nz[k]), Val: make([]float32, 0, nz[k])}
+		case d > 0:
 			sh.X = make([]float32, 0, n*d)
 		}
 		if g.Labels != nil {
@@ -512,7 +576,14 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 		if sh.Labels != nil {
 			sh.Labels = append(sh.Labels, int32(ls>>8))
 		}
-		if d > 0 {
+		switch {
+		case rs != nil:
+			m := int(rs.rowNNZ[i/4])
+			sh.XS.Idx = append(sh.XS.Idx, rs.idx[f:f+m]...)
+			sh.XS.Val = append(sh.XS.Val, rf[f:f+m]...)
+			sh.XS.Ptr = append(sh.XS.Ptr, int64(len(sh.XS.Idx)))
+			f += m
+		case d > 0:
 			sh.X = append(sh.X, rf[f:f+d]...)
 			f += d
 		}
