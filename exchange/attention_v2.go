@@ -15,11 +15,11 @@ type attnLayerV2 struct {
 	sp             attn.Spec
 	z, t, out      *dense.Matrix
 	att            []float32
-	zh             []float32  // received rows: post rows z[u], pre rows their partial row sums
+	zh             []float32    // received rows: post rows z[u], pre rows their partial row sums
 	own, halo, pre attn.StateV2 // owned graph (merged after AttendV2), halo graph, pre rows sent
-	mown, mhalo    []float32  // the owned and halo states' max before merging
-	preT           []float32  // target rows of the pre rows this rank computes
-	recvMS         []float32  // max and sum of every received pre row
+	mown, mhalo    []float32    // the owned and halo states' max before merging
+	preT           []float32    // target rows of the pre rows this rank computes
+	recvMS         []float32    // max and sum of every received pre row
 }
 
 // AttendV2 implements nn.AttentionV2: the owned graph's state is computed
