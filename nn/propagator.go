@@ -59,6 +59,10 @@ const (
 	// OpAttention is the operator of attention layers: an Attention over
 	// the in-edges with one self-loop per node.
 	OpAttention
+	// OpMax is the element-wise maximum over in-neighbours (PyG
+	// SAGEConv aggr="max"): a MaxAggregator; a node without in-neighbours
+	// aggregates to 0. Edge weights are not used.
+	OpMax
 )
 
 func (k OpKind) String() string {
@@ -71,6 +75,8 @@ func (k OpKind) String() string {
 		return "sum"
 	case OpAttention:
 		return "attention"
+	case OpMax:
+		return "max"
 	}
 	return "unknown"
 }
