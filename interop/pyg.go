@@ -150,12 +150,14 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 
 // pygClass names the PyG module of each model's layers.
 var pygClass = map[string]string{
-	"gcn":   "GCNConv",
-	"sage":  "SAGEConv",
-	"gin":   "GINConv",
-	"sgc":   "SGConv",
-	"appnp": "Linear+APPNP",
-	"gat":   "GATConv",
+	"gcn":       "GCNConv",
+	"sage":      "SAGEConv",
+	"sage-max":  "SAGEConv",
+	"sage-pool": "SAGEConv",
+	"gin":       "GINConv",
+	"sgc":       "SGConv",
+	"appnp":     "Linear+APPNP",
+	"gat":       "GATConv",
 }
 
 // aliases are other names a tensor of the model may carry in a file:

@@ -82,6 +82,8 @@ func TestExportTorchCLI(t *testing.T) {
 		{"sgc", []string{"--model", "sgc", "--k", "3", "--feat-norm", "row"}},
 		{"appnp", []string{"--model", "appnp", "--norm", "layer", "--feat-norm", "row"}},
 		{"gat", []string{"--model", "gat", "--hidden", "4", "--heads", "4", "--out-heads", "2", "--feat-norm", "row"}},
+		{"sage-max", []string{"--model", "sage-max", "--norm", "layer", "--feat-norm", "row"}},
+		{"sage-pool", []string{"--model", "sage-pool", "--hidden", "8"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
