@@ -27,7 +27,8 @@ type SAGEMaxLayer struct {
 
 	convBase
 	src  *dense.Matrix // Pool: ReLU(X·W_p + b_p), kept for Backward
-	agg  *dense.Matrix // max_agg of X or src, kept for Backward; then the gradient of src
+	own  *dense.Matrix // max_agg of X or src, kept for Backward; then (Pool) the gradient of src
+	agg  *dense.Matrix // the aggregate Backward reads: own, or the caller's (forwardAggregated; read only)
 	gagg *dense.Matrix // Backward: the gradient of agg
 }
 
@@ -60,7 +61,11 @@ func sageMaxCost(in, out int, pool bool) LayerCost {
 	if pool {
 		c.Forward = append(c.Forward, gemm("nn", in, in), elem(8, in))
 	}
-	c.Forward = append(c.Forward, aggregate(OpMax, in), gemm("nn", in, out), gemm("nn", in, out))
+	agg := aggregate(OpMax, in)
+	if !pool {
+		markInput(&agg) // SAGE-max's evaluation reuses the features' maximum (Model.SetEvalInput)
+	}
+	c.Forward = append(c.Forward, agg, gemm("nn", in, out), gemm("nn", in, out))
 	c.Backward = []CostStep{colSums(out), gemm("tn", in, out), gemm("tn", in, out)}
 	route := []CostStep{gemm("nt", out, in), aggregate(OpMax, in)}
 	if !pool {
@@ -114,11 +119,30 @@ func maxAggregator(op Operator) (MaxAggregator, error) {
 
 // Forward computes the layer's output (see SAGEMaxLayer).
 func (l *SAGEMaxLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, op, x, nil)
+}
+
+// aggregatesInput reports whether Forward starts with max_agg(X): SAGE-max
+// (its input is then dense, and an evaluation pass may give the
+// aggregate); SAGE-pool transforms its input first.
+func (l *SAGEMaxLayer) aggregatesInput() bool { return !l.Pool }
+
+// forwardAggregated is Forward with ax = max_agg(x) given (SAGE-max only):
+// ax is read, never written, and must stay unmodified until Backward.
+func (l *SAGEMaxLayer) forwardAggregated(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
+	return l.forward(p, op, x, ax)
+}
+
+// forward is Forward, with ax = max_agg(x) precomputed when non-nil.
+func (l *SAGEMaxLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Matrix, error) {
 	agg, err := maxAggregator(op)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkInput("SAGE-max", op, x, l.In); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate("SAGE-max", l.Pool, x, ax); err != nil {
 		return nil, err
 	}
 	l.x = x
@@ -129,12 +153,17 @@ func (l *SAGEMaxLayer) Forward(p Pass, op Operator, x *dense.Matrix) (*dense.Mat
 		dense.AddBias(src, l.BP.W)
 		ReLU(src)
 	}
-	a := l.pool.lend(&l.agg, n, l.In)
-	if err := agg.MaxForward(p, src, a); err != nil {
-		return nil, err
+	l.agg = ax
+	if ax == nil {
+		l.agg = l.pool.lend(&l.own, n, l.In)
+		if err := agg.MaxForward(p, src, l.agg); err != nil {
+			return nil, err
+		}
 	}
+	// Two products, not gemm2: x may be the model's sparse input (SAGE-pool).
 	out := l.pool.lend(&l.out, n, l.Out)
-	l.pool.gemm2(false, a, l.WL.values(), x, l.WR.values(), 0, out)
+	l.pool.gemm(false, false, 1, l.agg, l.WL.values(), 0, out)
+	l.pool.gemm(false, false, 1, x, l.WR.values(), 1, out)
 	l.addBias(out)
 	return out, nil
 }
@@ -169,7 +198,7 @@ func (l *SAGEMaxLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInp
 		l.pool.gemm(false, true, 1, gout, l.WR.values(), 1, gx)
 		return gx, nil
 	}
-	gsrc := l.agg
+	gsrc := l.own // the pool's own aggregate, dead after W_l's gradient
 	if err := agg.MaxBackward(p, gagg, gsrc); err != nil {
 		return nil, err
 	}
@@ -188,8 +217,9 @@ func (l *SAGEMaxLayer) Backward(p Pass, op Operator, gout *dense.Matrix, wantInp
 // releaseSaved gives back what Forward kept for Backward.
 func (l *SAGEMaxLayer) releaseSaved() {
 	l.pool.reclaim(&l.src)
-	l.pool.reclaim(&l.agg)
+	l.pool.reclaim(&l.own)
 	l.pool.reclaim(&l.gagg)
+	l.agg = nil
 }
 
 // needsInput reports whether Backward reads the input of Forward (the

@@ -137,3 +137,80 @@ func TestSAGEMaxForward(t *testing.T) {
 		}
 	}
 }
+
+// TestSAGEMaxEvalCacheAndSparse: a SAGE-max model's evaluation reuses the
+// exact maximum of its features (SetEvalInput) with the outputs of a model
+// without it, and takes its features dense (it aggregates them first);
+// SAGE-pool transforms first and takes sparse features with the dense
+// run's outputs and gradients.
+func TestSAGEMaxEvalCacheAndSparse(t *testing.T) {
+	eng, err := aggr.New(2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	xd, xs := sparseRand(r, 7, 60, 0.05)
+	for _, model := range []string{"sage-max", "sage-pool"} {
+		cfg := Config{Model: model, Layers: 2, In: 60, Hidden: 8, Out: 3, Dropout: 0.3, Seed: 2}
+		ref, err := NewModel(cfg, localMax(t, 7, smallEdges))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewModel(cfg, localMax(t, 7, smallEdges))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := xd
+		if model == "sage-max" {
+			if got.TakesSparseInput() {
+				t.Fatal("sage-max takes sparse features")
+			}
+			got.SetEvalInput(x)
+		} else {
+			si, err := NewSparseInput(xs, eng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := got.SetSparseInput(si); err != nil {
+				t.Fatal(err)
+			}
+			x = si.Matrix()
+		}
+		for step := range 6 {
+			p := Pass{Train: step%2 == 0}
+			lr, err := ref.Forward(p, xd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lg, err := got.Forward(p, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeMat(t, fmt.Sprintf("%s step %d logits", model, step), lg.Data, lr.Data, 1e-5)
+			if !p.Train {
+				continue
+			}
+			g := randMat(rand.New(rand.NewPCG(uint64(step), 1)), 7, 3)
+			g2 := dense.New(7, 3)
+			copy(g2.Data, g.Data)
+			if _, err := ref.Backward(p, g, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := got.Backward(p, g2, false); err != nil {
+				t.Fatal(err)
+			}
+			for i, pr := range ref.Params() {
+				pg := got.Params()[i]
+				closeMat(t, fmt.Sprintf("%s step %d %s.G", model, step, pr.Name), pg.G, pr.G, 1e-5)
+				for k := range pr.W { // an SGD step on both
+					pr.W[k] -= 0.1 * pr.G[k]
+					pg.W[k] -= 0.1 * pg.G[k]
+				}
+			}
+		}
+		if model == "sage-max" && got.evalAX == nil {
+			t.Fatal("sage-max: no evaluation aggregate kept")
+		}
+	}
+}
