@@ -6,6 +6,9 @@ Models (as nn/ builds them, PyG's example architecture):
   x → dropout → for each hidden layer: conv → [LayerNorm or BatchNorm1d] → ReLU → dropout → conv → logits
   gcn:   conv(X) = Â·X·W + b,  Â = D^-½(A+I)D^-½, d = in-degree + 1
   sage:  conv(X) = mean(X)·W_l + X·W_r + b, mean = D^-1·A (d = in-degree)
+  sage-max, sage-pool: conv(X) = max(X)·W_l + X·W_r + b, max the element-wise maximum over
+         in-neighbours (0 without any); sage-pool takes max(ReLU(X·W_p + b_p)) (PyG SAGEConv
+         aggr="max", project=True)
   gin:   conv(X) = ReLU(((1+ε)·X + A·X)·W₁ + b₁)·W₂ + b₂, A the plain sum, ε 0 (learned with --train-eps)
   sgc:   conv(X) = Â^K·X·W + b (K = --k, default 2; one layer by default)
   appnp: conv(X) = X·W + b, and in the last layer K steps Z ← (1-α)·Â·Z + α·H (--k 10, --alpha 0.1)
@@ -501,6 +504,37 @@ class GAT(torch.nn.Module):
         return self.conv(g, at, x)
 
 
+def in_edges(d):
+    """The max operator's edge lists (source, destination): the in-edges as given."""
+    ptr = np.asarray(d["ptr"], dtype=np.int64)
+    rows = np.repeat(np.arange(d["nodes"], dtype=np.int64), np.diff(ptr))
+    return torch.from_numpy(np.asarray(d["idx"], dtype=np.int64)), torch.from_numpy(rows)
+
+
+class SAGEMax(torch.nn.Module):
+    """sage-max: conv(X) = max(X)·W_l + X·W_r + b; sage-pool: max(ReLU(X·W_p + b_p)) in place of
+    max(X) (PyG SAGEConv aggr="max", project=True), max the element-wise maximum over in-neighbours
+    (torch scatter_reduce amax; 0 for a node without in-neighbours, as PyG)."""
+
+    def __init__(self, kind, fin, fout, hidden, last, o):
+        super().__init__()
+        self.pool = kind == "sage-pool"
+        if self.pool:
+            self.wp, self.bp = linear(fin, fin)
+        self.w, self.b = linear(fin, fout)
+        bound = 1 / math.sqrt(fin)
+        self.wr = torch.nn.Parameter(torch.empty(fin, fout).uniform_(-bound, bound))
+        self.first = ([self.wp] if self.pool else []) + [self.w, self.wr]
+
+    def forward(self, g, _, x):
+        if isinstance(x, SparseX):
+            raise SystemExit("sage-max and sage-pool take dense features")
+        src, dst = g
+        h = F.relu(x @ self.wp + self.bp) if self.pool else x
+        agg = torch.zeros_like(h).scatter_reduce(0, dst[:, None].expand(-1, h.shape[1]), h[src], "amax", include_self=False)
+        return agg @ self.w + x @ self.wr + self.b
+
+
 class GIN(torch.nn.Module):
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
@@ -578,6 +612,8 @@ class GCNII(torch.nn.Module):
 MODELS = {
     "gcn": ("gcn", Conv, 2),
     "sage": ("mean", Conv, 2),
+    "sage-max": ("max", SAGEMax, 2),
+    "sage-pool": ("max", SAGEMax, 2),
     "gin": ("sum", GIN, 2),
     "sgc": ("gcn", SGC, 1),
     "appnp": ("gcn", APPNP, 2),
@@ -822,8 +858,8 @@ def main():
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
     probe_paths(a)
-    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32" or MODELS[a.model][0] == "gat"):
-        raise SystemExit("--device cuda: the node task, dense features, fp32, models other than gat and gatv2")
+    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32" or MODELS[a.model][0] in ("gat", "max")):
+        raise SystemExit("--device cuda: the node task, dense features, fp32, models on a sparse operator (not gat, gatv2, sage-max, sage-pool)")
     if a.device != "cpu" and not torch.cuda.is_available():
         raise SystemExit(f"--device {a.device}: torch sees no GPU")
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
@@ -853,7 +889,8 @@ def main():
                 neg, tneg = (None, w.reshape(-1, 1)) if per_source else (np.stack([pos[:, 0], w], 1), None)
             fixed.append((neg, tneg))
         esplit = [torch.from_numpy(p[0]) for p in parts]
-    A, AT = (edges(d), None) if MODELS[a.model][0] == "gat" else operators(d, MODELS[a.model][0])
+    op = MODELS[a.model][0]
+    A, AT = (edges(d), None) if op == "gat" else (in_edges(d), None) if op == "max" else operators(d, op)
     if a.features or d["x_sparse"] is not None:
         if a.precision != "fp32":
             raise SystemExit("sparse features train in fp32 only")
@@ -911,7 +948,7 @@ def main():
         A, AT, x, y = A.to(dev), AT.to(dev) if AT is not None else None, x.to(dev), y.to(dev)
         split = {s: v.to(dev) for s, v in split.items()}
         model.to(dev)  # the parameters keep their identity: the optimiser holds them
-    entries = len(A[0]) if MODELS[a.model][0] == "gat" else A._nnz()
+    entries = len(A[0]) if op in ("gat", "max") else A._nnz()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; {d['nodes']} nodes, {entries} operator entries, "
           f"{a.model} {a.layers}×{a.hidden} norm {a.norm}; load+setup {time.perf_counter()-t0:.1f}s", flush=True)
 

@@ -136,6 +136,7 @@ type Propagator struct {
 	codecs [quant.NumRoles]RowCodec // nil = float32 rows
 	pat    pattern                  // how the rows move: flat, two-level
 	att    *attnOp                  // the attention operator (OpAttention, OpAttentionV2 only)
+	maxes  map[int]*maxLayer        // per layer, the max operator's arg max (OpMax only, max.go)
 	plan   PlanStats
 	stats  Stats
 
@@ -163,6 +164,9 @@ func New(s *partition.Shard, c comm.Comm, e *aggr.Engine, kind nn.OpKind, o Opti
 	exch, xerr := ParseExchange(o.Exchange)
 	if err == nil {
 		err = xerr
+	}
+	if err == nil && kind == nn.OpMax {
+		exch, err = maxExchange(s, exch)
 	}
 	if err := agree(c, err); err != nil {
 		return nil, err
@@ -376,8 +380,8 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 }
 
 func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
-	if p.pat == nil {
-		return fmt.Errorf("exchange: %s on a %s operator, which has no row product (Attend)", op, p.kind)
+	if p.pat == nil || p.kind == nn.OpMax {
+		return fmt.Errorf("exchange: %s on a %s operator, which has no sum product (Attend, MaxForward)", op, p.kind)
 	}
 	if in.Rows != p.n || out.Rows != p.n || in.Cols != out.Cols {
 		return fmt.Errorf("exchange: %s: shapes %d×%d → %d×%d, want %d rows and equal widths", op, in.Rows, in.Cols, out.Rows, out.Cols, p.n)

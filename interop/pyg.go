@@ -154,13 +154,15 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 
 // pygClass names the PyG module of each model's layers.
 var pygClass = map[string]string{
-	"gcn":   "GCNConv",
-	"sage":  "SAGEConv",
-	"gin":   "GINConv",
-	"sgc":   "SGConv",
-	"appnp": "Linear+APPNP",
-	"gat":   "GATConv",
-	"gatv2": "GATv2Conv",
+	"gcn":       "GCNConv",
+	"sage":      "SAGEConv",
+	"sage-max":  "SAGEConv",
+	"sage-pool": "SAGEConv",
+	"gin":       "GINConv",
+	"sgc":       "SGConv",
+	"appnp":     "Linear+APPNP",
+	"gat":       "GATConv",
+	"gatv2":     "GATv2Conv",
 }
 
 // aliases are other names a tensor of the model may carry in a file:

@@ -211,6 +211,11 @@ func (k OpKind) check(op Operator) error {
 			return fmt.Errorf("the %s operator is an AttentionV2; got %T", k, op)
 		}
 		return nil
+	case OpMax:
+		if _, ok := op.(MaxAggregator); !ok {
+			return fmt.Errorf("the %s operator is a MaxAggregator; got %T", k, op)
+		}
+		return nil
 	}
 	return fmt.Errorf("operator kind %d has no interface", int(k))
 }

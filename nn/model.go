@@ -40,6 +40,10 @@ var models = []modelKind{
 		op: OpGCN, layers: 2, plan: gcnPlan, build: buildGCN},
 	{name: "sage", doc: "GraphSAGE with mean aggregation", aliases: []string{"graphsage", "graph-sage", "sageconv"},
 		op: OpMean, layers: 2, plan: sagePlan, build: newSAGE},
+	{name: "sage-max", doc: "GraphSAGE with max aggregation", aliases: []string{"sagemax"},
+		op: OpMax, layers: 2, plan: sageMaxPlan, build: newSAGEMax},
+	{name: "sage-pool", doc: "GraphSAGE with the pooling aggregator: max over ReLU(W_p·x + b_p)", aliases: []string{"sagepool"},
+		op: OpMax, layers: 2, plan: sagePoolPlan, build: newSAGEPool},
 	{name: "gin", doc: "graph isomorphism network, sum aggregation and a 2-layer MLP", aliases: []string{"ginconv"},
 		op: OpSum, layers: 2, eps: true, plan: ginPlan, build: buildGIN},
 	{name: "sgc", doc: "simplified graph convolution: K steps of Â, then a linear layer", aliases: []string{"sgconv"},
@@ -567,20 +571,36 @@ func (m *Model) SetEvalInput(x *dense.Matrix) {
 func (m *Model) firstConv(p Pass, x, h *dense.Matrix) (*dense.Matrix, error) {
 	c := m.convs[0]
 	ia, ok := c.(inputAggregator)
-	prop, isProp := m.op.(Propagator)
-	if p.Train || x != m.evalX || h != x || !ok || !isProp || !ia.aggregatesInput() {
+	aggregate := m.inputAggregate()
+	if p.Train || x != m.evalX || h != x || !ok || aggregate == nil || !ia.aggregatesInput() {
 		return c.Forward(p, m.op, h)
 	}
 	if m.evalAX == nil {
 		ax := dense.New(x.Rows, x.Cols)
 		pe := p
 		pe.Exact, pe.Consume = true, false
-		if err := prop.Forward(pe, x, ax); err != nil {
+		if err := aggregate(pe, x, ax); err != nil {
 			return nil, err
 		}
 		m.evalAX = ax
 	}
 	return ia.forwardAggregated(p, m.op, x, m.evalAX)
+}
+
+// inputAggregate is the operator's product that gives the first layer's
+// aggregate of its input: the maximum of a MaxAggregator for a model of
+// kind OpMax, else a Propagator's Â; nil when the operator has neither.
+func (m *Model) inputAggregate() func(p Pass, x, out *dense.Matrix) error {
+	if kind, _ := lookupModel(m.cfg.Model); kind.op == OpMax {
+		if mx, ok := m.op.(MaxAggregator); ok {
+			return mx.MaxForward
+		}
+		return nil
+	}
+	if prop, ok := m.op.(Propagator); ok {
+		return prop.Forward
+	}
+	return nil
 }
 
 // Forward computes the logits (op.Rows() × Out) for the input features x

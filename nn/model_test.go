@@ -129,9 +129,14 @@ func checkModelGradients(t *testing.T, model, norm string, layers int) {
 // checkConfigGradients checks the model of cfg (In 5, Out 3, 7 nodes) on
 // the operator a against finite differences of step h, within tol.
 func checkConfigGradients(t *testing.T, cfg Config, a *dense.Matrix, h, tol float64) {
+	checkOpGradients(t, cfg, &denseProp{a: a}, h, tol)
+}
+
+// checkOpGradients is checkConfigGradients on the graph operator op (7
+// rows).
+func checkOpGradients(t *testing.T, cfg Config, op Operator, h, tol float64) {
 	r := rand.New(rand.NewPCG(21, uint64(cfg.Layers)))
-	prop := &denseProp{a: a}
-	m, err := NewModel(cfg, prop)
+	m, err := NewModel(cfg, op)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +347,7 @@ func TestConfigNumParamsMatchesModel(t *testing.T) {
 // TestModelTable: every model name has its operator kind and layer, and an
 // unknown name is refused by ModelOp and Validate alike.
 func TestModelTable(t *testing.T) {
-	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN, "gat": OpAttention, "gatv2": OpAttentionV2, "gcnii": OpGCN}
+	want := map[string]OpKind{"gcn": OpGCN, "sage": OpMean, "gin": OpSum, "sgc": OpGCN, "appnp": OpGCN, "gat": OpAttention, "gatv2": OpAttentionV2, "gcnii": OpGCN, "sage-max": OpMax, "sage-pool": OpMax}
 	if got := Models(); len(got) != len(want) {
 		t.Fatalf("Models() = %v", got)
 	}

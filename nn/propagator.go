@@ -63,6 +63,10 @@ const (
 	// the same edges (its scores need the targets' projected rows, which
 	// changes what a distributed operator moves).
 	OpAttentionV2
+	// OpMax is the element-wise maximum over in-neighbours (PyG
+	// SAGEConv aggr="max"): a MaxAggregator; a node without in-neighbours
+	// aggregates to 0. Edge weights are not used.
+	OpMax
 )
 
 // Attends reports whether k is an attention operator (the models of kind
@@ -81,6 +85,8 @@ func (k OpKind) String() string {
 		return "attention"
 	case OpAttentionV2:
 		return "attention-v2"
+	case OpMax:
+		return "max"
 	}
 	return "unknown"
 }

@@ -113,6 +113,9 @@ func (c *Config) validate(ranks int) error {
 	case x != "" && exchange.Staged(x) != (c.Staged != nil):
 		return field.Errorf("perfmodel.Config.Exchange", "%s, but perfmodel.Config.Staged is %s", x, map[bool]string{true: "unset", false: "set"}[c.Staged == nil])
 	}
+	if op, _ := nn.ModelOp(m.Kind); op == nn.OpMax && c.Staged != nil {
+		return field.Errorf("perfmodel.Config.Staged", "the max operator (%s) runs the flat exchange", m.Kind)
+	}
 	if c.Staged != nil && c.Mode != exchange.ModeHybrid {
 		return field.Errorf("perfmodel.Config.Staged", "the two-level exchange plans hybrid aggregation only (mode %s)", c.Mode)
 	}
@@ -539,6 +542,9 @@ func (p *predictor) sharedEncode(r int, enc, local float64) (done float64) {
 // the scaling pass.
 func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) (before, local, after float64) {
 	v := &p.vols[r]
+	if p.op == nn.OpMax {
+		return p.maxWork(v, width, backward, sent, recv)
+	}
 	pass := p.rates.ElemSeconds(8 * float64(v.Nodes) * float64(width))
 	loops := int64(0)
 	switch {
@@ -562,6 +568,31 @@ func (p *predictor) exchangeWork(r, width int, backward bool, sent, recv int64) 
 	}
 	local = p.rates.AggrSeconds(v.LocalEdges+loops, width, backward)
 	after += p.rates.HaloSeconds(v.CutEdges, width, backward)
+	return before, local, after
+}
+
+// maxWork is exchangeWork for the max operator (exchange's max.go), no
+// scalings: forward, the send product (partial maxima and raw rows, as the
+// sums' rows) and the local maximum over the owned edges, each also writing
+// its arg max (4 bytes a value), then the halo's maximum over the cut
+// edges; backward no product over the edges but the routing of every
+// owned row's gradient to its arg max, twice (12 bytes a value: the
+// gradient and the arg max read, the destination added to; once to the
+// received rows before the post, once to the local sources beside the
+// transfer), then that of the received rows through the send rows'
+// arguments.
+func (p *predictor) maxWork(v *exchange.RankVolume, width int, backward bool, sent, recv int64) (before, local, after float64) {
+	route := func(rows int64) float64 { return p.rates.ElemSeconds(12 * float64(rows) * float64(width)) }
+	if backward {
+		return route(v.Nodes), route(v.Nodes), route(sent)
+	}
+	args := func(rows int64) float64 { return p.rates.ElemSeconds(4 * float64(rows) * float64(width)) }
+	before = p.rates.RowSeconds(sent, width, false, false) + args(sent)
+	local = p.rates.AggrSeconds(v.LocalEdges, width, false) + args(v.Nodes)
+	after = p.rates.HaloSeconds(v.CutEdges, width, false)
+	if p.cfg.Mode == exchange.ModePre {
+		after += p.rates.RowSeconds(recv, width, true, false)
+	}
 	return before, local, after
 }
 

@@ -156,8 +156,12 @@ func perNode(net Network, rpn, ranks int) int {
 }
 
 // exchangeOf resolves the sweep's exchange for per ranks a node, as train
-// resolves "" (exchange.ChooseExchange on consecutive ranks to a node).
+// resolves "" (exchange.ChooseExchange on consecutive ranks to a node; the
+// max operator's models always the flat exchange).
 func (s *Sweep) exchangeOf(per, ranks int) string {
+	if op, _ := nn.ModelOp(s.Config.Model.Kind); op == nn.OpMax && s.Exchange == "" {
+		return exchange.ExchangeFlat
+	}
 	return exchange.ChooseExchange(s.Exchange, comm.BlockNodes(ranks, per))
 }
 

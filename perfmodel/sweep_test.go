@@ -80,3 +80,14 @@ func TestSweep(t *testing.T) {
 		}
 	}
 }
+
+// The automatic exchange of a sweep is train's: two-level for 2 nodes of 2
+// ranks, but flat for the max operator's models, which run flat only.
+func TestSweepExchangeOfMax(t *testing.T) {
+	for kind, want := range map[string]string{"gcn": exchange.ExchangeTwoLevel, "sage-max": exchange.ExchangeFlat, "sage-pool": exchange.ExchangeFlat} {
+		s := Sweep{Config: Config{Model: Model{Kind: kind}}}
+		if got := s.exchangeOf(2, 4); got != want {
+			t.Errorf("%s: %s, want %s", kind, got, want)
+		}
+	}
+}

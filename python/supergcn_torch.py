@@ -180,6 +180,14 @@ class Graph:
     def sum(self, x):
         return self._spmm(x, self.sum_w)
 
+    def max(self, x):
+        """Element-wise maximum over the in-edges as given (0 without in-neighbours; weights
+        are not used)."""
+        with warnings.catch_warnings():  # scatter_reduce is "beta" in torch 1.13
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.zeros_like(x).scatter_reduce(0, self.dst[:, None].expand(-1, x.shape[1]), x[self.src],
+                                                      reduce="amax", include_self=False)
+
 
 # ---------------------------------------------------------------- layers (PyG names)
 
@@ -214,15 +222,21 @@ class SGConv(nn.Module):
 
 
 class SAGEConv(nn.Module):
-    """PyG SAGEConv (aggr="mean", root_weight): lin_l(mean_u x_u) + lin_r(x)."""
+    """PyG SAGEConv (root_weight): lin_l(aggr_u x_u) + lin_r(x), aggr "mean" or "max"; with
+    project (sage-pool) the max runs over relu(lin(x_u))."""
 
-    def __init__(self, in_dim, out_dim):
+    def __init__(self, in_dim, out_dim, aggr="mean", project=False):
         super().__init__()
+        if project:
+            self.lin = nn.Linear(in_dim, in_dim)
         self.lin_l = nn.Linear(in_dim, out_dim)
         self.lin_r = nn.Linear(in_dim, out_dim, bias=False)
+        self.aggr, self.project = aggr, project
 
     def forward(self, x, g):
-        return self.lin_l(g.mean(x)) + self.lin_r(x)
+        src = F.relu(self.lin(x)) if self.project else x
+        agg = g.max(src) if self.aggr == "max" else g.mean(src)
+        return self.lin_l(agg) + self.lin_r(x)
 
 
 class GINConv(nn.Module):
@@ -355,6 +369,8 @@ class SuperGCN(nn.Module):
                 conv = SGConv(a, b, k)
             elif kind == "sage":
                 conv = SAGEConv(a, b)
+            elif kind in ("sage-max", "sage-pool"):
+                conv = SAGEConv(a, b, aggr="max", project=kind == "sage-pool")
             elif kind == "gin":
                 inner = hidden if hidden > 0 else b
                 conv = GINConv(a, inner, b, meta.get("train_eps", "false") == "true")

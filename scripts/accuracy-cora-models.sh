@@ -20,14 +20,17 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # The published settings: Kipf & Welling (gcn); SGC, Wu et al.: K 2, lr 0.2, weight decay 5e-5,
 # 100 epochs, no dropout; APPNP, Gasteiger et al. (PyG's citation benchmark): hidden 64,
 # dropout 0.5, K 10, α 0.1, lr 0.01, weight decay 5e-4; GIN: hidden 64, dropout 0.5, lr 0.01,
-# weight decay 5e-4; GAT, Veličković et al.: 8 heads × 8, dropout 0.6 (input, hidden, attention),
-# lr 0.005, weight decay 5e-4 (GATv2, Brody et al., with GAT's settings). Weight decay on every
-# parameter (torch's Adam on model.parameters()), except GCN's first-layer rule.
+# weight decay 5e-4; SAGE (mean, max, pool): Kipf & Welling's GCN settings; GAT, Veličković et al.: 8 heads × 8,
+# dropout 0.6 (input, hidden, attention), lr 0.005, weight decay 5e-4 (GATv2, Brody et al., with GAT's settings).
+# Weight decay on every parameter (torch's Adam on model.parameters()), except GCN's first-layer rule.
 flags() {
   case $1 in
   gcn) echo "--model gcn --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
   gcn-batch) echo "--model gcn --norm batch --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
   gcn-batch-jk) echo "--model gcn --norm batch --jk cat --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
+  sage) echo "--model sage --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
+  sage-max) echo "--model sage-max --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
+  sage-pool) echo "--model sage-pool --layers 2 --hidden 16 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --epochs 200" ;;
   gin) echo "--model gin --layers 2 --hidden 64 --dropout 0.5 --lr 0.01 --weight-decay 5e-4 --decay-all --epochs 200" ;;
   sgc) echo "--model sgc --layers 1 --k 2 --dropout 0 --lr 0.2 --weight-decay 5e-5 --decay-all --epochs 100" ;;
   gat) echo "--model gat --layers 2 --hidden 8 --heads 8 --out-heads 1 --dropout 0.6 --attn-dropout 0.6 --lr 0.005 --weight-decay 5e-4 --decay-all --epochs 200" ;;

@@ -84,6 +84,8 @@ func TestExportTorchCLI(t *testing.T) {
 		{"gat", []string{"--model", "gat", "--hidden", "4", "--heads", "4", "--out-heads", "2", "--feat-norm", "row"}},
 		{"gatv2", []string{"--model", "gatv2", "--hidden", "4", "--heads", "4", "--out-heads", "2", "--feat-norm", "row"}},
 		{"gatv2-shared", []string{"--model", "gatv2", "--hidden", "4", "--heads", "2", "--share-weights", "1"}},
+		{"sage-max", []string{"--model", "sage-max", "--norm", "layer", "--feat-norm", "row"}},
+		{"sage-pool", []string{"--model", "sage-pool", "--hidden", "8"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

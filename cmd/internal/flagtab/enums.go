@@ -137,7 +137,8 @@ var Habits = map[string]string{
 // Sentences for Unsupported: other tools' flags with no equivalent
 // here, whose nearest spelling would name a flag of another meaning.
 const (
-	noAggr = "not supported; the neighbour aggregation is the model's (sage: mean only, gin: sum), " +
+	noAggr = "not a flag here: the neighbour aggregation is the model's (--model sage: mean, sage-max: max, " +
+		"sage-pool: max over ReLU(W_p·x + b_p), gin: sum), " +
 		"and --aggr-mode chooses how boundary rows are combined across ranks (pre|post|hybrid)"
 	noResidual  = "not supported; no model here has residual (skip) connections between layers but gcnii's initial residual (--model gcnii)"
 	noBatchNorm = "not a flag here: batch normalisation is --norm batch"
