@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,7 @@ type TrainState struct {
 	BestValAcc  float64 `json:"best_val_acc"` // -1 before the first epoch
 	BestEpoch   int     `json:"best_epoch"`
 	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
+	BestValLoss float64 `json:"best_val_loss,omitempty"` // validation loss at BestEpoch (absent in files of older builds)
 	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
 	Optim       Optim   `json:"optim"`         // zero in files of older builds
 	// NodeOrder and EvalEvery are the run's train.Config values (absent in
@@ -74,6 +76,7 @@ type BestRecord struct {
 	ValAcc  float64 `json:"val_acc"`
 	Epoch   int     `json:"epoch"`
 	TestAcc float64 `json:"test_acc"`
+	ValLoss float64 `json:"val_loss,omitempty"`
 }
 
 // Optim is the optimiser's configuration, which a resumed run takes over.
@@ -113,7 +116,8 @@ func (t *trainer) save(path, name string, done int) error {
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
-			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
+			BestValLoss: t.best.BestValLoss,
+			GridBest:    BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc, ValLoss: t.gridBest.BestValLoss},
 			NodeOrder: t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
 			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled},
 			Loop:  t.cfg.loopSettings().Used(), LoopState: t.loop}}
@@ -407,6 +411,7 @@ func (t *trainer) resume(path string) error {
 			setting{"train.Config.LRMin", l.LRMin, r.LRMin},
 			setting{"train.Config.LRPlateauPatience", l.LRPlateauPatience, r.LRPlateauPatience},
 			setting{"train.Config.Patience", l.Patience, r.Patience},
+			setting{"train.Config.StopOn", cmp.Or(l.StopOn, StopValAcc), r.StopOn},
 			setting{"train.Config.Epochs (the cosine schedule's length)", l.CosineEpochs, r.CosineEpochs})
 	}
 	for _, d := range settings {
@@ -438,9 +443,11 @@ func (t *trainer) resume(path string) error {
 	t.model.SetDropoutStep(ck.Train.DropoutStep)
 	t.done = ck.Train.Epoch
 	t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = ck.Train.BestValAcc, ck.Train.BestEpoch, ck.Train.BestTestAcc
+	t.best.BestValLoss = ck.Train.BestValLoss
 	t.gridBest = t.best
 	if g := ck.Train.GridBest; ck.Train.EvalEvery > 0 && t.done < t.cfg.Epochs { // training goes on: the grid's record
 		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = g.ValAcc, g.Epoch, g.TestAcc
+		t.gridBest.BestValLoss = g.ValLoss
 		t.best = t.gridBest
 	}
 	t.lastTest = ck.Train.LastTestAcc

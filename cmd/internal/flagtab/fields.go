@@ -34,6 +34,7 @@ var Names = withHyperFlags(map[string]string{
 	"train.Config.LRMin":                  "--lr-min",
 	"train.Config.LRPlateauPatience":      "--lr-plateau-patience",
 	"train.Config.Patience":               "--patience",
+	"train.Config.StopOn":                 "--stop-on",
 	"train.Config.LabelProp":              "--label-prop",
 	"train.Config.Task":                   "--task",
 	"train.Config.Targets":                "--targets",

@@ -111,6 +111,7 @@ func loopResumeSettings(cfg *train.Config, l train.LoopSettings) []resumeSetting
 	s := []resumeSetting{
 		{"lr-schedule", cfg.LRSchedule, l.LRSchedule, func() { cfg.LRSchedule = l.LRSchedule }},
 		{"patience", cfg.Patience, l.Patience, func() { cfg.Patience = l.Patience }},
+		{"stop-on", cmp.Or(cfg.StopOn, train.StopValAcc), cmp.Or(l.StopOn, train.StopValAcc), func() { cfg.StopOn = l.StopOn }},
 	}
 	gamma := resumeSetting{"lr-gamma", cfg.LRGamma, l.LRGamma, func() { cfg.LRGamma = l.LRGamma }}
 	lrMin := resumeSetting{"lr-min", cfg.LRMin, l.LRMin, func() { cfg.LRMin = l.LRMin }}
