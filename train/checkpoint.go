@@ -50,10 +50,10 @@ type TrainState struct {
 	DropoutStep uint64  `json:"dropout_step"` // nn.Model.DropoutStep (the same on every rank)
 	BestValAcc  float64 `json:"best_val_acc"` // -1 before the first epoch
 	BestEpoch   int     `json:"best_epoch"`
-	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
+	BestTestAcc float64 `json:"best_test_acc"`           // test accuracy at BestEpoch
 	BestValLoss float64 `json:"best_val_loss,omitempty"` // validation loss at BestEpoch (absent in files of older builds)
-	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
-	Optim       Optim   `json:"optim"`         // zero in files of older builds
+	LastTestAcc float64 `json:"last_test_acc"`           // test accuracy of epoch Epoch
+	Optim       Optim   `json:"optim"`                   // zero in files of older builds
 	// NodeOrder and EvalEvery are the run's train.Config values (absent in
 	// files of older builds): the dropout masks follow the node order, the
 	// best-validation record the evaluation grid.
@@ -118,7 +118,7 @@ func (t *trainer) save(path, name string, done int) error {
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
 			BestValLoss: t.best.BestValLoss,
 			GridBest:    BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc, ValLoss: t.gridBest.BestValLoss},
-			NodeOrder: t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
+			NodeOrder:   t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
 			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled},
 			Loop:  t.cfg.loopSettings().Used(), LoopState: t.loop}}
 	for i, p := range t.params {
