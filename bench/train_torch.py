@@ -480,7 +480,9 @@ HYPERS = {"theta": 0.5, "conv-decay": 0.01}
 
 class Model(torch.nn.Module):
     """The pipeline; with --jk (PyG's BasicGNN jk) every conv is hidden wide and followed by
-    norm → ReLU → dropout, the outputs combined (cat, max, last) and mapped by a Linear."""
+    norm → ReLU → dropout, the outputs combined (cat, max, last) and mapped by a Linear. With
+    --residual every hidden conv adds its input to its activation before the dropout (supergcn's
+    nn/residual.go): the identity where the widths match, else a projection without bias (res{i})."""
 
     def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, o):
         super().__init__()
@@ -494,15 +496,25 @@ class Model(torch.nn.Module):
             else torch.nn.Identity() for _ in range(layers if self.jk else layers - 1))
         if self.jk:
             self.lin_w, self.lin_b = linear(layers * hidden if self.jk == "cat" else hidden, fout)
+        self.res = torch.nn.ParameterDict({str(i): linear(widths[i], hidden)[0] for i in range(len(self.norms))
+                                           if o.residual and widths[i] != hidden})
+        self.residual = o.residual
+        # the parameters weight decay applies to by default: the first layer's weights and projection
+        self.first = self.convs[0].first + [self.res[k] for k in ("0",) if k in self.res]
         self.p = dropout
 
     def forward(self, a, at, x):
         h = x.dropout(self.p, self.training) if isinstance(x, SparseX) else F.dropout(x, self.p, self.training)
         xs = []
         for i, c in enumerate(self.convs):
-            h = c(a, at, h)
+            hin, h = h, c(a, at, h)
             if i < len(self.convs) - 1 or self.jk:
-                h = F.dropout(F.relu(self.norms[i](h)), self.p, self.training)
+                h = F.relu(self.norms[i](h))
+                if self.residual:
+                    if str(i) not in self.res and isinstance(hin, SparseX):
+                        raise SystemExit("--residual with sparse features as wide as --hidden: give the features dense")
+                    h = h + (hin @ self.res[str(i)] if str(i) in self.res else hin)
+                h = F.dropout(h, self.p, self.training)
                 xs.append(h)
         if not self.jk:
             return h
@@ -512,13 +524,14 @@ class Model(torch.nn.Module):
 
 # The flags a checkpoint's training depends on; --resume refuses others.
 CHECKED = ("task", "model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
-           "attn_dropout", "hidden", "norm", "jk", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every",
-           "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience") + \
+           "attn_dropout", "hidden", "norm", "jk", "residual", "dropout", "lr", "weight_decay", "seed", "precision",
+           "eval_every", "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience") + \
     tuple(h.replace("-", "_") for h in HYPERS)
-# What files of older builds, which had no schedule, early stopping, tasks, jumping knowledge or declared
+# What files of older builds, which had no schedule, early stopping, tasks, jumping knowledge, residual or declared
 # hyperparameters, ran with.
 LOOP_DEFAULTS = {"lr_schedule": "none", "lr_step_size": 50, "lr_gamma": 0.1, "lr_min": 0.0, "lr_plateau_patience": 10,
-                 "patience": 0, "task": "node", "jk": "none", **{h.replace("-", "_"): v for h, v in HYPERS.items()}}
+                 "patience": 0, "task": "node", "jk": "none", "residual": False,
+                 **{h.replace("-", "_"): v for h, v in HYPERS.items()}}
 # ReduceLROnPlateau's defaults, as supergcn's plateau schedule: relative threshold, smallest reduction.
 PLATEAU_THRESHOLD, PLATEAU_EPS = 1e-4, 1e-8
 
@@ -663,6 +676,7 @@ def main():
                     help="hidden width (gat: per head, PyG GATConv's out_channels; a layer is --hidden × --heads wide)")
     ap.add_argument("--norm", choices=["none", "layer", "batch"], default="none")
     ap.add_argument("--jk", choices=["none", "cat", "max", "last"], default="none", help="jumping knowledge (supergcn's --jk)")
+    ap.add_argument("--residual", action="store_true", help="residual connections (supergcn's --residual)")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--weight-decay", type=float, default=5e-4)
@@ -755,7 +769,7 @@ def main():
     else:
         width = a.hidden * a.heads if a.model == "gat" else a.hidden  # the hidden layers' width
         model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
-        first = list(model.parameters()) if a.decay_all else model.convs[0].first
+        first = list(model.parameters()) if a.decay_all else model.first
         rest = [p for p in model.parameters() if all(p is not f for f in first)]
         opt = torch.optim.Adam([{"params": first, "weight_decay": a.weight_decay},
                                 {"params": rest, "weight_decay": 0.0}], lr=a.lr)

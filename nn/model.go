@@ -134,6 +134,9 @@ type Config struct {
 	// JK combines the layers by jumping knowledge (jk.go): "cat", "max"
 	// or "last"; "" or "none": the model's own architecture.
 	JK string `json:",omitempty"`
+	// Residual adds every hidden layer's input to its activation
+	// (residual.go).
+	Residual bool `json:",omitempty"`
 }
 
 // MaxSteps bounds Config.K.
@@ -162,6 +165,9 @@ func (c Config) validateHyper(m modelKind) error {
 		return err
 	}
 	if err := c.validateJK(m); err != nil {
+		return err
+	}
+	if err := c.validateResidual(m); err != nil {
 		return err
 	}
 	return c.validateHeads(m)
@@ -272,6 +278,9 @@ func (c Config) NumParams() int64 {
 		if i < c.Layers-1 || c.jumping() {
 			n += int64(len(normSuffixes(c.Norm))) * int64(s.Out)
 		}
+		for _, p := range c.resParams(s) {
+			n += int64(p.Rows) * int64(p.Cols)
+		}
 	}
 	for _, p := range c.jkParams() {
 		n += int64(p.Rows) * int64(p.Cols)
@@ -284,9 +293,10 @@ func (c Config) NumParams() int64 {
 //	x → dropout → for i < Layers-1: conv_i → [LayerNorm] → ReLU → dropout
 //	  → conv_{Layers-1} → logits
 //
-// A row with a body (gcnii) and a Config with JK run their own
-// architecture instead (body.go, gcnii.go, jk.go); batch normalisation
-// runs the separate passes of the hidden stage.
+// A row with a body (gcnii) runs its own architecture instead (body.go,
+// gcnii.go); a Config with JK or Residual runs the pipeline in separate
+// passes with those connections (jk.go, residual.go), as batch
+// normalisation runs the separate passes of the hidden stage.
 //
 // Dropout is active only when Pass.Train is set. Backward sets every Param's
 // G (overwriting it); in a distributed run the caller sums the G over ranks
@@ -353,8 +363,8 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 		m.newBody(kind, r)
 		return m, nil
 	}
-	if cfg.jumping() {
-		if err := m.newJK(kind, r); err != nil {
+	if cfg.jumping() || cfg.Residual {
+		if err := m.newStack(kind, r); err != nil {
 			return nil, err
 		}
 		return m, nil

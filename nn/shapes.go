@@ -16,8 +16,9 @@ type ParamShape struct {
 }
 
 // ParamShapes returns the parameters of the model of c in Model.Params
-// order (per layer its conv's in plan order, then the LayerNorm's weight
-// and bias). c must be valid (Validate's error otherwise).
+// order (per layer its conv's in plan order, then the normalisation's
+// weight and bias (and running statistics), then the residual projection;
+// the jumping-knowledge linear layer last). c must be valid (Validate's error otherwise).
 func (c Config) ParamShapes() ([]ParamShape, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -33,6 +34,9 @@ func (c Config) ParamShapes() ([]ParamShape, error) {
 			for _, suf := range normSuffixes(c.Norm) {
 				out = append(out, ParamShape{Name: normName(i) + suf, Rows: 1, Cols: s.Out})
 			}
+		}
+		for _, p := range c.resParams(s) {
+			out = append(out, ParamShape{Name: resName(i) + p.Suffix, Rows: p.Rows, Cols: p.Cols, Weight: p.Weight})
 		}
 	}
 	return append(out, c.jkParams()...), nil

@@ -382,6 +382,7 @@ func (t *trainer) resume(path string) error {
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},
 		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
 		{"nn.Config.JK", norm(have.JK), norm(want.JK)},
+		{"nn.Config.Residual", have.Residual, want.Residual},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
 		{"nn.Config.Dropout", have.Dropout, want.Dropout},

@@ -130,11 +130,18 @@ func TestBenchTorchModels(t *testing.T) {
 	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=300,degree=6,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
 		t.Fatalf("gen: %s", r.stderr)
 	}
+	var argSets [][]string
 	for _, name := range nn.Models() {
 		args := []string{"--model", name, "--hidden", "8"}
 		if name == "gat" {
 			args = append(args, "--heads", "3", "--out-heads", "2")
 		}
+		argSets = append(argSets, args)
+	}
+	// residual connections: a projection of the 16 input features, and identities only
+	argSets = append(argSets, []string{"--model", "gcn", "--hidden", "8", "--residual", "--jk", "cat"},
+		[]string{"--model", "sage", "--hidden", "16", "--layers", "3", "--residual"})
+	for _, args := range argSets {
 		var m nn.Config
 		fs := flag.NewFlagSet("train", flag.ContinueOnError)
 		modelFlags(fs, &m)

@@ -33,6 +33,7 @@ func modelFlags(fs *flag.FlagSet, m *nn.Config) {
 	fs.IntVar(&m.K, "k", 0, "propagation steps (default: the model's: "+strings.Join(steps, ", ")+"; other models take none)")
 	fs.Float64Var(&m.Alpha, "alpha", 0, "teleport probability (default: the model's: "+strings.Join(alphas, ", ")+"; other models have none)")
 	fs.StringVar(&m.JK, "jk", "none", "jumping knowledge: none|cat|max|last (every layer's output, combined, then a linear layer; not gat, gcnii)")
+	fs.BoolVar(&m.Residual, "residual", false, "residual connections: every hidden layer adds its input to its activation (a learned projection where the widths differ; not gat, gcnii)")
 	fs.BoolVar(&m.TrainEps, "train-eps", false, "learn ε, the weight of a node's own row ("+strings.Join(eps, ", ")+"; fixed at 0 without)")
 	for _, h := range nn.Hypers() { // the rest of the models' hyperparameters, from their declarations
 		fs.Func(h.Name, fmt.Sprintf("%s (default %g, range [%g, %g]; %s)", h.Help, h.Default, h.Min, h.Max, strings.Join(h.Models, ", ")),

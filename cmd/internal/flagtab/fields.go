@@ -48,6 +48,7 @@ var Names = withHyperFlags(map[string]string{
 	"nn.Config.TrainEps":                  "--train-eps",
 	"nn.Config.Norm":                      "--norm",
 	"nn.Config.JK":                        "--jk",
+	"nn.Config.Residual":                  "--residual",
 	"nn.Config.Precision":                 "--precision",
 	"nn.Config.Dropout":                   "--dropout",
 	"nn.Config.Heads":                     "--heads",

@@ -54,6 +54,7 @@ func Resume(cfg *train.Config, seed *uint64, featNorm *string, isSet func(flag s
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
 		{"jk", m.JK, cmp.Or(ck.Model.JK, "none"), func() { m.JK = cmp.Or(ck.Model.JK, "none") }},
+		{"residual", m.Residual, ck.Model.Residual, func() { m.Residual = ck.Model.Residual }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
 		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
 		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},
