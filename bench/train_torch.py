@@ -411,7 +411,7 @@ class GIN(torch.nn.Module):
 class SGC(torch.nn.Module):
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
-        self.fin, self.fout, self.k = fin, fout, o.k or 2
+        self.fin, self.fout, self.k = fin, fout, o.k
         self.w, self.b = linear(fin, fout)
         self.first = [self.w]
 
@@ -424,8 +424,8 @@ class SGC(torch.nn.Module):
 class APPNP(torch.nn.Module):
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
-        self.k = (o.k or 10) if last else 0
-        self.alpha = o.alpha or 0.1
+        self.k = o.k if last else 0
+        self.alpha = o.alpha
         self.w, self.b = linear(fin, fout)
         self.first = [self.w]
 
@@ -445,7 +445,7 @@ class GCNII(torch.nn.Module):
         self.win, self.bin = linear(fin, hidden)
         self.ws = torch.nn.ParameterList(glorot(hidden, hidden) for _ in range(layers))
         self.wout, self.bout = linear(hidden, fout)
-        self.alpha, self.theta, self.p = o.alpha or 0.1, o.theta, dropout
+        self.alpha, self.theta, self.p = o.alpha, o.theta, dropout
 
     def groups(self, o):
         """Adam's parameter groups: every parameter decayed, the convolutions at --conv-decay."""
@@ -473,9 +473,36 @@ MODELS = {
     "gcnii": ("gcn", GCNII, 64),
 }
 
-# The hyperparameters the models of nn's table declare beyond the shared flags (nn.Hypers():
-# name → default; cmd/supergcn's bench_py_test checks them against the declarations).
-HYPERS = {"theta": 0.5, "conv-decay": 0.01}
+# The hyperparameters the models of nn's table declare (their rows' hypers: model → name → default; an int
+# default is a count, a bool a switch; cmd/supergcn's bench_py_test checks them against the declarations). Their
+# flags derive from this table; a model's default fills a flag not given.
+HYPERS = {"sgc": {"k": 2}, "appnp": {"k": 10, "alpha": 0.1}, "gin": {"train-eps": False},
+          "gcnii": {"alpha": 0.1, "theta": 0.5, "conv-decay": 0.01}}
+HYPER_NAMES = list(dict.fromkeys(h for hs in HYPERS.values() for h in hs))
+
+
+def hyper_flags(ap):
+    """Adds a flag per declared hyperparameter (default None: the model's)."""
+    for h in HYPER_NAMES:
+        decl = [(m, hs[h]) for m, hs in HYPERS.items() if h in hs]
+        models = ", ".join(m if isinstance(v, bool) else f"{m} {v:g}" for m, v in decl)
+        if isinstance(decl[0][1], bool):
+            ap.add_argument("--" + h, action="store_true", default=None, help=f"({models}; see supergcn train --help)")
+        else:
+            ap.add_argument("--" + h, type=int if isinstance(decl[0][1], int) else float, default=None,
+                            help=f"(default {models}; see supergcn train --help)")
+
+
+def hyper_defaults(a):
+    """Fills the hyperparameters not given with the model's defaults (0 where the model takes none) and refuses
+    one given to a model that does not take it, as supergcn train does."""
+    own = HYPERS.get(a.model, {})
+    for h in HYPER_NAMES:
+        k = h.replace("-", "_")
+        if getattr(a, k) is not None and h not in own:
+            raise SystemExit(f"--{h}: {a.model} takes no {h}")
+        if getattr(a, k) is None:
+            setattr(a, k, own.get(h, 0))
 
 
 class Model(torch.nn.Module):
@@ -523,15 +550,15 @@ class Model(torch.nn.Module):
 
 
 # The flags a checkpoint's training depends on; --resume refuses others.
-CHECKED = ("task", "model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
+CHECKED = ("task", "model", "layers", "decay_all", "feat_norm", "heads", "out_heads",
            "attn_dropout", "hidden", "norm", "jk", "residual", "dropout", "lr", "weight_decay", "seed", "precision",
            "eval_every", "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience") + \
-    tuple(h.replace("-", "_") for h in HYPERS)
+    tuple(h.replace("-", "_") for h in HYPER_NAMES)
 # What files of older builds, which had no schedule, early stopping, tasks, jumping knowledge, residual or declared
 # hyperparameters, ran with.
 LOOP_DEFAULTS = {"lr_schedule": "none", "lr_step_size": 50, "lr_gamma": 0.1, "lr_min": 0.0, "lr_plateau_patience": 10,
                  "patience": 0, "task": "node", "jk": "none", "residual": False,
-                 **{h.replace("-", "_"): v for h, v in HYPERS.items()}}
+                 "train_eps": False}
 # ReduceLROnPlateau's defaults, as supergcn's plateau schedule: relative threshold, smallest reduction.
 PLATEAU_THRESHOLD, PLATEAU_EPS = 1e-4, 1e-8
 
@@ -632,10 +659,13 @@ def resume(a, model, opt, loop):
         raise SystemExit(f"{a.resume}: not a train_torch.py checkpoint ({e})")
     if flags.get("model") == "gat" and "gat_hidden_per_head" not in ck:  # older files: --hidden was all heads'
         flags["hidden"] = flags.get("hidden", 0) // max(flags.get("heads", 1), 1)
+    own = {h.replace("-", "_"): v for h, v in HYPERS.get(flags.get("model"), {}).items()}
     for k in CHECKED:
-        if flags.get(k, LOOP_DEFAULTS.get(k)) != getattr(a, k):
-            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {flags.get(k, LOOP_DEFAULTS.get(k))}, "
-                             f"given {getattr(a, k)}")
+        saved = flags.get(k, own.get(k, LOOP_DEFAULTS.get(k)))
+        if k in ("k", "alpha") and saved == 0:  # older files: 0 was the model's default
+            saved = own.get(k, 0)
+        if saved != getattr(a, k):
+            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {saved}, given {getattr(a, k)}")
     if epoch >= a.epochs:
         raise SystemExit(f"{a.resume}: already {epoch} epochs; --epochs {a.epochs} leaves nothing to train")
     model.load_state_dict(ck["model"])
@@ -655,9 +685,6 @@ def main():
     ap.add_argument("--features", default="", help="sparse features replacing the dataset's: a scipy.sparse.save_npz .npz")
     ap.add_argument("--model", choices=list(MODELS), default="gcn")
     ap.add_argument("--layers", type=int, default=0, help="default: the model's (1 for sgc, else 2)")
-    ap.add_argument("--k", type=int, default=0, help="propagation steps (sgc: 2, appnp: 10)")
-    ap.add_argument("--alpha", type=float, default=0, help="appnp's teleport probability (default 0.1)")
-    ap.add_argument("--train-eps", action="store_true", help="gin: learn ε")
     ap.add_argument("--decay-all", action="store_true", help="weight decay on every parameter")
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
@@ -667,8 +694,7 @@ def main():
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
     ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy")
     ap.add_argument("--list-hypers", action="store_true", help="print the declared hyperparameters (name=default) and exit")
-    for h, v in HYPERS.items():
-        ap.add_argument("--" + h, type=float, default=v, help=f"(default {v}; see supergcn train --help)")
+    hyper_flags(ap)
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
@@ -705,8 +731,9 @@ def main():
         print(" ".join(MODELS))
         return
     if a.list_hypers:
-        print(" ".join(f"{h}={v:g}" for h, v in HYPERS.items()))
+        print(" ".join(f"{m}.{h}={float(v):g}" for m in MODELS for h, v in HYPERS.get(m, {}).items()))
         return
+    hyper_defaults(a)
     a.layers = a.layers or MODELS[a.model][2]
     if a.task == "link" and not a.edge_split:
         raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED]")
@@ -830,8 +857,10 @@ def main():
             if better(acc["valid"], best[0]):
                 best = (acc["valid"], acc["test"], epoch)
             line += f" train {acc['train']:.4f} valid {acc['valid']:.4f} test {acc['test']:.4f} val_loss {val_loss!r}"
-        watched = -acc["valid"] if a.task == "regression" else acc["valid"]  # Loop keeps the highest
-        loop.advance(epoch, evaluated, watched if evaluated else 0.0, val_loss)
+        watched = 0.0  # Loop keeps the highest
+        if evaluated:
+            watched = -acc["valid"] if a.task == "regression" else acc["valid"]
+        loop.advance(epoch, evaluated, watched, val_loss)
         dt = time.perf_counter() - t
         times.append(dt)
         print(f"{line} epoch_s {dt:.3f}", flush=True)

@@ -383,3 +383,42 @@ func (b *stackBody) backward(p Pass, op Operator, g *dense.Matrix, wantInputGrad
 	}
 	return b.drops[0].Backward(above), nil
 }
+
+// JKCost is the cost schedule of the jumping-knowledge output layer of c
+// (empty without jumping knowledge), per row: forward the combination
+// (cat: the layers' outputs copied side by side, 8 bytes a value; max:
+// each value read from every layer, the maximum and its layer written,
+// 4·Layers + 6 bytes; last: nothing), the linear layer (jkWidth × Out)
+// and its bias; backward the bias's column sums, the weight's gradient
+// and the combination's, then for each layer its share (cat: a copy,
+// max: the masked write of 10 bytes a value, last: a copy for the last
+// layer and a clear of 4 bytes for the others)
+// and, below the top layer, the sum with the gradient from above (12
+// bytes a value). The hidden stages after every convolution are the
+// model's walk's.
+func (c Config) JKCost() LayerCost {
+	if !c.jumping() {
+		return LayerCost{}
+	}
+	h, w, l := c.Hidden, c.jkWidth(), c.Layers
+	var lc LayerCost
+	switch c.JK {
+	case "cat":
+		lc.Forward = append(lc.Forward, elem(8, w))
+	case "max":
+		lc.Forward = append(lc.Forward, elem(float64(4*l+6), h))
+	}
+	lc.Forward = append(lc.Forward, gemm("nn", w, c.Out), elem(8, c.Out))
+	lc.Backward = append(lc.Backward, colSums(c.Out), gemm("tn", w, c.Out), gemm("nt", c.Out, w))
+	share := map[string]float64{"cat": 8, "max": 10, "last": 4}[c.JK]
+	for i := range l {
+		if c.JK == "last" && i == l-1 {
+			share = 8
+		}
+		lc.Backward = append(lc.Backward, elem(share, h))
+	}
+	if l > 1 {
+		lc.Backward = append(lc.Backward, elem(float64(12*(l-1)), h))
+	}
+	return lc
+}

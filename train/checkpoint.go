@@ -387,7 +387,7 @@ func (t *trainer) resume(path string) error {
 		{"classes", have.Out, want.Out},
 		{"nn.Config.Dropout", have.Dropout, want.Dropout},
 		{"nn.Config.Seed", have.Seed, want.Seed},
-		{"nn.Config.Hyper", fmt.Sprint(have.Hyper), fmt.Sprint(want.Hyper)},
+		{"nn.Config.Hyper", fmt.Sprint(have.HyperValues()), fmt.Sprint(want.HyperValues())},
 		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
 		{"train.Config.FeatNorm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
 	}

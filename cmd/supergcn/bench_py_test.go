@@ -163,8 +163,10 @@ func TestBenchTorchModels(t *testing.T) {
 		t.Fatalf("train_torch.py --list-hypers: %v\n%s", err, out)
 	}
 	var want []string
-	for _, h := range nn.Hypers() {
-		want = append(want, fmt.Sprintf("%s=%g", h.Name, h.Default))
+	for _, mi := range nn.ModelInfos() {
+		for _, h := range mi.Hypers {
+			want = append(want, fmt.Sprintf("%s.%s=%g", mi.Name, h.Name, h.Default))
+		}
 	}
 	if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("bench/train_torch.py hyperparameters %v, declared %v", got, want)

@@ -82,6 +82,10 @@ func TestExportTorchCLI(t *testing.T) {
 		{"sgc", []string{"--model", "sgc", "--k", "3", "--feat-norm", "row"}},
 		{"appnp", []string{"--model", "appnp", "--norm", "layer", "--feat-norm", "row"}},
 		{"gat", []string{"--model", "gat", "--hidden", "4", "--heads", "4", "--out-heads", "2", "--feat-norm", "row"}},
+		{"gcnii", []string{"--model", "gcnii", "--layers", "4", "--alpha", "0.2", "--theta", "0.8", "--feat-norm", "row"}},
+		{"gcn-bn-jk-cat", []string{"--model", "gcn", "--norm", "batch", "--jk", "cat", "--feat-norm", "row"}},
+		{"sage-res-jk-max", []string{"--model", "sage", "--layers", "3", "--residual", "--jk", "max", "--feat-norm", "row"}},
+		{"gcn-res-bn", []string{"--model", "gcn", "--layers", "3", "--residual", "--norm", "batch", "--feat-norm", "row"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
