@@ -90,3 +90,31 @@ func (s *skip) addInputGrad(pool *arena, gx *dense.Matrix) {
 	dense.Add(gx, s.dh)
 	pool.reclaim(&s.dh)
 }
+
+// ResidualCost is the cost schedule of layer i's skip connection in the
+// model of c (empty where it has none), per row: forward the activation
+// copied into the sum (8 bytes a value), then the input added (12 bytes)
+// or its projection multiplied in; backward the gradient through the skip
+// (a copy, or the projection's two products) and its sum into the
+// convolution's input gradient (12 bytes a value of the input).
+func (c Config) ResidualCost(i int) LayerCost {
+	if !c.residual(i) {
+		return LayerCost{}
+	}
+	in, h := c.Hidden, c.Hidden
+	if i == 0 {
+		in = c.In
+	}
+	lc := LayerCost{Forward: []CostStep{elem(8, h), elem(12, h)}, Backward: []CostStep{elem(8, h), elem(12, h)}}
+	if in != h {
+		lc.Forward[1] = gemm("nn", in, h)
+		lc.Backward = []CostStep{gemm("tn", in, h), gemm("nt", h, in), elem(12, in)}
+	}
+	if i == 0 { // the model's input gradient is not wanted: only the projection's weight gradient
+		lc.Backward = lc.Backward[:0]
+		if in != h {
+			lc.Backward = append(lc.Backward, gemm("tn", in, h))
+		}
+	}
+	return lc
+}

@@ -187,3 +187,38 @@ func TestJKSchedule(t *testing.T) {
 		t.Errorf("the combination moves no rows: %d, %d, %d bytes", last.TrainBytes, cat.TrainBytes, max.TrainBytes)
 	}
 }
+
+// TestResidualSchedule: residual connections, hand-worked (3 layers of 8
+// over 16 features, 1000 rows a rank, training only): the first hidden
+// layer copies its activation into the sum (8 bytes × 8) and multiplies
+// its 16-wide input by the projection, backward the projection's weight
+// gradient only (the features' gradient is not wanted); the second copies
+// and adds its input (8 + 12 bytes × 8) forward, and backward copies the
+// gradient and adds it to the input gradient (8 + 12 bytes × 8); Adam
+// updates the projection's 128 weights.
+func TestResidualSchedule(t *testing.T) {
+	shm, _ := ParseNetwork("shm")
+	prof := flatProfile()
+	run := func(res bool) *Prediction {
+		t.Helper()
+		m := Model{Kind: "gcn", Layers: 3, Hidden: 8, In: 16, Classes: 4, Residual: res}
+		cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
+		p, err := Predict(twoRanks(), prof, shm, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	r := prof.RatesAt(1, 2)
+	const n = 1000
+	e := func(bytes, width float64) float64 { return r.ElemSeconds(bytes * n * width) }
+	want := e(8, 8) + r.GemmSeconds("nn", n, 16, 8) + r.GemmSeconds("tn", n, 16, 8) +
+		2*(e(8, 8)+e(12, 8)) + r.ElemSeconds(adamBytes*128)
+	plain, res := run(false), run(true)
+	if d := res.DenseS - plain.DenseS; math.Abs(d-want) > 1e-12 {
+		t.Errorf("residual: %.9g s more dense work, want %.9g", d, want)
+	}
+	if res.TrainBytes != plain.TrainBytes {
+		t.Errorf("the skips move no rows: %d bytes, without %d", res.TrainBytes, plain.TrainBytes)
+	}
+}

@@ -23,6 +23,7 @@ type Model struct {
 	LayerNorm bool               // --norm layer between layers
 	BatchNorm bool               // --norm batch: LayerNorm's elementwise passes, and the statistics all-reduced across ranks
 	JK        string             // --jk cat|max|last: every layer hidden, combined by a linear layer ("" or none: without)
+	Residual  bool               // --residual: skip connections around the hidden layers
 	Dropout   bool               // dropout > 0 (input and hidden)
 	Hyper     map[string]float64 // the model's hyperparameters (nn.Config.Hyper; absent: the defaults)
 	// Attention models: heads of the hidden and of the output layer (0:
@@ -42,7 +43,7 @@ func (m Model) net() nn.Config {
 		norm = "layer"
 	}
 	return nn.Config{Model: m.Kind, Layers: m.Layers, In: m.In, Hidden: m.Hidden, Out: m.Classes, Norm: norm,
-		JK: m.JK, Hyper: m.Hyper, Heads: m.Heads, OutHeads: m.OutHeads, AttnDropout: m.AttnDropout}
+		JK: m.JK, Residual: m.Residual, Hyper: m.Hyper, Heads: m.Heads, OutHeads: m.OutHeads, AttnDropout: m.AttnDropout}
 }
 
 // Config is one prediction's setting.
@@ -611,6 +612,7 @@ func (p *predictor) forward(training bool) {
 			p.batchNormSums(out, false)
 		}
 		if m.hiddenLayer(i) && p.hidden(out, training && m.Dropout) {
+			p.skip(i, false)
 			continue
 		}
 		p.elem(elemBias, out, nodesOf)
@@ -619,6 +621,7 @@ func (p *predictor) forward(training bool) {
 				p.pass(passLayerNorm, 0.5, out, nodesOf)
 			}
 			p.elem(elemReLU, out, nodesOf)
+			p.skip(i, false)
 			if training && m.Dropout {
 				p.pass(passDropout, 0.5, out, nodesOf)
 			}
@@ -662,6 +665,7 @@ func (p *predictor) lossAndBackward() {
 		p.hiddenBackward(m.Hidden)
 	}
 	for i := m.Layers - 1; i >= 0; i-- {
+		p.skip(i, true)
 		for _, s := range p.costs[i].Backward {
 			if s.InputGrad && i == 0 {
 				continue
@@ -675,6 +679,18 @@ func (p *predictor) lossAndBackward() {
 	adam := p.rates.ElemSeconds(adamBytes * float64(m.params()))
 	for r := range p.vols {
 		p.addDense(r, adam)
+	}
+}
+
+// skip adds layer i's residual connection, one direction (nn.Config.ResidualCost).
+func (p *predictor) skip(i int, backward bool) {
+	c := p.cfg.Model.net().ResidualCost(i)
+	steps := c.Forward
+	if backward {
+		steps = c.Backward
+	}
+	for _, s := range steps {
+		p.step(s, p.cfg.Wire[quant.Forward], backward, true)
 	}
 }
 
