@@ -557,7 +557,7 @@ class GIN(torch.nn.Module):
 class SGC(torch.nn.Module):
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
-        self.fin, self.fout, self.k = fin, fout, o.k or 2
+        self.fin, self.fout, self.k = fin, fout, o.k
         self.w, self.b = linear(fin, fout)
         self.first = [self.w]
 
@@ -570,8 +570,8 @@ class SGC(torch.nn.Module):
 class APPNP(torch.nn.Module):
     def __init__(self, kind, fin, fout, hidden, last, o):
         super().__init__()
-        self.k = (o.k or 10) if last else 0
-        self.alpha = o.alpha or 0.1
+        self.k = o.k if last else 0
+        self.alpha = o.alpha
         self.w, self.b = linear(fin, fout)
         self.first = [self.w]
 
@@ -591,7 +591,7 @@ class GCNII(torch.nn.Module):
         self.win, self.bin = linear(fin, hidden)
         self.ws = torch.nn.ParameterList(glorot(hidden, hidden) for _ in range(layers))
         self.wout, self.bout = linear(hidden, fout)
-        self.alpha, self.theta, self.p = o.alpha or 0.1, o.theta, dropout
+        self.alpha, self.theta, self.p = o.alpha, o.theta, dropout
 
     def groups(self, o):
         """Adam's parameter groups: every parameter decayed, the convolutions at --conv-decay."""
@@ -622,14 +622,43 @@ MODELS = {
     "gcnii": ("gcn", GCNII, 64),
 }
 
-# The hyperparameters the models of nn's table declare beyond the shared flags (nn.Hypers():
-# name → default; cmd/supergcn's bench_py_test checks them against the declarations).
-HYPERS = {"share-weights": 0, "theta": 0.5, "conv-decay": 0.01}
+# The hyperparameters the models of nn's table declare (their rows' hypers: model → name → default; an int
+# default is a count, a bool a switch; cmd/supergcn's bench_py_test checks them against the declarations). Their
+# flags derive from this table; a model's default fills a flag not given.
+HYPERS = {"sgc": {"k": 2}, "appnp": {"k": 10, "alpha": 0.1}, "gin": {"train-eps": False}, "gatv2": {"share-weights": 0},
+          "gcnii": {"alpha": 0.1, "theta": 0.5, "conv-decay": 0.01}}
+HYPER_NAMES = list(dict.fromkeys(h for hs in HYPERS.values() for h in hs))
+
+
+def hyper_flags(ap):
+    """Adds a flag per declared hyperparameter (default None: the model's)."""
+    for h in HYPER_NAMES:
+        decl = [(m, hs[h]) for m, hs in HYPERS.items() if h in hs]
+        models = ", ".join(m if isinstance(v, bool) else f"{m} {v:g}" for m, v in decl)
+        if isinstance(decl[0][1], bool):
+            ap.add_argument("--" + h, action="store_true", default=None, help=f"({models}; see supergcn train --help)")
+        else:
+            ap.add_argument("--" + h, type=int if isinstance(decl[0][1], int) else float, default=None,
+                            help=f"(default {models}; see supergcn train --help)")
+
+
+def hyper_defaults(a):
+    """Fills the hyperparameters not given with the model's defaults (0 where the model takes none) and refuses
+    one given to a model that does not take it, as supergcn train does."""
+    own = HYPERS.get(a.model, {})
+    for h in HYPER_NAMES:
+        k = h.replace("-", "_")
+        if getattr(a, k) is not None and h not in own:
+            raise SystemExit(f"--{h}: {a.model} takes no {h}")
+        if getattr(a, k) is None:
+            setattr(a, k, own.get(h, 0))
 
 
 class Model(torch.nn.Module):
     """The pipeline; with --jk (PyG's BasicGNN jk) every conv is hidden wide and followed by
-    norm → ReLU → dropout, the outputs combined (cat, max, last) and mapped by a Linear."""
+    norm → ReLU → dropout, the outputs combined (cat, max, last) and mapped by a Linear. With
+    --residual every hidden conv adds its input to its activation before the dropout (supergcn's
+    nn/residual.go): the identity where the widths match, else a projection without bias (res{i})."""
 
     def __init__(self, kind, layers, fin, hidden, fout, dropout, norm, o):
         super().__init__()
@@ -643,15 +672,25 @@ class Model(torch.nn.Module):
             else torch.nn.Identity() for _ in range(layers if self.jk else layers - 1))
         if self.jk:
             self.lin_w, self.lin_b = linear(layers * hidden if self.jk == "cat" else hidden, fout)
+        self.res = torch.nn.ParameterDict({str(i): linear(widths[i], hidden)[0] for i in range(len(self.norms))
+                                           if o.residual and widths[i] != hidden})
+        self.residual = o.residual
+        # the parameters weight decay applies to by default: the first layer's weights and projection
+        self.first = self.convs[0].first + [self.res[k] for k in ("0",) if k in self.res]
         self.p = dropout
 
     def forward(self, a, at, x):
         h = x.dropout(self.p, self.training) if isinstance(x, SparseX) else F.dropout(x, self.p, self.training)
         xs = []
         for i, c in enumerate(self.convs):
-            h = c(a, at, h)
+            hin, h = h, c(a, at, h)
             if i < len(self.convs) - 1 or self.jk:
-                h = F.dropout(F.relu(self.norms[i](h)), self.p, self.training)
+                h = F.relu(self.norms[i](h))
+                if self.residual:
+                    if str(i) not in self.res and isinstance(hin, SparseX):
+                        raise SystemExit("--residual with sparse features as wide as --hidden: give the features dense")
+                    h = h + (hin @ self.res[str(i)] if str(i) in self.res else hin)
+                h = F.dropout(h, self.p, self.training)
                 xs.append(h)
         if not self.jk:
             return h
@@ -660,14 +699,15 @@ class Model(torch.nn.Module):
 
 
 # The flags a checkpoint's training depends on; --resume refuses others.
-CHECKED = ("task", "model", "layers", "k", "alpha", "train_eps", "decay_all", "feat_norm", "heads", "out_heads",
-           "attn_dropout", "hidden", "norm", "jk", "dropout", "lr", "weight_decay", "seed", "precision", "eval_every",
-           "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience") + \
-    tuple(h.replace("-", "_") for h in HYPERS)
-# What files of older builds, which had no schedule, early stopping, tasks, jumping knowledge or declared
+CHECKED = ("task", "model", "layers", "decay_all", "feat_norm", "heads", "out_heads",
+           "attn_dropout", "hidden", "norm", "jk", "residual", "dropout", "lr", "weight_decay", "seed", "precision",
+           "eval_every", "lr_schedule", "lr_step_size", "lr_gamma", "lr_min", "lr_plateau_patience", "patience") + \
+    tuple(h.replace("-", "_") for h in HYPER_NAMES)
+# What files of older builds, which had no schedule, early stopping, tasks, jumping knowledge, residual or declared
 # hyperparameters, ran with.
 LOOP_DEFAULTS = {"lr_schedule": "none", "lr_step_size": 50, "lr_gamma": 0.1, "lr_min": 0.0, "lr_plateau_patience": 10,
-                 "patience": 0, "task": "node", "jk": "none", **{h.replace("-", "_"): v for h, v in HYPERS.items()}}
+                 "patience": 0, "task": "node", "jk": "none", "residual": False,
+                 "train_eps": False}
 # ReduceLROnPlateau's defaults, as supergcn's plateau schedule: relative threshold, smallest reduction.
 PLATEAU_THRESHOLD, PLATEAU_EPS = 1e-4, 1e-8
 
@@ -768,10 +808,13 @@ def resume(a, model, opt, loop):
         raise SystemExit(f"{a.resume}: not a train_torch.py checkpoint ({e})")
     if flags.get("model") in ("gat", "gatv2") and "gat_hidden_per_head" not in ck:  # older files: --hidden was all heads'
         flags["hidden"] = flags.get("hidden", 0) // max(flags.get("heads", 1), 1)
+    own = {h.replace("-", "_"): v for h, v in HYPERS.get(flags.get("model"), {}).items()}
     for k in CHECKED:
-        if flags.get(k, LOOP_DEFAULTS.get(k)) != getattr(a, k):
-            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {flags.get(k, LOOP_DEFAULTS.get(k))}, "
-                             f"given {getattr(a, k)}")
+        saved = flags.get(k, own.get(k, LOOP_DEFAULTS.get(k)))
+        if k in ("k", "alpha") and saved == 0:  # older files: 0 was the model's default
+            saved = own.get(k, 0)
+        if saved != getattr(a, k):
+            raise SystemExit(f"{a.resume}: saved with --{k.replace('_', '-')} {saved}, given {getattr(a, k)}")
     if epoch >= a.epochs:
         raise SystemExit(f"{a.resume}: already {epoch} epochs; --epochs {a.epochs} leaves nothing to train")
     model.load_state_dict(ck["model"])
@@ -791,9 +834,6 @@ def main():
     ap.add_argument("--features", default="", help="sparse features replacing the dataset's: a scipy.sparse.save_npz .npz")
     ap.add_argument("--model", choices=list(MODELS), default="gcn")
     ap.add_argument("--layers", type=int, default=0, help="default: the model's (1 for sgc, else 2)")
-    ap.add_argument("--k", type=int, default=0, help="propagation steps (sgc: 2, appnp: 10)")
-    ap.add_argument("--alpha", type=float, default=0, help="appnp's teleport probability (default 0.1)")
-    ap.add_argument("--train-eps", action="store_true", help="gin: learn ε")
     ap.add_argument("--decay-all", action="store_true", help="weight decay on every parameter")
     ap.add_argument("--feat-norm", choices=["none", "row"], default="none",
                     help="row: divide each feature row by its L1 norm (supergcn's --feat-norm row)")
@@ -808,8 +848,7 @@ def main():
                     help="training objective, as supergcn's --task (docs/TASKS.md)")
     ap.add_argument("--targets", default="", help="multilabel/regression: the N×T (or N) target table, .npy or .npz (array y)")
     ap.add_argument("--list-hypers", action="store_true", help="print the declared hyperparameters (name=default) and exit")
-    for h, v in HYPERS.items():
-        ap.add_argument("--" + h, type=float, default=v, help=f"(default {v}; see supergcn train --help)")
+    hyper_flags(ap)
     ap.add_argument("--heads", type=int, default=8, help="gat: heads of the hidden layers (concatenated)")
     ap.add_argument("--out-heads", type=int, default=1, help="gat: heads of the output layer (averaged)")
     ap.add_argument("--attn-dropout", type=float, default=0.6, help="gat: dropout on the attention coefficients")
@@ -817,6 +856,7 @@ def main():
                     help="hidden width (gat: per head, PyG GATConv's out_channels; a layer is --hidden × --heads wide)")
     ap.add_argument("--norm", choices=["none", "layer", "batch"], default="none")
     ap.add_argument("--jk", choices=["none", "cat", "max", "last"], default="none", help="jumping knowledge (supergcn's --jk)")
+    ap.add_argument("--residual", action="store_true", help="residual connections (supergcn's --residual)")
     ap.add_argument("--dropout", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--weight-decay", type=float, default=5e-4)
@@ -847,8 +887,9 @@ def main():
         print(" ".join(MODELS))
         return
     if a.list_hypers:
-        print(" ".join(f"{h}={v:g}" for h, v in HYPERS.items()))
+        print(" ".join(f"{m}.{h}={float(v):g}" for m in MODELS for h, v in HYPERS.get(m, {}).items()))
         return
+    hyper_defaults(a)
     a.layers = a.layers or MODELS[a.model][2]
     if a.task == "link" and bool(a.edge_split) == bool(a.edge_split_files):
         raise SystemExit("--task link needs --edge-split TRAIN,VALID,TEST[:SEED] or --edge-split-files DIR")
@@ -935,7 +976,7 @@ def main():
     else:
         width = a.hidden * a.heads if MODELS[a.model][0] == "gat" else a.hidden  # the hidden layers' width
         model = Model(a.model, a.layers, d["featdim"], width, classes, a.dropout, a.norm, a)
-        first = list(model.parameters()) if a.decay_all else model.convs[0].first
+        first = list(model.parameters()) if a.decay_all else model.first
         rest = [p for p in model.parameters() if all(p is not f for f in first)]
         if a.task == "link" and a.decoder == "mlp":  # torch.nn.Linear's initialisation, as supergcn's
             dec = torch.nn.Sequential(torch.nn.Linear(a.hidden, a.hidden), torch.nn.ReLU(), torch.nn.Linear(a.hidden, 1))

@@ -95,7 +95,7 @@ func TestExportImport(t *testing.T) {
 	for _, c := range []nn.Config{
 		{Model: "gcn", Layers: 2, In: 5, Hidden: 4, Out: 3, Norm: "layer"},
 		{Model: "sage", Layers: 2, In: 5, Hidden: 4, Out: 3},
-		{Model: "gin", Layers: 2, In: 5, Hidden: 4, Out: 3, TrainEps: true},
+		{Model: "gin", Layers: 2, In: 5, Hidden: 4, Out: 3, Hyper: map[string]float64{"train-eps": 1}},
 		{Model: "sgc", Layers: 1, In: 5, Out: 3},
 		{Model: "appnp", Layers: 2, In: 5, Hidden: 4, Out: 3},
 		{Model: "gat", Layers: 2, In: 5, Hidden: 4, Out: 3, Heads: 2, OutHeads: 3},

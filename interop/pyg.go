@@ -134,8 +134,15 @@ func Metadata(c nn.Config, featNorm string) (map[string]string, error) {
 		meta["alpha"] = ftoa(a)
 	}
 	if c.Model == "gin" {
-		meta["train_eps"] = strconv.FormatBool(c.TrainEps)
+		meta["train_eps"] = strconv.FormatBool(c.TrainEps())
 	}
+	for name, v := range c.HyperValues() { // the other declared ones (gcnii: theta, conv_decay)
+		if key := strings.ReplaceAll(name, "-", "_"); meta[key] == "" {
+			meta[key] = ftoa(v)
+		}
+	}
+	meta["jk"] = orNone(c.JK)
+	meta["residual"] = strconv.FormatBool(c.Residual)
 	if op.Attends() {
 		meta["heads"] = itoa(max(c.Heads, 1))
 		if c.Layers > 1 { // --hidden: GATConv's out_channels of the hidden layers
@@ -163,6 +170,7 @@ var pygClass = map[string]string{
 	"appnp":     "Linear+APPNP",
 	"gat":       "GATConv",
 	"gatv2":     "GATv2Conv",
+	"gcnii":     "Linear+GCN2Conv+Linear",
 }
 
 // aliases are other names a tensor of the model may carry in a file:

@@ -24,6 +24,10 @@ type APPNPLayer struct {
 	tmp [2]*dense.Matrix // Zᵏ between steps
 }
 
+// appnpHypers are APPNP's hyperparameters.
+var appnpHypers = []Hyper{stepsHyper(10),
+	{Name: "alpha", Default: 0.1, Min: 0, MinOpen: true, Max: 1, Help: "teleport probability α (appnp), initial residual α (gcnii)"}}
+
 // appnpPlan declares an APPNP layer: W (a weight) and b.
 func appnpPlan(s LayerShape) LayerPlan {
 	bound := linearBound(s.In)
@@ -59,14 +63,14 @@ func appnpPlan(s LayerShape) LayerPlan {
 // appnpSteps is the propagation steps of layer s: K in the last layer.
 func appnpSteps(s LayerShape) int {
 	if s.Last() {
-		return s.K
+		return s.steps()
 	}
 	return 0
 }
 
 // buildAPPNP builds an APPNP layer on W, b.
 func buildAPPNP(s LayerShape, ps []*Param) Conv {
-	return &APPNPLayer{In: s.In, Out: s.Out, W: ps[0], B: ps[1], K: appnpSteps(s), Alpha: s.Alpha,
+	return &APPNPLayer{In: s.In, Out: s.Out, W: ps[0], B: ps[1], K: appnpSteps(s), Alpha: s.Hyper["alpha"],
 		convBase: convBase{bias: ps[1]}}
 }
 

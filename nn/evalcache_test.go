@@ -52,7 +52,7 @@ func checkEvalCache(t *testing.T, cfg Config) {
 		first = cfg.Out
 	}
 	cached := first > cfg.In
-	steps := max(cfg.K, 1) // propagator forwards a layer
+	steps := max(cfg.Steps(), 1) // propagator forwards a layer
 	eval := func(m *Model, in *dense.Matrix) ([]float32, []float32) {
 		t.Helper()
 		out, err := m.Forward(Pass{}, in)

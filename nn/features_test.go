@@ -60,9 +60,9 @@ func TestSparseInputModels(t *testing.T) {
 	for _, c := range []Config{
 		{Model: "gcn", Layers: 2, Hidden: 8},
 		{Model: "sage", Layers: 2, Hidden: 8},
-		{Model: "gin", Layers: 2, Hidden: 8, TrainEps: true},
-		{Model: "sgc", Layers: 1, K: 2},
-		{Model: "appnp", Layers: 2, Hidden: 8, K: 3},
+		{Model: "gin", Layers: 2, Hidden: 8, Hyper: map[string]float64{"train-eps": 1}},
+		{Model: "sgc", Layers: 1, Hyper: map[string]float64{"k": 2}},
+		{Model: "appnp", Layers: 2, Hidden: 8, Hyper: map[string]float64{"k": 3}},
 		{Model: "gat", Layers: 2, Hidden: 8, Heads: 2},
 		{Model: "gcn", Layers: 3, Hidden: 8, Norm: "layer"},
 	} {

@@ -10,7 +10,7 @@ import (
 
 // gatv2Hypers are GATv2's declared hyperparameters.
 var gatv2Hypers = []Hyper{
-	{Name: "share-weights", Default: 0, Min: 0, Max: 1, Integer: true,
+	{Name: "share-weights", Default: 0, Min: 0, Max: 1, Int: true,
 		Help: "1: one projection for the sources and the targets (PyG GATv2Conv share_weights), 0: two"},
 }
 

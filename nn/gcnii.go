@@ -22,7 +22,7 @@ import (
 // parameters with the input layer's, the last layer's with the output
 // layer's, so parameter counts, shapes, costs and memory derive from the
 // plans as for every model.
-var gcniiHypers = []Hyper{
+var gcniiHypers = []Hyper{appnpHypers[1],
 	{Name: "theta", Default: 0.5, Min: 0, Max: 1000,
 		Help: "identity-mapping strength θ (the paper's λ): layer l mixes in β = ln(θ/l + 1) of its weight"},
 	{Name: "conv-decay", Default: 0.01, Min: 0, Max: 1,
@@ -86,7 +86,7 @@ type gcniiBody struct {
 func newGCNIIBody(c Config, shapes []LayerShape, params [][]*Param) body {
 	s0, last := shapes[0], shapes[len(shapes)-1]
 	b := &gcniiBody{layers: len(shapes), in: s0.In, h: s0.Hidden, classes: last.Out,
-		alpha: float32(s0.Alpha), convDecay: s0.Hyper["conv-decay"],
+		alpha: float32(s0.Hyper["alpha"]), convDecay: s0.Hyper["conv-decay"],
 		s: make([]*dense.Matrix, len(shapes)), r: make([]*dense.Matrix, len(shapes))}
 	for i, ps := range params {
 		b.params = append(b.params, ps...)

@@ -15,12 +15,9 @@ import (
 // every parameter and the input, with its hyperparameters at their
 // defaults and moved.
 func TestGCNIIGradients(t *testing.T) {
-	for _, h := range []map[string]float64{nil, {"theta": 1.5}} {
+	for _, h := range []map[string]float64{nil, {"theta": 1.5, "alpha": 0.3}} {
 		for _, layers := range []int{1, 2, 4} {
 			cfg := Config{Model: "gcnii", Layers: layers, In: 5, Hidden: 6, Out: 3, Dropout: 0.2, Seed: 3, Hyper: h}
-			if h != nil {
-				cfg.Alpha = 0.3
-			}
 			t.Run(fmt.Sprintf("%v_%d", h, layers), func(t *testing.T) {
 				checkConfigGradients(t, cfg, skewed(gcnAdj(7, smallEdges)), 1e-3, 1e-2)
 			})
@@ -33,7 +30,7 @@ func TestGCNIIGradients(t *testing.T) {
 func TestGCNIIForward(t *testing.T) {
 	const n, in, hid, out, layers = 7, 5, 4, 3, 3
 	a := gcnAdj(n, smallEdges)
-	cfg := Config{Model: "gcnii", Layers: layers, In: in, Hidden: hid, Out: out, Dropout: 0.5, Seed: 9, Alpha: 0.2, Hyper: map[string]float64{"theta": 0.7}}
+	cfg := Config{Model: "gcnii", Layers: layers, In: in, Hidden: hid, Out: out, Dropout: 0.5, Seed: 9, Hyper: map[string]float64{"theta": 0.7, "alpha": 0.2}}
 	m, err := NewModel(cfg, &denseProp{a: a})
 	if err != nil {
 		t.Fatal(err)

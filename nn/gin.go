@@ -11,7 +11,7 @@ import (
 //
 // with A the plain sum over in-neighbours (OpSum), W₁ In×Hidden, W₂
 // Hidden×Out (the model's hidden width is the MLP's inner width), both
-// initialised like torch.nn.Linear, and ε 0, learned with TrainEps (PyG's
+// initialised like torch.nn.Linear, and ε 0, learned with train-eps (PyG's
 // train_eps), else fixed.
 //
 // As (1+ε)·X·W₁ + A·X·W₁ = ((1+ε)·I + A)·X·W₁, the sum aggregates the
@@ -28,8 +28,11 @@ type GINLayer struct {
 	gxw *dense.Matrix // the gradient of xw
 }
 
+// ginHypers are GIN's hyperparameters.
+var ginHypers = []Hyper{{Name: "train-eps", Bool: true, Max: 1, Help: "learn ε, the weight of a node's own row (fixed at 0 without)"}}
+
 // ginPlan declares a GIN layer: W₁, b₁, W₂, b₂ (the weights decayed in the
-// first layer), and ε with TrainEps.
+// first layer), and ε with train-eps.
 func ginPlan(s LayerShape) LayerPlan {
 	b1, b2 := linearBound(s.In), linearBound(s.Hidden)
 	ps := []ParamSpec{
@@ -37,11 +40,14 @@ func ginPlan(s LayerShape) LayerPlan {
 		{Suffix: ".nn.0.bias", Rows: 1, Cols: s.Hidden, Bound: b1},
 		{Suffix: ".nn.2.weight", Rows: s.Hidden, Cols: s.Out, Bound: b2, Weight: true},
 		{Suffix: ".nn.2.bias", Rows: 1, Cols: s.Out, Bound: b2}}
-	if s.TrainEps {
+	if s.trainEps() {
 		ps = append(ps, ParamSpec{Suffix: ".eps", Rows: 1, Cols: 1})
 	}
 	return LayerPlan{Params: ps, Cost: ginCost(s), Mem: ginMem(s)}
 }
+
+// trainEps is hyperparameter train-eps of layer s's model.
+func (s LayerShape) trainEps() bool { return s.Hyper["train-eps"] != 0 }
 
 // ginMem is GINLayer's memory: X·W₁ or U (Hidden or In wide) and Z kept,
 // their gradients in Backward.
@@ -72,7 +78,7 @@ func ginCost(s LayerShape) LayerCost {
 	}
 	c.Backward = append(c.Backward, gemm("tn", in, h))
 	du := []CostStep{gemm("nt", h, in)}
-	if !s.TrainEps {
+	if !s.trainEps() {
 		du = inputGrad(du...)
 	}
 	c.Backward = append(c.Backward, du...)

@@ -17,7 +17,8 @@ import (
 //
 //	x → dropout → (conv_i → [norm] → ReLU → dropout = h_i)ⁱ → JK(h_0…h_{L-1}) → Linear
 //
-// Its parameters follow the convolutions' and normalisations': jk.lin.weight
+// Its parameters follow the convolutions', normalisations' and residual
+// projections': jk.lin.weight
 // ((Layers·Hidden or Hidden) × Out, torch.nn.Linear's initialisation) and
 // jk.lin.bias.
 
@@ -58,37 +59,58 @@ func (c Config) jkParams() []ParamShape {
 	return []ParamShape{{Name: "jk.lin.weight", Rows: c.jkWidth(), Cols: c.Out, Weight: true}, {Name: "jk.lin.bias", Rows: 1, Cols: c.Out}}
 }
 
-// jkBody is the jumping-knowledge model over the row's convolutions.
-type jkBody struct {
+// stackBody is the pipeline of the row's convolutions run in separate
+// passes, with jumping knowledge (mode "cat", "max", "last": every
+// convolution hidden, combined by a linear layer) or without (mode "": the
+// last convolution is the output layer), and with or without residual
+// connections (residual.go).
+type stackBody struct {
 	mode   string
 	hidden int
 	convs  []Conv
-	norms  []*LayerNorm
+	norms  []*LayerNorm // per hidden convolution
 	bnorms []*BatchNorm
-	drops  []*Dropout // 0: the input; i+1: after convolution i
-	w, b   *Param
+	skips  []*skip    // per hidden convolution; nil without residual connections
+	drops  []*Dropout // 0: the input; i+1: after hidden convolution i
+	w, b   *Param     // the jumping-knowledge linear layer (nil without)
 	params []*Param
 	pool   *arena
-	xs     []*dense.Matrix // h_i of the last Forward
+	h0     *dense.Matrix   // the dropped input of the last Forward
+	xs     []*dense.Matrix // h_{i+1} of the last Forward, per hidden convolution i
+	acts   []*dense.Matrix // with skips: the activations ReLU([norm](conv_i)), their masks
+	zs     []*dense.Matrix // with skips: activation + skip, dropped in place to h_{i+1}
 	arg    []uint16        // "max": the layer of each maximum
 	z, out *dense.Matrix   // the combination, the logits
 	dz, d  *dense.Matrix
-	gx     *dense.Matrix
 }
 
-// newJK builds m's jumping-knowledge body on the convolutions of row
-// kind, drawing their parameters from r in Model.Params order.
-func (m *Model) newJK(kind modelKind, r *rand.Rand) error {
+// newStack builds m's separate-pass body on the convolutions of row
+// kind, drawing their parameters from r in Model.Params order (per layer
+// the convolution's, the normalisation's, the projection's; the
+// jumping-knowledge linear layer last).
+func (m *Model) newStack(kind modelKind, r *rand.Rand) error {
 	cfg := m.cfg
-	b := &jkBody{mode: cfg.JK, hidden: cfg.Hidden, xs: make([]*dense.Matrix, cfg.Layers)}
+	nh := cfg.Layers - 1
+	b := &stackBody{hidden: cfg.Hidden}
+	if cfg.jumping() {
+		b.mode, nh = cfg.JK, cfg.Layers
+	}
+	b.xs = make([]*dense.Matrix, nh)
+	if cfg.Residual {
+		b.skips, b.acts, b.zs = make([]*skip, nh), make([]*dense.Matrix, nh), make([]*dense.Matrix, nh)
+	}
 	b.drops = append(b.drops, &Dropout{P: cfg.Dropout})
 	for i := range cfg.Layers {
-		c, err := buildLayer(kind, cfg.shape(kind, i), r)
+		s := cfg.shape(kind, i)
+		c, err := buildLayer(kind, s, r)
 		if err != nil {
 			return err
 		}
 		b.convs = append(b.convs, c)
 		b.params = append(b.params, c.Params()...)
+		if i == nh {
+			break
+		}
 		var ln *LayerNorm
 		var bn *BatchNorm
 		switch cfg.Norm {
@@ -101,14 +123,24 @@ func (m *Model) newJK(kind modelKind, r *rand.Rand) error {
 			b.params = append(b.params, bn.Params()...)
 		}
 		b.norms, b.bnorms = append(b.norms, ln), append(b.bnorms, bn)
+		if cfg.Residual {
+			sk := &skip{}
+			if ps := (LayerPlan{Params: cfg.resParams(s)}).newParams(resName(i), r); len(ps) > 0 {
+				sk.w = ps[0]
+				b.params = append(b.params, ps...)
+			}
+			b.skips[i] = sk
+		}
 		b.drops = append(b.drops, &Dropout{P: cfg.Dropout})
 	}
-	lin := LayerPlan{Params: []ParamSpec{
-		{Suffix: ".weight", Rows: cfg.jkWidth(), Cols: cfg.Out, Bound: linearBound(cfg.jkWidth()), Weight: true},
-		{Suffix: ".bias", Rows: 1, Cols: cfg.Out, Bound: linearBound(cfg.jkWidth())}}}
-	ps := lin.newParams("jk.lin", r)
-	b.w, b.b = ps[0], ps[1]
-	b.params = append(b.params, ps...)
+	if b.mode != "" {
+		lin := LayerPlan{Params: []ParamSpec{
+			{Suffix: ".weight", Rows: cfg.jkWidth(), Cols: cfg.Out, Bound: linearBound(cfg.jkWidth()), Weight: true},
+			{Suffix: ".bias", Rows: 1, Cols: cfg.Out, Bound: linearBound(cfg.jkWidth())}}}
+		ps := lin.newParams("jk.lin", r)
+		b.w, b.b = ps[0], ps[1]
+		b.params = append(b.params, ps...)
+	}
 	m.params = b.params
 	m.pool = &arena{}
 	m.pool.work.Precision, _ = dense.ParsePrecision(cfg.Precision) // validated
@@ -118,7 +150,7 @@ func (m *Model) newJK(kind modelKind, r *rand.Rand) error {
 	return nil
 }
 
-func (b *jkBody) setPool(a *arena) {
+func (b *stackBody) setPool(a *arena) {
 	b.pool = a
 	for _, c := range b.convs {
 		c.setPool(a)
@@ -129,20 +161,33 @@ func (b *jkBody) setPool(a *arena) {
 }
 
 // setDecay: every parameter but the running statistics, or the first
-// convolution's weight matrices (Model.SetDecayAll).
-func (b *jkBody) setDecay(all bool) {
+// convolution's weight matrices and its projection (Model.SetDecayAll).
+func (b *stackBody) setDecay(all bool) {
 	first := map[*Param]bool{}
 	for _, p := range b.convs[0].Params() {
 		first[p] = p.weight
+	}
+	if len(b.skips) > 0 && b.skips[0].w != nil {
+		first[b.skips[0].w] = true
 	}
 	for _, p := range b.params {
 		p.Decay = !p.buffer && (all || first[p])
 	}
 }
 
-func (b *jkBody) lastHidden() *dense.Matrix { return b.z }
+// lastHidden is the output layer's input: the combination, or the last
+// hidden convolution's dropped output (nil for one layer).
+func (b *stackBody) lastHidden() *dense.Matrix {
+	if b.mode != "" {
+		return b.z
+	}
+	if len(b.xs) == 0 {
+		return nil
+	}
+	return b.xs[len(b.xs)-1]
+}
 
-func (b *jkBody) release() {
+func (b *stackBody) release() {
 	for _, c := range b.convs {
 		c.releaseSaved()
 		c.releaseOut()
@@ -151,23 +196,37 @@ func (b *jkBody) release() {
 	for _, d := range b.drops {
 		d.release()
 	}
-	for _, own := range []**dense.Matrix{&b.out, &b.dz, &b.d, &b.gx} {
+	for _, own := range []**dense.Matrix{&b.out, &b.dz, &b.d} {
 		b.pool.reclaim(own)
 	}
-	if b.mode != "last" {
+	for i, s := range b.skips {
+		b.pool.reclaim(&b.zs[i])
+		b.pool.reclaim(&s.dh)
+	}
+	if b.mode == "cat" || b.mode == "max" {
 		b.pool.reclaim(&b.z)
 	}
-	b.z = nil
+	b.z, b.h0 = nil, nil
 	clear(b.xs)
+	clear(b.acts)
 }
 
-func (b *jkBody) forward(p Pass, op Operator, x *dense.Matrix, seed func(int) uint64) (*dense.Matrix, error) {
+// input is hidden convolution i's input in the last Forward.
+func (b *stackBody) input(i int) *dense.Matrix {
+	if i == 0 {
+		return b.h0
+	}
+	return b.xs[i-1]
+}
+
+func (b *stackBody) forward(p Pass, op Operator, x *dense.Matrix, seed func(int) uint64) (*dense.Matrix, error) {
 	h := b.drops[0].Forward(x, p.Train, false, seed(0))
+	b.h0 = h
 	for i, c := range b.convs {
 		p.Layer = i
 		out, err := c.Forward(p, op, h)
-		if err != nil {
-			return nil, err
+		if err != nil || i == len(b.xs) { // the output convolution
+			return out, err
 		}
 		if b.norms[i] != nil {
 			out = b.norms[i].Forward(out)
@@ -178,6 +237,13 @@ func (b *jkBody) forward(p Pass, op Operator, x *dense.Matrix, seed func(int) ui
 			}
 		}
 		ReLU(out)
+		if b.skips != nil {
+			b.acts[i] = out
+			z := b.pool.lend(&b.zs[i], out.Rows, out.Cols)
+			copy(z.Data, out.Data)
+			b.skips[i].forward(b.pool, h, z)
+			out = z
+		}
 		h = b.drops[i+1].Forward(out, p.Train, true, seed(i+1))
 		b.xs[i] = h
 	}
@@ -189,7 +255,7 @@ func (b *jkBody) forward(p Pass, op Operator, x *dense.Matrix, seed func(int) ui
 }
 
 // combine sets b.z from the layers' outputs.
-func (b *jkBody) combine() {
+func (b *stackBody) combine() {
 	n, hd, layers := b.xs[0].Rows, b.hidden, len(b.xs)
 	switch b.mode {
 	case "last":
@@ -224,7 +290,7 @@ func (b *jkBody) combine() {
 }
 
 // share writes into d the part of dz that reaches layer i's output.
-func (b *jkBody) share(i int, dz, d *dense.Matrix) {
+func (b *stackBody) share(i int, dz, d *dense.Matrix) {
 	hd, layers := b.hidden, len(b.xs)
 	switch b.mode {
 	case "last":
@@ -251,24 +317,49 @@ func (b *jkBody) share(i int, dz, d *dense.Matrix) {
 	}
 }
 
-func (b *jkBody) backward(p Pass, op Operator, g *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
-	n := g.Rows
-	dense.ColSums(g, b.b.G)
-	b.pool.gemm(true, false, 1, b.z, g, 0, b.w.grad())
-	dz := b.pool.lend(&b.dz, n, b.z.Cols)
-	b.pool.gemm(false, true, 1, g, b.w.values(), 0, dz)
+// backward runs the output layer's backward (the linear layer of the
+// combination, or the output convolution), then each hidden convolution's
+// from the gradient reaching its output: its share of the combination's
+// and the input gradient of the convolution above.
+func (b *stackBody) backward(p Pass, op Operator, g *dense.Matrix, wantInputGrad bool) (*dense.Matrix, error) {
+	n, nh := g.Rows, len(b.xs)
 	p.Consume = true
-	var above *dense.Matrix // the input gradient of convolution i+1
-	for i := len(b.convs) - 1; i >= 0; i-- {
+	var dz, above *dense.Matrix // the combination's gradient; the input gradient of the convolution above
+	if b.mode == "" {
+		p.Layer = nh
+		gx, err := b.convs[nh].Backward(p, op, g, nh > 0 || wantInputGrad)
+		if err != nil {
+			return nil, err
+		}
+		above = gx
+	} else {
+		dense.ColSums(g, b.b.G)
+		b.pool.gemm(true, false, 1, b.z, g, 0, b.w.grad())
+		dz = b.pool.lend(&b.dz, n, b.z.Cols)
+		b.pool.gemm(false, true, 1, g, b.w.values(), 0, dz)
+	}
+	for i := nh - 1; i >= 0; i-- {
 		p.Layer = i
 		d := b.pool.lend(&b.d, n, b.hidden)
-		b.share(i, dz, d)
-		if above != nil {
+		switch {
+		case dz == nil:
+			copy(d.Data, above.Data)
+		case above != nil:
+			b.share(i, dz, d)
 			dense.Add(d, above)
+		default:
+			b.share(i, dz, d)
+		}
+		if above != nil {
 			b.convs[i+1].releaseGrad()
 		}
 		d = b.drops[i+1].Backward(d)
-		ReLUBackward(d, b.xs[i])
+		mask := b.xs[i]
+		if b.skips != nil {
+			b.skips[i].backward(b.pool, b.input(i), d, i > 0 || wantInputGrad)
+			mask = b.acts[i]
+		}
+		ReLUBackward(d, mask)
 		if b.norms[i] != nil {
 			d = b.norms[i].Backward(d)
 		}
@@ -282,10 +373,52 @@ func (b *jkBody) backward(p Pass, op Operator, g *dense.Matrix, wantInputGrad bo
 		if err != nil {
 			return nil, err
 		}
+		if b.skips != nil && gx != nil {
+			b.skips[i].addInputGrad(b.pool, gx)
+		}
 		above = gx
 	}
 	if !wantInputGrad {
 		return nil, nil
 	}
 	return b.drops[0].Backward(above), nil
+}
+
+// JKCost is the cost schedule of the jumping-knowledge output layer of c
+// (empty without jumping knowledge), per row: forward the combination
+// (cat: the layers' outputs copied side by side, 8 bytes a value; max:
+// each value read from every layer, the maximum and its layer written,
+// 4·Layers + 6 bytes; last: nothing), the linear layer (jkWidth × Out)
+// and its bias; backward the bias's column sums, the weight's gradient
+// and the combination's, then for each layer its share (cat: a copy,
+// max: the masked write of 10 bytes a value, last: a copy for the last
+// layer and a clear of 4 bytes for the others)
+// and, below the top layer, the sum with the gradient from above (12
+// bytes a value). The hidden stages after every convolution are the
+// model's walk's.
+func (c Config) JKCost() LayerCost {
+	if !c.jumping() {
+		return LayerCost{}
+	}
+	h, w, l := c.Hidden, c.jkWidth(), c.Layers
+	var lc LayerCost
+	switch c.JK {
+	case "cat":
+		lc.Forward = append(lc.Forward, elem(8, w))
+	case "max":
+		lc.Forward = append(lc.Forward, elem(float64(4*l+6), h))
+	}
+	lc.Forward = append(lc.Forward, gemm("nn", w, c.Out), elem(8, c.Out))
+	lc.Backward = append(lc.Backward, colSums(c.Out), gemm("tn", w, c.Out), gemm("nt", c.Out, w))
+	share := map[string]float64{"cat": 8, "max": 10, "last": 4}[c.JK]
+	for i := range l {
+		if c.JK == "last" && i == l-1 {
+			share = 8
+		}
+		lc.Backward = append(lc.Backward, elem(share, h))
+	}
+	if l > 1 {
+		lc.Backward = append(lc.Backward, elem(float64(12*(l-1)), h))
+	}
+	return lc
 }

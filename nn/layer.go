@@ -63,9 +63,6 @@ type LayerShape struct {
 	Index, Layers int
 	In, Out       int
 	Hidden        int                // the model's hidden width (0 with one layer)
-	K             int                // propagation steps (models with steps)
-	Alpha         float64            // teleport probability (models with a teleport)
-	TrainEps      bool               // ε is a learned parameter (models with an ε)
 	Op            OpKind             // the model's operator kind
 	Heads         int                // attention heads of this layer (attention models)
 	AttnDropout   float64            // dropout on the attention coefficients (attention models)

@@ -43,10 +43,14 @@ func (c Config) Memory() ModelMem {
 		drop = c.In
 	}
 	act := func(i int) int { // hidden stage i's activation beside conv i's output
+		w := 0
 		if (c.Norm == "layer" || c.Norm == "batch") && (i < c.Layers-1 || c.jumping()) {
-			return shapes[i].Out
+			w += shapes[i].Out
 		}
-		return 0
+		if c.residual(i) { // activation + skip, beside the activation (its ReLU mask)
+			w += shapes[i].Out
+		}
+		return w
 	}
 	var mm ModelMem
 	live, peak, maxAgg, edgeTemp := drop, 0, 0, 0

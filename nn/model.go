@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,17 +14,14 @@ import (
 
 // modelKind is one row of the model table: a model's name, what it is
 // (one line, for help texts), the graph operator its layers take, its
-// default layer count, the hyperparameters it takes, and its layers' plan
+// default layer count, the hyperparameters it takes (hyper.go), and its layers' plan
 // (parameters, cost schedule) and build (the layer on those parameters).
 type modelKind struct {
 	name, doc string
 	aliases   []string // other names a command line accepts (PyG's class names)
 	op        OpKind
 	layers    int     // default Config.Layers
-	k         int     // default Config.K; 0: the model takes no K
-	alpha     float64 // default Config.Alpha; 0: the model takes no Alpha
-	eps       bool    // the model takes Config.TrainEps
-	hypers    []Hyper // the model's other hyperparameters (Config.Hyper)
+	hypers    []Hyper // the model's hyperparameters (Config.Hyper)
 	plan      func(LayerShape) LayerPlan
 	build     func(LayerShape, []*Param) Conv
 	// body builds the model's own architecture over its layers' planned
@@ -45,17 +41,17 @@ var models = []modelKind{
 	{name: "sage-pool", doc: "GraphSAGE with the pooling aggregator: max over ReLU(W_p·x + b_p)", aliases: []string{"sagepool"},
 		op: OpMax, layers: 2, plan: sagePoolPlan, build: newSAGEPool},
 	{name: "gin", doc: "graph isomorphism network, sum aggregation and a 2-layer MLP", aliases: []string{"ginconv"},
-		op: OpSum, layers: 2, eps: true, plan: ginPlan, build: buildGIN},
+		op: OpSum, layers: 2, hypers: ginHypers, plan: ginPlan, build: buildGIN},
 	{name: "sgc", doc: "simplified graph convolution: K steps of Â, then a linear layer", aliases: []string{"sgconv"},
-		op: OpGCN, layers: 1, k: 2, plan: sgcPlan, build: buildSGC},
+		op: OpGCN, layers: 1, hypers: sgcHypers, plan: sgcPlan, build: buildSGC},
 	{name: "appnp", doc: "MLP, then K steps of personalised PageRank with teleport α",
-		op: OpGCN, layers: 2, k: 10, alpha: 0.1, plan: appnpPlan, build: buildAPPNP},
+		op: OpGCN, layers: 2, hypers: appnpHypers, plan: appnpPlan, build: buildAPPNP},
 	{name: "gat", doc: "graph attention, Veličković et al.", aliases: []string{"gatconv"},
 		op: OpAttention, layers: 2, plan: gatPlan, build: buildGAT},
 	{name: "gatv2", doc: "dynamic graph attention (GATv2), Brody et al.", aliases: []string{"gatv2conv"},
 		op: OpAttentionV2, layers: 2, hypers: gatv2Hypers, plan: gatv2Plan, build: buildGATv2},
 	{name: "gcnii", doc: "GCNII, deep GCN with initial residual α and identity mapping, Chen et al.", aliases: []string{"gcn2", "gcn2conv"},
-		op: OpGCN, layers: 64, alpha: 0.1, hypers: gcniiHypers, plan: gcniiPlan, body: newGCNIIBody},
+		op: OpGCN, layers: 64, hypers: gcniiHypers, plan: gcniiPlan, body: newGCNIIBody},
 }
 
 // Models returns the model names Config.Model accepts.
@@ -69,14 +65,11 @@ func Models() []string {
 
 // ModelInfo describes a model of the table for command lines and help
 // texts: its one-line description, default layer count and the
-// hyperparameters it takes (with their defaults; 0 or false: not taken).
+// hyperparameters it takes (with their defaults).
 type ModelInfo struct {
 	Name, Doc string
 	Aliases   []string
 	Layers    int
-	K         int
-	Alpha     float64
-	Eps       bool
 	Hypers    []Hyper
 	Body      bool // its own architecture (gcnii): no --norm, no --jk
 }
@@ -85,7 +78,7 @@ type ModelInfo struct {
 func ModelInfos() []ModelInfo {
 	out := make([]ModelInfo, len(models))
 	for i, m := range models {
-		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, K: m.k, Alpha: m.alpha, Eps: m.eps, Hypers: m.hypers, Body: m.body != nil}
+		out[i] = ModelInfo{Name: m.name, Doc: m.doc, Aliases: m.aliases, Layers: m.layers, Hypers: m.hypers, Body: m.body != nil}
 	}
 	return out
 }
@@ -121,13 +114,6 @@ type Config struct {
 	// (dense.BF16: operands rounded to bfloat16, float32 sums; weights,
 	// gradients, optimizer state and every other pass stay float32).
 	Precision string `json:",omitempty"`
-	// Hyperparameters of the models that take them (ModelInfo; Validate
-	// refuses them elsewhere): K propagation steps and the teleport
-	// probability Alpha (0: the model's default), and TrainEps, GIN's ε
-	// learned (false: fixed at 0).
-	K        int     `json:",omitempty"`
-	Alpha    float64 `json:",omitempty"`
-	TrainEps bool    `json:",omitempty"`
 	// Attention models (operator kind OpAttention): heads of the hidden
 	// layers (concatenated, Hidden/Heads wide each) and of the output layer
 	// (averaged), 0 meaning 1, and dropout on the attention coefficients.
@@ -135,14 +121,20 @@ type Config struct {
 	OutHeads    int     `json:",omitempty"`
 	AttnDropout float64 `json:",omitempty"`
 	// Hyper holds the values of the hyperparameters the model's table row
-	// declares (ModelInfo.Hypers, by name); one absent takes its default.
+	// declares (ModelInfo.Hypers, by name: "k", "alpha", "train-eps",
+	// "theta", …); one absent takes its default. Files of older builds
+	// held k, alpha and train-eps as fields K, Alpha and TrainEps, which
+	// decoding moves here (hyper.go).
 	Hyper map[string]float64 `json:",omitempty"`
 	// JK combines the layers by jumping knowledge (jk.go): "cat", "max"
 	// or "last"; "" or "none": the model's own architecture.
 	JK string `json:",omitempty"`
+	// Residual adds every hidden layer's input to its activation
+	// (residual.go).
+	Residual bool `json:",omitempty"`
 }
 
-// MaxSteps bounds Config.K.
+// MaxSteps bounds hyperparameter k, the propagation steps.
 const MaxSteps = 1 << 10
 
 // validateHyper checks the hyperparameters against model m.
@@ -150,18 +142,7 @@ func (c Config) validateHyper(m modelKind) error {
 	bad := func(name, format string, args ...any) error {
 		return field.Errorf("nn.Config."+name, format, args...)
 	}
-	switch {
-	case c.K != 0 && m.k == 0:
-		return bad("K", "%d, but %s takes no propagation steps", c.K, m.name)
-	case c.K < 0 || c.K > MaxSteps:
-		return bad("K", "%d, need 1 to %d", c.K, MaxSteps)
-	case c.Alpha != 0 && m.alpha == 0:
-		return bad("Alpha", "%g, but %s has no teleport probability", c.Alpha, m.name)
-	case !(c.Alpha >= 0 && c.Alpha <= 1):
-		return bad("Alpha", "%g is not in (0, 1]", c.Alpha)
-	case c.TrainEps && !m.eps:
-		return bad("TrainEps", "%s has no ε", m.name)
-	case m.body != nil && c.Norm != "" && c.Norm != "none":
+	if m.body != nil && c.Norm != "" && c.Norm != "none" {
 		return bad("Norm", "%s has no normalisation layers", m.name)
 	}
 	if err := c.validateHypers(m); err != nil {
@@ -170,13 +151,16 @@ func (c Config) validateHyper(m modelKind) error {
 	if err := c.validateJK(m); err != nil {
 		return err
 	}
+	if err := c.validateResidual(m); err != nil {
+		return err
+	}
 	return c.validateHeads(m)
 }
 
 // shape is layer i of the model of c (a row of the table).
 func (c Config) shape(m modelKind, i int) LayerShape {
 	s := LayerShape{Name: fmt.Sprintf("conv%d", i), Index: i, Layers: c.Layers, In: c.Hidden, Out: c.Hidden,
-		Hidden: c.Hidden, K: cmp.Or(c.K, m.k), Alpha: cmp.Or(c.Alpha, m.alpha), TrainEps: c.TrainEps, Op: m.op,
+		Hidden: c.Hidden, Op: m.op,
 		Heads: max(c.Heads, 1), AttnDropout: c.AttnDropout, Seed: c.Seed, Hyper: c.hyperValues(m)}
 	if i == c.Layers-1 {
 		s.Heads = max(c.OutHeads, 1)
@@ -278,6 +262,9 @@ func (c Config) NumParams() int64 {
 		if i < c.Layers-1 || c.jumping() {
 			n += int64(len(normSuffixes(c.Norm))) * int64(s.Out)
 		}
+		for _, p := range c.resParams(s) {
+			n += int64(p.Rows) * int64(p.Cols)
+		}
 	}
 	for _, p := range c.jkParams() {
 		n += int64(p.Rows) * int64(p.Cols)
@@ -290,9 +277,10 @@ func (c Config) NumParams() int64 {
 //	x → dropout → for i < Layers-1: conv_i → [LayerNorm] → ReLU → dropout
 //	  → conv_{Layers-1} → logits
 //
-// A row with a body (gcnii) and a Config with JK run their own
-// architecture instead (body.go, gcnii.go, jk.go); batch normalisation
-// runs the separate passes of the hidden stage.
+// A row with a body (gcnii) runs its own architecture instead (body.go,
+// gcnii.go); a Config with JK or Residual runs the pipeline in separate
+// passes with those connections (jk.go, residual.go), as batch
+// normalisation runs the separate passes of the hidden stage.
 //
 // Dropout is active only when Pass.Train is set. Backward sets every Param's
 // G (overwriting it); in a distributed run the caller sums the G over ranks
@@ -359,8 +347,8 @@ func newModel(cfg Config, op Operator, fused bool) (*Model, error) {
 		m.newBody(kind, r)
 		return m, nil
 	}
-	if cfg.jumping() {
-		if err := m.newJK(kind, r); err != nil {
+	if cfg.jumping() || cfg.Residual {
+		if err := m.newStack(kind, r); err != nil {
 			return nil, err
 		}
 		return m, nil

@@ -105,7 +105,7 @@ func TestSGCLayerGradients(t *testing.T) {
 	for _, c := range []struct{ in, out, k int }{{5, 3, 2}, {3, 5, 2}, {4, 4, 3}, {5, 3, 1}} {
 		t.Run(fmt.Sprintf("%dto%d_K%d", c.in, c.out, c.k), func(t *testing.T) {
 			prop := &denseProp{a: skewed(gcnAdj(7, smallEdges))}
-			l := buildTestLayer(t, "sgc", LayerShape{Layers: 1, In: c.in, Out: c.out, K: c.k}, 1).(*GCNLayer)
+			l := buildTestLayer(t, "sgc", LayerShape{Layers: 1, In: c.in, Out: c.out, Hyper: map[string]float64{"k": float64(c.k)}}, 1).(*GCNLayer)
 			checkConvGradients(t, widthLayer{l, c.in, c.out}, prop, func(x *dense.Matrix) []float64 {
 				return naiveLayer(matPow(prop.a, c.k), x, l.W.values(), nil, l.B.W)
 			})
@@ -123,7 +123,7 @@ func TestAPPNPLayerGradients(t *testing.T) {
 	}{{5, 3, 3, true}, {3, 5, 2, true}, {4, 4, 1, true}, {5, 3, 10, false}} {
 		t.Run(fmt.Sprintf("%dto%d_K%d_last%v", c.in, c.out, c.k, c.last), func(t *testing.T) {
 			prop := &denseProp{a: skewed(gcnAdj(7, smallEdges))}
-			s := LayerShape{Layers: 2, In: c.in, Out: c.out, K: c.k, Alpha: 0.15}
+			s := LayerShape{Layers: 2, In: c.in, Out: c.out, Hyper: map[string]float64{"k": float64(c.k), "alpha": 0.15}}
 			if c.last {
 				s.Index = 1
 			}
@@ -157,9 +157,9 @@ func TestGINLayerGradients(t *testing.T) {
 	}{{6, 4, 3, false}, {6, 4, 3, true}, {3, 5, 4, false}, {3, 5, 4, true}} {
 		t.Run(fmt.Sprintf("%d_%d_%d_eps%v", c.in, c.hidden, c.out, c.eps), func(t *testing.T) {
 			prop := &denseProp{a: sumAdj(7, smallEdges)}
-			l := buildTestLayer(t, "gin", LayerShape{Layers: 1, In: c.in, Hidden: c.hidden, Out: c.out, TrainEps: c.eps}, 3).(*GINLayer)
+			l := buildTestLayer(t, "gin", LayerShape{Layers: 1, In: c.in, Hidden: c.hidden, Out: c.out, Hyper: map[string]float64{"train-eps": map[bool]float64{true: 1}[c.eps]}}, 3).(*GINLayer)
 			if (l.Eps != nil) != c.eps {
-				t.Fatalf("ε parameter %v, TrainEps %v", l.Eps != nil, c.eps)
+				t.Fatalf("ε parameter %v, train-eps %v", l.Eps != nil, c.eps)
 			}
 			// Biases so that every hidden unit is active on some rows and
 			// inactive on others, away from the ReLU's kink.
@@ -204,17 +204,17 @@ func TestNewModelsGradients(t *testing.T) {
 		edit  func(*Config)
 	}{
 		{"gin", func(c *Config) {}},
-		{"gin", func(c *Config) { c.TrainEps = true }},
+		{"gin", func(c *Config) { c.Hyper = map[string]float64{"train-eps": 1} }},
 		{"sgc", func(c *Config) {}},
-		{"sgc", func(c *Config) { c.K = 3 }},
+		{"sgc", func(c *Config) { c.Hyper = map[string]float64{"k": 3} }},
 		{"appnp", func(c *Config) {}},
-		{"appnp", func(c *Config) { c.K, c.Alpha = 4, 0.3 }},
+		{"appnp", func(c *Config) { c.Hyper = map[string]float64{"k": 4, "alpha": 0.3} }},
 	} {
 		for _, norm := range []string{"none", "layer"} {
 			for _, layers := range []int{1, 2, 3} {
 				cfg := Config{Model: c.model, Layers: layers, In: 5, Hidden: 6, Out: 3, Dropout: 0.2, Norm: norm, Seed: 3}
 				c.edit(&cfg)
-				t.Run(fmt.Sprintf("%s_K%d_eps%v_%s_%d", c.model, cfg.K, cfg.TrainEps, norm, layers), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s_K%d_eps%v_%s_%d", c.model, cfg.Steps(), cfg.TrainEps(), norm, layers), func(t *testing.T) {
 					checkConfigGradients(t, cfg, skewed(gcnAdj(7, smallEdges)), 1e-3, 5e-2)
 				})
 			}
@@ -227,13 +227,13 @@ func TestNewModelsGradients(t *testing.T) {
 func TestNewModelsEvalCache(t *testing.T) {
 	for _, c := range []Config{
 		{Model: "gin", Layers: 2, In: 5, Hidden: 16, Out: 3, Dropout: 0.3, Seed: 5},
-		{Model: "gin", Layers: 2, In: 20, Hidden: 8, Out: 3, Dropout: 0.3, Seed: 5, TrainEps: true},
-		{Model: "gin", Layers: 2, In: 5, Hidden: 16, Out: 3, Dropout: 0.3, Seed: 5, TrainEps: true},
-		{Model: "sgc", Layers: 1, In: 2, Out: 3, Seed: 5, K: 2},
-		{Model: "sgc", Layers: 1, In: 5, Out: 3, Seed: 5, K: 3},
-		{Model: "appnp", Layers: 2, In: 5, Hidden: 4, Out: 3, Dropout: 0.3, Seed: 5, K: 3},
+		{Model: "gin", Layers: 2, In: 20, Hidden: 8, Out: 3, Dropout: 0.3, Seed: 5, Hyper: map[string]float64{"train-eps": 1}},
+		{Model: "gin", Layers: 2, In: 5, Hidden: 16, Out: 3, Dropout: 0.3, Seed: 5, Hyper: map[string]float64{"train-eps": 1}},
+		{Model: "sgc", Layers: 1, In: 2, Out: 3, Seed: 5, Hyper: map[string]float64{"k": 2}},
+		{Model: "sgc", Layers: 1, In: 5, Out: 3, Seed: 5, Hyper: map[string]float64{"k": 3}},
+		{Model: "appnp", Layers: 2, In: 5, Hidden: 4, Out: 3, Dropout: 0.3, Seed: 5, Hyper: map[string]float64{"k": 3}},
 	} {
-		t.Run(fmt.Sprintf("%s_%d_%d_eps%v", c.Model, c.In, c.Hidden, c.TrainEps), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s_%d_%d_eps%v", c.Model, c.In, c.Hidden, c.TrainEps()), func(t *testing.T) {
 			if c.Model == "appnp" { // never aggregates its input: the propagation counts of checkEvalCache do not apply
 				m, err := NewModel(c, &denseProp{a: gcnAdj(7, smallEdges)})
 				if err != nil {
@@ -249,33 +249,35 @@ func TestNewModelsEvalCache(t *testing.T) {
 	}
 }
 
-// TestModelHyperparameters: K, Alpha and TrainEps are refused, naming the
-// field, by models that do not take them, and out of range.
+// TestModelHyperparameters: k, alpha and train-eps are refused, naming the
+// hyperparameter, by models that do not take them, and out of range.
 func TestModelHyperparameters(t *testing.T) {
 	base := Config{Layers: 2, In: 4, Hidden: 8, Out: 3}
 	for _, c := range []struct {
 		model, field string
 		edit         func(*Config)
 	}{
-		{"gcn", "K", func(c *Config) { c.K = 2 }},
-		{"sage", "Alpha", func(c *Config) { c.Alpha = 0.1 }},
-		{"sgc", "Alpha", func(c *Config) { c.Alpha = 0.1 }},
-		{"sgc", "TrainEps", func(c *Config) { c.TrainEps = true }},
-		{"gin", "K", func(c *Config) { c.K = 1 }},
-		{"appnp", "K", func(c *Config) { c.K = -1 }},
-		{"appnp", "K", func(c *Config) { c.K = MaxSteps + 1 }},
-		{"appnp", "Alpha", func(c *Config) { c.Alpha = 1.5 }},
-		{"appnp", "Alpha", func(c *Config) { c.Alpha = -0.1 }},
+		{"gcn", "k", func(c *Config) { c.Hyper = map[string]float64{"k": 2} }},
+		{"sage", "alpha", func(c *Config) { c.Hyper = map[string]float64{"alpha": 0.1} }},
+		{"sgc", "alpha", func(c *Config) { c.Hyper = map[string]float64{"alpha": 0.1} }},
+		{"sgc", "train-eps", func(c *Config) { c.Hyper = map[string]float64{"train-eps": 1} }},
+		{"gin", "k", func(c *Config) { c.Hyper = map[string]float64{"k": 1} }},
+		{"gin", "train-eps", func(c *Config) { c.Hyper = map[string]float64{"train-eps": 0.5} }},
+		{"appnp", "k", func(c *Config) { c.Hyper = map[string]float64{"k": 0} }},
+		{"appnp", "k", func(c *Config) { c.Hyper = map[string]float64{"k": 2.5} }},
+		{"appnp", "k", func(c *Config) { c.Hyper = map[string]float64{"k": MaxSteps + 1} }},
+		{"appnp", "alpha", func(c *Config) { c.Hyper = map[string]float64{"alpha": 1.5} }},
+		{"appnp", "alpha", func(c *Config) { c.Hyper = map[string]float64{"alpha": 0} }},
 	} {
 		cfg := base
 		cfg.Model = c.model
 		c.edit(&cfg)
-		if err := cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), "nn.Config."+c.field+": ") {
+		if err := cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), HyperField(c.field)+": ") {
 			t.Errorf("%s %+v: %v, want an error naming %s", c.model, cfg, err, c.field)
 		}
 	}
 	for _, c := range []Config{
-		{Model: "appnp", K: 1, Alpha: 1}, {Model: "sgc", K: 5}, {Model: "gin", TrainEps: true}, {Model: "appnp"},
+		{Model: "appnp", Hyper: map[string]float64{"k": 1, "alpha": 1}}, {Model: "sgc", Hyper: map[string]float64{"k": 5}}, {Model: "gin", Hyper: map[string]float64{"train-eps": 1}}, {Model: "appnp"},
 	} {
 		c.Layers, c.In, c.Hidden, c.Out = 2, 4, 8, 3
 		if err := c.Validate(); err != nil {
@@ -293,7 +295,10 @@ func TestNewModelsDecay(t *testing.T) {
 		"appnp": {"conv0.lin.weight"},
 	}
 	for model, names := range want {
-		cfg := Config{Model: model, Layers: 2, In: 4, Hidden: 8, Out: 3, TrainEps: model == "gin"}
+		cfg := Config{Model: model, Layers: 2, In: 4, Hidden: 8, Out: 3}
+		if model == "gin" {
+			cfg.Hyper = map[string]float64{"train-eps": 1}
+		}
 		m, err := NewModel(cfg, &denseProp{a: dense.New(7, 7)})
 		if err != nil {
 			t.Fatal(err)
@@ -333,9 +338,9 @@ func (r rowsOnly) Rows() int { return int(r) }
 func TestLayerCosts(t *testing.T) {
 	for _, cfg := range []Config{
 		{Model: "gcn", Layers: 2, In: 9, Hidden: 4, Out: 3}, {Model: "sage", Layers: 2, In: 3, Hidden: 5, Out: 3},
-		{Model: "gin", Layers: 2, In: 9, Hidden: 4, Out: 3}, {Model: "gin", Layers: 3, In: 3, Hidden: 5, Out: 2, TrainEps: true},
-		{Model: "sgc", Layers: 1, In: 9, Out: 3, K: 3}, {Model: "sgc", Layers: 1, In: 2, Out: 3},
-		{Model: "appnp", Layers: 2, In: 9, Hidden: 4, Out: 3, K: 4},
+		{Model: "gin", Layers: 2, In: 9, Hidden: 4, Out: 3}, {Model: "gin", Layers: 3, In: 3, Hidden: 5, Out: 2, Hyper: map[string]float64{"train-eps": 1}},
+		{Model: "sgc", Layers: 1, In: 9, Out: 3, Hyper: map[string]float64{"k": 3}}, {Model: "sgc", Layers: 1, In: 2, Out: 3},
+		{Model: "appnp", Layers: 2, In: 9, Hidden: 4, Out: 3, Hyper: map[string]float64{"k": 4}},
 	} {
 		prop := &denseProp{a: gcnAdj(7, smallEdges)}
 		m, err := NewModel(cfg, prop)

@@ -10,6 +10,15 @@ package nn
 // with the Model's hidden stages between them; the model of the paper has
 // one layer.
 
+// sgcHypers are SGC's hyperparameters.
+var sgcHypers = []Hyper{stepsHyper(2)}
+
+// stepsHyper declares K, the propagation steps, with default k (sgc,
+// appnp).
+func stepsHyper(k int) Hyper {
+	return Hyper{Name: "k", Default: float64(k), Min: 1, Max: MaxSteps, Int: true, Help: "propagation steps K"}
+}
+
 // sgcPlan declares an SGC layer: W (a weight) and b.
 func sgcPlan(s LayerShape) LayerPlan {
 	bound := linearBound(s.In)
@@ -17,9 +26,12 @@ func sgcPlan(s LayerShape) LayerPlan {
 		Params: []ParamSpec{
 			{Suffix: ".lin.weight", Rows: s.In, Cols: s.Out, Bound: bound, Weight: true},
 			{Suffix: ".lin.bias", Rows: 1, Cols: s.Out, Bound: bound}},
-		Cost: linearPropCost(s.Op, s.In, s.Out, s.K, false),
-		Mem:  linearPropMem(s.In, s.Out, s.K)}
+		Cost: linearPropCost(s.Op, s.In, s.Out, s.steps(), false),
+		Mem:  linearPropMem(s.In, s.Out, s.steps())}
 }
 
 // buildSGC builds an SGC layer: a GCNLayer of K steps.
-func buildSGC(s LayerShape, ps []*Param) Conv { return newGCN(s, ps, s.K) }
+func buildSGC(s LayerShape, ps []*Param) Conv { return newGCN(s, ps, s.steps()) }
+
+// steps is hyperparameter k of layer s's model (0 where it takes none).
+func (s LayerShape) steps() int { return int(s.Hyper["k"]) }

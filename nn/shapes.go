@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"cmp"
 	"fmt"
 )
 
@@ -16,8 +15,9 @@ type ParamShape struct {
 }
 
 // ParamShapes returns the parameters of the model of c in Model.Params
-// order (per layer its conv's in plan order, then the LayerNorm's weight
-// and bias). c must be valid (Validate's error otherwise).
+// order (per layer its conv's in plan order, then the normalisation's
+// weight and bias (and running statistics), then the residual projection;
+// the jumping-knowledge linear layer last). c must be valid (Validate's error otherwise).
 func (c Config) ParamShapes() ([]ParamShape, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -33,6 +33,9 @@ func (c Config) ParamShapes() ([]ParamShape, error) {
 			for _, suf := range normSuffixes(c.Norm) {
 				out = append(out, ParamShape{Name: normName(i) + suf, Rows: 1, Cols: s.Out})
 			}
+		}
+		for _, p := range c.resParams(s) {
+			out = append(out, ParamShape{Name: resName(i) + p.Suffix, Rows: p.Rows, Cols: p.Cols, Weight: p.Weight})
 		}
 	}
 	return append(out, c.jkParams()...), nil
@@ -53,24 +56,25 @@ func normSuffixes(norm string) []string {
 // normName is the name prefix of the LayerNorm after hidden layer i.
 func normName(i int) string { return fmt.Sprintf("norm%d", i) }
 
-// Steps is the number of propagation steps the model of c takes (c.K or
-// the model's default; 0 for a model without steps).
+// Steps is hyperparameter k of the model of c, its propagation steps (0
+// for a model without steps).
 func (c Config) Steps() int {
-	m, _ := lookupModel(c.Model)
-	if m.k == 0 {
-		return 0
-	}
-	return cmp.Or(c.K, m.k)
+	k, _ := c.HyperValue("k")
+	return int(k)
 }
 
-// Teleport is the teleport probability of the model of c (c.Alpha or the
-// model's default; 0 for a model without one).
+// Teleport is hyperparameter alpha of the model of c (0 for a model
+// without one).
 func (c Config) Teleport() float64 {
-	m, _ := lookupModel(c.Model)
-	if m.alpha == 0 {
-		return 0
-	}
-	return cmp.Or(c.Alpha, m.alpha)
+	a, _ := c.HyperValue("alpha")
+	return a
+}
+
+// TrainEps reports whether the model of c learns GIN's ε (hyperparameter
+// train-eps).
+func (c Config) TrainEps() bool {
+	e, _ := c.HyperValue("train-eps")
+	return e != 0
 }
 
 // LayerNormEps is the ε of the model's LayerNorms (NewLayerNorm).

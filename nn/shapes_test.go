@@ -9,8 +9,8 @@ func TestParamShapes(t *testing.T) {
 		{Model: "gcn", Layers: 2, In: 5, Hidden: 4, Out: 3},
 		{Model: "gcn", Layers: 3, In: 5, Hidden: 4, Out: 3, Norm: "layer"},
 		{Model: "sage", Layers: 2, In: 5, Hidden: 4, Out: 3, Norm: "layer"},
-		{Model: "gin", Layers: 2, In: 5, Hidden: 4, Out: 3, TrainEps: true},
-		{Model: "sgc", Layers: 1, In: 5, Out: 3, K: 3},
+		{Model: "gin", Layers: 2, In: 5, Hidden: 4, Out: 3, Hyper: map[string]float64{"train-eps": 1}},
+		{Model: "sgc", Layers: 1, In: 5, Out: 3, Hyper: map[string]float64{"k": 3}},
 		{Model: "appnp", Layers: 2, In: 5, Hidden: 4, Out: 3},
 		{Model: "gat", Layers: 2, In: 5, Hidden: 4, Out: 3, Heads: 2, OutHeads: 3},
 	} {
@@ -49,10 +49,10 @@ func TestParamShapes(t *testing.T) {
 	if _, err := (Config{Model: "nope", Layers: 1, In: 1, Out: 1}).ParamShapes(); err == nil {
 		t.Error("unknown model accepted")
 	}
-	if k, a := (Config{Model: "appnp"}).Steps(), (Config{Model: "appnp", Alpha: 0.2}).Teleport(); k != 10 || a != 0.2 {
+	if k, a := (Config{Model: "appnp"}).Steps(), (Config{Model: "appnp", Hyper: map[string]float64{"alpha": 0.2}}).Teleport(); k != 10 || a != 0.2 {
 		t.Errorf("appnp steps %d, teleport %g", k, a)
 	}
-	if k, a := (Config{Model: "gcn", K: 0}).Steps(), (Config{Model: "gcn"}).Teleport(); k != 0 || a != 0 {
+	if k, a := (Config{Model: "gcn"}).Steps(), (Config{Model: "gcn"}).Teleport(); k != 0 || a != 0 {
 		t.Errorf("gcn steps %d, teleport %g", k, a)
 	}
 }

@@ -21,10 +21,12 @@ type Model struct {
 	Hidden    int
 	In        int // input feature width
 	Classes   int
-	LayerNorm bool // --norm layer (or batch: the same elementwise passes) between layers
-	Dropout   bool // dropout > 0 (input and hidden)
-	K         int  // propagation steps of the models that take them (nn.Config.K; 0: the model's default)
-	TrainEps  bool // GIN's ε is learned (nn.Config.TrainEps)
+	LayerNorm bool               // --norm layer between layers
+	BatchNorm bool               // --norm batch: LayerNorm's elementwise passes, and the statistics all-reduced across ranks
+	JK        string             // --jk cat|max|last: every layer hidden, combined by a linear layer ("" or none: without)
+	Residual  bool               // --residual: skip connections around the hidden layers
+	Dropout   bool               // dropout > 0 (input and hidden)
+	Hyper     map[string]float64 // the model's hyperparameters (nn.Config.Hyper; absent: the defaults)
 	// Attention models: heads of the hidden and of the output layer (0:
 	// one) and the attention dropout (nn.Config's).
 	Heads, OutHeads int
@@ -35,11 +37,14 @@ type Model struct {
 // schedules and the parameter count.
 func (m Model) net() nn.Config {
 	norm := "none"
-	if m.LayerNorm {
+	switch {
+	case m.BatchNorm:
+		norm = "batch"
+	case m.LayerNorm:
 		norm = "layer"
 	}
 	return nn.Config{Model: m.Kind, Layers: m.Layers, In: m.In, Hidden: m.Hidden, Out: m.Classes, Norm: norm,
-		K: m.K, TrainEps: m.TrainEps, Heads: m.Heads, OutHeads: m.OutHeads, AttnDropout: m.AttnDropout}
+		JK: m.JK, Residual: m.Residual, Hyper: m.Hyper, Heads: m.Heads, OutHeads: m.OutHeads, AttnDropout: m.AttnDropout}
 }
 
 // Config is one prediction's setting.
@@ -97,6 +102,9 @@ func (c *Config) validate(ranks int) error {
 	}
 	if m.Classes < 1 {
 		return field.Errorf("perfmodel.Model.Classes", "%d, want ≥ 1", m.Classes)
+	}
+	if j := m.JK; j != "" && j != "none" && j != "cat" && j != "max" && j != "last" {
+		return field.Errorf("perfmodel.Model.JK", "%q, want none, cat, max or last", j)
 	}
 	if err := c.Wire.Validate("perfmodel.Config.Wire"); err != nil {
 		return err
@@ -238,15 +246,20 @@ func (p *predictor) pass(kind measuredPass, frac float64, width int, rowsOf func
 // separate passes (bias, LayerNorm, ReLU, dropout) as older profiles
 // measured them.
 func (p *predictor) hidden(width int, drop bool) bool {
-	if _, ok := p.rates.HiddenSeconds(0, p.cfg.Model.LayerNorm, drop); !ok {
+	norm := p.cfg.Model.LayerNorm || p.cfg.Model.BatchNorm
+	if _, ok := p.rates.HiddenSeconds(0, norm, drop); !ok {
 		return false
 	}
 	for r := range p.vols {
-		s, _ := p.rates.HiddenSeconds(0.5*float64(p.vols[r].Nodes)*float64(width), p.cfg.Model.LayerNorm, drop)
+		s, _ := p.rates.HiddenSeconds(0.5*float64(p.vols[r].Nodes)*float64(width), norm, drop)
 		p.addDense(r, s)
 	}
 	return true
 }
+
+// hiddenLayer reports whether layer i is followed by a hidden stage:
+// every layer but the last, and the last too with jumping knowledge.
+func (m Model) hiddenLayer(i int) bool { return i < m.Layers-1 || (m.JK != "" && m.JK != "none") }
 
 // params is the number of trained values.
 func (m Model) params() int64 { return m.net().NumParams() }
@@ -255,6 +268,7 @@ func (m Model) params() int64 { return m.net().NumParams() }
 type predictor struct {
 	cfg   Config
 	costs []nn.LayerCost // the layers' cost schedules
+	jk    nn.LayerCost   // the jumping-knowledge output layer's (empty without)
 	op    nn.OpKind      // the operator of the aggregation walked
 	heads int            // and its heads (an attention step; 0: an aggregation)
 	vols  []exchange.RankVolume
@@ -304,7 +318,7 @@ func Predict(vols []exchange.RankVolume, prof *Profile, net Network, cfg Config)
 	if err := prof.CheckModel(cfg.Model); err != nil {
 		return nil, fmt.Errorf("perfmodel: profile %s: %w", prof.Name, err)
 	}
-	p := &predictor{cfg: cfg, costs: costs, vols: vols, rates: rates, intra: prof.IntraNode, net: net,
+	p := &predictor{cfg: cfg, costs: costs, jk: cfg.Model.net().JKCost(), vols: vols, rates: rates, intra: prof.IntraNode, net: net,
 		k: cfg.RanksPerNode, nodes: ranks / cfg.RanksPerNode,
 		over: (cfg.Threads+1)*cfg.RanksPerNode <= cores, share: rates.Exchange.Share(),
 		pending: make([]float64, ranks), aggr: make([]float64, ranks), dense: make([]float64, ranks), local: make([]float64, ranks),
@@ -642,22 +656,30 @@ func (p *predictor) forward(training bool) {
 			p.step(s, wire, false, training)
 		}
 		out := m.Classes
-		if i < m.Layers-1 {
+		if m.hiddenLayer(i) {
 			out = m.Hidden
 		}
-		if i < m.Layers-1 && p.hidden(out, training && m.Dropout) {
+		if training && m.hiddenLayer(i) {
+			p.batchNormSums(out, false)
+		}
+		if m.hiddenLayer(i) && p.hidden(out, training && m.Dropout) {
+			p.skip(i, false)
 			continue
 		}
 		p.elem(elemBias, out, nodesOf)
-		if i < m.Layers-1 {
-			if m.LayerNorm {
+		if m.hiddenLayer(i) {
+			if m.LayerNorm || m.BatchNorm {
 				p.pass(passLayerNorm, 0.5, out, nodesOf)
 			}
 			p.elem(elemReLU, out, nodesOf)
+			p.skip(i, false)
 			if training && m.Dropout {
 				p.pass(passDropout, 0.5, out, nodesOf)
 			}
 		}
+	}
+	for _, s := range p.jk.Forward {
+		p.step(s, wire, false, training)
 	}
 	if !training {
 		p.elem(elemCount, m.Classes, nodesOf)
@@ -691,22 +713,22 @@ func (p *predictor) lossAndBackward() {
 	} else {
 		p.pass(passSoftmax, 1, m.Classes, trainOf)
 	}
+	for _, s := range p.jk.Backward {
+		p.step(s, p.cfg.Wire[quant.Backward], true, true)
+	}
+	if m.hiddenLayer(m.Layers - 1) { // jumping knowledge: the last convolution's hidden stage
+		p.hiddenBackward(m.Hidden)
+	}
 	for i := m.Layers - 1; i >= 0; i-- {
+		p.skip(i, true)
 		for _, s := range p.costs[i].Backward {
 			if s.InputGrad && i == 0 {
 				continue
 			}
 			p.step(s, p.cfg.Wire[quant.Backward], true, true)
 		}
-		in := m.Hidden
-		if i > 0 && !p.hidden(in, m.Dropout) {
-			if m.Dropout {
-				p.pass(passDropout, 0.5, in, nodesOf)
-			}
-			p.elem(elemReLUBack, in, nodesOf)
-			if m.LayerNorm {
-				p.pass(passLayerNorm, 0.5, in, nodesOf)
-			}
+		if i > 0 {
+			p.hiddenBackward(m.Hidden)
 		}
 	}
 	adam := p.rates.ElemSeconds(adamBytes * float64(m.params()))
@@ -715,11 +737,63 @@ func (p *predictor) lossAndBackward() {
 	}
 }
 
-// gradAllreduce adds the gradient all-reduce: within each node a reduce and
+// skip adds layer i's residual connection, one direction (nn.Config.ResidualCost).
+func (p *predictor) skip(i int, backward bool) {
+	c := p.cfg.Model.net().ResidualCost(i)
+	steps := c.Forward
+	if backward {
+		steps = c.Backward
+	}
+	for _, s := range steps {
+		p.step(s, p.cfg.Wire[quant.Forward], backward, true)
+	}
+}
+
+// hiddenBackward adds the backward of a hidden stage of width values: the
+// fused stage's, or dropout's, ReLU's and the normalisation's, with batch
+// normalisation's all-reduce of its gradient sums.
+func (p *predictor) hiddenBackward(width int) {
+	m := p.cfg.Model
+	p.batchNormSums(width, true)
+	if p.hidden(width, m.Dropout) {
+		return
+	}
+	if m.Dropout {
+		p.pass(passDropout, 0.5, width, nodesOf)
+	}
+	p.elem(elemReLUBack, width, nodesOf)
+	if m.LayerNorm || m.BatchNorm {
+		p.pass(passLayerNorm, 0.5, width, nodesOf)
+	}
+}
+
+// batchNormSums adds batch normalisation's all-reduces of a training step
+// at a hidden stage of width features (nn/batchnorm.go): forward the
+// feature sums and the row count (width+1 float64s), then the centred
+// squares (width); backward the gradient sums (2·width). Each waits for
+// every rank's work before it (sync). Evaluation normalises with the
+// running statistics: no all-reduce.
+func (p *predictor) batchNormSums(width int, backward bool) {
+	if !p.cfg.Model.BatchNorm {
+		return
+	}
+	sizes := []int{width + 1, width}
+	if backward {
+		sizes = []int{2 * width}
+	}
+	for _, n := range sizes {
+		p.sync()
+		p.allreduceOf(8 * float64(n))
+	}
+}
+
+// gradAllreduce adds the gradient all-reduce (float32 values).
+func (p *predictor) gradAllreduce() { p.allreduceOf(4 * float64(p.cfg.Model.params())) }
+
+// allreduceOf adds an all-reduce of b bytes: within each node a reduce and
 // a broadcast over the intra-node link (binomial trees), across nodes a
 // ring all-reduce at the node's injection bandwidth.
-func (p *predictor) gradAllreduce() {
-	b := 4 * float64(p.cfg.Model.params())
+func (p *predictor) allreduceOf(b float64) {
 	t := 2 * p.intra.Seconds(int64(ceilLog2(p.k)), b)
 	if n := p.nodes; n > 1 && !p.net.Single {
 		t += p.net.Inter.Seconds(int64(2*(n-1)), 2*float64(n-1)/float64(n)*b)

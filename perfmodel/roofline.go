@@ -160,7 +160,7 @@ func (w *roofWalk) forward(training bool) {
 // LayerNorm, ReLU and dropout in one pass (nn.HiddenStage).
 func (w *roofWalk) hidden(bytes float64, training bool) {
 	f := float64(rlElemFlops * 2)
-	if w.m.LayerNorm {
+	if w.m.LayerNorm || w.m.BatchNorm {
 		f += rlNormFlops
 	}
 	if training && w.m.Dropout {

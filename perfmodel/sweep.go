@@ -41,7 +41,7 @@ func ModelOf(c nn.Config) (Model, error) {
 		return Model{}, err
 	}
 	return Model{Kind: c.Model, Layers: c.Layers, Hidden: c.Hidden, In: c.In, Classes: c.Out,
-		LayerNorm: c.Norm == "layer" || c.Norm == "batch", Dropout: c.Dropout > 0, K: c.K, TrainEps: c.TrainEps,
+		LayerNorm: c.Norm == "layer", BatchNorm: c.Norm == "batch", JK: c.JK, Residual: c.Residual, Dropout: c.Dropout > 0, Hyper: c.Hyper,
 		Heads: c.Heads, OutHeads: c.OutHeads, AttnDropout: c.AttnDropout}, nil
 }
 

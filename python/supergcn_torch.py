@@ -26,6 +26,7 @@ dedup=False for a model trained with --undirected=false or --dedup=false).
 
 import argparse
 import json
+import math
 import struct
 import sys
 import warnings
@@ -343,8 +344,10 @@ class GATv2Conv(nn.Module):
 # ---------------------------------------------------------------- model
 
 class SuperGCN(nn.Module):
-    """supergcn's model: x -> dropout -> for hidden layers: conv -> [LayerNorm]
-    -> ReLU -> dropout; -> last conv -> logits. Modules conv{i} and norm{i}."""
+    """supergcn's model: x -> dropout -> for hidden layers: conv -> [LayerNorm or
+    BatchNorm] -> ReLU [+ the residual: the input, or res{i} of it] -> dropout; ->
+    last conv -> logits. With jk (cat, max, last) every conv is hidden and jk.lin
+    maps their combination to the logits. Modules conv{i}, norm{i}, res{i}, jk.lin."""
 
     def __init__(self, meta):
         super().__init__()
@@ -355,14 +358,17 @@ class SuperGCN(nn.Module):
         self.dropout = float(meta.get("dropout", 0))
         self.layers = layers
         self.kind = kind
-        norm = meta.get("norm", "none") == "layer"
+        norm = meta.get("norm", "none")
         eps = float(meta.get("layer_norm_eps", 1e-5))
+        self.jk_mode = meta.get("jk", "none")
+        self.residual = meta.get("residual", "false") == "true"
+        jk = self.jk_mode != "none"
         k = int(meta.get("k", 0))
         alpha = float(meta.get("alpha", 0))
         for i in range(layers):
             a = in_dim if i == 0 else hidden
-            b = classes if i == layers - 1 else hidden
-            last = i == layers - 1
+            b = classes if i == layers - 1 and not jk else hidden
+            last = i == layers - 1 and not jk
             if kind == "gcn":
                 conv = GCNConv(a, b)
             elif kind == "sgc":
@@ -388,25 +394,81 @@ class SuperGCN(nn.Module):
             else:
                 raise ValueError("model %r is not one this module knows" % kind)
             self.add_module("conv%d" % i, conv)
-            if not last and norm:
+            if not last and norm == "layer":
                 self.add_module("norm%d" % i, nn.LayerNorm(b, eps=eps))
+            if not last and norm == "batch":
+                self.add_module("norm%d" % i, nn.BatchNorm1d(b, eps=eps, momentum=0.1))
+            if not last and self.residual and a != b:
+                self.add_module("res%d" % i, nn.Linear(a, b, bias=False))
+        if jk:
+            self.jk = nn.Module()
+            self.jk.lin = nn.Linear(layers * hidden if self.jk_mode == "cat" else hidden, classes)
 
     def forward(self, x, edge_index, edge_weight=None, graph=None):
         """Logits (N x classes) for features x (N x in_dim, preprocessed as
         meta["feat_norm"] says) over edge_index (2 x E) [and edge_weight]."""
         g = graph if graph is not None else Graph(edge_index, x.shape[0], edge_weight)
         h = F.dropout(x, self.dropout, self.training)
+        xs = []
         for i in range(self.layers):
-            h = getattr(self, "conv%d" % i)(h, g)
-            if i == self.layers - 1:
+            hin, h = h, getattr(self, "conv%d" % i)(h, g)
+            if i == self.layers - 1 and self.jk_mode == "none":
                 return h
             if hasattr(self, "norm%d" % i):
                 h = getattr(self, "norm%d" % i)(h)
-            h = F.dropout(F.relu(h), self.dropout, self.training)
+            h = F.relu(h)
+            if self.residual:
+                h = h + (getattr(self, "res%d" % i)(hin) if hasattr(self, "res%d" % i) else hin)
+            h = F.dropout(h, self.dropout, self.training)
+            xs.append(h)
+        m = self.jk_mode
+        z = torch.cat(xs, 1) if m == "cat" else torch.stack(xs).max(0)[0] if m == "max" else xs[-1]
+        return self.jk.lin(z)
+
+
+class GCN2Layer(nn.Module):
+    """One GCNII convolution (PyG GCN2Conv): its weight (stored as torch.nn.Linear's,
+    out x in), and the model's input layer lin_in in the first, output layer lin_out in the last."""
+
+    def __init__(self, in_dim, hidden, classes, first, last):
+        super().__init__()
+        if first:
+            self.lin_in = nn.Linear(in_dim, hidden)
+        self.weight = nn.Parameter(torch.zeros(hidden, hidden))
+        if last:
+            self.lin_out = nn.Linear(hidden, classes)
+
+
+class GCNII(nn.Module):
+    """supergcn's gcnii (Chen et al.): x -> dropout -> lin_in -> ReLU = H0; per layer l = 1..L
+    S = (1-alpha) A_hat dropout(H) + alpha H0, H = ReLU((1-beta_l) S + beta_l S W_l),
+    beta_l = ln(theta/l + 1); -> dropout -> lin_out."""
+
+    def __init__(self, meta):
+        super().__init__()
+        self.meta = dict(meta)
+        self.layers, hidden = int(meta["layers"]), int(meta["hidden"])
+        self.dropout, self.alpha, self.theta = float(meta.get("dropout", 0)), float(meta["alpha"]), float(meta["theta"])
+        for i in range(self.layers):
+            self.add_module("conv%d" % i, GCN2Layer(int(meta["in_dim"]), hidden, int(meta["classes"]),
+                                                     i == 0, i == self.layers - 1))
+
+    def forward(self, x, edge_index, edge_weight=None, graph=None):
+        g = graph if graph is not None else Graph(edge_index, x.shape[0], edge_weight)
+        x0 = F.relu(self.conv0.lin_in(F.dropout(x, self.dropout, self.training)))
+        h = x0
+        for i in range(self.layers):
+            conv = getattr(self, "conv%d" % i)
+            beta = math.log(self.theta / (i + 1) + 1)
+            s = (1 - self.alpha) * g.gcn(F.dropout(h, self.dropout, self.training)) + self.alpha * x0
+            h = F.relu((1 - beta) * s + beta * F.linear(s, conv.weight))
+        return getattr(self, "conv%d" % (self.layers - 1)).lin_out(F.dropout(h, self.dropout, self.training))
 
 
 def build_model(meta):
-    """An untrained SuperGCN of the hyperparameters in meta (export's metadata)."""
+    """An untrained model of the hyperparameters in meta (export's metadata)."""
+    if meta["model"] == "gcnii":
+        return GCNII(meta)
     return SuperGCN(meta)
 
 
@@ -420,6 +482,9 @@ def load(path):
         if name.endswith(".lin_src.weight"):  # PyG < 2.3's name
             name = name[: -len(".lin_src.weight")] + ".lin.weight"
         state[name] = torch.from_numpy(np.ascontiguousarray(a))
+    for name, v in model.state_dict().items():  # BatchNorm1d's counter, which supergcn does not keep
+        if name.endswith(".num_batches_tracked") and name not in state:
+            state[name] = v
     model.load_state_dict(state, strict=True)
     model.eval()
     return model, meta

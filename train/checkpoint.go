@@ -54,9 +54,10 @@ type TrainState struct {
 	DropoutStep uint64  `json:"dropout_step"` // nn.Model.DropoutStep (the same on every rank)
 	BestValAcc  float64 `json:"best_val_acc"` // -1 before the first epoch
 	BestEpoch   int     `json:"best_epoch"`
-	BestTestAcc float64 `json:"best_test_acc"` // test accuracy at BestEpoch
-	LastTestAcc float64 `json:"last_test_acc"` // test accuracy of epoch Epoch
-	Optim       Optim   `json:"optim"`         // zero in files of older builds
+	BestTestAcc float64 `json:"best_test_acc"`           // test accuracy at BestEpoch
+	BestValLoss float64 `json:"best_val_loss,omitempty"` // validation loss at BestEpoch (absent in files of older builds)
+	LastTestAcc float64 `json:"last_test_acc"`           // test accuracy of epoch Epoch
+	Optim       Optim   `json:"optim"`                   // zero in files of older builds
 	// NodeOrder and EvalEvery are the run's train.Config values (absent in
 	// files of older builds): the dropout masks follow the node order, the
 	// best-validation record the evaluation grid.
@@ -79,6 +80,7 @@ type BestRecord struct {
 	ValAcc  float64 `json:"val_acc"`
 	Epoch   int     `json:"epoch"`
 	TestAcc float64 `json:"test_acc"`
+	ValLoss float64 `json:"val_loss,omitempty"`
 }
 
 // Optim is the optimiser's configuration, which a resumed run takes over.
@@ -120,8 +122,9 @@ func (t *trainer) save(path, name string, done int) error {
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(), Decoder: t.decoder(), LinkMetric: t.linkMetric(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
-			GridBest:  BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc},
-			NodeOrder: t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
+			BestValLoss: t.best.BestValLoss,
+			GridBest:    BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc, ValLoss: t.gridBest.BestValLoss},
+			NodeOrder:   t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
 			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled},
 			Loop:  t.cfg.loopSettings().Used(), LoopState: t.loop}}
 	for i, p := range t.params {
@@ -389,11 +392,12 @@ func (t *trainer) resume(path string) error {
 		{"nn.Config.Hidden", have.Hidden, want.Hidden},
 		{"nn.Config.Norm", norm(have.Norm), norm(want.Norm)},
 		{"nn.Config.JK", norm(have.JK), norm(want.JK)},
+		{"nn.Config.Residual", have.Residual, want.Residual},
 		{"input features", have.In, want.In},
 		{"classes", have.Out, want.Out},
 		{"nn.Config.Dropout", have.Dropout, want.Dropout},
 		{"nn.Config.Seed", have.Seed, want.Seed},
-		{"nn.Config.Hyper", fmt.Sprint(have.Hyper), fmt.Sprint(want.Hyper)},
+		{"nn.Config.Hyper", fmt.Sprint(have.HyperValues()), fmt.Sprint(want.HyperValues())},
 		{"train.Config.LabelProp", ck.LabelProp, t.cfg.LabelProp},
 		{"train.Config.FeatNorm", norm(ck.FeatNorm), norm(t.cfg.FeatNorm)},
 	}
@@ -421,6 +425,7 @@ func (t *trainer) resume(path string) error {
 			setting{"train.Config.LRMin", l.LRMin, r.LRMin},
 			setting{"train.Config.LRPlateauPatience", l.LRPlateauPatience, r.LRPlateauPatience},
 			setting{"train.Config.Patience", l.Patience, r.Patience},
+			setting{"train.Config.StopOn", cmp.Or(l.StopOn, StopValAcc), r.StopOn},
 			setting{"train.Config.Epochs (the cosine schedule's length)", l.CosineEpochs, r.CosineEpochs})
 	}
 	for _, d := range settings {
@@ -452,9 +457,11 @@ func (t *trainer) resume(path string) error {
 	t.model.SetDropoutStep(ck.Train.DropoutStep)
 	t.done = ck.Train.Epoch
 	t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = ck.Train.BestValAcc, ck.Train.BestEpoch, ck.Train.BestTestAcc
+	t.best.BestValLoss = ck.Train.BestValLoss
 	t.gridBest = t.best
 	if g := ck.Train.GridBest; ck.Train.EvalEvery > 0 && t.done < t.cfg.Epochs { // training goes on: the grid's record
 		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = g.ValAcc, g.Epoch, g.TestAcc
+		t.gridBest.BestValLoss = g.ValLoss
 		t.best = t.gridBest
 	}
 	t.lastTest = ck.Train.LastTestAcc

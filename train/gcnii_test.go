@@ -13,8 +13,8 @@ import (
 // hyperparameters moved off their defaults.
 func gcniiConfig(epochs int, dropout float64) Config {
 	cfg := kipfConfig("gcnii", 3, epochs, dropout)
-	cfg.Model.Layers, cfg.Model.Alpha = 16, 0.2
-	cfg.Model.Hyper = map[string]float64{"theta": 0.8, "conv-decay": 0.005}
+	cfg.Model.Layers = 16
+	cfg.Model.Hyper = map[string]float64{"theta": 0.8, "conv-decay": 0.005, "alpha": 0.2}
 	return cfg
 }
 
@@ -69,10 +69,10 @@ func TestGCNIIResumeEqualsUninterrupted(t *testing.T) {
 	cfg.Model.Layers = 4
 	cfg.SavePath = dir + "/a.ckpt"
 	single(t, ds, cfg)
-	cfg.Model.Hyper = map[string]float64{"theta": 0.9, "conv-decay": 0.005}
+	cfg.Model.Hyper = map[string]float64{"theta": 0.9, "conv-decay": 0.005, "alpha": 0.2}
 	cfg.SavePath, cfg.ResumePath, cfg.Epochs = "", dir+"/a.ckpt", 4
 	_, err := Run(cfg, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single())
-	if err == nil || !strings.Contains(err.Error(), "nn.Config.Hyper map[conv-decay:0.005 theta:0.8], this run map[conv-decay:0.005 theta:0.9]") {
+	if err == nil || !strings.Contains(err.Error(), "nn.Config.Hyper map[alpha:0.2 conv-decay:0.005 theta:0.8], this run map[alpha:0.2 conv-decay:0.005 theta:0.9]") {
 		t.Fatalf("resume with another theta: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package train
 import (
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,8 +101,8 @@ func TestEstimateMatchesTraining(t *testing.T) {
 			if info.Body { // gcnii: 8 of its 64 layers
 				mc.Layers = 8
 			}
-			if info.K > 0 {
-				mc.K = 3
+			if slices.ContainsFunc(info.Hypers, func(h nn.Hyper) bool { return h.Name == "k" }) {
+				mc.Hyper = map[string]float64{"k": 3}
 			}
 			if op, _ := nn.ModelOp(info.Name); op.Attends() {
 				mc.Heads, mc.OutHeads, mc.AttnDropout = 8, 2, 0.3

@@ -123,6 +123,10 @@ type FinalMetrics struct {
 	BestValAcc float64 `json:"best_val_acc"`
 	BestEpoch  int     `json:"best_epoch"`
 	TestAcc    float64 `json:"test_acc"` // test accuracy at the best validation epoch
+	// BestValLoss is the validation loss of the best epoch (with
+	// Config.StopOn StopValLoss, the lowest; BestValAcc is then that
+	// epoch's accuracy).
+	BestValLoss float64 `json:"best_val_loss,omitempty"`
 	// Metric names what best_val_acc, test_acc and last_test_acc hold for
 	// a task other than node classification (as EpochMetrics.Metric).
 	Metric   string  `json:"metric,omitempty"`

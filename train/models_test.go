@@ -21,7 +21,13 @@ func TestNewModelsDistributedEqualsSingle(t *testing.T) {
 		eps  bool
 	}{{"gin", 0, true}, {"sgc", 2, false}, {"appnp", 10, false}} {
 		cfg := kipfConfig(m.name, 3, epochs, 0)
-		cfg.Model.K, cfg.Model.TrainEps = m.k, m.eps
+		cfg.Model.Hyper = map[string]float64{}
+		if m.k > 0 {
+			cfg.Model.Hyper["k"] = float64(m.k)
+		}
+		if m.eps {
+			cfg.Model.Hyper["train-eps"] = 1
+		}
 		if m.name == "sgc" {
 			cfg.Model.Layers, cfg.Model.Hidden = 1, 0
 		}

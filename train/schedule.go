@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -14,6 +15,13 @@ const (
 	ScheduleStep    = "step"    // LR · LRGamma^⌊(epoch-1)/LRStepSize⌋ (torch StepLR)
 	ScheduleCosine  = "cosine"  // from LR to LRMin over Epochs (torch CosineAnnealingLR, T_max = Epochs)
 	SchedulePlateau = "plateau" // ×LRGamma when the validation loss stalls (torch ReduceLROnPlateau)
+)
+
+// The validation value that chooses the best epoch and that early
+// stopping watches (Config.StopOn).
+const (
+	StopValAcc  = "val-acc"  // the task's metric (accuracy for node classification)
+	StopValLoss = "val-loss" // the validation loss, lowest best
 )
 
 // Schedules lists the learning-rate schedules.
@@ -41,6 +49,7 @@ type LoopSettings struct {
 	LRMin             float64 `json:"lr_min,omitempty"`
 	LRPlateauPatience int     `json:"lr_plateau_patience,omitempty"`
 	Patience          int     `json:"patience,omitempty"`
+	StopOn            string  `json:"stop_on,omitempty"` // "" in files of older builds: StopValAcc
 	// CosineEpochs is Config.Epochs under the cosine schedule (its
 	// length), 0 under the others.
 	CosineEpochs int `json:"cosine_epochs,omitempty"`
@@ -61,7 +70,7 @@ type LoopState struct {
 // (LRSchedule "" as ScheduleNone).
 func (c Config) loopSettings() LoopSettings {
 	l := LoopSettings{LRSchedule: c.LRSchedule, LRStepSize: c.LRStepSize, LRGamma: c.LRGamma, LRMin: c.LRMin,
-		LRPlateauPatience: c.LRPlateauPatience, Patience: c.Patience}
+		LRPlateauPatience: c.LRPlateauPatience, Patience: c.Patience, StopOn: cmp.Or(c.StopOn, StopValAcc)}
 	if l.LRSchedule == "" {
 		l.LRSchedule = ScheduleNone
 	}
@@ -74,7 +83,7 @@ func (c Config) loopSettings() LoopSettings {
 // Used returns l with the settings its schedule does not use zeroed: what
 // a checkpoint records, and what a resumed run must match.
 func (l LoopSettings) Used() LoopSettings {
-	u := LoopSettings{LRSchedule: l.LRSchedule, Patience: l.Patience, CosineEpochs: l.CosineEpochs}
+	u := LoopSettings{LRSchedule: l.LRSchedule, Patience: l.Patience, StopOn: l.StopOn, CosineEpochs: l.CosineEpochs}
 	switch l.LRSchedule {
 	case ScheduleStep:
 		u.LRStepSize, u.LRGamma = l.LRStepSize, l.LRGamma
@@ -99,6 +108,8 @@ func (l LoopSettings) check(lr float64) error {
 		return bad("LRSchedule", "%q is not one of %s", l.LRSchedule, strings.Join(Schedules(), ", "))
 	case l.Patience < 0:
 		return bad("Patience", "%d, need ≥ 0 (0: no early stopping)", l.Patience)
+	case l.StopOn != "" && l.StopOn != StopValAcc && l.StopOn != StopValLoss: // "": a checkpoint of an older build
+		return bad("StopOn", "%q is not %s or %s", l.StopOn, StopValAcc, StopValLoss)
 	case l.LRStepSize < 0 || (uses(ScheduleStep) && l.LRStepSize < 1):
 		return bad("LRStepSize", "%d, need ≥ 1 epoch", l.LRStepSize)
 	case uses(ScheduleStep, SchedulePlateau) && !(l.LRGamma > 0 && l.LRGamma <= 1):

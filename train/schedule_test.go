@@ -249,3 +249,53 @@ func TestResumeRefusesOtherSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestStopOnValLoss: with StopOn val-loss the best epoch is the one of the
+// lowest validation loss (its test accuracy reported), Patience counts
+// evaluations since it, a run resumed from an epoch before the stop ends
+// exactly as the uninterrupted one, and a resume with the other criterion
+// is refused.
+func TestStopOnValLoss(t *testing.T) {
+	ds := cora(t)
+	dir := t.TempDir()
+	cfg := kipfConfig("gcn", 2, 300, 0.5)
+	cfg.Patience, cfg.StopOn = 10, StopValLoss
+	cfg.SavePath = filepath.Join(dir, "ref.ckpt")
+	ref := single(t, ds, cfg)
+	f, e := ref.Final, len(ref.Epochs)
+	low := 0
+	for i, m := range ref.Epochs {
+		if m.ValLoss < ref.Epochs[low].ValLoss {
+			low = i
+		}
+	}
+	if b := ref.Epochs[low]; f.BestEpoch != b.Epoch || f.TestAcc != b.TestAcc || f.BestValAcc != b.ValAcc || f.BestValLoss != b.ValLoss {
+		t.Fatalf("final %+v; the lowest validation loss is epoch %+v", f, b)
+	}
+	if e >= 300 || f.StoppedEarly != e || e != f.BestEpoch+10 {
+		t.Fatalf("trained %d epochs, final %+v: want a stop 10 epochs after the lowest validation loss", e, f)
+	}
+
+	cut := e - 5
+	c := cfg
+	c.SavePath = filepath.Join(dir, "job.ckpt")
+	var asked atomic.Int32
+	c.Stop = func() bool { return asked.Add(1) >= int32(cut) }
+	var se *StoppedError
+	if _, err := Run(c, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single()); !errors.As(err, &se) || se.Epoch != cut {
+		t.Fatalf("stop after epoch %d: %v", cut, err)
+	}
+	c.Stop, c.ResumePath = nil, c.SavePath
+	got := single(t, ds, c)
+	a, b := ref.Final, got.Final
+	a.TotalS, b.TotalS, a.PlanS, b.PlanS = 0, 0, 0, 0
+	if len(got.Epochs) != e-cut || a != b {
+		t.Fatalf("resumed at %d: %d epochs, final %+v; uninterrupted %+v", cut, len(got.Epochs), b, a)
+	}
+
+	c.StopOn, c.SavePath = StopValAcc, ""
+	_, err := Run(c, partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1), comm.Single())
+	if want := "train.Config.StopOn val-loss, this run val-acc"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("resume with the other criterion: err = %v, want %q", err, want)
+	}
+}

@@ -68,10 +68,16 @@ func (t *trainer) metricName() string {
 	return t.kind.MetricOf(t.task)
 }
 
-// beats reports whether validation value v improves on the record best
-// (any value does before the first evaluated epoch).
-func (t *trainer) beats(v float64, best FinalMetrics) bool {
-	return best.BestEpoch == 0 || t.kind.Better(v, best.BestValAcc)
+// beats reports whether evaluated epoch m improves on the record best by
+// Config.StopOn's value (any epoch does before the first evaluated one).
+func (t *trainer) beats(m EpochMetrics, best FinalMetrics) bool {
+	if best.BestEpoch == 0 {
+		return true
+	}
+	if t.cfg.StopOn == StopValLoss {
+		return m.ValLoss < best.BestValLoss
+	}
+	return t.kind.Better(m.ValAcc, best.BestValAcc)
 }
 
 // metricLabel prefixes the log's metric values: "" for node

@@ -54,9 +54,15 @@ type Config struct {
 	LRMin             float64 // cosine: the rate it anneals to; plateau: the lowest rate
 	LRPlateauPatience int     // plateau: evaluations without a lower validation loss tolerated; one more reduces the rate
 	// Patience > 0 stops training after Patience evaluations (on the
-	// EvalEvery grid) without a better validation accuracy than the best
-	// so far; 0 trains all Epochs.
+	// EvalEvery grid) without a better validation value than the best so
+	// far; 0 trains all Epochs.
 	Patience int
+	// StopOn is the validation value that chooses the best epoch (the
+	// model SaveBest keeps, the test accuracy reported) and that Patience
+	// watches: StopValAcc ("" too: the task's metric, higher or lower as
+	// the task says) or StopValLoss (the lowest validation loss, as
+	// Chen et al.'s GCNII runs).
+	StopOn string
 
 	Seed        uint64
 	Threads     int
@@ -688,17 +694,17 @@ func (t *trainer) keepBest(saved []SavedParam) {
 // epoch done, and on rank 0 logs it and writes it to the metrics file.
 func (t *trainer) record(mw *metricsWriter, m EpochMetrics) error {
 	cfg, epoch := t.cfg, m.Epoch
-	improved := m.Evaluated && t.beats(m.ValAcc, t.best)
+	improved := m.Evaluated && t.beats(m, t.best)
 	if improved {
-		t.best.BestValAcc, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, epoch, m.TestAcc
+		t.best.BestValAcc, t.best.BestValLoss, t.best.BestEpoch, t.best.TestAcc = m.ValAcc, m.ValLoss, epoch, m.TestAcc
 	}
 	if m.Evaluated {
 		t.lastTest = m.TestAcc
 	}
 	onGrid := cfg.EvalEvery <= 1 || epoch%cfg.EvalEvery == 0
-	gridImproved := onGrid && m.Evaluated && t.beats(m.ValAcc, t.gridBest)
+	gridImproved := onGrid && m.Evaluated && t.beats(m, t.gridBest)
 	if gridImproved {
-		t.gridBest.BestValAcc, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, epoch, m.TestAcc
+		t.gridBest.BestValAcc, t.gridBest.BestValLoss, t.gridBest.BestEpoch, t.gridBest.TestAcc = m.ValAcc, m.ValLoss, epoch, m.TestAcc
 	}
 	t.advanceLoop(m, onGrid, gridImproved)
 	t.done = epoch

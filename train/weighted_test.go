@@ -34,11 +34,11 @@ func weightedConfig(model string, epochs int) Config {
 	cfg := kipfConfig(model, 3, epochs, 0)
 	switch model {
 	case "gin":
-		cfg.Model.TrainEps = true
+		cfg.Model.Hyper = map[string]float64{"train-eps": 1}
 	case "sgc":
-		cfg.Model.Layers, cfg.Model.Hidden, cfg.Model.K = 1, 0, 2
+		cfg.Model.Layers, cfg.Model.Hidden, cfg.Model.Hyper = 1, 0, map[string]float64{"k": 2}
 	case "appnp":
-		cfg.Model.K = 10
+		cfg.Model.Hyper = map[string]float64{"k": 10}
 	}
 	return cfg
 }

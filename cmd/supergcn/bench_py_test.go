@@ -130,11 +130,18 @@ func TestBenchTorchModels(t *testing.T) {
 	if r := run(t, time.Minute, nil, "gen", "--spec", "nodes=300,degree=6,classes=5,feat=16,seed=4", "--out", path); r.code != 0 {
 		t.Fatalf("gen: %s", r.stderr)
 	}
+	var argSets [][]string
 	for _, name := range nn.Models() {
 		args := []string{"--model", name, "--hidden", "8"}
 		if op, _ := nn.ModelOp(name); op.Attends() {
 			args = append(args, "--heads", "3", "--out-heads", "2")
 		}
+		argSets = append(argSets, args)
+	}
+	// residual connections: a projection of the 16 input features, and identities only
+	argSets = append(argSets, []string{"--model", "gcn", "--hidden", "8", "--residual", "--jk", "cat"},
+		[]string{"--model", "sage", "--hidden", "16", "--layers", "3", "--residual"})
+	for _, args := range argSets {
 		var m nn.Config
 		fs := flag.NewFlagSet("train", flag.ContinueOnError)
 		modelFlags(fs, &m)
@@ -156,8 +163,10 @@ func TestBenchTorchModels(t *testing.T) {
 		t.Fatalf("train_torch.py --list-hypers: %v\n%s", err, out)
 	}
 	var want []string
-	for _, h := range nn.Hypers() {
-		want = append(want, fmt.Sprintf("%s=%g", h.Name, h.Default))
+	for _, mi := range nn.ModelInfos() {
+		for _, h := range mi.Hypers {
+			want = append(want, fmt.Sprintf("%s.%s=%g", mi.Name, h.Name, h.Default))
+		}
 	}
 	if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("bench/train_torch.py hyperparameters %v, declared %v", got, want)

@@ -254,7 +254,8 @@ func loopFlags(fs *flag.FlagSet, cfg *train.Config) {
 	fs.Float64Var(&cfg.LRGamma, "lr-gamma", 0.1, "with --lr-schedule step or plateau: the factor, in (0, 1], of each reduction of the learning rate")
 	fs.Float64Var(&cfg.LRMin, "lr-min", 0, "with --lr-schedule cosine: the learning rate it anneals to; plateau: the lowest learning rate")
 	fs.IntVar(&cfg.LRPlateauPatience, "lr-plateau-patience", 10, "with --lr-schedule plateau: evaluations without a lower validation loss tolerated; one more reduces the learning rate")
-	fs.IntVar(&cfg.Patience, "patience", 0, "early stopping: stop after N evaluated epochs without a better validation accuracy than the best so far, and report the epoch (0: train all --epochs)")
+	fs.IntVar(&cfg.Patience, "patience", 0, "early stopping: stop after N evaluated epochs without a better validation value (--stop-on) than the best so far, and report the epoch (0: train all --epochs)")
+	fs.StringVar(&cfg.StopOn, "stop-on", train.StopValAcc, "the validation value that chooses the best epoch (--save-best, the test accuracy reported) and that --patience watches: val-acc (the task's metric)|val-loss (the lowest validation loss, as Chen et al.'s GCNII)")
 }
 
 func runTrain(w *world, a *trainArgs) error {

@@ -86,6 +86,10 @@ func TestExportTorchCLI(t *testing.T) {
 		{"gatv2-shared", []string{"--model", "gatv2", "--hidden", "4", "--heads", "2", "--share-weights", "1"}},
 		{"sage-max", []string{"--model", "sage-max", "--norm", "layer", "--feat-norm", "row"}},
 		{"sage-pool", []string{"--model", "sage-pool", "--hidden", "8"}},
+		{"gcnii", []string{"--model", "gcnii", "--layers", "4", "--alpha", "0.2", "--theta", "0.8", "--feat-norm", "row"}},
+		{"gcn-bn-jk-cat", []string{"--model", "gcn", "--norm", "batch", "--jk", "cat", "--feat-norm", "row"}},
+		{"sage-res-jk-max", []string{"--model", "sage", "--layers", "3", "--residual", "--jk", "max", "--feat-norm", "row"}},
+		{"gcn-res-bn", []string{"--model", "gcn", "--layers", "3", "--residual", "--norm", "batch", "--feat-norm", "row"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -118,7 +118,7 @@ func TestCLIFlagHabits(t *testing.T) {
 		// Names with no equivalent: what they would mean, not the nearest spelling.
 		{[]string{"train", "--aggr", "max"}, "flag provided but not defined: --aggr: not supported; the neighbour aggregation is the model's"},
 		{[]string{"train", "--jumping_knowledge", "cat"}, "--jumping_knowledge (did you mean --jk?)"},
-		{[]string{"predict", "--residual"}, "--residual: not supported; no model here has residual"},
+		{[]string{"predict", "--skip_connections"}, "--skip_connections (did you mean --residual?)"},
 		{[]string{"train", "--batch-norm"}, "--batch-norm: not a flag here: batch normalisation is --norm batch"},
 		{[]string{"trian"}, `supergcn: unknown command "trian" (did you mean train?)`},
 		{[]string{"bench", "qaunt"}, `unknown benchmark kind "qaunt" (did you mean quant?)`},

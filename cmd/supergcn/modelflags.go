@@ -13,38 +13,46 @@ import (
 // modelFlags registers the flags that choose the model and its shape
 // (train and predict), their choices and help texts from nn's model table.
 func modelFlags(fs *flag.FlagSet, m *nn.Config) {
-	var docs, layers, steps, alphas, eps []string
+	var docs, layers []string
 	for _, mi := range nn.ModelInfos() {
 		docs = append(docs, fmt.Sprintf("%s (%s)", mi.Name, mi.Doc))
 		layers = append(layers, fmt.Sprintf("%s %d", mi.Name, mi.Layers))
-		if mi.K > 0 {
-			steps = append(steps, fmt.Sprintf("%s %d", mi.Name, mi.K))
-		}
-		if mi.Alpha > 0 {
-			alphas = append(alphas, fmt.Sprintf("%s %g", mi.Name, mi.Alpha))
-		}
-		if mi.Eps {
-			eps = append(eps, mi.Name)
-		}
 	}
 	fs.StringVar(&m.Model, "model", "gcn", "model: "+strings.Join(docs, " | "))
 	fs.IntVar(&m.Layers, "layers", 0, "graph layers (default: the model's: "+strings.Join(layers, ", ")+")")
 	fs.IntVar(&m.Hidden, "hidden", 16, "hidden width (gat, gatv2: per head, PyG GATConv's out_channels; a hidden layer is --hidden × --heads wide)")
-	fs.IntVar(&m.K, "k", 0, "propagation steps (default: the model's: "+strings.Join(steps, ", ")+"; other models take none)")
-	fs.Float64Var(&m.Alpha, "alpha", 0, "teleport probability (default: the model's: "+strings.Join(alphas, ", ")+"; other models have none)")
 	fs.StringVar(&m.JK, "jk", "none", "jumping knowledge: none|cat|max|last (every layer's output, combined, then a linear layer; not gat, gcnii)")
-	fs.BoolVar(&m.TrainEps, "train-eps", false, "learn ε, the weight of a node's own row ("+strings.Join(eps, ", ")+"; fixed at 0 without)")
-	for _, h := range nn.Hypers() { // the rest of the models' hyperparameters, from their declarations
-		fs.Func(h.Name, fmt.Sprintf("%s (default %g, range [%g, %g]; %s)", h.Help, h.Default, h.Min, h.Max, strings.Join(h.Models, ", ")),
-			func(s string) error {
-				v, err := strconv.ParseFloat(s, 64)
-				if m.Hyper == nil {
-					m.Hyper = map[string]float64{}
-				}
-				m.Hyper[h.Name] = v
-				return err
-			})
+	fs.BoolVar(&m.Residual, "residual", false, "residual connections: every hidden layer adds its input to its activation (a learned projection where the widths differ; not gat, gcnii)")
+	for _, h := range nn.Hypers() { // the models' hyperparameters, from their declarations
+		fs.Var(hyperFlag{m, h}, h.Name, h.Usage())
 	}
+}
+
+// hyperFlag is a declared hyperparameter as a flag: its value goes to
+// m.Hyper (a switch takes no value, as a bool flag).
+type hyperFlag struct {
+	m *nn.Config
+	h nn.HyperInfo
+}
+
+func (f hyperFlag) String() string   { return "" }
+func (f hyperFlag) IsBoolFlag() bool { return f.h.Bool }
+
+func (f hyperFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if f.h.Bool {
+		var b bool
+		b, err = strconv.ParseBool(s)
+		v = map[bool]float64{true: 1}[b]
+	}
+	if err != nil {
+		return err
+	}
+	if f.m.Hyper == nil {
+		f.m.Hyper = map[string]float64{}
+	}
+	f.m.Hyper[f.h.Name] = v
+	return nil
 }
 
 // attentionFlags registers the flags of the attention models' shape
@@ -57,21 +65,17 @@ func attentionFlags(fs *flag.FlagSet, m *nn.Config) {
 
 // modelDefaults gives m the model's default layer count when --layers was
 // not given. 0 stands for "the model's default" inside nn.Config, so a 0
-// given on the command line for --k, --heads or --out-heads is refused
-// here rather than silently replaced, as is an --alpha of 0.
+// given on the command line for --heads or --out-heads is refused here
+// rather than silently replaced (the declared hyperparameters' ranges are
+// nn.Config.Validate's).
 func modelDefaults(fs *flag.FlagSet, m *nn.Config) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"k", m.K}, {"heads", m.Heads}, {"out-heads", m.OutHeads}} {
+	}{{"heads", m.Heads}, {"out-heads", m.OutHeads}} {
 		if flagSet(fs, f.name) && f.v < 1 {
 			return usageError(fmt.Sprintf("--%s: %d, need ≥ 1", f.name, f.v))
 		}
-	}
-	// APPNP's α = 0 (propagation alone, no teleport) is not offered: 0 is
-	// nn.Config's "the model's default", so a given 0 is refused.
-	if flagSet(fs, "alpha") && m.Alpha == 0 {
-		return usageError("--alpha: 0 is not in (0, 1] (leave --alpha out for the model's default)")
 	}
 	if flagSet(fs, "layers") {
 		return nil

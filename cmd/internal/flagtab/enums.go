@@ -130,6 +130,7 @@ var Habits = map[string]string{
 	"scheduler": "lr-schedule", "lr-scheduler": "lr-schedule", "schedule": "lr-schedule",
 	"min-lr": "lr-min", "eta-min": "lr-min", "step-size": "lr-step-size", "gamma": "lr-gamma",
 	"num-parts": "parts", "nparts": "parts", "num-partitions": "parts", "jk-mode": "jk", "jumping-knowledge": "jk",
+	"res": "residual", "skip": "residual", "skip-connection": "residual", "skip-connections": "residual", "use-residual": "residual",
 	"num-heads": "heads", "n-heads": "heads", "nheads": "heads",
 	"output": "out", "o": "out",
 }
@@ -140,7 +141,6 @@ const (
 	noAggr = "not a flag here: the neighbour aggregation is the model's (--model sage: mean, sage-max: max, " +
 		"sage-pool: max over ReLU(W_p·x + b_p), gin: sum), " +
 		"and --aggr-mode chooses how boundary rows are combined across ranks (pre|post|hybrid)"
-	noResidual  = "not supported; no model here has residual (skip) connections between layers but gcnii's initial residual (--model gcnii)"
 	noBatchNorm = "not a flag here: batch normalisation is --norm batch"
 )
 
@@ -148,7 +148,6 @@ const (
 // supergcn has no flag to what they would mean here.
 var Unsupported = map[string]string{
 	"aggr": noAggr, "aggregator": noAggr, "aggregation": noAggr, "aggr-type": noAggr, "aggregator-type": noAggr,
-	"residual": noResidual, "res": noResidual, "skip": noResidual, "skip-connection": noResidual, "skip-connections": noResidual,
 	"batch-norm": noBatchNorm, "batchnorm": noBatchNorm, "bn": noBatchNorm, "use-bn": noBatchNorm,
 }
 

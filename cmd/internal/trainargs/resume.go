@@ -48,12 +48,10 @@ func Resume(cfg *train.Config, seed *uint64, featNorm *string, isSet func(flag s
 		{"model", m.Model, ck.Model.Model, func() { m.Model = ck.Model.Model }},
 		{"layers", m.Layers, ck.Model.Layers, func() { m.Layers = ck.Model.Layers }},
 		{"hidden", m.Hidden, PerHead(ck.Model), func() { m.Hidden = PerHead(ck.Model) }},
-		{"k", m.K, ck.Model.K, func() { m.K = ck.Model.K }},
-		{"alpha", m.Alpha, ck.Model.Alpha, func() { m.Alpha = ck.Model.Alpha }},
-		{"train-eps", m.TrainEps, ck.Model.TrainEps, func() { m.TrainEps = ck.Model.TrainEps }},
 		{"dropout", m.Dropout, ck.Model.Dropout, func() { m.Dropout = ck.Model.Dropout }},
 		{"norm", m.Norm, norm, func() { m.Norm = norm }},
 		{"jk", m.JK, cmp.Or(ck.Model.JK, "none"), func() { m.JK = cmp.Or(ck.Model.JK, "none") }},
+		{"residual", m.Residual, ck.Model.Residual, func() { m.Residual = ck.Model.Residual }},
 		{"precision", m.Precision, precision, func() { m.Precision = precision }},
 		{"heads", m.Heads, ck.Model.Heads, func() { m.Heads = ck.Model.Heads }},
 		{"out-heads", m.OutHeads, ck.Model.OutHeads, func() { m.OutHeads = ck.Model.OutHeads }},
@@ -111,6 +109,7 @@ func loopResumeSettings(cfg *train.Config, l train.LoopSettings) []resumeSetting
 	s := []resumeSetting{
 		{"lr-schedule", cfg.LRSchedule, l.LRSchedule, func() { cfg.LRSchedule = l.LRSchedule }},
 		{"patience", cfg.Patience, l.Patience, func() { cfg.Patience = l.Patience }},
+		{"stop-on", cmp.Or(cfg.StopOn, train.StopValAcc), cmp.Or(l.StopOn, train.StopValAcc), func() { cfg.StopOn = l.StopOn }},
 	}
 	gamma := resumeSetting{"lr-gamma", cfg.LRGamma, l.LRGamma, func() { cfg.LRGamma = l.LRGamma }}
 	lrMin := resumeSetting{"lr-min", cfg.LRMin, l.LRMin, func() { cfg.LRMin = l.LRMin }}
