@@ -122,8 +122,8 @@ func (t *trainer) save(path, name string, done int) error {
 	ck := Checkpoint{Model: t.model.Config(), LabelProp: t.cfg.LabelProp, FeatNorm: t.cfg.FeatNorm, DataID: t.dataID, Task: t.kind.Name, NegRatio: t.negRatio(), Decoder: t.decoder(), LinkMetric: t.linkMetric(),
 		Train: &TrainState{Epoch: done, AdamSteps: steps, DropoutStep: t.model.DropoutStep(),
 			BestValAcc: t.best.BestValAcc, BestEpoch: t.best.BestEpoch, BestTestAcc: t.best.TestAcc, LastTestAcc: t.lastTest,
-			BestValLoss: t.best.BestValLoss,
-			GridBest:    BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc, ValLoss: t.gridBest.BestValLoss},
+			BestValLoss: finiteOrZero(t.best.BestValLoss),
+			GridBest:    BestRecord{ValAcc: t.gridBest.BestValAcc, Epoch: t.gridBest.BestEpoch, TestAcc: t.gridBest.TestAcc, ValLoss: finiteOrZero(t.gridBest.BestValLoss)},
 			NodeOrder:   t.nodeOrder(), EvalEvery: max(t.cfg.EvalEvery, 1),
 			Optim: Optim{LR: t.cfg.LR, WeightDecay: t.cfg.WeightDecay, DecayAll: t.cfg.DecayAll, Decoupled: t.cfg.Decoupled},
 			Loop:  t.cfg.loopSettings().Used(), LoopState: t.loop}}
@@ -481,4 +481,13 @@ type DataMismatchError struct {
 func (e *DataMismatchError) Error() string {
 	return fmt.Sprintf("checkpoint %s was trained on other data (data id %s; this run's data: %s): "+
 		"another dataset, split, features or feature normalisation; start afresh with another checkpoint file", e.Path, e.Checkpoint, e.Run)
+}
+
+// finiteOrZero is x, or 0 (absent in the file) where x is NaN or infinite,
+// which JSON cannot carry: a diverged run's validation loss.
+func finiteOrZero(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
 }
