@@ -116,7 +116,7 @@ func TestCLIFlagHabits(t *testing.T) {
 		{[]string{"predict", "--n-heads", "4"}, "(did you mean --heads?)"},
 		{[]string{"eval", "--num-heads", "4"}, "--num-heads (see supergcn eval --help)"}, // eval has no --heads
 		// Names with no equivalent: what they would mean, not the nearest spelling.
-		{[]string{"train", "--aggr", "max"}, "flag provided but not defined: --aggr: not supported; the neighbour aggregation is the model's"},
+		{[]string{"train", "--aggr", "max"}, "flag provided but not defined: --aggr: not a flag here: the neighbour aggregation is the model's (--model sage: mean, sage-max: max"},
 		{[]string{"train", "--jumping_knowledge", "cat"}, "--jumping_knowledge (did you mean --jk?)"},
 		{[]string{"predict", "--skip_connections"}, "--skip_connections (did you mean --residual?)"},
 		{[]string{"train", "--batch-norm"}, "--batch-norm: not a flag here: batch normalisation is --norm batch"},
