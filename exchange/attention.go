@@ -113,19 +113,8 @@ func (p *Propagator) Attend(ps nn.Pass, sp attn.Spec, z, src, dst, out *dense.Ma
 	if err != nil {
 		return fmt.Errorf("exchange: %w", err)
 	}
-	st, hs := &l.own, &l.halo
-	for i := range st.M {
-		attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], hs.M[i], hs.S[i], hs.R[i*f:(i+1)*f])
-	}
-	for j, r := range pl.recvPre {
-		v := int(pl.recvDst[r])
-		for hd := range h {
-			i := v*h + hd
-			row := l.zh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
-			attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], l.recvMS[(j*h+hd)*2], l.recvMS[(j*h+hd)*2+1], row)
-		}
-	}
-	attn.Finish(sp, st, out.Data)
+	mergeStates(pl, sp, &l.own, &l.halo, l.zh, l.recvMS)
+	attn.Finish(sp, &l.own, out.Data)
 	p.lap(t, &p.stats.AggrSeconds)
 	p.stats.Forwards++
 	return nil
@@ -410,3 +399,22 @@ func sum(c []int) int {
 }
 
 var _ nn.Attention = (*Propagator)(nil)
+
+// mergeStates folds the halo state hs and the received pre-aggregated
+// states (rows in zh, max and sum pairs in recvMS, one per pre row and
+// head) into the owned state st: the online softmax of every target
+// over all its in-edges, local and remote.
+func mergeStates(pl *attnPlan, sp attn.Spec, st, hs *attn.State, zh, recvMS []float32) {
+	h, f := sp.Heads, sp.Width
+	for i := range st.M {
+		attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], hs.M[i], hs.S[i], hs.R[i*f:(i+1)*f])
+	}
+	for j, r := range pl.recvPre {
+		v := int(pl.recvDst[r])
+		for hd := range h {
+			i := v*h + hd
+			row := zh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
+			attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], recvMS[(j*h+hd)*2], recvMS[(j*h+hd)*2+1], row)
+		}
+	}
+}

@@ -56,17 +56,7 @@ func (p *Propagator) AttendV2(ps nn.Pass, sp attn.Spec, z, t *dense.Matrix, att 
 	}
 	st, hs := &l.own, &l.halo
 	l.mown, l.mhalo = append(l.mown[:0], st.M...), append(l.mhalo[:0], hs.M...)
-	for i := range st.M {
-		attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], hs.M[i], hs.S[i], hs.R[i*f:(i+1)*f])
-	}
-	for j, r := range pl.recvPre {
-		v := int(pl.recvDst[r])
-		for hd := range h {
-			i := v*h + hd
-			row := l.zh[(int(r)*h+hd)*f : (int(r)*h+hd+1)*f]
-			attn.Merge(&st.M[i], &st.S[i], st.R[i*f:(i+1)*f], l.recvMS[(j*h+hd)*2], l.recvMS[(j*h+hd)*2+1], row)
-		}
-	}
+	mergeStates(pl, sp, &st.State, &hs.State, l.zh, l.recvMS)
 	attn.Finish(sp, &st.State, out.Data)
 	p.lap(tw, &p.stats.AggrSeconds)
 	p.stats.Forwards++
