@@ -157,17 +157,9 @@ func TestBatchNormSchedule(t *testing.T) {
 // (4·2 + 6 bytes × 8 a row), multiplies 8 wide as last does, and shares
 // by masked writes (10 bytes × 8 a layer).
 func TestJKSchedule(t *testing.T) {
-	shm, _ := ParseNetwork("shm")
 	prof := flatProfile()
 	run := func(jk string) *Prediction {
-		t.Helper()
-		m := Model{Kind: "gcn", Layers: 2, Hidden: 8, In: 16, Classes: 4, JK: jk}
-		cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
-		p, err := Predict(twoRanks(), prof, shm, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return predictPost(t, prof, Model{Kind: "gcn", Layers: 2, Hidden: 8, In: 16, Classes: 4, JK: jk})
 	}
 	r := prof.RatesAt(1, 2)
 	const n = 1000
@@ -197,17 +189,9 @@ func TestJKSchedule(t *testing.T) {
 // gradient and adds it to the input gradient (8 + 12 bytes × 8); Adam
 // updates the projection's 128 weights.
 func TestResidualSchedule(t *testing.T) {
-	shm, _ := ParseNetwork("shm")
 	prof := flatProfile()
 	run := func(res bool) *Prediction {
-		t.Helper()
-		m := Model{Kind: "gcn", Layers: 3, Hidden: 8, In: 16, Classes: 4, Residual: res}
-		cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
-		p, err := Predict(twoRanks(), prof, shm, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return predictPost(t, prof, Model{Kind: "gcn", Layers: 3, Hidden: 8, In: 16, Classes: 4, Residual: res})
 	}
 	r := prof.RatesAt(1, 2)
 	const n = 1000
@@ -221,4 +205,17 @@ func TestResidualSchedule(t *testing.T) {
 	if res.TrainBytes != plain.TrainBytes {
 		t.Errorf("the skips move no rows: %d bytes, without %d", res.TrainBytes, plain.TrainBytes)
 	}
+}
+
+// predictPost predicts model m on twoRanks over shared memory: post
+// exchange, fp32 rows, one thread, two ranks of a 4-core node.
+func predictPost(t *testing.T, prof *Profile, m Model) *Prediction {
+	t.Helper()
+	shm, _ := ParseNetwork("shm")
+	cfg := Config{Model: m, Mode: exchange.ModePost, Wire: wires(32), Threads: 1, RanksPerNode: 2, CoresPerNode: 4}
+	p, err := Predict(twoRanks(), prof, shm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
