@@ -14,7 +14,7 @@
 #   SPEC [products] graph (supergcn gen): products is the ogbn-products-like preset (nested communities,
 #     docs/GRAPHS.md); SPEC=sbm-products is the stochastic block model of the measurements before it
 #   EPOCHS [4]: the epoch time is the median of epochs 2..EPOCHS
-#   MODELS ["gcn sage"], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
+#   MODELS ["gcn sage"; also gat, gatv2 (8 heads × 8), sage-max (2×64 LayerNorm)], CONFIGS ["post32 hyb32 hyb2 hyb4 hyb8"], THREADS [cores/NP]
 #     a config runs the flat exchange (--exchange flat); with the suffix "tl" (hyb2tl, hyb32tl, ...)
 #     the two-level exchange (--exchange two-level: once per node pair, then inside the node), with
 #     "tlp" (hyb2tlp) two-level-paired (each rank talks to one rank of every other node); digits after
@@ -75,6 +75,9 @@ model_flags() {
   case $1 in
     gcn) echo "--model gcn --layers 2 --hidden 128" ;;
     sage) echo "--model sage --layers 3 --hidden 256 --norm layer" ;;
+    gat) echo "--model gat --hidden 8 --heads 8" ;;
+    gatv2) echo "--model gatv2 --hidden 8 --heads 8" ;;
+    sage-max) echo "--model sage-max --layers 2 --hidden 64 --norm layer" ;;
     *) echo "bench-cluster: unknown model $1" >&2; exit 2 ;;
   esac
 }
