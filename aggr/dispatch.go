@@ -6,17 +6,21 @@ import "github.com/supergcn/supergcn/internal/dispatch"
 //
 //	accumRows:  out[j] += Σ_k x[int(idx[k])*stride + j]          for j < len(out)
 //	accumRowsW: out[j] += Σ_k w[k] * x[int(idx[k])*stride + j]   for j < len(out)
+//	maxRows:    for k in order, where x[int(idx[k])*stride + j] > out[j]:
+//	            out[j], arg[j] = that value, base + idx[k]        for j < len(out)
 //
 // Callers guarantee stride ≥ len(out), every row idx[k] lies inside x, len(w)
-// ≥ len(idx), and out does not overlap x. Empty idx leaves out unchanged.
+// ≥ len(idx), len(arg) ≥ len(out), and out (and arg) do not overlap x or
+// each other. Empty idx leaves out (and arg) unchanged.
 type kernel struct {
-	name   string
-	rows   func(out, x []float32, stride int, idx []int32)
-	rowsW  func(out, x []float32, stride int, idx []int32, w []float32)
-	native bool // SIMD assembly (false for the pure-Go twin)
+	name    string
+	rows    func(out, x []float32, stride int, idx []int32)
+	rowsW   func(out, x []float32, stride int, idx []int32, w []float32)
+	maxRows func(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
+	native  bool // SIMD assembly (false for the pure-Go twin)
 }
 
-var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric}
+var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric, maxRows: maxRowsGeneric}
 
 // family is the aggregation kernels this CPU runs (internal/dispatch picks
 // them from the CPU features; platformKernels lives in dispatch_<arch>.go,

@@ -37,11 +37,12 @@ type isa struct {
 	wreg2 string // broadcast weight of the second entry
 	tmp   string // temporary vectors (AVX2 masked loads)
 	tmp2  string
+	mregs int // maxRows: registers of the largest column block (values; as many for the arguments)
 }
 
 var isas = []isa{
-	{name: "AVX512", vw: 16, reg: "Z", regs: 16, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
-	{name: "AVX2", vw: 8, reg: "Y", regs: 8, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11"},
+	{name: "AVX512", vw: 16, reg: "Z", regs: 16, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28", mregs: 12},
+	{name: "AVX2", vw: 8, reg: "Y", regs: 8, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11", mregs: 6},
 }
 
 var b bytes.Buffer
@@ -69,6 +70,7 @@ func main() {
 		for _, w := range []bool{false, true} {
 			kernel(is, w)
 		}
+		maxKernel(is)
 	}
 	out := "asm_amd64.s"
 	if len(os.Args) > 1 {
@@ -124,6 +126,21 @@ func kernel(is isa, weighted bool) {
 	// the rest, 0 < CX < f: one block of n = ceil(CX/vw) registers (BX =
 	// n-1 picks it), the last masked to the CX mod vw lanes left unless
 	// CX is a whole number of vectors
+	rest(is)
+	restBlocks(is.regs, "m", true, func(lbl string, n int, masked bool) { block(is, weighted, lbl, n, masked) })
+	p("")
+	p("whole:")
+	restBlocks(is.regs, "u", false, func(lbl string, n int, masked bool) { block(is, weighted, lbl, n, masked) })
+	p("")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// rest emits the start of the rest of a row, 0 < CX < one big block: BX =
+// the registers it needs - 1, CX = the lanes of the last one (K1 or Y15 its
+// mask) or a jump to whole when that is a whole vector; done when CX = 0.
+func rest(is isa) {
 	p("")
 	p("rest:")
 	p("\tTESTQ CX, CX")
@@ -143,28 +160,21 @@ func kernel(is isa, weighted bool) {
 		p("\tSUBQ CX, R11")
 		p("\tVMOVDQU (AX)(R11*4), Y15")
 	}
-	restBlocks(is, weighted, "m", true)
-	p("")
-	p("whole:")
-	restBlocks(is, weighted, "u", false)
-	p("")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
 }
 
 // restBlocks emits the choice among blocks of 1 … regs registers by BX =
-// registers-1, and the blocks (labels PREFIXn), each ending at done.
-func restBlocks(is isa, weighted bool, prefix string, masked bool) {
-	for n := 1; n < is.regs; n++ {
+// registers-1, and the blocks (labels PREFIXn, emitted by blk), each ending
+// at done.
+func restBlocks(regs int, prefix string, masked bool, blk func(lbl string, n int, masked bool)) {
+	for n := 1; n < regs; n++ {
 		p("\tCMPQ BX, $%d", n-1)
 		p("\tJEQ %s%d", prefix, n)
 	}
-	for n := is.regs; n >= 1; n-- { // widest first: the compares above fall through to it
+	for n := regs; n >= 1; n-- { // widest first: the compares above fall through to it
 		lbl := fmt.Sprintf("%s%d", prefix, n)
 		p("")
 		p("%s:", lbl)
-		block(is, weighted, lbl, n, masked)
+		blk(lbl, n, masked)
 		p("\tJMP done")
 	}
 }
@@ -285,4 +295,130 @@ func accum(is isa, nr, first int, off, wreg, tmp string, weighted, lastMasked bo
 			p("\tVADDPS %s, %s, %s%s", mem, acc, k, acc)
 		}
 	}
+}
+
+// maxKernel emits maxRows (see kernels_amd64.go): per column block, the
+// values in registers 0…n-1 and their arguments in mregs…mregs+n-1, loaded
+// once (the arguments less base, so that an entry's argument is its idx
+// value broadcast from memory), updated by every entry where its value is
+// greater (ordered compare: a NaN never wins, a NaN maximum stays), stored
+// once (base added back). Blocks of mregs registers repeat while a whole one
+// fits; the rest is one block, its last register under the tail mask.
+//
+// Registers: DI out, R10 arg (current block), SI x + column offset, DX
+// stride in bytes, R8 idx, R9 nnz, R12 nnz-dist, CX columns left, R11 k, AX
+// row offset, BX prefetch row offset, R13 base; K1 or Y15 the tail mask.
+func maxKernel(is isa) {
+	name := "maxRows" + is.name
+	p("")
+	p("// func %s(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-108", name)
+	p("\tMOVQ out_base+0(FP), DI")
+	p("\tMOVQ out_len+8(FP), CX")
+	p("\tMOVQ arg_base+24(FP), R10")
+	p("\tMOVQ x_base+48(FP), SI")
+	p("\tMOVQ stride+72(FP), DX")
+	p("\tSHLQ $2, DX")
+	p("\tMOVQ idx_base+80(FP), R8")
+	p("\tMOVQ idx_len+88(FP), R9")
+	p("\tMOVL base+104(FP), R13")
+	p("\tTESTQ R9, R9")
+	p("\tJEQ done")
+	p("\tMOVQ R9, R12")
+	p("\tSUBQ $%d, R12", dist)
+	f := is.mregs * is.vw
+	p("")
+	p("big:")
+	p("\tCMPQ CX, $%d", f)
+	p("\tJLT rest")
+	maxBlock(is, "big", is.mregs, false)
+	p("\tADDQ $%d, DI", f*4)
+	p("\tADDQ $%d, R10", f*4)
+	p("\tADDQ $%d, SI", f*4)
+	p("\tSUBQ $%d, CX", f)
+	p("\tJMP big")
+	rest(is)
+	restBlocks(is.mregs, "m", true, func(lbl string, n int, masked bool) { maxBlock(is, lbl, n, masked) })
+	p("")
+	p("whole:")
+	restBlocks(is.mregs, "u", false, func(lbl string, n int, masked bool) { maxBlock(is, lbl, n, masked) })
+	p("")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// maxRegs returns maxBlock's registers: the temporary x rows (one per value
+// register for AVX-512, one shared for AVX2), the compare masks, the
+// broadcast argument and the broadcast base.
+func maxRegs(is isa) (tmp, mask func(r int) string, id, base string) {
+	if is.reg == "Z" {
+		return func(r int) string { return fmt.Sprintf("Z%d", 24+r%4) },
+			func(r int) string { return fmt.Sprintf("K%d", 2+r%4) }, "Z30", "Z31"
+	}
+	return func(int) string { return "Y12" }, func(int) string { return "Y13" }, "Y14", "Y12"
+}
+
+// maxBlock emits the loop over all entries for one column block of nr
+// value registers at DI/R10/SI (masked: the last register under the mask).
+func maxBlock(is isa, lbl string, nr int, masked bool) {
+	tmp, mask, id, base := maxRegs(is)
+	broadcastBase(is, base)
+	for r := 0; r < nr; r++ {
+		m := masked && r == nr-1
+		load(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		g := vreg(is, is.mregs+r)
+		load(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
+		p("\tVPSUBD %s, %s, %s", base, g, g)
+	}
+	p("\tXORQ R11, R11")
+	lines := (nr*is.vw*4 + 63) / 64
+	p("%s_pf:", lbl)
+	p("\tCMPQ R11, R12")
+	p("\tJGE %s_np", lbl)
+	p("\tMOVLQSX %d(R8)(R11*4), BX", 4*dist)
+	p("\tIMULQ DX, BX")
+	for l := 0; l < lines; l++ {
+		p("\tPREFETCHT0 %d(SI)(BX*1)", 64*l)
+	}
+	p("%s_np:", lbl)
+	p("\tCMPQ R11, R9")
+	p("\tJGE %s_st", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tIMULQ DX, AX")
+	p("\tVPBROADCASTD (R8)(R11*4), %s", id)
+	for r := 0; r < nr; r++ {
+		t, k, v, g := tmp(r), mask(r), vreg(is, r), vreg(is, is.mregs+r)
+		load(is, masked && r == nr-1, t, fmt.Sprintf("%d(SI)(AX*1)", r*is.vw*4))
+		p("\tVCMPPS $0x11, %s, %s, %s", t, v, k) // LT_OQ: v < t, false on a NaN
+		if is.reg == "Z" {
+			p("\tVMOVAPS %s, %s, %s", t, k, v)
+			p("\tVMOVDQA32 %s, %s, %s", id, k, g)
+		} else {
+			p("\tVBLENDVPS %s, %s, %s, %s", k, t, v, v)
+			p("\tVBLENDVPS %s, %s, %s, %s", k, id, g, g)
+		}
+	}
+	p("\tINCQ R11")
+	p("\tJMP %s_pf", lbl)
+	p("%s_st:", lbl)
+	broadcastBase(is, base)
+	for r := 0; r < nr; r++ {
+		m := masked && r == nr-1
+		store(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		g := vreg(is, is.mregs+r)
+		p("\tVPADDD %s, %s, %s", base, g, g)
+		store(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
+	}
+}
+
+// broadcastBase sets every lane of reg to base (R13).
+func broadcastBase(is isa, reg string) {
+	if is.reg == "Z" {
+		p("\tVPBROADCASTD R13, %s", reg)
+		return
+	}
+	x := "X" + reg[1:]
+	p("\tVMOVD R13, %s", x)
+	p("\tVPBROADCASTD %s, %s", x, reg)
 }

@@ -63,3 +63,44 @@ func accumRowsAVX512(out, x []float32, stride int, idx []int32)
 //
 //go:noescape
 func accumRowsWAVX512(out, x []float32, stride int, idx []int32, w []float32)
+
+// maxRowsAVX2 is the AVX2 version of the maxRows micro-kernel (the maximum
+// of ApplyMax, with its argument). Reference loop:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// The caller guarantees len(arg) ≥ len(out), stride ≥ len(out), 0 ≤ idx[k],
+// int(idx[k])*stride+len(out) ≤ len(x), and that out and arg overlap
+// neither x nor each other. Column blocks of 48 values (and their 48
+// arguments) stay in ymm registers across the entries (VCMPPS, then
+// VBLENDVPS for the value and the argument); the last < 8 columns use
+// VMASKMOVPS.
+//
+//go:noescape
+func maxRowsAVX2(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
+
+// maxRowsAVX512 is the AVX-512F version of the maxRows micro-kernel.
+// Reference loop:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// Same preconditions as maxRowsAVX2. Column blocks of 192 values and their
+// arguments stay in zmm registers (VCMPPS into a k-mask, then masked moves
+// of the value and the argument); the last < 16 columns use k1.
+//
+//go:noescape
+func maxRowsAVX512(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)

@@ -74,3 +74,24 @@ func accumRowsWSVE(out, x []float32, stride int, idx []int32, w []float32)
 
 // sveLen32 returns the SVE vector length in float32 lanes (CNTW). SVE only.
 func sveLen32() int
+
+// maxRowsNEON is the maxRows micro-kernel (ApplyMax's maximum with its
+// argument) with Advanced SIMD registers:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// len(arg) ≥ len(out), and out and arg overlap neither x nor each other.
+// Columns are done in blocks of 32, 16 and 4 (values and arguments held in
+// registers across the edges: FCMGT, then BIT for the value and the
+// argument), the last len(out)%4 columns with scalar loads. The SVE kernel
+// set uses it too (every SVE CPU has Advanced SIMD).
+//
+//go:noescape
+func maxRowsNEON(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)

@@ -12,7 +12,8 @@ import (
 // TestKernelsGuardPage: for every kernel available here, x ends right
 // before a PROT_NONE page and the last edge reads its last row, so a load
 // past the row's len(out) columns (a vector tail read too wide) faults and
-// kills the test; every result must still match the reference.
+// kills the test; every result (sum and max) must still match the
+// reference.
 func TestKernelsGuardPage(t *testing.T) {
 	page := syscall.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, 4*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
@@ -33,6 +34,15 @@ func TestKernelsGuardPage(t *testing.T) {
 			copy(x, randVec(rng, len(x)))
 			idx := []int32{int32(rng.IntN(rows)), 0, int32(rng.IntN(rows)), int32(rows - 1)}
 			checkRow(t, k, width, x, stride, idx, randVec(rng, len(idx)), rng, "guard page")
+			out, arg := randVec(rng, width), make([]int32, width)
+			refOut, refArg := append([]float32(nil), out...), append([]int32(nil), arg...)
+			k.maxRows(out, arg, x, stride, idx, 1)
+			refMaxRows(refOut, refArg, x, stride, idx, 1)
+			for j := range out {
+				if !sameBits(out[j], refOut[j]) || arg[j] != refArg[j] {
+					t.Fatalf("%s guard page width %d: maxRows column %d: %v (arg %d), reference %v (arg %d)", k.name, width, j, out[j], arg[j], refOut[j], refArg[j])
+				}
+			}
 		}
 	}
 }
