@@ -87,9 +87,10 @@ func BenchmarkApply(b *testing.B) {
 }
 
 // BenchmarkApplyMax: the max product (arg max recorded) and its backward
-// routing beside the sum product and its transpose, on BenchmarkApply's
-// graph; bytes as BenchmarkApply's (the routing reads no edges: its bytes
-// are the gradient, arguments and destination rows).
+// routing with every kernel, beside the sum product (best kernel) and its
+// transpose, on BenchmarkApply's graph; bytes as BenchmarkApply's (the
+// routing reads no edges: its bytes are the gradient, arguments and
+// destination rows).
 func BenchmarkApplyMax(b *testing.B) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	n, edges := 50_000, 1_000_000
@@ -99,24 +100,34 @@ func BenchmarkApplyMax(b *testing.B) {
 		src[i], dst[i] = int32(rng.IntN(n)), int32(rng.IntN(n))
 	}
 	a := graph.FromCOO(n, n, src, dst, nil)
-	e, _ := New(0, "")
-	defer e.Close()
-	op := e.Prepare(a)
-	for _, width := range []int{16, 128} {
+	ops := map[string]*Op{}
+	for _, name := range Kernels() {
+		e, _ := New(0, name)
+		defer e.Close()
+		ops[name] = e.Prepare(a)
+	}
+	best := ops[Kernels()[0]]
+	for _, width := range []int{16, 64, 128} {
 		x := &dense.Matrix{Rows: n, Cols: width, Data: randVec(rng, n*width)}
 		out, gx := dense.New(n, width), dense.New(n, width)
 		arg := make([]int32, n*width)
 		bytes := int64(edges+n) * int64(width) * 4
-		for _, c := range []struct {
+		type bench struct {
 			name  string
 			bytes int64
 			fn    func()
-		}{
-			{"sum", bytes, func() { op.Apply(x, out, false) }},
-			{"max", bytes, func() { op.ApplyMax(x, out, arg, 0, false) }},
-			{"sumT", bytes, func() { op.ApplyT(x, gx, false) }},
-			{"route", 3 * int64(n) * int64(width) * 4, func() { ScatterMax(x, arg, 0, gx, false) }},
-		} {
+		}
+		cases := []bench{{"sum", bytes, func() { best.Apply(x, out, false) }}}
+		for _, name := range Kernels() {
+			op := ops[name]
+			cases = append(cases, bench{"max/" + name, bytes, func() { op.ApplyMax(x, out, arg, 0, false) }})
+		}
+		cases = append(cases, bench{"sumT", bytes, func() { best.ApplyT(x, gx, false) }})
+		for _, name := range Kernels() {
+			op := ops[name]
+			cases = append(cases, bench{"route/" + name, 3 * int64(n) * int64(width) * 4, func() { op.ScatterMax(x, arg, 0, gx, false) }})
+		}
+		for _, c := range cases {
 			b.Run(fmt.Sprintf("width=%d/%s", width, c.name), func(b *testing.B) {
 				b.SetBytes(c.bytes)
 				for b.Loop() {

@@ -8,19 +8,23 @@ import "github.com/supergcn/supergcn/internal/dispatch"
 //	accumRowsW: out[j] += Σ_k w[k] * x[int(idx[k])*stride + j]   for j < len(out)
 //	maxRows:    for k in order, where x[int(idx[k])*stride + j] > out[j]:
 //	            out[j], arg[j] = that value, base + idx[k]        for j < len(out)
+//	scatter:    dst[(arg[r*w+j]-lo)*w + j] += g[r*w+j]  where lo ≤ arg[r*w+j] < lo+n,
+//	            for r < rows, j < cols (cols ≤ w; n*w < 2³¹)
 //
 // Callers guarantee stride ≥ len(out), every row idx[k] lies inside x, len(w)
 // ≥ len(idx), len(arg) ≥ len(out), and out (and arg) do not overlap x or
-// each other. Empty idx leaves out (and arg) unchanged.
+// each other (dst neither g nor arg). Empty idx leaves out (and arg)
+// unchanged.
 type kernel struct {
 	name    string
 	rows    func(out, x []float32, stride int, idx []int32)
 	rowsW   func(out, x []float32, stride int, idx []int32, w []float32)
 	maxRows func(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
+	scatter func(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32)
 	native  bool // SIMD assembly (false for the pure-Go twin)
 }
 
-var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric, maxRows: maxRowsGeneric}
+var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric, maxRows: maxRowsGeneric, scatter: scatterMaxGeneric}
 
 // family is the aggregation kernels this CPU runs (internal/dispatch picks
 // them from the CPU features; platformKernels lives in dispatch_<arch>.go,

@@ -6,7 +6,7 @@ package aggr
 // internal/dispatch keeps those the CPU and OS support.
 func platformKernels() []kernel {
 	return []kernel{
-		{name: "avx512", rows: accumRowsAVX512, rowsW: accumRowsWAVX512, maxRows: maxRowsAVX512, native: true},
-		{name: "avx2", rows: accumRowsAVX2, rowsW: accumRowsWAVX2, maxRows: maxRowsAVX2, native: true},
+		{name: "avx512", rows: accumRowsAVX512, rowsW: accumRowsWAVX512, maxRows: maxRowsAVX512, scatter: scatterMaxAVX512, native: true},
+		{name: "avx2", rows: accumRowsAVX2, rowsW: accumRowsWAVX2, maxRows: maxRowsAVX2, scatter: scatterMaxGeneric, native: true},
 	}
 }

@@ -7,7 +7,7 @@ package aggr
 // internal/dispatch keeps those the CPU and OS support.
 func platformKernels() []kernel {
 	return []kernel{
-		{name: "sve", rows: accumRowsSVE, rowsW: accumRowsWSVE, maxRows: maxRowsNEON, native: true},
-		{name: "neon", rows: accumRowsNEON, rowsW: accumRowsWNEON, maxRows: maxRowsNEON, native: true},
+		{name: "sve", rows: accumRowsSVE, rowsW: accumRowsWSVE, maxRows: maxRowsNEON, scatter: scatterMaxGeneric, native: true},
+		{name: "neon", rows: accumRowsNEON, rowsW: accumRowsWNEON, maxRows: maxRowsNEON, scatter: scatterMaxGeneric, native: true},
 	}
 }

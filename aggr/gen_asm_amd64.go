@@ -2,8 +2,9 @@
 
 // gen_asm_amd64.go writes asm_amd64.s (or the file named by its argument;
 // TestGeneratedAsm regenerates it that way and compares): the AVX2+FMA and AVX-512F versions of
-// the accumRows / accumRowsW micro-kernels (see kernels_amd64.go). Run
-// `go generate ./aggr/` after editing.
+// the accumRows / accumRowsW / maxRows micro-kernels and the AVX-512F
+// scatterMax (see kernels_amd64.go). Run `go generate ./aggr/` after
+// editing.
 //
 // Every kernel walks the output row in column blocks of R vector registers
 // and for each block loops over the nnz entries accumulating in R registers
@@ -72,6 +73,7 @@ func main() {
 		}
 		maxKernel(is)
 	}
+	scatterKernel()
 	out := "asm_amd64.s"
 	if len(os.Args) > 1 {
 		out = os.Args[1]
@@ -395,7 +397,7 @@ func maxBlock(is isa, lbl string, nr int, masked bool) {
 			p("\tVMOVAPS %s, %s, %s", t, k, v)
 			p("\tVMOVDQA32 %s, %s, %s", id, k, g)
 		} else {
-			p("\tVBLENDVPS %s, %s, %s, %s", k, t, v, v)
+			p("\tVMAXPS %s, %s, %s", v, t, v) // t > v ? t : v, as the compare
 			p("\tVBLENDVPS %s, %s, %s, %s", k, id, g, g)
 		}
 	}
@@ -421,4 +423,93 @@ func broadcastBase(is isa, reg string) {
 	x := "X" + reg[1:]
 	p("\tVMOVD R13, %s", x)
 	p("\tVPBROADCASTD %s, %s", x, reg)
+}
+
+// scatterKernel emits scatterMaxAVX512 (see kernels_amd64.go): per row, 16
+// columns at a time, the arguments less lo select the lanes inside [0, n)
+// (one unsigned compare), their offsets (a-lo)·w + lane index address the
+// destination, and a gather, an add and a scatter under that mask update
+// it; the last < 16 columns of a row under k1. The lanes of one row address
+// distinct columns, so no two of one scatter collide.
+//
+// Registers: DI dst, SI g row, R8 arg row, R9 rows left, R10 row stride in
+// bytes, R11 column offset in bytes, CX columns, DX whole-vector columns
+// in bytes; Z31 lo, Z30 n, Z29 w, Z28 lane indices 0…15.
+func scatterKernel() {
+	p("")
+	p("// lanes<>: the int32s 0…15.")
+	for i := 0; i < 16; i++ {
+		p("DATA lanes<>+%d(SB)/4, $%d", 4*i, i)
+	}
+	p("GLOBL lanes<>(SB), RODATA|NOPTR, $64")
+	p("")
+	p("// func scatterMaxAVX512(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32)")
+	p("TEXT ·scatterMaxAVX512(SB), NOSPLIT, $0-104")
+	p("\tMOVQ dst_base+0(FP), DI")
+	p("\tMOVQ g_base+24(FP), SI")
+	p("\tMOVQ arg_base+48(FP), R8")
+	p("\tMOVQ rows+72(FP), R9")
+	p("\tMOVQ cols+80(FP), CX")
+	p("\tMOVQ w+88(FP), R10")
+	p("\tMOVL lo+96(FP), AX")
+	p("\tVPBROADCASTD AX, Z31")
+	p("\tMOVL n+100(FP), AX")
+	p("\tVPBROADCASTD AX, Z30")
+	p("\tVPBROADCASTD R10, Z29")
+	p("\tVMOVDQU32 lanes<>(SB), Z28")
+	p("\tSHLQ $2, R10")
+	p("\tTESTQ R9, R9")
+	p("\tJEQ done")
+	p("\tMOVQ CX, DX")
+	p("\tANDQ $-16, DX")
+	p("\tSHLQ $2, DX")
+	p("\tANDQ $15, CX")
+	p("\tMOVQ $1, AX")
+	p("\tSHLQ CX, AX")
+	p("\tDECQ AX")
+	p("\tKMOVW AX, K1")
+	p("")
+	p("row:")
+	p("\tXORQ R11, R11")
+	p("vec:")
+	p("\tCMPQ R11, DX")
+	p("\tJGE tail")
+	scatterVec(false, "vecskip")
+	p("\tADDQ $64, R11")
+	p("\tJMP vec")
+	p("tail:")
+	p("\tTESTQ CX, CX")
+	p("\tJEQ next")
+	scatterVec(true, "next")
+	p("\tADDQ R10, SI")
+	p("\tADDQ R10, R8")
+	p("\tDECQ R9")
+	p("\tJNE row")
+	p("")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// scatterVec emits the update of 16 columns at byte offset R11 of the row
+// (tail: the lanes of k1 only); lbl names its skip label.
+func scatterVec(tail bool, lbl string) {
+	k, z := "", ""
+	if tail {
+		k, z = "K1, ", ".Z"
+	}
+	p("\tVMOVDQU32%s (R8)(R11*1), %sZ0", z, k)
+	p("\tVPSUBD Z31, Z0, Z0")
+	p("\tVPCMPUD $1, Z30, Z0, %sK2", k) // 0 ≤ a-lo < n (unsigned)
+	p("\tKORTESTW K2, K2")
+	p("\tJEQ %s", lbl)
+	p("\tVPMULLD Z29, Z0, Z0")
+	p("\tVPADDD Z28, Z0, Z0")
+	p("\tLEAQ (DI)(R11*1), BX")
+	p("\tKMOVW K2, K3")
+	p("\tVPXORD Z1, Z1, Z1")
+	p("\tVGATHERDPS (BX)(Z0*4), K3, Z1")
+	p("\tVADDPS%s (SI)(R11*1), Z1, %sZ1", "", k)
+	p("\tVSCATTERDPS Z1, K2, (BX)(Z0*4)")
+	p("%s:", lbl)
 }

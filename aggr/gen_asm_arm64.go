@@ -2,7 +2,8 @@
 
 // gen_asm_arm64.go writes asm_arm64.s (or the file named by its argument;
 // TestGeneratedAsm regenerates it that way and compares): the NEON and SVE versions of the
-// accumRows / accumRowsW micro-kernels (see kernels_arm64.go). Run it from
+// accumRows / accumRowsW micro-kernels and the NEON maxRows (see
+// kernels_arm64.go). Run it from
 // aggr/ with `go run gen_asm_arm64.go` (or `go generate` with GOARCH=arm64);
 // it needs aarch64-linux-gnu-as and -objdump (apt-get install
 // binutils-aarch64-linux-gnu): the Go assembler has no SVE instructions and

@@ -7,10 +7,12 @@ package aggr
 
 // The arm64 micro-kernels live in asm_arm64.s. Every one follows the contract
 // of the kernel type (dispatch.go); its pure-Go twin is accumRowsGeneric /
-// accumRowsWGeneric. The assembly trusts its caller: stride ≥ len(out), every
-// row idx[k] lies inside x (x[int(idx[k])*stride : ...+len(out)] is in
-// bounds), len(w) ≥ len(idx), and out does not overlap x. Nothing outside
-// out[:len(out)] is written, and no element of a source row past its first
+// accumRowsWGeneric / maxRowsGeneric (and scatterMaxGeneric is the routing
+// kernel here: arm64 has no scatter store). The assembly trusts its caller:
+// stride ≥ len(out), every row idx[k] lies inside x (x[int(idx[k])*stride :
+// ...+len(out)] is in bounds), len(w) ≥ len(idx), len(arg) ≥ len(out), and
+// out (and arg) do not overlap x. Nothing outside out[:len(out)] (and
+// arg[:len(out)]) is written, and no element of a source row past its first
 // len(out) columns is read.
 
 // accumRowsNEON is accumRows with Advanced SIMD (128-bit) registers:

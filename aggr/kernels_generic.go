@@ -108,3 +108,25 @@ func maxRowsGeneric(out []float32, arg []int32, x []float32, stride int, idx []i
 		}
 	}
 }
+
+// scatterMaxGeneric is the pure-Go twin of the scatterMax micro-kernel:
+//
+//	for r := range rows {
+//		for j := range cols {
+//			if a := arg[r*w+j] - lo; uint32(a) < uint32(n) {
+//				dst[int(a)*w+j] += g[r*w+j]
+//			}
+//		}
+//	}
+//
+// It is the kernel of every set without a scatter instruction (AVX2, NEON).
+func scatterMaxGeneric(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32) {
+	for r := range rows {
+		gr, ar := g[r*w:r*w+cols], arg[r*w:r*w+cols]
+		for j, a := range ar {
+			if a -= lo; uint32(a) < uint32(n) {
+				dst[int(a)*w+j] += gr[j]
+			}
+		}
+	}
+}

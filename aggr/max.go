@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"sync/atomic"
+
 	"github.com/supergcn/supergcn/dense"
-	"github.com/supergcn/supergcn/internal/par"
 )
 
 // NoArg marks an element of a max product's argument table whose row has
@@ -101,16 +102,25 @@ func mergeRow(o []float32, g []int32, v []float32, id int32) {
 	}
 }
 
-// ScatterMax is the backward pass of ApplyMax: every element g[r, j] goes
-// to the row its argument names, dst[arg[r·w+j] − lo, j] += g[r, j], for the
-// arguments in [lo, lo+dst.Rows) (others, and NoArg, are skipped: they
-// belong to another product's rows). dst is overwritten first unless
-// accumulate is set. Column blocks run in parallel and every block adds
-// the rows in order: the sums are the same at any thread count.
-func ScatterMax(g *dense.Matrix, arg []int32, lo int32, dst *dense.Matrix, accumulate bool) {
+// ScatterMax is the backward pass of ApplyMax on op (g has op's output
+// rows, dst its input rows): every element g[r, j] goes to the row its
+// argument names, dst[arg[r·w+j] − lo, j] += g[r, j], for the arguments in
+// [lo, lo+dst.Rows) (others, and NoArg, are skipped: they belong to another
+// product's rows). dst is overwritten first unless accumulate is set;
+// len(arg) ≥ g.Rows·w, and dst must not overlap g. Column blocks run in
+// parallel on the engine's threads with its kernel, every block adding the
+// rows in order: the sums are the same at any thread count and with any
+// kernel.
+func (op *Op) ScatterMax(g *dense.Matrix, arg []int32, lo int32, dst *dense.Matrix, accumulate bool) {
+	a := op.a
 	w := g.Cols
-	if dst.Cols != w || len(arg) < g.Rows*w {
-		panic(fmt.Sprintf("aggr: ScatterMax shape mismatch: g %d×%d, dst %d×%d, %d arguments", g.Rows, g.Cols, dst.Rows, dst.Cols, len(arg)))
+	if a.NumRows != g.Rows || a.NumCols != dst.Rows || dst.Cols != w || len(arg) < g.Rows*w ||
+		len(g.Data) < g.Rows*w || len(dst.Data) < dst.Rows*w {
+		panic(fmt.Sprintf("aggr: ScatterMax shape mismatch: A %d×%d, g %d×%d (%d values), dst %d×%d (%d values), %d arguments",
+			a.NumRows, a.NumCols, g.Rows, g.Cols, len(g.Data), dst.Rows, dst.Cols, len(dst.Data), len(arg)))
+	}
+	if lo < 0 || int64(lo)+int64(dst.Rows) > math.MaxInt32 {
+		panic(fmt.Sprintf("aggr: ScatterMax rows [%d, %d+%d) outside [0, MaxInt32]", lo, lo, dst.Rows))
 	}
 	if !accumulate {
 		clear(dst.Data[:dst.Rows*w])
@@ -118,17 +128,26 @@ func ScatterMax(g *dense.Matrix, arg []int32, lo int32, dst *dense.Matrix, accum
 	if w == 0 || g.Rows == 0 || dst.Rows == 0 {
 		return
 	}
-	hi := lo + int32(dst.Rows)
+	if overlap(g.Data[:g.Rows*w], dst.Data[:dst.Rows*w]) {
+		panic("aggr: dst overlaps g")
+	}
+	k := op.e.k.scatter
+	if int64(dst.Rows)*int64(w) >= 1<<31 {
+		k = scatterMaxGeneric // the SIMD kernels' offsets are int32
+	}
+	n := int32(dst.Rows)
 	const block = 16 // columns per task: one cache line of every row
-	par.For((w+block-1)/block, 1, func(b0, b1 int) {
-		c0, c1 := b0*block, min(b1*block, w)
-		for r := range g.Rows {
-			gr, ar := g.Data[r*w+c0:r*w+c1], arg[r*w+c0:r*w+c1]
-			for j, a := range ar {
-				if a >= lo && a < hi {
-					dst.Data[int(a-lo)*w+c0+j] += gr[j]
-				}
-			}
+	nb := (w + block - 1) / block
+	var next atomic.Int64
+	run := func(int) {
+		for b := int(next.Add(1) - 1); b < nb; b = int(next.Add(1) - 1) {
+			c0 := b * block
+			k(dst.Data[c0:], g.Data[c0:], arg[c0:], g.Rows, min(block, w-c0), w, lo, n)
 		}
-	})
+	}
+	if nb == 1 || op.e.threads == 1 {
+		run(0)
+		return
+	}
+	op.e.pool.Run(run)
 }
