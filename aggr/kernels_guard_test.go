@@ -46,3 +46,47 @@ func TestKernelsGuardPage(t *testing.T) {
 		}
 	}
 }
+
+// guarded returns n bytes that end right before a PROT_NONE page (unmapped
+// at the end of the test).
+func guarded(t *testing.T, n int) []byte {
+	page := syscall.Getpagesize()
+	size := (n + page - 1) / page * page
+	mem, err := syscall.Mmap(-1, 0, size+page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatalf("mmap: %v", err)
+	}
+	t.Cleanup(func() { syscall.Munmap(mem) })
+	if err := syscall.Mprotect(mem[size:], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	return mem[size-n : size]
+}
+
+// TestScatterGuardPage: the gradient rows and the arguments of the last
+// row end right before a PROT_NONE page, so a routing kernel that reads
+// past a block's last column faults; the result must match the reference.
+func TestScatterGuardPage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, k := range kernelTable {
+		for _, cols := range []int{1, 3, 15, 16, 17, 33, 70} {
+			rows, w, n := 9, cols+cols%4, int32(5)
+			size := (rows-1)*w + cols
+			g := unsafe.Slice((*float32)(unsafe.Pointer(&guarded(t, 4*size)[0])), size)
+			arg := unsafe.Slice((*int32)(unsafe.Pointer(&guarded(t, 4*size)[0])), size)
+			copy(g, randVec(rng, size))
+			for i := range arg {
+				arg[i] = int32(rng.IntN(int(n)))
+			}
+			dst := randVec(rng, int(n)*w)
+			ref := append([]float32(nil), dst...)
+			refScatter(ref, g, arg, rows, cols, w, 0, n)
+			k.scatter(dst, g, arg, rows, cols, w, 0, n)
+			for i := range dst {
+				if !sameBits(dst[i], ref[i]) {
+					t.Fatalf("%s cols %d: dst[%d] = %v, reference %v", k.name, cols, i, dst[i], ref[i])
+				}
+			}
+		}
+	}
+}
