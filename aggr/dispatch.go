@@ -21,10 +21,11 @@ type kernel struct {
 	rowsW   func(out, x []float32, stride int, idx []int32, w []float32)
 	maxRows func(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
 	scatter func(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32)
-	native  bool // SIMD assembly (false for the pure-Go twin)
+	native  bool   // SIMD assembly (false for the pure-Go twin)
+	route   string // the kernel set whose scatter this is (generic where no scatter store exists)
 }
 
-var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric, maxRows: maxRowsGeneric, scatter: scatterMaxGeneric}
+var genericKernel = kernel{name: dispatch.Generic, rows: accumRowsGeneric, rowsW: accumRowsWGeneric, maxRows: maxRowsGeneric, scatter: scatterMaxGeneric, route: dispatch.Generic}
 
 // family is the aggregation kernels this CPU runs (internal/dispatch picks
 // them from the CPU features; platformKernels lives in dispatch_<arch>.go,
@@ -48,6 +49,18 @@ func Kernels() []string { return family.Names() }
 // KernelName returns the kernel a New engine would use: the one forced by
 // SUPERGCN_KERNEL when set and available, else the best available one.
 func KernelName() string { return family.Default() }
+
+// RoutingKernel returns the kernel that routes the max gradients
+// (Op.ScatterMax) when kernel name runs the products (resolved as by New),
+// or "" when New would refuse the name: that kernel where it has a scatter
+// store, else generic.
+func RoutingKernel(name string) string {
+	k, err := lookupKernel(name)
+	if err != nil {
+		return ""
+	}
+	return k.route
+}
 
 // lookupKernel resolves a kernel name (see dispatch.Family.Lookup): ""
 // means $SUPERGCN_KERNEL, and an empty value or "auto" the best kernel.

@@ -354,3 +354,18 @@ func TestScatterMaxThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutingKernel: every kernel routes the max gradients with its own
+// scatter or the generic one, avx512 (a scatter store) with its own; a
+// name New refuses has none.
+func TestRoutingKernel(t *testing.T) {
+	for _, name := range Kernels() {
+		r := RoutingKernel(name)
+		if r != name && r != "generic" || (name == "avx512") != (r == "avx512") {
+			t.Errorf("RoutingKernel(%q) = %q", name, r)
+		}
+	}
+	if r := RoutingKernel("bogus"); r != "" {
+		t.Errorf("RoutingKernel(bogus) = %q", r)
+	}
+}
