@@ -23,7 +23,8 @@ func naiveAccum(out, x []float32, stride int, idx []int32) {
 }
 
 // BenchmarkKernel: one output row from 32 random rows of a 64k-row x
-// (beyond L2 at the wider widths), per kernel and width. Bytes/op counts
+// (beyond L2 at the wider widths), per kernel and width: the sum, the
+// weighted sum and the maximum with its argument (Max). Bytes/op counts
 // the gathered rows.
 func BenchmarkKernel(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -51,9 +52,11 @@ func BenchmarkKernel(b *testing.B) {
 			})
 		}
 		run("naive", func(out []float32, idx []int32) { naiveAccum(out, x, width, idx) })
+		arg := make([]int32, width)
 		for _, k := range kernelTable {
 			run(k.name, func(out []float32, idx []int32) { k.rows(out, x, width, idx) })
 			run(k.name+"W", func(out []float32, idx []int32) { k.rowsW(out, x, width, idx, w) })
+			run(k.name+"Max", func(out []float32, idx []int32) { k.maxRows(out, arg, x, width, idx, 0) })
 		}
 	}
 }

@@ -340,10 +340,17 @@ func maxKernel(is isa) {
 	p("\tSUBQ $%d, CX", f)
 	p("\tJMP big")
 	rest(is)
-	restBlocks(is.mregs, "m", true, func(lbl string, n int, masked bool) { maxBlock(is, lbl, n, masked) })
+	blk := func(lbl string, n int, masked bool) {
+		if n <= 2 {
+			maxBlock2(is, lbl, n, masked)
+		} else {
+			maxBlock(is, lbl, n, masked)
+		}
+	}
+	restBlocks(is.mregs, "m", true, blk)
 	p("")
 	p("whole:")
-	restBlocks(is.mregs, "u", false, func(lbl string, n int, masked bool) { maxBlock(is, lbl, n, masked) })
+	restBlocks(is.mregs, "u", false, blk)
 	p("")
 	p("done:")
 	p("\tVZEROUPPER")
@@ -389,21 +396,48 @@ func maxBlock(is isa, lbl string, nr int, masked bool) {
 	p("\tMOVLQSX (R8)(R11*4), AX")
 	p("\tIMULQ DX, AX")
 	p("\tVPBROADCASTD (R8)(R11*4), %s", id)
-	for r := 0; r < nr; r++ {
-		t, k, v, g := tmp(r), mask(r), vreg(is, r), vreg(is, is.mregs+r)
-		load(is, masked && r == nr-1, t, fmt.Sprintf("%d(SI)(AX*1)", r*is.vw*4))
-		p("\tVCMPPS $0x11, %s, %s, %s", t, v, k) // LT_OQ: v < t, false on a NaN
-		if is.reg == "Z" {
-			p("\tVMOVAPS %s, %s, %s", t, k, v)
-			p("\tVMOVDQA32 %s, %s, %s", id, k, g)
-		} else {
-			p("\tVMAXPS %s, %s, %s", v, t, v) // t > v ? t : v, as the compare
-			p("\tVBLENDVPS %s, %s, %s, %s", k, id, g, g)
-		}
-	}
+	a := maxSet{v: func(r int) string { return vreg(is, r) }, g: func(r int) string { return vreg(is, is.mregs+r) }, tmp: tmp, mask: mask, id: id}
+	a.update(is, nr, masked, "AX")
 	p("\tINCQ R11")
 	p("\tJMP %s_pf", lbl)
 	p("%s_st:", lbl)
+	maxStore(is, nr, masked, base)
+}
+
+// maxSet names the registers of one set of maxima: values v(r), arguments
+// g(r), the row's vectors tmp(r), compare masks mask(r), the entry's
+// broadcast argument id.
+type maxSet struct {
+	v, g, tmp, mask func(r int) string
+	id              string
+}
+
+// update emits one entry's update of the set's nr registers from the row
+// at SI+off (masked: the last register under the tail mask).
+func (s maxSet) update(is isa, nr int, masked bool, off string) {
+	for r := 0; r < nr; r++ {
+		t, k, v, g := s.tmp(r), s.mask(r), s.v(r), s.g(r)
+		load(is, masked && r == nr-1, t, fmt.Sprintf("%d(SI)(%s*1)", r*is.vw*4, off))
+		maxInto(is, t, s.id, k, v, g)
+	}
+}
+
+// maxInto emits v, g = t, id where t > v (LT_OQ: v < t, false on a NaN),
+// k the compare mask; id is a vector of arguments.
+func maxInto(is isa, t, id, k, v, g string) {
+	p("\tVCMPPS $0x11, %s, %s, %s", t, v, k)
+	if is.reg == "Z" {
+		p("\tVMOVAPS %s, %s, %s", t, k, v)
+		p("\tVMOVDQA32 %s, %s, %s", id, k, g)
+	} else {
+		p("\tVMAXPS %s, %s, %s", v, t, v) // t > v ? t : v, as the compare
+		p("\tVBLENDVPS %s, %s, %s, %s", k, id, g, g)
+	}
+}
+
+// maxStore stores the values 0…nr-1 and the arguments mregs… (base added
+// back) of a block.
+func maxStore(is isa, nr int, masked bool, base string) {
 	broadcastBase(is, base)
 	for r := 0; r < nr; r++ {
 		m := masked && r == nr-1
@@ -412,6 +446,98 @@ func maxBlock(is isa, lbl string, nr int, masked bool) {
 		p("\tVPADDD %s, %s, %s", base, g, g)
 		store(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
 	}
+}
+
+// maxBlock2 is maxBlock for blocks of one or two registers, where the
+// compare-and-select chain of one set would bound the loop: the entries
+// are split into halves, the first n-n/2 into set A (from out and arg) and
+// the last n/2 into set B (from -Inf), one entry of each an iteration, and
+// B then replaces A where strictly greater. That is the sequential result
+// bit for bit: all of A's entries come before B's, so a tie keeps A's
+// value; a NaN in A stays (nothing is greater) and a NaN never enters B;
+// B, started below every value, holds its first greatest entry, which the
+// sequential loop takes exactly when it is greater than A's maximum.
+//
+// Registers besides maxBlock's: CX the pairs n/2 (R12 the pairs less the
+// prefetch distance), R14 the first entry of B; B's values, arguments,
+// row vectors, masks and argument: Z4+/Z16+/Z26+/K4+/Z29 (AVX-512),
+// Y2+/Y8+/Y4/Y5/Y10 (AVX2).
+func maxBlock2(is isa, lbl string, nr int, masked bool) {
+	tmp, mask, id, base := maxRegs(is)
+	broadcastBase(is, base)
+	for r := 0; r < nr; r++ {
+		m := masked && r == nr-1
+		load(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		g := vreg(is, is.mregs+r)
+		load(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
+		p("\tVPSUBD %s, %s, %s", base, g, g)
+	}
+	a := maxSet{v: func(r int) string { return vreg(is, r) }, g: func(r int) string { return vreg(is, is.mregs+r) }, tmp: tmp, mask: mask, id: id}
+	b := maxSet{v: func(r int) string { return vreg(is, 4+r) }, g: func(r int) string { return vreg(is, 16+r) },
+		tmp:  func(r int) string { return vreg(is, 26+r) },
+		mask: func(r int) string { return fmt.Sprintf("K%d", 4+r) }, id: "Z29"}
+	if is.reg == "Y" {
+		b = maxSet{v: func(r int) string { return vreg(is, 2+r) }, g: func(r int) string { return vreg(is, 8+r) },
+			tmp:  func(int) string { return "Y4" },
+			mask: func(int) string { return "Y5" }, id: "Y10"}
+	}
+	p("\tMOVL $0xff800000, AX") // -Inf
+	for r := 0; r < nr; r++ {
+		if is.reg == "Z" {
+			p("\tVPBROADCASTD AX, %s", b.v(r))
+		} else {
+			x := "X" + b.v(r)[1:]
+			p("\tVMOVD AX, %s", x)
+			p("\tVPBROADCASTD %s, %s", x, b.v(r))
+		}
+		p("\tVPXOR%s %s, %s, %s", map[string]string{"Z": "D", "Y": ""}[is.reg], b.g(r), b.g(r), b.g(r))
+	}
+	p("\tMOVQ R9, CX")
+	p("\tSHRQ $1, CX")
+	p("\tMOVQ R9, R14")
+	p("\tSUBQ CX, R14")
+	p("\tMOVQ CX, R12")
+	p("\tSUBQ $%d, R12", dist)
+	p("\tXORQ R11, R11")
+	lines := (nr*is.vw*4 + 63) / 64
+	p("%s_pf:", lbl)
+	p("\tCMPQ R11, R12")
+	p("\tJGE %s_np", lbl)
+	p("\tMOVLQSX %d(R8)(R11*4), AX", 4*dist)
+	p("\tLEAQ (R11)(R14*1), BX")
+	p("\tMOVLQSX %d(R8)(BX*4), BX", 4*dist)
+	p("\tIMULQ DX, AX")
+	p("\tIMULQ DX, BX")
+	for l := 0; l < lines; l++ {
+		p("\tPREFETCHT0 %d(SI)(AX*1)", 64*l)
+		p("\tPREFETCHT0 %d(SI)(BX*1)", 64*l)
+	}
+	p("%s_np:", lbl)
+	p("\tCMPQ R11, CX")
+	p("\tJGE %s_odd", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tLEAQ (R11)(R14*1), BX")
+	p("\tVPBROADCASTD (R8)(R11*4), %s", a.id)
+	p("\tVPBROADCASTD (R8)(BX*4), %s", b.id)
+	p("\tMOVLQSX (R8)(BX*4), BX")
+	p("\tIMULQ DX, AX")
+	p("\tIMULQ DX, BX")
+	a.update(is, nr, masked, "AX")
+	b.update(is, nr, masked, "BX")
+	p("\tINCQ R11")
+	p("\tJMP %s_pf", lbl)
+	p("%s_odd:", lbl) // an odd count: A's last entry
+	p("\tCMPQ R11, R14")
+	p("\tJGE %s_mg", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tIMULQ DX, AX")
+	p("\tVPBROADCASTD (R8)(R11*4), %s", a.id)
+	a.update(is, nr, masked, "AX")
+	p("%s_mg:", lbl)
+	for r := 0; r < nr; r++ {
+		maxInto(is, b.v(r), b.g(r), a.mask(r), a.v(r), a.g(r)) // B's value and argument where greater
+	}
+	maxStore(is, nr, masked, base)
 }
 
 // broadcastBase sets every lane of reg to base (R13).
