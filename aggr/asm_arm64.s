@@ -744,6 +744,188 @@ tC_edge:
 done:
 	RET
 
+// func maxRowsNEON(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
+TEXT ·maxRowsNEON(SB), NOSPLIT, $0-108
+	MOVD	out_base+0(FP), R0
+	MOVD	out_len+8(FP), R1
+	MOVD	arg_base+24(FP), R6
+	MOVD	x_base+48(FP), R2
+	MOVD	stride+72(FP), R3
+	MOVD	idx_base+80(FP), R4
+	MOVD	idx_len+88(FP), R5
+	MOVW	base+104(FP), R8
+	CBZ	R1, done
+	CBZ	R5, done
+	LSL	$2, R3, R3
+	ADD	R5<<2, R4, R15
+	SUB	$4, R15, R7
+	WORD	$0x4e040d1d // dup v29.4s, w8
+b32:
+	CMP	$32, R1
+	BLT	b16
+	MOVD	R0, R13
+	VLD1.P	64(R13), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1	(R13), [V4.S4, V5.S4, V6.S4, V7.S4]
+	MOVD	R6, R13
+	VLD1.P	64(R13), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VLD1	(R13), [V12.S4, V13.S4, V14.S4, V15.S4]
+	WORD	$0x6ebd8508 // sub v8.4s, v8.4s, v29.4s
+	WORD	$0x6ebd8529 // sub v9.4s, v9.4s, v29.4s
+	WORD	$0x6ebd854a // sub v10.4s, v10.4s, v29.4s
+	WORD	$0x6ebd856b // sub v11.4s, v11.4s, v29.4s
+	WORD	$0x6ebd858c // sub v12.4s, v12.4s, v29.4s
+	WORD	$0x6ebd85ad // sub v13.4s, v13.4s, v29.4s
+	WORD	$0x6ebd85ce // sub v14.4s, v14.4s, v29.4s
+	WORD	$0x6ebd85ef // sub v15.4s, v15.4s, v29.4s
+	MOVD	R4, R9
+b32_edge:
+	WORD	$0x4d40c93c // ld1r {v28.4s}, [x9]
+	ROWADDR
+	PRFM	(R12), PLDL1KEEP
+	PRFM	64(R12), PLDL1KEEP
+	VLD1.P	64(R11), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1	(R11), [V20.S4, V21.S4, V22.S4, V23.S4]
+	WORD	$0x6ea0e618 // fcmgt v24.4s, v16.4s, v0.4s
+	WORD	$0x6eb81e00 // bit v0.16b, v16.16b, v24.16b
+	WORD	$0x6eb81f88 // bit v8.16b, v28.16b, v24.16b
+	WORD	$0x6ea1e639 // fcmgt v25.4s, v17.4s, v1.4s
+	WORD	$0x6eb91e21 // bit v1.16b, v17.16b, v25.16b
+	WORD	$0x6eb91f89 // bit v9.16b, v28.16b, v25.16b
+	WORD	$0x6ea2e65a // fcmgt v26.4s, v18.4s, v2.4s
+	WORD	$0x6eba1e42 // bit v2.16b, v18.16b, v26.16b
+	WORD	$0x6eba1f8a // bit v10.16b, v28.16b, v26.16b
+	WORD	$0x6ea3e67b // fcmgt v27.4s, v19.4s, v3.4s
+	WORD	$0x6ebb1e63 // bit v3.16b, v19.16b, v27.16b
+	WORD	$0x6ebb1f8b // bit v11.16b, v28.16b, v27.16b
+	WORD	$0x6ea4e698 // fcmgt v24.4s, v20.4s, v4.4s
+	WORD	$0x6eb81e84 // bit v4.16b, v20.16b, v24.16b
+	WORD	$0x6eb81f8c // bit v12.16b, v28.16b, v24.16b
+	WORD	$0x6ea5e6b9 // fcmgt v25.4s, v21.4s, v5.4s
+	WORD	$0x6eb91ea5 // bit v5.16b, v21.16b, v25.16b
+	WORD	$0x6eb91f8d // bit v13.16b, v28.16b, v25.16b
+	WORD	$0x6ea6e6da // fcmgt v26.4s, v22.4s, v6.4s
+	WORD	$0x6eba1ec6 // bit v6.16b, v22.16b, v26.16b
+	WORD	$0x6eba1f8e // bit v14.16b, v28.16b, v26.16b
+	WORD	$0x6ea7e6fb // fcmgt v27.4s, v23.4s, v7.4s
+	WORD	$0x6ebb1ee7 // bit v7.16b, v23.16b, v27.16b
+	WORD	$0x6ebb1f8f // bit v15.16b, v28.16b, v27.16b
+	CMP	R15, R9
+	BNE	b32_edge
+	WORD	$0x4ebd8508 // add v8.4s, v8.4s, v29.4s
+	WORD	$0x4ebd8529 // add v9.4s, v9.4s, v29.4s
+	WORD	$0x4ebd854a // add v10.4s, v10.4s, v29.4s
+	WORD	$0x4ebd856b // add v11.4s, v11.4s, v29.4s
+	WORD	$0x4ebd858c // add v12.4s, v12.4s, v29.4s
+	WORD	$0x4ebd85ad // add v13.4s, v13.4s, v29.4s
+	WORD	$0x4ebd85ce // add v14.4s, v14.4s, v29.4s
+	WORD	$0x4ebd85ef // add v15.4s, v15.4s, v29.4s
+	MOVD	R0, R13
+	VST1.P	[V0.S4, V1.S4, V2.S4, V3.S4], 64(R13)
+	VST1	[V4.S4, V5.S4, V6.S4, V7.S4], (R13)
+	MOVD	R6, R13
+	VST1.P	[V8.S4, V9.S4, V10.S4, V11.S4], 64(R13)
+	VST1	[V12.S4, V13.S4, V14.S4, V15.S4], (R13)
+	ADD	$128, R0
+	ADD	$128, R6
+	ADD	$128, R2
+	SUB	$32, R1
+	B	b32
+b16:
+	CMP	$16, R1
+	BLT	b4
+	MOVD	R0, R13
+	VLD1	(R13), [V0.S4, V1.S4, V2.S4, V3.S4]
+	MOVD	R6, R13
+	VLD1	(R13), [V8.S4, V9.S4, V10.S4, V11.S4]
+	WORD	$0x6ebd8508 // sub v8.4s, v8.4s, v29.4s
+	WORD	$0x6ebd8529 // sub v9.4s, v9.4s, v29.4s
+	WORD	$0x6ebd854a // sub v10.4s, v10.4s, v29.4s
+	WORD	$0x6ebd856b // sub v11.4s, v11.4s, v29.4s
+	MOVD	R4, R9
+b16_edge:
+	WORD	$0x4d40c93c // ld1r {v28.4s}, [x9]
+	ROWADDR
+	PRFM	(R12), PLDL1KEEP
+	VLD1	(R11), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD	$0x6ea0e618 // fcmgt v24.4s, v16.4s, v0.4s
+	WORD	$0x6eb81e00 // bit v0.16b, v16.16b, v24.16b
+	WORD	$0x6eb81f88 // bit v8.16b, v28.16b, v24.16b
+	WORD	$0x6ea1e639 // fcmgt v25.4s, v17.4s, v1.4s
+	WORD	$0x6eb91e21 // bit v1.16b, v17.16b, v25.16b
+	WORD	$0x6eb91f89 // bit v9.16b, v28.16b, v25.16b
+	WORD	$0x6ea2e65a // fcmgt v26.4s, v18.4s, v2.4s
+	WORD	$0x6eba1e42 // bit v2.16b, v18.16b, v26.16b
+	WORD	$0x6eba1f8a // bit v10.16b, v28.16b, v26.16b
+	WORD	$0x6ea3e67b // fcmgt v27.4s, v19.4s, v3.4s
+	WORD	$0x6ebb1e63 // bit v3.16b, v19.16b, v27.16b
+	WORD	$0x6ebb1f8b // bit v11.16b, v28.16b, v27.16b
+	CMP	R15, R9
+	BNE	b16_edge
+	WORD	$0x4ebd8508 // add v8.4s, v8.4s, v29.4s
+	WORD	$0x4ebd8529 // add v9.4s, v9.4s, v29.4s
+	WORD	$0x4ebd854a // add v10.4s, v10.4s, v29.4s
+	WORD	$0x4ebd856b // add v11.4s, v11.4s, v29.4s
+	MOVD	R0, R13
+	VST1	[V0.S4, V1.S4, V2.S4, V3.S4], (R13)
+	MOVD	R6, R13
+	VST1	[V8.S4, V9.S4, V10.S4, V11.S4], (R13)
+	ADD	$64, R0
+	ADD	$64, R6
+	ADD	$64, R2
+	SUB	$16, R1
+	B	b16
+b4:
+	CMP	$4, R1
+	BLT	b1
+	VLD1	(R0), [V0.S4]
+	VLD1	(R6), [V8.S4]
+	WORD	$0x6ebd8508 // sub v8.4s, v8.4s, v29.4s
+	MOVD	R4, R9
+b4_edge:
+	WORD	$0x4d40c93c // ld1r {v28.4s}, [x9]
+	ROWADDR
+	PRFM	(R12), PLDL1KEEP
+	VLD1	(R11), [V16.S4]
+	WORD	$0x6ea0e618 // fcmgt v24.4s, v16.4s, v0.4s
+	WORD	$0x6eb81e00 // bit v0.16b, v16.16b, v24.16b
+	WORD	$0x6eb81f88 // bit v8.16b, v28.16b, v24.16b
+	CMP	R15, R9
+	BNE	b4_edge
+	WORD	$0x4ebd8508 // add v8.4s, v8.4s, v29.4s
+	VST1	[V0.S4], (R0)
+	VST1	[V8.S4], (R6)
+	ADD	$16, R0
+	ADD	$16, R6
+	ADD	$16, R2
+	SUB	$4, R1
+	B	b4
+b1:
+	// Scalar tail: the last len(out)%4 columns, one pass over idx each.
+	CBZ	R1, done
+	FMOVS	(R0), F0
+	FMOVS	(R6), F8
+	WORD	$0x2ebd8508 // sub v8.2s, v8.2s, v29.2s
+	MOVD	R4, R9
+b1_edge:
+	WORD	$0x4d40c93c // ld1r {v28.4s}, [x9]
+	ROWADDR1
+	FMOVS	(R11), F16
+	WORD	$0x7ea0e618 // fcmgt s24, s16, s0
+	WORD	$0x2eb81e00 // bit v0.8b, v16.8b, v24.8b
+	WORD	$0x2eb81f88 // bit v8.8b, v28.8b, v24.8b
+	CMP	R15, R9
+	BNE	b1_edge
+	WORD	$0x0ebd8508 // add v8.2s, v8.2s, v29.2s
+	FMOVS	F0, (R0)
+	FMOVS	F8, (R6)
+	ADD	$4, R0
+	ADD	$4, R6
+	ADD	$4, R2
+	SUB	$1, R1
+	B	b1
+done:
+	RET
+
 // func sveLen32() int
 TEXT ·sveLen32(SB), NOSPLIT, $0-8
 	WORD	$0x04a0e3e0 // cntw x0

@@ -2,8 +2,9 @@
 
 // gen_asm_amd64.go writes asm_amd64.s (or the file named by its argument;
 // TestGeneratedAsm regenerates it that way and compares): the AVX2+FMA and AVX-512F versions of
-// the accumRows / accumRowsW micro-kernels (see kernels_amd64.go). Run
-// `go generate ./aggr/` after editing.
+// the accumRows / accumRowsW / maxRows micro-kernels and the AVX-512F
+// scatterMax (see kernels_amd64.go). Run `go generate ./aggr/` after
+// editing.
 //
 // Every kernel walks the output row in column blocks of R vector registers
 // and for each block loops over the nnz entries accumulating in R registers
@@ -37,11 +38,12 @@ type isa struct {
 	wreg2 string // broadcast weight of the second entry
 	tmp   string // temporary vectors (AVX2 masked loads)
 	tmp2  string
+	mregs int // maxRows: registers of the largest column block (values; as many for the arguments)
 }
 
 var isas = []isa{
-	{name: "AVX512", vw: 16, reg: "Z", regs: 16, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28"},
-	{name: "AVX2", vw: 8, reg: "Y", regs: 8, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11"},
+	{name: "AVX512", vw: 16, reg: "Z", regs: 16, set2: 16, wreg: "Z31", wreg2: "Z30", tmp: "Z29", tmp2: "Z28", mregs: 12},
+	{name: "AVX2", vw: 8, reg: "Y", regs: 8, set2: 8, wreg: "Y14", wreg2: "Y12", tmp: "Y13", tmp2: "Y11", mregs: 6},
 }
 
 var b bytes.Buffer
@@ -69,7 +71,9 @@ func main() {
 		for _, w := range []bool{false, true} {
 			kernel(is, w)
 		}
+		maxKernel(is)
 	}
+	scatterKernel()
 	out := "asm_amd64.s"
 	if len(os.Args) > 1 {
 		out = os.Args[1]
@@ -124,6 +128,21 @@ func kernel(is isa, weighted bool) {
 	// the rest, 0 < CX < f: one block of n = ceil(CX/vw) registers (BX =
 	// n-1 picks it), the last masked to the CX mod vw lanes left unless
 	// CX is a whole number of vectors
+	rest(is)
+	restBlocks(is.regs, "m", true, func(lbl string, n int, masked bool) { block(is, weighted, lbl, n, masked) })
+	p("")
+	p("whole:")
+	restBlocks(is.regs, "u", false, func(lbl string, n int, masked bool) { block(is, weighted, lbl, n, masked) })
+	p("")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// rest emits the start of the rest of a row, 0 < CX < one big block: BX =
+// the registers it needs - 1, CX = the lanes of the last one (K1 or Y15 its
+// mask) or a jump to whole when that is a whole vector; done when CX = 0.
+func rest(is isa) {
 	p("")
 	p("rest:")
 	p("\tTESTQ CX, CX")
@@ -143,28 +162,21 @@ func kernel(is isa, weighted bool) {
 		p("\tSUBQ CX, R11")
 		p("\tVMOVDQU (AX)(R11*4), Y15")
 	}
-	restBlocks(is, weighted, "m", true)
-	p("")
-	p("whole:")
-	restBlocks(is, weighted, "u", false)
-	p("")
-	p("done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
 }
 
 // restBlocks emits the choice among blocks of 1 … regs registers by BX =
-// registers-1, and the blocks (labels PREFIXn), each ending at done.
-func restBlocks(is isa, weighted bool, prefix string, masked bool) {
-	for n := 1; n < is.regs; n++ {
+// registers-1, and the blocks (labels PREFIXn, emitted by blk), each ending
+// at done.
+func restBlocks(regs int, prefix string, masked bool, blk func(lbl string, n int, masked bool)) {
+	for n := 1; n < regs; n++ {
 		p("\tCMPQ BX, $%d", n-1)
 		p("\tJEQ %s%d", prefix, n)
 	}
-	for n := is.regs; n >= 1; n-- { // widest first: the compares above fall through to it
+	for n := regs; n >= 1; n-- { // widest first: the compares above fall through to it
 		lbl := fmt.Sprintf("%s%d", prefix, n)
 		p("")
 		p("%s:", lbl)
-		block(is, weighted, lbl, n, masked)
+		blk(lbl, n, masked)
 		p("\tJMP done")
 	}
 }
@@ -285,4 +297,345 @@ func accum(is isa, nr, first int, off, wreg, tmp string, weighted, lastMasked bo
 			p("\tVADDPS %s, %s, %s%s", mem, acc, k, acc)
 		}
 	}
+}
+
+// maxKernel emits maxRows (see kernels_amd64.go): per column block, the
+// values in registers 0…n-1 and their arguments in mregs…mregs+n-1, loaded
+// once (the arguments less base, so that an entry's argument is its idx
+// value broadcast from memory), updated by every entry where its value is
+// greater (ordered compare: a NaN never wins, a NaN maximum stays), stored
+// once (base added back). Blocks of mregs registers repeat while a whole one
+// fits; the rest is one block, its last register under the tail mask.
+//
+// Registers: DI out, R10 arg (current block), SI x + column offset, DX
+// stride in bytes, R8 idx, R9 nnz, R12 nnz-dist, CX columns left, R11 k, AX
+// row offset, BX prefetch row offset, R13 base; K1 or Y15 the tail mask.
+func maxKernel(is isa) {
+	name := "maxRows" + is.name
+	p("")
+	p("// func %s(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-108", name)
+	p("\tMOVQ out_base+0(FP), DI")
+	p("\tMOVQ out_len+8(FP), CX")
+	p("\tMOVQ arg_base+24(FP), R10")
+	p("\tMOVQ x_base+48(FP), SI")
+	p("\tMOVQ stride+72(FP), DX")
+	p("\tSHLQ $2, DX")
+	p("\tMOVQ idx_base+80(FP), R8")
+	p("\tMOVQ idx_len+88(FP), R9")
+	p("\tMOVL base+104(FP), R13")
+	p("\tTESTQ R9, R9")
+	p("\tJEQ done")
+	p("\tMOVQ R9, R12")
+	p("\tSUBQ $%d, R12", dist)
+	f := is.mregs * is.vw
+	p("")
+	p("big:")
+	p("\tCMPQ CX, $%d", f)
+	p("\tJLT rest")
+	maxBlock(is, "big", is.mregs, false)
+	p("\tADDQ $%d, DI", f*4)
+	p("\tADDQ $%d, R10", f*4)
+	p("\tADDQ $%d, SI", f*4)
+	p("\tSUBQ $%d, CX", f)
+	p("\tJMP big")
+	rest(is)
+	blk := func(lbl string, n int, masked bool) {
+		if n <= 2 {
+			maxBlock2(is, lbl, n, masked)
+		} else {
+			maxBlock(is, lbl, n, masked)
+		}
+	}
+	restBlocks(is.mregs, "m", true, blk)
+	p("")
+	p("whole:")
+	restBlocks(is.mregs, "u", false, blk)
+	p("")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// maxRegs returns maxBlock's registers: the temporary x rows (one per value
+// register for AVX-512, one shared for AVX2), the compare masks, the
+// broadcast argument and the broadcast base.
+func maxRegs(is isa) (tmp, mask func(r int) string, id, base string) {
+	if is.reg == "Z" {
+		return func(r int) string { return fmt.Sprintf("Z%d", 24+r%4) },
+			func(r int) string { return fmt.Sprintf("K%d", 2+r%4) }, "Z30", "Z31"
+	}
+	return func(int) string { return "Y12" }, func(int) string { return "Y13" }, "Y14", "Y12"
+}
+
+// maxBlock emits the loop over all entries for one column block of nr
+// value registers at DI/R10/SI (masked: the last register under the mask).
+func maxBlock(is isa, lbl string, nr int, masked bool) {
+	tmp, mask, id, base := maxRegs(is)
+	broadcastBase(is, base)
+	for r := 0; r < nr; r++ {
+		m := masked && r == nr-1
+		load(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		g := vreg(is, is.mregs+r)
+		load(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
+		p("\tVPSUBD %s, %s, %s", base, g, g)
+	}
+	p("\tXORQ R11, R11")
+	lines := (nr*is.vw*4 + 63) / 64
+	p("%s_pf:", lbl)
+	p("\tCMPQ R11, R12")
+	p("\tJGE %s_np", lbl)
+	p("\tMOVLQSX %d(R8)(R11*4), BX", 4*dist)
+	p("\tIMULQ DX, BX")
+	for l := 0; l < lines; l++ {
+		p("\tPREFETCHT0 %d(SI)(BX*1)", 64*l)
+	}
+	p("%s_np:", lbl)
+	p("\tCMPQ R11, R9")
+	p("\tJGE %s_st", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tIMULQ DX, AX")
+	p("\tVPBROADCASTD (R8)(R11*4), %s", id)
+	a := maxSet{v: func(r int) string { return vreg(is, r) }, g: func(r int) string { return vreg(is, is.mregs+r) }, tmp: tmp, mask: mask, id: id}
+	a.update(is, nr, masked, "AX")
+	p("\tINCQ R11")
+	p("\tJMP %s_pf", lbl)
+	p("%s_st:", lbl)
+	maxStore(is, nr, masked, base)
+}
+
+// maxSet names the registers of one set of maxima: values v(r), arguments
+// g(r), the row's vectors tmp(r), compare masks mask(r), the entry's
+// broadcast argument id.
+type maxSet struct {
+	v, g, tmp, mask func(r int) string
+	id              string
+}
+
+// update emits one entry's update of the set's nr registers from the row
+// at SI+off (masked: the last register under the tail mask).
+func (s maxSet) update(is isa, nr int, masked bool, off string) {
+	for r := 0; r < nr; r++ {
+		t, k, v, g := s.tmp(r), s.mask(r), s.v(r), s.g(r)
+		load(is, masked && r == nr-1, t, fmt.Sprintf("%d(SI)(%s*1)", r*is.vw*4, off))
+		maxInto(is, t, s.id, k, v, g)
+	}
+}
+
+// maxInto emits v, g = t, id where t > v (LT_OQ: v < t, false on a NaN),
+// k the compare mask; id is a vector of arguments.
+func maxInto(is isa, t, id, k, v, g string) {
+	p("\tVCMPPS $0x11, %s, %s, %s", t, v, k)
+	if is.reg == "Z" {
+		p("\tVMOVAPS %s, %s, %s", t, k, v)
+		p("\tVMOVDQA32 %s, %s, %s", id, k, g)
+	} else {
+		p("\tVMAXPS %s, %s, %s", v, t, v) // t > v ? t : v, as the compare
+		p("\tVBLENDVPS %s, %s, %s, %s", k, id, g, g)
+	}
+}
+
+// maxStore stores the values 0…nr-1 and the arguments mregs… (base added
+// back) of a block.
+func maxStore(is isa, nr int, masked bool, base string) {
+	broadcastBase(is, base)
+	for r := 0; r < nr; r++ {
+		m := masked && r == nr-1
+		store(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		g := vreg(is, is.mregs+r)
+		p("\tVPADDD %s, %s, %s", base, g, g)
+		store(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
+	}
+}
+
+// maxBlock2 is maxBlock for blocks of one or two registers, where the
+// compare-and-select chain of one set would bound the loop: the entries
+// are split into halves, the first n-n/2 into set A (from out and arg) and
+// the last n/2 into set B (from -Inf), one entry of each an iteration, and
+// B then replaces A where strictly greater. That is the sequential result
+// bit for bit: all of A's entries come before B's, so a tie keeps A's
+// value; a NaN in A stays (nothing is greater) and a NaN never enters B;
+// B, started below every value, holds its first greatest entry, which the
+// sequential loop takes exactly when it is greater than A's maximum.
+//
+// Registers besides maxBlock's: CX the pairs n/2 (R12 the pairs less the
+// prefetch distance), R14 the first entry of B; B's values, arguments,
+// row vectors, masks and argument: Z4+/Z16+/Z26+/K4+/Z29 (AVX-512),
+// Y2+/Y8+/Y4/Y5/Y10 (AVX2).
+func maxBlock2(is isa, lbl string, nr int, masked bool) {
+	tmp, mask, id, base := maxRegs(is)
+	broadcastBase(is, base)
+	for r := 0; r < nr; r++ {
+		m := masked && r == nr-1
+		load(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
+		g := vreg(is, is.mregs+r)
+		load(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
+		p("\tVPSUBD %s, %s, %s", base, g, g)
+	}
+	a := maxSet{v: func(r int) string { return vreg(is, r) }, g: func(r int) string { return vreg(is, is.mregs+r) }, tmp: tmp, mask: mask, id: id}
+	b := maxSet{v: func(r int) string { return vreg(is, 4+r) }, g: func(r int) string { return vreg(is, 16+r) },
+		tmp:  func(r int) string { return vreg(is, 26+r) },
+		mask: func(r int) string { return fmt.Sprintf("K%d", 4+r) }, id: "Z29"}
+	if is.reg == "Y" {
+		b = maxSet{v: func(r int) string { return vreg(is, 2+r) }, g: func(r int) string { return vreg(is, 8+r) },
+			tmp:  func(int) string { return "Y4" },
+			mask: func(int) string { return "Y5" }, id: "Y10"}
+	}
+	p("\tMOVL $0xff800000, AX") // -Inf
+	for r := 0; r < nr; r++ {
+		if is.reg == "Z" {
+			p("\tVPBROADCASTD AX, %s", b.v(r))
+		} else {
+			x := "X" + b.v(r)[1:]
+			p("\tVMOVD AX, %s", x)
+			p("\tVPBROADCASTD %s, %s", x, b.v(r))
+		}
+		p("\tVPXOR%s %s, %s, %s", map[string]string{"Z": "D", "Y": ""}[is.reg], b.g(r), b.g(r), b.g(r))
+	}
+	p("\tMOVQ R9, CX")
+	p("\tSHRQ $1, CX")
+	p("\tMOVQ R9, R14")
+	p("\tSUBQ CX, R14")
+	p("\tMOVQ CX, R12")
+	p("\tSUBQ $%d, R12", dist)
+	p("\tXORQ R11, R11")
+	lines := (nr*is.vw*4 + 63) / 64
+	p("%s_pf:", lbl)
+	p("\tCMPQ R11, R12")
+	p("\tJGE %s_np", lbl)
+	p("\tMOVLQSX %d(R8)(R11*4), AX", 4*dist)
+	p("\tLEAQ (R11)(R14*1), BX")
+	p("\tMOVLQSX %d(R8)(BX*4), BX", 4*dist)
+	p("\tIMULQ DX, AX")
+	p("\tIMULQ DX, BX")
+	for l := 0; l < lines; l++ {
+		p("\tPREFETCHT0 %d(SI)(AX*1)", 64*l)
+		p("\tPREFETCHT0 %d(SI)(BX*1)", 64*l)
+	}
+	p("%s_np:", lbl)
+	p("\tCMPQ R11, CX")
+	p("\tJGE %s_odd", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tLEAQ (R11)(R14*1), BX")
+	p("\tVPBROADCASTD (R8)(R11*4), %s", a.id)
+	p("\tVPBROADCASTD (R8)(BX*4), %s", b.id)
+	p("\tMOVLQSX (R8)(BX*4), BX")
+	p("\tIMULQ DX, AX")
+	p("\tIMULQ DX, BX")
+	a.update(is, nr, masked, "AX")
+	b.update(is, nr, masked, "BX")
+	p("\tINCQ R11")
+	p("\tJMP %s_pf", lbl)
+	p("%s_odd:", lbl) // an odd count: A's last entry
+	p("\tCMPQ R11, R14")
+	p("\tJGE %s_mg", lbl)
+	p("\tMOVLQSX (R8)(R11*4), AX")
+	p("\tIMULQ DX, AX")
+	p("\tVPBROADCASTD (R8)(R11*4), %s", a.id)
+	a.update(is, nr, masked, "AX")
+	p("%s_mg:", lbl)
+	for r := 0; r < nr; r++ {
+		maxInto(is, b.v(r), b.g(r), a.mask(r), a.v(r), a.g(r)) // B's value and argument where greater
+	}
+	maxStore(is, nr, masked, base)
+}
+
+// broadcastBase sets every lane of reg to base (R13).
+func broadcastBase(is isa, reg string) {
+	if is.reg == "Z" {
+		p("\tVPBROADCASTD R13, %s", reg)
+		return
+	}
+	x := "X" + reg[1:]
+	p("\tVMOVD R13, %s", x)
+	p("\tVPBROADCASTD %s, %s", x, reg)
+}
+
+// scatterKernel emits scatterMaxAVX512 (see kernels_amd64.go): per row, 16
+// columns at a time, the arguments less lo select the lanes inside [0, n)
+// (one unsigned compare), their offsets (a-lo)·w + lane index address the
+// destination, and a gather, an add and a scatter under that mask update
+// it; the last < 16 columns of a row under k1. The lanes of one row address
+// distinct columns, so no two of one scatter collide.
+//
+// Registers: DI dst, SI g row, R8 arg row, R9 rows left, R10 row stride in
+// bytes, R11 column offset in bytes, CX columns, DX whole-vector columns
+// in bytes; Z31 lo, Z30 n, Z29 w, Z28 lane indices 0…15.
+func scatterKernel() {
+	p("")
+	p("// lanes<>: the int32s 0…15.")
+	for i := 0; i < 16; i++ {
+		p("DATA lanes<>+%d(SB)/4, $%d", 4*i, i)
+	}
+	p("GLOBL lanes<>(SB), RODATA|NOPTR, $64")
+	p("")
+	p("// func scatterMaxAVX512(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32)")
+	p("TEXT ·scatterMaxAVX512(SB), NOSPLIT, $0-104")
+	p("\tMOVQ dst_base+0(FP), DI")
+	p("\tMOVQ g_base+24(FP), SI")
+	p("\tMOVQ arg_base+48(FP), R8")
+	p("\tMOVQ rows+72(FP), R9")
+	p("\tMOVQ cols+80(FP), CX")
+	p("\tMOVQ w+88(FP), R10")
+	p("\tMOVL lo+96(FP), AX")
+	p("\tVPBROADCASTD AX, Z31")
+	p("\tMOVL n+100(FP), AX")
+	p("\tVPBROADCASTD AX, Z30")
+	p("\tVPBROADCASTD R10, Z29")
+	p("\tVMOVDQU32 lanes<>(SB), Z28")
+	p("\tSHLQ $2, R10")
+	p("\tTESTQ R9, R9")
+	p("\tJEQ done")
+	p("\tMOVQ CX, DX")
+	p("\tANDQ $-16, DX")
+	p("\tSHLQ $2, DX")
+	p("\tANDQ $15, CX")
+	p("\tMOVQ $1, AX")
+	p("\tSHLQ CX, AX")
+	p("\tDECQ AX")
+	p("\tKMOVW AX, K1")
+	p("")
+	p("row:")
+	p("\tXORQ R11, R11")
+	p("vec:")
+	p("\tCMPQ R11, DX")
+	p("\tJGE tail")
+	scatterVec(false, "vecskip")
+	p("\tADDQ $64, R11")
+	p("\tJMP vec")
+	p("tail:")
+	p("\tTESTQ CX, CX")
+	p("\tJEQ next")
+	scatterVec(true, "next")
+	p("\tADDQ R10, SI")
+	p("\tADDQ R10, R8")
+	p("\tDECQ R9")
+	p("\tJNE row")
+	p("")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// scatterVec emits the update of 16 columns at byte offset R11 of the row
+// (tail: the lanes of k1 only); lbl names its skip label.
+func scatterVec(tail bool, lbl string) {
+	k, z := "", ""
+	if tail {
+		k, z = "K1, ", ".Z"
+	}
+	p("\tVMOVDQU32%s (R8)(R11*1), %sZ0", z, k)
+	p("\tVPSUBD Z31, Z0, Z0")
+	p("\tVPCMPUD $1, Z30, Z0, %sK2", k) // 0 ≤ a-lo < n (unsigned)
+	p("\tKORTESTW K2, K2")
+	p("\tJEQ %s", lbl)
+	p("\tVPMULLD Z29, Z0, Z0")
+	p("\tVPADDD Z28, Z0, Z0")
+	p("\tLEAQ (DI)(R11*1), BX")
+	p("\tKMOVW K2, K3")
+	p("\tVPXORD Z1, Z1, Z1")
+	p("\tVGATHERDPS (BX)(Z0*4), K3, Z1")
+	p("\tVADDPS%s (SI)(R11*1), Z1, %sZ1", "", k)
+	p("\tVSCATTERDPS Z1, K2, (BX)(Z0*4)")
+	p("%s:", lbl)
 }

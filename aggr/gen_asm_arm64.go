@@ -2,7 +2,8 @@
 
 // gen_asm_arm64.go writes asm_arm64.s (or the file named by its argument;
 // TestGeneratedAsm regenerates it that way and compares): the NEON and SVE versions of the
-// accumRows / accumRowsW micro-kernels (see kernels_arm64.go). Run it from
+// accumRows / accumRowsW micro-kernels and the NEON maxRows (see
+// kernels_arm64.go). Run it from
 // aggr/ with `go run gen_asm_arm64.go` (or `go generate` with GOARCH=arm64);
 // it needs aarch64-linux-gnu-as and -objdump (apt-get install
 // binutils-aarch64-linux-gnu): the Go assembler has no SVE instructions and
@@ -445,6 +446,139 @@ func (g *gen) sve(weighted bool) {
 	g.e("")
 }
 
+// neonMax emits maxRowsNEON (see kernels_arm64.go): column blocks of 32, 16
+// and 4 floats (8, 4, 1 value registers V0…, their arguments V8…), then
+// scalar columns. Each block is loaded once (the arguments less base,
+// V29, so that an entry's argument is its idx value, LD1R into V28),
+// every edge in k order compares (FCMGT: x > value, false on a NaN) and
+// inserts the winning values and arguments under the mask (BIT), and the
+// block is stored once, base added back. R6 is the argument pointer; x rows
+// come in V16-V23, masks in V24-V27.
+func (g *gen) neonMax() {
+	g.e("// func maxRowsNEON(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)")
+	g.e("TEXT ·maxRowsNEON(SB), NOSPLIT, $0-108")
+	g.a("MOVD\tout_base+0(FP), R0")
+	g.a("MOVD\tout_len+8(FP), R1")
+	g.a("MOVD\targ_base+24(FP), R6")
+	g.a("MOVD\tx_base+48(FP), R2")
+	g.a("MOVD\tstride+72(FP), R3")
+	g.a("MOVD\tidx_base+80(FP), R4")
+	g.a("MOVD\tidx_len+88(FP), R5")
+	g.a("MOVW\tbase+104(FP), R8")
+	g.a("CBZ\tR1, done")
+	g.a("CBZ\tR5, done")
+	g.a("LSL\t$2, R3, R3")
+	g.a("ADD\tR5<<2, R4, R15")
+	g.a("SUB\t$4, R15, R7")
+	g.w("dup v29.4s, w8")
+	g.neonMaxBlock(32, "b32", "b16")
+	g.neonMaxBlock(16, "b16", "b4")
+	g.neonMaxBlock(4, "b4", "b1")
+	g.e("b1:")
+	g.e("\t// Scalar tail: the last len(out)%%4 columns, one pass over idx each.")
+	g.a("CBZ\tR1, done")
+	g.a("FMOVS\t(R0), F0")
+	g.a("FMOVS\t(R6), F8")
+	g.w("sub v8.2s, v8.2s, v29.2s")
+	g.a("MOVD\tR4, R9")
+	g.e("b1_edge:")
+	g.w("ld1r {v28.4s}, [x9]")
+	g.a("ROWADDR1")
+	g.a("FMOVS\t(R11), F16")
+	g.w("fcmgt s24, s16, s0")
+	g.w("bit v0.8b, v16.8b, v24.8b")
+	g.w("bit v8.8b, v28.8b, v24.8b")
+	g.a("CMP\tR15, R9")
+	g.a("BNE\tb1_edge")
+	g.w("add v8.2s, v8.2s, v29.2s")
+	g.a("FMOVS\tF0, (R0)")
+	g.a("FMOVS\tF8, (R6)")
+	g.a("ADD\t$4, R0")
+	g.a("ADD\t$4, R6")
+	g.a("ADD\t$4, R2")
+	g.a("SUB\t$1, R1")
+	g.a("B\tb1")
+	g.e("done:")
+	g.a("RET")
+	g.e("")
+}
+
+// neonMaxBlock: columns in blocks of width floats for maxRowsNEON.
+func (g *gen) neonMaxBlock(width int, label, next string) {
+	n := width / 4
+	vals, args, rows := seq(0, n), seq(8, n), seq(16, n)
+	// move loads (store: false) or stores registers regs at (ptr).
+	move := func(store bool, regs []int, ptr string) {
+		if len(regs) == 1 {
+			if store {
+				g.a("VST1\t%s, (%s)", vlist(regs), ptr)
+			} else {
+				g.a("VLD1\t(%s), %s", ptr, vlist(regs))
+			}
+			return
+		}
+		g.a("MOVD\t%s, R13", ptr)
+		for i := 0; i < len(regs); i += 4 {
+			l := vlist(regs[i:min(i+4, len(regs))])
+			switch {
+			case store && i+4 < len(regs):
+				g.a("VST1.P\t%s, 64(R13)", l)
+			case store:
+				g.a("VST1\t%s, (R13)", l)
+			case i+4 < len(regs):
+				g.a("VLD1.P\t64(R13), %s", l)
+			default:
+				g.a("VLD1\t(R13), %s", l)
+			}
+		}
+	}
+	g.e("%s:", label)
+	g.a("CMP\t$%d, R1", width)
+	g.a("BLT\t%s", next)
+	move(false, vals, "R0")
+	move(false, args, "R6")
+	for _, r := range args {
+		g.w("sub v%d.4s, v%d.4s, v29.4s", r, r)
+	}
+	g.a("MOVD\tR4, R9")
+	g.e("%s_edge:", label)
+	g.w("ld1r {v28.4s}, [x9]")
+	g.a("ROWADDR")
+	for off := 0; off < max(4*width, 64); off += 64 {
+		if off == 0 {
+			g.a("PRFM\t(R12), PLDL1KEEP")
+		} else {
+			g.a("PRFM\t%d(R12), PLDL1KEEP", off)
+		}
+	}
+	for i := 0; i < n; i += 4 {
+		l := vlist(rows[i:min(i+4, n)])
+		if i+4 < n {
+			g.a("VLD1.P\t64(R11), %s", l)
+		} else {
+			g.a("VLD1\t(R11), %s", l)
+		}
+	}
+	for i := range n {
+		m := 24 + i%4
+		g.w("fcmgt v%d.4s, v%d.4s, v%d.4s", m, rows[i], vals[i])
+		g.w("bit v%d.16b, v%d.16b, v%d.16b", vals[i], rows[i], m)
+		g.w("bit v%d.16b, v28.16b, v%d.16b", args[i], m)
+	}
+	g.a("CMP\tR15, R9")
+	g.a("BNE\t%s_edge", label)
+	for _, r := range args {
+		g.w("add v%d.4s, v%d.4s, v29.4s", r, r)
+	}
+	move(true, vals, "R0")
+	move(true, args, "R6")
+	g.a("ADD\t$%d, R0", 4*width)
+	g.a("ADD\t$%d, R6", 4*width)
+	g.a("ADD\t$%d, R2", 4*width)
+	g.a("SUB\t$%d, R1", width)
+	g.a("B\t%s", label)
+}
+
 // encode assembles insns with GNU as and returns one hex word per insn.
 func encode(insns []string) ([]string, error) {
 	dir, err := os.MkdirTemp("", "gen_asm_arm64")
@@ -488,6 +622,7 @@ func main() {
 	g.neon(true)
 	g.sve(false)
 	g.sve(true)
+	g.neonMax()
 	g.e("// func sveLen32() int")
 	g.e("TEXT ·sveLen32(SB), NOSPLIT, $0-8")
 	g.w("cntw x0")

@@ -63,3 +63,67 @@ func accumRowsAVX512(out, x []float32, stride int, idx []int32)
 //
 //go:noescape
 func accumRowsWAVX512(out, x []float32, stride int, idx []int32, w []float32)
+
+// maxRowsAVX2 is the AVX2 version of the maxRows micro-kernel (the maximum
+// of ApplyMax, with its argument). Reference loop:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// The caller guarantees len(arg) ≥ len(out), stride ≥ len(out), 0 ≤ idx[k],
+// int(idx[k])*stride+len(out) ≤ len(x), and that out and arg overlap
+// neither x nor each other. Column blocks of 48 values (and their 48
+// arguments) stay in ymm registers across the entries (VCMPPS for the
+// mask, VMAXPS for the value: it keeps its second operand on equality and
+// on a NaN, as the strict comparison does; VBLENDVPS for the argument); the
+// last < 8 columns use VMASKMOVPS.
+//
+//go:noescape
+func maxRowsAVX2(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
+
+// maxRowsAVX512 is the AVX-512F version of the maxRows micro-kernel.
+// Reference loop:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// Same preconditions as maxRowsAVX2. Column blocks of 192 values and their
+// arguments stay in zmm registers (VCMPPS into a k-mask, then masked moves
+// of the value and the argument); the last < 16 columns use k1.
+//
+//go:noescape
+func maxRowsAVX512(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)
+
+// scatterMaxAVX512 is the AVX-512F version of the scatterMax micro-kernel
+// (ScatterMax's routing of one column block). Reference loop:
+//
+//	for r := range rows {
+//		for j := range cols {
+//			if a := arg[r*w+j] - lo; uint32(a) < uint32(n) {
+//				dst[int(a)*w+j] += g[r*w+j]
+//			}
+//		}
+//	}
+//
+// The caller guarantees cols ≤ w, that g and arg hold (rows-1)·w+cols
+// values, that dst holds n·w values and n·w < 2³¹ (the offsets are int32
+// gather indices), and that dst overlaps neither g nor arg. Per row, 16
+// columns at a time: an unsigned compare selects the lanes to route, and a
+// masked VGATHERDPS, VADDPS and VSCATTERDPS update them (the lanes of one
+// row address distinct columns, so they never collide); a vector whose
+// lanes all route elsewhere is skipped.
+//
+//go:noescape
+func scatterMaxAVX512(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32)

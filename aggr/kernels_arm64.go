@@ -7,10 +7,12 @@ package aggr
 
 // The arm64 micro-kernels live in asm_arm64.s. Every one follows the contract
 // of the kernel type (dispatch.go); its pure-Go twin is accumRowsGeneric /
-// accumRowsWGeneric. The assembly trusts its caller: stride ≥ len(out), every
-// row idx[k] lies inside x (x[int(idx[k])*stride : ...+len(out)] is in
-// bounds), len(w) ≥ len(idx), and out does not overlap x. Nothing outside
-// out[:len(out)] is written, and no element of a source row past its first
+// accumRowsWGeneric / maxRowsGeneric (and scatterMaxGeneric is the routing
+// kernel here: arm64 has no scatter store). The assembly trusts its caller:
+// stride ≥ len(out), every row idx[k] lies inside x (x[int(idx[k])*stride :
+// ...+len(out)] is in bounds), len(w) ≥ len(idx), len(arg) ≥ len(out), and
+// out (and arg) do not overlap x. Nothing outside out[:len(out)] (and
+// arg[:len(out)]) is written, and no element of a source row past its first
 // len(out) columns is read.
 
 // accumRowsNEON is accumRows with Advanced SIMD (128-bit) registers:
@@ -74,3 +76,24 @@ func accumRowsWSVE(out, x []float32, stride int, idx []int32, w []float32)
 
 // sveLen32 returns the SVE vector length in float32 lanes (CNTW). SVE only.
 func sveLen32() int
+
+// maxRowsNEON is the maxRows micro-kernel (ApplyMax's maximum with its
+// argument) with Advanced SIMD registers:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// len(arg) ≥ len(out), and out and arg overlap neither x nor each other.
+// Columns are done in blocks of 32, 16 and 4 (values and arguments held in
+// registers across the edges: FCMGT, then BIT for the value and the
+// argument), the last len(out)%4 columns with scalar loads. The SVE kernel
+// set uses it too (every SVE CPU has Advanced SIMD).
+//
+//go:noescape
+func maxRowsNEON(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32)

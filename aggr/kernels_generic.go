@@ -1,5 +1,7 @@
 package aggr
 
+import "math"
+
 // accumRowsGeneric is the pure-Go twin of the accumRows micro-kernel:
 //
 //	for k := range idx {
@@ -73,5 +75,58 @@ func accumRowsWGeneric(out, x []float32, stride int, idx []int32, w []float32) {
 			s += w[k] * x[int(u)*stride+j]
 		}
 		out[j] = s
+	}
+}
+
+// maxRowsGeneric is the pure-Go twin of the maxRows micro-kernel:
+//
+//	for _, c := range idx {
+//		r := x[int(c)*stride:]
+//		for j := range out {
+//			if r[j] > out[j] {
+//				out[j], arg[j] = r[j], base+c
+//			}
+//		}
+//	}
+//
+// len(arg) ≥ len(out). It selects by masks, without a branch per value:
+// which values win is random, and a mispredicted branch costs more than
+// the select (about twice as fast as branching).
+func maxRowsGeneric(out []float32, arg []int32, x []float32, stride int, idx []int32, base int32) {
+	arg = arg[:len(out)]
+	for _, c := range idx {
+		r := x[int(c)*stride : int(c)*stride+len(out)]
+		id := base + c
+		for j, v := range r {
+			var m int32
+			if v > out[j] {
+				m = -1
+			}
+			u := uint32(m)
+			out[j] = math.Float32frombits(math.Float32bits(out[j])&^u | math.Float32bits(v)&u)
+			arg[j] = arg[j]&^m | id&m
+		}
+	}
+}
+
+// scatterMaxGeneric is the pure-Go twin of the scatterMax micro-kernel:
+//
+//	for r := range rows {
+//		for j := range cols {
+//			if a := arg[r*w+j] - lo; uint32(a) < uint32(n) {
+//				dst[int(a)*w+j] += g[r*w+j]
+//			}
+//		}
+//	}
+//
+// It is the kernel of every set without a scatter instruction (AVX2, NEON).
+func scatterMaxGeneric(dst, g []float32, arg []int32, rows, cols, w int, lo, n int32) {
+	for r := range rows {
+		gr, ar := g[r*w:r*w+cols], arg[r*w:r*w+cols]
+		for j, a := range ar {
+			if a -= lo; uint32(a) < uint32(n) {
+				dst[int(a)*w+j] += gr[j]
+			}
+		}
 	}
 }

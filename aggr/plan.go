@@ -115,6 +115,12 @@ type runner struct {
 	acc   bool
 	tasks []task
 	next  atomic.Int64
+
+	// max products (doMax): the argument table (nil for a sum), base and
+	// merge as ApplyMax's
+	arg   []int32
+	base  int32
+	merge bool
 }
 
 // scratch is a worker's private buffer for the per-entry weights of a
@@ -130,7 +136,11 @@ func (r *runner) worker(int) {
 		if t >= int64(len(r.tasks)) {
 			return
 		}
-		r.do(&r.tasks[t], &s)
+		if r.arg != nil {
+			r.doMax(&r.tasks[t])
+		} else {
+			r.do(&r.tasks[t], &s)
+		}
 	}
 }
 

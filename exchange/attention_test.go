@@ -199,7 +199,7 @@ func TestAttentionBytesMatchRun(t *testing.T) {
 	ds := randomDataset(rng, n, 5, 1)
 	owner := ownerKinds(rng, n, 0, p)["random"]
 	in := newAttnInputs(rng, n, attn.Spec{Heads: 3, Width: 4, Slope: 0.2})
-	want := AttnBytes{Heads: 3}
+	want := newAttnBytes(nn.OpAttention, 3)
 	for r := range p {
 		splits, err := SplitShard(partition.Split(ds, owner, r, p), ModeHybrid)
 		if err != nil {

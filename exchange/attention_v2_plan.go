@@ -31,9 +31,14 @@ import (
 // cover is not a minimum-weight one (a minimum cut would give that), but
 // it never weighs more than the pair's post plan.
 
+// rowSizer is what preWeight reads of a codec (RowCodec, quant.Wire).
+type rowSizer interface {
+	Size(rows, width int) (data, param int)
+}
+
 // preWeight is a pre row's weight against a post row's for rows through
 // codec (nil: float32), see above.
-func preWeight(codec RowCodec) float64 {
+func preWeight(codec rowSizer) float64 {
 	const heads, width = 8, 64
 	row := 4.0 * width
 	if codec != nil {

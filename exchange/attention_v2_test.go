@@ -3,6 +3,7 @@ package exchange
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -255,5 +256,58 @@ func TestPreWeight(t *testing.T) {
 	}
 	if w, w2 := preWeight(nil), preWeight(int2); !(w > 2 && w < 2.3 && w2 > 3 && w2 < 6) {
 		t.Fatalf("pre row weight: float32 %g, int2 %g", w, w2)
+	}
+}
+
+// TestAttentionV2BytesMatchRun: the bytes ReportRows predicts for a GATv2
+// layer in every mode (what `supergcn stats --model gatv2 --heads` prints),
+// on GATv2's own hybrid plan, are those the operator counts, for float32
+// and int8 rows (whose pre rows weigh differently in the plan).
+func TestAttentionV2BytesMatchRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	const n, p = 120, 3
+	ds := randomDataset(rng, n, 5, 1)
+	owner := ownerKinds(rng, n, 0, p)["random"]
+	in := newV2Inputs(rng, n, attn.Spec{Heads: 3, Width: 4, Slope: 0.2})
+	dir := filepath.Join(t.TempDir(), "parts")
+	if err := partition.Write(dir, ds, owner, p, partition.MetaInfo{Method: "random"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		wire  quant.Wire
+		codec RowCodec
+	}{
+		{quant.Wire{Bits: quant.ExactBits}, nil},
+		{quant.Wire{Bits: 8, Params: quant.ParamsF32}, quantBits{bits: 8}},
+	} {
+		rep, err := ReportRows(dir, p, p, 12, 3, nn.OpAttentionV2, c.wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rep.Attention
+		if want.Model != "gatv2" || want.Forward.Pre <= want.Forward.Post || want.Scalars.Pre == 0 || want.Scalars.Post != 0 {
+			t.Fatalf("%v: forward pre %d, post %d bytes, scalars pre %d, post %d", c.wire, want.Forward.Pre, want.Forward.Post, want.Scalars.Pre, want.Scalars.Post)
+		}
+		for _, mode := range []Mode{ModePost, ModePre, ModeHybrid} {
+			var fwd, bwd [p]int64
+			o := Options{Mode: mode.String(), Codecs: roleCodecs(c.codec, c.codec, nil, nil)}
+			err := runRanks(ds, owner, p, nn.OpAttentionV2, o, func(s *partition.Shard, cm comm.Comm, prop *Propagator) error {
+				m, hf := len(s.Global), in.z.Cols
+				ps := nn.Pass{Train: true}
+				if err := prop.AttendV2(ps, in.sp, rowsOf(in.z, s.Global), rowsOf(in.t, s.Global), in.att, dense.New(m, hf)); err != nil {
+					return err
+				}
+				fwd[cm.Rank()] = prop.Stats().CommBytes
+				err := prop.AttendV2Backward(ps, rowsOf(in.gout, s.Global), dense.New(m, hf), dense.New(m, hf), make([]float32, hf))
+				bwd[cm.Rank()] = prop.Stats().CommBytes - fwd[cm.Rank()]
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f, b := fwd[0]+fwd[1]+fwd[2], bwd[0]+bwd[1]+bwd[2]; f != want.Forward.Of(mode) || b != want.Backward.Of(mode) {
+				t.Errorf("%v %s: forward %d bytes, backward %d; AttnBytes says %d, %d", c.wire, mode, f, b, want.Forward.Of(mode), want.Backward.Of(mode))
+			}
+		}
 	}
 }

@@ -3,7 +3,6 @@ package exchange
 import (
 	"fmt"
 
-	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
@@ -92,15 +91,15 @@ func (p *Propagator) MaxBackward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	}
 	t := p.c.Wtime()
 	f.resize(l.w)
-	aggr.ScatterMax(gout, l.arg, int32(p.n), f.rbuf, false)
+	f.halo.ScatterMax(gout, l.arg, int32(p.n), f.rbuf, false)
 	p.lap(t, &p.stats.AggrSeconds)
-	err = p.overlapPosted(func() { aggr.ScatterMax(gout, l.arg, 0, gx, false) }, func(done <-chan struct{}) error {
+	err = p.overlapPosted(func() { p.local.ScatterMax(gout, l.arg, 0, gx, false) }, func(done <-chan struct{}) error {
 		return f.move(p, ps, true, done)
 	})
 	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	p.finishPass(gx, nil, &p.stats.Backwards, func() { aggr.ScatterMax(f.sbuf, l.sarg, 0, gx, true) })
+	p.finishPass(gx, nil, &p.stats.Backwards, func() { f.send.ScatterMax(f.sbuf, l.sarg, 0, gx, true) })
 	return nil
 }
 

@@ -1,10 +1,12 @@
 package exchange
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 )
@@ -88,8 +90,12 @@ func SpreadOf(a []int64) Spread {
 // ReportRows loads each rank's shard of the partition directory dir (parts
 // parts shared among ranks ranks) in turn and plans every pair that sends
 // to it, counting rows and bytes at wire format f and row width width;
-// with heads > 0 also the bytes of an attention layer of that many heads.
-func ReportRows(dir string, parts, ranks, width, heads int, f quant.Wire) (*RowReport, error) {
+// with heads > 0 also the bytes of an attention layer of kind att
+// (nn.OpAttention or nn.OpAttentionV2) of that many heads.
+func ReportRows(dir string, parts, ranks, width, heads int, att nn.OpKind, f quant.Wire) (*RowReport, error) {
+	if heads > 0 && !att.Attends() {
+		return nil, fmt.Errorf("exchange: attention bytes of a %s operator, want an attention kind", att)
+	}
 	t0 := time.Now()
 	sent := make([]RowCounts, ranks)
 	recv := make([]RowCounts, ranks)
@@ -102,7 +108,7 @@ func ReportRows(dir string, parts, ranks, width, heads int, f quant.Wire) (*RowR
 	// (ParamsBlock's per-block bases count per message).
 	total := func(rows int64) int64 { return f.Bytes(rows, width) }
 	if heads > 0 {
-		rep.Attention = &AttnBytes{Heads: heads}
+		rep.Attention = newAttnBytes(att, heads)
 	}
 	for r := 0; r < ranks; r++ {
 		sh, err := partition.Load(dir, r, ranks)
@@ -112,6 +118,16 @@ func ReportRows(dir string, parts, ranks, width, heads int, f quant.Wire) (*RowR
 		splits, err := SplitShard(sh, ModeHybrid)
 		if err != nil {
 			return nil, err
+		}
+		attSplits := splits
+		if rep.Attention != nil && att == nn.OpAttentionV2 {
+			var codec rowSizer // nil: float32 rows, as preWeight takes them
+			if !f.Exact() {
+				codec = f
+			}
+			if attSplits, err = splitShardV2(sh, ModeHybrid, preWeight(codec)); err != nil {
+				return nil, err
+			}
 		}
 		for q, sp := range splits {
 			if sp.Counts == (RowCounts{}) {
@@ -126,7 +142,7 @@ func ReportRows(dir string, parts, ranks, width, heads int, f quant.Wire) (*RowR
 			rep.DataBytes += int64(d)
 			rep.ParamBytes += int64(p)
 			if rep.Attention != nil {
-				rep.Attention.add(&sp, width, f)
+				rep.Attention.add(&attSplits[q], width, f)
 			}
 		}
 	}

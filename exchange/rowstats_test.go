@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 )
@@ -22,7 +23,7 @@ func TestReports(t *testing.T) {
 	if err := partition.Write(dir, ds, owner, p, partition.MetaInfo{Method: "random"}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ReportRows(dir, p, p, width, 0, quant.Wire{Bits: quant.ExactBits})
+	rep, err := ReportRows(dir, p, p, width, 0, nn.OpGCN, quant.Wire{Bits: quant.ExactBits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestReports(t *testing.T) {
 	if got, w := rep.PerRank["sent"].Of(ModeHybrid), SpreadOf(sent); got != w {
 		t.Errorf("hybrid rows sent per rank %+v, want %+v", got, w)
 	}
-	q, err := ReportRows(dir, p, p, width, 0, quant.Wire{Bits: 2, Params: quant.ParamsF32})
+	q, err := ReportRows(dir, p, p, width, 0, nn.OpGCN, quant.Wire{Bits: 2, Params: quant.ParamsF32})
 	if err != nil || q.Rows != want || q.DataBytes+q.ParamBytes != q.Bytes.Hybrid || q.Bytes.Hybrid >= rep.Bytes.Hybrid {
 		t.Errorf("2 bits: %v, %+v", err, q)
 	}

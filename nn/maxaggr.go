@@ -73,7 +73,7 @@ func (l *LocalMax) MaxBackward(p Pass, gout, gx *dense.Matrix) error {
 	if err := CheckMaxGrad(l.rows, l.w[p.Layer], l.args[p.Layer] != nil, p.Layer, gout, gx); err != nil {
 		return err
 	}
-	aggr.ScatterMax(gout, l.args[p.Layer], 0, gx, false)
+	l.op.ScatterMax(gout, l.args[p.Layer], 0, gx, false)
 	return nil
 }
 

@@ -316,6 +316,8 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 		{name: "predict volumes missing", args: []string{"predict", "--volumes", p("none.json"), "--profile", prof, "--network", "10gbit"}, want: "--volumes: open "},
 		{name: "stats ranks-per-node -1", args: []string{"stats", pdir, "--ranks-per-node", "-1"}, want: "--ranks-per-node: -1, want >= 1 and a divisor of the 2 ranks"},
 		{name: "stats ranks-per-node not dividing", args: []string{"stats", pdir, "--ranks-per-node", "3"}, want: "--ranks-per-node: 3, want >= 1 and a divisor of the 2 ranks"},
+		{name: "stats model not attention", args: []string{"stats", pdir, "--heads", "4", "--model", "sage"}, want: `--model: "sage", want an attention model: gat or gatv2`},
+		{name: "stats model without heads", args: []string{"stats", pdir, "--model", "gatv2"}, want: "--model: counts an attention layer: give its --heads"},
 		{name: "bench profile degree NaN", args: []string{"bench", "profile", "--out", p("prof.json"), "--degree", "NaN"}, want: "--degree: NaN, want a mean degree in (0, --nodes-1 = 149999]"},
 		{name: "bench profile degree > nodes", args: []string{"bench", "profile", "--out", p("prof.json"), "--nodes", "10", "--degree", "20"}, want: "--degree: 20, want a mean degree in (0, --nodes-1 = 9]"},
 		{name: "bench profile spec", args: []string{"bench", "profile", "--out", p("prof.json"), "--spec", "products,bogus=1"}, want: "--spec: "},

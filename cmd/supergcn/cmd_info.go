@@ -44,6 +44,7 @@ func cmdInfo(args []string) error {
 	fmt.Printf("%s on %s/%s, %s, %d CPUs\n", versionLine(), bi.OS, bi.Arch, bi.Go, bi.CPUs)
 	fmt.Printf("CPU: %s\n", bi.CPUModel)
 	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", bi.AggrKernel, bi.AggrKernels)
+	fmt.Printf("  sums and max products: %s; max gradient routing: %s\n", bi.AggrKernel, orDash(bi.AggrRouting))
 	fmt.Printf("quantisation kernel: %s (available: %v)\n", bi.QuantKernel, bi.QuantKerns)
 	fmt.Printf("hidden-stage row kernel: %s (available: %v)\n", bi.RowKernel, bi.RowKernels)
 	fmt.Printf("dense BLAS: %s (%s), core %s; %s\n", bi.BLAS, bi.BLASConfig, orDash(bi.BLASCore), bi.BLASUse)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/supergcn/supergcn/cmd/internal/predictargs"
 	"github.com/supergcn/supergcn/exchange"
+	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
 	"github.com/supergcn/supergcn/task"
@@ -20,7 +21,7 @@ func init() {
 		func(args []string) error { return cmdStats(args, os.Stdout) })
 }
 
-const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--edge-split SPEC [--neg-ratio K] [--seed S]] [--json]"
+const statsSynopsis = "PDIR [--ranks N] [--ranks-per-node K [--layers L] [--intra-bits B]] [--width F] [--bits B] [--quant-params block|bf16|fp32] [--heads H [--model gat|gatv2]] [--edge-split SPEC [--neg-ratio K] [--seed S]] [--json]"
 
 func cmdStats(args []string, stdout io.Writer) error {
 	fs := newFlagSet("stats", statsSynopsis)
@@ -30,7 +31,8 @@ func cmdStats(args []string, stdout io.Writer) error {
 	params := quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default, ~3 bytes a row)|bf16 (4)|fp32 (8)", quantParamsFlag(&params))
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-	heads := fs.Int("heads", 0, "also count an attention layer (--model gat) of this many heads: --width is its row width (heads × width per head), its float32 scalars added")
+	heads := fs.Int("heads", 0, "also count an attention layer (--model) of this many heads: --width is its row width (heads × width per head), its float32 scalars added")
+	model := fs.String("model", "gat", "with --heads: the attention model whose layer is counted: gat or gatv2 (its own hybrid plan: a pre row moves two rows each way)")
 	perNode := fs.Int("ranks-per-node", 0, "compare the exchange patterns ("+strings.Join(exchange.Exchanges(), ", ")+") with K consecutive ranks to a node (inter-node rows, bytes, messages)")
 	layers := fs.Int("layers", 2, "with --ranks-per-node: layers of the model, for messages per epoch")
 	intraBits := fs.String("intra-bits", "32", "with --ranks-per-node: bits per value of the rows between ranks of one node, as train's: "+quant.WidthList(", "))
@@ -85,11 +87,18 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *heads < 0 || *heads > *width {
 		return usageError(fmt.Sprintf("--heads: %d, want 0 (none) to --width %d", *heads, *width))
 	}
+	att, err := nn.ModelOp(*model)
+	if err != nil || !att.Attends() {
+		return usageError(fmt.Sprintf("--model: %q, want an attention model: gat or gatv2", *model))
+	}
+	if *heads == 0 && flagSet(fs, "model") {
+		return usageError("--model: counts an attention layer: give its --heads")
+	}
 	pv, err := pairs.Volume(dir, *ranks)
 	if err != nil {
 		return err
 	}
-	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, *heads, wire)
+	rep, err := exchange.ReportRows(dir, meta.Parts, *ranks, *width, *heads, att, wire)
 	out := rowStats{RowReport: rep}
 	if pv != nil {
 		out.Link = pv.Report(*width, wire)
@@ -217,7 +226,11 @@ func printStats(w io.Writer, r *exchange.RowReport) {
 			float64(r.FP32Bytes)/float64(r.Bytes.Hybrid))
 	}
 	if a := r.Attention; a != nil {
-		fmt.Fprintf(w, "\nattention layer, %d heads (rows, plus float32 scalars: source terms, destination terms, softmax max and sum):\n", a.Heads)
+		scalars := "source terms, destination terms, softmax max and sum"
+		if a.Model == "gatv2" {
+			scalars = "softmax max and sum, ⟨g, o⟩; a pre row also moves the target's row and its gradient"
+		}
+		fmt.Fprintf(w, "\nattention layer, %s, %d heads (rows, plus float32 scalars: %s):\n", a.Model, a.Heads, scalars)
 		fmt.Fprintf(w, "%-7s %14s %14s %14s\n", "mode", "forward", "backward", "of which scalars")
 		for _, m := range []exchange.Mode{exchange.ModePre, exchange.ModePost, exchange.ModeHybrid} {
 			fmt.Fprintf(w, "%-7s %14s %14s %14s\n", m, humanBytes(a.Forward.Of(m)), humanBytes(a.Backward.Of(m)), humanBytes(a.Scalars.Of(m)))

@@ -28,6 +28,7 @@ type Info struct {
 	CPUModel    string   `json:"cpu_model"`
 	AggrKernel  string   `json:"aggr_kernel"`
 	AggrKernels []string `json:"aggr_kernels"`
+	AggrRouting string   `json:"aggr_routing_kernel"` // what routes the max aggregation's gradients under AggrKernel
 	QuantKernel string   `json:"quant_kernel"`
 	QuantKerns  []string `json:"quant_kernels"`
 	RowKernel   string   `json:"row_kernel"` // the fused hidden stage's (bias + LayerNorm + ReLU + dropout) row kernels
@@ -53,7 +54,7 @@ type Info struct {
 // thread level (and finalises it). Threads and ThreadsWhy are the caller's.
 func Collect(version, commit, kernel string, initMPI bool) Info {
 	bi := Info{Version: version, Commit: commit, OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
-		CPUs: runtime.NumCPU(), CPUModel: affinity.CPUModel(os.DirFS("/")), AggrKernel: kernel, AggrKernels: aggr.Kernels(),
+		CPUs: runtime.NumCPU(), CPUModel: affinity.CPUModel(os.DirFS("/")), AggrKernel: kernel, AggrKernels: aggr.Kernels(), AggrRouting: aggr.RoutingKernel(kernel),
 		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
 		RowKernel: rowk.KernelName(), RowKernels: rowk.Kernels(),
 		METIS: metis.MetisVersion(), ParMETIS: metis.ParMetisLibrary(),
