@@ -138,7 +138,8 @@ func singleNode(root string, files []string) ([]string, error) {
 
 func implName(i string) string {
 	names := map[string]string{"supergcn": "supergcn fp32", "supergcn-bf16": "supergcn `--precision bf16`",
-		"pytorch": "PyTorch CSR fp32", "pytorch-bf16-autocast": "PyTorch CSR bf16 autocast"}
+		"pytorch": "PyTorch CSR fp32", "pytorch-bf16-autocast": "PyTorch CSR bf16 autocast",
+		"pytorch-cuda": "PyTorch CSR fp32, the box's H200 GPU"}
 	if n, ok := names[i]; ok {
 		return n
 	}
