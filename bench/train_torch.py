@@ -449,11 +449,11 @@ class GATConv(torch.nn.Module):
         z = (x @ self.w).view(n, self.h, self.f)
         e = F.leaky_relu((z * self.att_src).sum(-1)[src] + (z * self.att_dst).sum(-1)[dst], 0.2)
         with torch.no_grad():
-            m = torch.full((n, self.h), -math.inf).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
+            m = torch.full((n, self.h), -math.inf, device=e.device).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
         p = torch.exp(e - m[dst])
-        alpha = p / torch.zeros(n, self.h).index_add(0, dst, p)[dst]
+        alpha = p / torch.zeros(n, self.h, device=e.device).index_add(0, dst, p)[dst]
         alpha = F.dropout(alpha, self.p, self.training)
-        out = torch.zeros(n, self.h, self.f).index_add(0, dst, alpha[:, :, None] * z[src])
+        out = torch.zeros(n, self.h, self.f, device=e.device).index_add(0, dst, alpha[:, :, None] * z[src])
         out = out.reshape(n, self.h * self.f) if self.concat else out.mean(1)
         return out + self.b
 
@@ -478,11 +478,11 @@ class GATv2Conv(torch.nn.Module):
         zt = zs if self.wr is None else (x @ self.wr + self.br).view(n, self.h, self.f)
         e = (F.leaky_relu(zs[src] + zt[dst], 0.2) * self.att).sum(-1)
         with torch.no_grad():
-            m = torch.full((n, self.h), -math.inf).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
+            m = torch.full((n, self.h), -math.inf, device=e.device).scatter_reduce(0, dst[:, None].expand(-1, self.h), e, "amax")
         p = torch.exp(e - m[dst])
-        alpha = p / torch.zeros(n, self.h).index_add(0, dst, p)[dst]
+        alpha = p / torch.zeros(n, self.h, device=e.device).index_add(0, dst, p)[dst]
         alpha = F.dropout(alpha, self.p, self.training)
-        out = torch.zeros(n, self.h, self.f).index_add(0, dst, alpha[:, :, None] * zs[src])
+        out = torch.zeros(n, self.h, self.f, device=e.device).index_add(0, dst, alpha[:, :, None] * zs[src])
         out = out.reshape(n, self.h * self.f) if self.concat else out.mean(1)
         return out + self.b
 
@@ -899,8 +899,8 @@ def main():
         raise SystemExit("--epochs and --eval-every must be ≥ 1, --save-every ≥ 0")
     check_loop(a)
     probe_paths(a)
-    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32" or MODELS[a.model][0] in ("gat", "max")):
-        raise SystemExit("--device cuda: the node task, dense features, fp32, models on a sparse operator (not gat, gatv2, sage-max, sage-pool)")
+    if a.device != "cpu" and (a.task != "node" or a.features or a.precision != "fp32"):
+        raise SystemExit("--device cuda: the node task, dense features, fp32")
     if a.device != "cpu" and not torch.cuda.is_available():
         raise SystemExit(f"--device {a.device}: torch sees no GPU")
     warnings.filterwarnings("ignore", message=".*(non-writable|Sparse CSR tensor support is in beta).*")
@@ -986,7 +986,8 @@ def main():
                                 {"params": rest, "weight_decay": 0.0}], lr=a.lr)
     if a.device != "cpu":
         dev = torch.device(a.device)
-        A, AT, x, y = A.to(dev), AT.to(dev) if AT is not None else None, x.to(dev), y.to(dev)
+        A = tuple(t.to(dev) if torch.is_tensor(t) else t for t in A) if isinstance(A, tuple) else A.to(dev)
+        AT, x, y = AT.to(dev) if AT is not None else None, x.to(dev), y.to(dev)
         split = {s: v.to(dev) for s, v in split.items()}
         model.to(dev)  # the parameters keep their identity: the optimiser holds them
     entries = len(A[0]) if op in ("gat", "max") else A._nnz()
