@@ -190,7 +190,9 @@ func (s *SparseStore) Merge(stores []FeatureStore, ref [][2]int32) (FeatureStore
 }
 
 // Permute is PermuteSparseRows (a new matrix: rows change length).
-func (s *SparseStore) Permute(perm []int32) FeatureStore { return &SparseStore{PermuteSparseRows(s.X, perm)} }
+func (s *SparseStore) Permute(perm []int32) FeatureStore {
+	return &SparseStore{PermuteSparseRows(s.X, perm)}
+}
 
 // NormalizeRows is RowNormalizeSparse.
 func (s *SparseStore) NormalizeRows() { RowNormalizeSparse(s.X) }
