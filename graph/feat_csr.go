@@ -204,3 +204,12 @@ func (s *SparseStore) Check() error { return CheckSparseFeatures(s.X) }
 func (s *SparseStore) Layout() FeatureLayout {
 	return FeatureLayout{Rows: s.X.NumRows, Cols: s.X.NumCols, Ptr: s.X.Ptr, Idx: s.X.Idx, Val: s.X.Val}
 }
+
+// SparseMatrix is the CSR of sparse features, nil for another kind or none
+// (for code that needs the kind itself: tests, converters).
+func SparseMatrix(f Features) *CSR {
+	if s, ok := f.s.(*SparseStore); ok {
+		return s.X
+	}
+	return nil
+}

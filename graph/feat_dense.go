@@ -10,8 +10,11 @@ type DenseStore struct {
 }
 
 // DenseX returns the row-major rows×cols values x as dense features
-// (without copying).
+// (without copying); none when cols is 0.
 func DenseX(x []float32, rows, cols int) Features {
+	if cols == 0 {
+		return Features{}
+	}
 	return Features{&DenseStore{Data: x, rows: rows, cols: cols}}
 }
 
@@ -103,4 +106,13 @@ func (d *DenseStore) Check() error {
 // Layout is dense rows.
 func (d *DenseStore) Layout() FeatureLayout {
 	return FeatureLayout{Rows: d.rows, Cols: d.cols, Val: d.Data}
+}
+
+// DenseData is the row-major values of dense features, nil for another
+// kind or none (for code that needs the kind itself: tests, converters).
+func DenseData(f Features) []float32 {
+	if d, ok := f.s.(*DenseStore); ok {
+		return d.Data
+	}
+	return nil
 }

@@ -99,6 +99,28 @@ func (l FeatureLayout) RowIdx(r int) []int32 {
 	return nil
 }
 
+// NewFeatureLayout returns an empty layout of cols columns with room for
+// rows rows of nnz values: CSR rows when sparse, else dense; AppendRow
+// fills it.
+func NewFeatureLayout(cols int, sparse bool, rows int, nnz int64) FeatureLayout {
+	l := FeatureLayout{Cols: cols, Val: make([]float32, 0, nnz)}
+	if sparse {
+		l.Ptr, l.Idx = make([]int64, 1, rows+1), make([]int32, 0, nnz)
+	}
+	return l
+}
+
+// AppendRow appends a row: its values val, with their column ids idx when
+// sparse (idx is ignored for dense rows, which hold Cols values).
+func (l *FeatureLayout) AppendRow(idx []int32, val []float32) {
+	l.Rows++
+	l.Val = append(l.Val, val...)
+	if l.Sparse() {
+		l.Idx = append(l.Idx, idx...)
+		l.Ptr = append(l.Ptr, int64(len(l.Idx)))
+	}
+}
+
 // FeaturesOf returns the features l lays out, without copying: sparse
 // (SparseStore) for CSR rows, else dense (DenseStore); none for a layout
 // without values and dense.
@@ -249,6 +271,9 @@ func (f Features) CheckShape(rows, cols int) error {
 		return fmt.Errorf("no features for %d nodes × %d", rows, cols)
 	case f.Rows() != rows || f.Cols() != cols:
 		return fmt.Errorf("%s features are %d×%d, want nodes×featdim=%d×%d", f.Kind(), f.Rows(), f.Cols(), rows, cols)
+	}
+	if l := f.Layout(); !l.Sparse() && len(l.Val) != rows*cols {
+		return fmt.Errorf("len(X)=%d, want nodes·featdim=%d·%d", len(l.Val), rows, cols)
 	}
 	return nil
 }

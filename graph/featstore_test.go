@@ -120,3 +120,19 @@ func TestFeatureCheck(t *testing.T) {
 		t.Fatal("merging dense and csr parts passes")
 	}
 }
+
+// xd is ds's dense feature values, nil unless dense.
+func xd(ds *Dataset) []float32 {
+	if d, ok := ds.Features.Store().(*DenseStore); ok {
+		return d.Data
+	}
+	return nil
+}
+
+// xs is ds's sparse feature matrix, nil unless sparse.
+func xs(ds *Dataset) *CSR {
+	if s, ok := ds.Features.Store().(*SparseStore); ok {
+		return s.X
+	}
+	return nil
+}

@@ -193,19 +193,19 @@ func loadModel(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c
 // embedded by the checkpoint's label propagation when it has one.
 func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, trainRows []int32, model *nn.Model, eng *aggr.Engine) (*dense.Matrix, error) {
 	var sparse *nn.SparseInput
-	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim}
 	switch {
-	case s.XS != nil && model.TakesSparseInput():
+	case s.Features.Sparse() && model.TakesSparseInput():
 		var err error
-		if sparse, err = nn.NewSparseInput(s.XS, eng); err == nil {
+		if sparse, err = nn.NewSparseInput(s.Features.Store().(*graph.SparseStore).X, eng); err == nil {
 			err = model.SetSparseInput(sparse)
 		}
 		if err != nil {
 			return nil, err
 		}
 		x = sparse.Matrix()
-	case s.XS != nil:
-		x.Data = graph.DenseFeatures(s.XS)
+	default:
+		x.Data = s.Features.Dense().Values()
 	}
 	if ck.LabelProp <= 0 {
 		return x, nil

@@ -12,12 +12,7 @@ import (
 
 // featureValues are the stored values of s's features (the non-zeros when
 // sparse), for their largest magnitude.
-func featureValues(s *partition.Shard) []float32 {
-	if s.XS != nil {
-		return s.XS.Val
-	}
-	return s.X
-}
+func featureValues(s *partition.Shard) []float32 { return s.Features.Values() }
 
 // useSparseInput gives the model the shard's sparse features (nothing for
 // dense ones): t.x becomes the SparseInput's matrix. A model whose first
@@ -25,15 +20,15 @@ func featureValues(s *partition.Shard) []float32 {
 // features dense instead, with a line in the log.
 func (t *trainer) useSparseInput() error {
 	s := t.shard
-	if s.XS == nil {
+	if !s.Features.Sparse() {
 		return nil
 	}
 	if !t.model.TakesSparseInput() {
 		if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet {
 			fmt.Fprintf(t.cfg.Log, "features: %d sparse columns stored dense: the model's first layer aggregates them before transforming them (they are narrower than it), or its body reads a dense input\n", s.FeatDim)
 		}
-		s.X, s.XS = graph.DenseFeatures(s.XS), nil
-		t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+		s.Features = s.Features.Dense()
+		t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.Features.Values()}
 		return nil
 	}
 	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.cfg.Model.Precision == "bf16" {
@@ -43,7 +38,7 @@ func (t *trainer) useSparseInput() error {
 	if err != nil {
 		return err
 	}
-	if t.sparse, err = nn.NewSparseInput(s.XS, eng); err != nil {
+	if t.sparse, err = nn.NewSparseInput(s.Features.Store().(*graph.SparseStore).X, eng); err != nil {
 		return err
 	}
 	t.x = t.sparse.Matrix()
@@ -76,7 +71,7 @@ func (t *trainer) lpEvalInput() (*dense.Matrix, error) {
 // (no dropped copy of X, no input gradient but label propagation's, which
 // estimate counts).
 func memoryConfig(mc nn.Config, s *partition.Shard) nn.Config {
-	if s.XS != nil {
+	if s.Features.Sparse() {
 		mc.In = max(mc.Hidden, mc.Out)
 	}
 	return mc
@@ -86,9 +81,9 @@ func memoryConfig(mc nn.Config, s *partition.Shard) nn.Config {
 // features: the values of the pass, Xᵀ (offsets, ids, values and those
 // without dropout) and the entries' positions in Xᵀ.
 func sparseInputBytes(s *partition.Shard) int64 {
-	if s.XS == nil {
+	if !s.Features.Sparse() {
 		return 0
 	}
-	nnz := s.XS.NNZ()
+	nnz := s.Features.NNZ()
 	return 4*nnz + graph.SparseFeatureBytes(s.FeatDim, nnz) + 4*nnz + 8*nnz
 }

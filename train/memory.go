@@ -44,7 +44,7 @@ func estimate(mc nn.Config, labelProp bool, s *partition.Shard) int64 {
 	if labelProp {
 		params += int64(mc.In) * int64(mc.Out)
 		in = rows * int64(mc.In) // the input with the label embedding added
-		if s.XS != nil {         // sparse: the term on the training rows, its dropped copy, its dropout scales and gradient
+		if s.Features.Sparse() { // sparse: the term on the training rows, its dropped copy, its dropout scales and gradient
 			in = 4 * trainRows(s) * int64(mc.In)
 		}
 	} else if aggregatesInput(mc) {

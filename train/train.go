@@ -217,7 +217,10 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if err := t.buildTask(); err != nil {
 		return nil, err
 	}
-	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
+	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim}
+	if !s.Features.Sparse() {
+		t.x.Data = s.Features.Values()
+	}
 	fm := []float64{maxAbs(featureValues(s))}
 	if err := c.AllreduceMaxF64(fm); err != nil {
 		return nil, err
