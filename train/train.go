@@ -148,17 +148,17 @@ func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
 }
 
 type trainer struct {
-	cfg    Config
-	shard  *partition.Shard
-	c      comm.Comm
-	prop   *exchange.Propagator
-	model  *nn.Model
-	opt    *nn.Adam
-	x      *dense.Matrix
-	input  *nn.Input // the features as the model's input (features.go)
-	lp     *labelprop.Embedding
-	kind   task.Kind // the task's table row
-	task   task.Task // the task on this shard
+	cfg   Config
+	shard *partition.Shard
+	c     comm.Comm
+	prop  *exchange.Propagator
+	model *nn.Model
+	opt   *nn.Adam
+	x     *dense.Matrix
+	input *nn.Input // the features as the model's input (features.go)
+	lp    *labelprop.Embedding
+	kind  task.Kind // the task's table row
+	task  task.Task // the task on this shard
 
 	trainRows, validRows, testRows []int32
 	nTrain, nValid, nTest          int64    // global counts
