@@ -136,3 +136,18 @@ func xs(ds *Dataset) *CSR {
 	}
 	return nil
 }
+
+// TestFeatureLayoutAppendRow checks that rows appended one by one (the
+// distributed writer's shards) give the features they came from.
+func TestFeatureLayoutAppendRow(t *testing.T) {
+	d, s := featPair(7, 9)
+	for _, f := range []Features{d, s} {
+		l, src := NewFeatureLayout(9, f.Sparse(), 7, f.NNZ()), f.Layout()
+		for r := range 7 {
+			l.AppendRow(src.RowIdx(r), src.RowVal(r))
+		}
+		if !FeaturesOf(l).Equal(f) {
+			t.Fatalf("%s: appended rows differ", f.Kind())
+		}
+	}
+}
