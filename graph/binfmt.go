@@ -38,7 +38,7 @@ import (
 // mapped file can be viewed as typed slices without copying. Every section
 // carries the CRC32-C (Castagnoli) of its bytes; padding is not covered.
 //
-// With flag 8 (sparse features, graph/features.go) the x section holds them
+// With flag 8 (sparse features, feat_csr.go) the x section holds them
 // as CSR rows: nnz (int64), ptr ([]int64, nodes+1), idx ([]int32, nnz), zero
 // padding to a multiple of 8 bytes, val ([]float32, nnz).
 const (

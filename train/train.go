@@ -155,7 +155,7 @@ type trainer struct {
 	model *nn.Model
 	opt   *nn.Adam
 	x     *dense.Matrix
-	input *nn.Input // the features as the model's input (features.go)
+	input *nn.Input // the features as the model's input (features.go: useInput)
 	lp    *labelprop.Embedding
 	kind  task.Kind // the task's table row
 	task  task.Task // the task on this shard
