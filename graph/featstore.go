@@ -216,9 +216,9 @@ func (f Features) Select(rows []int32) Features {
 	return Features{f.s.Select(rows)}
 }
 
-// Merge returns rows ref[i] = {part, row} of parts, which hold features of
-// one kind (or none), as one store of that kind.
-func Merge(parts []Features, ref [][2]int32) (Features, error) {
+// MergeFeatures returns rows ref[i] = {part, row} of parts, which hold
+// features of one kind (or none), as one store of that kind.
+func MergeFeatures(parts []Features, ref [][2]int32) (Features, error) {
 	if len(parts) == 0 || parts[0].s == nil {
 		for i, p := range parts {
 			if p.s != nil {
@@ -286,10 +286,11 @@ func (f Features) Layout() FeatureLayout {
 	return f.s.Layout()
 }
 
-// Dense returns the features as dense rows: f itself when dense, else a
-// dense copy (Rows·Cols values: the caller tells the user about it).
+// Dense returns the features as dense rows (DenseStore): f itself when
+// dense, else a dense copy (Rows·Cols values: the caller tells the user
+// about it).
 func (f Features) Dense() Features {
-	if f.s == nil || !f.Sparse() {
+	if _, dense := f.s.(*DenseStore); dense || f.s == nil {
 		return f
 	}
 	rows, cols := f.Rows(), f.Cols()
@@ -301,10 +302,10 @@ func (f Features) Dense() Features {
 	return DenseX(d, rows, cols)
 }
 
-// SparseOf returns the features' non-zeros as CSR rows: f itself when
-// sparse.
+// SparseOf returns the features' non-zeros as CSR rows (SparseStore): f
+// itself when they are.
 func (f Features) SparseOf() Features {
-	if f.s == nil || f.Sparse() {
+	if _, csr := f.s.(*SparseStore); csr || f.s == nil {
 		return f
 	}
 	rows, cols := f.Rows(), f.Cols()

@@ -44,11 +44,11 @@ func TestFeatureKindsAgree(t *testing.T) {
 		sameRows(t, "permute", dp, sp)
 		sameRows(t, "permute = select", dp, d.Select(perm))
 		ref := [][2]int32{{1, 2}, {0, 0}, {1, 0}, {0, 1}}
-		dm, err := Merge([]Features{d.Select([]int32{0, 1}), d.Select([]int32{2, 3, 4})}, ref)
+		dm, err := MergeFeatures([]Features{d.Select([]int32{0, 1}), d.Select([]int32{2, 3, 4})}, ref)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sm, err := Merge([]Features{s.Select([]int32{0, 1}), s.Select([]int32{2, 3, 4})}, ref)
+		sm, err := MergeFeatures([]Features{s.Select([]int32{0, 1}), s.Select([]int32{2, 3, 4})}, ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestFeatureCheck(t *testing.T) {
 	if s.CheckShape(5, 3) == nil || (Features{}).CheckShape(4, 3) == nil {
 		t.Fatal("a wrong shape passes")
 	}
-	if _, err := Merge([]Features{d, s}, nil); err == nil {
+	if _, err := MergeFeatures([]Features{d, s}, nil); err == nil {
 		t.Fatal("merging dense and csr parts passes")
 	}
 }

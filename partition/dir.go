@@ -312,7 +312,7 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 		feats[i] = p.Features
 	}
 	var err error
-	if out.Features, err = graph.Merge(feats, ref); err != nil {
+	if out.Features, err = graph.MergeFeatures(feats, ref); err != nil {
 		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
 	if p0.Labels != nil {
