@@ -122,20 +122,10 @@ func TestFeatureCheck(t *testing.T) {
 }
 
 // xd is ds's dense feature values, nil unless dense.
-func xd(ds *Dataset) []float32 {
-	if d, ok := ds.Features.Store().(*DenseStore); ok {
-		return d.Data
-	}
-	return nil
-}
+func xd(ds *Dataset) []float32 { return DenseData(ds.Features) }
 
 // xs is ds's sparse feature matrix, nil unless sparse.
-func xs(ds *Dataset) *CSR {
-	if s, ok := ds.Features.Store().(*SparseStore); ok {
-		return s.X
-	}
-	return nil
-}
+func xs(ds *Dataset) *CSR { return SparseMatrix(ds.Features) }
 
 // TestFeatureLayoutAppendRow checks that rows appended one by one (the
 // distributed writer's shards) give the features they came from.
