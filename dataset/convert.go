@@ -47,8 +47,8 @@ func (c *Conversion) Run() (*graph.Dataset, time.Duration, error) {
 	if c.SynthFeat > 0 {
 		err = field.Wrap("dataset.Conversion.SynthFeat", graph.AttachSyntheticFeatures(ds, c.SynthFeat, c.Classes, c.Seed))
 	}
-	if c.DenseFeatures && ds.XS != nil {
-		ds.X, ds.XS = graph.DenseFeatures(ds.XS), nil
+	if c.DenseFeatures {
+		ds.Features = ds.Features.Dense()
 	}
 	if err == nil && strings.HasSuffix(c.Out, ".npz") {
 		err = graph.WriteNpzDataset(c.Out, ds, false, false)

@@ -72,10 +72,8 @@ func (s *Source) loadParts(c comm.Comm, log io.Writer) (*partition.Shard, error)
 	if err = dist.Agree(c, err); err != nil {
 		return nil, err
 	}
-	if sh.XS != nil && s.FeatNorm == "row" {
-		graph.RowNormalizeSparse(sh.XS)
-	} else if sh.FeatDim > 0 && s.FeatNorm == "row" {
-		graph.RowNormalize(sh.X, sh.FeatDim)
+	if s.FeatNorm == "row" {
+		sh.Features.NormalizeRows()
 	}
 	if log != nil {
 		fmt.Fprintf(log, "data: partitions %s on %d rank(s) (%.2fs)\n", s.Partitions, c.Size(), time.Since(t0).Seconds())
@@ -158,7 +156,7 @@ func PrintDist(log io.Writer, g *dist.Graph, ranks int, t0 time.Time) {
 		edges = "weighted edges"
 	}
 	feats := fmt.Sprintf("%d features", g.FeatDim)
-	if g.XS != nil {
+	if g.Features.Sparse() {
 		feats = fmt.Sprintf("%d sparse features", g.FeatDim)
 	}
 	fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %s, %d classes, split %d/%d/%d, read by %d ranks (%.2fs)\n",
@@ -248,10 +246,8 @@ func (s *Source) shardDist(c comm.Comm, m *MPI, log io.Writer) (*partition.Shard
 	if err != nil {
 		return nil, err
 	}
-	if sh.XS != nil && s.FeatNorm == "row" {
-		graph.RowNormalizeSparse(sh.XS)
-	} else if sh.FeatDim > 0 && s.FeatNorm == "row" {
-		graph.RowNormalize(sh.X, sh.FeatDim)
+	if s.FeatNorm == "row" {
+		sh.Features.NormalizeRows()
 	}
 	return sh, nil
 }
@@ -262,14 +258,14 @@ func (s *Source) shardDist(c comm.Comm, m *MPI, log io.Writer) (*partition.Shard
 // on log). Collective.
 func storeDenseIfDense(c comm.Comm, g *dist.Graph, log io.Writer) error {
 	var nnz int64
-	if g.XS != nil {
-		nnz = g.XS.NNZ()
+	if g.Features.Sparse() {
+		nnz = g.Features.NNZ()
 	}
 	all := []int64{nnz}
 	if err := c.AllreduceSumI64(all); err != nil {
 		return err
 	}
-	if g.XS == nil || g.NumNodes == 0 {
+	if !g.Features.Sparse() || g.NumNodes == 0 {
 		return nil
 	}
 	density := float64(all[0]) / (float64(g.NumNodes) * float64(g.FeatDim))
@@ -280,6 +276,6 @@ func storeDenseIfDense(c comm.Comm, g *dist.Graph, log io.Writer) error {
 		fmt.Fprintf(log, "data: %s: sparse features are %.0f %% non-zero: stored dense (sparse pays below %.0f %%)\n",
 			g.Name, 100*density, 100*graph.DenseFeatureDensity)
 	}
-	g.X, g.XS = graph.DenseFeatures(g.XS), nil
+	g.Features = g.Features.Dense()
 	return nil
 }

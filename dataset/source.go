@@ -119,8 +119,8 @@ func (s *Source) Load(log io.Writer) (*graph.Dataset, error) {
 			edges = "weighted edges"
 		}
 		feats := fmt.Sprintf("%d features", ds.FeatDim)
-		if ds.XS != nil {
-			feats = fmt.Sprintf("%d sparse features (%d non-zeros, %.3g %%)", ds.FeatDim, ds.XS.NNZ(), 100*graph.FeatureDensity(ds.XS))
+		if f := ds.Features; f.Sparse() {
+			feats = fmt.Sprintf("%d sparse features (%d non-zeros, %.3g %%)", ds.FeatDim, f.NNZ(), 100*f.Density())
 		}
 		fmt.Fprintf(log, "data: %s: %d nodes, %d %s, %s, %d classes, split %d/%d/%d (%.2fs)\n",
 			ds.Name, ds.NumNodes(), ds.Graph.NNZ(), edges, feats, ds.NumClasses, len(ds.Train), len(ds.Valid), len(ds.Test), time.Since(t0).Seconds())
@@ -221,17 +221,15 @@ func (s *Source) clean(ds *graph.Dataset, log io.Writer) error {
 			return err
 		}
 	}
-	if ds.XS != nil && graph.FeatureDensity(ds.XS) > graph.DenseFeatureDensity {
+	if f := ds.Features; f.Sparse() && f.Density() > graph.DenseFeatureDensity {
 		if log != nil {
 			fmt.Fprintf(log, "data: %s: sparse features are %.0f %% non-zero: stored dense (sparse pays below %.0f %%)\n",
-				ds.Name, 100*graph.FeatureDensity(ds.XS), 100*graph.DenseFeatureDensity)
+				ds.Name, 100*f.Density(), 100*graph.DenseFeatureDensity)
 		}
-		ds.X, ds.XS = graph.DenseFeatures(ds.XS), nil
+		ds.Features = f.Dense()
 	}
-	if s.FeatNorm == "row" && ds.XS != nil {
-		graph.RowNormalizeSparse(ds.XS)
-	} else if s.FeatNorm == "row" && ds.FeatDim > 0 {
-		graph.RowNormalize(ds.X, ds.FeatDim)
+	if s.FeatNorm == "row" {
+		ds.Features.NormalizeRows()
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
@@ -85,7 +86,7 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					x := &dense.Matrix{Rows: len(s.Global), Cols: in, Data: s.X}
+					x := &dense.Matrix{Rows: len(s.Global), Cols: in, Data: graph.DenseData(s.Features)}
 					got.SetEvalInput(x)
 					for epoch := range 3 {
 						for _, m := range []*nn.Model{ref, got} {
@@ -132,7 +133,7 @@ func TestModelEvalCacheDistributed(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					x := &dense.Matrix{Rows: len(s.Global), Cols: in, Data: s.X}
+					x := &dense.Matrix{Rows: len(s.Global), Cols: in, Data: graph.DenseData(s.Features)}
 					// A one-layer model's evaluation output is the first
 					// layer's: through the aggregate on the lossy exchange
 					// it equals the float32 exchange's.

@@ -453,7 +453,7 @@ func ShardFromDataset(ds *graph.Dataset) *partition.Shard {
 	}
 	return &partition.Shard{
 		Rank: 0, Ranks: 1, NumGlobalNodes: int64(n), Global: global,
-		FeatDim: ds.FeatDim, X: ds.X, XS: ds.XS, Labels: ds.Labels, NumClasses: ds.NumClasses, Split: ds.SplitMask(),
+		FeatDim: ds.FeatDim, Features: ds.Features, Labels: ds.Labels, NumClasses: ds.NumClasses, Split: ds.SplitMask(),
 		Local:  ds.Graph,
 		Remote: partition.RemoteEdges{Ptr: make([]int64, n+1)},
 	}

@@ -42,9 +42,9 @@ func randomDataset(rng *rand.Rand, n, deg, featDim int, iso ...int) *graph.Datas
 		}
 	}
 	ds := &graph.Dataset{Name: "random", Graph: graph.FromCOO(n, n, src, dst, nil), FeatDim: featDim}
-	ds.X = make([]float32, n*featDim)
-	for i := range ds.X {
-		ds.X[i] = rng.Float32()*2 - 1
+	ds.Features = graph.DenseX(make([]float32, n*featDim), n, featDim)
+	for i := range graph.DenseData(ds.Features) {
+		graph.DenseData(ds.Features)[i] = rng.Float32()*2 - 1
 	}
 	return ds
 }

@@ -38,7 +38,7 @@ import (
 // mapped file can be viewed as typed slices without copying. Every section
 // carries the CRC32-C (Castagnoli) of its bytes; padding is not covered.
 //
-// With flag 8 (sparse features, graph/features.go) the x section holds them
+// With flag 8 (sparse features, feat_csr.go) the x section holds them
 // as CSR rows: nnz (int64), ptr ([]int64, nodes+1), idx ([]int32, nnz), zero
 // padding to a multiple of 8 bytes, val ([]float32, nnz).
 const (
@@ -286,10 +286,10 @@ func binNewHeader(ds *Dataset) (*binHeader, error) {
 		return nil, fmt.Errorf("inconsistent CSR (len Ptr %d, len Idx %d, nodes %d)", len(g.Ptr), len(g.Idx), n)
 	case g.Val != nil && len(g.Val) != len(g.Idx):
 		return nil, fmt.Errorf("len(Val)=%d, want %d", len(g.Val), len(g.Idx))
-	case ds.XS != nil && (ds.XS.NumRows != n || ds.XS.NumCols != ds.FeatDim):
-		return nil, fmt.Errorf("sparse features are %d×%d, want nodes×featdim=%d×%d", ds.XS.NumRows, ds.XS.NumCols, n, ds.FeatDim)
-	case ds.XS == nil && (ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim):
-		return nil, fmt.Errorf("len(X)=%d, want nodes·featdim=%d·%d", len(ds.X), n, ds.FeatDim)
+	case ds.FeatDim < 0:
+		return nil, fmt.Errorf("featdim %d", ds.FeatDim)
+	case ds.Features.CheckShape(n, ds.FeatDim) != nil:
+		return nil, ds.Features.CheckShape(n, ds.FeatDim)
 	case ds.Labels != nil && len(ds.Labels) != n:
 		return nil, fmt.Errorf("len(Labels)=%d, want %d", len(ds.Labels), n)
 	}
@@ -305,18 +305,19 @@ func binNewHeader(ds *Dataset) (*binHeader, error) {
 	if ds.Labels != nil {
 		h.flags |= binFlagLabels
 	}
-	if ds.X != nil {
+	x := ds.Features.Layout()
+	if ds.Features.Present() {
 		h.flags |= binFlagFeatures
 	}
-	if ds.XS != nil {
-		h.flags |= binFlagFeatures | binFlagSparse
+	if x.Sparse() {
+		h.flags |= binFlagSparse
 	}
 	want, err := h.wantLengths("")
 	if err != nil {
 		return nil, err
 	}
-	if ds.XS != nil {
-		want[secX] = binSparseLength(h.nodes, ds.XS.NNZ())
+	if x.Sparse() {
+		want[secX] = binSparseLength(h.nodes, int64(len(x.Idx)))
 	}
 	off := binAlignUp(uint64(h.headerSize))
 	for i := range h.sections {
@@ -338,10 +339,10 @@ func binSectionBytes(ds *Dataset, i int, emit func([]byte) error) error {
 	case secVal:
 		return container.EmitLE(g.Val, emit)
 	case secX:
-		if ds.XS != nil {
-			return binSparseBytes(ds.XS, emit)
+		if x := ds.Features.Layout(); x.Sparse() {
+			return binSparseBytes(x, emit)
 		}
-		return container.EmitLE(ds.X, emit)
+		return container.EmitLE(ds.Features.Values(), emit)
 	case secLabels:
 		return container.EmitLE(ds.Labels, emit)
 	case secTrain:
@@ -452,7 +453,7 @@ func (d *Dataset) Release() error {
 	}
 	rel := d.release
 	d.release = nil
-	d.Graph, d.X, d.Labels, d.Train, d.Valid, d.Test = nil, nil, nil, nil, nil, nil
+	d.Graph, d.Features, d.Labels, d.Train, d.Valid, d.Test = nil, Features{}, nil, nil, nil, nil
 	return rel()
 }
 
@@ -529,11 +530,13 @@ func binDecodeImage(path string, b []byte, size int64, o BinaryOptions) (*Datase
 	}
 	switch {
 	case h.flags&binFlagSparse != 0:
-		if ds.XS, err = binSparseView(path, sec(secX), n, int(h.featDim)); err != nil {
+		x, err := binSparseView(path, sec(secX), n, int(h.featDim))
+		if err != nil {
 			return nil, err
 		}
+		ds.Features = SparseX(x)
 	case h.flags&binFlagFeatures != 0:
-		ds.X = container.ViewLE[float32](sec(secX))
+		ds.Features = DenseX(container.ViewLE[float32](sec(secX)), n, int(h.featDim))
 	}
 	if h.flags&binFlagLabels != 0 {
 		ds.Labels = container.ViewLE[int32](sec(secLabels))
@@ -591,17 +594,8 @@ func binCheckContents(path string, ds *Dataset) error {
 				binSectionName(secTrain+pair[0]), binSectionName(secTrain+pair[1]), v)
 		}
 	}
-	if ds.XS != nil {
-		if err := CheckSparseFeatures(ds.XS); err != nil {
-			return binError(path, "section %s: sparse features: %v", binSectionName(secX), err)
-		}
-	}
-	if d := ds.FeatDim; d > 0 {
-		for i, x := range ds.X {
-			if x-x != 0 { // NaN or ±Inf, as the .npy loader refuses
-				return binError(path, "section %s: feature [%d,%d] is %v", binSectionName(secX), i/d, i%d, x)
-			}
-		}
+	if err := ds.Features.Check(); err != nil { // NaN or ±Inf, as the .npy loader refuses; a malformed CSR row
+		return binError(path, "section %s: %v", binSectionName(secX), err)
 	}
 	return nil
 }
@@ -617,9 +611,9 @@ func binSparseLength(nodes, nnz int64) uint64 {
 }
 
 // binSparseBytes emits the x section of sparse features x.
-func binSparseBytes(x *CSR, emit func([]byte) error) error {
+func binSparseBytes(x FeatureLayout, emit func([]byte) error) error {
 	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(x.NNZ()))
+	binary.LittleEndian.PutUint64(b[:], uint64(len(x.Idx)))
 	if err := emit(b[:]); err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func binTestDataset() *Dataset {
 		x[i] = float32(i)*0.25 - 1
 	}
 	return &Dataset{
-		Name: "tiny-γ", Graph: g, FeatDim: 3, X: x, Labels: []int32{0, 1, -1, 2, 1}, NumClasses: 3,
+		Name: "tiny-γ", Graph: g, FeatDim: 3, Features: DenseX(x, 5, 3), Labels: []int32{0, 1, -1, 2, 1}, NumClasses: 3,
 		Train: []int32{0, 3}, Valid: []int32{1}, Test: []int32{2, 4},
 	}
 }
@@ -46,7 +46,7 @@ func binEqual(a, b *Dataset) string {
 		return "Idx"
 	case (a.Graph.Val == nil) != (b.Graph.Val == nil) || !slices.Equal(a.Graph.Val, b.Graph.Val):
 		return "Val"
-	case (a.X == nil) != (b.X == nil) || !slices.Equal(a.X, b.X):
+	case (xd(a) == nil) != (xd(b) == nil) || !slices.Equal(xd(a), xd(b)):
 		return "X"
 	case (a.Labels == nil) != (b.Labels == nil) || !slices.Equal(a.Labels, b.Labels):
 		return "Labels"
@@ -84,7 +84,7 @@ func TestBinaryRoundTrip(t *testing.T) {
 	binRoundTrip(t, binTestDataset(), BinaryOptions{SkipChecksums: true})
 
 	bare := binTestDataset() // structure only, unweighted, no name
-	bare.Graph.Val, bare.X, bare.FeatDim, bare.Labels, bare.NumClasses = nil, nil, 0, nil, 0
+	bare.Graph.Val, bare.Features, bare.FeatDim, bare.Labels, bare.NumClasses = nil, Features{}, 0, nil, 0
 	bare.Train, bare.Valid, bare.Test, bare.Name = nil, nil, nil, ""
 	binRoundTrip(t, bare, BinaryOptions{})
 
@@ -102,19 +102,19 @@ func TestBinaryMappedIsPrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.X[0] = 42 // copy-on-write: allowed, never reaches the file
+	xd(a)[0] = 42 // copy-on-write: allowed, never reaches the file
 	b, err := LoadBinary(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.X[0] != ds.X[0] {
-		t.Fatalf("write through a mapped Dataset reached the file: X[0]=%v", b.X[0])
+	if xd(b)[0] != xd(ds)[0] {
+		t.Fatalf("write through a mapped Dataset reached the file: X[0]=%v", xd(b)[0])
 	}
 	for _, d := range []*Dataset{a, b} {
 		if err := d.Release(); err != nil {
 			t.Fatal(err)
 		}
-		if d.Graph != nil || d.X != nil {
+		if d.Graph != nil || xd(d) != nil {
 			t.Fatal("Release left fields pointing into the mapping")
 		}
 		if err := d.Release(); err != nil {
@@ -125,7 +125,7 @@ func TestBinaryMappedIsPrivate(t *testing.T) {
 
 func TestBinaryWriteRejectsInconsistent(t *testing.T) {
 	ds := binTestDataset()
-	ds.X = ds.X[:4]
+	ds.Features = DenseX(xd(ds)[:4], 5, 3)
 	path := filepath.Join(t.TempDir(), "d.sgb")
 	err := WriteBinary(path, ds)
 	if err == nil || !strings.Contains(err.Error(), "len(X)") {
@@ -280,8 +280,8 @@ func TestBinaryRejectsWrongData(t *testing.T) {
 		edit func(ds *Dataset)
 		want string
 	}{
-		{"nan feature", func(ds *Dataset) { ds.X[7] = float32(math.NaN()) }, "section x: feature [2,1] is NaN"},
-		{"inf feature", func(ds *Dataset) { ds.X[0] = float32(math.Inf(-1)) }, "section x: feature [0,0] is -Inf"},
+		{"nan feature", func(ds *Dataset) { xd(ds)[7] = float32(math.NaN()) }, "section x: feature [2,1] is NaN"},
+		{"inf feature", func(ds *Dataset) { xd(ds)[0] = float32(math.Inf(-1)) }, "section x: feature [0,0] is -Inf"},
 		{"train/test overlap", func(ds *Dataset) { ds.Test = []int32{0, 4} }, "sections train and test both hold node 0"},
 		{"valid/test overlap", func(ds *Dataset) { ds.Valid = []int32{4} }, "sections valid and test both hold node 4"},
 	} {
@@ -331,7 +331,7 @@ func TestBinaryWriteFullDisk(t *testing.T) {
 	}
 	big := binTestDataset()
 	big.FeatDim = 40000 // 5×40000 features: 800 KB
-	big.X = make([]float32, 5*big.FeatDim)
+	big.Features = DenseX(make([]float32, 5*big.FeatDim), 5, big.FeatDim)
 	err := WriteBinary(path, big)
 	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("write on a full disk: err = %v", err)

@@ -17,11 +17,10 @@ const MaxClasses = 1 << 16
 // Labels == nil until synthetic features are attached.
 type Dataset struct {
 	Name       string
-	Graph      *CSR      // square adjacency, row v = in-neighbours of v
-	FeatDim    int       // features per node
-	X          []float32 // NumNodes×FeatDim row-major; nil when XS holds the features
-	XS         *CSR      // sparse features (NumNodes×FeatDim, features.go), or nil
-	Labels     []int32   // len NumNodes; -1 = unlabelled
+	Graph      *CSR     // square adjacency, row v = in-neighbours of v
+	FeatDim    int      // features per node
+	Features   Features // NumNodes×FeatDim in one storage kind (featstore.go); none when FeatDim is 0
+	Labels     []int32  // len NumNodes; -1 = unlabelled
 	NumClasses int
 	Train      []int32 // node ids, ascending
 	Valid      []int32

@@ -82,13 +82,13 @@ func appendFeatures(ds *Dataset, n, f int, value func(v, j int) float32) {
 	for v := range n {
 		row := x[v*(old+f) : (v+1)*(old+f)]
 		if old > 0 {
-			copy(row, ds.X[v*old:(v+1)*old])
+			copy(row[:old], ds.Features.Row(v, row[:old]))
 		}
 		for j := range f {
 			row[old+j] = value(v, j)
 		}
 	}
-	ds.X, ds.FeatDim = x, old+f
+	ds.Features, ds.FeatDim = DenseX(x, n, old+f), old+f
 }
 
 // errNotOGBEdgeFeat: edge features are read from an OGB directory only.

@@ -55,8 +55,8 @@ func TestNodeFeatFromEdges(t *testing.T) {
 			t.Fatalf("%s: %d features, labels %v, train %v", tc.reduce, ds.FeatDim, ds.Labels, ds.Train)
 		}
 		for i, w := range tc.want {
-			if ds.X[i] != w {
-				t.Fatalf("%s: features %v, want %v", tc.reduce, ds.X, tc.want)
+			if xd(ds)[i] != w {
+				t.Fatalf("%s: features %v, want %v", tc.reduce, xd(ds), tc.want)
 			}
 		}
 	}

@@ -158,8 +158,8 @@ func FuzzBinary(f *testing.F) {
 			if err := ds.Graph.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if len(ds.X) != ds.NumNodes()*ds.FeatDim || ds.NumClasses > MaxClasses {
-				t.Fatalf("%d features for %d×%d, %d classes", len(ds.X), ds.NumNodes(), ds.FeatDim, ds.NumClasses)
+			if len(xd(ds)) != ds.NumNodes()*ds.FeatDim || ds.NumClasses > MaxClasses {
+				t.Fatalf("%d features for %d×%d, %d classes", len(xd(ds)), ds.NumNodes(), ds.FeatDim, ds.NumClasses)
 			}
 		}
 	})

@@ -122,7 +122,7 @@ func Generate(s GenSpec) (*Dataset, error) {
 	}
 	ds := &Dataset{
 		Name: s.Name, Graph: g, FeatDim: s.Feat, Labels: labels, NumClasses: s.Classes,
-		X: genFeatures(labels, s.Classes, s.Feat, s.Noise, s.Seed, s.Threads),
+		Features: DenseX(genFeatures(labels, s.Classes, s.Feat, s.Noise, s.Seed, s.Threads), s.Nodes, s.Feat),
 	}
 	if ds.Name == "" {
 		ds.Name = fmt.Sprintf("sbm-n%d-d%g-c%d-h%g-s%d", s.Nodes, s.Degree, s.Classes, s.Homophily, s.Seed)
@@ -140,7 +140,7 @@ func generateWords(s GenSpec) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds.XS, ds.FeatDim = genWords(ds.Labels, ds.NumClasses, feat, density, s.Noise, s.Seed, s.Threads), feat
+	ds.Features, ds.FeatDim = SparseX(genWords(ds.Labels, ds.NumClasses, feat, density, s.Noise, s.Seed, s.Threads)), feat
 	return ds, nil
 }
 

@@ -99,7 +99,7 @@ func TestGenerateDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Equal(a.Graph.Idx, c.Graph.Idx) || slices.Equal(a.X, c.X) || slices.Equal(a.Train, c.Train) {
+	if slices.Equal(a.Graph.Idx, c.Graph.Idx) || slices.Equal(xd(a), xd(c)) || slices.Equal(a.Train, c.Train) {
 		t.Fatal("a different seed gave the same graph, features or split")
 	}
 }
@@ -194,8 +194,8 @@ func TestGenerateProperties(t *testing.T) {
 func genCheckFeatures(t *testing.T, ds *Dataset) {
 	t.Helper()
 	dim, c := ds.FeatDim, ds.NumClasses
-	if len(ds.X) != ds.NumNodes()*dim {
-		t.Fatalf("len(X)=%d", len(ds.X))
+	if len(xd(ds)) != ds.NumNodes()*dim {
+		t.Fatalf("len(X)=%d", len(xd(ds)))
 	}
 	sum := make([]float64, c*dim)
 	cnt := make([]float64, c)
@@ -206,12 +206,12 @@ func genCheckFeatures(t *testing.T, ds *Dataset) {
 		}
 		cnt[y]++
 		for j := 0; j < dim; j++ {
-			x := float64(ds.X[v*dim+j])
+			x := float64(xd(ds)[v*dim+j])
 			sum[int(y)*dim+j] += x
 			sq += x * x
 		}
 	}
-	if v := sq / float64(len(ds.X)); v < 0.9 || v > 1.1 {
+	if v := sq / float64(len(xd(ds))); v < 0.9 || v > 1.1 {
 		t.Errorf("feature variance %.3f, want ≈ 1", v)
 	}
 	for y := 0; y < c; y++ {

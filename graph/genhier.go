@@ -97,7 +97,7 @@ func generateHier(s GenSpec) (*Dataset, error) {
 	m.theta, m.prefix, m.off = nil, nil, nil // free before the features
 	labels, leafOf := m.labels()
 	ds := &Dataset{Name: s.Name, Graph: g, FeatDim: s.Feat, Labels: labels, NumClasses: s.Classes}
-	ds.X = genHierFeatures(labels, leafOf, len(m.starts[0])-1, s)
+	ds.Features = DenseX(genHierFeatures(labels, leafOf, len(m.starts[0])-1, s), s.Nodes, s.Feat)
 	if ds.Name == "" {
 		ds.Name = fmt.Sprintf("hier-n%d-d%g-c%d-s%d", s.Nodes, s.Degree, s.Classes, s.Seed)
 	}

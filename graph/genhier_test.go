@@ -41,7 +41,7 @@ func TestGenHierDeterministic(t *testing.T) {
 		}
 		s.Seed++
 		c := genMust(t, s)
-		if slices.Equal(a.Graph.Idx, c.Graph.Idx) || slices.Equal(a.X, c.X) || slices.Equal(a.Labels, c.Labels) {
+		if slices.Equal(a.Graph.Idx, c.Graph.Idx) || slices.Equal(xd(a), xd(c)) || slices.Equal(a.Labels, c.Labels) {
 			t.Fatalf("order=%s: a different seed gave the same graph, features or labels", order)
 		}
 	}
@@ -167,7 +167,7 @@ func genCentroidAccuracy(ds *Dataset) float64 {
 		y := int(ds.Labels[v])
 		cnt[y]++
 		for j := 0; j < dim; j++ {
-			sum[y*dim+j] += float64(ds.X[int(v)*dim+j])
+			sum[y*dim+j] += float64(xd(ds)[int(v)*dim+j])
 		}
 	}
 	right := 0
@@ -179,7 +179,7 @@ func genCentroidAccuracy(ds *Dataset) float64 {
 			}
 			d := 0.0
 			for j := 0; j < dim; j++ {
-				e := float64(ds.X[int(v)*dim+j]) - sum[y*dim+j]/cnt[y]
+				e := float64(xd(ds)[int(v)*dim+j]) - sum[y*dim+j]/cnt[y]
 				d += e * e
 			}
 			if d < best {

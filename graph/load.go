@@ -259,13 +259,13 @@ func applyOverrides(ds *Dataset, o LoadOptions) error {
 		if err != nil {
 			return field.Wrap("graph.LoadOptions.Features", err)
 		}
-		ds.X, ds.XS, ds.FeatDim = nil, x, x.NumCols
+		ds.Features, ds.FeatDim = SparseX(x), x.NumCols
 	} else if o.Features != "" {
 		x, dim, err := readNpyFeatures(o.Features, n)
 		if err != nil {
 			return field.Wrap("graph.LoadOptions.Features", err)
 		}
-		ds.X, ds.XS, ds.FeatDim = x, nil, dim
+		ds.Features, ds.FeatDim = DenseX(x, n, dim), dim
 	}
 	if o.Labels != "" {
 		y, err := readNpyLabels(o.Labels, n)

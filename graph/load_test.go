@@ -33,12 +33,12 @@ func TestLoadCora(t *testing.T) {
 	if ds.Name != "cora" || ds.NumNodes() != 2708 || g.NNZ() != 10556 || ds.FeatDim != 1433 || ds.NumClasses != 7 {
 		t.Fatalf("%s: %d nodes, %d edges, %d features, %d classes", ds.Name, ds.NumNodes(), g.NNZ(), ds.FeatDim, ds.NumClasses)
 	}
-	if len(ds.X) != 2708*1433 || len(ds.Labels) != 2708 {
-		t.Fatalf("len X %d, len labels %d", len(ds.X), len(ds.Labels))
+	if len(xd(ds)) != 2708*1433 || len(ds.Labels) != 2708 {
+		t.Fatalf("len X %d, len labels %d", len(xd(ds)), len(ds.Labels))
 	}
 	// Binary bag of words with 49,216 ones (counted with zcat | tr | grep).
 	ones := 0
-	for _, v := range ds.X {
+	for _, v := range xd(ds) {
 		switch v {
 		case 1:
 			ones++
@@ -168,8 +168,8 @@ func TestLoadOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.FeatDim != 2 || !slices.Equal(ds.X, []float32{1, 2, 3, 4, 5, 6}) || !slices.Equal(ds.Labels, []int32{4, -1, 0}) || ds.NumClasses != 5 {
-		t.Errorf("X %v labels %v classes %d", ds.X, ds.Labels, ds.NumClasses)
+	if ds.FeatDim != 2 || !slices.Equal(xd(ds), []float32{1, 2, 3, 4, 5, 6}) || !slices.Equal(ds.Labels, []int32{4, -1, 0}) || ds.NumClasses != 5 {
+		t.Errorf("X %v labels %v classes %d", xd(ds), ds.Labels, ds.NumClasses)
 	}
 	bad := writeNpy(t, filepath.Join(dir, "bad.npy"), "<f4", "(2, 2)", []float32{1, 2, 3, 4})
 	_, err = Load(p, LoadOptions{Features: bad})
@@ -212,7 +212,7 @@ func TestLoadBinaryDispatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.NumNodes() != 3 || !slices.Equal(ds.X, src.X) || !slices.Equal(ds.Train, src.Train) {
+	if ds.NumNodes() != 3 || !slices.Equal(xd(ds), xd(src)) || !slices.Equal(ds.Train, src.Train) {
 		t.Errorf("binary round trip: %+v", ds)
 	}
 	if _, err := os.Stat(p); err != nil {

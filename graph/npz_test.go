@@ -22,7 +22,7 @@ func sameDataset(t *testing.T, what string, a, b *Dataset) {
 	switch {
 	case a.NumNodes() != b.NumNodes() || !slices.Equal(a.Graph.Ptr, b.Graph.Ptr) || !slices.Equal(a.Graph.Idx, b.Graph.Idx):
 		t.Fatalf("%s: graphs differ (%d vs %d nodes, %d vs %d edges)", what, a.NumNodes(), b.NumNodes(), a.Graph.NNZ(), b.Graph.NNZ())
-	case a.FeatDim != b.FeatDim || !slices.Equal(a.X, b.X):
+	case a.FeatDim != b.FeatDim || !slices.Equal(xd(a), xd(b)):
 		t.Fatalf("%s: features differ (dim %d vs %d)", what, a.FeatDim, b.FeatDim)
 	case !slices.Equal(a.Labels, b.Labels) || a.NumClasses != b.NumClasses:
 		t.Fatalf("%s: labels differ", what)
@@ -109,8 +109,8 @@ func TestNpzFloat16AndPairs(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []float32{1, -2, 0.5, float32(math.Ldexp(1, -24)), 65504, 0}
-		if !slices.Equal(ds.X, want) || !slices.Equal(ds.Labels, []int32{1, -1, 0}) || !slices.Equal(ds.Graph.Idx, []int32{2, 0, 1}) {
-			t.Errorf("method %d: x %v labels %v idx %v", method, ds.X, ds.Labels, ds.Graph.Idx)
+		if !slices.Equal(xd(ds), want) || !slices.Equal(ds.Labels, []int32{1, -1, 0}) || !slices.Equal(ds.Graph.Idx, []int32{2, 0, 1}) {
+			t.Errorf("method %d: x %v labels %v idx %v", method, xd(ds), ds.Labels, ds.Graph.Idx)
 		}
 		if !slices.Equal(ds.Train, []int32{0}) || len(ds.Valid) != 0 || !slices.Equal(ds.Test, []int32{2}) {
 			t.Errorf("method %d: split %v %v %v", method, ds.Train, ds.Valid, ds.Test)

@@ -492,14 +492,18 @@ func loadNpz(path string, o LoadOptions) (ds *Dataset, err error) {
 		}
 	}()
 	if s.SparseFeatures && o.Features == "" {
-		if ds.XS, err = s.SparseFeatureRows(n); err != nil {
+		var x *CSR
+		if x, err = s.SparseFeatureRows(n); err != nil {
 			return ds, err
 		}
+		ds.Features = SparseX(x)
 		ds.FeatDim = s.FeatDim
 	} else if s.FeatDim > 0 && o.Features == "" {
-		if ds.X, ds.release, err = s.features(); err != nil {
+		var x []float32
+		if x, ds.release, err = s.features(); err != nil {
 			return ds, err
 		}
+		ds.Features = DenseX(x, n, s.FeatDim)
 		ds.FeatDim = s.FeatDim
 	}
 	if s.HasLabels && o.Labels == "" {

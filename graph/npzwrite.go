@@ -215,13 +215,13 @@ func WriteNpzDataset(path string, ds *Dataset, ogb, compress bool) error {
 	if ogb {
 		feat, label = "node_feat", "node_label"
 	}
-	switch {
-	case ds.XS != nil && ogb:
+	switch l := ds.Features.Layout(); {
+	case l.Sparse() && ogb:
 		return fmt.Errorf("%s: the OGB layout has no sparse features: write the PyG-style file", path)
-	case ds.XS != nil:
-		data = append(data, sparseMembers(feat+"_", ds.XS)...)
+	case l.Sparse():
+		data = append(data, sparseMembers(feat+"_", &CSR{NumRows: l.Rows, NumCols: l.Cols, Ptr: l.Ptr, Idx: l.Idx, Val: l.Val})...)
 	case ds.FeatDim > 0:
-		data = append(data, NpyData{Name: feat, Shape: []int{n, ds.FeatDim}, Data: ds.X})
+		data = append(data, NpyData{Name: feat, Shape: []int{n, ds.FeatDim}, Data: l.Val})
 	}
 	var labels []NpyData
 	if ds.Labels != nil {

@@ -166,14 +166,18 @@ func findData(raw, base string, npy bool) string {
 // the node count when known (-1 otherwise), used to size the tables.
 func readOGBNodeData(ds *Dataset, featPath, labelPath string, n int) error {
 	var err error
+	var x []float32
 	switch {
 	case strings.HasSuffix(featPath, ".npy"):
-		ds.X, ds.FeatDim, err = readNpyFeatures(featPath, -1)
+		x, ds.FeatDim, err = readNpyFeatures(featPath, -1)
 	case featPath != "":
-		ds.X, ds.FeatDim, err = readFeatureCSV(featPath, n)
+		x, ds.FeatDim, err = readFeatureCSV(featPath, n)
 	}
 	if err != nil {
 		return err
+	}
+	if ds.FeatDim > 0 {
+		ds.Features = DenseX(x, len(x)/ds.FeatDim, ds.FeatDim)
 	}
 	switch {
 	case strings.HasSuffix(labelPath, ".npy"):
@@ -193,7 +197,7 @@ func readOGBNodeData(ds *Dataset, featPath, labelPath string, n int) error {
 func ogbNodeCount(n int, src, dst []int32, ds *Dataset, featPath, labelPath string) (int, error) {
 	rows := -1
 	if ds.FeatDim > 0 {
-		rows = len(ds.X) / ds.FeatDim
+		rows = ds.Features.Rows()
 	}
 	if n < 0 {
 		n = max(rows, len(ds.Labels))

@@ -47,8 +47,8 @@ func TestLoadOGBToy(t *testing.T) {
 	if ds.Name != "toy" || g.NumRows != 3 || !slices.Equal(g.Ptr, []int64{0, 1, 2, 3}) || !slices.Equal(g.Idx, []int32{2, 0, 1}) {
 		t.Errorf("graph %+v", g)
 	}
-	if ds.FeatDim != 2 || !slices.Equal(ds.X, []float32{1, 0.5, -2, 0.3, 0, 7}) {
-		t.Errorf("features %d %v", ds.FeatDim, ds.X)
+	if ds.FeatDim != 2 || !slices.Equal(xd(ds), []float32{1, 0.5, -2, 0.3, 0, 7}) {
+		t.Errorf("features %d %v", ds.FeatDim, xd(ds))
 	}
 	if !slices.Equal(ds.Labels, []int32{1, -1, 0}) || ds.NumClasses != 2 {
 		t.Errorf("labels %v classes %d", ds.Labels, ds.NumClasses)
@@ -73,8 +73,8 @@ func TestLoadOGBInferAndNpy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.NumNodes() != 4 || ds.FeatDim != 1 || !slices.Equal(ds.X, []float32{1, 2, 3, 4}) {
-		t.Errorf("n=%d X=%v", ds.NumNodes(), ds.X)
+	if ds.NumNodes() != 4 || ds.FeatDim != 1 || !slices.Equal(xd(ds), []float32{1, 2, 3, 4}) {
+		t.Errorf("n=%d X=%v", ds.NumNodes(), xd(ds))
 	}
 	if !slices.Equal(ds.Labels, []int32{3, -1, 0, 1}) || ds.NumClasses != 4 || ds.Train != nil {
 		t.Errorf("labels %v classes %d train %v", ds.Labels, ds.NumClasses, ds.Train)

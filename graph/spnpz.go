@@ -13,7 +13,7 @@ import (
 // and either indices and indptr (csr, csc) or row and col (coo). A PyG-style
 // dataset file may hold its feature matrix x the same way, as x_data,
 // x_indices, x_indptr and x_shape (CSR). Both are read into a canonical
-// sparse feature matrix (features.go); an archive member of dtype object (a
+// sparse feature matrix (feat_csr.go); an archive member of dtype object (a
 // pickle) is refused, never unpickled.
 
 // maxFormatBytes bounds the format member of a scipy archive (a few bytes).

@@ -158,24 +158,24 @@ func TestBagOfWordsNpz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.XS == nil || ds.X != nil || !slices.Equal(ds.XS.Idx, ds3.XS.Idx) || !slices.Equal(ds.XS.Val, ds3.XS.Val) {
+	if xs(ds) == nil || xd(ds) != nil || !slices.Equal(xs(ds).Idx, xs(ds3).Idx) || !slices.Equal(xs(ds).Val, xs(ds3).Val) {
 		t.Fatal("bag-of-words features missing or differing with the thread count")
 	}
-	if err := CheckSparseFeatures(ds.XS); err != nil {
+	if err := CheckSparseFeatures(xs(ds)); err != nil {
 		t.Fatal(err)
 	}
-	if d := FeatureDensity(ds.XS); d < 0.01 || d > 0.03 {
+	if d := FeatureDensity(xs(ds)); d < 0.01 || d > 0.03 {
 		t.Fatalf("density %g, want about 0.02", d)
 	}
 	inClass := 0 // words from the node's class vocabulary: 1/(1+noise) of them plus chance
 	for v := range ds.NumNodes() {
-		for k := ds.XS.Ptr[v]; k < ds.XS.Ptr[v+1]; k++ {
-			if ds.XS.Idx[k]%4 == ds.Labels[v] {
+		for k := xs(ds).Ptr[v]; k < xs(ds).Ptr[v+1]; k++ {
+			if xs(ds).Idx[k]%4 == ds.Labels[v] {
 				inClass++
 			}
 		}
 	}
-	if frac := float64(inClass) / float64(ds.XS.NNZ()); frac < 0.25+0.5/13 {
+	if frac := float64(inClass) / float64(xs(ds).NNZ()); frac < 0.25+0.5/13 {
 		t.Fatalf("%.3f of the words are in the node's class vocabulary", frac)
 	}
 	p := filepath.Join(t.TempDir(), "bow.npz")
@@ -186,7 +186,7 @@ func TestBagOfWordsNpz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.XS == nil || back.FeatDim != 500 || !slices.Equal(back.XS.Ptr, ds.XS.Ptr) || !slices.Equal(back.XS.Idx, ds.XS.Idx) || !slices.Equal(back.XS.Val, ds.XS.Val) {
+	if xs(back) == nil || back.FeatDim != 500 || !slices.Equal(xs(back).Ptr, xs(ds).Ptr) || !slices.Equal(xs(back).Idx, xs(ds).Idx) || !slices.Equal(xs(back).Val, xs(ds).Val) {
 		t.Fatal("the PyG-style file's x_* arrays do not load as the written features")
 	}
 }
@@ -214,13 +214,13 @@ func TestSparseFeaturesBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.XS == nil || back.X != nil || back.FeatDim != ds.FeatDim || !slices.Equal(back.XS.Ptr, ds.XS.Ptr) ||
-			!slices.Equal(back.XS.Idx, ds.XS.Idx) || !slices.Equal(back.XS.Val, ds.XS.Val) {
+		if xs(back) == nil || xd(back) != nil || back.FeatDim != ds.FeatDim || !slices.Equal(xs(back).Ptr, xs(ds).Ptr) ||
+			!slices.Equal(xs(back).Idx, xs(ds).Idx) || !slices.Equal(xs(back).Val, xs(ds).Val) {
 			t.Fatalf("%s: sparse features do not round-trip", spec)
 		}
 		back.Release()
 		for _, parts := range []int{1, 3, 7} {
-			if err := sparseRangesEqual(p, ds.XS, parts); err != nil {
+			if err := sparseRangesEqual(p, xs(ds), parts); err != nil {
 				t.Fatalf("%s: %d range readers: %v", spec, parts, err)
 			}
 		}
@@ -309,7 +309,7 @@ func TestSparseRangeRows(t *testing.T) {
 				for i := range ids {
 					ids[i] = int32(lo + i)
 				}
-				want := SparseRows(ds.XS, ids)
+				want := SparseRows(xs(ds), ids)
 				if !slices.Equal(got.Ptr, want.Ptr) || !slices.Equal(got.Idx, want.Idx) || !slices.Equal(got.Val, want.Val) {
 					t.Fatalf("%s: rows [%d,%d) differ", what, lo, hi)
 				}
@@ -319,7 +319,7 @@ func TestSparseRangeRows(t *testing.T) {
 	for _, f := range []string{"csr", "csc", "coo"} {
 		for _, z := range []bool{false, true} {
 			p := filepath.Join(dir, fmt.Sprintf("%s-%v.npz", f, z))
-			if err := WriteSparseNpzAs(p, ds.XS, f, z); err != nil {
+			if err := WriteSparseNpzAs(p, xs(ds), f, z); err != nil {
 				t.Fatal(err)
 			}
 			check(p, func() (*SparseRange, error) { return OpenSparseRange(p, ds.NumNodes()) }, f == "csr" && !z)
@@ -335,8 +335,8 @@ func TestSparseRangeRows(t *testing.T) {
 	}
 	defer src.Close()
 	check(pyg, src.SparseFeatureRange, true)
-	bad := *ds.XS
-	bad.Idx = slices.Clone(ds.XS.Idx)
+	bad := *xs(ds)
+	bad.Idx = slices.Clone(xs(ds).Idx)
 	bad.Idx[len(bad.Idx)-1] = -3
 	p := filepath.Join(dir, "bad.npz")
 	if err := WriteSparseNpz(p, &bad, false); err != nil {

@@ -54,7 +54,7 @@ func AttachSyntheticFeatures(ds *Dataset, dim, classes int, seed uint64) error {
 	ds.Labels = labels
 	ds.NumClasses = classes
 	ds.FeatDim = dim
-	ds.X = genFeatures(labels, classes, dim, defaultSpec().Noise, seed, 0)
+	ds.Features = DenseX(genFeatures(labels, classes, dim, defaultSpec().Noise, seed, 0), n, dim)
 	ds.Train, ds.Valid, ds.Test = genSplit(n, synthTrain, synthValid, synthTest, seed)
 	return nil
 }

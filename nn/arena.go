@@ -32,9 +32,9 @@ type arena struct {
 	bytes int64       // bytes allocated so far
 	lent  int         // buffers lent and not given back
 	work  dense.Work  // Gemm's scratch for the weight gradients
-	// sparse is the model's sparse input: gemm of its Matrix is a sparse
-	// product (features.go).
-	sparse *SparseInput
+	// input is the model's input: gemm of its Matrix is its kind's
+	// product (input.go).
+	input *Input
 }
 
 // Take returns a rows×cols matrix: the smallest free buffer that holds
@@ -102,8 +102,8 @@ func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float3
 		dense.Gemm(tA, tB, alpha, x, y, beta, c)
 		return
 	}
-	if a.sparse != nil && x == a.sparse.handle {
-		a.sparse.product(tA, tB, alpha, y, beta, c)
+	if a.input.isInput(x) {
+		a.input.k.product(&a.work, tA, tB, alpha, y, beta, c)
 		return
 	}
 	a.work.Gemm(tA, tB, alpha, x, y, beta, c)
@@ -111,12 +111,17 @@ func (a *arena) gemm(tA, tB bool, alpha float32, x, y *dense.Matrix, beta float3
 
 // inputGrad is a transform-first layer's input gradient dL/dx = p1·w1ᵀ
 // (+ p2·w2ᵀ when p2 is set), lent into *own: every row of x, the layer's
-// input; but when x is the model's sparse input with a dense term (label
-// propagation), only the term's rows, as a len(rows)×x.Cols matrix (row i
-// for input row rows[i]): the gradient of the other rows is never read,
-// and the whole of it would be as wide as the sparse columns.
+// input; but when x is the model's input and its kind computes the
+// gradient of a dense term's rows only (label propagation on sparse
+// features, inputKind.termRows), those rows, as a len(rows)×x.Cols matrix
+// (row i for input row rows[i]): the gradient of the other rows is never
+// read, and the whole of it would be as wide as the sparse columns.
 func (a *arena) inputGrad(own **dense.Matrix, x, p1, w1, p2, w2 *dense.Matrix) *dense.Matrix {
-	if a == nil || a.sparse == nil || x != a.sparse.handle || a.sparse.add == nil {
+	var rows []int32
+	if a != nil && a.input.isInput(x) {
+		rows = a.input.k.termRows()
+	}
+	if rows == nil {
 		gx := a.lend(own, x.Rows, x.Cols)
 		if p2 == nil {
 			a.gemm(false, true, 1, p1, w1, 0, gx)
@@ -125,7 +130,6 @@ func (a *arena) inputGrad(own **dense.Matrix, x, p1, w1, p2, w2 *dense.Matrix) *
 		}
 		return gx
 	}
-	rows := a.sparse.rows
 	gx := a.lend(own, len(rows), x.Cols)
 	r1 := a.gatherRows(p1, rows)
 	defer a.Give(r1)

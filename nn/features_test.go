@@ -85,11 +85,11 @@ func TestSparseInputModels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				si, err := NewSparseInput(xs, eng)
+				si, err := NewInput(graph.SparseX(xs), eng)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := ms.SetSparseInput(si); err != nil {
+				if err := ms.SetInput(si); err != nil {
 					t.Fatal(err)
 				}
 				x := xd
@@ -101,7 +101,7 @@ func TestSparseInputModels(t *testing.T) {
 							x.Row(int(v))[j] += a
 						}
 					}
-					if err := si.SetDenseRows(addRows, add); err != nil {
+					if err := si.SetTerm(addRows, add); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -176,11 +176,11 @@ func TestSparseInputNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	si, err := NewSparseInput(xs, eng)
+	si, err := NewInput(graph.SparseX(xs), eng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.TakesSparseInput() || m.SetSparseInput(si) == nil {
+	if m.TakesSparseInput() || m.SetInput(si) == nil {
 		t.Fatal("a propagate-first GCN layer took a sparse input")
 	}
 }

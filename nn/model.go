@@ -305,7 +305,7 @@ type Model struct {
 	stages []*hiddenAct // stages[i] after hidden layer i, when fused
 	body   body         // the row's own architecture (nil: the pipeline above)
 
-	sparse *SparseInput  // SetSparseInput's input (features.go), nil without
+	input  *Input        // SetInput's input (input.go), nil without
 	evalX  *dense.Matrix // SetEvalInput's matrix, nil without
 	evalAX *dense.Matrix // Â·evalX for the first layer, computed at the first evaluation Forward on evalX
 

@@ -168,11 +168,11 @@ func TestSAGEMaxEvalCacheAndSparse(t *testing.T) {
 			}
 			got.SetEvalInput(x)
 		} else {
-			si, err := NewSparseInput(xs, eng)
+			si, err := NewInput(graph.SparseX(xs), eng)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := got.SetSparseInput(si); err != nil {
+			if err := got.SetInput(si); err != nil {
 				t.Fatal(err)
 			}
 			x = si.Matrix()

@@ -136,15 +136,15 @@ func Write(dir string, ds *graph.Dataset, owner []int32, parts int, info MetaInf
 		if err != nil {
 			return err
 		}
-		if sh.XS != nil {
-			st.Parts[p].FeatNNZ = sh.XS.NNZ()
+		if sh.Features.Sparse() {
+			st.Parts[p].FeatNNZ = sh.Features.NNZ()
 		}
 		st.Parts[p].File, st.Parts[p].Bytes, st.Parts[p].CRC32C = name, size, sum
 	}
 	m := Meta{FormatVersion: FormatVersion, Dataset: ds.Name, Source: info.Source, Parts: parts,
 		Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
 		NumNodes: int64(ds.NumNodes()), NumEdges: ds.Graph.NNZ(), FeatDim: ds.FeatDim, NumClasses: ds.NumClasses,
-		HasLabels: ds.Labels != nil, Weighted: ds.Graph.Val != nil, SparseFeatures: ds.XS != nil, NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
+		HasLabels: ds.Labels != nil, Weighted: ds.Graph.Val != nil, SparseFeatures: ds.Features.Sparse(), NumTrain: int64(len(ds.Train)), NumValid: int64(len(ds.Valid)),
 		NumTest: int64(len(ds.Test)), Stats: *st}
 	if err := WriteMeta(tmp, &m); err != nil {
 		return err
@@ -164,12 +164,11 @@ func checkDataset(ds *graph.Dataset) error {
 		return fmt.Errorf("partition: %w", err)
 	}
 	n := ds.NumNodes()
-	if ds.XS != nil {
-		if ds.XS.NumRows != n || ds.XS.NumCols != ds.FeatDim {
-			return fmt.Errorf("partition: dataset has %d×%d sparse features for %d nodes × %d", ds.XS.NumRows, ds.XS.NumCols, n, ds.FeatDim)
-		}
-	} else if ds.FeatDim < 0 || len(ds.X) != n*ds.FeatDim {
-		return fmt.Errorf("partition: dataset has %d feature values for %d nodes × %d", len(ds.X), n, ds.FeatDim)
+	if ds.FeatDim < 0 {
+		return fmt.Errorf("partition: dataset has feature dimension %d", ds.FeatDim)
+	}
+	if err := ds.Features.CheckShape(n, ds.FeatDim); err != nil {
+		return fmt.Errorf("partition: dataset: %w", err)
 	}
 	if ds.Labels != nil && len(ds.Labels) != n {
 		return fmt.Errorf("partition: dataset has %d labels for %d nodes", len(ds.Labels), n)
@@ -308,10 +307,13 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	d := p0.FeatDim
 	out := &Shard{Rank: rank, Ranks: ranks, NumGlobalNodes: p0.NumGlobalNodes, Global: make([]int64, total),
 		FeatDim: d, NumClasses: p0.NumClasses, Split: make([]uint8, total)}
-	if p0.XS != nil {
-		out.XS = mergeSparse(parts, ref, d)
-	} else if d > 0 {
-		out.X = make([]float32, total*d)
+	feats := make([]graph.Features, len(parts))
+	for i, p := range parts {
+		feats[i] = p.Features
+	}
+	var err error
+	if out.Features, err = graph.MergeFeatures(feats, ref); err != nil {
+		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
 	if p0.Labels != nil {
 		out.Labels = make([]int32, total)
@@ -320,9 +322,6 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	for m, r := range ref {
 		p, j := parts[r[0]], int(r[1])
 		out.Global[m] = p.Global[j]
-		if out.X != nil {
-			copy(out.X[m*d:(m+1)*d], p.X[j*d:(j+1)*d])
-		}
 		if out.Labels != nil {
 			out.Labels[m] = p.Labels[j]
 		}
@@ -333,19 +332,6 @@ func merge(parts []*Shard, rank, ranks, k int) (*Shard, error) {
 	}
 	out.Local, out.Remote = mg.loc, mg.rem
 	return out, nil
-}
-
-// mergeSparse joins the sparse feature rows of parts in the merged order
-// ref.
-func mergeSparse(parts []*Shard, ref [][2]int32, d int) *graph.CSR {
-	out := &graph.CSR{NumRows: len(ref), NumCols: d, Ptr: make([]int64, 1, len(ref)+1)}
-	for _, r := range ref {
-		x, j := parts[r[0]].XS, int(r[1])
-		out.Idx = append(out.Idx, x.Idx[x.Ptr[j]:x.Ptr[j+1]]...)
-		out.Val = append(out.Val, x.Val[x.Ptr[j]:x.Ptr[j+1]]...)
-		out.Ptr = append(out.Ptr, int64(len(out.Idx)))
-	}
-	return out
 }
 
 // mergeOrder returns the merged local id of node j of part i (pos[i][j])

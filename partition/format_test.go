@@ -57,7 +57,7 @@ func TestWriteLoadNoLabelsNoFeatures(t *testing.T) {
 	for r := 0; r < 2; r++ {
 		got, err := Load(dir, r, 2)
 		mustNoErr(t, err)
-		if got.Labels != nil || got.X != nil {
+		if got.Labels != nil || graph.DenseData(got.Features) != nil {
 			t.Fatal("labels/features appeared")
 		}
 		mustNoErr(t, shardEqual(got, Split(ds, divide(owner, 2), r, 2), false))
@@ -215,7 +215,7 @@ func TestLoadBytesCoversShard(t *testing.T) {
 		for rank := range ranks {
 			sh, err := Load(dir, rank, ranks)
 			mustNoErr(t, err)
-			held := int64(8*len(sh.Global) + 4*len(sh.X) + 4*len(sh.Labels) + len(sh.Split) + 8*len(sh.Local.Ptr) +
+			held := int64(8*len(sh.Global) + 4*len(graph.DenseData(sh.Features)) + 4*len(sh.Labels) + len(sh.Split) + 8*len(sh.Local.Ptr) +
 				4*len(sh.Local.Idx) + 8*len(sh.Remote.Ptr) + 12*len(sh.Remote.Src))
 			if est := LoadBytes(m, rank, ranks); est < held {
 				t.Fatalf("rank %d of %d: estimate %d bytes, the shard holds %d", rank, ranks, est, held)
@@ -336,12 +336,12 @@ func loadOldVersion(t *testing.T, version int) {
 // their non-zeros, not their columns.
 func TestSparseFeatureParts(t *testing.T) {
 	ds := randomDataset(300, 4, 40, 3, true)
-	for i := range ds.X {
+	for i := range graph.DenseData(ds.Features) {
 		if i%7 != 0 {
-			ds.X[i] = 0
+			graph.DenseData(ds.Features)[i] = 0
 		}
 	}
-	ds.XS, ds.X = graph.SparseFeaturesOf(ds.X, ds.NumNodes(), ds.FeatDim), nil
+	ds.Features = graph.SparseX(graph.SparseFeaturesOf(graph.DenseData(ds.Features), ds.NumNodes(), ds.FeatDim))
 	dir, owner := writeRandom(t, ds, 4)
 	m, err := ReadMeta(dir)
 	mustNoErr(t, err)
@@ -355,13 +355,13 @@ func TestSparseFeatureParts(t *testing.T) {
 			if ranks == 4 {
 				mustNoErr(t, shardEqual(got, Split(ds, owner, r, 4), false))
 			}
-			if got.XS == nil || got.X != nil || got.XS.NumRows != len(got.Global) {
+			if graph.SparseMatrix(got.Features) == nil || graph.DenseData(got.Features) != nil || graph.SparseMatrix(got.Features).NumRows != len(got.Global) {
 				t.Fatalf("rank %d of %d: no sparse features", r, ranks)
 			}
 			for i, g := range got.Global {
-				row := ds.XS.Ptr[g+1] - ds.XS.Ptr[g]
-				if got.XS.Ptr[i+1]-got.XS.Ptr[i] != row {
-					t.Fatalf("rank %d of %d: row of node %d has %d entries, want %d", r, ranks, g, got.XS.Ptr[i+1]-got.XS.Ptr[i], row)
+				row := graph.SparseMatrix(ds.Features).Ptr[g+1] - graph.SparseMatrix(ds.Features).Ptr[g]
+				if graph.SparseMatrix(got.Features).Ptr[i+1]-graph.SparseMatrix(got.Features).Ptr[i] != row {
+					t.Fatalf("rank %d of %d: row of node %d has %d entries, want %d", r, ranks, g, graph.SparseMatrix(got.Features).Ptr[i+1]-graph.SparseMatrix(got.Features).Ptr[i], row)
 				}
 			}
 		}

@@ -32,9 +32,9 @@ func randomDataset(n, deg, featDim int, seed uint64, sorted bool) *graph.Dataset
 		g.SortRows()
 	}
 	ds := &graph.Dataset{Name: fmt.Sprintf("random-%d", n), Graph: g, FeatDim: featDim,
-		X: make([]float32, n*featDim), Labels: make([]int32, n), NumClasses: 5}
-	for i := range ds.X {
-		ds.X[i] = rng.Float32()
+		Features: graph.DenseX(make([]float32, n*featDim), n, featDim), Labels: make([]int32, n), NumClasses: 5}
+	for i := range graph.DenseData(ds.Features) {
+		graph.DenseData(ds.Features)[i] = rng.Float32()
 	}
 	for v := 0; v < n; v++ {
 		ds.Labels[v] = int32(rng.IntN(6)) - 1
@@ -61,9 +61,9 @@ func shardEqual(a, b *Shard, rowsAsSets bool) error {
 	switch {
 	case !slices.Equal(a.Global, b.Global):
 		return fmt.Errorf("global ids differ")
-	case !slices.Equal(a.X, b.X):
+	case !slices.Equal(graph.DenseData(a.Features), graph.DenseData(b.Features)):
 		return fmt.Errorf("features differ")
-	case (a.XS == nil) != (b.XS == nil) || (a.XS != nil && (!slices.Equal(a.XS.Ptr, b.XS.Ptr) || !slices.Equal(a.XS.Idx, b.XS.Idx) || !slices.Equal(a.XS.Val, b.XS.Val))):
+	case (graph.SparseMatrix(a.Features) == nil) != (graph.SparseMatrix(b.Features) == nil) || (graph.SparseMatrix(a.Features) != nil && (!slices.Equal(graph.SparseMatrix(a.Features).Ptr, graph.SparseMatrix(b.Features).Ptr) || !slices.Equal(graph.SparseMatrix(a.Features).Idx, graph.SparseMatrix(b.Features).Idx) || !slices.Equal(graph.SparseMatrix(a.Features).Val, graph.SparseMatrix(b.Features).Val))):
 		return fmt.Errorf("sparse features differ")
 	case (a.Labels == nil) != (b.Labels == nil) || !slices.Equal(a.Labels, b.Labels):
 		return fmt.Errorf("labels differ")

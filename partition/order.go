@@ -346,11 +346,8 @@ func (s *Shard) Reorder(perm []int32) error {
 	s.Global = permuted(s.Global, perm)
 	s.Labels = permuted(s.Labels, perm)
 	s.Split = permuted(s.Split, perm)
-	if d := s.FeatDim; d > 0 && len(s.X) == n*d {
-		permuteRows(s.X, d, perm)
-	}
-	if s.XS != nil {
-		s.XS = graph.PermuteSparseRows(s.XS, perm)
+	if s.Features.Rows() == n {
+		s.Features.Permute(perm)
 	}
 	s.Local = permuteCSR(s.Local, perm, inv)
 	if r := s.Remote; len(r.Ptr) == n+1 {
@@ -381,30 +378,6 @@ func permuted[T any](a []T, perm []int32) []T {
 		b[i] = a[v]
 	}
 	return b
-}
-
-// permuteRows moves row perm[i] of the row-major x (d columns) to row i,
-// in place: it follows the permutation's cycles with one row of scratch.
-func permuteRows(x []float32, d int, perm []int32) {
-	done := make([]bool, len(perm))
-	tmp := make([]float32, d)
-	for i := range perm {
-		if done[i] || int(perm[i]) == i {
-			continue
-		}
-		copy(tmp, x[i*d:(i+1)*d])
-		j := i
-		for {
-			done[j] = true
-			k := int(perm[j])
-			if k == i {
-				copy(x[j*d:(j+1)*d], tmp)
-				break
-			}
-			copy(x[j*d:(j+1)*d], x[k*d:(k+1)*d])
-			j = k
-		}
-	}
 }
 
 // permuteCSR returns the square g with row perm[i] at i and column ids

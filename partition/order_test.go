@@ -10,7 +10,10 @@ import (
 // cloneShard deep-copies the parts of s that Reorder changes.
 func cloneShard(s *Shard) *Shard {
 	c := *s
-	c.Global, c.X, c.Labels, c.Split = slices.Clone(s.Global), slices.Clone(s.X), slices.Clone(s.Labels), slices.Clone(s.Split)
+	c.Global, c.Labels, c.Split = slices.Clone(s.Global), slices.Clone(s.Labels), slices.Clone(s.Split)
+	if x := graph.DenseData(s.Features); x != nil { // Reorder permutes dense rows in place
+		c.Features = graph.DenseX(slices.Clone(x), len(s.Global), s.FeatDim)
+	}
 	l := *s.Local
 	l.Ptr, l.Idx, l.Val = slices.Clone(l.Ptr), slices.Clone(l.Idx), slices.Clone(l.Val)
 	c.Local = &l
@@ -57,7 +60,7 @@ func TestReorder(t *testing.T) {
 			mustNoErr(t, r.Reorder(perm))
 			for i, old := range perm {
 				if r.Global[i] != s.Global[old] || r.Labels[i] != s.Labels[old] || r.Split[i] != s.Split[old] ||
-					!slices.Equal(r.X[i*s.FeatDim:(i+1)*s.FeatDim], s.X[int(old)*s.FeatDim:(int(old)+1)*s.FeatDim]) {
+					!slices.Equal(graph.DenseData(r.Features)[i*s.FeatDim:(i+1)*s.FeatDim], graph.DenseData(s.Features)[int(old)*s.FeatDim:(int(old)+1)*s.FeatDim]) {
 					t.Fatalf("shard %d %s: node data of local %d (was %d) differs", si, order, i, old)
 				}
 				var got, want []int64

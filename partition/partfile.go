@@ -113,11 +113,10 @@ func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, 
 		if sh.Weighted() {
 			flags |= flagWeighted
 		}
-		xs := sh.XS
-		if xs != nil {
+		x, xs := sh.Features.Layout(), graph.FeatureLayout{} // dense rows in one section, CSR rows in three
+		if x.Sparse() {
 			flags |= flagSparse
-		} else {
-			xs = &graph.CSR{}
+			x, xs = graph.FeatureLayout{}, x
 		}
 		var h [partHeaderSize]byte
 		partFormat.PutPrefix(h[:])
@@ -129,7 +128,7 @@ func writePart(path string, sh *Shard, hasLabels bool) (size int64, sum uint32, 
 		binary.LittleEndian.PutUint32(h[80:], container.Checksum(h[:80]))
 		w.Write(h[:])
 		container.WriteSection(w, secGlobal, sh.Global)
-		container.WriteSection(w, secFeatures, sh.X)
+		container.WriteSection(w, secFeatures, x.Val)
 		container.WriteSection(w, secLabels, sh.Labels)
 		container.WriteSection(w, secSplit, sh.Split)
 		container.WriteSection(w, secLocalPtr, sh.Local.Ptr)
@@ -251,7 +250,8 @@ func readPartSections(pr *container.Reader, m *Meta, p int, h partHeader) (*Shar
 	if n > 0 && nx/n > pr.Left()/4/n {
 		return nil, &container.SectionError{Section: sectionNames[secFeatures], Msg: fmt.Sprintf("%d×%d features cannot fit in the file", n, d)}
 	}
-	if sh.X, err = readSection[float32](pr, secFeatures, nx); err != nil {
+	x, err := readSection[float32](pr, secFeatures, nx)
+	if err != nil {
 		return nil, err
 	}
 	if sh.Labels, err = readSection[int32](pr, secLabels, nlab); err != nil {
@@ -289,8 +289,8 @@ func readPartSections(pr *container.Reader, m *Meta, p int, h partHeader) (*Shar
 	if pr.Left() != 0 {
 		return nil, &container.SectionError{Section: "end", Msg: fmt.Sprintf("%d trailing bytes after the last section", pr.Left())}
 	}
-	if d == 0 || h.sparse {
-		sh.X = nil // as Split leaves it
+	if d > 0 && !h.sparse {
+		sh.Features = graph.DenseX(x, int(n), int(d))
 	}
 	if !m.HasLabels {
 		sh.Labels = nil
@@ -345,7 +345,7 @@ func readSparseFeatures(pr *container.Reader, sh *Shard, h partHeader) error {
 		return err
 	}
 	if h.sparse {
-		sh.XS = &graph.CSR{NumRows: int(h.n), NumCols: int(h.d), Ptr: ptr, Idx: idx, Val: val}
+		sh.Features = graph.SparseX(&graph.CSR{NumRows: int(h.n), NumCols: int(h.d), Ptr: ptr, Idx: idx, Val: val})
 	}
 	return nil
 }
@@ -366,15 +366,11 @@ func checkShard(sh *Shard) error {
 			return fmt.Errorf("node %d (global %d) has label %d outside [-1,%d)", v, sh.Global[v], y, sh.NumClasses)
 		}
 	}
-	if sh.XS != nil {
-		if err := graph.CheckSparseFeatures(sh.XS); err != nil {
-			return fmt.Errorf("sparse features: %v", err)
+	if err := sh.Features.Check(); err != nil {
+		if fe, ok := graph.AsFeatureError(err); ok && fe.Row < n {
+			return fmt.Errorf("%s features of node %d: %v", sh.Features.Kind(), sh.Global[fe.Row], err)
 		}
-	}
-	for i, x := range sh.X {
-		if x-x != 0 {
-			return fmt.Errorf("feature [%d,%d] of node %d is %v", i/sh.FeatDim, i%sh.FeatDim, sh.Global[i/sh.FeatDim], x)
-		}
+		return fmt.Errorf("%s features: %v", sh.Features.Kind(), err)
 	}
 	for v, b := range sh.Split {
 		if b&^(graph.InTrain|graph.InValid|graph.InTest) != 0 || b&(b-1) != 0 {

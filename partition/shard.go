@@ -13,9 +13,8 @@ type Shard struct {
 	Global         []int64 // global ids of owned nodes, ascending as split or loaded (Reorder permutes them); local id = index
 
 	FeatDim    int
-	X          []float32  // len(Global)×FeatDim; nil when XS holds the features
-	XS         *graph.CSR // sparse features, len(Global)×FeatDim (graph/features.go), or nil
-	Labels     []int32    // -1 = unlabelled
+	Features   graph.Features // len(Global)×FeatDim in one storage kind (graph/featstore.go); none when FeatDim is 0
+	Labels     []int32        // -1 = unlabelled
 	NumClasses int
 	Split      []uint8 // graph.InTrain|InValid|InTest bits
 

@@ -62,11 +62,7 @@ func (s *splitter) shard(p int) *Shard {
 	n := len(nodes)
 	sh := &Shard{Rank: p, Ranks: s.parts, NumGlobalNodes: int64(ds.NumNodes()),
 		Global: make([]int64, n), FeatDim: ds.FeatDim, NumClasses: ds.NumClasses, Split: make([]uint8, n)}
-	if ds.XS != nil {
-		sh.XS = graph.SparseRows(ds.XS, nodes)
-	} else if ds.FeatDim > 0 {
-		sh.X = make([]float32, n*ds.FeatDim)
-	}
+	sh.Features = ds.Features.Select(nodes)
 	if ds.Labels != nil {
 		sh.Labels = make([]int32, n)
 	}
@@ -86,12 +82,8 @@ func (s *splitter) shard(p int) *Shard {
 	if g.Val != nil {
 		loc.Val, rem.Val = make([]float32, 0, nloc), make([]float32, 0, nrem)
 	}
-	d := ds.FeatDim
 	for i, v := range nodes {
 		sh.Global[i] = int64(v)
-		if d > 0 && sh.XS == nil {
-			copy(sh.X[i*d:(i+1)*d], ds.X[int(v)*d:(int(v)+1)*d])
-		}
 		if sh.Labels != nil {
 			sh.Labels[i] = ds.Labels[v]
 		}

@@ -39,7 +39,7 @@ func TestSplitInvariants(t *testing.T) {
 			}
 			for i, gv := range sh.Global {
 				v := int(gv)
-				if !slices.Equal(sh.X[i*3:i*3+3], ds.X[v*3:v*3+3]) || sh.Labels[i] != ds.Labels[v] || sh.Split[i] != mask[v] {
+				if !slices.Equal(graph.DenseData(sh.Features)[i*3:i*3+3], graph.DenseData(ds.Features)[v*3:v*3+3]) || sh.Labels[i] != ds.Labels[v] || sh.Split[i] != mask[v] {
 					t.Fatalf("part %d node %d: data not copied", p, v)
 				}
 				row := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
@@ -84,7 +84,7 @@ func TestSplitKeepsRowOrder(t *testing.T) {
 	owner := Random(200, 3, 1)
 	for p := 0; p < 3; p++ {
 		sh := Split(ds, owner, p, 3)
-		if sh.X != nil {
+		if graph.DenseData(sh.Features) != nil {
 			t.Fatal("FeatDim 0 should give nil X")
 		}
 		for i := range sh.Global {

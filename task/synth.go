@@ -37,15 +37,16 @@ func Synthesize(ds *graph.Dataset, kind string, tasks int, seed uint64) (*Table,
 	}
 	score := make([]float64, n*tasks)
 	h := make([]float64, f)
+	buf := make([]float32, f)
 	for v := range n {
 		clear(h)
 		for _, u := range ds.Graph.Idx[ds.Graph.Ptr[v]:ds.Graph.Ptr[v+1]] {
-			for k, x := range ds.X[int(u)*f : (int(u)+1)*f] {
+			for k, x := range ds.Features.Row(int(u), buf) {
 				h[k] += float64(x)
 			}
 		}
 		deg := float64(max(ds.Graph.Ptr[v+1]-ds.Graph.Ptr[v], 1))
-		for k, x := range ds.X[v*f : (v+1)*f] {
+		for k, x := range ds.Features.Row(v, buf) {
 			h[k] = h[k]/deg + float64(x)
 		}
 		c := int(ds.Labels[v]) + 1 // unlabelled nodes: offset row 0

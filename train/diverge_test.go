@@ -289,10 +289,10 @@ func TestMetricsSharedFileRefused(t *testing.T) {
 func TestDivergenceBlamesHugeFeatures(t *testing.T) {
 	base := cora(t)
 	huge := *base
-	huge.X = slices.Clone(base.X)
+	huge.Features = graph.DenseX(slices.Clone(graph.DenseData(base.Features)), base.NumNodes(), base.FeatDim)
 	for v := range 20 { // whole rows: their products overflow in any order of summation
 		for j := range huge.FeatDim {
-			huge.X[v*huge.FeatDim+j] = 3e38
+			graph.DenseData(huge.Features)[v*huge.FeatDim+j] = 3e38
 		}
 	}
 	for _, tc := range []struct {

@@ -187,28 +187,24 @@ func loadModel(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c
 	return model, eng, nil
 }
 
-// evalInput returns the model's input: the features (sparse ones given to
-// model as its sparse input, on engine eng, unless its first layer would
-// aggregate them: then dense for the one pass), with the training labels
-// embedded by the checkpoint's label propagation when it has one.
+// evalInput returns the model's input: the features as an nn.Input on
+// engine eng (sparse ones dense for the one pass when the model's first
+// layer would aggregate them), with the training labels embedded by the
+// checkpoint's label propagation when it has one.
 func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c comm.Comm, trainRows []int32, model *nn.Model, eng *aggr.Engine) (*dense.Matrix, error) {
-	var sparse *nn.SparseInput
-	x := &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
-	switch {
-	case s.XS != nil && model.TakesSparseInput():
-		var err error
-		if sparse, err = nn.NewSparseInput(s.XS, eng); err == nil {
-			err = model.SetSparseInput(sparse)
-		}
-		if err != nil {
-			return nil, err
-		}
-		x = sparse.Matrix()
-	case s.XS != nil:
-		x.Data = graph.DenseFeatures(s.XS)
+	f := s.Features
+	if nn.TransformsFirst(f) && !model.TakesSparseInput() {
+		f = f.Dense() // for the one pass
+	}
+	in, err := nn.NewInput(f, eng)
+	if err == nil {
+		err = model.SetInput(in)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if ck.LabelProp <= 0 {
-		return x, nil
+		return in.Matrix(), nil
 	}
 	lp, err := labelprop.New(ck.LabelProp, ck.Model.Out, s.FeatDim, s.Labels, trainRows, 0, c.Rank())
 	if err != nil {
@@ -219,11 +215,11 @@ func evalInput(ck *Checkpoint, saved map[string][]float32, s *partition.Shard, c
 		return nil, fmt.Errorf("checkpoint trained with label propagation lacks %s", lp.Param().Name)
 	}
 	copy(lp.Param().W, w)
-	if sparse != nil {
-		rows, term := lp.EvalTerm()
-		return x, sparse.SetDenseRows(rows, term)
+	rows, term := lp.EvalTerm()
+	if err := in.SetTerm(rows, term); err != nil {
+		return nil, err
 	}
-	return lp.EvalInput(x), nil
+	return in.Matrix(), nil
 }
 
 // gatherOutputs gathers the rows out asks for (the last hidden layer's,

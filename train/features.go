@@ -5,69 +5,59 @@ import (
 
 	"github.com/supergcn/supergcn/aggr"
 	"github.com/supergcn/supergcn/dense"
-	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 )
 
 // featureValues are the stored values of s's features (the non-zeros when
 // sparse), for their largest magnitude.
-func featureValues(s *partition.Shard) []float32 {
-	if s.XS != nil {
-		return s.XS.Val
-	}
-	return s.X
-}
+func featureValues(s *partition.Shard) []float32 { return s.Features.Values() }
 
-// useSparseInput gives the model the shard's sparse features (nothing for
-// dense ones): t.x becomes the SparseInput's matrix. A model whose first
-// layer would aggregate its input (narrower than the layer) gets the
-// features dense instead, with a line in the log.
-func (t *trainer) useSparseInput() error {
+// useInput gives the model the shard's features as its input (nn.Input):
+// t.x becomes its matrix. Features the model cannot read as they are
+// stored (sparse ones, when its first layer would aggregate them before
+// transforming them: nn.TransformsFirst) are stored dense first, with a
+// line in the log.
+func (t *trainer) useInput() error {
 	s := t.shard
-	if s.XS == nil {
-		return nil
-	}
-	if !t.model.TakesSparseInput() {
+	if nn.TransformsFirst(s.Features) && !t.model.TakesSparseInput() {
 		if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet {
 			fmt.Fprintf(t.cfg.Log, "features: %d sparse columns stored dense: the model's first layer aggregates them before transforming them (they are narrower than it), or its body reads a dense input\n", s.FeatDim)
 		}
-		s.X, s.XS = graph.DenseFeatures(s.XS), nil
-		t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
-		return nil
+		s.Features = s.Features.Dense()
 	}
-	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.cfg.Model.Precision == "bf16" {
+	if t.c.Rank() == 0 && t.cfg.Log != nil && !t.cfg.Quiet && t.cfg.Model.Precision == "bf16" && s.Features.Sparse() {
 		fmt.Fprintf(t.cfg.Log, "features: sparse: the first layer's products with them (X·W, Xᵀ·G) run in fp32 (sparse × dense, no bf16 kernel); the other dense products in bf16\n")
 	}
 	eng, err := aggr.New(t.cfg.Threads, t.cfg.Kernel)
 	if err != nil {
 		return err
 	}
-	if t.sparse, err = nn.NewSparseInput(s.XS, eng); err != nil {
+	if t.input, err = nn.NewInput(s.Features, eng); err != nil {
 		return err
 	}
-	t.x = t.sparse.Matrix()
-	return t.model.SetSparseInput(t.sparse)
+	t.x = t.input.Matrix()
+	return t.model.SetInput(t.input)
 }
 
 // lpTrainInput is the training input with label propagation: the features
-// with the epoch's embedded labels, and the supervised rows.
+// with the epoch's embedded labels (the input's dense term), and the
+// supervised rows.
 func (t *trainer) lpTrainInput(epoch int) (*dense.Matrix, []int32, error) {
-	if t.sparse == nil {
-		x, sup := t.lp.TrainInput(t.x, epoch)
-		return x, sup, nil
-	}
 	rows, term, sup := t.lp.TrainTerm(epoch)
-	return t.x, sup, t.sparse.SetDenseRows(rows, term)
+	if err := t.input.SetTerm(rows, term); err != nil {
+		return nil, nil, err
+	}
+	return t.input.Matrix(), sup, nil
 }
 
 // lpEvalInput is the evaluation input with label propagation.
 func (t *trainer) lpEvalInput() (*dense.Matrix, error) {
-	if t.sparse == nil {
-		return t.lp.EvalInput(t.x), nil
-	}
 	rows, term := t.lp.EvalTerm()
-	return t.x, t.sparse.SetDenseRows(rows, term)
+	if err := t.input.SetTerm(rows, term); err != nil {
+		return nil, err
+	}
+	return t.input.Matrix(), nil
 }
 
 // memoryConfig is the model whose memory schedule (nn.Config.Memory) a
@@ -76,19 +66,8 @@ func (t *trainer) lpEvalInput() (*dense.Matrix, error) {
 // (no dropped copy of X, no input gradient but label propagation's, which
 // estimate counts).
 func memoryConfig(mc nn.Config, s *partition.Shard) nn.Config {
-	if s.XS != nil {
+	if s.Features.Sparse() {
 		mc.In = max(mc.Hidden, mc.Out)
 	}
 	return mc
-}
-
-// sparseInputBytes is what nn.SparseInput adds to the shard's sparse
-// features: the values of the pass, Xᵀ (offsets, ids, values and those
-// without dropout) and the entries' positions in Xᵀ.
-func sparseInputBytes(s *partition.Shard) int64 {
-	if s.XS == nil {
-		return 0
-	}
-	nnz := s.XS.NNZ()
-	return 4*nnz + graph.SparseFeatureBytes(s.FeatDim, nnz) + 4*nnz + 8*nnz
 }

@@ -14,7 +14,7 @@ import (
 // sparseCora is Cora (row-normalised) with its features stored sparse.
 func sparseCora(t testing.TB) *graph.Dataset {
 	ds := *cora(t)
-	ds.XS, ds.X = graph.SparseFeaturesOf(ds.X, ds.NumNodes(), ds.FeatDim), nil
+	ds.Features = graph.SparseX(graph.SparseFeaturesOf(graph.DenseData(ds.Features), ds.NumNodes(), ds.FeatDim))
 	return &ds
 }
 
@@ -68,7 +68,7 @@ func TestSparseEvalEqualsDense(t *testing.T) {
 				err := comm.RunGroup(p, func(c comm.Comm) error {
 					s := partition.Split(d, owner, c.Rank(), p)
 					sc, err := EvaluateWith(ck, s, c, 1, "", want)
-					if err == nil && d == sp && (s.XS == nil || s.X != nil) {
+					if err == nil && d == sp && (graph.SparseMatrix(s.Features) == nil || graph.DenseData(s.Features) != nil) {
 						err = fmt.Errorf("rank %d: the shard's features were densified", c.Rank())
 					}
 					if c.Rank() == 0 {

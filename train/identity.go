@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/comm"
+	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/mix"
 	"github.com/supergcn/supergcn/partition"
 )
@@ -17,6 +18,7 @@ import (
 // whether a run trains on the data it was written from.
 func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 	var nodes, edges uint64 // wrapping sums of per-node and per-edge hashes
+	x := s.Features.Layout()
 	for v, g := range s.Global {
 		h := mix.Mix64(uint64(g) + 0x51ed27)
 		if s.Labels != nil {
@@ -25,19 +27,8 @@ func DataIdentity(s *partition.Shard, c comm.Comm) (string, error) {
 		if s.Split != nil {
 			h = mix.Mix64(h ^ uint64(s.Split[v])<<40)
 		}
-		if s.XS != nil { // the non-zeros with their columns: a sparse run has its own identity
-			f := uint64(0x84222325cbf29ce4)
-			for k := s.XS.Ptr[v]; k < s.XS.Ptr[v+1]; k++ {
-				f = (f ^ uint64(s.XS.Idx[k])<<32 ^ uint64(math.Float32bits(s.XS.Val[k]))) * 0x100000001b3
-			}
-			h = mix.Mix64(h ^ f)
-		} else if s.FeatDim > 0 {
-			row := s.X[v*s.FeatDim : (v+1)*s.FeatDim]
-			f := uint64(0xcbf29ce484222325)
-			for _, x := range row {
-				f = (f ^ uint64(math.Float32bits(x))) * 0x100000001b3
-			}
-			h = mix.Mix64(h ^ f)
+		if s.FeatDim > 0 {
+			h = mix.Mix64(h ^ rowHash(x, v))
 		}
 		nodes += h
 		if s.Local != nil {
@@ -87,4 +78,22 @@ func edgeHash(dst, src int64) uint64 {
 		return mix.Mix64(uint64(dst)<<32 | uint64(src))
 	}
 	return mix.Mix64(mix.Mix64(uint64(dst)^0x6c8e9cf570932bd5) ^ uint64(src))
+}
+
+// rowHash hashes row v of the features: the values of dense rows, the
+// non-zeros with their columns of sparse ones (a sparse run has its own
+// identity).
+func rowHash(x graph.FeatureLayout, v int) uint64 {
+	if x.Sparse() {
+		f, val := uint64(0x84222325cbf29ce4), x.RowVal(v)
+		for k, j := range x.RowIdx(v) {
+			f = (f ^ uint64(j)<<32 ^ uint64(math.Float32bits(val[k]))) * 0x100000001b3
+		}
+		return f
+	}
+	f := uint64(0xcbf29ce484222325)
+	for _, e := range x.RowVal(v) {
+		f = (f ^ uint64(math.Float32bits(e))) * 0x100000001b3
+	}
+	return f
 }

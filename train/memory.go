@@ -44,7 +44,7 @@ func estimate(mc nn.Config, labelProp bool, s *partition.Shard) int64 {
 	if labelProp {
 		params += int64(mc.In) * int64(mc.Out)
 		in = rows * int64(mc.In) // the input with the label embedding added
-		if s.XS != nil {         // sparse: the term on the training rows, its dropped copy, its dropout scales and gradient
+		if s.Features.Sparse() { // sparse: the term on the training rows, its dropped copy, its dropout scales and gradient
 			in = 4 * trainRows(s) * int64(mc.In)
 		}
 	} else if aggregatesInput(mc) {
@@ -52,7 +52,7 @@ func estimate(mc nn.Config, labelProp bool, s *partition.Shard) int64 {
 	}
 	m := memoryConfig(mc, s).Memory()
 	values := 5*params + in + rows*int64(mc.Out) + rows*m.Row + edges*m.Edge + halo*m.Halo
-	return 4*values + 8*edges + sparseInputBytes(s) // and the operator's copy of the graph (ids and weights)
+	return 4*values + 8*edges + nn.InputBytes(s.Features) // and the operator's copy of the graph (ids and weights)
 }
 
 // receivedRows bounds the rows a rank receives in one exchange under hybrid

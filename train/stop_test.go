@@ -107,8 +107,8 @@ func TestDataIdentity(t *testing.T) {
 		t.Fatalf("identity on 3 ranks %s, on one %s", three, one)
 	}
 	mod := *ds
-	mod.X = append([]float32(nil), ds.X...)
-	mod.X[12345] += 0.5
+	mod.Features = graph.DenseX(append([]float32(nil), graph.DenseData(ds.Features)...), ds.NumNodes(), ds.FeatDim)
+	graph.DenseData(mod.Features)[12345] += 0.5
 	if id(&mod, 2) == one {
 		t.Fatal("a changed feature keeps the identity")
 	}
@@ -140,9 +140,9 @@ func TestResumeRefusesOtherData(t *testing.T) {
 	distributed(t, ds, partition.Random(ds.NumNodes(), 2, 1), 2, saved)
 	cfg := saved
 	other := *ds
-	other.X = append([]float32(nil), ds.X...)
-	for i := range other.X[:ds.FeatDim] {
-		other.X[i] = 1 - other.X[i]
+	other.Features = graph.DenseX(append([]float32(nil), graph.DenseData(ds.Features)...), ds.NumNodes(), ds.FeatDim)
+	for i := range graph.DenseData(other.Features)[:ds.FeatDim] {
+		graph.DenseData(other.Features)[i] = 1 - graph.DenseData(other.Features)[i]
 	}
 	c := kipfConfig("gcn", 6, 6, 0.5)
 	c.ResumePath = cfg.SavePath

@@ -148,17 +148,17 @@ func Run(cfg Config, s *partition.Shard, c comm.Comm) (*Result, error) {
 }
 
 type trainer struct {
-	cfg    Config
-	shard  *partition.Shard
-	c      comm.Comm
-	prop   *exchange.Propagator
-	model  *nn.Model
-	opt    *nn.Adam
-	x      *dense.Matrix
-	sparse *nn.SparseInput // the sparse features (features.go), nil for dense ones
-	lp     *labelprop.Embedding
-	kind   task.Kind // the task's table row
-	task   task.Task // the task on this shard
+	cfg   Config
+	shard *partition.Shard
+	c     comm.Comm
+	prop  *exchange.Propagator
+	model *nn.Model
+	opt   *nn.Adam
+	x     *dense.Matrix
+	input *nn.Input // the features as the model's input (features.go: useInput)
+	lp    *labelprop.Embedding
+	kind  task.Kind // the task's table row
+	task  task.Task // the task on this shard
 
 	trainRows, validRows, testRows []int32
 	nTrain, nValid, nTest          int64    // global counts
@@ -217,7 +217,6 @@ func newTrainer(cfg Config, s *partition.Shard, c comm.Comm) (*trainer, error) {
 	if err := t.buildTask(); err != nil {
 		return nil, err
 	}
-	t.x = &dense.Matrix{Rows: len(s.Global), Cols: s.FeatDim, Data: s.X}
 	fm := []float64{maxAbs(featureValues(s))}
 	if err := c.AllreduceMaxF64(fm); err != nil {
 		return nil, err
@@ -395,7 +394,7 @@ func (t *trainer) buildModel(mc nn.Config) error {
 		err = t.model.SetKernel(cfg.Kernel)
 	}
 	if err == nil {
-		err = t.useSparseInput()
+		err = t.useInput()
 	}
 	if err != nil {
 		return err
@@ -872,7 +871,7 @@ func (t *trainer) trainStep(epoch int) (lossSum float64, code float64, nSup int6
 		return 0, 0, 0, diverged(epoch, err)
 	}
 	switch {
-	case t.lp != nil && t.sparse != nil: // the embedded rows' gradient only (nn.SparseInput)
+	case t.lp != nil && t.input.TermGradRows(): // the embedded rows' gradient only (nn.Input.SetTerm)
 		t.lp.BackwardRows(gx)
 	case t.lp != nil:
 		t.lp.Backward(gx)

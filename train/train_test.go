@@ -32,7 +32,7 @@ func cora(t testing.TB) *graph.Dataset {
 		coraDS, coraErr = graph.Load(dir, graph.LoadOptions{})
 		if coraErr == nil {
 			coraDS.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(coraDS.Graph)))
-			graph.RowNormalize(coraDS.X, coraDS.FeatDim)
+			graph.RowNormalize(graph.DenseData(coraDS.Features), coraDS.FeatDim)
 		}
 	})
 	if coraErr != nil {
@@ -223,7 +223,7 @@ func narrowCora(t testing.TB, dim int) *graph.Dataset {
 	}
 	x := make([]float32, n*dim)
 	for v := range n {
-		for k, a := range ds.X[v*f : (v+1)*f] {
+		for k, a := range graph.DenseData(ds.Features)[v*f : (v+1)*f] {
 			if a != 0 {
 				for j := range dim {
 					x[v*dim+j] += a * proj[k*dim+j]
@@ -231,7 +231,7 @@ func narrowCora(t testing.TB, dim int) *graph.Dataset {
 			}
 		}
 	}
-	ds.X, ds.FeatDim = x, dim
+	ds.Features, ds.FeatDim = graph.DenseX(x, n, dim), dim
 	return &ds
 }
 

@@ -183,7 +183,7 @@ func TestCLIBadInputsFailCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds.X[3] = float32(math.NaN())
+	graph.DenseData(ds.Features)[3] = float32(math.NaN())
 	if err := graph.WriteBinary(nanSGB, ds); err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestBenchSgbReader(t *testing.T) {
 		}
 	}
 	var xSum float64
-	for _, v := range ds.X {
+	for _, v := range graph.DenseData(ds.Features) {
 		xSum += float64(v)
 	}
 	want := fmt.Sprintf("%d %d %d %d %d %d %d %d %d %.3f", ds.Graph.NumRows, ds.Graph.NNZ(), ds.FeatDim, ds.NumClasses,

@@ -52,8 +52,8 @@ func cmdGen(args []string, out io.Writer) error {
 		return err
 	}
 	feats := fmt.Sprintf("%d features", ds.FeatDim)
-	if ds.XS != nil {
-		feats = fmt.Sprintf("%d sparse features (%d non-zeros)", ds.FeatDim, ds.XS.NNZ())
+	if ds.Features.Sparse() {
+		feats = fmt.Sprintf("%d sparse features (%d non-zeros)", ds.FeatDim, ds.Features.NNZ())
 	}
 	if strings.HasSuffix(strings.ToLower(*path), ".npz") {
 		err = graph.WriteNpzDataset(*path, ds, false, false)

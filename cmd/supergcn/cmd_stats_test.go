@@ -29,7 +29,7 @@ func statsDataset(t *testing.T) (string, *graph.Dataset, []int32) {
 		dst = append(dst, int32(rng.IntN(n)))
 	}
 	ds := &graph.Dataset{Name: "rand", Graph: graph.FromCOO(n, n, src, dst, nil), FeatDim: 6,
-		X: make([]float32, n*6), Labels: make([]int32, n), NumClasses: 2, Train: []int32{0, 1}}
+		Features: graph.DenseX(make([]float32, n*6), n, 6), Labels: make([]int32, n), NumClasses: 2, Train: []int32{0, 1}}
 	owner := partition.Random(n, parts, 7)
 	dir := filepath.Join(t.TempDir(), "p")
 	if err := partition.Write(dir, ds, owner, parts, partition.MetaInfo{Method: "random"}); err != nil {

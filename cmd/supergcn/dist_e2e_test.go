@@ -55,7 +55,7 @@ func distInputs(t *testing.T, dir string) map[string][]string {
 	edges := filepath.Join(dir, "edges.txt")
 	write(edges, el.Bytes())
 	feat, lab := filepath.Join(dir, "x.npy"), filepath.Join(dir, "y.npy")
-	if err := graph.WriteNpyF32(feat, n, ds.FeatDim, ds.X); err != nil {
+	if err := graph.WriteNpyF32(feat, n, ds.FeatDim, graph.DenseData(ds.Features)); err != nil {
 		t.Fatal(err)
 	}
 	y := make([]float32, n)
@@ -74,7 +74,7 @@ func distInputs(t *testing.T, dir string) map[string][]string {
 			if k > 0 {
 				fx.WriteByte(',')
 			}
-			fmt.Fprintf(&fx, "%g", ds.X[v*ds.FeatDim+k])
+			fmt.Fprintf(&fx, "%g", graph.DenseData(ds.Features)[v*ds.FeatDim+k])
 		}
 		fx.WriteByte('\n')
 		fmt.Fprintf(&fy, "%d\n", ds.Labels[v])

@@ -37,7 +37,7 @@ func coraAs(t *testing.T, dir string) (ds *graph.Dataset, ogbNpz, pyg, edges, x,
 	if err := os.WriteFile(edges, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := graph.WriteNpyF32(x, ds.NumNodes(), ds.FeatDim, ds.X); err != nil {
+	if err := graph.WriteNpyF32(x, ds.NumNodes(), ds.FeatDim, graph.DenseData(ds.Features)); err != nil {
 		t.Fatal(err)
 	}
 	labels := make([]int64, ds.NumNodes())

@@ -23,7 +23,7 @@ func coraSparse(t *testing.T, dir string) (cora, npz string) {
 		t.Fatal(err)
 	}
 	npz = filepath.Join(dir, "cora-x-csr.npz")
-	if err := graph.WriteSparseNpz(npz, graph.SparseFeaturesOf(ds.X, ds.NumNodes(), ds.FeatDim), false); err != nil {
+	if err := graph.WriteSparseNpz(npz, graph.SparseFeaturesOf(graph.DenseData(ds.Features), ds.NumNodes(), ds.FeatDim), false); err != nil {
 		t.Fatal(err)
 	}
 	return cora, npz
@@ -184,7 +184,7 @@ func TestBenchTorchSparseFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := graph.WriteSparseNpz(x, ds.XS, false); err != nil {
+	if err := graph.WriteSparseNpz(x, graph.SparseMatrix(ds.Features), false); err != nil {
 		t.Fatal(err)
 	}
 	losses := map[string][]float64{}

@@ -28,12 +28,23 @@ func build(c comm.Comm, r *raw, roundBytes int) (*Graph, error) {
 	return buildRows(c, r, roundBytes, colBits, keyed)
 }
 
+// features are the rows of this rank's features that r read.
+func (r *raw) features(rows int) graph.Features {
+	switch {
+	case r.xs != nil:
+		return graph.SparseX(r.xs)
+	case r.featDim > 0:
+		return graph.DenseX(r.x, rows, r.featDim)
+	}
+	return graph.Features{}
+}
+
 // buildRows is build with the arcs sent as keys of colBits-bit columns
 // (keyed) or as pairs.
 func buildRows(c comm.Comm, r *raw, roundBytes int, colBits uint, keyed bool) (*Graph, error) {
 	lo, hi := r.lo(c), r.hi(c)
 	g := &Graph{Name: r.name, NumNodes: r.n, VtxDist: r.vd, Lo: lo, Hi: hi, Ptr: make([]int64, hi-lo+1),
-		FeatDim: r.featDim, X: r.x, XS: r.xs, Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
+		FeatDim: r.featDim, Features: r.features(hi - lo), Labels: r.labels, Split: r.split, NumClasses: r.classes, Weighted: r.weighted}
 	var err error
 	if keyed {
 		err = g.keyRows(c, r, roundBytes, colBits)

@@ -303,7 +303,7 @@ func TestBinaryChecksumsAcrossRanks(t *testing.T) {
 			t.Fatalf("intact file at %d ranks: %v", p, err)
 		}
 	}
-	row := container.AsBytes(ds.X[150*ds.FeatDim : 151*ds.FeatDim])
+	row := container.AsBytes(graph.DenseData(ds.Features)[150*ds.FeatDim : 151*ds.FeatDim])
 	at := bytes.Index(b, row)
 	if at < 0 || bytes.Index(b[at+1:], row) >= 0 {
 		t.Fatal("feature row 150 not found once in the file")
@@ -352,7 +352,7 @@ func TestDistWeightedMatchesSerial(t *testing.T) {
 		t.Fatal(err)
 	}
 	wds.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(wds.Graph)))
-	wds.FeatDim, wds.X = ds.FeatDim, ds.X
+	wds.FeatDim, wds.Features = ds.FeatDim, ds.Features
 	sgb := filepath.Join(tmp, "w.sgb")
 	if err := graph.WriteBinary(sgb, wds); err != nil {
 		t.Fatal(err)
@@ -408,7 +408,7 @@ func writeWeightedOGB(t *testing.T, dir, edges string, ds *graph.Dataset, gz boo
 		fmt.Fprintf(&w, "%s\n", f[2])
 	}
 	for v := range ds.NumNodes() {
-		for j, a := range ds.X[v*ds.FeatDim : (v+1)*ds.FeatDim] {
+		for j, a := range graph.DenseData(ds.Features)[v*ds.FeatDim : (v+1)*ds.FeatDim] {
 			if j > 0 {
 				x.WriteByte(',')
 			}

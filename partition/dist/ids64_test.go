@@ -413,7 +413,7 @@ func sameShard(a, b *partition.Shard, s int64) error {
 		return fmt.Errorf("local edges differ")
 	case !slices.Equal(b.Remote.Ptr, a.Remote.Ptr) || !slices.Equal(b.Remote.Src, plus(a.Remote.Src)) || !slices.Equal(b.Remote.Owner, a.Remote.Owner):
 		return fmt.Errorf("remote edges differ")
-	case !slices.Equal(b.X, a.X) || !slices.Equal(b.Labels, a.Labels) || !slices.Equal(b.Split, a.Split):
+	case !slices.Equal(graph.DenseData(b.Features), graph.DenseData(a.Features)) || !slices.Equal(b.Labels, a.Labels) || !slices.Equal(b.Split, a.Split):
 		return fmt.Errorf("node data differs")
 	}
 	return nil

@@ -61,9 +61,8 @@ type Graph struct {
 	Weighted   bool      // the graph has edge weights (on every rank, even one without entries)
 	NumArcs    int64     // adjacency entries over all ranks
 	FeatDim    int
-	X          []float32  // (Hi-Lo)×FeatDim, nil when the features are sparse
-	XS         *graph.CSR // sparse features: (Hi-Lo)×FeatDim CSR rows (graph/features.go), else nil
-	Labels     []int32    // Hi-Lo, nil when the dataset has none
+	Features   graph.Features // (Hi-Lo)×FeatDim in one storage kind (graph/featstore.go); none when FeatDim is 0
+	Labels     []int32        // Hi-Lo, nil when the dataset has none
 	NumClasses int
 	Split      []uint8 // Hi-Lo, graph.InTrain|InValid|InTest bits
 	NumTrain   int64

@@ -29,7 +29,7 @@ func bowDataset(t *testing.T, nodes int) *graph.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.XS == nil {
+	if graph.SparseMatrix(ds.Features) == nil {
 		t.Fatal("the generated features are not sparse")
 	}
 	return ds
@@ -61,7 +61,7 @@ func TestSparseDistMatchesSerial(t *testing.T) {
 		inputs = append(inputs, input{"pyg " + fmt.Sprint(z), p, ""})
 		for _, f := range []string{"csr", "csc", "coo"} {
 			x := filepath.Join(tmp, fmt.Sprintf("x-%s-%v.npz", f, z))
-			if err := graph.WriteSparseNpzAs(x, ds.XS, f, z); err != nil {
+			if err := graph.WriteSparseNpzAs(x, graph.SparseMatrix(ds.Features), f, z); err != nil {
 				t.Fatal(err)
 			}
 			inputs = append(inputs, input{f + " " + fmt.Sprint(z), el, x})
@@ -73,7 +73,7 @@ func TestSparseDistMatchesSerial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sds.XS == nil {
+		if graph.SparseMatrix(sds.Features) == nil {
 			t.Fatalf("%s: serial load is not sparse", in.name)
 		}
 		sds.Graph = graph.Symmetrize(graph.Dedup(graph.RemoveSelfLoops(sds.Graph)))
@@ -92,7 +92,7 @@ func TestSparseDistMatchesSerial(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if g.XS == nil || g.X != nil || g.XS.NumRows != g.Hi-g.Lo {
+				if graph.SparseMatrix(g.Features) == nil || graph.DenseData(g.Features) != nil || graph.SparseMatrix(g.Features).NumRows != g.Hi-g.Lo {
 					return fmt.Errorf("rank %d: features not sparse rows of its block", c.Rank())
 				}
 				return Write(c, out, g, RandomOwners(g, 6, 5), 6, WriteOptions{Info: info, RoundBytes: 4096})
@@ -124,7 +124,7 @@ func TestSparseDistRankHoldsItsRows(t *testing.T) {
 	el := filepath.Join(tmp, "g.txt")
 	writeEdgeList(t, el, ds.Graph)
 	x := filepath.Join(tmp, "x.npz")
-	if err := graph.WriteSparseNpz(x, ds.XS, false); err != nil {
+	if err := graph.WriteSparseNpz(x, graph.SparseMatrix(ds.Features), false); err != nil {
 		t.Fatal(err)
 	}
 	for _, src := range []Source{{Path: sgb}, {Path: el, Features: x}} {
@@ -136,8 +136,8 @@ func TestSparseDistRankHoldsItsRows(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			want := graph.SparseRows(ds.XS, rangeIDs(g.Lo, g.Hi))
-			if !slices.Equal(g.XS.Ptr, want.Ptr) || !slices.Equal(g.XS.Idx, want.Idx) || !slices.Equal(g.XS.Val, want.Val) {
+			want := graph.SparseRows(graph.SparseMatrix(ds.Features), rangeIDs(g.Lo, g.Hi))
+			if !slices.Equal(graph.SparseMatrix(g.Features).Ptr, want.Ptr) || !slices.Equal(graph.SparseMatrix(g.Features).Idx, want.Idx) || !slices.Equal(graph.SparseMatrix(g.Features).Val, want.Val) {
 				return fmt.Errorf("rank %d: rows [%d,%d) differ from the matrix's", c.Rank(), g.Lo, g.Hi)
 			}
 			sh, err := Shard(c, g, RandomOwners(g, p, 9), 0)
@@ -148,21 +148,21 @@ func TestSparseDistRankHoldsItsRows(t *testing.T) {
 			for i, v := range sh.Global {
 				ids[i] = int32(v)
 			}
-			own := graph.SparseRows(ds.XS, ids)
-			if sh.X != nil || !slices.Equal(sh.XS.Idx, own.Idx) || !slices.Equal(sh.XS.Val, own.Val) {
+			own := graph.SparseRows(graph.SparseMatrix(ds.Features), ids)
+			if graph.DenseData(sh.Features) != nil || !slices.Equal(graph.SparseMatrix(sh.Features).Idx, own.Idx) || !slices.Equal(graph.SparseMatrix(sh.Features).Val, own.Val) {
 				return fmt.Errorf("rank %d: the shard's features are not its nodes' sparse rows", c.Rank())
 			}
 			mu.Lock()
-			read += g.XS.NNZ()
-			owned += sh.XS.NNZ()
+			read += graph.SparseMatrix(g.Features).NNZ()
+			owned += graph.SparseMatrix(sh.Features).NNZ()
 			mu.Unlock()
 			return nil
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", src.Path, err)
 		}
-		if read != ds.XS.NNZ() || owned != ds.XS.NNZ() {
-			t.Fatalf("%s: ranks held %d non-zeros read and %d owned, the matrix has %d", src.Path, read, owned, ds.XS.NNZ())
+		if read != graph.SparseMatrix(ds.Features).NNZ() || owned != graph.SparseMatrix(ds.Features).NNZ() {
+			t.Fatalf("%s: ranks held %d non-zeros read and %d owned, the matrix has %d", src.Path, read, owned, graph.SparseMatrix(ds.Features).NNZ())
 		}
 	}
 }
@@ -184,8 +184,8 @@ func TestSparseDistErrors(t *testing.T) {
 	tmp := t.TempDir()
 	el := filepath.Join(tmp, "g.txt")
 	writeEdgeList(t, el, ds.Graph)
-	bad := *ds.XS
-	bad.Idx = slices.Clone(ds.XS.Idx)
+	bad := *graph.SparseMatrix(ds.Features)
+	bad.Idx = slices.Clone(graph.SparseMatrix(ds.Features).Idx)
 	bad.Idx[len(bad.Idx)-1] = int32(ds.FeatDim) + 5 // outside the columns, in the last rank's rows
 	x := filepath.Join(tmp, "bad.npz")
 	if err := graph.WriteSparseNpz(x, &bad, false); err != nil {
@@ -212,7 +212,7 @@ func TestSparseDistErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Four non-zero values: their bytes occur only among the section's values.
-	row := container.AsBytes(ds.XS.Val[len(ds.XS.Val)/2 : len(ds.XS.Val)/2+4])
+	row := container.AsBytes(graph.SparseMatrix(ds.Features).Val[len(graph.SparseMatrix(ds.Features).Val)/2 : len(graph.SparseMatrix(ds.Features).Val)/2+4])
 	at := bytes.Index(b, row)
 	if at < 0 {
 		t.Fatal("values not found in the file")

@@ -130,7 +130,7 @@ func Write(c comm.Comm, dir string, g *Graph, owner []int32, parts int, o WriteO
 		m := partition.Meta{FormatVersion: partition.FormatVersion, Dataset: g.Name, Source: info.Source, Parts: parts,
 			Method: info.Method, Weights: info.Weights, Seed: info.Seed, PartitionSeconds: info.Seconds,
 			NumNodes: int64(g.NumNodes), NumEdges: g.NumArcs, FeatDim: g.FeatDim, NumClasses: g.NumClasses,
-			HasLabels: hasLabels, Weighted: g.Weighted, SparseFeatures: g.XS != nil, NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
+			HasLabels: hasLabels, Weighted: g.Weighted, SparseFeatures: g.Features.Sparse(), NumTrain: g.NumTrain, NumValid: g.NumValid, NumTest: g.NumTest,
 			Stats: *partition.StatsOf(ps, int64(g.NumNodes))}
 		if err = partition.WriteMeta(tmp, &m); err == nil {
 			err = partition.InstallDir(tmp, dir)
@@ -172,8 +172,8 @@ func Shard(c comm.Comm, g *Graph, owner []int32, roundBytes int) (*partition.Sha
 func shardStats(sh *partition.Shard) partition.PartStat {
 	n := int64(len(sh.Global))
 	ps := partition.PartStat{Part: sh.Rank, Nodes: n, LocalEdges: sh.Local.NNZ(), CutEdges: int64(len(sh.Remote.Src))}
-	if sh.XS != nil {
-		ps.FeatNNZ = sh.XS.NNZ()
+	if sh.Features.Sparse() {
+		ps.FeatNNZ = sh.Features.NNZ()
 	}
 	for i := int64(0); i < n; i++ {
 		if sh.Remote.Ptr[i+1] == sh.Remote.Ptr[i] {
@@ -305,35 +305,28 @@ type byWriter struct {
 	nodeCnt, edgeCnt, featCnt []int
 }
 
-// featLen is the number of feature values node i of g sends: d when
-// dense, its non-zeros when sparse.
-func featLen(g *Graph, i int) int {
-	if g.XS != nil {
-		return int(g.XS.Degree(i))
-	}
-	return g.FeatDim
-}
-
 // packByWriter groups g's rows by writer rank; info returns a source's
 // part << 32 | lid.
 func packByWriter(g *Graph, owner []int32, parts, p int, rc *remoteCodec, info func(u int64) int64) *byWriter {
-	d := g.FeatDim
+	x := g.Features.Layout() // a node sends its row's values, and their column ids when sparse
 	bw := &byWriter{nodeCnt: make([]int, p), edgeCnt: make([]int, p), featCnt: make([]int, p)}
 	for i, q := range owner {
 		w := writerOf(int(q), parts, p)
 		bw.nodeCnt[w] += 4
 		bw.edgeCnt[w] += int(g.Ptr[i+1] - g.Ptr[i])
-		bw.featCnt[w] += featLen(g, i)
+		if g.Features.Present() {
+			bw.featCnt[w] += x.RowLen(i)
+		}
 	}
 	nodeOff, edgeOff, featOff := offsets(bw.nodeCnt), offsets(bw.edgeCnt), offsets(bw.featCnt)
 	bw.nodes, bw.edges = make([]int64, nodeOff[p]), make([]int64, edgeOff[p])
 	if g.Weighted {
 		bw.weights = make([]float32, edgeOff[p])
 	}
-	if d > 0 {
+	if g.FeatDim > 0 {
 		bw.feats = make([]float32, featOff[p])
 	}
-	if g.XS != nil {
+	if x.Sparse() {
 		bw.rowNNZ, bw.featIdx = make([]int64, nodeOff[p]/4), make([]int32, featOff[p])
 	}
 	for i, q := range owner {
@@ -356,19 +349,22 @@ func packByWriter(g *Graph, owner []int32, parts, p int, rc *remoteCodec, info f
 			}
 			edgeOff[w]++
 		}
-		switch {
-		case g.XS != nil:
-			lo, hi := g.XS.Ptr[i], g.XS.Ptr[i+1]
-			bw.rowNNZ[nodeOff[w]/4-1] = hi - lo
-			copy(bw.featIdx[featOff[w]:], g.XS.Idx[lo:hi])
-			copy(bw.feats[featOff[w]:], g.XS.Val[lo:hi])
-			featOff[w] += int(hi - lo)
-		case d > 0:
-			copy(bw.feats[featOff[w]:], g.X[i*d:(i+1)*d])
-			featOff[w] += d
+		if bw.feats != nil {
+			bw.packFeatures(x, i, nodeOff[w]/4-1, featOff[w])
+			featOff[w] += x.RowLen(i)
 		}
 	}
 	return bw
+}
+
+// packFeatures stores row i of x at feats[off:] (its column ids at
+// featIdx[off:] and its length at rowNNZ[node] when sparse).
+func (bw *byWriter) packFeatures(x graph.FeatureLayout, i, node, off int) {
+	copy(bw.feats[off:], x.RowVal(i))
+	if x.Sparse() {
+		bw.rowNNZ[node] = int64(x.RowLen(i))
+		copy(bw.featIdx[off:], x.RowIdx(i))
+	}
 }
 
 // send moves the records to their writers, dropping each array once it
@@ -402,7 +398,7 @@ func (bw *byWriter) send(c comm.Comm, g *Graph, parts int, rc *remoteCodec, rb i
 		bw.feats = nil
 	}
 	var rs *sparseRecv
-	if g.XS != nil {
+	if g.Features.Sparse() {
 		if rs, err = bw.sendSparse(c, rb); err != nil {
 			return nil, err
 		}
@@ -548,15 +544,16 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 		e += deg
 	}
 	d := g.FeatDim
+	feats := make([]graph.FeatureLayout, len(mine)) // each shard's feature rows, as they arrive
 	for k, q := range mine {
 		n := nn[k]
 		sh := &partition.Shard{Rank: q, Ranks: parts, NumGlobalNodes: int64(g.NumNodes), Global: make([]int64, 0, n),
 			FeatDim: d, NumClasses: g.NumClasses, Split: make([]uint8, 0, n)}
 		switch {
 		case rs != nil:
-			sh.XS = &graph.CSR{NumRows: n, NumCols: d, Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, nz[k]), Val: make([]float32, 0, nz[k])}
+			feats[k] = graph.NewFeatureLayout(d, true, n, nz[k])
 		case d > 0:
-			sh.X = make([]float32, 0, n*d)
+			feats[k] = graph.NewFeatureLayout(d, false, n, int64(n*d))
 		}
 		if g.Labels != nil {
 			sh.Labels = make([]int32, 0, n)
@@ -569,7 +566,8 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 		shards[k] = sh
 	}
 	for i, e, f := 0, int64(0), 0; i < len(rn); i += 4 {
-		sh := shards[idx[int(rn[i+1])]]
+		k := idx[int(rn[i+1])]
+		sh := shards[k]
 		sh.Global = append(sh.Global, rn[i])
 		ls := rn[i+2]
 		sh.Split = append(sh.Split, uint8(ls&0xff))
@@ -579,12 +577,10 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 		switch {
 		case rs != nil:
 			m := int(rs.rowNNZ[i/4])
-			sh.XS.Idx = append(sh.XS.Idx, rs.idx[f:f+m]...)
-			sh.XS.Val = append(sh.XS.Val, rf[f:f+m]...)
-			sh.XS.Ptr = append(sh.XS.Ptr, int64(len(sh.XS.Idx)))
+			feats[k].AppendRow(rs.idx[f:f+m], rf[f:f+m])
 			f += m
 		case d > 0:
-			sh.X = append(sh.X, rf[f:f+d]...)
+			feats[k].AppendRow(nil, rf[f:f+d])
 			f += d
 		}
 		deg := rn[i+3]
@@ -606,6 +602,9 @@ func buildShards(c comm.Comm, g *Graph, parts int, rn, re []int64, rc *remoteCod
 		e += deg
 		sh.Local.Ptr = append(sh.Local.Ptr, int64(len(sh.Local.Idx)))
 		sh.Remote.Ptr = append(sh.Remote.Ptr, int64(len(sh.Remote.Src)))
+	}
+	for k, sh := range shards {
+		sh.Features = graph.FeaturesOf(feats[k])
 	}
 	return shards
 }

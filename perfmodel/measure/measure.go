@@ -88,7 +88,7 @@ func aggrGraph(t int, sz Sizes) (*graph.CSR, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.X = nil // the rows are the profile's own
+		s.Features = graph.Features{} // the rows are the profile's own
 		return shardLayout(s)
 	}
 	text := fmt.Sprintf("nodes=%d,feat=0,threads=%d", sz.Nodes, t)

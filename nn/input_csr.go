@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -11,8 +10,8 @@ import (
 	"github.com/supergcn/supergcn/internal/par"
 )
 
-// SparseInput is a model input whose features are stored as CSR rows
-// (graph/features.go): bag-of-words and one-hot features at the cost of
+// csrInput is the compute of features stored as CSR rows
+// (graph.SparseStore): bag-of-words and one-hot features at the cost of
 // their non-zeros. The first layer never sees X itself: its two products
 // with X, X·W forward and Xᵀ·G for the weight gradient, are sparse times
 // dense (aggr's kernels, on X and on Xᵀ built once), and every model's
@@ -22,13 +21,12 @@ import (
 // and a sparse run of the same data and seed are the same run).
 //
 // An optional dense term D on some rows (label propagation's embedded
-// labels, SetDenseRows) makes the input X + D; its product is added after
+// labels, Input.SetTerm) makes the input X + D; its product is added after
 // the sparse one. Model.Backward's input gradient then holds those rows
 // only (row i for the term's row i), never the dense N×F gradient.
 //
-// Give Model.Forward the matrix Matrix returns (a shape without data)
-// after Model.SetSparseInput.
-type SparseInput struct {
+// Its matrix is a shape without data, which only its product reads.
+type csrInput struct {
 	x      *graph.CSR    // the features, read only
 	handle *dense.Matrix // Rows×Cols without data: the input Model.Forward is given
 	cur    *graph.CSR    // x's structure with the values of this pass (dropout): x's own values until a pass drops some
@@ -49,14 +47,15 @@ type SparseInput struct {
 	addKeep *dense.Matrix // its dropout scale per element (0 or 1/(1-P)), when active
 }
 
-// NewSparseInput prepares sparse features x (a canonical sparse feature
-// matrix, graph.CheckSparseFeatures) for a model on engine eng (the
-// products run on its threads and kernel).
-func NewSparseInput(x *graph.CSR, eng *aggr.Engine) (*SparseInput, error) {
+// newCSRInput prepares sparse features (a canonical sparse feature matrix,
+// graph.CheckSparseFeatures) for a model on engine eng (the products run
+// on its threads and kernel).
+func newCSRInput(st graph.FeatureStore, eng *aggr.Engine) (inputKind, error) {
+	x := st.(*graph.SparseStore).X
 	if err := graph.CheckSparseFeatures(x); err != nil {
-		return nil, fmt.Errorf("nn: sparse input: %w", err)
+		return nil, err
 	}
-	s := &SparseInput{x: x, handle: &dense.Matrix{Rows: x.NumRows, Cols: x.NumCols}, jumps: newPCGJumps(), eng: eng}
+	s := &csrInput{x: x, handle: &dense.Matrix{Rows: x.NumRows, Cols: x.NumCols}, jumps: newPCGJumps(), eng: eng}
 	s.cur = &graph.CSR{NumRows: x.NumRows, NumCols: x.NumCols, Ptr: x.Ptr, Idx: x.Idx, Val: x.Val}
 	s.op = eng.Prepare(s.cur)
 	return s, nil
@@ -65,7 +64,7 @@ func NewSparseInput(x *graph.CSR, eng *aggr.Engine) (*SparseInput, error) {
 // transposed builds Xᵀ, its entries' positions and its values without
 // dropout, once: the weight gradient and input dropout need them, an
 // evaluation pass does not.
-func (s *SparseInput) transposed() {
+func (s *csrInput) transposed() {
 	if s.xt != nil {
 		return
 	}
@@ -94,33 +93,41 @@ func transposePositions(x, xt *graph.CSR) []int64 {
 	return pos
 }
 
-// Matrix is the input to give Model.Forward: the features' shape, no data.
-func (s *SparseInput) Matrix() *dense.Matrix { return s.handle }
-
-// SetDenseRows sets the dense term: row i of add is added to input row
-// rows[i] (nil: no term). add must stay unmodified until the Backward of
-// the next Forward.
-func (s *SparseInput) SetDenseRows(rows []int32, add *dense.Matrix) error {
-	if add == nil {
-		s.rows, s.add = nil, nil
-		return nil
-	}
-	if add.Rows != len(rows) || add.Cols != s.x.NumCols {
-		return fmt.Errorf("nn: sparse input: dense term is %d×%d, want %d×%d", add.Rows, add.Cols, len(rows), s.x.NumCols)
-	}
-	for _, r := range rows {
-		if r < 0 || int(r) >= s.x.NumRows {
-			return fmt.Errorf("nn: sparse input: dense term row %d outside [0,%d)", r, s.x.NumRows)
-		}
-	}
-	s.rows, s.add = rows, add
-	return nil
+// csrInputBytes is what a csrInput adds to the features: the values of
+// the pass, Xᵀ (offsets, ids, values and those without dropout) and the
+// entries' positions in Xᵀ.
+func csrInputBytes(st graph.FeatureStore) int64 {
+	nnz := st.NNZ()
+	return 4*nnz + graph.SparseFeatureBytes(st.Cols(), nnz) + 4*nnz + 8*nnz
 }
 
-// dropout draws this pass's input dropout of rate p on the non-zeros and on
-// the dense term's rows (none when !train or p is 0), with the decisions
-// Dropout.Forward takes with seed for those elements of the dense input.
-func (s *SparseInput) dropout(train bool, p float64, seed uint64) {
+func (s *csrInput) matrix() *dense.Matrix { return s.handle }
+
+func (s *csrInput) setTerm(rows []int32, add *dense.Matrix) { s.rows, s.add = rows, add }
+
+// termRows are the term's rows: the first layer computes their input
+// gradient only.
+func (s *csrInput) termRows() []int32 {
+	switch {
+	case s.add == nil:
+		return nil
+	case s.rows == nil:
+		return []int32{}
+	}
+	return s.rows
+}
+
+// dropout draws this pass's input dropout of drop's rate on the non-zeros
+// and on the dense term's rows (none when !train or the rate is 0), with
+// the decisions drop.Forward takes with seed for those elements of the
+// dense input; the first layer reads the handle (product).
+func (s *csrInput) dropout(drop *Dropout, train bool, seed uint64) *dense.Matrix {
+	s.drop(train, drop.P, seed)
+	return s.handle
+}
+
+// drop is dropout of rate p.
+func (s *csrInput) drop(train bool, p float64, seed uint64) {
 	wasActive := s.active
 	s.active = train && p > 0
 	if s.add != nil {
@@ -182,7 +189,7 @@ func (s *SparseInput) dropout(train bool, p float64, seed uint64) {
 // product is the first layer's gemm with the input: c = beta·c + X·y
 // (tA false) or c = beta·c + Xᵀ·y (tA true), beta 0 or 1, plus the dense
 // term's share.
-func (s *SparseInput) product(tA, tB bool, alpha float32, y *dense.Matrix, beta float32, c *dense.Matrix) {
+func (s *csrInput) product(_ *dense.Work, tA, tB bool, alpha float32, y *dense.Matrix, beta float32, c *dense.Matrix) {
 	if tB || alpha != 1 || (beta != 0 && beta != 1) {
 		panic(fmt.Sprintf("nn: sparse input: product with tB=%v alpha=%g beta=%g: the layers ask for none", tB, alpha, beta))
 	}
@@ -218,7 +225,7 @@ func (s *SparseInput) product(tA, tB bool, alpha float32, y *dense.Matrix, beta 
 // rows[i], what label propagation reads; the first layer computes no
 // other: arena.inputGrad); without, g is every row's gradient of the
 // dropped input.
-func (s *SparseInput) inputGrad(g *dense.Matrix) *dense.Matrix {
+func (s *csrInput) inputGrad(_ *Dropout, g *dense.Matrix) *dense.Matrix {
 	if !s.active || s.add == nil {
 		return g
 	}
@@ -229,52 +236,4 @@ func (s *SparseInput) inputGrad(g *dense.Matrix) *dense.Matrix {
 		}
 	}
 	return g
-}
-
-// errSparseFirst: the model would read the sparse input other than by X·W.
-var errSparseFirst = errors.New("the first layer aggregates its input before transforming it (the input is narrower than the layer's output), or the model's body reads a dense input: give the features dense")
-
-// TakesSparseInput reports whether the model's first layer transforms its
-// input before it aggregates (every layer does when the input is wider
-// than the layer's output), which a SparseInput needs; a model with a body
-// (gcnii, jumping knowledge) reads its input densely.
-func (m *Model) TakesSparseInput() bool {
-	if m.body != nil { // a body reads its input as a dense matrix
-		return false
-	}
-	ia, ok := m.convs[0].(inputAggregator)
-	return !ok || !ia.aggregatesInput()
-}
-
-// SetSparseInput makes Forward, given s.Matrix(), run on the sparse input
-// s (nil: none).
-func (m *Model) SetSparseInput(s *SparseInput) error {
-	if s != nil {
-		if s.x.NumRows != m.op.Rows() || s.x.NumCols != m.cfg.In {
-			return fmt.Errorf("nn: sparse input is %d×%d, want %d×%d", s.x.NumRows, s.x.NumCols, m.op.Rows(), m.cfg.In)
-		}
-		if !m.TakesSparseInput() {
-			return fmt.Errorf("nn: sparse input: %w", errSparseFirst)
-		}
-	}
-	m.sparse, m.pool.sparse = s, s
-	return nil
-}
-
-// dropInput is the input dropout of Forward: on the non-zeros for the
-// sparse input (returned as is), else Dropout.
-func (m *Model) dropInput(x *dense.Matrix, train bool) *dense.Matrix {
-	if m.sparse != nil && x == m.sparse.handle {
-		m.sparse.dropout(train, m.cfg.Dropout, m.dropSeedFor(0))
-		return x
-	}
-	return m.drops[0].Forward(x, train, false, m.dropSeedFor(0))
-}
-
-// inputGrad is the last step of Backward: dL/dx from dL/d(dropped x).
-func (m *Model) inputGrad(gx *dense.Matrix) *dense.Matrix {
-	if m.sparse != nil && m.x == m.sparse.handle {
-		return m.sparse.inputGrad(gx)
-	}
-	return m.drops[0].Backward(gx)
 }

@@ -6,9 +6,10 @@ import (
 )
 
 // Sparse node features are a CSR with one row per node and one column per
-// feature (NumCols = FeatDim) whose Val holds the non-zero values: the form
-// Dataset.XS and partition.Shard.XS keep bag-of-words and one-hot features
-// in, so that their memory grows with the non-zeros, not with the columns.
+// feature (NumCols = FeatDim) whose Val holds the non-zero values: the
+// storage kind (SparseStore, below) that Features keep bag-of-words and
+// one-hot features in, so that their memory grows with the non-zeros, not
+// with the columns.
 // A sparse feature matrix is canonical: column ids strictly increase along
 // every row (sorted, no duplicates), every value is finite.
 
@@ -34,10 +35,10 @@ func checkSparseFrom(x *CSR, first int) error {
 	for r := range x.NumRows {
 		for k := x.Ptr[r]; k < x.Ptr[r+1]; k++ {
 			if k > x.Ptr[r] && x.Idx[k] <= x.Idx[k-1] {
-				return fmt.Errorf("row %d: column ids not strictly increasing (%d after %d): not canonical CSR (sorted, no duplicates; scipy: sum_duplicates() and sort_indices())", first+r, x.Idx[k], x.Idx[k-1])
+				return &FeatureError{Row: first + r, Msg: fmt.Sprintf("row %d: column ids not strictly increasing (%d after %d): not canonical CSR (sorted, no duplicates; scipy: sum_duplicates() and sort_indices())", first+r, x.Idx[k], x.Idx[k-1])}
 			}
 			if v := x.Val[k]; v-v != 0 {
-				return fmt.Errorf("feature [%d,%d] is %v", first+r, x.Idx[k], v)
+				return &FeatureError{Row: first + r, Msg: fmt.Sprintf("feature [%d,%d] is %v", first+r, x.Idx[k], v)}
 			}
 		}
 	}
@@ -128,4 +129,87 @@ func SparseFeaturesOf(x []float32, rows, cols int) *CSR {
 		out.Idx, out.Val = []int32{}, []float32{}
 	}
 	return out
+}
+
+// SparseStore is the CSR storage kind of features: the non-zeros of every
+// row with their column ids, canonical (see above).
+type SparseStore struct{ X *CSR }
+
+// SparseX returns the sparse feature matrix x as features (without
+// copying).
+func SparseX(x *CSR) Features { return Features{&SparseStore{X: x}} }
+
+// Kind is "csr".
+func (s *SparseStore) Kind() string { return "csr" }
+
+// Rows is the number of rows.
+func (s *SparseStore) Rows() int { return s.X.NumRows }
+
+// Cols is the number of columns.
+func (s *SparseStore) Cols() int { return s.X.NumCols }
+
+// NNZ is the number of non-zeros.
+func (s *SparseStore) NNZ() int64 { return s.X.NNZ() }
+
+// Bytes is SparseFeatureBytes.
+func (s *SparseStore) Bytes() int64 { return SparseFeatureBytes(s.X.NumRows, s.X.NNZ()) }
+
+// Values are the non-zeros.
+func (s *SparseStore) Values() []float32 { return s.X.Val }
+
+// Row fills buf with row r.
+func (s *SparseStore) Row(r int, buf []float32) []float32 {
+	clear(buf)
+	for k := s.X.Ptr[r]; k < s.X.Ptr[r+1]; k++ {
+		buf[s.X.Idx[k]] = s.X.Val[k]
+	}
+	return buf
+}
+
+// Select is SparseRows.
+func (s *SparseStore) Select(rows []int32) FeatureStore { return &SparseStore{SparseRows(s.X, rows)} }
+
+// Merge joins rows ref[i] of sparse stores.
+func (s *SparseStore) Merge(stores []FeatureStore, ref [][2]int32) (FeatureStore, error) {
+	xs := make([]*CSR, len(stores))
+	for i, st := range stores {
+		o, ok := st.(*SparseStore)
+		if !ok || o.X.NumCols != s.X.NumCols {
+			return nil, fmt.Errorf("part %d holds %s features of %d columns, part 0 csr ones of %d", i, st.Kind(), st.Cols(), s.X.NumCols)
+		}
+		xs[i] = o.X
+	}
+	out := &CSR{NumRows: len(ref), NumCols: s.X.NumCols, Ptr: make([]int64, 1, len(ref)+1)}
+	for _, r := range ref {
+		x, j := xs[r[0]], int(r[1])
+		out.Idx = append(out.Idx, x.Idx[x.Ptr[j]:x.Ptr[j+1]]...)
+		out.Val = append(out.Val, x.Val[x.Ptr[j]:x.Ptr[j+1]]...)
+		out.Ptr = append(out.Ptr, int64(len(out.Idx)))
+	}
+	return &SparseStore{out}, nil
+}
+
+// Permute is PermuteSparseRows (a new matrix: rows change length).
+func (s *SparseStore) Permute(perm []int32) FeatureStore {
+	return &SparseStore{PermuteSparseRows(s.X, perm)}
+}
+
+// NormalizeRows is RowNormalizeSparse.
+func (s *SparseStore) NormalizeRows() { RowNormalizeSparse(s.X) }
+
+// Check is CheckSparseFeatures.
+func (s *SparseStore) Check() error { return CheckSparseFeatures(s.X) }
+
+// Layout is CSR rows.
+func (s *SparseStore) Layout() FeatureLayout {
+	return FeatureLayout{Rows: s.X.NumRows, Cols: s.X.NumCols, Ptr: s.X.Ptr, Idx: s.X.Idx, Val: s.X.Val}
+}
+
+// SparseMatrix is the CSR of sparse features, nil for another kind or none
+// (for code that needs the kind itself: tests, converters).
+func SparseMatrix(f Features) *CSR {
+	if s, ok := f.s.(*SparseStore); ok {
+		return s.X
+	}
+	return nil
 }
