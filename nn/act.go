@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
@@ -88,34 +87,51 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 			start := b * dropoutBlock
 			end := min(start+dropoutBlock, len(x.Data))
 			dropBlock(x.Data[start:end], out.Data[start:end], d.mask[start/64:(end+63)/64],
-				rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15)), thresh, scale)
+				pcg{hi: seed, lo: mix64(uint64(b) + 0x9e3779b97f4a7c15)}, thresh, scale)
 		}
 	})
 	return out
 }
 
-// dropBlock draws the mask of one block, four 16-bit decisions per 64-bit
-// draw, applies it without branches and stores it as bits (a block starts
-// at a multiple of 64 elements: its words are its own).
-func dropBlock(x, out []float32, mask []uint64, src *rand.PCG, thresh int32, scale float32) {
+// dropBlock draws the mask of one block from src (rand.NewPCG(seed,
+// mix)'s stream), four 16-bit decisions per 64-bit draw, applies it without
+// branches and stores it as bits (a block starts at a multiple of 64
+// elements: its words are its own). Each word of 64 elements takes 16
+// draws with the generator's state in registers.
+func dropBlock(x, out []float32, mask []uint64, src pcg, thresh int32, scale float32) {
 	sc := [2]float32{0, scale}
-	var bits, word uint64
-	for i, v := range x {
-		if i&3 == 0 {
-			bits = src.Uint64()
+	hi, lo := src.hi, src.lo
+	n := len(x)
+	out = out[:n]
+	for w := 0; w < n; w += 64 {
+		e := min(w+64, n)
+		xs, os := x[w:e], out[w:e]
+		var word uint64
+		for j := 0; j < len(xs); j += 4 {
+			var bits uint64
+			hi, lo, bits = pcgNext(hi, lo)
+			if j+4 > len(xs) { // the block's last elements
+				for q := range len(xs) - j {
+					keep := dropKeep(bits>>(16*uint(q)), thresh)
+					word |= keep << uint(j+q)
+					os[j+q] = xs[j+q] * sc[keep]
+				}
+				break
+			}
+			q, o := xs[j:j+4:j+4], os[j:j+4:j+4]
+			k0, k1 := dropKeep(bits, thresh), dropKeep(bits>>16, thresh)
+			k2, k3 := dropKeep(bits>>32, thresh), dropKeep(bits>>48, thresh)
+			word |= (k0 | k1<<1 | k2<<2 | k3<<3) << uint(j)
+			o[0], o[1], o[2], o[3] = q[0]*sc[k0], q[1]*sc[k1], q[2]*sc[k2], q[3]*sc[k3]
 		}
-		u := int32(bits >> (16 * uint(i&3)) & 0xffff)
-		keep := uint64(^(u-thresh)>>31) & 1 // u ≥ thresh
-		word |= keep << (uint(i) & 63)
-		out[i] = v * sc[keep]
-		if i&63 == 63 {
-			mask[i>>6] = word
-			word = 0
-		}
+		mask[w>>6] = word
 	}
-	if len(x)&63 != 0 {
-		mask[len(x)>>6] = word
-	}
+}
+
+// dropKeep is 1 when the 16-bit decision in the low bits of u keeps its
+// element (u ≥ thresh), 0 when it drops it.
+func dropKeep(u uint64, thresh int32) uint64 {
+	return uint64(^(int32(u&0xffff)-thresh)>>31) & 1
 }
 
 // kept reports whether element i was kept by the last active Forward.

@@ -150,3 +150,44 @@ func TestDropoutMaskBitsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestDropBlockStream: dropBlock draws the decisions of rand.NewPCG's
+// stream in order, four per 64-bit word (the element-at-a-time rule,
+// written out here), applies them and stores them as bits, for block
+// lengths that end inside a word and inside a draw.
+func TestDropBlockStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 3, 4, 63, 64, 65, 130, 1000, dropoutBlock} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		x[0] = float32(math.Inf(-1)) // dropped: NaN as v·0 gives; kept: -Inf·scale
+		const seed, sel, thresh, scale = 77, 12345, int32(19661), float32(1 / 0.7)
+		out, mask := make([]float32, n), make([]uint64, (n+63)/64)
+		dropBlock(x, out, mask, pcg{hi: seed, lo: sel}, thresh, scale)
+		src := rand.NewPCG(seed, sel)
+		var bits uint64
+		for i, v := range x {
+			if i%4 == 0 {
+				bits = src.Uint64()
+			}
+			keep := int32(bits>>(16*uint(i%4))&0xffff) >= thresh
+			want := v * 0
+			if keep {
+				want = v * scale
+			}
+			if got := mask[i/64]>>(uint(i)%64)&1 == 1; got != keep {
+				t.Fatalf("n %d: element %d kept %v, the stream says %v", n, i, got, keep)
+			}
+			if math.Float32bits(out[i]) != math.Float32bits(want) {
+				t.Fatalf("n %d: element %d = %g, want %g", n, i, out[i], want)
+			}
+		}
+		for w := range mask { // bits past the block's end stay clear
+			if end := n - 64*w; end < 64 && mask[w]>>uint(end) != 0 {
+				t.Fatalf("n %d: word %d has bits past the end", n, w)
+			}
+		}
+	}
+}
