@@ -63,16 +63,32 @@ func ColSums(m *Matrix, dst []float32) {
 		panic(fmt.Sprintf("dense.ColSums: dst length %d, matrix has %d columns", len(dst), m.Cols))
 	}
 	ColReduce(m.Rows, m.Cols, func(lo, hi int, acc []float64) {
-		for i := lo; i < hi; i++ {
-			for j, v := range m.Row(i) {
-				acc[j] += float64(v)
-			}
-		}
+		colSumsInto(acc, m, lo, hi)
 	}, func(sum []float64) {
 		for j, v := range sum {
 			dst[j] = float32(v)
 		}
 	})
+}
+
+// colSums is the column-sum kernel of this CPU (nil: none).
+var colSums = archColSums()
+
+// colSumsInto adds rows [lo, hi) of m to acc column by column
+// (acc[j] += float64(m[i][j]), i in order): on the CPU's kernel where it
+// has one, the same sums bit for bit.
+func colSumsInto(acc []float64, m *Matrix, lo, hi int) {
+	if colSums != nil && hi > lo && m.Cols > 0 {
+		_ = acc[m.Cols-1]
+		_ = m.Data[(hi-1)*m.Cols+m.Cols-1]
+		colSums(&acc[0], &m.Data[lo*m.Cols], hi-lo, m.Cols, m.Cols)
+		return
+	}
+	for i := lo; i < hi; i++ {
+		for j, v := range m.Row(i) {
+			acc[j] += float64(v)
+		}
+	}
 }
 
 // maxReduceBlocks bounds the row blocks of ColReduce (and so its memory).
