@@ -74,6 +74,9 @@ func ColSums(m *Matrix, dst []float32) {
 // colSums is the column-sum kernel of this CPU (nil: none).
 var colSums = archColSums()
 
+// colSumRows is the rows of one call of the column-sum kernel.
+const colSumRows = 32
+
 // colSumsInto adds rows [lo, hi) of m to acc column by column
 // (acc[j] += float64(m[i][j]), i in order): on the CPU's kernel where it
 // has one, the same sums bit for bit.
@@ -81,7 +84,11 @@ func colSumsInto(acc []float64, m *Matrix, lo, hi int) {
 	if colSums != nil && hi > lo && m.Cols > 0 {
 		_ = acc[m.Cols-1]
 		_ = m.Data[(hi-1)*m.Cols+m.Cols-1]
-		colSums(&acc[0], &m.Data[lo*m.Cols], hi-lo, m.Cols, m.Cols)
+		// The kernel sweeps its rows once per 32 columns: in runs of
+		// colSumRows rows, which stay in the L1 cache between sweeps.
+		for r := lo; r < hi; r += colSumRows {
+			colSums(&acc[0], &m.Data[r*m.Cols], min(colSumRows, hi-r), m.Cols, m.Cols)
+		}
 		return
 	}
 	for i := lo; i < hi; i++ {
