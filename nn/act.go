@@ -86,7 +86,7 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 		for b := lo; b < hi; b++ {
 			start := b * dropoutBlock
 			end := min(start+dropoutBlock, len(x.Data))
-			dropBlock(x.Data[start:end], out.Data[start:end], d.mask[start/64:(end+63)/64],
+			dropBlock(drops, x.Data[start:end], out.Data[start:end], d.mask[start/64:(end+63)/64],
 				pcg{hi: seed, lo: mix64(uint64(b) + 0x9e3779b97f4a7c15)}, thresh, scale)
 		}
 	})
@@ -97,13 +97,24 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 // mix)'s stream), four 16-bit decisions per 64-bit draw, applies it without
 // branches and stores it as bits (a block starts at a multiple of 64
 // elements: its words are its own). Each word of 64 elements takes 16
-// draws with the generator's state in registers.
-func dropBlock(x, out []float32, mask []uint64, src pcg, thresh int32, scale float32) {
+// draws with the generator's state in registers, and its decisions and
+// products on k where the CPU has the kernels (nil: none).
+func dropBlock(k *wordKernels, x, out []float32, mask []uint64, src pcg, thresh int32, scale float32) {
 	sc := [2]float32{0, scale}
 	hi, lo := src.hi, src.lo
 	n := len(x)
 	out = out[:n]
-	for w := 0; w < n; w += 64 {
+	w := 0
+	if k != nil && thresh <= math.MaxUint16 { // whole words on the kernel
+		var u [16]uint64
+		for ; w+64 <= n; w += 64 {
+			for j := range u {
+				hi, lo, u[j] = pcgNext(hi, lo)
+			}
+			mask[w>>6] = k.word(&x[w], &out[w], &u[0], uint16(thresh), scale)
+		}
+	}
+	for ; w < n; w += 64 {
 		e := min(w+64, n)
 		xs, os := x[w:e], out[w:e]
 		var word uint64
@@ -128,6 +139,36 @@ func dropBlock(x, out []float32, mask []uint64, src pcg, thresh int32, scale flo
 	}
 }
 
+// wordKernels apply dropout to 64 elements at a time (drop_amd64.s):
+// word sets out[j] = x[j]·(u_j ≥ thresh ? scale : 0), u_j the 16-bit
+// lane j of u[0:16] (lane 0 the low bits of u[0]), and returns the kept
+// elements as bits; apply sets out[j] = x[j]·(bit j of word ? scale : 0).
+// Both compute what the scalar loops compute, bit for bit.
+type wordKernels struct {
+	word  func(x, out *float32, u *uint64, thresh uint16, scale float32) uint64
+	apply func(x, out *float32, word uint64, scale float32)
+}
+
+// drops are this CPU's dropout kernels (nil: none).
+var drops = dropWords()
+
+// applyWords sets out = x·(kept ? scale : 0) over whole words [lo, hi)
+// of the mask (in place when out is x), on k where the CPU has it; the
+// last word may be partial.
+func applyWords(k *wordKernels, x, out []float32, mask []uint64, lo, hi int, scale float32) {
+	sc := [2]float32{0, scale}
+	for w := lo; w < hi; w++ {
+		s, e := w*64, min(w*64+64, len(x))
+		if k != nil && e-s == 64 {
+			k.apply(&x[s], &out[s], mask[w], scale)
+			continue
+		}
+		for i := s; i < e; i++ {
+			out[i] = x[i] * sc[mask[w]>>(uint(i)&63)&1]
+		}
+	}
+}
+
 // dropKeep is 1 when the 16-bit decision in the low bits of u keeps its
 // element (u ≥ thresh), 0 when it drops it.
 func dropKeep(u uint64, thresh int32) uint64 {
@@ -147,12 +188,8 @@ func (d *Dropout) Backward(g *dense.Matrix) *dense.Matrix {
 		panic(fmt.Sprintf("nn.Dropout.Backward: gradient has %d elements, mask %d", len(g.Data), d.n))
 	}
 	scale := float32(1 / (1 - d.P))
-	par.For(len(g.Data), 1<<15, func(lo, hi int) {
-		gd := g.Data
-		sc := [2]float32{0, scale}
-		for i := lo; i < hi; i++ {
-			gd[i] *= sc[d.kept(i)]
-		}
+	par.For(len(d.mask), 1<<9, func(lo, hi int) {
+		applyWords(drops, g.Data, g.Data, d.mask, lo, hi, scale)
 	})
 	return g
 }
@@ -168,11 +205,8 @@ func (d *Dropout) restore(x *dense.Matrix) *dense.Matrix {
 	}
 	out := d.pool.lend(&d.out, x.Rows, x.Cols)
 	scale := float32(1 / (1 - d.P))
-	par.For(len(x.Data), 1<<15, func(lo, hi int) {
-		sc := [2]float32{0, scale}
-		for i := lo; i < hi; i++ {
-			out.Data[i] = x.Data[i] * sc[d.kept(i)]
-		}
+	par.For(len(d.mask), 1<<9, func(lo, hi int) {
+		applyWords(drops, x.Data, out.Data, d.mask, lo, hi, scale)
 	})
 	return out
 }
