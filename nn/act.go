@@ -6,6 +6,7 @@ import (
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // ReLU sets m = max(m, 0) in place (negative values and −0 become +0). The
@@ -17,6 +18,20 @@ func ReLU(m *dense.Matrix) {
 		for i, v := range d {
 			b := math.Float32bits(v)
 			d[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
+		}
+	})
+}
+
+// reluBias sets m = ReLU(m + b) in place, b added to every row (len(b) is
+// m.Cols), in one pass: what dense.AddBias followed by ReLU computes, bit
+// for bit (rowk's ReluBias).
+func reluBias(m *dense.Matrix, b []float32) {
+	k := rowk.Default()
+	b = b[:m.Cols]
+	par.For(m.Rows, dense.RowGrain(m.Cols), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := m.Row(i)
+			k.ReluBias(r, r, b)
 		}
 	})
 }

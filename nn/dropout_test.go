@@ -201,3 +201,25 @@ func TestDropBlockStream(t *testing.T) {
 		}
 	}
 }
+
+// TestReluBias: the one-pass bias and ReLU of the GIN, GCNII and SAGE-max
+// layers is dense.AddBias followed by ReLU, bit for bit (negative zeros
+// and NaNs included).
+func TestReluBias(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for _, cols := range []int{1, 7, 8, 47, 128, 131} {
+		m := randMat(r, 257, cols)
+		m.Data[0], m.Data[1%len(m.Data)] = float32(math.NaN()), float32(math.Copysign(0, -1))
+		m.Data[2%len(m.Data)] = -float32(math.NaN())
+		b := randMat(r, 1, cols).Data
+		want := &dense.Matrix{Rows: m.Rows, Cols: m.Cols, Data: slices.Clone(m.Data)}
+		dense.AddBias(want, b)
+		ReLU(want)
+		reluBias(m, b)
+		for i, v := range want.Data {
+			if math.Float32bits(m.Data[i]) != math.Float32bits(v) {
+				t.Fatalf("%d columns: element %d = %g, AddBias and ReLU give %g", cols, i, m.Data[i], v)
+			}
+		}
+	}
+}
