@@ -3,6 +3,7 @@ package dense
 import (
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/supergcn/supergcn/internal/dispatch"
 	"github.com/supergcn/supergcn/internal/par"
 )
 
@@ -49,9 +50,32 @@ type tileKernels struct {
 	wide, narrow [3]kernFunc
 }
 
-// tiles are this CPU's micro-kernels, nil where there are none (every
+// kernelSet is dense's kernels of one instruction set: the micro-kernels
+// of the narrow products and the column sums (nil: the BLAS, and the Go
+// loop).
+type kernelSet struct {
+	tiles   *tileKernels
+	colSums func(acc *float64, m *float32, rows, cols, stride int)
+}
+
+// kernels is the set SUPERGCN_KERNEL names (read once, when the process
+// starts), else the best this CPU runs: "generic", and names without a
+// set of their own ("avx2", "neon", "sve"), run the BLAS and the Go loops,
+// as they run every family's pure-Go kernels; a bad value falls back to
+// the best set (the command reports it through aggr).
+var kernels = func() kernelSet {
+	f := dispatch.NewFamily(append(archKernelSets(), dispatch.Impl[kernelSet]{Name: dispatch.Generic}),
+		map[string]string{"avx2": dispatch.Generic, "neon": dispatch.Generic, "sve": dispatch.Generic})
+	im, err := f.Lookup("")
+	if err != nil {
+		im = f.Best()
+	}
+	return im.Impl
+}()
+
+// tiles are the micro-kernels in use, nil where there are none (every
 // product then runs on the BLAS).
-var tiles = archKernels()
+var tiles = kernels.tiles
 
 // narrow reports whether c = op(a)·b, op(a) m×k and b k×n (b not
 // transposed: see gemm32), runs on the micro-kernels: X·W and G·Wᵀ of a

@@ -2,9 +2,8 @@
 
 package dense
 
-// archKernels: no micro-kernels on this architecture (or with noasm):
-// every product runs on the BLAS.
-func archKernels() *tileKernels { return nil }
+import "github.com/supergcn/supergcn/internal/dispatch"
 
-// archColSums: no column-sum kernel on this architecture (or with noasm).
-func archColSums() func(acc *float64, m *float32, rows, cols, stride int) { return nil }
+// archKernelSets: no kernel sets on this architecture (or with noasm):
+// every product runs on the BLAS, the column sums in Go.
+func archKernelSets() []dispatch.Impl[kernelSet] { return nil }

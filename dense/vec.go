@@ -71,8 +71,8 @@ func ColSums(m *Matrix, dst []float32) {
 	})
 }
 
-// colSums is the column-sum kernel of this CPU (nil: none).
-var colSums = archColSums()
+// colSums is the column-sum kernel in use (nil: none, the Go loop).
+var colSums = kernels.colSums
 
 // colSumRows is the rows of one call of the column-sum kernel.
 const colSumRows = 32

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/dispatch"
 	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/internal/rowk"
 )
@@ -164,8 +165,19 @@ type wordKernels struct {
 	apply func(x, out *float32, word uint64, scale float32)
 }
 
-// drops are this CPU's dropout kernels (nil: none).
-var drops = dropWords()
+// drops are the dropout kernels in use (nil: none, the Go loops): those
+// SUPERGCN_KERNEL names (read once, when the process starts), else the
+// best this CPU runs; "generic" and the names without kernels of their
+// own ("avx2", "neon", "sve") run the Go loops.
+var drops = func() *wordKernels {
+	f := dispatch.NewFamily(append(archDropWords(), dispatch.Impl[*wordKernels]{Name: dispatch.Generic}),
+		map[string]string{"avx2": dispatch.Generic, "neon": dispatch.Generic, "sve": dispatch.Generic})
+	im, err := f.Lookup("")
+	if err != nil {
+		im = f.Best()
+	}
+	return im.Impl
+}()
 
 // applyWords sets out = x·(kept ? scale : 0) over whole words [lo, hi)
 // of the mask (in place when out is x), on k where the CPU has it; the

@@ -2,7 +2,11 @@
 
 package nn
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/supergcn/supergcn/internal/dispatch"
+)
 
 //go:noescape
 func dropWordAVX512(x, out *float32, u *uint64, thresh uint16, scale float32) uint64
@@ -10,11 +14,12 @@ func dropWordAVX512(x, out *float32, u *uint64, thresh uint16, scale float32) ui
 //go:noescape
 func dropApplyAVX512(x, out *float32, word uint64, scale float32)
 
-// dropWords returns the dropout kernels of 64 elements (drop_amd64.s)
-// where the CPU and OS run AVX-512 with its 16-bit lanes, nil elsewhere.
-func dropWords() *wordKernels {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512BW {
+// archDropWords returns this architecture's dropout kernels: AVX-512 with
+// its 16-bit lanes (AVX512BW), where the CPU has them; dispatch keeps
+// them where the CPU and OS run AVX-512.
+func archDropWords() []dispatch.Impl[*wordKernels] {
+	if !cpu.X86.HasAVX512BW {
 		return nil
 	}
-	return &wordKernels{word: dropWordAVX512, apply: dropApplyAVX512}
+	return []dispatch.Impl[*wordKernels]{{Name: "avx512", Impl: &wordKernels{word: dropWordAVX512, apply: dropApplyAVX512}}}
 }

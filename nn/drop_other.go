@@ -2,5 +2,7 @@
 
 package nn
 
-// dropWords: no dropout kernels on this architecture (or with noasm).
-func dropWords() *wordKernels { return nil }
+import "github.com/supergcn/supergcn/internal/dispatch"
+
+// archDropWords: no dropout kernels on this architecture (or with noasm).
+func archDropWords() []dispatch.Impl[*wordKernels] { return nil }
