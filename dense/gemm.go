@@ -33,6 +33,7 @@ type Work struct {
 	Precision Precision
 
 	part []float32
+	bt   []float32 // Wᵀ of a product G·Wᵀ on the micro-kernels (kernel.go)
 	bf   bf16Work
 }
 
@@ -85,13 +86,16 @@ func gemm32(w *Work, tA, tB bool, alpha float32, a, b *Matrix, beta float32, c *
 		k = a.Rows
 	}
 	ga, gb, gc := general(a), general(b), general(c)
+	if tiles != nil && tB && !tA && narrow(false, m, k, c.Cols) {
+		gb, tB = transposedB(w, gb), false // G·Wᵀ as G·(Wᵀ) on the micro-kernels
+	}
 	switch {
 	case m >= 2*GemmBlock:
 		gemmRows(tA, tB, alpha, ga, gb, beta, gc)
 	case k >= 2*GemmBlock:
 		gemmInner(w, tA, tB, alpha, ga, gb, beta, gc)
 	default:
-		blas32.Gemm(trans(tA), trans(tB), alpha, ga, gb, beta, gc)
+		sgemm(tiles, tA, tB, alpha, ga, gb, beta, gc)
 	}
 }
 
@@ -151,7 +155,7 @@ func gemmRows(tA, tB bool, alpha float32, a, b blas32.General, beta float32, c b
 	blocks := (m + GemmBlock - 1) / GemmBlock
 	par.Blocks(blocks, 0, func(i int) {
 		lo, hi := i*GemmBlock, min((i+1)*GemmBlock, m)
-		blas32.Gemm(trans(tA), trans(tB), alpha, rowsOf(a, tA, lo, hi), b, beta, sub(c, lo, hi, 0, c.Cols))
+		sgemm(tiles, tA, tB, alpha, rowsOf(a, tA, lo, hi), b, beta, sub(c, lo, hi, 0, c.Cols))
 	})
 }
 
@@ -192,7 +196,7 @@ func gemmInner(w *Work, tA, tB bool, alpha float32, a, b blas32.General, beta fl
 			if i == b0 {
 				pb = 0
 			}
-			blas32.Gemm(trans(tA), trans(tB), alpha, colsOf(a, tA, lo, hi), rowsOf(b, tB, lo, hi), pb, p)
+			sgemm(tiles, tA, tB, alpha, colsOf(a, tA, lo, hi), rowsOf(b, tB, lo, hi), pb, p)
 		}
 	})
 	par.For(c.Rows, 16, func(r0, r1 int) {

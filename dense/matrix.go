@@ -1,7 +1,9 @@
 // Package dense holds the row-major float32 matrix that every numeric package
-// exchanges, Gemm and the elementwise passes. It is pure Go: Gemm calls
+// exchanges, Gemm and the elementwise passes. It is Go (no cgo): Gemm calls
 // gonum's blas32, into which the command installs OpenBLAS (dense/openblas,
-// the `openblas` tag) where available.
+// the `openblas` tag) where available, except for the narrow products X·W
+// and G·Wᵀ of the layers, which run on Go-assembly micro-kernels where the
+// CPU has AVX-512 (kernel.go).
 package dense
 
 import "fmt"

@@ -63,16 +63,39 @@ func ColSums(m *Matrix, dst []float32) {
 		panic(fmt.Sprintf("dense.ColSums: dst length %d, matrix has %d columns", len(dst), m.Cols))
 	}
 	ColReduce(m.Rows, m.Cols, func(lo, hi int, acc []float64) {
-		for i := lo; i < hi; i++ {
-			for j, v := range m.Row(i) {
-				acc[j] += float64(v)
-			}
-		}
+		colSumsInto(acc, m, lo, hi)
 	}, func(sum []float64) {
 		for j, v := range sum {
 			dst[j] = float32(v)
 		}
 	})
+}
+
+// colSums is the column-sum kernel in use (nil: none, the Go loop).
+var colSums = kernels.colSums
+
+// colSumRows is the rows of one call of the column-sum kernel.
+const colSumRows = 32
+
+// colSumsInto adds rows [lo, hi) of m to acc column by column
+// (acc[j] += float64(m[i][j]), i in order): on the CPU's kernel where it
+// has one, the same sums bit for bit.
+func colSumsInto(acc []float64, m *Matrix, lo, hi int) {
+	if colSums != nil && hi > lo && m.Cols > 0 {
+		_ = acc[m.Cols-1]
+		_ = m.Data[(hi-1)*m.Cols+m.Cols-1]
+		// The kernel sweeps its rows once per 32 columns: in runs of
+		// colSumRows rows, which stay in the L1 cache between sweeps.
+		for r := lo; r < hi; r += colSumRows {
+			colSums(&acc[0], &m.Data[r*m.Cols], min(colSumRows, hi-r), m.Cols, m.Cols)
+		}
+		return
+	}
+	for i := lo; i < hi; i++ {
+		for j, v := range m.Row(i) {
+			acc[j] += float64(v)
+		}
+	}
 }
 
 // maxReduceBlocks bounds the row blocks of ColReduce (and so its memory).

@@ -1,6 +1,7 @@
 package dense
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -72,6 +73,33 @@ func TestColSumsThreadIndependent(t *testing.T) {
 			first = got
 		} else if !slices.Equal(got, first) {
 			t.Fatalf("%d threads: %v, 1 thread: %v", th, got, first)
+		}
+	}
+}
+
+// TestColSumsKernel: the column sums of the CPU's kernel are the scalar
+// loop's bit for bit, for widths that end inside a vector and a chunk.
+func TestColSumsKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, cols := range []int{1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 100, 128, 257} {
+		m := New(301, cols)
+		for i := range m.Data {
+			m.Data[i] = float32(r.NormFloat64()) * float32(1+i%13)
+		}
+		got, want := make([]float64, cols), make([]float64, cols)
+		for j := range got {
+			got[j], want[j] = float64(j), float64(j)
+		}
+		colSumsInto(got, m, 3, 300)
+		for i := 3; i < 300; i++ {
+			for j, v := range m.Row(i) {
+				want[j] += float64(v)
+			}
+		}
+		for j := range want {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("%d columns: column %d sums to %v, the scalar loop %v", cols, j, got[j], want[j])
+			}
 		}
 	}
 }

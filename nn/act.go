@@ -3,10 +3,11 @@ package nn
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/supergcn/supergcn/dense"
+	"github.com/supergcn/supergcn/internal/dispatch"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // ReLU sets m = max(m, 0) in place (negative values and −0 become +0). The
@@ -18,6 +19,20 @@ func ReLU(m *dense.Matrix) {
 		for i, v := range d {
 			b := math.Float32bits(v)
 			d[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
+		}
+	})
+}
+
+// reluBias sets m = ReLU(m + b) in place, b added to every row (len(b) is
+// m.Cols), in one pass: what dense.AddBias followed by ReLU computes, bit
+// for bit (rowk's ReluBias).
+func reluBias(m *dense.Matrix, b []float32) {
+	k := rowk.Default()
+	b = b[:m.Cols]
+	par.For(m.Rows, dense.RowGrain(m.Cols), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := m.Row(i)
+			k.ReluBias(r, r, b)
 		}
 	})
 }
@@ -87,35 +102,104 @@ func (d *Dropout) Forward(x *dense.Matrix, train, inPlace bool, seed uint64) *de
 		for b := lo; b < hi; b++ {
 			start := b * dropoutBlock
 			end := min(start+dropoutBlock, len(x.Data))
-			dropBlock(x.Data[start:end], out.Data[start:end], d.mask[start/64:(end+63)/64],
-				rand.NewPCG(seed, mix64(uint64(b)+0x9e3779b97f4a7c15)), thresh, scale)
+			dropBlock(drops, x.Data[start:end], out.Data[start:end], d.mask[start/64:(end+63)/64],
+				pcg{hi: seed, lo: mix64(uint64(b) + 0x9e3779b97f4a7c15)}, thresh, scale)
 		}
 	})
 	return out
 }
 
-// dropBlock draws the mask of one block, four 16-bit decisions per 64-bit
-// draw, applies it without branches and stores it as bits (a block starts
-// at a multiple of 64 elements: its words are its own).
-func dropBlock(x, out []float32, mask []uint64, src *rand.PCG, thresh int32, scale float32) {
+// dropBlock draws the mask of one block from src (rand.NewPCG(seed,
+// mix)'s stream), four 16-bit decisions per 64-bit draw, applies it without
+// branches and stores it as bits (a block starts at a multiple of 64
+// elements: its words are its own). Each word of 64 elements takes 16
+// draws with the generator's state in registers, and its decisions and
+// products on k where the CPU has the kernels (nil: none).
+func dropBlock(k *wordKernels, x, out []float32, mask []uint64, src pcg, thresh int32, scale float32) {
 	sc := [2]float32{0, scale}
-	var bits, word uint64
-	for i, v := range x {
-		if i&3 == 0 {
-			bits = src.Uint64()
-		}
-		u := int32(bits >> (16 * uint(i&3)) & 0xffff)
-		keep := uint64(^(u-thresh)>>31) & 1 // u ≥ thresh
-		word |= keep << (uint(i) & 63)
-		out[i] = v * sc[keep]
-		if i&63 == 63 {
-			mask[i>>6] = word
-			word = 0
+	hi, lo := src.hi, src.lo
+	n := len(x)
+	out = out[:n]
+	w := 0
+	if k != nil && thresh <= math.MaxUint16 { // whole words on the kernel
+		var u [16]uint64
+		for ; w+64 <= n; w += 64 {
+			for j := range u {
+				hi, lo, u[j] = pcgNext(hi, lo)
+			}
+			mask[w>>6] = k.word(&x[w], &out[w], &u[0], uint16(thresh), scale)
 		}
 	}
-	if len(x)&63 != 0 {
-		mask[len(x)>>6] = word
+	for ; w < n; w += 64 {
+		e := min(w+64, n)
+		xs, os := x[w:e], out[w:e]
+		var word uint64
+		for j := 0; j < len(xs); j += 4 {
+			var bits uint64
+			hi, lo, bits = pcgNext(hi, lo)
+			if j+4 > len(xs) { // the block's last elements
+				for q := range len(xs) - j {
+					keep := dropKeep(bits>>(16*uint(q)), thresh)
+					word |= keep << uint(j+q)
+					os[j+q] = xs[j+q] * sc[keep]
+				}
+				break
+			}
+			q, o := xs[j:j+4:j+4], os[j:j+4:j+4]
+			k0, k1 := dropKeep(bits, thresh), dropKeep(bits>>16, thresh)
+			k2, k3 := dropKeep(bits>>32, thresh), dropKeep(bits>>48, thresh)
+			word |= (k0 | k1<<1 | k2<<2 | k3<<3) << uint(j)
+			o[0], o[1], o[2], o[3] = q[0]*sc[k0], q[1]*sc[k1], q[2]*sc[k2], q[3]*sc[k3]
+		}
+		mask[w>>6] = word
 	}
+}
+
+// wordKernels apply dropout to 64 elements at a time (drop_amd64.s):
+// word sets out[j] = x[j]·(u_j ≥ thresh ? scale : 0), u_j the 16-bit
+// lane j of u[0:16] (lane 0 the low bits of u[0]), and returns the kept
+// elements as bits; apply sets out[j] = x[j]·(bit j of word ? scale : 0).
+// Both compute what the scalar loops compute, bit for bit.
+type wordKernels struct {
+	word  func(x, out *float32, u *uint64, thresh uint16, scale float32) uint64
+	apply func(x, out *float32, word uint64, scale float32)
+}
+
+// drops are the dropout kernels in use (nil: none, the Go loops): those
+// SUPERGCN_KERNEL names (read once, when the process starts), else the
+// best this CPU runs; "generic" and the names without kernels of their
+// own ("avx2", "neon", "sve") run the Go loops.
+var drops = func() *wordKernels {
+	f := dispatch.NewFamily(append(archDropWords(), dispatch.Impl[*wordKernels]{Name: dispatch.Generic}),
+		map[string]string{"avx2": dispatch.Generic, "neon": dispatch.Generic, "sve": dispatch.Generic})
+	im, err := f.Lookup("")
+	if err != nil {
+		im = f.Best()
+	}
+	return im.Impl
+}()
+
+// applyWords sets out = x·(kept ? scale : 0) over whole words [lo, hi)
+// of the mask (in place when out is x), on k where the CPU has it; the
+// last word may be partial.
+func applyWords(k *wordKernels, x, out []float32, mask []uint64, lo, hi int, scale float32) {
+	sc := [2]float32{0, scale}
+	for w := lo; w < hi; w++ {
+		s, e := w*64, min(w*64+64, len(x))
+		if k != nil && e-s == 64 {
+			k.apply(&x[s], &out[s], mask[w], scale)
+			continue
+		}
+		for i := s; i < e; i++ {
+			out[i] = x[i] * sc[mask[w]>>(uint(i)&63)&1]
+		}
+	}
+}
+
+// dropKeep is 1 when the 16-bit decision in the low bits of u keeps its
+// element (u ≥ thresh), 0 when it drops it.
+func dropKeep(u uint64, thresh int32) uint64 {
+	return uint64(^(int32(u&0xffff)-thresh)>>31) & 1
 }
 
 // kept reports whether element i was kept by the last active Forward.
@@ -131,12 +215,8 @@ func (d *Dropout) Backward(g *dense.Matrix) *dense.Matrix {
 		panic(fmt.Sprintf("nn.Dropout.Backward: gradient has %d elements, mask %d", len(g.Data), d.n))
 	}
 	scale := float32(1 / (1 - d.P))
-	par.For(len(g.Data), 1<<15, func(lo, hi int) {
-		gd := g.Data
-		sc := [2]float32{0, scale}
-		for i := lo; i < hi; i++ {
-			gd[i] *= sc[d.kept(i)]
-		}
+	par.For(len(d.mask), 1<<9, func(lo, hi int) {
+		applyWords(drops, g.Data, g.Data, d.mask, lo, hi, scale)
 	})
 	return g
 }
@@ -152,11 +232,8 @@ func (d *Dropout) restore(x *dense.Matrix) *dense.Matrix {
 	}
 	out := d.pool.lend(&d.out, x.Rows, x.Cols)
 	scale := float32(1 / (1 - d.P))
-	par.For(len(x.Data), 1<<15, func(lo, hi int) {
-		sc := [2]float32{0, scale}
-		for i := lo; i < hi; i++ {
-			out.Data[i] = x.Data[i] * sc[d.kept(i)]
-		}
+	par.For(len(d.mask), 1<<9, func(lo, hi int) {
+		applyWords(drops, x.Data, out.Data, d.mask, lo, hi, scale)
 	})
 	return out
 }

@@ -150,3 +150,76 @@ func TestDropoutMaskBitsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestDropBlockStream: dropBlock draws the decisions of rand.NewPCG's
+// stream in order, four per 64-bit word (the element-at-a-time rule,
+// written out here), applies them and stores them as bits, for block
+// lengths that end inside a word and inside a draw, with and without
+// this CPU's kernels; applyWords applies the bits it stored alike.
+func TestDropBlockStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range []struct {
+		k *wordKernels
+		n int
+	}{{nil, 1}, {nil, 3}, {nil, 4}, {nil, 63}, {nil, 64}, {nil, 65}, {nil, 130}, {nil, 1000}, {nil, dropoutBlock},
+		{drops, 63}, {drops, 64}, {drops, 130}, {drops, 1000}, {drops, dropoutBlock}} {
+		n := tc.n
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		x[0] = float32(math.Inf(-1)) // dropped: NaN as v·0 gives; kept: -Inf·scale
+		const seed, sel, thresh, scale = 77, 12345, int32(19661), float32(1 / 0.7)
+		out, mask := make([]float32, n), make([]uint64, (n+63)/64)
+		x[n-1] = float32(math.NaN())
+		x[n/2] = float32(math.Copysign(0, -1))
+		dropBlock(tc.k, x, out, mask, pcg{hi: seed, lo: sel}, thresh, scale)
+		again := make([]float32, n)
+		applyWords(tc.k, x, again, mask, 0, len(mask), scale)
+		src := rand.NewPCG(seed, sel)
+		var bits uint64
+		for i, v := range x {
+			if i%4 == 0 {
+				bits = src.Uint64()
+			}
+			keep := int32(bits>>(16*uint(i%4))&0xffff) >= thresh
+			want := v * 0
+			if keep {
+				want = v * scale
+			}
+			if got := mask[i/64]>>(uint(i)%64)&1 == 1; got != keep {
+				t.Fatalf("n %d: element %d kept %v, the stream says %v", n, i, got, keep)
+			}
+			if math.Float32bits(out[i]) != math.Float32bits(want) || math.Float32bits(again[i]) != math.Float32bits(want) {
+				t.Fatalf("n %d: element %d = %g (applied again %g), want %g", n, i, out[i], again[i], want)
+			}
+		}
+		for w := range mask { // bits past the block's end stay clear
+			if end := n - 64*w; end < 64 && mask[w]>>uint(end) != 0 {
+				t.Fatalf("n %d: word %d has bits past the end", n, w)
+			}
+		}
+	}
+}
+
+// TestReluBias: the one-pass bias and ReLU of the GIN, GCNII and SAGE-max
+// layers is dense.AddBias followed by ReLU, bit for bit (negative zeros
+// and NaNs included).
+func TestReluBias(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for _, cols := range []int{1, 7, 8, 47, 128, 131} {
+		m := randMat(r, 257, cols)
+		m.Data[0], m.Data[1%len(m.Data)] = float32(math.NaN()), float32(math.Copysign(0, -1))
+		m.Data[2%len(m.Data)] = -float32(math.NaN())
+		b := randMat(r, 1, cols).Data
+		want := &dense.Matrix{Rows: m.Rows, Cols: m.Cols, Data: slices.Clone(m.Data)}
+		dense.AddBias(want, b)
+		ReLU(want)
+		reluBias(m, b)
+		for i, v := range want.Data {
+			if math.Float32bits(m.Data[i]) != math.Float32bits(v) {
+				t.Fatalf("%d columns: element %d = %g, AddBias and ReLU give %g", cols, i, m.Data[i], v)
+			}
+		}
+	}
+}

@@ -151,8 +151,7 @@ func (b *gcniiBody) forward(p Pass, op Operator, x *dense.Matrix, seed func(int)
 	a := b.drops[0].Forward(x, p.Train, false, seed(0))
 	x0 := b.pool.lend(&b.x0, n, b.h)
 	b.pool.gemm(false, false, 1, a, b.win.values(), 0, x0)
-	dense.AddBias(x0, b.bin.W)
-	ReLU(x0)
+	reluBias(x0, b.bin.W)
 	b.drops[0].release() // restored for the backward
 	cur := b.drops[1].Forward(x0, p.Train, false, seed(1))
 	for l := range b.layers {

@@ -156,8 +156,7 @@ func (l *GINLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense.Mat
 		axpby(u, 1, l.self(), x)
 		l.pool.gemm(false, false, 1, u, l.W1.values(), 0, z)
 	}
-	dense.AddBias(z, l.B1.W)
-	ReLU(z)
+	reluBias(z, l.B1.W)
 	out := l.pool.lend(&l.out, n, l.Out)
 	l.pool.gemm(false, false, 1, z, l.W2.values(), 0, out)
 	l.addBias(out)

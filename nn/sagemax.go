@@ -150,8 +150,7 @@ func (l *SAGEMaxLayer) forward(p Pass, op Operator, x, ax *dense.Matrix) (*dense
 	if l.Pool {
 		src = l.pool.lend(&l.src, n, l.In)
 		l.pool.gemm(false, false, 1, x, l.WP.values(), 0, src)
-		dense.AddBias(src, l.BP.W)
-		ReLU(src)
+		reluBias(src, l.BP.W)
 	}
 	l.agg = ax
 	if ax == nil {
