@@ -36,9 +36,7 @@ type Embedding struct {
 	trainRows []int32
 	param     *nn.Param
 
-	in      *dense.Matrix // x with embedded rows (reused)
 	term    *dense.Matrix // the embedded rows' added term (TrainTerm, EvalTerm; reused)
-	src     *dense.Matrix // the x that in was copied from (its rows other than training rows are never changed)
 	lpRows  []int32       // this epoch's embedded rows
 	supRows []int32       // this epoch's supervised rows
 }
@@ -83,29 +81,15 @@ func (e *Embedding) Draw(epoch int) (embedded, supervised []int32) {
 	return e.lpRows, e.supRows
 }
 
-// TrainInput draws the epoch's rows and returns x with the label embedding
-// added to the embedded rows, and the rows that supervise.
-func (e *Embedding) TrainInput(x *dense.Matrix, epoch int) (*dense.Matrix, []int32) {
-	emb, sup := e.Draw(epoch)
-	return e.embed(x, emb), sup
-}
-
-// EvalInput returns x with the embedding added to every training row.
-func (e *Embedding) EvalInput(x *dense.Matrix) *dense.Matrix {
-	e.lpRows = append(e.lpRows[:0], e.trainRows...)
-	return e.embed(x, e.lpRows)
-}
-
-// TrainTerm is TrainInput for an input the caller adds the term to (sparse
-// features): it draws the epoch's rows and returns them, the term added to
-// each (len(rows) × features, owned by e until the next call) and the rows
-// that supervise.
+// TrainTerm draws the epoch's rows and returns them, the term the caller
+// adds to each of their input rows (len(rows) × features, owned by e until
+// the next call) and the rows that supervise.
 func (e *Embedding) TrainTerm(epoch int) (rows []int32, term *dense.Matrix, supervised []int32) {
 	emb, sup := e.Draw(epoch)
 	return emb, e.termOf(emb), sup
 }
 
-// EvalTerm is EvalInput's term: every training row and its embedding.
+// EvalTerm is the evaluation's term: every training row and its embedding.
 func (e *Embedding) EvalTerm() (rows []int32, term *dense.Matrix) {
 	e.lpRows = append(e.lpRows[:0], e.trainRows...)
 	return e.lpRows, e.termOf(e.lpRows)
@@ -124,34 +108,7 @@ func (e *Embedding) termOf(rows []int32) *dense.Matrix {
 	return e.term
 }
 
-// embed returns x with the embedding added to rows. x must not change
-// between calls with the same matrix (the features are fixed in training).
-func (e *Embedding) embed(x *dense.Matrix, rows []int32) *dense.Matrix {
-	if x.Cols != e.dim {
-		panic("labelprop: feature width mismatch")
-	}
-	// Embedded rows are always training rows: copy x once, then per call
-	// only put the training rows back before adding this call's embeddings.
-	if e.src != x || e.in == nil || len(e.in.Data) != len(x.Data) {
-		e.in = dense.Reshape(e.in, x.Rows, x.Cols)
-		copy(e.in.Data, x.Data)
-		e.src = x
-	} else {
-		for _, v := range e.trainRows {
-			copy(e.in.Row(int(v)), x.Row(int(v)))
-		}
-	}
-	for _, v := range rows {
-		dst := e.in.Row(int(v))
-		src := e.param.W[int(e.labels[v])*e.dim : (int(e.labels[v])+1)*e.dim]
-		for j, w := range src {
-			dst[j] += e.scale * w
-		}
-	}
-	return e.in
-}
-
-// Backward sets the embedding's gradient from dL/dx of the last TrainInput:
+// Backward sets the embedding's gradient from dL/dx of the last TrainTerm:
 // G[label(v)] = Σ over embedded rows v of gx[v].
 func (e *Embedding) Backward(gx *dense.Matrix) { e.backward(gx, false) }
 

@@ -82,8 +82,9 @@ func TestEmbedAndGradient(t *testing.T) {
 			}
 		}
 	}
-	in, _ := e.TrainInput(x, 3)
-	emb := append([]int32{}, e.lpRows...)
+	rows, term, _ := e.TrainTerm(3)
+	in := withTerm(x, rows, term)
+	emb := append([]int32{}, rows...)
 	check(in, emb)
 	// L = Σ in ⊙ g  ⇒  dL/dW[c] = scale · Σ_{embedded v with label c} g[v].
 	g := dense.New(x.Rows, x.Cols)
@@ -105,7 +106,8 @@ func TestEmbedAndGradient(t *testing.T) {
 		}
 	}
 	// Evaluation embeds every training row and no other.
-	ev := e.EvalInput(x)
+	rows, term = e.EvalTerm()
+	ev := withTerm(x, rows, term)
 	isTrain := map[int32]bool{}
 	for _, v := range train {
 		isTrain[v] = true
@@ -118,8 +120,8 @@ func TestEmbedAndGradient(t *testing.T) {
 	}
 	check(ev, train)
 	// A later draw on the same x carries nothing over from earlier calls.
-	in, _ = e.TrainInput(x, 4)
-	check(in, e.lpRows)
+	rows, term, _ = e.TrainTerm(4)
+	check(withTerm(x, rows, term), rows)
 }
 
 func TestNewRejectsBadInput(t *testing.T) {
@@ -145,4 +147,18 @@ func equal(a, b []int32) bool {
 		}
 	}
 	return true
+}
+
+// withTerm returns a copy of x with term's row i added to row rows[i], as
+// the first layer adds the embedding to its input.
+func withTerm(x *dense.Matrix, rows []int32, term *dense.Matrix) *dense.Matrix {
+	in := dense.New(x.Rows, x.Cols)
+	copy(in.Data, x.Data)
+	for i, v := range rows {
+		dst := in.Row(int(v))
+		for j, w := range term.Row(i) {
+			dst[j] += w
+		}
+	}
+	return in
 }
