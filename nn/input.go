@@ -54,13 +54,16 @@ type inputKindRow struct {
 	// transformFirst: the first layer must transform the input before it
 	// aggregates it (the kind has no dense rows to aggregate).
 	transformFirst bool
+	// termValues is the float32 values label propagation's term costs on
+	// an input of rows × cols with trainRows training rows.
+	termValues func(rows, trainRows, cols int64) int64
 }
 
 // inputKinds maps each storage kind (graph.FeatureStore.Kind) to its
 // compute: a new kind is its file and a row here.
 var inputKinds = map[string]inputKindRow{
-	"dense": {new: newDenseInput, bytes: func(graph.FeatureStore) int64 { return 0 }},
-	"csr":   {new: newCSRInput, bytes: csrInputBytes, transformFirst: true},
+	"dense": {new: newDenseInput, bytes: func(graph.FeatureStore) int64 { return 0 }, termValues: denseTermValues},
+	"csr":   {new: newCSRInput, bytes: csrInputBytes, transformFirst: true, termValues: csrTermValues},
 }
 
 // NewInput prepares features f for a model on engine eng (the products of
@@ -84,6 +87,15 @@ func NewInput(f graph.Features, eng *aggr.Engine) (*Input, error) {
 func InputBytes(f graph.Features) int64 {
 	if row, ok := inputKinds[f.Kind()]; ok {
 		return row.bytes(f.Store())
+	}
+	return 0
+}
+
+// TermValues is the float32 values label propagation's term adds to an
+// input of features f's kind with trainRows training rows (cols columns).
+func TermValues(f graph.Features, trainRows int64) int64 {
+	if row, ok := inputKinds[f.Kind()]; ok {
+		return row.termValues(int64(f.Rows()), trainRows, int64(f.Cols()))
 	}
 	return 0
 }

@@ -237,3 +237,7 @@ func (s *csrInput) inputGrad(_ *Dropout, g *dense.Matrix) *dense.Matrix {
 	}
 	return g
 }
+
+// csrTermValues: the term on the training rows, its dropped copy, its
+// dropout scales and its gradient.
+func csrTermValues(_, trainRows, cols int64) int64 { return 4 * trainRows * cols }

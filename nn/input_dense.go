@@ -61,3 +61,6 @@ func (d *denseInput) product(w *dense.Work, tA, tB bool, alpha float32, y *dense
 func (d *denseInput) inputGrad(drop *Dropout, g *dense.Matrix) *dense.Matrix { return drop.Backward(g) }
 
 func (d *denseInput) termRows() []int32 { return nil }
+
+// denseTermValues: the input copied with the term added to its rows.
+func denseTermValues(rows, _, cols int64) int64 { return rows * cols }

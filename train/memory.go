@@ -43,10 +43,7 @@ func estimate(mc nn.Config, labelProp bool, s *partition.Shard) int64 {
 	in := int64(0)
 	if labelProp {
 		params += int64(mc.In) * int64(mc.Out)
-		in = rows * int64(mc.In) // the input with the label embedding added
-		if s.Features.Sparse() { // sparse: the term on the training rows, its dropped copy, its dropout scales and gradient
-			in = 4 * trainRows(s) * int64(mc.In)
-		}
+		in = nn.TermValues(s.Features, trainRows(s)) // the label embedding's term, as the features' kind adds it
 	} else if aggregatesInput(mc) {
 		in = rows * int64(mc.In) // the evaluation passes' aggregate of the features (nn.Model.SetEvalInput)
 	}
