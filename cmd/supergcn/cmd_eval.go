@@ -100,8 +100,11 @@ func cmdEval(args []string) error {
 			return err
 		}
 		s, err := d.loadShard(c, w, nil)
-		if err != nil || pa.Pairs != "" {
-			return cmp.Or(err, pa.Score(c, s, ck, th, *kernel, os.Stdout))
+		if err != nil {
+			return err
+		}
+		if pa.Pairs != "" {
+			return pa.Score(c, s, ck, th, *kernel, os.Stdout)
 		}
 		y, err := trainargs.ReadTargets(ck.Task, *targets)
 		if err != nil {

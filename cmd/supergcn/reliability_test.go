@@ -79,8 +79,8 @@ func flipByte(t *testing.T, path string, at int) {
 }
 
 // TestMPIDamagedInputs: a flipped feature bit of a .sgb fails the
-// distributed readers (partition and train under mpirun) as it fails the
-// serial one; a damaged part file read by one rank ends the job with that
+// distributed readers (partition, train and eval under mpirun) as it fails
+// the serial one; a damaged part file read by one rank ends the job with that
 // rank's one error line and nothing from the others.
 func TestMPIDamagedInputs(t *testing.T) {
 	cora := testdataset.Dataset(t, "cora")
@@ -90,6 +90,9 @@ func TestMPIDamagedInputs(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	if r := run(t, 2*time.Minute, nil, "partition", "--data", cora, "--parts", "2", "--out", p("parts")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, 2*time.Minute, nil, "train", "--data", p("c.sgb"), "--epochs", "1", "--quiet", "--save", p("m.ckpt")); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	// Cora's features are the bulk of the file: a byte past the middle is one.
@@ -105,6 +108,8 @@ func TestMPIDamagedInputs(t *testing.T) {
 		{3, []string{"partition", "--data", p("c.sgb"), "--parts", "3", "--method", "ldg", "--out", p("out")}, "section x: checksum mismatch"},
 		{2, []string{"train", "--data", p("c.sgb"), "--epochs", "1", "--quiet"}, "section x: checksum mismatch"},
 		{2, []string{"train", "--partitions", p("parts"), "--epochs", "3", "--quiet"}, "part-00001.bin"},
+		{2, []string{"eval", "--data", p("c.sgb"), "--model", p("m.ckpt")}, "section x: checksum mismatch"},
+		{1, []string{"eval", "--data", p("c.sgb"), "--model", p("m.ckpt")}, "section x: checksum mismatch"},
 	} {
 		r := run(t, 2*time.Minute, mpirun(t, c.np), c.args...)
 		ours := 0
