@@ -39,9 +39,9 @@ type Graph struct {
 	Ptr        []int64
 	Idx        []int32
 
-	tptr  []int64 // column u's edges: tperm[tptr[u]:tptr[u+1]]
-	trow  []int32 // the row of each transposed edge
-	tperm []int64 // the edge index (into Idx) of each transposed edge
+	tptr []int64 // column u's edges: positions tptr[u]:tptr[u+1] of the transpose
+	trow []int32 // the row of each transposed edge
+	tpos []int64 // the transposed position of each edge (of Idx)
 }
 
 // NewGraph checks the structure and builds its transpose. ptr and idx are
@@ -66,11 +66,11 @@ func NewGraph(rows, cols int, ptr []int64, idx []int32) (*Graph, error) {
 		g.tptr[u+1] += g.tptr[u]
 	}
 	next := append([]int64(nil), g.tptr[:cols]...)
-	g.trow, g.tperm = make([]int32, len(idx)), make([]int64, len(idx))
+	g.trow, g.tpos = make([]int32, len(idx)), make([]int64, len(idx))
 	for v := range rows {
 		for k := ptr[v]; k < ptr[v+1]; k++ {
 			u := idx[k]
-			g.trow[next[u]], g.tperm[next[u]] = int32(v), k
+			g.trow[next[u]], g.tpos[k] = int32(v), next[u]
 			next[u]++
 		}
 	}

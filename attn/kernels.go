@@ -37,8 +37,9 @@ type State struct {
 
 // Scratch is Backward's temporary storage, reused across states and
 // layers by calls that do not run concurrently: per edge and head the
-// score gradient de (in edge order), per row its destination terms, max
-// and scaled ⟨g, o⟩ side by side (one gather per edge).
+// score gradient de (in the transposed order, written in turn by the pass
+// over the columns), per row its destination terms, max and scaled ⟨g, o⟩
+// side by side (one gather per edge).
 type Scratch struct{ de, rows []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
@@ -290,8 +291,9 @@ func Share(mp, m, s float32) float32 {
 // st.M[v]) and W_k are recomputed (st.M may be replaced by a larger max,
 // the merged one, when c is that max's share); sc holds the temporaries.
 // One pass over the columns (the transposed graph) reads each edge's gp[v]
-// once, for its dot products and gz; the edges' de are summed per row
-// after.
+// once, for its dot products and gz, and stores the edges' de in that
+// order; they are summed per row after (gathered through the transposed
+// positions: scattered reads rather than scattered writes).
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	return backward(g, sp, z, src, dst, gp, cd, kern, heads, st, sc, gz, gsrc, gdst)
 }
@@ -341,8 +343,8 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 	par.For(g.Rows, rowGrain(g, h), func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			d := gdst[v*h : (v+1)*h]
-			for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
-				for hd, x := range sc.de[int(k)*h : int(k+1)*h] {
+			for _, i := range g.tpos[g.Ptr[v]:g.Ptr[v+1]] {
+				for hd, x := range sc.de[int(i)*h : int(i+1)*h] {
 					d[hd] += x
 				}
 			}
@@ -352,9 +354,10 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 }
 
 // backwardCol recomputes the weights W of column u's edges (all heads,
-// into w in the column's order), stores their de at their edge's place in
-// sc.de and returns the per-head sums of de in sum; d is scratch for the
-// edges' dot products (max(Heads, Heads·Width/8) values an edge).
+// into w in the column's order), stores their de in sc.de at their
+// transposed positions and returns the per-head sums of de in sum; d is
+// scratch for the edges' dot products (max(Heads, Heads·Width/8) values an
+// edge).
 func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk headKernels, sc *Scratch, w, d, sum []float32) {
 	h, f := sp.Heads, sp.Width
 	hf := h * f
@@ -371,10 +374,10 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk hea
 	expAll(w)
 	sum = sum[:h]
 	clear(sum)
+	de := sc.de[int(a)*h : int(b)*h]
 	for t, v := range g.trow[a:b] {
-		r, dt := sc.rows[3*h*int(v):3*h*int(v+1)], d[t*h:(t+1)*h]
-		k := g.tperm[int(a)+t]
-		wk, dk := w[t*h:(t+1)*h], sc.de[int(k)*h:int(k+1)*h]
+		r, dt, dk := sc.rows[3*h*int(v):3*h*int(v+1)], d[t*h:(t+1)*h], de[t*h:(t+1)*h]
+		wk := w[t*h : (t+1)*h]
 		var eh uint64
 		if sp.Drop > 0 {
 			eh = edgeHash(sp.Seed, ids.row(int(v)), col)
@@ -385,10 +388,9 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk hea
 				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
 			}
 			t := (wk[hd]*dt[hd] - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
-			dt[hd] = t
+			dk[hd] = t
 			sum[hd] += t
 		}
-		copy(dk, dt) // one wide store into the (cold) edge-order array, not one a head
 	}
 }
 

@@ -17,7 +17,8 @@ type StateV2 struct {
 }
 
 // ScratchV2 is BackwardV2's per-edge temporary storage (2·Heads·Edges
-// values: per edge its weights and score gradients side by side), reused
+// values: per edge its weights and score gradients side by side, in the
+// transposed order so that the pass over the columns reads them in turn), reused
 // across states and layers by calls that do not run concurrently.
 type ScratchV2 struct{ wd []float32 }
 
@@ -187,8 +188,8 @@ func BackwardV2(g *Graph, sp Spec, z, t, att, gp, cd []float32, st *StateV2, sc 
 }
 
 // backwardRowV2 is BackwardV2's pass over row v's edges: it stores every
-// edge's weights W and score gradients ds into wd (per edge: W then ds,
-// Heads each) and adds to gt[v] and ga.
+// edge's weights W and score gradients ds into wd (per edge, at its
+// transposed position: W then ds, Heads each) and adds to gt[v] and ga.
 func backwardRowV2(g *Graph, sp Spec, v int, z, t, att, gp, cd []float32, st *StateV2, wd, gt, ga []float32) {
 	h, f := sp.Heads, sp.Width
 	hf := h * f
@@ -197,7 +198,7 @@ func backwardRowV2(g *Graph, sp Spec, v int, z, t, att, gp, cd []float32, st *St
 		u := int(g.Idx[k])
 		zu := z[u*hf : (u+1)*hf]
 		pk, wk := st.P[int(k)*h:int(k)*h+h], st.W[int(k)*h:int(k)*h+h]
-		e := 2 * h * int(k)
+		e := 2 * h * int(g.tpos[k])
 		copy(wd[e:e+h], wk)
 		for hd := range h {
 			c := hd * f
@@ -227,7 +228,7 @@ func columnV2(g *Graph, sp Spec, u int, z, t, att, gp, wd, gzu []float32) {
 	hf := h * f
 	zu := z[u*hf : (u+1)*hf]
 	for i := g.tptr[u]; i < g.tptr[u+1]; i++ {
-		v, k := int(g.trow[i]), int(g.tperm[i])
+		v, k := int(g.trow[i]), int(i) // wd is in the transposed order
 		tv, gr := t[v*hf:(v+1)*hf], gp[v*hf:(v+1)*hf]
 		w, ds := wd[2*h*k:2*h*k+h], wd[2*h*k+h:2*h*(k+1)]
 		for hd := range h {
