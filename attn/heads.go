@@ -6,16 +6,18 @@ import "github.com/supergcn/supergcn/internal/dispatch"
 // (the contracts of accumHeads8Generic and dotRows8Generic, their pure-Go
 // twins): the weighted aggregation of 8 heads × 8 with one weight per
 // edge and head, and its adjoint's dot products of 8 groups of 8 columns
-// per edge; and a hint that rows will be read soon (prefetchRows).
+// per edge; the exponentials of a row's scores (expAll); and a hint that
+// rows will be read soon (prefetchRows).
 type headKernels struct {
 	name     string
 	accum    func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 	dots     func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
 	prefetch func(x []float32, stride int, idx []int32, bytes int)
+	exp      func(x []float32)
 	native   bool // SIMD assembly (false for the pure-Go twins)
 }
 
-var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric}
+var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric, exp: expAll}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
 // heads_<arch>.go, or heads_other.go); SVE CPUs run the NEON kernels.

@@ -6,7 +6,7 @@ package attn
 // first; internal/dispatch keeps those the CPU and OS support. They use
 // 256-bit registers only: AVX-512 CPUs run them too (under either name).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
 	return []headKernels{k512, k2}
@@ -62,3 +62,25 @@ func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32
 //
 //go:noescape
 func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
+
+// expAllAVX2 is expAll with the whole vectors of 8 values in expAll8AVX2
+// and the rest in Go.
+func expAllAVX2(x []float32) {
+	n := len(x) &^ 7
+	expAll8AVX2(x[:n])
+	expAll(x[n:])
+}
+
+// expAll8AVX2 is the AVX2 version of expAll on the first len(x)/8 whole
+// vectors of 8 values (the rest is left as it is). Reference loop:
+//
+//	for i := range len(x) &^ 7 {
+//		x[i] = expFlush(x[i])
+//	}
+//
+// expPoly's float32 operations in its order, without fused multiply-adds,
+// so every value equals expFlush's bit for bit; the constants are read
+// from memory (expc<>).
+//
+//go:noescape
+func expAll8AVX2(x []float32)

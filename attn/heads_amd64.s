@@ -3,6 +3,76 @@
 #include "textflag.h"
 
 // The kernels of heads_amd64.go (declarations and reference loops there).
+// The loops of accumHeads8AVX2 and dotRows8AVX2 run one edge body (a
+// macro) twice: with the prefetch of the row 8 edges ahead while one
+// exists, then without for the last 8.
+
+// PREFETCH_AHEAD: the 256 bytes of the row of the idx entry 8 ahead of R8
+// (x in SI, stride in bytes in DX; AX clobbered).
+#define PREFETCH_AHEAD \
+	MOVLQSX 32(R8), AX; \
+	IMULQ DX, AX; \
+	PREFETCHT0 (SI)(AX*1); \
+	PREFETCHT0 64(SI)(AX*1); \
+	PREFETCHT0 128(SI)(AX*1); \
+	PREFETCHT0 192(SI)(AX*1); \
+	PREFETCHT0 252(SI)(AX*1)
+
+// ROW_AT_R8: AX = the address of the row of the idx entry at R8.
+#define ROW_AT_R8 \
+	MOVLQSX (R8), AX; \
+	IMULQ DX, AX; \
+	ADDQ SI, AX
+
+// ACCUM_EDGE: one edge of accumHeads8AVX2 (registers there); ends with
+// DECQ CX, so its flags say whether edges are left.
+#define ACCUM_EDGE \
+	ROW_AT_R8; \
+	VBROADCASTSS 0(R9), Y8; \
+	VFMADD231PS 0(AX), Y8, Y0; \
+	VBROADCASTSS 4(R9), Y9; \
+	VFMADD231PS 32(AX), Y9, Y1; \
+	VBROADCASTSS 8(R9), Y10; \
+	VFMADD231PS 64(AX), Y10, Y2; \
+	VBROADCASTSS 12(R9), Y11; \
+	VFMADD231PS 96(AX), Y11, Y3; \
+	VBROADCASTSS 16(R9), Y12; \
+	VFMADD231PS 128(AX), Y12, Y4; \
+	VBROADCASTSS 20(R9), Y13; \
+	VFMADD231PS 160(AX), Y13, Y5; \
+	VBROADCASTSS 24(R9), Y14; \
+	VFMADD231PS 192(AX), Y14, Y6; \
+	VBROADCASTSS 28(R9), Y15; \
+	VFMADD231PS 224(AX), Y15, Y7; \
+	ADDQ $4, R8; \
+	ADDQ R10, R9; \
+	DECQ CX
+
+// DOTS_EDGE: one edge of dotRows8AVX2 (registers there); ends with DECQ
+// CX, so its flags say whether edges are left.
+#define DOTS_EDGE \
+	ROW_AT_R8; \
+	VMULPS 0(AX), Y8, Y0; \
+	VMULPS 32(AX), Y9, Y1; \
+	VMULPS 64(AX), Y10, Y2; \
+	VMULPS 96(AX), Y11, Y3; \
+	VMULPS 128(AX), Y12, Y4; \
+	VMULPS 160(AX), Y13, Y5; \
+	VMULPS 192(AX), Y14, Y6; \
+	VMULPS 224(AX), Y15, Y7; \
+	VHADDPS Y1, Y0, Y0; \
+	VHADDPS Y3, Y2, Y2; \
+	VHADDPS Y5, Y4, Y4; \
+	VHADDPS Y7, Y6, Y6; \
+	VHADDPS Y2, Y0, Y0; \
+	VHADDPS Y6, Y4, Y4; \
+	VPERM2F128 $0x20, Y4, Y0, Y1; \
+	VPERM2F128 $0x31, Y4, Y0, Y2; \
+	VADDPS Y2, Y1, Y1; \
+	VMOVUPS Y1, (DI); \
+	ADDQ $4, R8; \
+	ADDQ R10, DI; \
+	DECQ CX
 
 // func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 // Registers: DI out, SI x, DX stride in bytes, R8 the next idx entry, CX
@@ -34,61 +104,13 @@ TEXT ·accumHeads8AVX2(SB), NOSPLIT, $0-112
 	JLE tail
 
 ahead:
-	MOVLQSX 32(R8), AX
-	IMULQ DX, AX
-	PREFETCHT0 (SI)(AX*1)
-	PREFETCHT0 64(SI)(AX*1)
-	PREFETCHT0 128(SI)(AX*1)
-	PREFETCHT0 192(SI)(AX*1)
-	PREFETCHT0 252(SI)(AX*1)
-	MOVLQSX (R8), AX
-	IMULQ DX, AX
-	ADDQ SI, AX
-	VBROADCASTSS 0(R9), Y8
-	VFMADD231PS 0(AX), Y8, Y0
-	VBROADCASTSS 4(R9), Y9
-	VFMADD231PS 32(AX), Y9, Y1
-	VBROADCASTSS 8(R9), Y10
-	VFMADD231PS 64(AX), Y10, Y2
-	VBROADCASTSS 12(R9), Y11
-	VFMADD231PS 96(AX), Y11, Y3
-	VBROADCASTSS 16(R9), Y12
-	VFMADD231PS 128(AX), Y12, Y4
-	VBROADCASTSS 20(R9), Y13
-	VFMADD231PS 160(AX), Y13, Y5
-	VBROADCASTSS 24(R9), Y14
-	VFMADD231PS 192(AX), Y14, Y6
-	VBROADCASTSS 28(R9), Y15
-	VFMADD231PS 224(AX), Y15, Y7
-	ADDQ $4, R8
-	ADDQ R10, R9
-	DECQ CX
+	PREFETCH_AHEAD
+	ACCUM_EDGE
 	DECQ R11
 	JNZ ahead
 
 tail:
-	MOVLQSX (R8), AX
-	IMULQ DX, AX
-	ADDQ SI, AX
-	VBROADCASTSS 0(R9), Y8
-	VFMADD231PS 0(AX), Y8, Y0
-	VBROADCASTSS 4(R9), Y9
-	VFMADD231PS 32(AX), Y9, Y1
-	VBROADCASTSS 8(R9), Y10
-	VFMADD231PS 64(AX), Y10, Y2
-	VBROADCASTSS 12(R9), Y11
-	VFMADD231PS 96(AX), Y11, Y3
-	VBROADCASTSS 16(R9), Y12
-	VFMADD231PS 128(AX), Y12, Y4
-	VBROADCASTSS 20(R9), Y13
-	VFMADD231PS 160(AX), Y13, Y5
-	VBROADCASTSS 24(R9), Y14
-	VFMADD231PS 192(AX), Y14, Y6
-	VBROADCASTSS 28(R9), Y15
-	VFMADD231PS 224(AX), Y15, Y7
-	ADDQ $4, R8
-	ADDQ R10, R9
-	DECQ CX
+	ACCUM_EDGE
 	JNZ tail
 	VMOVUPS Y0, 0(DI)
 	VMOVUPS Y1, 32(DI)
@@ -135,65 +157,13 @@ TEXT ·dotRows8AVX2(SB), NOSPLIT, $0-112
 	JLE dotstail
 
 dotsahead:
-	MOVLQSX 32(R8), AX
-	IMULQ DX, AX
-	PREFETCHT0 (SI)(AX*1)
-	PREFETCHT0 64(SI)(AX*1)
-	PREFETCHT0 128(SI)(AX*1)
-	PREFETCHT0 192(SI)(AX*1)
-	PREFETCHT0 252(SI)(AX*1)
-	MOVLQSX (R8), AX
-	IMULQ DX, AX
-	ADDQ SI, AX
-	VMULPS 0(AX), Y8, Y0
-	VMULPS 32(AX), Y9, Y1
-	VMULPS 64(AX), Y10, Y2
-	VMULPS 96(AX), Y11, Y3
-	VMULPS 128(AX), Y12, Y4
-	VMULPS 160(AX), Y13, Y5
-	VMULPS 192(AX), Y14, Y6
-	VMULPS 224(AX), Y15, Y7
-	VHADDPS Y1, Y0, Y0
-	VHADDPS Y3, Y2, Y2
-	VHADDPS Y5, Y4, Y4
-	VHADDPS Y7, Y6, Y6
-	VHADDPS Y2, Y0, Y0
-	VHADDPS Y6, Y4, Y4
-	VPERM2F128 $0x20, Y4, Y0, Y1
-	VPERM2F128 $0x31, Y4, Y0, Y2
-	VADDPS Y2, Y1, Y1
-	VMOVUPS Y1, (DI)
-	ADDQ $4, R8
-	ADDQ R10, DI
-	DECQ CX
+	PREFETCH_AHEAD
+	DOTS_EDGE
 	DECQ R11
 	JNZ dotsahead
 
 dotstail:
-	MOVLQSX (R8), AX
-	IMULQ DX, AX
-	ADDQ SI, AX
-	VMULPS 0(AX), Y8, Y0
-	VMULPS 32(AX), Y9, Y1
-	VMULPS 64(AX), Y10, Y2
-	VMULPS 96(AX), Y11, Y3
-	VMULPS 128(AX), Y12, Y4
-	VMULPS 160(AX), Y13, Y5
-	VMULPS 192(AX), Y14, Y6
-	VMULPS 224(AX), Y15, Y7
-	VHADDPS Y1, Y0, Y0
-	VHADDPS Y3, Y2, Y2
-	VHADDPS Y5, Y4, Y4
-	VHADDPS Y7, Y6, Y6
-	VHADDPS Y2, Y0, Y0
-	VHADDPS Y6, Y4, Y4
-	VPERM2F128 $0x20, Y4, Y0, Y1
-	VPERM2F128 $0x31, Y4, Y0, Y2
-	VADDPS Y2, Y1, Y1
-	VMOVUPS Y1, (DI)
-	ADDQ $4, R8
-	ADDQ R10, DI
-	DECQ CX
+	DOTS_EDGE
 	JNZ dotstail
 	VZEROUPPER
 
@@ -214,9 +184,7 @@ TEXT ·prefetchRowsAVX2(SB), NOSPLIT, $0-64
 	JZ pfdone
 
 pfrow:
-	MOVLQSX (R8), AX
-	IMULQ DX, AX
-	ADDQ SI, AX
+	ROW_AT_R8
 	XORQ BX, BX
 
 pfline:
@@ -229,4 +197,179 @@ pfline:
 	JNZ pfrow
 
 pfdone:
+	RET
+
+// expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
+// vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
+// parts, the polynomial's c0–c5, 1, expLo, expHi, and the integer 127 −
+// bits(1.5·2^23) that turns t's bits into the exponent of 2^n.
+DATA expc<>+0(SB)/4, $0x3fb8aa3b
+DATA expc<>+4(SB)/4, $0x3fb8aa3b
+DATA expc<>+8(SB)/4, $0x3fb8aa3b
+DATA expc<>+12(SB)/4, $0x3fb8aa3b
+DATA expc<>+16(SB)/4, $0x3fb8aa3b
+DATA expc<>+20(SB)/4, $0x3fb8aa3b
+DATA expc<>+24(SB)/4, $0x3fb8aa3b
+DATA expc<>+28(SB)/4, $0x3fb8aa3b
+DATA expc<>+32(SB)/4, $0x4b400000
+DATA expc<>+36(SB)/4, $0x4b400000
+DATA expc<>+40(SB)/4, $0x4b400000
+DATA expc<>+44(SB)/4, $0x4b400000
+DATA expc<>+48(SB)/4, $0x4b400000
+DATA expc<>+52(SB)/4, $0x4b400000
+DATA expc<>+56(SB)/4, $0x4b400000
+DATA expc<>+60(SB)/4, $0x4b400000
+DATA expc<>+64(SB)/4, $0x3f318000
+DATA expc<>+68(SB)/4, $0x3f318000
+DATA expc<>+72(SB)/4, $0x3f318000
+DATA expc<>+76(SB)/4, $0x3f318000
+DATA expc<>+80(SB)/4, $0x3f318000
+DATA expc<>+84(SB)/4, $0x3f318000
+DATA expc<>+88(SB)/4, $0x3f318000
+DATA expc<>+92(SB)/4, $0x3f318000
+DATA expc<>+96(SB)/4, $0xb95e8083
+DATA expc<>+100(SB)/4, $0xb95e8083
+DATA expc<>+104(SB)/4, $0xb95e8083
+DATA expc<>+108(SB)/4, $0xb95e8083
+DATA expc<>+112(SB)/4, $0xb95e8083
+DATA expc<>+116(SB)/4, $0xb95e8083
+DATA expc<>+120(SB)/4, $0xb95e8083
+DATA expc<>+124(SB)/4, $0xb95e8083
+DATA expc<>+128(SB)/4, $0x39506967
+DATA expc<>+132(SB)/4, $0x39506967
+DATA expc<>+136(SB)/4, $0x39506967
+DATA expc<>+140(SB)/4, $0x39506967
+DATA expc<>+144(SB)/4, $0x39506967
+DATA expc<>+148(SB)/4, $0x39506967
+DATA expc<>+152(SB)/4, $0x39506967
+DATA expc<>+156(SB)/4, $0x39506967
+DATA expc<>+160(SB)/4, $0x3ab743ce
+DATA expc<>+164(SB)/4, $0x3ab743ce
+DATA expc<>+168(SB)/4, $0x3ab743ce
+DATA expc<>+172(SB)/4, $0x3ab743ce
+DATA expc<>+176(SB)/4, $0x3ab743ce
+DATA expc<>+180(SB)/4, $0x3ab743ce
+DATA expc<>+184(SB)/4, $0x3ab743ce
+DATA expc<>+188(SB)/4, $0x3ab743ce
+DATA expc<>+192(SB)/4, $0x3c088908
+DATA expc<>+196(SB)/4, $0x3c088908
+DATA expc<>+200(SB)/4, $0x3c088908
+DATA expc<>+204(SB)/4, $0x3c088908
+DATA expc<>+208(SB)/4, $0x3c088908
+DATA expc<>+212(SB)/4, $0x3c088908
+DATA expc<>+216(SB)/4, $0x3c088908
+DATA expc<>+220(SB)/4, $0x3c088908
+DATA expc<>+224(SB)/4, $0x3d2aa9c1
+DATA expc<>+228(SB)/4, $0x3d2aa9c1
+DATA expc<>+232(SB)/4, $0x3d2aa9c1
+DATA expc<>+236(SB)/4, $0x3d2aa9c1
+DATA expc<>+240(SB)/4, $0x3d2aa9c1
+DATA expc<>+244(SB)/4, $0x3d2aa9c1
+DATA expc<>+248(SB)/4, $0x3d2aa9c1
+DATA expc<>+252(SB)/4, $0x3d2aa9c1
+DATA expc<>+256(SB)/4, $0x3e2aaaaa
+DATA expc<>+260(SB)/4, $0x3e2aaaaa
+DATA expc<>+264(SB)/4, $0x3e2aaaaa
+DATA expc<>+268(SB)/4, $0x3e2aaaaa
+DATA expc<>+272(SB)/4, $0x3e2aaaaa
+DATA expc<>+276(SB)/4, $0x3e2aaaaa
+DATA expc<>+280(SB)/4, $0x3e2aaaaa
+DATA expc<>+284(SB)/4, $0x3e2aaaaa
+DATA expc<>+288(SB)/4, $0x3f000000
+DATA expc<>+292(SB)/4, $0x3f000000
+DATA expc<>+296(SB)/4, $0x3f000000
+DATA expc<>+300(SB)/4, $0x3f000000
+DATA expc<>+304(SB)/4, $0x3f000000
+DATA expc<>+308(SB)/4, $0x3f000000
+DATA expc<>+312(SB)/4, $0x3f000000
+DATA expc<>+316(SB)/4, $0x3f000000
+DATA expc<>+320(SB)/4, $0x3f800000
+DATA expc<>+324(SB)/4, $0x3f800000
+DATA expc<>+328(SB)/4, $0x3f800000
+DATA expc<>+332(SB)/4, $0x3f800000
+DATA expc<>+336(SB)/4, $0x3f800000
+DATA expc<>+340(SB)/4, $0x3f800000
+DATA expc<>+344(SB)/4, $0x3f800000
+DATA expc<>+348(SB)/4, $0x3f800000
+DATA expc<>+352(SB)/4, $0xc2aeac4f
+DATA expc<>+356(SB)/4, $0xc2aeac4f
+DATA expc<>+360(SB)/4, $0xc2aeac4f
+DATA expc<>+364(SB)/4, $0xc2aeac4f
+DATA expc<>+368(SB)/4, $0xc2aeac4f
+DATA expc<>+372(SB)/4, $0xc2aeac4f
+DATA expc<>+376(SB)/4, $0xc2aeac4f
+DATA expc<>+380(SB)/4, $0xc2aeac4f
+DATA expc<>+384(SB)/4, $0x42b00000
+DATA expc<>+388(SB)/4, $0x42b00000
+DATA expc<>+392(SB)/4, $0x42b00000
+DATA expc<>+396(SB)/4, $0x42b00000
+DATA expc<>+400(SB)/4, $0x42b00000
+DATA expc<>+404(SB)/4, $0x42b00000
+DATA expc<>+408(SB)/4, $0x42b00000
+DATA expc<>+412(SB)/4, $0x42b00000
+DATA expc<>+416(SB)/4, $0xb4c0007f
+DATA expc<>+420(SB)/4, $0xb4c0007f
+DATA expc<>+424(SB)/4, $0xb4c0007f
+DATA expc<>+428(SB)/4, $0xb4c0007f
+DATA expc<>+432(SB)/4, $0xb4c0007f
+DATA expc<>+436(SB)/4, $0xb4c0007f
+DATA expc<>+440(SB)/4, $0xb4c0007f
+DATA expc<>+444(SB)/4, $0xb4c0007f
+GLOBL expc<>(SB), RODATA|NOPTR, $448
+// EXP8(X, T, N, R, P): X = expFlush(X) in every lane, expPoly's operations
+// in its order (no fused multiply-add, so the lanes equal the Go twin's
+// values bit for bit): x clamped to [expLo, expHi] into T (a NaN stays),
+// N the lanes below expLo (set to 0 at the end), X the exponent 2^n, R
+// and P temporaries. Constants from expc<>.
+#define EXP8(X, T, N, R, P) \
+	VMOVUPS expc<>+352(SB), T; \
+	VMAXPS X, T, T; \
+	VMOVUPS expc<>+384(SB), N; \
+	VMINPS T, N, T; \
+	VCMPPS $1, expc<>+352(SB), X, N; \
+	VMULPS expc<>+0(SB), T, X; \
+	VADDPS expc<>+32(SB), X, X; \
+	VSUBPS expc<>+32(SB), X, R; \
+	VPADDD expc<>+416(SB), X, X; \
+	VPSLLD $23, X, X; \
+	VMULPS expc<>+64(SB), R, P; \
+	VSUBPS P, T, T; \
+	VMULPS expc<>+96(SB), R, P; \
+	VSUBPS P, T, T; \
+	VMULPS expc<>+128(SB), T, P; \
+	VADDPS expc<>+160(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+192(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+224(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+256(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+288(SB), P, P; \
+	VMULPS T, T, R; \
+	VMULPS R, P, P; \
+	VADDPS T, P, P; \
+	VADDPS expc<>+320(SB), P, P; \
+	VMULPS X, P, X; \
+	VANDNPS X, N, X
+
+// func expAll8AVX2(x []float32)
+// Registers: DI the next 8 values, CX vectors left; Y0 the values, Y1–Y4
+// EXP8's temporaries.
+TEXT ·expAll8AVX2(SB), NOSPLIT, $0-24
+	MOVQ x_base+0(FP), DI
+	MOVQ x_len+8(FP), CX
+	SHRQ $3, CX
+	JZ expdone
+
+exploop:
+	VMOVUPS (DI), Y0
+	EXP8(Y0, Y1, Y2, Y3, Y4)
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	DECQ CX
+	JNZ exploop
+	VZEROUPPER
+
+expdone:
 	RET

@@ -110,3 +110,44 @@ func TestHeadKernelsInPasses(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadExpMatchesExpFlush runs every head kernel's exponentials on
+// sentinel-padded misaligned inputs of 0 to 41 values (whole vectors and a
+// rest): random scores ≤ 0 and the special values (the range's ends, just
+// outside them, ±0, ±Inf, NaN), each equal to expFlush bit for bit.
+func TestHeadExpMatchesExpFlush(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	special := []float32{0, float32(math.Copysign(0, -1)), expLo, expHi, -87.34, -87.33, -103.9, -104, -1e30, 88.5, 1e30, -inf, inf, nan, -1e-30, 1}
+	for _, k := range headFamily.Impls() {
+		for _, n := range []int{0, 1, 7, 8, 9, 16, 23, 41} {
+			x := padded(r, n)
+			for i := range x.in {
+				x.in[i] = -float32(r.ExpFloat64()) * 20
+				if r.IntN(3) == 0 {
+					x.in[i] = special[r.IntN(len(special))]
+				}
+			}
+			want := make([]float32, n)
+			for i, y := range x.in {
+				want[i] = expFlush(y)
+			}
+			in := append([]float32(nil), x.in...)
+			k.exp(x.in)
+			for i := range want {
+				if math.Float32bits(x.in[i]) != math.Float32bits(want[i]) && !(math.IsNaN(float64(want[i])) && math.IsNaN(float64(x.in[i]))) {
+					t.Fatalf("%s exp, %d values: exp(%g) = %g, expFlush %g", k.name, n, in[i], x.in[i], want[i])
+				}
+			}
+			x.check(t)
+		}
+	}
+	for _, c := range [][2]float32{{-inf, 0}, {-88, 0}, {expHi + 1, expFlush(expHi)}, {0, 1}} {
+		if got := expFlush(c[0]); got != c[1] {
+			t.Errorf("expFlush(%g) = %g, want %g", c[0], got, c[1])
+		}
+	}
+	if got := expFlush(nan); !math.IsNaN(float64(got)) {
+		t.Errorf("expFlush(NaN) = %g", got)
+	}
+}

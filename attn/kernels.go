@@ -96,7 +96,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
 			scores(sp, dst[v*h:(v+1)*h], src, idx, p, m)
-			expSum(p, m, s)
+			expSum(p, m, s, hk.exp)
 			if sp.Drop > 0 {
 				dropRow(sp, ids.row(v), idx, ids, p)
 			}
@@ -131,9 +131,10 @@ func scores(sp Spec, d, src []float32, idx []int32, p, m []float32) {
 	}
 }
 
-// expSum turns the scores p (edge-major) into p = exp(l − m) and sets s
-// to their per-head sums, over the edges in order.
-func expSum(p, m, s []float32) {
+// expSum turns the scores p (edge-major) into p = exp(l − m) (by exp,
+// expAll's contract) and sets s to their per-head sums, over the edges in
+// order.
+func expSum(p, m, s []float32, exp func([]float32)) {
 	h := len(m)
 	s = s[:h]
 	clear(s)
@@ -143,7 +144,7 @@ func expSum(p, m, s []float32) {
 			pk[hd] = x - m[hd]
 		}
 	}
-	expAll(p)
+	exp(p)
 	for k := 0; k < len(p); k += h {
 		for hd, y := range p[k : k+h] {
 			s[hd] += y
@@ -371,7 +372,7 @@ func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk hea
 			wk[hd] = float32(leaky(x+r[hd], sp.Slope)) - r[h+hd] // as Forward: no fused multiply-add
 		}
 	}
-	expAll(w)
+	hk.exp(w)
 	sum = sum[:h]
 	clear(sum)
 	de := sc.de[int(a)*h : int(b)*h]
