@@ -6,7 +6,7 @@ package attn
 // first; internal/dispatch keeps those the CPU and OS support. They use
 // 256-bit registers only: AVX-512 CPUs run them too (under either name).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, exp: expAllAVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
 	return []headKernels{k512, k2}
@@ -84,3 +84,33 @@ func expAllAVX2(x []float32) {
 //
 //go:noescape
 func expAll8AVX2(x []float32)
+
+// gradEdges8AVX2 is the AVX2+FMA version of gradEdges8 (the contract and
+// reference loop of gradEdges8Generic): the 8 heads of an edge in the 8
+// lanes of one register, from its dot products to its score gradients.
+// The caller guarantees stride ≥ 64, every row idx[k] of x (64 values), a
+// (8) and t (2·toff + 8) inside them, len(b) ≥ 64, len(w) ≥ (len(idx)−1)·
+// wstride + 8, len(keep) ≥ (len(idx)−1)·kstride + 1, len(sum) ≥ 8, and
+// that w and sum overlap no input. b stays in eight ymm registers; the dot
+// products are dotRows8AVX2's pairwise trees; LeakyReLU' is selected by
+// the sign of e + 0 (VBLENDVPS), the exponentials are expAll8AVX2's, the
+// keep byte becomes a lane mask; no fused multiply-add outside the dots'
+// products, so the rest equals the twin's operations. The rows 8 edges
+// ahead (x, a and t) are prefetched (PREFETCHT0).
+//
+//go:noescape
+func gradEdges8AVX2(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
+
+// softmax8AVX2 is the AVX2 version of softmax8 (the contract and reference
+// loop of softmax8Generic): the 8 heads of an edge in the 8 lanes of one
+// register. The caller guarantees every row idx[k] of src (8 values)
+// inside it, len(d), len(m), len(s) ≥ 8, len(p) ≥ (len(idx)−1)·pstride +
+// 8, and that p, m and s overlap no input. LeakyReLU' is selected by the
+// sign of e + 0 (VBLENDVPS), the max is VMAXPS (a NaN score makes the
+// row's sums NaN, not necessarily its max), the exponentials are
+// expAll8AVX2's; no fused multiply-add, so the scores and exponentials
+// equal the twin's. The source terms 8 edges ahead are prefetched
+// (PREFETCHT0).
+//
+//go:noescape
+func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32)

@@ -74,6 +74,235 @@
 	ADDQ R10, DI; \
 	DECQ CX
 
+// EXP8(X, T, N, R, P): X = expFlush(X) in every lane, expPoly's operations
+// in its order (no fused multiply-add, so the lanes equal the Go twin's
+// values bit for bit): x clamped to [expLo, expHi] into T (a NaN stays),
+// N the lanes below expLo (set to 0 at the end), X the exponent 2^n, R
+// and P temporaries. Constants from expc<>.
+#define EXP8(X, T, N, R, P) \
+	VMOVUPS expc<>+352(SB), T; \
+	VMAXPS X, T, T; \
+	VMOVUPS expc<>+384(SB), N; \
+	VMINPS T, N, T; \
+	VCMPPS $1, expc<>+352(SB), X, N; \
+	VMULPS expc<>+0(SB), T, X; \
+	VADDPS expc<>+32(SB), X, X; \
+	VSUBPS expc<>+32(SB), X, R; \
+	VPADDD expc<>+416(SB), X, X; \
+	VPSLLD $23, X, X; \
+	VMULPS expc<>+64(SB), R, P; \
+	VSUBPS P, T, T; \
+	VMULPS expc<>+96(SB), R, P; \
+	VSUBPS P, T, T; \
+	VMULPS expc<>+128(SB), T, P; \
+	VADDPS expc<>+160(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+192(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+224(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+256(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+288(SB), P, P; \
+	VMULPS T, T, R; \
+	VMULPS R, P, P; \
+	VADDPS T, P, P; \
+	VADDPS expc<>+320(SB), P, P; \
+	VMULPS X, P, X; \
+	VANDNPS X, N, X
+
+// GRAD_EDGE: one edge of gradEdges8AVX2 (registers there); ends with DECQ
+// CX, so its flags say whether edges are left.
+#define GRAD_EDGE \
+	ROW_AT_R8; \
+	VMULPS 0(AX), Y8, Y0; \
+	VMULPS 32(AX), Y9, Y1; \
+	VHADDPS Y1, Y0, Y0; \
+	VMULPS 64(AX), Y10, Y1; \
+	VMULPS 96(AX), Y11, Y2; \
+	VHADDPS Y2, Y1, Y1; \
+	VHADDPS Y1, Y0, Y0; \
+	VMULPS 128(AX), Y12, Y1; \
+	VMULPS 160(AX), Y13, Y2; \
+	VHADDPS Y2, Y1, Y1; \
+	VMULPS 192(AX), Y14, Y2; \
+	VMULPS 224(AX), Y15, Y3; \
+	VHADDPS Y3, Y2, Y2; \
+	VHADDPS Y2, Y1, Y1; \
+	VPERM2F128 $0x20, Y1, Y0, Y2; \
+	VPERM2F128 $0x31, Y1, Y0, Y3; \
+	VADDPS Y3, Y2, Y0; \
+	MOVLQSX (R8), AX; \
+	IMULQ R9, AX; \
+	VMOVUPS (BX)(AX*1), Y1; \
+	MOVLQSX (R8), AX; \
+	IMULQ R11, AX; \
+	ADDQ R10, AX; \
+	VADDPS (AX), Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VADDPS Y2, Y1, Y2; \
+	VMOVUPS expc<>+320(SB), Y3; \
+	VBLENDVPS Y2, 0(SP), Y3, Y3; \
+	VMULPS Y3, Y1, Y1; \
+	VSUBPS (AX)(R12*1), Y1, Y1; \
+	EXP8(Y1, Y2, Y4, Y5, Y6); \
+	VMULPS (AX)(R12*2), Y1, Y5; \
+	MOVBLZX (R13), AX; \
+	VMOVD AX, X4; \
+	VPBROADCASTD X4, Y4; \
+	VPAND bits<>(SB), Y4, Y4; \
+	VPCMPEQD bits<>(SB), Y4, Y4; \
+	VMULPS 32(SP), Y1, Y2; \
+	VANDPS Y4, Y2, Y2; \
+	VMOVUPS Y2, (DI); \
+	VMULPS Y0, Y2, Y2; \
+	VSUBPS Y5, Y2, Y2; \
+	VMULPS Y3, Y2, Y2; \
+	VADDPS Y2, Y7, Y7; \
+	ADDQ $4, R8; \
+	ADDQ 64(SP), DI; \
+	ADDQ 72(SP), R13; \
+	DECQ CX
+
+
+// expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
+// vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
+// parts, the polynomial's c0–c5, 1, expLo, expHi, the integer 127 −
+// bits(1.5·2^23) that turns t's bits into the exponent of 2^n, and −Inf.
+DATA expc<>+0(SB)/4, $0x3fb8aa3b
+DATA expc<>+4(SB)/4, $0x3fb8aa3b
+DATA expc<>+8(SB)/4, $0x3fb8aa3b
+DATA expc<>+12(SB)/4, $0x3fb8aa3b
+DATA expc<>+16(SB)/4, $0x3fb8aa3b
+DATA expc<>+20(SB)/4, $0x3fb8aa3b
+DATA expc<>+24(SB)/4, $0x3fb8aa3b
+DATA expc<>+28(SB)/4, $0x3fb8aa3b
+DATA expc<>+32(SB)/4, $0x4b400000
+DATA expc<>+36(SB)/4, $0x4b400000
+DATA expc<>+40(SB)/4, $0x4b400000
+DATA expc<>+44(SB)/4, $0x4b400000
+DATA expc<>+48(SB)/4, $0x4b400000
+DATA expc<>+52(SB)/4, $0x4b400000
+DATA expc<>+56(SB)/4, $0x4b400000
+DATA expc<>+60(SB)/4, $0x4b400000
+DATA expc<>+64(SB)/4, $0x3f318000
+DATA expc<>+68(SB)/4, $0x3f318000
+DATA expc<>+72(SB)/4, $0x3f318000
+DATA expc<>+76(SB)/4, $0x3f318000
+DATA expc<>+80(SB)/4, $0x3f318000
+DATA expc<>+84(SB)/4, $0x3f318000
+DATA expc<>+88(SB)/4, $0x3f318000
+DATA expc<>+92(SB)/4, $0x3f318000
+DATA expc<>+96(SB)/4, $0xb95e8083
+DATA expc<>+100(SB)/4, $0xb95e8083
+DATA expc<>+104(SB)/4, $0xb95e8083
+DATA expc<>+108(SB)/4, $0xb95e8083
+DATA expc<>+112(SB)/4, $0xb95e8083
+DATA expc<>+116(SB)/4, $0xb95e8083
+DATA expc<>+120(SB)/4, $0xb95e8083
+DATA expc<>+124(SB)/4, $0xb95e8083
+DATA expc<>+128(SB)/4, $0x39506967
+DATA expc<>+132(SB)/4, $0x39506967
+DATA expc<>+136(SB)/4, $0x39506967
+DATA expc<>+140(SB)/4, $0x39506967
+DATA expc<>+144(SB)/4, $0x39506967
+DATA expc<>+148(SB)/4, $0x39506967
+DATA expc<>+152(SB)/4, $0x39506967
+DATA expc<>+156(SB)/4, $0x39506967
+DATA expc<>+160(SB)/4, $0x3ab743ce
+DATA expc<>+164(SB)/4, $0x3ab743ce
+DATA expc<>+168(SB)/4, $0x3ab743ce
+DATA expc<>+172(SB)/4, $0x3ab743ce
+DATA expc<>+176(SB)/4, $0x3ab743ce
+DATA expc<>+180(SB)/4, $0x3ab743ce
+DATA expc<>+184(SB)/4, $0x3ab743ce
+DATA expc<>+188(SB)/4, $0x3ab743ce
+DATA expc<>+192(SB)/4, $0x3c088908
+DATA expc<>+196(SB)/4, $0x3c088908
+DATA expc<>+200(SB)/4, $0x3c088908
+DATA expc<>+204(SB)/4, $0x3c088908
+DATA expc<>+208(SB)/4, $0x3c088908
+DATA expc<>+212(SB)/4, $0x3c088908
+DATA expc<>+216(SB)/4, $0x3c088908
+DATA expc<>+220(SB)/4, $0x3c088908
+DATA expc<>+224(SB)/4, $0x3d2aa9c1
+DATA expc<>+228(SB)/4, $0x3d2aa9c1
+DATA expc<>+232(SB)/4, $0x3d2aa9c1
+DATA expc<>+236(SB)/4, $0x3d2aa9c1
+DATA expc<>+240(SB)/4, $0x3d2aa9c1
+DATA expc<>+244(SB)/4, $0x3d2aa9c1
+DATA expc<>+248(SB)/4, $0x3d2aa9c1
+DATA expc<>+252(SB)/4, $0x3d2aa9c1
+DATA expc<>+256(SB)/4, $0x3e2aaaaa
+DATA expc<>+260(SB)/4, $0x3e2aaaaa
+DATA expc<>+264(SB)/4, $0x3e2aaaaa
+DATA expc<>+268(SB)/4, $0x3e2aaaaa
+DATA expc<>+272(SB)/4, $0x3e2aaaaa
+DATA expc<>+276(SB)/4, $0x3e2aaaaa
+DATA expc<>+280(SB)/4, $0x3e2aaaaa
+DATA expc<>+284(SB)/4, $0x3e2aaaaa
+DATA expc<>+288(SB)/4, $0x3f000000
+DATA expc<>+292(SB)/4, $0x3f000000
+DATA expc<>+296(SB)/4, $0x3f000000
+DATA expc<>+300(SB)/4, $0x3f000000
+DATA expc<>+304(SB)/4, $0x3f000000
+DATA expc<>+308(SB)/4, $0x3f000000
+DATA expc<>+312(SB)/4, $0x3f000000
+DATA expc<>+316(SB)/4, $0x3f000000
+DATA expc<>+320(SB)/4, $0x3f800000
+DATA expc<>+324(SB)/4, $0x3f800000
+DATA expc<>+328(SB)/4, $0x3f800000
+DATA expc<>+332(SB)/4, $0x3f800000
+DATA expc<>+336(SB)/4, $0x3f800000
+DATA expc<>+340(SB)/4, $0x3f800000
+DATA expc<>+344(SB)/4, $0x3f800000
+DATA expc<>+348(SB)/4, $0x3f800000
+DATA expc<>+352(SB)/4, $0xc2aeac4f
+DATA expc<>+356(SB)/4, $0xc2aeac4f
+DATA expc<>+360(SB)/4, $0xc2aeac4f
+DATA expc<>+364(SB)/4, $0xc2aeac4f
+DATA expc<>+368(SB)/4, $0xc2aeac4f
+DATA expc<>+372(SB)/4, $0xc2aeac4f
+DATA expc<>+376(SB)/4, $0xc2aeac4f
+DATA expc<>+380(SB)/4, $0xc2aeac4f
+DATA expc<>+384(SB)/4, $0x42b00000
+DATA expc<>+388(SB)/4, $0x42b00000
+DATA expc<>+392(SB)/4, $0x42b00000
+DATA expc<>+396(SB)/4, $0x42b00000
+DATA expc<>+400(SB)/4, $0x42b00000
+DATA expc<>+404(SB)/4, $0x42b00000
+DATA expc<>+408(SB)/4, $0x42b00000
+DATA expc<>+412(SB)/4, $0x42b00000
+DATA expc<>+416(SB)/4, $0xb4c0007f
+DATA expc<>+420(SB)/4, $0xb4c0007f
+DATA expc<>+424(SB)/4, $0xb4c0007f
+DATA expc<>+428(SB)/4, $0xb4c0007f
+DATA expc<>+432(SB)/4, $0xb4c0007f
+DATA expc<>+436(SB)/4, $0xb4c0007f
+DATA expc<>+440(SB)/4, $0xb4c0007f
+DATA expc<>+444(SB)/4, $0xb4c0007f
+DATA expc<>+448(SB)/4, $0xff800000
+DATA expc<>+452(SB)/4, $0xff800000
+DATA expc<>+456(SB)/4, $0xff800000
+DATA expc<>+460(SB)/4, $0xff800000
+DATA expc<>+464(SB)/4, $0xff800000
+DATA expc<>+468(SB)/4, $0xff800000
+DATA expc<>+472(SB)/4, $0xff800000
+DATA expc<>+476(SB)/4, $0xff800000
+GLOBL expc<>(SB), RODATA|NOPTR, $480
+
+// bits<>: the int32s 1, 2, 4, …, 128, to turn an edge's keep byte into a
+// lane mask (lane j all ones when bit j is set).
+DATA bits<>+0(SB)/4, $1
+DATA bits<>+4(SB)/4, $2
+DATA bits<>+8(SB)/4, $4
+DATA bits<>+12(SB)/4, $8
+DATA bits<>+16(SB)/4, $16
+DATA bits<>+20(SB)/4, $32
+DATA bits<>+24(SB)/4, $64
+DATA bits<>+28(SB)/4, $128
+GLOBL bits<>(SB), RODATA|NOPTR, $32
+
 // func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 // Registers: DI out, SI x, DX stride in bytes, R8 the next idx entry, CX
 // edges left, R9 the edge's weights, R10 wstride in bytes, R11 edges left
@@ -199,160 +428,6 @@ pfline:
 pfdone:
 	RET
 
-// expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
-// vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
-// parts, the polynomial's c0–c5, 1, expLo, expHi, and the integer 127 −
-// bits(1.5·2^23) that turns t's bits into the exponent of 2^n.
-DATA expc<>+0(SB)/4, $0x3fb8aa3b
-DATA expc<>+4(SB)/4, $0x3fb8aa3b
-DATA expc<>+8(SB)/4, $0x3fb8aa3b
-DATA expc<>+12(SB)/4, $0x3fb8aa3b
-DATA expc<>+16(SB)/4, $0x3fb8aa3b
-DATA expc<>+20(SB)/4, $0x3fb8aa3b
-DATA expc<>+24(SB)/4, $0x3fb8aa3b
-DATA expc<>+28(SB)/4, $0x3fb8aa3b
-DATA expc<>+32(SB)/4, $0x4b400000
-DATA expc<>+36(SB)/4, $0x4b400000
-DATA expc<>+40(SB)/4, $0x4b400000
-DATA expc<>+44(SB)/4, $0x4b400000
-DATA expc<>+48(SB)/4, $0x4b400000
-DATA expc<>+52(SB)/4, $0x4b400000
-DATA expc<>+56(SB)/4, $0x4b400000
-DATA expc<>+60(SB)/4, $0x4b400000
-DATA expc<>+64(SB)/4, $0x3f318000
-DATA expc<>+68(SB)/4, $0x3f318000
-DATA expc<>+72(SB)/4, $0x3f318000
-DATA expc<>+76(SB)/4, $0x3f318000
-DATA expc<>+80(SB)/4, $0x3f318000
-DATA expc<>+84(SB)/4, $0x3f318000
-DATA expc<>+88(SB)/4, $0x3f318000
-DATA expc<>+92(SB)/4, $0x3f318000
-DATA expc<>+96(SB)/4, $0xb95e8083
-DATA expc<>+100(SB)/4, $0xb95e8083
-DATA expc<>+104(SB)/4, $0xb95e8083
-DATA expc<>+108(SB)/4, $0xb95e8083
-DATA expc<>+112(SB)/4, $0xb95e8083
-DATA expc<>+116(SB)/4, $0xb95e8083
-DATA expc<>+120(SB)/4, $0xb95e8083
-DATA expc<>+124(SB)/4, $0xb95e8083
-DATA expc<>+128(SB)/4, $0x39506967
-DATA expc<>+132(SB)/4, $0x39506967
-DATA expc<>+136(SB)/4, $0x39506967
-DATA expc<>+140(SB)/4, $0x39506967
-DATA expc<>+144(SB)/4, $0x39506967
-DATA expc<>+148(SB)/4, $0x39506967
-DATA expc<>+152(SB)/4, $0x39506967
-DATA expc<>+156(SB)/4, $0x39506967
-DATA expc<>+160(SB)/4, $0x3ab743ce
-DATA expc<>+164(SB)/4, $0x3ab743ce
-DATA expc<>+168(SB)/4, $0x3ab743ce
-DATA expc<>+172(SB)/4, $0x3ab743ce
-DATA expc<>+176(SB)/4, $0x3ab743ce
-DATA expc<>+180(SB)/4, $0x3ab743ce
-DATA expc<>+184(SB)/4, $0x3ab743ce
-DATA expc<>+188(SB)/4, $0x3ab743ce
-DATA expc<>+192(SB)/4, $0x3c088908
-DATA expc<>+196(SB)/4, $0x3c088908
-DATA expc<>+200(SB)/4, $0x3c088908
-DATA expc<>+204(SB)/4, $0x3c088908
-DATA expc<>+208(SB)/4, $0x3c088908
-DATA expc<>+212(SB)/4, $0x3c088908
-DATA expc<>+216(SB)/4, $0x3c088908
-DATA expc<>+220(SB)/4, $0x3c088908
-DATA expc<>+224(SB)/4, $0x3d2aa9c1
-DATA expc<>+228(SB)/4, $0x3d2aa9c1
-DATA expc<>+232(SB)/4, $0x3d2aa9c1
-DATA expc<>+236(SB)/4, $0x3d2aa9c1
-DATA expc<>+240(SB)/4, $0x3d2aa9c1
-DATA expc<>+244(SB)/4, $0x3d2aa9c1
-DATA expc<>+248(SB)/4, $0x3d2aa9c1
-DATA expc<>+252(SB)/4, $0x3d2aa9c1
-DATA expc<>+256(SB)/4, $0x3e2aaaaa
-DATA expc<>+260(SB)/4, $0x3e2aaaaa
-DATA expc<>+264(SB)/4, $0x3e2aaaaa
-DATA expc<>+268(SB)/4, $0x3e2aaaaa
-DATA expc<>+272(SB)/4, $0x3e2aaaaa
-DATA expc<>+276(SB)/4, $0x3e2aaaaa
-DATA expc<>+280(SB)/4, $0x3e2aaaaa
-DATA expc<>+284(SB)/4, $0x3e2aaaaa
-DATA expc<>+288(SB)/4, $0x3f000000
-DATA expc<>+292(SB)/4, $0x3f000000
-DATA expc<>+296(SB)/4, $0x3f000000
-DATA expc<>+300(SB)/4, $0x3f000000
-DATA expc<>+304(SB)/4, $0x3f000000
-DATA expc<>+308(SB)/4, $0x3f000000
-DATA expc<>+312(SB)/4, $0x3f000000
-DATA expc<>+316(SB)/4, $0x3f000000
-DATA expc<>+320(SB)/4, $0x3f800000
-DATA expc<>+324(SB)/4, $0x3f800000
-DATA expc<>+328(SB)/4, $0x3f800000
-DATA expc<>+332(SB)/4, $0x3f800000
-DATA expc<>+336(SB)/4, $0x3f800000
-DATA expc<>+340(SB)/4, $0x3f800000
-DATA expc<>+344(SB)/4, $0x3f800000
-DATA expc<>+348(SB)/4, $0x3f800000
-DATA expc<>+352(SB)/4, $0xc2aeac4f
-DATA expc<>+356(SB)/4, $0xc2aeac4f
-DATA expc<>+360(SB)/4, $0xc2aeac4f
-DATA expc<>+364(SB)/4, $0xc2aeac4f
-DATA expc<>+368(SB)/4, $0xc2aeac4f
-DATA expc<>+372(SB)/4, $0xc2aeac4f
-DATA expc<>+376(SB)/4, $0xc2aeac4f
-DATA expc<>+380(SB)/4, $0xc2aeac4f
-DATA expc<>+384(SB)/4, $0x42b00000
-DATA expc<>+388(SB)/4, $0x42b00000
-DATA expc<>+392(SB)/4, $0x42b00000
-DATA expc<>+396(SB)/4, $0x42b00000
-DATA expc<>+400(SB)/4, $0x42b00000
-DATA expc<>+404(SB)/4, $0x42b00000
-DATA expc<>+408(SB)/4, $0x42b00000
-DATA expc<>+412(SB)/4, $0x42b00000
-DATA expc<>+416(SB)/4, $0xb4c0007f
-DATA expc<>+420(SB)/4, $0xb4c0007f
-DATA expc<>+424(SB)/4, $0xb4c0007f
-DATA expc<>+428(SB)/4, $0xb4c0007f
-DATA expc<>+432(SB)/4, $0xb4c0007f
-DATA expc<>+436(SB)/4, $0xb4c0007f
-DATA expc<>+440(SB)/4, $0xb4c0007f
-DATA expc<>+444(SB)/4, $0xb4c0007f
-GLOBL expc<>(SB), RODATA|NOPTR, $448
-// EXP8(X, T, N, R, P): X = expFlush(X) in every lane, expPoly's operations
-// in its order (no fused multiply-add, so the lanes equal the Go twin's
-// values bit for bit): x clamped to [expLo, expHi] into T (a NaN stays),
-// N the lanes below expLo (set to 0 at the end), X the exponent 2^n, R
-// and P temporaries. Constants from expc<>.
-#define EXP8(X, T, N, R, P) \
-	VMOVUPS expc<>+352(SB), T; \
-	VMAXPS X, T, T; \
-	VMOVUPS expc<>+384(SB), N; \
-	VMINPS T, N, T; \
-	VCMPPS $1, expc<>+352(SB), X, N; \
-	VMULPS expc<>+0(SB), T, X; \
-	VADDPS expc<>+32(SB), X, X; \
-	VSUBPS expc<>+32(SB), X, R; \
-	VPADDD expc<>+416(SB), X, X; \
-	VPSLLD $23, X, X; \
-	VMULPS expc<>+64(SB), R, P; \
-	VSUBPS P, T, T; \
-	VMULPS expc<>+96(SB), R, P; \
-	VSUBPS P, T, T; \
-	VMULPS expc<>+128(SB), T, P; \
-	VADDPS expc<>+160(SB), P, P; \
-	VMULPS T, P, P; \
-	VADDPS expc<>+192(SB), P, P; \
-	VMULPS T, P, P; \
-	VADDPS expc<>+224(SB), P, P; \
-	VMULPS T, P, P; \
-	VADDPS expc<>+256(SB), P, P; \
-	VMULPS T, P, P; \
-	VADDPS expc<>+288(SB), P, P; \
-	VMULPS T, T, R; \
-	VMULPS R, P, P; \
-	VADDPS T, P, P; \
-	VADDPS expc<>+320(SB), P, P; \
-	VMULPS X, P, X; \
-	VANDNPS X, N, X
-
 // func expAll8AVX2(x []float32)
 // Registers: DI the next 8 values, CX vectors left; Y0 the values, Y1–Y4
 // EXP8's temporaries.
@@ -372,4 +447,143 @@ exploop:
 	VZEROUPPER
 
 expdone:
+	RET
+
+// func gradEdges8AVX2(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
+// Registers: DI the edge's weights, SI x, DX stride in bytes, R8 the next
+// idx entry, CX edges left, BX a, R9 astride in bytes, R10 t, R11 tstride
+// in bytes, R12 toff in bytes, R13 the edge's keep byte, AX the row; Y8–Y15
+// b, Y7 the sums; per edge Y0 the dots (Y0–Y3 while they are summed as in
+// dotRows8AVX2), Y1 e then l − M then P, Y3 LeakyReLU'(e), Y4 the keep
+// mask, Y5 P·cd, Y2 W then de, Y2/Y4–Y6 EXP8's temporaries. Frame: the
+// slope and the scale broadcast (0 and 32), wstride and kstride in bytes
+// (64, 72).
+TEXT ·gradEdges8AVX2(SB), NOSPLIT, $80-248
+	MOVQ w_base+0(FP), DI
+	MOVQ wstride+24(FP), AX
+	SHLQ $2, AX
+	MOVQ AX, 64(SP)
+	MOVQ x_base+32(FP), SI
+	MOVQ stride+56(FP), DX
+	SHLQ $2, DX
+	MOVQ idx_base+64(FP), R8
+	MOVQ idx_len+72(FP), CX
+	MOVQ b_base+88(FP), AX
+	VMOVUPS 0(AX), Y8
+	VMOVUPS 32(AX), Y9
+	VMOVUPS 64(AX), Y10
+	VMOVUPS 96(AX), Y11
+	VMOVUPS 128(AX), Y12
+	VMOVUPS 160(AX), Y13
+	VMOVUPS 192(AX), Y14
+	VMOVUPS 224(AX), Y15
+	MOVQ a_base+112(FP), BX
+	MOVQ astride+136(FP), R9
+	SHLQ $2, R9
+	MOVQ t_base+144(FP), R10
+	MOVQ tstride+168(FP), R11
+	SHLQ $2, R11
+	MOVQ toff+176(FP), R12
+	SHLQ $2, R12
+	MOVQ keep_base+184(FP), R13
+	MOVQ kstride+208(FP), AX
+	MOVQ AX, 72(SP)
+	VBROADCASTSS slope+216(FP), Y0
+	VMOVUPS Y0, 0(SP)
+	VBROADCASTSS scale+220(FP), Y0
+	VMOVUPS Y0, 32(SP)
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ gradstore
+	CMPQ CX, $8
+	JLE gradtail
+
+gradahead:
+	PREFETCH_AHEAD
+	MOVLQSX 32(R8), AX
+	IMULQ R9, AX
+	PREFETCHT0 (BX)(AX*1)
+	MOVLQSX 32(R8), AX
+	IMULQ R11, AX
+	PREFETCHT0 (R10)(AX*1)
+	PREFETCHT0 64(R10)(AX*1)
+	GRAD_EDGE
+	CMPQ CX, $8
+	JG gradahead
+
+gradtail:
+	GRAD_EDGE
+	JNZ gradtail
+
+gradstore:
+	MOVQ sum_base+224(FP), AX
+	VMOVUPS Y7, (AX)
+	VZEROUPPER
+	RET
+
+// func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32)
+// Registers: DI the edge's scores, SI src, DX sstride in bytes, R8 the
+// next idx entry, CX edges left, R9 pstride in bytes, R10 p, BX the edge
+// count, AX the source terms; first pass: Y0 d, Y1 the slope, Y2 1, Y3
+// the max, Y4 e then l, Y5 e + 0, Y6 LeakyReLU'(e); second pass: Y3 the
+// max, Y7 the sums, Y0 l − M then P, Y1/Y2/Y4/Y5 EXP8's temporaries.
+TEXT ·softmax8AVX2(SB), NOSPLIT, $0-168
+	MOVQ p_base+0(FP), R10
+	MOVQ pstride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ src_base+32(FP), SI
+	MOVQ sstride+56(FP), DX
+	SHLQ $2, DX
+	MOVQ idx_base+64(FP), R8
+	MOVQ idx_len+72(FP), BX
+	MOVQ d_base+88(FP), AX
+	VMOVUPS (AX), Y0
+	VBROADCASTSS slope+112(FP), Y1
+	VMOVUPS expc<>+320(SB), Y2
+	VMOVUPS expc<>+448(SB), Y3
+	VXORPS Y7, Y7, Y7
+	MOVQ BX, CX
+	MOVQ R10, DI
+	TESTQ CX, CX
+	JZ softstore
+
+softscore:
+	CMPQ CX, $8
+	JLE softnow
+	MOVLQSX 32(R8), AX
+	IMULQ DX, AX
+	PREFETCHT0 (SI)(AX*1)
+
+softnow:
+	MOVLQSX (R8), AX
+	IMULQ DX, AX
+	VADDPS (SI)(AX*1), Y0, Y4
+	VADDPS Y7, Y4, Y5
+	VBLENDVPS Y5, Y1, Y2, Y6
+	VMULPS Y6, Y4, Y4
+	VMOVUPS Y4, (DI)
+	VMAXPS Y4, Y3, Y3
+	ADDQ $4, R8
+	ADDQ R9, DI
+	DECQ CX
+	JNZ softscore
+	MOVQ BX, CX
+	MOVQ R10, DI
+
+softexp:
+	VMOVUPS (DI), Y0
+	VSUBPS Y3, Y0, Y0
+	EXP8(Y0, Y1, Y2, Y4, Y5)
+	VMOVUPS Y0, (DI)
+	VADDPS Y0, Y7, Y7
+	ADDQ R9, DI
+	DECQ CX
+	JNZ softexp
+
+softstore:
+	MOVQ m_base+120(FP), AX
+	VMOVUPS Y3, (AX)
+	MOVQ s_base+144(FP), AX
+	VMOVUPS Y7, (AX)
+	VZEROUPPER
 	RET

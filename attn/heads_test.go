@@ -151,3 +151,87 @@ func TestHeadExpMatchesExpFlush(t *testing.T) {
 		t.Errorf("expFlush(NaN) = %g", got)
 	}
 }
+
+// TestHeadSoftmaxGradMatchReference runs every head kernel's softmax8
+// and grad8 against their pure-Go twins (the reference loops) on
+// sentinel-padded misaligned operands: edge counts around the prefetch
+// distance (0, 1, 7–9, 33), strides wider than 8 or 64 values, strides 0
+// (terms shared by every edge), random keep bytes, dropout scales 1 and
+// 2.5. softmax8's scores and exponentials and grad8's weights must be
+// equal bit for bit (the same float32 operations), grad8's sums within
+// 1e-5 (the dot products' order differs).
+func TestHeadSoftmaxGradMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	const rows = 40
+	for _, k := range headFamily.Impls() {
+		for _, n := range []int{0, 1, 7, 8, 9, 33} {
+			for _, c := range []struct{ pstride, sstride int }{{8, 8}, {16, 12}, {24, 1}} {
+				src, d := padded(r, rows*c.sstride+8), padded(r, 8)
+				idx := randIdx(r, n, rows)
+				var got, want [3]pad
+				for i, kk := range []headKernels{k, genericHeads} {
+					out := &got
+					if i == 1 {
+						out = &want
+					}
+					out[0], out[1], out[2] = padded(nil, max(n*c.pstride, 8)), padded(nil, 8), padded(nil, 8)
+					kk.softmax8(out[0].in, c.pstride, src.in, c.sstride, idx, d.in, 0.2, out[1].in, out[2].in)
+				}
+				for j, what := range []string{"p", "m", "s"} {
+					if !sameBits(got[j].in, want[j].in) {
+						t.Fatalf("%s softmax8, %d edges, strides %v: %s = %v, twin %v", k.name, n, c, what, got[j].in, want[j].in)
+					}
+					got[j].check(t)
+				}
+				src.check(t)
+				d.check(t)
+			}
+			for _, c := range []struct{ wstride, stride, astride, tstride, toff, kstride int }{
+				{8, 64, 8, 0, 8, 1}, {16, 72, 0, 24, 8, 2}, {8, 128, 16, 48, 16, 0}} {
+				x, b := padded(r, rows*c.stride), padded(r, 64)
+				a, tt := padded(r, rows*c.astride+8), padded(r, rows*c.tstride+2*c.toff+8)
+				keep := make([]uint8, max(n*c.kstride, 1))
+				for i := range keep {
+					keep[i] = uint8(r.IntN(256))
+				}
+				idx := randIdx(r, n, rows)
+				for _, scale := range []float32{1, 2.5} {
+					w1, w2 := padded(nil, max(n*c.wstride, 8)), padded(nil, max(n*c.wstride, 8))
+					s1, s2 := padded(nil, 8), padded(nil, 8)
+					k.grad8(w1.in, c.wstride, x.in, c.stride, idx, b.in, a.in, c.astride, tt.in, c.tstride, c.toff, keep, c.kstride, 0.2, scale, s1.in)
+					gradEdges8Generic(w2.in, c.wstride, x.in, c.stride, idx, b.in, a.in, c.astride, tt.in, c.tstride, c.toff, keep, c.kstride, 0.2, scale, s2.in)
+					if !sameBits(w1.in, w2.in) {
+						t.Fatalf("%s grad8, %d edges, %v, scale %g: w = %v, twin %v", k.name, n, c, scale, w1.in, w2.in)
+					}
+					for j := range s2.in {
+						if d := math.Abs(float64(s1.in[j] - s2.in[j])); d > 1e-5*(1+math.Abs(float64(s2.in[j]))) {
+							t.Fatalf("%s grad8, %d edges, %v, scale %g: sum[%d] = %g, twin %g", k.name, n, c, scale, j, s1.in[j], s2.in[j])
+						}
+					}
+					for _, p := range []pad{w1, s1, x, b, a, tt} {
+						p.check(t)
+					}
+				}
+			}
+		}
+	}
+}
+
+// randIdx is n random row indices below rows.
+func randIdx(r *rand.Rand, n, rows int) []int32 {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(r.IntN(rows))
+	}
+	return idx
+}
+
+// sameBits reports whether a and b hold the same float32 bit patterns.
+func sameBits(a, b []float32) bool {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

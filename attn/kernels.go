@@ -3,6 +3,7 @@ package attn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/supergcn/supergcn/internal/par"
 )
@@ -36,11 +37,9 @@ type State struct {
 }
 
 // Scratch is Backward's temporary storage, reused across states and
-// layers by calls that do not run concurrently: per edge and head the
-// score gradient de (in the transposed order, written in turn by the pass
-// over the columns), per row its destination terms, max and scaled ⟨g, o⟩
-// side by side (one gather per edge).
-type Scratch struct{ de, rows []float32 }
+// layers by calls that do not run concurrently: per row its destination
+// terms, max and scaled ⟨g, o⟩ side by side (one gather per edge).
+type Scratch struct{ rows []float32 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -95,8 +94,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
-			scores(sp, dst[v*h:(v+1)*h], src, idx, p, m)
-			expSum(p, m, s, hk.exp)
+			softmax(sp, dst[v*h:(v+1)*h], src, idx, p, m, s, hk)
 			if sp.Drop > 0 {
 				dropRow(sp, ids.row(v), idx, ids, p)
 			}
@@ -111,6 +109,22 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 func rowGrain(g *Graph, hf int) int {
 	per := (g.Edges()/max(g.Rows, 1) + 1) * hf
 	return max(1, (1<<14)/max(per, 1))
+}
+
+// softmax sets p (edge-major, one row's edges idx, all heads) to the
+// edges' exp(l − m), m to their per-head max l and s to their per-head
+// sums, l = LeakyReLU(src[u] + d): eight heads at a time by hk.softmax8
+// when the heads are a multiple of 8, else by scores and expSum.
+func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels) {
+	h := len(d)
+	if h%8 != 0 || len(idx) == 0 {
+		scores(sp, d, src, idx, p, m)
+		expSum(p, m, s, hk.exp)
+		return
+	}
+	for c := 0; c < h; c += 8 {
+		hk.softmax8(p[c:], h, src[c:], h, idx, d[c:c+8], sp.Slope, m[c:c+8], s[c:c+8])
+	}
 }
 
 // scores sets p (edge-major, one row's edges idx, all heads) to l =
@@ -291,10 +305,10 @@ func Share(mp, m, s float32) float32 {
 // st is Forward's state for the same operands and spec: P_k = exp(l_k −
 // st.M[v]) and W_k are recomputed (st.M may be replaced by a larger max,
 // the merged one, when c is that max's share); sc holds the temporaries.
-// One pass over the columns (the transposed graph) reads each edge's gp[v]
-// once, for its dot products and gz, and stores the edges' de in that
-// order; they are summed per row after (gathered through the transposed
-// positions: scattered reads rather than scattered writes).
+// Nothing per edge is stored: one pass over the columns (the transposed
+// graph) reads each edge's gp[v] once, for its dot products and gz, and
+// sums the edges' de per column; one pass over the rows recomputes them
+// from z[u] and sums them per row.
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	return backward(g, sp, z, src, dst, gp, cd, kern, heads, st, sc, gz, gsrc, gdst)
 }
@@ -309,11 +323,11 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 	case len(gp) != g.Rows*hf || len(cd) != g.Rows*h || len(gdst) != g.Rows*h:
 		return fmt.Errorf("attn: backward: %d rows: gp %d, cd %d, gdst %d values", g.Rows, len(gp), len(cd), len(gdst))
 	case len(gz) != len(z) || len(gsrc) != len(src):
-		return fmt.Errorf("attn: backward: %d columns: gz %d, gsrc %d values", g.Cols, len(gz), len(gsrc))
+		return fmt.Errorf("attn: backward: %d columns: gz %d, gsrc %d values", g.Rows, len(gz), len(gsrc))
 	case len(st.M) != g.Rows*h:
 		return fmt.Errorf("attn: backward: state of %d rows × heads, want %d", len(st.M), g.Rows*h)
 	}
-	sc.de, sc.rows = Resize(sc.de, h*g.Edges()), Resize(sc.rows, 3*h*g.Rows)
+	sc.rows = Resize(sc.rows, 3*h*g.Rows)
 	par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			r := sc.rows[3*h*v : 3*h*(v+1)]
@@ -322,9 +336,11 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			copy(r[2*h:], cd[v*h:(v+1)*h])
 		}
 	})
+	ids := st.ids
 	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
-		sum := make([]float32, h)
-		var w, d, buf []float32
+		var eg edgeGrad
+		var buf []float32
+		col := g.trow[:0]
 		for u := lo; u < hi; u++ {
 			a, b := g.tptr[u], g.tptr[u+1]
 			if a == b {
@@ -333,64 +349,116 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			if u+1 < hi {
 				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
 			}
-			w, d = Resize(w, h*int(b-a)), Resize(d, max(h, hf/8)*int(b-a))
-			backwardCol(sp, g, u, z, src, gp, st.ids, hk, sc, w, d, sum)
-			for hd, s := range sum {
+			col = g.trow[a:b]
+			eg.hash(sp, col, func(v int32) uint64 { return edgeHash(sp.Seed, ids.row(int(v)), ids.col(int32(u))) })
+			eg.grads(sp, hk, gp, col, z[u*hf:(u+1)*hf], src[u*h:(u+1)*h], 0, sc.rows, 3*h)
+			for hd, s := range eg.sum {
 				gsrc[u*h+hd] += s
 			}
-			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, hk, &buf)
+			aggregate(gz[u*hf:(u+1)*hf], gp, sp, col, eg.w, kern, hk, &buf)
 		}
 	})
-	par.For(g.Rows, rowGrain(g, h), func(lo, hi int) {
+	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+		var eg edgeGrad
 		for v := lo; v < hi; v++ {
-			d := gdst[v*h : (v+1)*h]
-			for _, i := range g.tpos[g.Ptr[v]:g.Ptr[v+1]] {
-				for hd, x := range sc.de[int(i)*h : int(i+1)*h] {
-					d[hd] += x
-				}
+			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+			if len(idx) == 0 {
+				continue
+			}
+			if v+1 < hi {
+				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
+			}
+			eg.hash(sp, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0)
+			for hd, s := range eg.sum {
+				gdst[v*h+hd] += s
 			}
 		}
 	})
 	return nil
 }
 
-// backwardCol recomputes the weights W of column u's edges (all heads,
-// into w in the column's order), stores their de in sc.de at their
-// transposed positions and returns the per-head sums of de in sum; d is
-// scratch for the edges' dot products (max(Heads, Heads·Width/8) values an
-// edge).
-func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk headKernels, sc *Scratch, w, d, sum []float32) {
-	h, f := sp.Heads, sp.Width
-	hf := h * f
-	zu, su := z[u*hf:(u+1)*hf], src[u*h:(u+1)*h]
-	scale, thr, col := 1/(1-sp.Drop), dropThreshold(sp.Drop), ids.col(int32(u))
-	a, b := g.tptr[u], g.tptr[u+1]
-	edgeDots(d, gp, g.trow[a:b], zu, f, hk)
-	for t, v := range g.trow[a:b] {
-		r, wk := sc.rows[3*h*int(v):3*h*int(v+1)], w[t*h:(t+1)*h]
-		for hd, x := range su {
-			wk[hd] = float32(leaky(x+r[hd], sp.Slope)) - r[h+hd] // as Forward: no fused multiply-add
+// edgeGrad is one goroutine's temporaries of the backward passes, for the
+// edges of one column or row: their weights W (edge-major), dot products,
+// dropout hashes and masks, and the per-head sums of their score
+// gradients.
+type edgeGrad struct {
+	w, d, sum []float32
+	eh        []uint64
+	keep      []uint8
+}
+
+// hash sets eg.keep to the dropout masks of the edges to rows (or
+// columns) idx, eh(i) being the hash of the edge to idx[i]: bit hd%8 of
+// byte hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it;
+// all set without dropout.
+func (eg *edgeGrad) hash(sp Spec, idx []int32, eh func(int32) uint64) {
+	nb := (sp.Heads + 7) / 8
+	eg.keep = slices.Grow(eg.keep[:0], nb*len(idx))[:nb*len(idx)]
+	if sp.Drop == 0 {
+		for i := range eg.keep {
+			eg.keep[i] = 0xff
+		}
+		return
+	}
+	thr := dropThreshold(sp.Drop)
+	for i, x := range idx {
+		e := eh(x)
+		for j := range nb {
+			var m uint8
+			for hd := j * 8; hd < min(j*8+8, sp.Heads); hd++ {
+				m |= uint8(keepMask(e, hd, thr)&1) << (hd % 8)
+			}
+			eg.keep[i*nb+j] = m
 		}
 	}
-	hk.exp(w)
+}
+
+// grads sets eg.w and eg.sum for the edges to rows idx of x (Heads·Width
+// wide) against the fixed row b, the edges' source terms a[idx[k]·astride:]
+// and destination terms t[idx[k]·tstride:] (Heads each: dst, then the
+// max, then cd; a stride 0 makes them the same for every edge; see
+// gradEdges8Generic): heads of width 8 eight at a time by hk.grad8, others
+// by edgeGrads.
+func (eg *edgeGrad) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int) {
+	h, f := sp.Heads, sp.Width
+	n := len(idx)
+	eg.w, eg.sum = Resize(eg.w, h*n), Resize(eg.sum, h)
+	scale, nb := 1/(1-sp.Drop), (h+7)/8
+	if f == 8 && h%8 == 0 {
+		for c := 0; c < h; c += 8 {
+			hk.grad8(eg.w[c:], h, x[c*8:], h*8, idx, b[c*8:c*8+64], a[c:], astride, t[c:], tstride, h, eg.keep[c/8:], nb, sp.Slope, scale, eg.sum[c:c+8])
+		}
+		return
+	}
+	eg.d = Resize(eg.d, max(h, h*f/8)*n)
+	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum)
+}
+
+// edgeGrads is the score gradients of any heads (h of width f) for
+// edgeGrad.grads: the contract of gradEdges8Generic with w's stride h,
+// x's h·f, toff h and kstride (h+7)/8, for every head; d is scratch for
+// the dot products (max(h, h·f/8) values an edge). The exponentials of all
+// edges and heads are one call of hk.exp.
+func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, sum []float32) {
+	nb := (h + 7) / 8
+	edgeDots(d, x, idx, b, f, hk)
+	for k, v := range idx {
+		av, tv, wk := a[int(v)*astride:int(v)*astride+h], t[int(v)*tstride:int(v)*tstride+3*h], w[k*h:(k+1)*h]
+		for hd, x := range av {
+			wk[hd] = float32(leaky(x+tv[hd], slope)) - tv[h+hd] // as Forward: no fused multiply-add
+		}
+	}
+	hk.exp(w[:len(idx)*h])
 	sum = sum[:h]
 	clear(sum)
-	de := sc.de[int(a)*h : int(b)*h]
-	for t, v := range g.trow[a:b] {
-		r, dt, dk := sc.rows[3*h*int(v):3*h*int(v+1)], d[t*h:(t+1)*h], de[t*h:(t+1)*h]
-		wk := w[t*h : (t+1)*h]
-		var eh uint64
-		if sp.Drop > 0 {
-			eh = edgeHash(sp.Seed, ids.row(int(v)), col)
-		}
-		for hd, x := range su {
-			e, p := x+r[hd], wk[hd]
-			if sp.Drop > 0 {
-				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
-			}
-			t := (wk[hd]*dt[hd] - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
-			dk[hd] = t
-			sum[hd] += t
+	for k, v := range idx {
+		av, tv, wk, dk := a[int(v)*astride:int(v)*astride+h], t[int(v)*tstride:int(v)*tstride+3*h], w[k*h:(k+1)*h], d[k*h:(k+1)*h]
+		for hd, x := range av {
+			e, p := x+tv[hd], wk[hd]
+			mask := -uint32(keep[k*nb+hd/8] >> (hd % 8) & 1)
+			wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & mask)
+			sum[hd] += (wk[hd]*dk[hd] - p*tv[2*h+hd]) * slopeOf(e, slope)
 		}
 	}
 }
