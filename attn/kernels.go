@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/supergcn/supergcn/internal/par"
 )
@@ -85,7 +86,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	h, hf := sp.Heads, sp.Heads*sp.Width
 	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
 	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
-	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var p, buf []float32 // one row's weights (edge-major); head-major weights
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
@@ -105,10 +106,31 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	return nil
 }
 
-// rowGrain is the number of rows worth a goroutine: about 16 Ki products.
-func rowGrain(g *Graph, hf int) int {
-	per := (g.Edges()/max(g.Rows, 1) + 1) * hf
-	return max(1, (1<<14)/max(per, 1))
+// forEdges runs fn on blocks [lo, hi) of the n rows whose edges are
+// ptr[v]:ptr[v+1] (a graph's rows, or its transpose's columns), blocks of
+// contiguous rows holding about the same number of edges (at least
+// blockEdges, four blocks a thread when there are enough), handed out
+// dynamically (par.Blocks): a thread that meets heavy rows, or that the
+// system slows, takes fewer blocks. A row is never split.
+func forEdges(n int, ptr []int64, fn func(lo, hi int)) {
+	const blockEdges = 1 << 13
+	e := ptr[n] - ptr[0]
+	blocks := int(min(int64(4*par.Threads()), e/blockEdges, int64(n)))
+	if blocks <= 1 {
+		fn(0, n)
+		return
+	}
+	bound := make([]int, blocks+1)
+	for b := 1; b < blocks; b++ {
+		target := ptr[0] + e*int64(b)/int64(blocks)
+		bound[b] = bound[b-1] + sort.Search(n-bound[b-1], func(i int) bool { return ptr[bound[b-1]+i] >= target })
+	}
+	bound[blocks] = n
+	par.Blocks(blocks, 0, func(b int) {
+		if bound[b] < bound[b+1] {
+			fn(bound[b], bound[b+1])
+		}
+	})
 }
 
 // softmax sets p (edge-major, one row's edges idx, all heads) to the
@@ -337,7 +359,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 		}
 	})
 	ids := st.ids
-	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
+	forEdges(g.Cols, g.tptr, func(lo, hi int) {
 		var eg edgeGrad
 		var buf []float32
 		col := g.trow[:0]
@@ -358,7 +380,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			aggregate(gz[u*hf:(u+1)*hf], gp, sp, col, eg.w, kern, hk, &buf)
 		}
 	})
-	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var eg edgeGrad
 		for v := lo; v < hi; v++ {
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]

@@ -75,7 +75,7 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 	} else {
 		st.W = st.P
 	}
-	par.For(g.Rows, rowGrain(g, 2*hf), func(lo, hi int) {
+	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var buf []float32
 		for v := lo; v < hi; v++ {
 			a, b := g.Ptr[v], g.Ptr[v+1]
@@ -179,7 +179,7 @@ func BackwardV2(g *Graph, sp Spec, z, t, att, gp, cd []float32, st *StateV2, sc 
 			gatt[j] += x
 		}
 	}
-	par.For(g.Cols, rowGrain(g, 2*hf), func(lo, hi int) {
+	forEdges(g.Cols, g.tptr, func(lo, hi int) {
 		for u := lo; u < hi; u++ {
 			columnV2(g, sp, u, z, t, att, gp, sc.wd, gz[u*hf:(u+1)*hf])
 		}
