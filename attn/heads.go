@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/supergcn/supergcn/internal/dispatch"
+	"github.com/supergcn/supergcn/internal/mix"
 )
 
 // headKernels is one implementation of the kernels for heads of width 8
@@ -11,7 +12,8 @@ import (
 // twins): the weighted aggregation of 8 heads × 8 with one weight per
 // edge and head, and its adjoint's dot products of 8 groups of 8 columns
 // per edge; the scores and softmax of 8 heads (softmax8), the score
-// gradients of 8 heads of 8 (gradEdges8); the
+// gradients of 8 heads of 8 (gradEdges8), the dropout masks of 8 heads
+// (keepBytes8); the
 // exponentials of a row's scores (expAll); and a hint that rows will be
 // read soon (prefetchRows).
 type headKernels struct {
@@ -19,13 +21,14 @@ type headKernels struct {
 	accum    func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 	dots     func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
 	prefetch func(x []float32, stride int, idx []int32, bytes int)
-	softmax8 func(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32)
+	softmax8 func(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
 	grad8    func(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
+	keep8    func(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
 	exp      func(x []float32)
 	native   bool // SIMD assembly (false for the pure-Go twins)
 }
 
-var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, exp: expAll}
+var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
 // heads_<arch>.go, or heads_other.go); SVE CPUs run the NEON kernels.
@@ -90,8 +93,10 @@ func dotRows8Generic(d []float32, dstride int, x []float32, stride int, idx []in
 // softmax8Generic is the pure-Go twin of softmax8, the forward's scores
 // and softmax of 8 heads of one row (Forward's formulas): the scores of
 // the edges to idx (source terms src[idx[k]·sstride:], destination terms
-// d) into p, their per-head max into m, then p = exp(l − m) and their
-// per-head sums into s (m = −Inf, s = 0 without edges). Reference loop:
+// d), their per-head max into m, then P = exp(l − m), their per-head sums
+// into s (m = −Inf, s = 0 without edges) and the weights W = P·scale
+// masked by the edge's keep byte keep[k·kstride] (bit j: head j kept)
+// into p. Reference loop:
 //
 //	for j := range 8 {
 //		m[j], s[j] = float32(math.Inf(-1)), 0
@@ -106,11 +111,11 @@ func dotRows8Generic(d []float32, dstride int, x []float32, stride int, idx []in
 //	for k := range idx {
 //		for j := range 8 {
 //			y := expFlush(p[k*pstride+j] - m[j])
-//			p[k*pstride+j] = y
 //			s[j] += y
+//			p[k*pstride+j] = math.Float32frombits(math.Float32bits(y*scale) & -uint32(keep[k*kstride]>>j&1))
 //		}
 //	}
-func softmax8Generic(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32) {
+func softmax8Generic(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32) {
 	m, s, d = m[:8], s[:8], d[:8]
 	for j := range m {
 		m[j], s[j] = float32(math.Inf(-1)), 0
@@ -124,11 +129,11 @@ func softmax8Generic(p []float32, pstride int, src []float32, sstride int, idx [
 		}
 	}
 	for k := range idx {
-		pk := p[k*pstride : k*pstride+8]
+		pk, kb := p[k*pstride:k*pstride+8], keep[k*kstride]
 		for j, x := range pk {
 			y := expFlush(x - m[j])
-			pk[j] = y
 			s[j] += y
+			pk[j] = math.Float32frombits(math.Float32bits(y*scale) & -uint32(kb>>j&1))
 		}
 	}
 }
@@ -170,6 +175,32 @@ func gradEdges8Generic(w []float32, wstride int, x []float32, stride int, idx []
 			wk[j] = math.Float32frombits(math.Float32bits(p*scale) & m)
 			sum[j] += (wk[j]*d - p*tv[2*toff+j]) * s
 		}
+	}
+}
+
+// keepBytes8Generic is the pure-Go twin of keepBytes8, the attention
+// dropout masks of 8 heads of edges of hashes eh (edgeHash): bit j of
+// keep[k·kstride] is keepMask's at head hd of edge k, where hx[j] =
+// uint64(hd)<<56, and thr ≥ 0 dropThreshold's. Reference loop:
+//
+//	for k, e := range eh {
+//		var m uint8
+//		for j := range 8 {
+//			if int64(mix.Mix64(e^hx[j])>>40) >= thr {
+//				m |= 1 << j
+//			}
+//		}
+//		keep[k*kstride] = m
+//	}
+func keepBytes8Generic(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64) {
+	for k, e := range eh {
+		var m uint8
+		for j, x := range hx {
+			if int64(mix.Mix64(e^x)>>40) >= thr {
+				m |= 1 << j
+			}
+		}
+		keep[k*kstride] = m
 	}
 }
 

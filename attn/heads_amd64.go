@@ -6,7 +6,7 @@ package attn
 // first; internal/dispatch keeps those the CPU and OS support. They use
 // 256-bit registers only: AVX-512 CPUs run them too (under either name).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, exp: expAllAVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keep8: keepBytes8AVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
 	return []headKernels{k512, k2}
@@ -105,12 +105,22 @@ func gradEdges8AVX2(w []float32, wstride int, x []float32, stride int, idx []int
 // loop of softmax8Generic): the 8 heads of an edge in the 8 lanes of one
 // register. The caller guarantees every row idx[k] of src (8 values)
 // inside it, len(d), len(m), len(s) ≥ 8, len(p) ≥ (len(idx)−1)·pstride +
-// 8, and that p, m and s overlap no input. LeakyReLU' is selected by the
+// 8, len(keep) ≥ (len(idx)−1)·kstride + 1, and that p, m and s overlap no
+// input. LeakyReLU' is selected by the
 // sign of e + 0 (VBLENDVPS), the max is VMAXPS (a NaN score makes the
 // row's sums NaN, not necessarily its max), the exponentials are
-// expAll8AVX2's; no fused multiply-add, so the scores and exponentials
+// expAll8AVX2's, the keep byte becomes a lane mask; no fused multiply-add, so the scores and exponentials
 // equal the twin's. The source terms 8 edges ahead are prefetched
 // (PREFETCHT0).
 //
 //go:noescape
-func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32)
+func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
+
+// keepBytes8AVX2 is the AVX2 version of keepBytes8 (the contract and
+// reference loop of keepBytes8Generic): the 8 heads of an edge in two
+// registers of four 64-bit lanes, Mix64's multiplications from 32-bit ones
+// (VPMULUDQ; AVX2 has no 64-bit multiply). The caller guarantees len(keep)
+// ≥ (len(eh)−1)·kstride + 1 and 0 ≤ thr ≤ 2^24.
+//
+//go:noescape
+func keepBytes8AVX2(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)

@@ -165,6 +165,30 @@
 	DECQ CX
 
 
+// MUL64(X, CL, CH, T1, T2, T3): X = X·C mod 2^64 in every 64-bit lane, C's
+// low and high 32 bits in CL and CH: lo(X)·lo(C) + ((hi(X)·lo(C) +
+// lo(X)·hi(C)) << 32) (AVX2 has no 64-bit multiply).
+#define MUL64(X, CL, CH, T1, T2, T3) \
+	VPMULUDQ CL, X, T1; \
+	VPSRLQ $32, X, T2; \
+	VPMULUDQ CL, T2, T2; \
+	VPMULUDQ CH, X, T3; \
+	VPADDQ T3, T2, T2; \
+	VPSLLQ $32, T2, T2; \
+	VPADDQ T2, T1, X
+
+// MIX64(X, T1, T2, T3): X = mix.Mix64(X) in every 64-bit lane, the
+// multipliers' halves in Y12–Y15.
+#define MIX64(X, T1, T2, T3) \
+	VPSRLQ $30, X, T1; \
+	VPXOR T1, X, X; \
+	MUL64(X, Y12, Y13, T1, T2, T3); \
+	VPSRLQ $27, X, T1; \
+	VPXOR T1, X, X; \
+	MUL64(X, Y14, Y15, T1, T2, T3); \
+	VPSRLQ $31, X, T1; \
+	VPXOR T1, X, X
+
 // expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
 // vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
 // parts, the polynomial's c0–c5, 1, expLo, expHi, the integer 127 −
@@ -302,6 +326,13 @@ DATA bits<>+20(SB)/4, $32
 DATA bits<>+24(SB)/4, $64
 DATA bits<>+28(SB)/4, $128
 GLOBL bits<>(SB), RODATA|NOPTR, $32
+
+// mixc<>: the low and high 32 bits of mix.Mix64's two multipliers.
+DATA mixc<>+0(SB)/8, $0x1ce4e5b9
+DATA mixc<>+8(SB)/8, $0xbf58476d
+DATA mixc<>+16(SB)/8, $0x133111eb
+DATA mixc<>+24(SB)/8, $0x94d049bb
+GLOBL mixc<>(SB), RODATA|NOPTR, $32
 
 // func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 // Registers: DI out, SI x, DX stride in bytes, R8 the next idx entry, CX
@@ -521,13 +552,15 @@ gradstore:
 	VZEROUPPER
 	RET
 
-// func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32)
+// func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
 // Registers: DI the edge's scores, SI src, DX sstride in bytes, R8 the
 // next idx entry, CX edges left, R9 pstride in bytes, R10 p, BX the edge
 // count, AX the source terms; first pass: Y0 d, Y1 the slope, Y2 1, Y3
 // the max, Y4 e then l, Y5 e + 0, Y6 LeakyReLU'(e); second pass: Y3 the
-// max, Y7 the sums, Y0 l − M then P, Y1/Y2/Y4/Y5 EXP8's temporaries.
-TEXT ·softmax8AVX2(SB), NOSPLIT, $0-168
+// max, Y7 the sums, Y6 the scale, R11 the edge's keep byte, R12 kstride,
+// Y0 l − M then P, Y1 the keep mask then W, Y1/Y2/Y4/Y5 EXP8's
+// temporaries.
+TEXT ·softmax8AVX2(SB), NOSPLIT, $0-204
 	MOVQ p_base+0(FP), R10
 	MOVQ pstride+24(FP), R9
 	SHLQ $2, R9
@@ -569,14 +602,25 @@ softnow:
 	JNZ softscore
 	MOVQ BX, CX
 	MOVQ R10, DI
+	MOVQ keep_base+168(FP), R11
+	MOVQ kstride+192(FP), R12
+	VBROADCASTSS scale+200(FP), Y6
 
 softexp:
 	VMOVUPS (DI), Y0
 	VSUBPS Y3, Y0, Y0
 	EXP8(Y0, Y1, Y2, Y4, Y5)
-	VMOVUPS Y0, (DI)
 	VADDPS Y0, Y7, Y7
+	MOVBLZX (R11), AX
+	VMOVD AX, X1
+	VPBROADCASTD X1, Y1
+	VPAND bits<>(SB), Y1, Y1
+	VPCMPEQD bits<>(SB), Y1, Y1
+	VMULPS Y6, Y0, Y0
+	VANDPS Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
 	ADDQ R9, DI
+	ADDQ R12, R11
 	DECQ CX
 	JNZ softexp
 
@@ -586,4 +630,54 @@ softstore:
 	MOVQ s_base+144(FP), AX
 	VMOVUPS Y7, (AX)
 	VZEROUPPER
+	RET
+
+// func keepBytes8AVX2(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
+// Registers: DI the edge's keep byte, R9 kstride, SI the next hash, CX
+// hashes left, AX/BX the two halves' mask bits; Y12–Y15 the low and high
+// 32 bits of Mix64's multipliers (one a 64-bit lane), Y10/Y11 hx, Y9 thr
+// − 1 (n ≥ thr as the signed n > thr − 1 of VPCMPGTQ);
+// per edge Y0 its hash, Y1/Y2 heads 0–3 and 4–7, Y3–Y8 MIX64's
+// temporaries.
+TEXT ·keepBytes8AVX2(SB), NOSPLIT, $0-72
+	MOVQ keep_base+0(FP), DI
+	MOVQ kstride+24(FP), R9
+	MOVQ eh_base+32(FP), SI
+	MOVQ eh_len+40(FP), CX
+	MOVQ hx+56(FP), AX
+	VMOVDQU (AX), Y10
+	VMOVDQU 32(AX), Y11
+	MOVQ thr+64(FP), AX
+	DECQ AX
+	MOVQ AX, X9
+	VPBROADCASTQ X9, Y9
+	VPBROADCASTQ mixc<>+0(SB), Y12
+	VPBROADCASTQ mixc<>+8(SB), Y13
+	VPBROADCASTQ mixc<>+16(SB), Y14
+	VPBROADCASTQ mixc<>+24(SB), Y15
+	TESTQ CX, CX
+	JZ keepdone
+
+keeploop:
+	VPBROADCASTQ (SI), Y0
+	VPXOR Y10, Y0, Y1
+	VPXOR Y11, Y0, Y2
+	MIX64(Y1, Y3, Y4, Y5)
+	MIX64(Y2, Y6, Y7, Y8)
+	VPSRLQ $40, Y1, Y1
+	VPSRLQ $40, Y2, Y2
+	VPCMPGTQ Y9, Y1, Y1
+	VPCMPGTQ Y9, Y2, Y2
+	VMOVMSKPD Y1, AX
+	VMOVMSKPD Y2, BX
+	SHLQ $4, BX
+	ORQ BX, AX
+	MOVB AX, (DI)
+	ADDQ R9, DI
+	ADDQ $8, SI
+	DECQ CX
+	JNZ keeploop
+	VZEROUPPER
+
+keepdone:
 	RET

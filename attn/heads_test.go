@@ -157,7 +157,7 @@ func TestHeadExpMatchesExpFlush(t *testing.T) {
 // sentinel-padded misaligned operands: edge counts around the prefetch
 // distance (0, 1, 7–9, 33), strides wider than 8 or 64 values, strides 0
 // (terms shared by every edge), random keep bytes, dropout scales 1 and
-// 2.5. softmax8's scores and exponentials and grad8's weights must be
+// 2.5. softmax8's weights, max and sums and grad8's weights must be
 // equal bit for bit (the same float32 operations), grad8's sums within
 // 1e-5 (the dot products' order differs).
 func TestHeadSoftmaxGradMatchReference(t *testing.T) {
@@ -165,9 +165,16 @@ func TestHeadSoftmaxGradMatchReference(t *testing.T) {
 	const rows = 40
 	for _, k := range headFamily.Impls() {
 		for _, n := range []int{0, 1, 7, 8, 9, 33} {
-			for _, c := range []struct{ pstride, sstride int }{{8, 8}, {16, 12}, {24, 1}} {
+			for _, c := range []struct {
+				pstride, sstride, kstride int
+				scale                     float32
+			}{{8, 8, 1, 1}, {16, 12, 2, 2.5}, {24, 1, 0, 1}} {
 				src, d := padded(r, rows*c.sstride+8), padded(r, 8)
 				idx := randIdx(r, n, rows)
+				keep := make([]uint8, max(n*c.kstride, 1))
+				for i := range keep {
+					keep[i] = uint8(r.IntN(256))
+				}
 				var got, want [3]pad
 				for i, kk := range []headKernels{k, genericHeads} {
 					out := &got
@@ -175,7 +182,7 @@ func TestHeadSoftmaxGradMatchReference(t *testing.T) {
 						out = &want
 					}
 					out[0], out[1], out[2] = padded(nil, max(n*c.pstride, 8)), padded(nil, 8), padded(nil, 8)
-					kk.softmax8(out[0].in, c.pstride, src.in, c.sstride, idx, d.in, 0.2, out[1].in, out[2].in)
+					kk.softmax8(out[0].in, c.pstride, src.in, c.sstride, idx, d.in, 0.2, out[1].in, out[2].in, keep, c.kstride, c.scale)
 				}
 				for j, what := range []string{"p", "m", "s"} {
 					if !sameBits(got[j].in, want[j].in) {
@@ -234,4 +241,52 @@ func sameBits(a, b []float32) bool {
 		}
 	}
 	return len(a) == len(b)
+}
+
+// TestHeadKeepMatchesKeepMask runs every head kernel's keep8 on 0 to 33
+// edge hashes, head offsets 0 and 8, strides 1 and 3 and the thresholds of
+// dropout 0, 0.3, 0.6 and nearly 1, against keepMask head by head (Keep's
+// definition); the bytes between strides stay untouched.
+func TestHeadKeepMatchesKeepMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, k := range headFamily.Impls() {
+		for _, n := range []int{0, 1, 7, 33} {
+			eh := make([]uint64, n)
+			for i := range eh {
+				eh[i] = r.Uint64()
+			}
+			for _, drop := range []float32{0, 0.3, 0.6, 0.9999999} {
+				thr := dropThreshold(drop)
+				for _, h0 := range []int{0, 8} {
+					for _, kstride := range []int{1, 3} {
+						var hx [8]uint64
+						for j := range hx {
+							hx[j] = uint64(h0+j) << 56
+						}
+						keep := make([]uint8, n*kstride+1)
+						for i := range keep {
+							keep[i] = 0xa5
+						}
+						k.keep8(keep, kstride, eh, &hx, int64(thr))
+						for i, e := range eh {
+							for j := range 8 {
+								want := keepMask(e, h0+j, thr) != 0
+								if got := keep[i*kstride]>>j&1 == 1; got != want {
+									t.Fatalf("%s keep8, drop %g, head %d of edge %d: %v, keepMask %v", k.name, drop, h0+j, i, got, want)
+								}
+							}
+							for b := i*kstride + 1; b < (i+1)*kstride; b++ {
+								if keep[b] != 0xa5 {
+									t.Fatalf("%s keep8: byte %d between strides written", k.name, b)
+								}
+							}
+						}
+						if keep[n*kstride] != 0xa5 {
+							t.Fatalf("%s keep8: byte after the last edge written", k.name)
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -88,6 +88,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var p, buf []float32 // one row's weights (edge-major); head-major weights
+		var eg edgeGrad      // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
 				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
@@ -95,10 +96,8 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
-			softmax(sp, dst[v*h:(v+1)*h], src, idx, p, m, s, hk)
-			if sp.Drop > 0 {
-				dropRow(sp, ids.row(v), idx, ids, p)
-			}
+			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+			softmax(sp, dst[v*h:(v+1)*h], src, idx, p, m, s, hk, &eg)
 			clear(out)
 			aggregate(out, z, sp, idx, p, kern, hk, &buf)
 		}
@@ -133,19 +132,24 @@ func forEdges(n int, ptr []int64, fn func(lo, hi int)) {
 	})
 }
 
-// softmax sets p (edge-major, one row's edges idx, all heads) to the
-// edges' exp(l − m), m to their per-head max l and s to their per-head
-// sums, l = LeakyReLU(src[u] + d): eight heads at a time by hk.softmax8
-// when the heads are a multiple of 8, else by scores and expSum.
-func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels) {
+// softmax sets m to the per-head max of the scores l = LeakyReLU(src[u]
+// + d) of one row's edges idx, s to the per-head sums of P = exp(l − m)
+// and p (edge-major, all heads) to the weights W (P after dropout, by
+// eg's masks): eight heads at a time by hk.softmax8 when the heads are a
+// multiple of 8, else by scores, expSum and eg.drop.
+func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels, eg *edgeGrad) {
 	h := len(d)
 	if h%8 != 0 || len(idx) == 0 {
 		scores(sp, d, src, idx, p, m)
 		expSum(p, m, s, hk.exp)
+		if sp.Drop > 0 {
+			eg.drop(sp, p)
+		}
 		return
 	}
+	nb := h / 8
 	for c := 0; c < h; c += 8 {
-		hk.softmax8(p[c:], h, src[c:], h, idx, d[c:c+8], sp.Slope, m[c:c+8], s[c:c+8])
+		hk.softmax8(p[c:], h, src[c:], h, idx, d[c:c+8], sp.Slope, m[c:c+8], s[c:c+8], eg.keep[c/8:], nb, 1/(1-sp.Drop))
 	}
 }
 
@@ -184,20 +188,6 @@ func expSum(p, m, s []float32, exp func([]float32)) {
 	for k := 0; k < len(p); k += h {
 		for hd, y := range p[k : k+h] {
 			s[hd] += y
-		}
-	}
-}
-
-// dropRow turns p into the weights p·keep/(1−drop) of one row (global id
-// row) of edges idx, all heads, without branches on the masks.
-func dropRow(sp Spec, row int64, idx []int32, ids Ids, p []float32) {
-	h := sp.Heads
-	scale, thr := 1/(1-sp.Drop), dropThreshold(sp.Drop)
-	for k, u := range idx {
-		eh := edgeHash(sp.Seed, row, ids.col(u))
-		pk := p[k*h : k*h+h]
-		for hd, x := range pk {
-			pk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
 		}
 	}
 }
@@ -372,7 +362,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
 			}
 			col = g.trow[a:b]
-			eg.hash(sp, col, func(v int32) uint64 { return edgeHash(sp.Seed, ids.row(int(v)), ids.col(int32(u))) })
+			eg.hash(sp, hk, col, func(v int32) uint64 { return edgeHash(sp.Seed, ids.row(int(v)), ids.col(int32(u))) })
 			eg.grads(sp, hk, gp, col, z[u*hf:(u+1)*hf], src[u*h:(u+1)*h], 0, sc.rows, 3*h)
 			for hd, s := range eg.sum {
 				gsrc[u*h+hd] += s
@@ -390,7 +380,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			if v+1 < hi {
 				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
 			}
-			eg.hash(sp, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
 			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0)
 			for hd, s := range eg.sum {
 				gdst[v*h+hd] += s
@@ -412,26 +402,50 @@ type edgeGrad struct {
 
 // hash sets eg.keep to the dropout masks of the edges to rows (or
 // columns) idx, eh(i) being the hash of the edge to idx[i]: bit hd%8 of
-// byte hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it;
-// all set without dropout.
-func (eg *edgeGrad) hash(sp Spec, idx []int32, eh func(int32) uint64) {
-	nb := (sp.Heads + 7) / 8
-	eg.keep = slices.Grow(eg.keep[:0], nb*len(idx))[:nb*len(idx)]
-	if sp.Drop == 0 {
+// byte hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
+// (keepMask), eight heads at a time by hk.keep8; all set without dropout.
+func (eg *edgeGrad) hash(sp Spec, hk headKernels, idx []int32, eh func(int32) uint64) {
+	h, n := sp.Heads, len(idx)
+	nb := (h + 7) / 8
+	eg.keep = slices.Grow(eg.keep[:0], nb*n)[:nb*n]
+	if sp.Drop == 0 || n == 0 {
 		for i := range eg.keep {
 			eg.keep[i] = 0xff
 		}
 		return
 	}
 	thr := dropThreshold(sp.Drop)
+	eg.eh = slices.Grow(eg.eh[:0], n)[:n]
 	for i, x := range idx {
-		e := eh(x)
-		for j := range nb {
+		eg.eh[i] = eh(x)
+	}
+	var hx [8]uint64
+	for j := 0; j+8 <= h; j += 8 {
+		for i := range hx {
+			hx[i] = uint64(j+i) << 56
+		}
+		hk.keep8(eg.keep[j/8:], nb, eg.eh, &hx, int64(thr))
+	}
+	if j := h &^ 7; j < h {
+		for i, e := range eg.eh {
 			var m uint8
-			for hd := j * 8; hd < min(j*8+8, sp.Heads); hd++ {
+			for hd := j; hd < h; hd++ {
 				m |= uint8(keepMask(e, hd, thr)&1) << (hd % 8)
 			}
-			eg.keep[i*nb+j] = m
+			eg.keep[i*nb+j/8] = m
+		}
+	}
+}
+
+// drop turns p (edge-major, Heads an edge) into the weights p·keep/(1 −
+// drop) by the masks eg.keep (hash's), without branches on the masks.
+func (eg *edgeGrad) drop(sp Spec, p []float32) {
+	h := sp.Heads
+	nb, scale := (h+7)/8, 1/(1-sp.Drop)
+	for k := 0; k*h < len(p); k++ {
+		pk, kb := p[k*h:(k+1)*h], eg.keep[k*nb:(k+1)*nb]
+		for hd, x := range pk {
+			pk[hd] = math.Float32frombits(math.Float32bits(x*scale) & -uint32(kb[hd/8]>>(hd%8)&1))
 		}
 	}
 }

@@ -22,13 +22,6 @@ type StateV2 struct {
 // across states and layers by calls that do not run concurrently.
 type ScratchV2 struct{ wd []float32 }
 
-// dropRowV2 writes into w the weights p·keep/(1−drop) of one row (global
-// id row) of edges idx, all heads; p is left as it is.
-func dropRowV2(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
-	copy(w[:len(p)], p)
-	dropRow(sp, row, idx, ids, w[:len(p)])
-}
-
 // GATv2 (Brody et al., ICLR 2022; PyG GATv2Conv) scores edge k of row v
 // (source u_k) at head h from the projected rows of both ends:
 //
@@ -77,6 +70,7 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 	}
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var buf []float32
+		var eg edgeGrad // a row's dropout masks
 		for v := lo; v < hi; v++ {
 			a, b := g.Ptr[v], g.Ptr[v+1]
 			idx := g.Idx[a:b]
@@ -92,7 +86,9 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 			w := p
 			if sp.Drop > 0 {
 				w = st.W[a*int64(h) : b*int64(h)]
-				dropRowV2(sp, ids.row(v), idx, ids, p, w)
+				copy(w, p)
+				eg.hash(sp, heads, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+				eg.drop(sp, w)
 			}
 			out := st.R[v*hf : (v+1)*hf]
 			clear(out)
