@@ -94,6 +94,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
 			}
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf) // the rows the kernels start on, read after the scores
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
 			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
@@ -362,6 +363,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
 			}
 			col = g.trow[a:b]
+			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
 			eg.hash(sp, hk, col, func(v int32) uint64 { return edgeHash(sp.Seed, ids.row(int(v)), ids.col(int32(u))) })
 			eg.grads(sp, hk, gp, col, z[u*hf:(u+1)*hf], src[u*h:(u+1)*h], 0, sc.rows, 3*h)
 			for hd, s := range eg.sum {
@@ -380,6 +382,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			if v+1 < hi {
 				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
 			}
+			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
 			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
 			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0)
 			for hd, s := range eg.sum {
