@@ -39,8 +39,18 @@ type State struct {
 
 // Scratch is Backward's temporary storage, reused across states and
 // layers by calls that do not run concurrently: per row its destination
-// terms, max and scaled ⟨g, o⟩ side by side (one gather per edge).
-type Scratch struct{ rows []float32 }
+// terms, max and scaled ⟨g, o⟩ side by side (one gather per edge); for
+// the layouts that do not run eight heads to a vector (recompute), per
+// edge and head the score gradient, in the transposed order.
+type Scratch struct{ rows, de []float32 }
+
+// recompute reports whether Backward recomputes the edges' score
+// gradients for the rows' sums (heads of width 8, a multiple of 8 of
+// them: eight heads to a vector, hk.grad8) rather than storing them from
+// the pass over the columns (any other layout, usually the output layer's
+// single head: one value per edge, where recomputing would read the wide
+// rows and take their dot products a second time).
+func recompute(sp Spec) bool { return sp.Width == 8 && sp.Heads%8 == 0 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -318,10 +328,12 @@ func Share(mp, m, s float32) float32 {
 // st is Forward's state for the same operands and spec: P_k = exp(l_k −
 // st.M[v]) and W_k are recomputed (st.M may be replaced by a larger max,
 // the merged one, when c is that max's share); sc holds the temporaries.
-// Nothing per edge is stored: one pass over the columns (the transposed
-// graph) reads each edge's gp[v] once, for its dot products and gz, and
-// sums the edges' de per column; one pass over the rows recomputes them
-// from z[u] and sums them per row.
+// One pass over the columns (the transposed graph) reads each edge's
+// gp[v] once, for its dot products and gz, and sums the edges' de per
+// column; one pass over the rows sums them per row: for eight heads to a
+// vector (recompute) it recomputes them from z[u], nothing per edge being
+// stored; otherwise the first pass stores them (Heads values an edge, in
+// the transposed order) and the second gathers them.
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	return backward(g, sp, z, src, dst, gp, cd, kern, heads, st, sc, gz, gsrc, gdst)
 }
@@ -341,6 +353,10 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 		return fmt.Errorf("attn: backward: state of %d rows × heads, want %d", len(st.M), g.Rows*h)
 	}
 	sc.rows = Resize(sc.rows, 3*h*g.Rows)
+	rc := recompute(sp)
+	if !rc {
+		sc.de = Resize(sc.de, h*g.Edges())
+	}
 	par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			r := sc.rows[3*h*v : 3*h*(v+1)]
@@ -365,13 +381,30 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			col = g.trow[a:b]
 			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
 			eg.hash(sp, hk, col, func(v int32) uint64 { return edgeHash(sp.Seed, ids.row(int(v)), ids.col(int32(u))) })
-			eg.grads(sp, hk, gp, col, z[u*hf:(u+1)*hf], src[u*h:(u+1)*h], 0, sc.rows, 3*h)
+			var de []float32
+			if !rc {
+				de = sc.de[int(a)*h : int(b)*h]
+			}
+			eg.grads(sp, hk, gp, col, z[u*hf:(u+1)*hf], src[u*h:(u+1)*h], 0, sc.rows, 3*h, de)
 			for hd, s := range eg.sum {
 				gsrc[u*h+hd] += s
 			}
 			aggregate(gz[u*hf:(u+1)*hf], gp, sp, col, eg.w, kern, hk, &buf)
 		}
 	})
+	if !rc {
+		par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
+			for v := lo; v < hi; v++ {
+				d := gdst[v*h : (v+1)*h]
+				for _, i := range g.tpos[g.Ptr[v]:g.Ptr[v+1]] {
+					for hd, x := range sc.de[int(i)*h : int(i+1)*h] {
+						d[hd] += x
+					}
+				}
+			}
+		})
+		return nil
+	}
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var eg edgeGrad
 		for v := lo; v < hi; v++ {
@@ -384,7 +417,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			}
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
 			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
-			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0)
+			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0, nil)
 			for hd, s := range eg.sum {
 				gdst[v*h+hd] += s
 			}
@@ -457,29 +490,31 @@ func (eg *edgeGrad) drop(sp Spec, p []float32) {
 // wide) against the fixed row b, the edges' source terms a[idx[k]·astride:]
 // and destination terms t[idx[k]·tstride:] (Heads each: dst, then the
 // max, then cd; a stride 0 makes them the same for every edge; see
-// gradEdges8Generic): heads of width 8 eight at a time by hk.grad8, others
-// by edgeGrads.
-func (eg *edgeGrad) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int) {
+// gradEdges8Generic): heads of width 8 eight at a time by hk.grad8
+// (recompute's layouts), others by edgeGrads, which also stores the edges'
+// score gradients into de (Heads an edge) when it is not nil.
+func (eg *edgeGrad) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, de []float32) {
 	h, f := sp.Heads, sp.Width
 	n := len(idx)
 	eg.w, eg.sum = Resize(eg.w, h*n), Resize(eg.sum, h)
 	scale, nb := 1/(1-sp.Drop), (h+7)/8
-	if f == 8 && h%8 == 0 {
+	if recompute(sp) {
 		for c := 0; c < h; c += 8 {
 			hk.grad8(eg.w[c:], h, x[c*8:], h*8, idx, b[c*8:c*8+64], a[c:], astride, t[c:], tstride, h, eg.keep[c/8:], nb, sp.Slope, scale, eg.sum[c:c+8])
 		}
 		return
 	}
 	eg.d = Resize(eg.d, max(h, h*f/8)*n)
-	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum)
+	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum, de)
 }
 
 // edgeGrads is the score gradients of any heads (h of width f) for
 // edgeGrad.grads: the contract of gradEdges8Generic with w's stride h,
 // x's h·f, toff h and kstride (h+7)/8, for every head; d is scratch for
-// the dot products (max(h, h·f/8) values an edge). The exponentials of all
-// edges and heads are one call of hk.exp.
-func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, sum []float32) {
+// the dot products (max(h, h·f/8) values an edge), de (when not nil) takes
+// the score gradients (h an edge). The exponentials of all edges and heads
+// are one call of hk.exp.
+func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, sum, de []float32) {
 	nb := (h + 7) / 8
 	edgeDots(d, x, idx, b, f, hk)
 	for k, v := range idx {
@@ -497,7 +532,12 @@ func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []flo
 			e, p := x+tv[hd], wk[hd]
 			mask := -uint32(keep[k*nb+hd/8] >> (hd % 8) & 1)
 			wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & mask)
-			sum[hd] += (wk[hd]*dk[hd] - p*tv[2*h+hd]) * slopeOf(e, slope)
+			g := (wk[hd]*dk[hd] - p*tv[2*h+hd]) * slopeOf(e, slope)
+			dk[hd] = g
+			sum[hd] += g
+		}
+		if de != nil {
+			copy(de[k*h:(k+1)*h], dk)
 		}
 	}
 }
