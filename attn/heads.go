@@ -7,15 +7,14 @@ import (
 	"github.com/supergcn/supergcn/internal/mix"
 )
 
-// headKernels is one implementation of the kernels for heads of width 8
-// (the contracts of accumHeads8Generic and dotRows8Generic, their pure-Go
-// twins): the weighted aggregation of 8 heads × 8 with one weight per
-// edge and head, and its adjoint's dot products of 8 groups of 8 columns
-// per edge; the scores and softmax of 8 heads (softmax8), the score
-// gradients of 8 heads of 8 (gradEdges8), the dropout masks of 8 heads
-// (keepBytes8); the
-// exponentials of a row's scores (expAll); and a hint that rows will be
-// read soon (prefetchRows).
+// headKernels is one implementation of the attention kernels (each field
+// the contract of its pure-Go twin, fieldGeneric below): the weighted
+// aggregation of 8 heads × 8 with one weight per edge and head (accum),
+// the dot products of the edges' rows with a fixed one (dots, any width),
+// the scores and softmax of 8 heads of a row (softmax8), the backward's
+// score gradients of 8 heads of 8 (grad8), the dropout masks of 8 heads
+// (keep8), the exponentials of a row's scores (exp, expAll), and a hint
+// that rows will be read soon (prefetch).
 type headKernels struct {
 	name     string
 	accum    func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
@@ -28,7 +27,7 @@ type headKernels struct {
 	native   bool // SIMD assembly (false for the pure-Go twins)
 }
 
-var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll}
+var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
 // heads_<arch>.go, or heads_other.go); SVE CPUs run the NEON kernels.
@@ -69,24 +68,22 @@ func accumHeads8Generic(out, x []float32, stride int, idx []int32, w []float32, 
 	fusedRows(out[:64], x, stride, idx, w, wstride, 8)
 }
 
-// dotRows8Generic is the pure-Go twin of dotRows8:
+// dotRowsGeneric is the pure-Go twin of dotRows, per edge the dot product
+// of its row with b, any length:
 //
 //	for k := range idx {
 //		r := x[int(idx[k])*stride:]
-//		for i := range 8 {
-//			var s float32
-//			for j := range 8 {
-//				s += r[8*i+j] * b[8*i+j]
-//			}
-//			d[k*dstride+i] = s
+//		var s float32
+//		for j := range b {
+//			s += r[j] * b[j]
 //		}
+//		d[k*dstride] = s
 //	}
-func dotRows8Generic(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32) {
+//
+// (summed four columns at a time, dot's order).
+func dotRowsGeneric(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32) {
 	for k, u := range idx {
-		r, dk := x[int(u)*stride:int(u)*stride+64], d[k*dstride:k*dstride+8]
-		for i := range dk {
-			dk[i] = dot(r[8*i:8*i+8], b[8*i:8*i+8])
-		}
+		d[k*dstride] = dot(x[int(u)*stride:int(u)*stride+len(b)], b)
 	}
 }
 

@@ -6,7 +6,7 @@ package attn
 // first; internal/dispatch keeps those the CPU and OS support. They use
 // 256-bit registers only: AVX-512 CPUs run them too (under either name).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keep8: keepBytes8AVX2, exp: expAllAVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRowsAVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keep8: keepBytes8AVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
 	return []headKernels{k512, k2}
@@ -32,28 +32,27 @@ func platformHeads() []headKernels {
 //go:noescape
 func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 
-// dotRows8AVX2 is the AVX2 version of dotRows8: per edge the dot products
-// of its row's eight groups of eight columns with b's. Reference loop:
+// dotRowsAVX2 is the AVX2+FMA version of dotRows: per edge the dot
+// product of its row with b, any length. Reference loop:
 //
 //	for k := range idx {
 //		r := x[int(idx[k])*stride:]
-//		for i := range 8 {
-//			var s float32
-//			for j := range 8 {
-//				s += r[8*i+j] * b[8*i+j]
-//			}
-//			d[k*dstride+i] = s
+//		var s float32
+//		for j := range b {
+//			s += r[j] * b[j]
 //		}
+//		d[k*dstride] = s
 //	}
 //
-// The caller guarantees stride ≥ 64, 0 ≤ idx[k] and int(idx[k])*stride+64
-// ≤ len(x), len(b) ≥ 64, len(d) ≥ (len(idx)−1)·dstride + 8, and that d
-// overlaps neither x nor b. b stays in eight ymm registers; each group's
-// sum is a pairwise tree (VHADDPS), not the loop's order; the row 8 edges
-// ahead is prefetched (PREFETCHT0).
+// The caller guarantees 0 ≤ idx[k] and int(idx[k])*stride+len(b) ≤
+// len(x), len(d) ≥ (len(idx)−1)·dstride + 1, and that d overlaps neither
+// x nor b. Two sums of alternate 8-column vectors (VFMADD231PS), the last
+// len(b)%8 columns under a mask (VMASKMOVPS, which does not read past
+// them), added and summed across the lanes at the end, not the loop's
+// order; the row 8 edges ahead is prefetched (PREFETCHT0).
 //
 //go:noescape
-func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+func dotRowsAVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
 
 // prefetchRowsAVX2 is prefetchRows with PREFETCHT0: for every k, the cache
 // lines at byte offsets 0, 64, … below bytes (bytes ≥ 1) of row idx[k] of x

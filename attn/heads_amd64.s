@@ -3,9 +3,9 @@
 #include "textflag.h"
 
 // The kernels of heads_amd64.go (declarations and reference loops there).
-// The loops of accumHeads8AVX2 and dotRows8AVX2 run one edge body (a
-// macro) twice: with the prefetch of the row 8 edges ahead while one
-// exists, then without for the last 8.
+// The loop of accumHeads8AVX2 runs one edge body (a macro) twice: with the
+// prefetch of the row 8 edges ahead while one exists, then without for the
+// last 8.
 
 // PREFETCH_AHEAD: the 256 bytes of the row of the idx entry 8 ahead of R8
 // (x in SI, stride in bytes in DX; AX clobbered).
@@ -46,32 +46,6 @@
 	VFMADD231PS 224(AX), Y15, Y7; \
 	ADDQ $4, R8; \
 	ADDQ R10, R9; \
-	DECQ CX
-
-// DOTS_EDGE: one edge of dotRows8AVX2 (registers there); ends with DECQ
-// CX, so its flags say whether edges are left.
-#define DOTS_EDGE \
-	ROW_AT_R8; \
-	VMULPS 0(AX), Y8, Y0; \
-	VMULPS 32(AX), Y9, Y1; \
-	VMULPS 64(AX), Y10, Y2; \
-	VMULPS 96(AX), Y11, Y3; \
-	VMULPS 128(AX), Y12, Y4; \
-	VMULPS 160(AX), Y13, Y5; \
-	VMULPS 192(AX), Y14, Y6; \
-	VMULPS 224(AX), Y15, Y7; \
-	VHADDPS Y1, Y0, Y0; \
-	VHADDPS Y3, Y2, Y2; \
-	VHADDPS Y5, Y4, Y4; \
-	VHADDPS Y7, Y6, Y6; \
-	VHADDPS Y2, Y0, Y0; \
-	VHADDPS Y6, Y4, Y4; \
-	VPERM2F128 $0x20, Y4, Y0, Y1; \
-	VPERM2F128 $0x31, Y4, Y0, Y2; \
-	VADDPS Y2, Y1, Y1; \
-	VMOVUPS Y1, (DI); \
-	ADDQ $4, R8; \
-	ADDQ R10, DI; \
 	DECQ CX
 
 // EXP8(X, T, N, R, P): X = expFlush(X) in every lane, expPoly's operations
@@ -334,6 +308,18 @@ DATA mixc<>+16(SB)/8, $0x133111eb
 DATA mixc<>+24(SB)/8, $0x94d049bb
 GLOBL mixc<>(SB), RODATA|NOPTR, $32
 
+// tailmask<>: eight all-ones int32s then eight zero ones; the 8-lane mask
+// of the first r values starts at byte 32 − 4·r.
+DATA tailmask<>+0(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+8(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+16(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+24(SB)/8, $0xffffffffffffffff
+DATA tailmask<>+32(SB)/8, $0
+DATA tailmask<>+40(SB)/8, $0
+DATA tailmask<>+48(SB)/8, $0
+DATA tailmask<>+56(SB)/8, $0
+GLOBL tailmask<>(SB), RODATA|NOPTR, $64
+
 // func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 // Registers: DI out, SI x, DX stride in bytes, R8 the next idx entry, CX
 // edges left, R9 the edge's weights, R10 wstride in bytes, R11 edges left
@@ -383,51 +369,6 @@ tail:
 	VZEROUPPER
 
 done:
-	RET
-
-// func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
-// Registers: DI the edge's 8 dots, R10 dstride in bytes, SI x, DX stride
-// in bytes, R8 the next idx entry, CX edges left, R11 edges left with an
-// entry 8 ahead to prefetch, AX the row; Y8–Y15 b, Y0–Y7 the row's
-// products, summed pairwise by VHADDPS into one register of the groups'
-// half sums (groups 0–3 and 4–7 from the low and high 128-bit halves),
-// whose halves are added.
-TEXT ·dotRows8AVX2(SB), NOSPLIT, $0-112
-	MOVQ d_base+0(FP), DI
-	MOVQ dstride+24(FP), R10
-	SHLQ $2, R10
-	MOVQ x_base+32(FP), SI
-	MOVQ stride+56(FP), DX
-	SHLQ $2, DX
-	MOVQ idx_base+64(FP), R8
-	MOVQ idx_len+72(FP), CX
-	MOVQ b_base+88(FP), BX
-	TESTQ CX, CX
-	JZ dotsdone
-	VMOVUPS 0(BX), Y8
-	VMOVUPS 32(BX), Y9
-	VMOVUPS 64(BX), Y10
-	VMOVUPS 96(BX), Y11
-	VMOVUPS 128(BX), Y12
-	VMOVUPS 160(BX), Y13
-	VMOVUPS 192(BX), Y14
-	VMOVUPS 224(BX), Y15
-	MOVQ CX, R11
-	SUBQ $8, R11
-	JLE dotstail
-
-dotsahead:
-	PREFETCH_AHEAD
-	DOTS_EDGE
-	DECQ R11
-	JNZ dotsahead
-
-dotstail:
-	DOTS_EDGE
-	JNZ dotstail
-	VZEROUPPER
-
-dotsdone:
 	RET
 
 // func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
@@ -484,8 +425,8 @@ expdone:
 // Registers: DI the edge's weights, SI x, DX stride in bytes, R8 the next
 // idx entry, CX edges left, BX a, R9 astride in bytes, R10 t, R11 tstride
 // in bytes, R12 toff in bytes, R13 the edge's keep byte, AX the row; Y8–Y15
-// b, Y7 the sums; per edge Y0 the dots (Y0–Y3 while they are summed as in
-// dotRows8AVX2), Y1 e then l − M then P, Y3 LeakyReLU'(e), Y4 the keep
+// b, Y7 the sums; per edge Y0 the dots (Y0–Y3 while their products are
+// summed in pairwise trees, VHADDPS), Y1 e then l − M then P, Y3 LeakyReLU'(e), Y4 the keep
 // mask, Y5 P·cd, Y2 W then de, Y2/Y4–Y6 EXP8's temporaries. Frame: the
 // slope and the scale broadcast (0 and 32), wstride and kstride in bytes
 // (64, 72).
@@ -680,4 +621,96 @@ keeploop:
 	VZEROUPPER
 
 keepdone:
+	RET
+
+// func dotRowsAVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+// Registers: DI the edge's dot, R10 dstride in bytes, SI x, DX stride in
+// bytes, R8 the next idx entry, CX edges left, BX b, R12 the bytes of b's
+// whole vectors, R13 len(b) in bytes, R9 the offset in the row, AX the
+// row; Y15 the mask of b's last len(b)%8 values, Y0/Y1 the sums (even and
+// odd vectors), Y2/Y3 a vector of the row and of b.
+TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-112
+	MOVQ d_base+0(FP), DI
+	MOVQ dstride+24(FP), R10
+	SHLQ $2, R10
+	MOVQ x_base+32(FP), SI
+	MOVQ stride+56(FP), DX
+	SHLQ $2, DX
+	MOVQ idx_base+64(FP), R8
+	MOVQ idx_len+72(FP), CX
+	MOVQ b_base+88(FP), BX
+	MOVQ b_len+96(FP), R13
+	MOVQ R13, R12
+	ANDQ $7, R13
+	LEAQ tailmask<>(SB), AX
+	SHLQ $2, R13
+	NEGQ R13
+	VMOVDQU 32(AX)(R13*1), Y15
+	MOVQ R12, R13
+	SHLQ $2, R13
+	ANDQ $-8, R12
+	SHLQ $2, R12
+	TESTQ CX, CX
+	JZ dotrdone
+
+dotredge:
+	CMPQ CX, $8
+	JLE dotrnow
+	MOVLQSX 32(R8), AX
+	IMULQ DX, AX
+	ADDQ SI, AX
+	XORQ R9, R9
+
+dotrpf:
+	PREFETCHT0 (AX)(R9*1)
+	ADDQ $64, R9
+	CMPQ R9, R13
+	JLT dotrpf
+
+dotrnow:
+	ROW_AT_R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ R9, R9
+	MOVQ R12, R11
+	SUBQ $64, R11
+	JL dotrone
+
+dotrtwo:
+	VMOVUPS (AX)(R9*1), Y2
+	VFMADD231PS (BX)(R9*1), Y2, Y0
+	VMOVUPS 32(AX)(R9*1), Y2
+	VFMADD231PS 32(BX)(R9*1), Y2, Y1
+	ADDQ $64, R9
+	CMPQ R9, R11
+	JLE dotrtwo
+
+dotrone:
+	CMPQ R9, R12
+	JGE dotrtail
+	VMOVUPS (AX)(R9*1), Y2
+	VFMADD231PS (BX)(R9*1), Y2, Y0
+	ADDQ $32, R9
+
+dotrtail:
+	CMPQ R9, R13
+	JGE dotrsum
+	VMASKMOVPS (AX)(R9*1), Y15, Y2
+	VMASKMOVPS (BX)(R9*1), Y15, Y3
+	VFMADD231PS Y3, Y2, Y1
+
+dotrsum:
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, R8
+	ADDQ R10, DI
+	DECQ CX
+	JNZ dotredge
+	VZEROUPPER
+
+dotrdone:
 	RET

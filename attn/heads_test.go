@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestHeadKernelsMatchReference runs every head kernel this CPU has
+// TestHeadKernelsMatchReference runs every head kernel's accum and dots
 // against the reference loops of their contracts: edge counts around the
 // prefetch distance (0, 1, 7–9, 33), strides and weight strides wider than
-// the 64 columns, operands misaligned by one float inside sentinel-padded
+// the 64 columns, dot products of widths 1 to 80 (whole vectors, a masked
+// rest, both), operands misaligned by one float inside sentinel-padded
 // buffers whose padding must stay untouched.
 func TestHeadKernelsMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
@@ -45,24 +46,19 @@ func TestHeadKernelsMatchReference(t *testing.T) {
 			}
 		}
 		for _, n := range []int{0, 1, 7, 8, 9, 33} {
-			for _, c := range []struct{ stride, dstride int }{{64, 8}, {72, 8}, {128, 16}} {
+			for _, c := range []struct{ width, stride, dstride int }{{64, 64, 8}, {1, 3, 1}, {7, 7, 2}, {8, 9, 1}, {23, 30, 3}, {47, 47, 1}, {80, 128, 16}} {
 				const rows = 40
-				x, b := padded(r, rows*c.stride), padded(r, 64)
-				idx := make([]int32, n)
-				for i := range idx {
-					idx[i] = int32(r.IntN(rows))
-				}
-				d := padded(nil, max(n*c.dstride, 8))
+				x, b := padded(r, rows*c.stride), padded(r, c.width)
+				idx := randIdx(r, n, rows)
+				d := padded(nil, max((n-1)*c.dstride+1, 1))
 				k.dots(d.in, c.dstride, x.in, c.stride, idx, b.in)
 				for e, u := range idx {
-					for i := range 8 {
-						var want float64
-						for j := range 8 {
-							want += float64(x.in[int(u)*c.stride+8*i+j]) * float64(b.in[8*i+j])
-						}
-						if got := d.in[e*c.dstride+i]; math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
-							t.Fatalf("%s dots, %d edges, stride %d/%d: d[%d] = %g, want %g", k.name, n, c.stride, c.dstride, e*c.dstride+i, got, want)
-						}
+					var want float64
+					for j := range c.width {
+						want += float64(x.in[int(u)*c.stride+j]) * float64(b.in[j])
+					}
+					if got := d.in[e*c.dstride]; math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
+						t.Fatalf("%s dots, %d edges, %v: d[%d] = %g, want %g", k.name, n, c, e*c.dstride, got, want)
 					}
 				}
 				for _, p := range []pad{x, b, d} {
@@ -75,11 +71,11 @@ func TestHeadKernelsMatchReference(t *testing.T) {
 
 // TestHeadKernelsInPasses runs Forward and Backward with every head
 // kernel against the generic twins on the layouts that use them (8, 12
-// and 16 heads of 8; one head of 64 and two of 32 for the dot products)
-// with attention dropout.
+// and 16 heads of 8; one head of 64 or 47, two of 32, three of 5 for the
+// dot products) with attention dropout.
 func TestHeadKernelsInPasses(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
-	for _, lay := range [][2]int{{8, 8}, {12, 8}, {16, 8}, {1, 64}, {2, 32}} {
+	for _, lay := range [][2]int{{8, 8}, {12, 8}, {16, 8}, {1, 64}, {2, 32}, {1, 47}, {3, 5}} {
 		sp := Spec{Heads: lay[0], Width: lay[1], Slope: 0.2, Drop: 0.3, Seed: 9}
 		h, hf := sp.Heads, sp.Heads*sp.Width
 		g := degGraph(t, r, 31, []int{0, 1, 5, 9, 17, 40, 3, 0, 2})

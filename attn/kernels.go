@@ -504,14 +504,14 @@ func (eg *edgeGrad) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, 
 		}
 		return
 	}
-	eg.d = Resize(eg.d, max(h, h*f/8)*n)
+	eg.d = Resize(eg.d, h*n)
 	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum, de)
 }
 
 // edgeGrads is the score gradients of any heads (h of width f) for
 // edgeGrad.grads: the contract of gradEdges8Generic with w's stride h,
 // x's h·f, toff h and kstride (h+7)/8, for every head; d is scratch for
-// the dot products (max(h, h·f/8) values an edge), de (when not nil) takes
+// the dot products (h values an edge), de (when not nil) takes
 // the score gradients (h an edge). The exponentials of all edges and heads
 // are one call of hk.exp.
 func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, sum, de []float32) {
@@ -543,34 +543,13 @@ func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []flo
 }
 
 // edgeDots sets d[t·h + hd] = ⟨x[rows[t], hd·f:(hd+1)·f], b[hd·f:(hd+1)·f]⟩
-// for every edge t and head hd (h = len(b)/f; x rows len(b) wide): by
-// hk.dots in groups of 8 columns when f is a multiple of 8 and the row of
-// 64 (each head's groups then summed in order, in place), else by dot.
+// for every edge t and head hd (h = len(b)/f; x rows len(b) wide), one
+// hk.dots call a head.
 func edgeDots(d, x []float32, rows []int32, b []float32, f int, hk headKernels) {
 	hf := len(b)
 	h := hf / f
-	if f%8 != 0 || hf%64 != 0 {
-		for t, v := range rows {
-			for hd := range h {
-				d[t*h+hd] = dot(x[int(v)*hf+hd*f:int(v)*hf+(hd+1)*f], b[hd*f:(hd+1)*f])
-			}
-		}
-		return
-	}
-	per := hf / 8
-	for c := 0; c < hf; c += 64 {
-		hk.dots(d[c/8:], per, x[c:], hf, rows, b[c:c+64])
-	}
-	if g := f / 8; g > 1 {
-		for t := range rows {
-			for hd := range h {
-				s := d[t*per+hd*g]
-				for _, y := range d[t*per+hd*g+1 : t*per+(hd+1)*g] {
-					s += y
-				}
-				d[t*h+hd] = s
-			}
-		}
+	for hd := range h {
+		hk.dots(d[hd:], h, x[hd*f:], hf, rows, b[hd*f:(hd+1)*f])
 	}
 }
 
