@@ -15,12 +15,14 @@
 //
 // Backward is the exact adjoint given, per row, the output gradient scaled
 // by the state's share of the merged softmax (see Backward); it recomputes
-// the probabilities from the state's max, so nothing per edge is kept. The
-// weighted aggregation, forward and transposed, and the backward's dot
-// products run for heads of width 8 on this package's SIMD head kernels
-// (heads.go), for wide heads on a weighted row kernel (RowsW: aggr's SIMD
-// accumRowsW through aggr.Engine.RowsW, or GenericRowsW); the scores and
-// the softmax are Go (exp32, a float32 polynomial).
+// the probabilities from the state's max, so nothing per edge is kept
+// between the passes. A multiple of 8 heads runs eight heads to a SIMD
+// vector (heads.go: the scores, softmax, dropout masks, weights, the
+// backward's dots and score gradients of an edge at once, and for heads
+// of width 8 the weighted aggregation); the exponentials of other layouts
+// are SIMD over a row's values, their dot products a SIMD kernel of any
+// width, and their aggregation a weighted row kernel (RowsW: aggr's SIMD
+// accumRowsW through aggr.Engine.RowsW, or GenericRowsW).
 package attn
 
 import (
