@@ -101,7 +101,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 		var eg edgeGrad      // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
-				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
+				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], h%8 == 0), 4*h)
 			}
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf) // the rows the kernels start on, read after the scores
@@ -114,6 +114,16 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 		}
 	})
 	return nil
+}
+
+// first is the entries of the next row (or column) to prefetch before
+// its pass: the first 8 when the pass's kernel prefetches 8 edges ahead
+// itself (own), else all.
+func first(idx []int32, own bool) []int32 {
+	if own {
+		return idx[:min(len(idx), 8)]
+	}
+	return idx
 }
 
 // forEdges runs fn on blocks [lo, hi) of the n rows whose edges are
@@ -376,7 +386,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				continue
 			}
 			if u+1 < hi {
-				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
+				hk.prefetch(sc.rows, 3*h, first(g.trow[b:g.tptr[u+2]], rc), 12*h)
 			}
 			col = g.trow[a:b]
 			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
@@ -413,7 +423,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				continue
 			}
 			if v+1 < hi {
-				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
+				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], true), 4*h)
 			}
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
 			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
