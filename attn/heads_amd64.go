@@ -4,11 +4,13 @@ package attn
 
 // platformHeads returns the amd64 assembly kernels (heads_amd64.s), best
 // first; internal/dispatch keeps those the CPU and OS support. They use
-// 256-bit registers only: AVX-512 CPUs run them too (under either name).
+// 256-bit registers, except the dropout masks' 64-bit hashes, which the
+// AVX-512 ones take eight lanes to a register (keepBytes8AVX512).
 func platformHeads() []headKernels {
 	k := headKernels{accum: accumHeads8AVX2, dots: dotRowsAVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keep8: keepBytes8AVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
+	k512.keep8 = keepBytes8AVX512
 	return []headKernels{k512, k2}
 }
 
@@ -123,3 +125,13 @@ func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []in
 //
 //go:noescape
 func keepBytes8AVX2(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
+
+// keepBytes8AVX512 is the AVX-512F version of keepBytes8 (the contract and
+// reference loop of keepBytes8Generic): the 8 heads of an edge in one zmm
+// register of eight 64-bit lanes, Mix64's multiplications from 32-bit ones
+// (VPMULUDQ; the 64-bit VPMULLQ would need AVX-512DQ), the comparison into
+// a mask register. The caller guarantees len(keep) ≥ (len(eh)−1)·kstride
+// + 1 and 0 ≤ thr ≤ 2^24.
+//
+//go:noescape
+func keepBytes8AVX512(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)

@@ -163,6 +163,18 @@
 	VPSRLQ $31, X, T1; \
 	VPXOR T1, X, X
 
+// MIX64Z(X, T1, T2, T3): MIX64 on the eight 64-bit lanes of a zmm register
+// (AVX-512F: VPXORQ; the multipliers' halves in Z12–Z15).
+#define MIX64Z(X, T1, T2, T3) \
+	VPSRLQ $30, X, T1; \
+	VPXORQ T1, X, X; \
+	MUL64(X, Z12, Z13, T1, T2, T3); \
+	VPSRLQ $27, X, T1; \
+	VPXORQ T1, X, X; \
+	MUL64(X, Z14, Z15, T1, T2, T3); \
+	VPSRLQ $31, X, T1; \
+	VPXORQ T1, X, X
+
 // expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
 // vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
 // parts, the polynomial's c0–c5, 1, expLo, expHi, the integer 127 −
@@ -713,4 +725,43 @@ dotrsum:
 	VZEROUPPER
 
 dotrdone:
+	RET
+
+// func keepBytes8AVX512(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
+// Registers: DI the edge's keep byte, R9 kstride, SI the next hash, CX
+// hashes left, AX the mask bits; Z12–Z15 the low and high 32 bits of
+// Mix64's multipliers (one a 64-bit lane), Z10 hx, Z9 thr − 1; per edge
+// Z0 its eight heads, Z1–Z3 MIX64Z's temporaries, K1 the heads kept.
+TEXT ·keepBytes8AVX512(SB), NOSPLIT, $0-72
+	MOVQ keep_base+0(FP), DI
+	MOVQ kstride+24(FP), R9
+	MOVQ eh_base+32(FP), SI
+	MOVQ eh_len+40(FP), CX
+	MOVQ hx+56(FP), AX
+	VMOVDQU64 (AX), Z10
+	MOVQ thr+64(FP), AX
+	DECQ AX
+	VPBROADCASTQ AX, Z9
+	VPBROADCASTQ mixc<>+0(SB), Z12
+	VPBROADCASTQ mixc<>+8(SB), Z13
+	VPBROADCASTQ mixc<>+16(SB), Z14
+	VPBROADCASTQ mixc<>+24(SB), Z15
+	TESTQ CX, CX
+	JZ keepzdone
+
+keepzloop:
+	VPBROADCASTQ (SI), Z0
+	VPXORQ Z10, Z0, Z0
+	MIX64Z(Z0, Z1, Z2, Z3)
+	VPSRLQ $40, Z0, Z0
+	VPCMPQ $6, Z9, Z0, K1
+	KMOVW K1, AX
+	MOVB AX, (DI)
+	ADDQ R9, DI
+	ADDQ $8, SI
+	DECQ CX
+	JNZ keepzloop
+	VZEROUPPER
+
+keepzdone:
 	RET
