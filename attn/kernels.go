@@ -107,7 +107,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf) // the rows the kernels start on, read after the scores
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
-			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+			eg.hash(sp, hk, idx, ids, ids.row(v), true)
 			softmax(sp, dst[v*h:(v+1)*h], src, idx, p, m, s, hk, &eg)
 			clear(out)
 			aggregate(out, z, sp, idx, p, kern, hk, &buf)
@@ -390,7 +390,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			}
 			col = g.trow[a:b]
 			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
-			eg.hash(sp, hk, col, func(v int32) uint64 { return edgeHash(sp.Seed, ids.row(int(v)), ids.col(int32(u))) })
+			eg.hash(sp, hk, col, ids, ids.col(int32(u)), false)
 			var de []float32
 			if !rc {
 				de = sc.de[int(a)*h : int(b)*h]
@@ -426,7 +426,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], true), 4*h)
 			}
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
-			eg.hash(sp, hk, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+			eg.hash(sp, hk, idx, ids, ids.row(v), true)
 			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0, nil)
 			for hd, s := range eg.sum {
 				gdst[v*h+hd] += s
@@ -446,11 +446,12 @@ type edgeGrad struct {
 	keep      []uint8
 }
 
-// hash sets eg.keep to the dropout masks of the edges to rows (or
-// columns) idx, eh(i) being the hash of the edge to idx[i]: bit hd%8 of
-// byte hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
+// hash sets eg.keep to the dropout masks of the edges of one row (byRow:
+// to the columns idx, the row's global id at) or of one column (to the
+// rows idx, the column's id at), ids naming the others: bit hd%8 of byte
+// hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
 // (keepMask), eight heads at a time by hk.keep8; all set without dropout.
-func (eg *edgeGrad) hash(sp Spec, hk headKernels, idx []int32, eh func(int32) uint64) {
+func (eg *edgeGrad) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64, byRow bool) {
 	h, n := sp.Heads, len(idx)
 	nb := (h + 7) / 8
 	eg.keep = slices.Grow(eg.keep[:0], nb*n)[:nb*n]
@@ -462,8 +463,14 @@ func (eg *edgeGrad) hash(sp Spec, hk headKernels, idx []int32, eh func(int32) ui
 	}
 	thr := dropThreshold(sp.Drop)
 	eg.eh = slices.Grow(eg.eh[:0], n)[:n]
-	for i, x := range idx {
-		eg.eh[i] = eh(x)
+	if byRow {
+		for i, u := range idx {
+			eg.eh[i] = edgeHash(sp.Seed, at, ids.col(u))
+		}
+	} else {
+		for i, v := range idx {
+			eg.eh[i] = edgeHash(sp.Seed, ids.row(int(v)), at)
+		}
 	}
 	var hx [8]uint64
 	for j := 0; j+8 <= h; j += 8 {

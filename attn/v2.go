@@ -87,7 +87,7 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 			if sp.Drop > 0 {
 				w = st.W[a*int64(h) : b*int64(h)]
 				copy(w, p)
-				eg.hash(sp, heads, idx, func(u int32) uint64 { return edgeHash(sp.Seed, ids.row(v), ids.col(u)) })
+				eg.hash(sp, heads, idx, ids, ids.row(v), true)
 				eg.drop(sp, w)
 			}
 			out := st.R[v*hf : (v+1)*hf]
