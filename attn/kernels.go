@@ -98,7 +98,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var p, buf []float32 // one row's weights (edge-major); head-major weights
-		var eg edgeGrad      // the row's dropout masks
+		var eg edgeTemps      // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
 				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], h%8 == 0), 4*h)
@@ -158,7 +158,7 @@ func forEdges(n int, ptr []int64, fn func(lo, hi int)) {
 // and p (edge-major, all heads) to the weights W (P after dropout, by
 // eg's masks): eight heads at a time by hk.softmax8 when the heads are a
 // multiple of 8, else by scores, expSum and eg.drop.
-func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels, eg *edgeGrad) {
+func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels, eg *edgeTemps) {
 	h := len(d)
 	if h%8 != 0 || len(idx) == 0 {
 		scores(sp, d, src, idx, p, m)
@@ -377,7 +377,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 	})
 	ids := st.ids
 	forEdges(g.Cols, g.tptr, func(lo, hi int) {
-		var eg edgeGrad
+		var eg edgeTemps
 		var buf []float32
 		col := g.trow[:0]
 		for u := lo; u < hi; u++ {
@@ -416,7 +416,7 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 		return nil
 	}
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
-		var eg edgeGrad
+		var eg edgeTemps
 		for v := lo; v < hi; v++ {
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			if len(idx) == 0 {
@@ -436,11 +436,11 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 	return nil
 }
 
-// edgeGrad is one goroutine's temporaries of the backward passes, for the
-// edges of one column or row: their weights W (edge-major), dot products,
-// dropout hashes and masks, and the per-head sums of their score
-// gradients.
-type edgeGrad struct {
+// edgeTemps is one goroutine's temporaries for the edges of one row or
+// column: their dropout hashes and masks (every pass), and in the backward
+// passes their weights W (edge-major), dot products and the per-head sums
+// of their score gradients.
+type edgeTemps struct {
 	w, d, sum []float32
 	eh        []uint64
 	keep      []uint8
@@ -451,7 +451,7 @@ type edgeGrad struct {
 // rows idx, the column's id at), ids naming the others: bit hd%8 of byte
 // hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
 // (keepMask), eight heads at a time by hk.keep8; all set without dropout.
-func (eg *edgeGrad) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64, byRow bool) {
+func (eg *edgeTemps) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64, byRow bool) {
 	h, n := sp.Heads, len(idx)
 	nb := (h + 7) / 8
 	eg.keep = slices.Grow(eg.keep[:0], nb*n)[:nb*n]
@@ -492,7 +492,7 @@ func (eg *edgeGrad) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64
 
 // drop turns p (edge-major, Heads an edge) into the weights p·keep/(1 −
 // drop) by the masks eg.keep (hash's), without branches on the masks.
-func (eg *edgeGrad) drop(sp Spec, p []float32) {
+func (eg *edgeTemps) drop(sp Spec, p []float32) {
 	h := sp.Heads
 	nb, scale := (h+7)/8, 1/(1-sp.Drop)
 	for k := 0; k*h < len(p); k++ {
@@ -510,7 +510,7 @@ func (eg *edgeGrad) drop(sp Spec, p []float32) {
 // gradEdges8Generic): heads of width 8 eight at a time by hk.grad8
 // (recompute's layouts), others by edgeGrads, which also stores the edges'
 // score gradients into de (Heads an edge) when it is not nil.
-func (eg *edgeGrad) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, de []float32) {
+func (eg *edgeTemps) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, de []float32) {
 	h, f := sp.Heads, sp.Width
 	n := len(idx)
 	eg.w, eg.sum = Resize(eg.w, h*n), Resize(eg.sum, h)
@@ -526,7 +526,7 @@ func (eg *edgeGrad) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, 
 }
 
 // edgeGrads is the score gradients of any heads (h of width f) for
-// edgeGrad.grads: the contract of gradEdges8Generic with w's stride h,
+// edgeTemps.grads: the contract of gradEdges8Generic with w's stride h,
 // x's h·f, toff h and kstride (h+7)/8, for every head; d is scratch for
 // the dot products (h values an edge), de (when not nil) takes
 // the score gradients (h an edge). The exponentials of all edges and heads

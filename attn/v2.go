@@ -70,7 +70,7 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 	}
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var buf []float32
-		var eg edgeGrad // a row's dropout masks
+		var eg edgeTemps // a row's dropout masks
 		for v := lo; v < hi; v++ {
 			a, b := g.Ptr[v], g.Ptr[v+1]
 			idx := g.Idx[a:b]
