@@ -98,7 +98,7 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
 	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var p, buf []float32 // one row's weights (edge-major); head-major weights
-		var eg edgeTemps      // the row's dropout masks
+		var eg edgeTemps     // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
 				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], h%8 == 0), 4*h)
