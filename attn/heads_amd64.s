@@ -3,9 +3,10 @@
 #include "textflag.h"
 
 // The kernels of heads_amd64.go (declarations and reference loops there).
-// The loop of accumHeads8AVX2 runs one edge body (a macro) twice: with the
-// prefetch of the row 8 edges ahead while one exists, then without for the
-// last 8.
+// The loops of accumHeads8AVX2 and gradEdges8AVX2 run one edge body (a
+// macro: ACCUM_EDGE, GRAD_EDGE) twice: with the prefetch of the rows 8
+// edges ahead while one exists, then without for the last 8. The macros
+// come first, then the constants, then the functions.
 
 // PREFETCH_AHEAD: the 256 bytes of the row of the idx entry 8 ahead of R8
 // (x in SI, stride in bytes in DX; AX clobbered).
