@@ -3,6 +3,8 @@ package attn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/supergcn/supergcn/aggr"
@@ -401,5 +403,37 @@ func TestExp32(t *testing.T) {
 	inf := float32(math.Inf(1))
 	if exp32(-inf) != 0 || exp32(inf) != inf || !math.IsNaN(float64(exp32(float32(math.NaN())))) {
 		t.Errorf("exp32(−Inf, +Inf, NaN) = %g, %g, %g", exp32(-inf), exp32(inf), exp32(float32(math.NaN())))
+	}
+}
+
+// TestForEdgesCoversRows: forEdges visits every row exactly once, in
+// blocks that never split a row, on graphs of skewed degrees (one heavy
+// row among light ones, empty rows), none, and a single row.
+func TestForEdgesCoversRows(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, n := range []int{0, 1, 7, 1000, 20000} {
+		ptr := make([]int64, n+1)
+		for v := range n {
+			d := int64(r.IntN(8))
+			if v == n/3 {
+				d = 100000
+			}
+			ptr[v+1] = ptr[v] + d
+		}
+		seen := make([]atomic.Int32, n)
+		forEdges(n, ptr, func(lo, hi int) {
+			if lo < 0 || hi > n || lo >= hi && n > 0 {
+				t.Errorf("%d rows: block [%d, %d)", n, lo, hi)
+			}
+			for v := lo; v < hi; v++ {
+				seen[v].Add(1)
+			}
+		})
+		for v := range seen {
+			if c := seen[v].Load(); c != 1 {
+				t.Fatalf("%d rows: row %d visited %d times", n, v, c)
+			}
+		}
 	}
 }

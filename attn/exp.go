@@ -14,16 +14,23 @@ func exp32(x float32) float32 {
 	return expPoly(x)
 }
 
-// expAll sets x[i] = exp32(x[i]) (a loop the compiler keeps free of calls
-// in the polynomial range).
+// expAll sets x[i] = expFlush(x[i]): the exponentials of the kernels'
+// scores (x ≤ 0 there), the pure-Go twin of the head kernels' exp.
 func expAll(x []float32) {
 	for i, y := range x {
-		if y >= expLo && y <= expHi {
-			x[i] = expPoly(y)
-		} else {
-			x[i] = float32(math.Exp(float64(y)))
-		}
+		x[i] = expFlush(y)
 	}
+}
+
+// expFlush is exp32 with results below float32's smallest normal number
+// flushed to 0 (x < expLo) and x above expHi taken as expHi: the one
+// polynomial everywhere, so that SIMD lanes compute it without a branch
+// (within 2^−126 of exp32 for x ≤ expHi; a NaN stays NaN).
+func expFlush(x float32) float32 {
+	if x < expLo {
+		return 0
+	}
+	return expPoly(min(x, expHi))
 }
 
 // expPoly is exp32 in [expLo, expHi].

@@ -15,12 +15,14 @@
 //
 // Backward is the exact adjoint given, per row, the output gradient scaled
 // by the state's share of the merged softmax (see Backward); it recomputes
-// the probabilities from the state's max, so nothing per edge is kept. The
-// weighted aggregation, forward and transposed, and the backward's dot
-// products run for heads of width 8 on this package's SIMD head kernels
-// (heads.go), for wide heads on a weighted row kernel (RowsW: aggr's SIMD
-// accumRowsW through aggr.Engine.RowsW, or GenericRowsW); the scores and
-// the softmax are Go (exp32, a float32 polynomial).
+// the probabilities from the state's max, so nothing per edge is kept
+// between the passes. A multiple of 8 heads runs eight heads to a SIMD
+// vector (heads.go: the scores, softmax, dropout masks, weights, the
+// backward's dots and score gradients of an edge at once, and for heads
+// of width 8 the weighted aggregation); the exponentials of other layouts
+// are SIMD over a row's values, their dot products a SIMD kernel of any
+// width, and their aggregation a weighted row kernel (RowsW: aggr's SIMD
+// accumRowsW through aggr.Engine.RowsW, or GenericRowsW).
 package attn
 
 import (
@@ -39,9 +41,9 @@ type Graph struct {
 	Ptr        []int64
 	Idx        []int32
 
-	tptr  []int64 // column u's edges: tperm[tptr[u]:tptr[u+1]]
-	trow  []int32 // the row of each transposed edge
-	tperm []int64 // the edge index (into Idx) of each transposed edge
+	tptr []int64 // column u's edges: positions tptr[u]:tptr[u+1] of the transpose
+	trow []int32 // the row of each transposed edge
+	tpos []int64 // the transposed position of each edge (of Idx)
 }
 
 // NewGraph checks the structure and builds its transpose. ptr and idx are
@@ -66,11 +68,11 @@ func NewGraph(rows, cols int, ptr []int64, idx []int32) (*Graph, error) {
 		g.tptr[u+1] += g.tptr[u]
 	}
 	next := append([]int64(nil), g.tptr[:cols]...)
-	g.trow, g.tperm = make([]int32, len(idx)), make([]int64, len(idx))
+	g.trow, g.tpos = make([]int32, len(idx)), make([]int64, len(idx))
 	for v := range rows {
 		for k := ptr[v]; k < ptr[v+1]; k++ {
 			u := idx[k]
-			g.trow[next[u]], g.tperm[next[u]] = int32(v), k
+			g.trow[next[u]], g.tpos[k] = int32(v), next[u]
 			next[u]++
 		}
 	}

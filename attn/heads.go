@@ -1,21 +1,33 @@
 package attn
 
-import "github.com/supergcn/supergcn/internal/dispatch"
+import (
+	"math"
 
-// headKernels is one implementation of the kernels for heads of width 8
-// (the contracts of accumHeads8Generic and dotRows8Generic, their pure-Go
-// twins): the weighted aggregation of 8 heads × 8 with one weight per
-// edge and head, and its adjoint's dot products of 8 groups of 8 columns
-// per edge; and a hint that rows will be read soon (prefetchRows).
+	"github.com/supergcn/supergcn/internal/dispatch"
+	"github.com/supergcn/supergcn/internal/mix"
+)
+
+// headKernels is one implementation of the attention kernels (each field
+// the contract of its pure-Go twin, fieldGeneric below): the weighted
+// aggregation of 8 heads × 8 with one weight per edge and head (accum),
+// the dot products of the edges' rows with a fixed one (dots, any width),
+// the scores and softmax of 8 heads of a row (softmax8), the backward's
+// score gradients of 8 heads of 8 (grad8), the dropout masks of 8 heads
+// (keep8), the exponentials of a row's scores (exp, expAll), and a hint
+// that rows will be read soon (prefetch).
 type headKernels struct {
 	name     string
 	accum    func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 	dots     func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
 	prefetch func(x []float32, stride int, idx []int32, bytes int)
+	softmax8 func(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
+	grad8    func(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
+	keep8    func(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
+	exp      func(x []float32)
 	native   bool // SIMD assembly (false for the pure-Go twins)
 }
 
-var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRows8Generic, prefetch: prefetchRowsGeneric}
+var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
 // heads_<arch>.go, or heads_other.go); SVE CPUs run the NEON kernels.
@@ -56,24 +68,136 @@ func accumHeads8Generic(out, x []float32, stride int, idx []int32, w []float32, 
 	fusedRows(out[:64], x, stride, idx, w, wstride, 8)
 }
 
-// dotRows8Generic is the pure-Go twin of dotRows8:
+// dotRowsGeneric is the pure-Go twin of dotRows, per edge the dot product
+// of its row with b, any length:
 //
 //	for k := range idx {
 //		r := x[int(idx[k])*stride:]
-//		for i := range 8 {
-//			var s float32
-//			for j := range 8 {
-//				s += r[8*i+j] * b[8*i+j]
-//			}
-//			d[k*dstride+i] = s
+//		var s float32
+//		for j := range b {
+//			s += r[j] * b[j]
+//		}
+//		d[k*dstride] = s
+//	}
+//
+// (summed four columns at a time, dot's order).
+func dotRowsGeneric(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32) {
+	for k, u := range idx {
+		d[k*dstride] = dot(x[int(u)*stride:int(u)*stride+len(b)], b)
+	}
+}
+
+// softmax8Generic is the pure-Go twin of softmax8, the forward's scores
+// and softmax of 8 heads of one row (Forward's formulas): the scores of
+// the edges to idx (source terms src[idx[k]·sstride:], destination terms
+// d), their per-head max into m, then P = exp(l − m), their per-head sums
+// into s (m = −Inf, s = 0 without edges) and the weights W = P·scale
+// masked by the edge's keep byte keep[k·kstride] (bit j: head j kept)
+// into p. Reference loop:
+//
+//	for j := range 8 {
+//		m[j], s[j] = float32(math.Inf(-1)), 0
+//	}
+//	for k, u := range idx {
+//		for j := range 8 {
+//			l := leaky(src[int(u)*sstride+j]+d[j], slope)
+//			p[k*pstride+j] = l
+//			m[j] = max(m[j], l)
 //		}
 //	}
-func dotRows8Generic(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32) {
+//	for k := range idx {
+//		for j := range 8 {
+//			y := expFlush(p[k*pstride+j] - m[j])
+//			s[j] += y
+//			p[k*pstride+j] = math.Float32frombits(math.Float32bits(y*scale) & -uint32(keep[k*kstride]>>j&1))
+//		}
+//	}
+func softmax8Generic(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32) {
+	m, s, d = m[:8], s[:8], d[:8]
+	for j := range m {
+		m[j], s[j] = float32(math.Inf(-1)), 0
+	}
 	for k, u := range idx {
-		r, dk := x[int(u)*stride:int(u)*stride+64], d[k*dstride:k*dstride+8]
-		for i := range dk {
-			dk[i] = dot(r[8*i:8*i+8], b[8*i:8*i+8])
+		su, pk := src[int(u)*sstride:int(u)*sstride+8], p[k*pstride:k*pstride+8]
+		for j, x := range su {
+			l := leaky(x+d[j], slope)
+			pk[j] = l
+			m[j] = max(m[j], l)
 		}
+	}
+	for k := range idx {
+		pk, kb := p[k*pstride:k*pstride+8], keep[k*kstride]
+		for j, x := range pk {
+			y := expFlush(x - m[j])
+			s[j] += y
+			pk[j] = math.Float32frombits(math.Float32bits(y*scale) & -uint32(kb>>j&1))
+		}
+	}
+}
+
+// gradEdges8Generic is the pure-Go twin of gradEdges8, the backward's
+// per-edge work on 8 heads of width 8 (Backward's formulas): each edge's
+// weights W (P after dropout) into w, and the per-head sums of its score
+// gradients de into sum (set, not added to). An edge k reads its row
+// x[idx[k]·stride:] (64 values, dotted with b's per head), its source
+// terms a[idx[k]·astride:] and its destination terms t[idx[k]·tstride:]
+// (dst, the max at toff, cd at 2·toff; a stride 0 makes a or t the same for
+// every edge) and its dropout mask keep[k·kstride] (bit j: head j kept).
+// Reference loop:
+//
+//	for k, v := range idx {
+//		r, av, tv := x[int(v)*stride:], a[int(v)*astride:], t[int(v)*tstride:]
+//		for j := range 8 {
+//			d := dot(r[8*j:8*j+8], b[8*j:8*j+8])
+//			e := av[j] + tv[j]
+//			s := slopeOf(e, slope)
+//			p := expFlush(e*s - tv[toff+j])
+//			m := -uint32(keep[k*kstride] >> j & 1)
+//			w[k*wstride+j] = math.Float32frombits(math.Float32bits(p*scale) & m)
+//			sum[j] += (w[k*wstride+j]*d - p*tv[2*toff+j]) * s
+//		}
+//	}
+func gradEdges8Generic(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32) {
+	sum = sum[:8]
+	clear(sum)
+	for k, v := range idx {
+		r, av, tv := x[int(v)*stride:int(v)*stride+64], a[int(v)*astride:int(v)*astride+8], t[int(v)*tstride:int(v)*tstride+2*toff+8]
+		wk := w[k*wstride : k*wstride+8]
+		for j := range 8 {
+			d := dot(r[8*j:8*j+8], b[8*j:8*j+8])
+			e := av[j] + tv[j]
+			s := slopeOf(e, slope)
+			p := expFlush(e*s - tv[toff+j])
+			m := -uint32(keep[k*kstride] >> j & 1)
+			wk[j] = math.Float32frombits(math.Float32bits(p*scale) & m)
+			sum[j] += (wk[j]*d - p*tv[2*toff+j]) * s
+		}
+	}
+}
+
+// keepBytes8Generic is the pure-Go twin of keepBytes8, the attention
+// dropout masks of 8 heads of edges of hashes eh (edgeHash): bit j of
+// keep[k·kstride] is keepMask's at head hd of edge k, where hx[j] =
+// uint64(hd)<<56, and thr ≥ 0 dropThreshold's. Reference loop:
+//
+//	for k, e := range eh {
+//		var m uint8
+//		for j := range 8 {
+//			if int64(mix.Mix64(e^hx[j])>>40) >= thr {
+//				m |= 1 << j
+//			}
+//		}
+//		keep[k*kstride] = m
+//	}
+func keepBytes8Generic(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64) {
+	for k, e := range eh {
+		var m uint8
+		for j, x := range hx {
+			if int64(mix.Mix64(e^x)>>40) >= thr {
+				m |= 1 << j
+			}
+		}
+		keep[k*kstride] = m
 	}
 }
 

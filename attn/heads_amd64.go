@@ -4,11 +4,13 @@ package attn
 
 // platformHeads returns the amd64 assembly kernels (heads_amd64.s), best
 // first; internal/dispatch keeps those the CPU and OS support. They use
-// 256-bit registers only: AVX-512 CPUs run them too (under either name).
+// 256-bit registers, except the dropout masks' 64-bit hashes, which the
+// AVX-512 ones take eight lanes to a register (keepBytes8AVX512).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRows8AVX2, prefetch: prefetchRowsAVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRowsAVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keep8: keepBytes8AVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
+	k512.keep8 = keepBytes8AVX512
 	return []headKernels{k512, k2}
 }
 
@@ -32,28 +34,27 @@ func platformHeads() []headKernels {
 //go:noescape
 func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 
-// dotRows8AVX2 is the AVX2 version of dotRows8: per edge the dot products
-// of its row's eight groups of eight columns with b's. Reference loop:
+// dotRowsAVX2 is the AVX2+FMA version of dotRows: per edge the dot
+// product of its row with b, any length. Reference loop:
 //
 //	for k := range idx {
 //		r := x[int(idx[k])*stride:]
-//		for i := range 8 {
-//			var s float32
-//			for j := range 8 {
-//				s += r[8*i+j] * b[8*i+j]
-//			}
-//			d[k*dstride+i] = s
+//		var s float32
+//		for j := range b {
+//			s += r[j] * b[j]
 //		}
+//		d[k*dstride] = s
 //	}
 //
-// The caller guarantees stride ≥ 64, 0 ≤ idx[k] and int(idx[k])*stride+64
-// ≤ len(x), len(b) ≥ 64, len(d) ≥ (len(idx)−1)·dstride + 8, and that d
-// overlaps neither x nor b. b stays in eight ymm registers; each group's
-// sum is a pairwise tree (VHADDPS), not the loop's order; the row 8 edges
-// ahead is prefetched (PREFETCHT0).
+// The caller guarantees 0 ≤ idx[k] and int(idx[k])*stride+len(b) ≤
+// len(x), len(d) ≥ (len(idx)−1)·dstride + 1, and that d overlaps neither
+// x nor b. Two sums of alternate 8-column vectors (VFMADD231PS), the last
+// len(b)%8 columns under a mask (VMASKMOVPS, which does not read past
+// them), added and summed across the lanes at the end, not the loop's
+// order; the row 8 edges ahead is prefetched (PREFETCHT0).
 //
 //go:noescape
-func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+func dotRowsAVX2(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
 
 // prefetchRowsAVX2 is prefetchRows with PREFETCHT0: for every k, the cache
 // lines at byte offsets 0, 64, … below bytes (bytes ≥ 1) of row idx[k] of x
@@ -62,3 +63,75 @@ func dotRows8AVX2(d []float32, dstride int, x []float32, stride int, idx []int32
 //
 //go:noescape
 func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
+
+// expAllAVX2 is expAll with the whole vectors of 8 values in expAll8AVX2
+// and the rest in Go.
+func expAllAVX2(x []float32) {
+	n := len(x) &^ 7
+	expAll8AVX2(x[:n])
+	expAll(x[n:])
+}
+
+// expAll8AVX2 is the AVX2 version of expAll on the first len(x)/8 whole
+// vectors of 8 values (the rest is left as it is). Reference loop:
+//
+//	for i := range len(x) &^ 7 {
+//		x[i] = expFlush(x[i])
+//	}
+//
+// expPoly's float32 operations in its order, without fused multiply-adds,
+// so every value equals expFlush's bit for bit; the constants are read
+// from memory (expc<>).
+//
+//go:noescape
+func expAll8AVX2(x []float32)
+
+// gradEdges8AVX2 is the AVX2+FMA version of gradEdges8 (the contract and
+// reference loop of gradEdges8Generic): the 8 heads of an edge in the 8
+// lanes of one register, from its dot products to its score gradients.
+// The caller guarantees stride ≥ 64, every row idx[k] of x (64 values), a
+// (8) and t (2·toff + 8) inside them, len(b) ≥ 64, len(w) ≥ (len(idx)−1)·
+// wstride + 8, len(keep) ≥ (len(idx)−1)·kstride + 1, len(sum) ≥ 8, and
+// that w and sum overlap no input. b stays in eight ymm registers; the dot
+// products are dotRows8AVX2's pairwise trees; LeakyReLU' is selected by
+// the sign of e + 0 (VBLENDVPS), the exponentials are expAll8AVX2's, the
+// keep byte becomes a lane mask; no fused multiply-add outside the dots'
+// products, so the rest equals the twin's operations. The rows 8 edges
+// ahead (x, a and t) are prefetched (PREFETCHT0).
+//
+//go:noescape
+func gradEdges8AVX2(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
+
+// softmax8AVX2 is the AVX2 version of softmax8 (the contract and reference
+// loop of softmax8Generic): the 8 heads of an edge in the 8 lanes of one
+// register. The caller guarantees every row idx[k] of src (8 values)
+// inside it, len(d), len(m), len(s) ≥ 8, len(p) ≥ (len(idx)−1)·pstride +
+// 8, len(keep) ≥ (len(idx)−1)·kstride + 1, and that p, m and s overlap no
+// input. LeakyReLU' is selected by the
+// sign of e + 0 (VBLENDVPS), the max is VMAXPS (a NaN score makes the
+// row's sums NaN, not necessarily its max), the exponentials are
+// expAll8AVX2's, the keep byte becomes a lane mask; no fused multiply-add, so the scores and exponentials
+// equal the twin's. The source terms 8 edges ahead are prefetched
+// (PREFETCHT0).
+//
+//go:noescape
+func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
+
+// keepBytes8AVX2 is the AVX2 version of keepBytes8 (the contract and
+// reference loop of keepBytes8Generic): the 8 heads of an edge in two
+// registers of four 64-bit lanes, Mix64's multiplications from 32-bit ones
+// (VPMULUDQ; AVX2 has no 64-bit multiply). The caller guarantees len(keep)
+// ≥ (len(eh)−1)·kstride + 1 and 0 ≤ thr ≤ 2^24.
+//
+//go:noescape
+func keepBytes8AVX2(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
+
+// keepBytes8AVX512 is the AVX-512F version of keepBytes8 (the contract and
+// reference loop of keepBytes8Generic): the 8 heads of an edge in one zmm
+// register of eight 64-bit lanes, Mix64's multiplications from 32-bit ones
+// (VPMULUDQ; the 64-bit VPMULLQ would need AVX-512DQ), the comparison into
+// a mask register. The caller guarantees len(keep) ≥ (len(eh)−1)·kstride
+// + 1 and 0 ≤ thr ≤ 2^24.
+//
+//go:noescape
+func keepBytes8AVX512(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)

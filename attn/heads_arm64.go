@@ -4,10 +4,10 @@ package attn
 
 // platformHeads returns the arm64 assembly kernels (heads_arm64.s):
 // NEON's weighted aggregation, served to SVE CPUs too (the family's alias);
-// the dot products and the prefetch hint are the pure-Go twins (the Go
+// the dot products, softmax, score gradients, dropout masks, exponentials and the prefetch hint are the pure-Go twins (the Go
 // assembler has no vector FADD for the dots' pairwise sums).
 func platformHeads() []headKernels {
-	return []headKernels{{name: "neon", accum: accumHeads8NEON, dots: dotRows8Generic, prefetch: prefetchRowsGeneric, native: true}}
+	return []headKernels{{name: "neon", accum: accumHeads8NEON, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll, native: true}}
 }
 
 // accumHeads8NEON is the Advanced SIMD version of accumHeads8: 64 columns,

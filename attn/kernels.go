@@ -3,6 +3,8 @@ package attn
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	"github.com/supergcn/supergcn/internal/par"
 )
@@ -36,10 +38,19 @@ type State struct {
 }
 
 // Scratch is Backward's temporary storage, reused across states and
-// layers by calls that do not run concurrently: per edge and head the
-// score gradient de (in edge order), per row its destination terms, max
-// and scaled ⟨g, o⟩ side by side (one gather per edge).
-type Scratch struct{ de, rows []float32 }
+// layers by calls that do not run concurrently: per row its destination
+// terms, max and scaled ⟨g, o⟩ side by side (one gather per edge); for
+// the layouts that do not run eight heads to a vector (recompute), per
+// edge and head the score gradient, in the transposed order.
+type Scratch struct{ rows, de []float32 }
+
+// recompute reports whether Backward recomputes the edges' score
+// gradients for the rows' sums (heads of width 8, a multiple of 8 of
+// them: eight heads to a vector, hk.grad8) rather than storing them from
+// the pass over the columns (any other layout, usually the output layer's
+// single head: one value per edge, where recomputing would read the wide
+// rows and take their dot products a second time).
+func recompute(sp Spec) bool { return sp.Width == 8 && sp.Heads%8 == 0 }
 
 // Resize returns b with length n, reallocated when its capacity is short
 // (the contents are then undefined).
@@ -85,20 +96,19 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	h, hf := sp.Heads, sp.Heads*sp.Width
 	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
 	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
-	par.For(g.Rows, rowGrain(g, hf), func(lo, hi int) {
+	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var p, buf []float32 // one row's weights (edge-major); head-major weights
+		var eg edgeTemps     // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
-				hk.prefetch(src, h, g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], 4*h)
+				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], h%8 == 0), 4*h)
 			}
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf) // the rows the kernels start on, read after the scores
 			m, s, out := st.M[v*h:(v+1)*h], st.S[v*h:(v+1)*h], st.R[v*hf:(v+1)*hf]
 			p = Resize(p, len(idx)*h)
-			scores(sp, dst[v*h:(v+1)*h], src, idx, p, m)
-			expSum(p, m, s)
-			if sp.Drop > 0 {
-				dropRow(sp, ids.row(v), idx, ids, p)
-			}
+			eg.hash(sp, hk, idx, ids, ids.row(v), true)
+			softmax(sp, dst[v*h:(v+1)*h], src, idx, p, m, s, hk, &eg)
 			clear(out)
 			aggregate(out, z, sp, idx, p, kern, hk, &buf)
 		}
@@ -106,10 +116,62 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	return nil
 }
 
-// rowGrain is the number of rows worth a goroutine: about 16 Ki products.
-func rowGrain(g *Graph, hf int) int {
-	per := (g.Edges()/max(g.Rows, 1) + 1) * hf
-	return max(1, (1<<14)/max(per, 1))
+// first is the entries of the next row (or column) to prefetch before
+// its pass: the first 8 when the pass's kernel prefetches 8 edges ahead
+// itself (own), else all.
+func first(idx []int32, own bool) []int32 {
+	if own {
+		return idx[:min(len(idx), 8)]
+	}
+	return idx
+}
+
+// forEdges runs fn on blocks [lo, hi) of the n rows whose edges are
+// ptr[v]:ptr[v+1] (a graph's rows, or its transpose's columns), blocks of
+// contiguous rows holding about the same number of edges (at least
+// blockEdges, four blocks a thread when there are enough), handed out
+// dynamically (par.Blocks): a thread that meets heavy rows, or that the
+// system slows, takes fewer blocks. A row is never split.
+func forEdges(n int, ptr []int64, fn func(lo, hi int)) {
+	const blockEdges = 1 << 13
+	e := ptr[n] - ptr[0]
+	blocks := int(min(int64(4*par.Threads()), e/blockEdges, int64(n)))
+	if blocks <= 1 {
+		fn(0, n)
+		return
+	}
+	bound := make([]int, blocks+1)
+	for b := 1; b < blocks; b++ {
+		target := ptr[0] + e*int64(b)/int64(blocks)
+		bound[b] = bound[b-1] + sort.Search(n-bound[b-1], func(i int) bool { return ptr[bound[b-1]+i] >= target })
+	}
+	bound[blocks] = n
+	par.Blocks(blocks, 0, func(b int) {
+		if bound[b] < bound[b+1] {
+			fn(bound[b], bound[b+1])
+		}
+	})
+}
+
+// softmax sets m to the per-head max of the scores l = LeakyReLU(src[u]
+// + d) of one row's edges idx, s to the per-head sums of P = exp(l − m)
+// and p (edge-major, all heads) to the weights W (P after dropout, by
+// eg's masks): eight heads at a time by hk.softmax8 when the heads are a
+// multiple of 8, else by scores, expSum and eg.drop.
+func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels, eg *edgeTemps) {
+	h := len(d)
+	if h%8 != 0 || len(idx) == 0 {
+		scores(sp, d, src, idx, p, m)
+		expSum(p, m, s, hk.exp)
+		if sp.Drop > 0 {
+			eg.drop(sp, p)
+		}
+		return
+	}
+	nb := h / 8
+	for c := 0; c < h; c += 8 {
+		hk.softmax8(p[c:], h, src[c:], h, idx, d[c:c+8], sp.Slope, m[c:c+8], s[c:c+8], eg.keep[c/8:], nb, 1/(1-sp.Drop))
+	}
 }
 
 // scores sets p (edge-major, one row's edges idx, all heads) to l =
@@ -130,9 +192,10 @@ func scores(sp Spec, d, src []float32, idx []int32, p, m []float32) {
 	}
 }
 
-// expSum turns the scores p (edge-major) into p = exp(l − m) and sets s
-// to their per-head sums, over the edges in order.
-func expSum(p, m, s []float32) {
+// expSum turns the scores p (edge-major) into p = exp(l − m) (by exp,
+// expAll's contract) and sets s to their per-head sums, over the edges in
+// order.
+func expSum(p, m, s []float32, exp func([]float32)) {
 	h := len(m)
 	s = s[:h]
 	clear(s)
@@ -142,24 +205,10 @@ func expSum(p, m, s []float32) {
 			pk[hd] = x - m[hd]
 		}
 	}
-	expAll(p)
+	exp(p)
 	for k := 0; k < len(p); k += h {
 		for hd, y := range p[k : k+h] {
 			s[hd] += y
-		}
-	}
-}
-
-// dropRow turns p into the weights p·keep/(1−drop) of one row (global id
-// row) of edges idx, all heads, without branches on the masks.
-func dropRow(sp Spec, row int64, idx []int32, ids Ids, p []float32) {
-	h := sp.Heads
-	scale, thr := 1/(1-sp.Drop), dropThreshold(sp.Drop)
-	for k, u := range idx {
-		eh := edgeHash(sp.Seed, row, ids.col(u))
-		pk := p[k*h : k*h+h]
-		for hd, x := range pk {
-			pk[hd] = math.Float32frombits(math.Float32bits(x*scale) & keepMask(eh, hd, thr))
 		}
 	}
 }
@@ -289,9 +338,12 @@ func Share(mp, m, s float32) float32 {
 // st is Forward's state for the same operands and spec: P_k = exp(l_k −
 // st.M[v]) and W_k are recomputed (st.M may be replaced by a larger max,
 // the merged one, when c is that max's share); sc holds the temporaries.
-// One pass over the columns (the transposed graph) reads each edge's gp[v]
-// once, for its dot products and gz; the edges' de are summed per row
-// after.
+// One pass over the columns (the transposed graph) reads each edge's
+// gp[v] once, for its dot products and gz, and sums the edges' de per
+// column; one pass over the rows sums them per row: for eight heads to a
+// vector (recompute) it recomputes them from z[u], nothing per edge being
+// stored; otherwise the first pass stores them (Heads values an edge, in
+// the transposed order) and the second gathers them.
 func Backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, st *State, sc *Scratch, gz, gsrc, gdst []float32) error {
 	return backward(g, sp, z, src, dst, gp, cd, kern, heads, st, sc, gz, gsrc, gdst)
 }
@@ -306,11 +358,15 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 	case len(gp) != g.Rows*hf || len(cd) != g.Rows*h || len(gdst) != g.Rows*h:
 		return fmt.Errorf("attn: backward: %d rows: gp %d, cd %d, gdst %d values", g.Rows, len(gp), len(cd), len(gdst))
 	case len(gz) != len(z) || len(gsrc) != len(src):
-		return fmt.Errorf("attn: backward: %d columns: gz %d, gsrc %d values", g.Cols, len(gz), len(gsrc))
+		return fmt.Errorf("attn: backward: %d columns: gz %d, gsrc %d values", g.Rows, len(gz), len(gsrc))
 	case len(st.M) != g.Rows*h:
 		return fmt.Errorf("attn: backward: state of %d rows × heads, want %d", len(st.M), g.Rows*h)
 	}
-	sc.de, sc.rows = Resize(sc.de, h*g.Edges()), Resize(sc.rows, 3*h*g.Rows)
+	sc.rows = Resize(sc.rows, 3*h*g.Rows)
+	rc := recompute(sp)
+	if !rc {
+		sc.de = Resize(sc.de, h*g.Edges())
+	}
 	par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			r := sc.rows[3*h*v : 3*h*(v+1)]
@@ -319,108 +375,198 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 			copy(r[2*h:], cd[v*h:(v+1)*h])
 		}
 	})
-	par.For(g.Cols, rowGrain(g, hf), func(lo, hi int) {
-		sum := make([]float32, h)
-		var w, d, buf []float32
+	ids := st.ids
+	forEdges(g.Cols, g.tptr, func(lo, hi int) {
+		var eg edgeTemps
+		var buf []float32
+		col := g.trow[:0]
 		for u := lo; u < hi; u++ {
 			a, b := g.tptr[u], g.tptr[u+1]
 			if a == b {
 				continue
 			}
 			if u+1 < hi {
-				hk.prefetch(sc.rows, 3*h, g.trow[b:g.tptr[u+2]], 12*h)
+				hk.prefetch(sc.rows, 3*h, first(g.trow[b:g.tptr[u+2]], rc), 12*h)
 			}
-			w, d = Resize(w, h*int(b-a)), Resize(d, max(h, hf/8)*int(b-a))
-			backwardCol(sp, g, u, z, src, gp, st.ids, hk, sc, w, d, sum)
-			for hd, s := range sum {
+			col = g.trow[a:b]
+			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
+			eg.hash(sp, hk, col, ids, ids.col(int32(u)), false)
+			var de []float32
+			if !rc {
+				de = sc.de[int(a)*h : int(b)*h]
+			}
+			eg.grads(sp, hk, gp, col, z[u*hf:(u+1)*hf], src[u*h:(u+1)*h], 0, sc.rows, 3*h, de)
+			for hd, s := range eg.sum {
 				gsrc[u*h+hd] += s
 			}
-			aggregate(gz[u*hf:(u+1)*hf], gp, sp, g.trow[a:b], w, kern, hk, &buf)
+			aggregate(gz[u*hf:(u+1)*hf], gp, sp, col, eg.w, kern, hk, &buf)
 		}
 	})
-	par.For(g.Rows, rowGrain(g, h), func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			d := gdst[v*h : (v+1)*h]
-			for k := g.Ptr[v]; k < g.Ptr[v+1]; k++ {
-				for hd, x := range sc.de[int(k)*h : int(k+1)*h] {
-					d[hd] += x
+	if !rc {
+		par.For(g.Rows, 1<<12/h+1, func(lo, hi int) {
+			for v := lo; v < hi; v++ {
+				d := gdst[v*h : (v+1)*h]
+				for _, i := range g.tpos[g.Ptr[v]:g.Ptr[v+1]] {
+					for hd, x := range sc.de[int(i)*h : int(i+1)*h] {
+						d[hd] += x
+					}
 				}
+			}
+		})
+		return nil
+	}
+	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
+		var eg edgeTemps
+		for v := lo; v < hi; v++ {
+			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
+			if len(idx) == 0 {
+				continue
+			}
+			if v+1 < hi {
+				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], true), 4*h)
+			}
+			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
+			eg.hash(sp, hk, idx, ids, ids.row(v), true)
+			eg.grads(sp, hk, z, idx, gp[v*hf:(v+1)*hf], src, h, sc.rows[3*h*v:3*h*(v+1)], 0, nil)
+			for hd, s := range eg.sum {
+				gdst[v*h+hd] += s
 			}
 		}
 	})
 	return nil
 }
 
-// backwardCol recomputes the weights W of column u's edges (all heads,
-// into w in the column's order), stores their de at their edge's place in
-// sc.de and returns the per-head sums of de in sum; d is scratch for the
-// edges' dot products (max(Heads, Heads·Width/8) values an edge).
-func backwardCol(sp Spec, g *Graph, u int, z, src, gp []float32, ids Ids, hk headKernels, sc *Scratch, w, d, sum []float32) {
-	h, f := sp.Heads, sp.Width
-	hf := h * f
-	zu, su := z[u*hf:(u+1)*hf], src[u*h:(u+1)*h]
-	scale, thr, col := 1/(1-sp.Drop), dropThreshold(sp.Drop), ids.col(int32(u))
-	a, b := g.tptr[u], g.tptr[u+1]
-	edgeDots(d, gp, g.trow[a:b], zu, f, hk)
-	for t, v := range g.trow[a:b] {
-		r, wk := sc.rows[3*h*int(v):3*h*int(v+1)], w[t*h:(t+1)*h]
-		for hd, x := range su {
-			wk[hd] = float32(leaky(x+r[hd], sp.Slope)) - r[h+hd] // as Forward: no fused multiply-add
+// edgeTemps is one goroutine's temporaries for the edges of one row or
+// column: their dropout hashes and masks (every pass), and in the backward
+// passes their weights W (edge-major), dot products and the per-head sums
+// of their score gradients.
+type edgeTemps struct {
+	w, d, sum []float32
+	eh        []uint64
+	keep      []uint8
+}
+
+// hash sets eg.keep to the dropout masks of the edges of one row (byRow:
+// to the columns idx, the row's global id at) or of one column (to the
+// rows idx, the column's id at), ids naming the others: bit hd%8 of byte
+// hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
+// (keepMask), eight heads at a time by hk.keep8; all set without dropout.
+func (eg *edgeTemps) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64, byRow bool) {
+	h, n := sp.Heads, len(idx)
+	nb := (h + 7) / 8
+	eg.keep = slices.Grow(eg.keep[:0], nb*n)[:nb*n]
+	if sp.Drop == 0 || n == 0 {
+		for i := range eg.keep {
+			eg.keep[i] = 0xff
+		}
+		return
+	}
+	thr := dropThreshold(sp.Drop)
+	eg.eh = slices.Grow(eg.eh[:0], n)[:n]
+	if byRow {
+		for i, u := range idx {
+			eg.eh[i] = edgeHash(sp.Seed, at, ids.col(u))
+		}
+	} else {
+		for i, v := range idx {
+			eg.eh[i] = edgeHash(sp.Seed, ids.row(int(v)), at)
 		}
 	}
-	expAll(w)
+	var hx [8]uint64
+	for j := 0; j+8 <= h; j += 8 {
+		for i := range hx {
+			hx[i] = uint64(j+i) << 56
+		}
+		hk.keep8(eg.keep[j/8:], nb, eg.eh, &hx, int64(thr))
+	}
+	if j := h &^ 7; j < h {
+		for i, e := range eg.eh {
+			var m uint8
+			for hd := j; hd < h; hd++ {
+				m |= uint8(keepMask(e, hd, thr)&1) << (hd % 8)
+			}
+			eg.keep[i*nb+j/8] = m
+		}
+	}
+}
+
+// drop turns p (edge-major, Heads an edge) into the weights p·keep/(1 −
+// drop) by the masks eg.keep (hash's), without branches on the masks.
+func (eg *edgeTemps) drop(sp Spec, p []float32) {
+	h := sp.Heads
+	nb, scale := (h+7)/8, 1/(1-sp.Drop)
+	for k := 0; k*h < len(p); k++ {
+		pk, kb := p[k*h:(k+1)*h], eg.keep[k*nb:(k+1)*nb]
+		for hd, x := range pk {
+			pk[hd] = math.Float32frombits(math.Float32bits(x*scale) & -uint32(kb[hd/8]>>(hd%8)&1))
+		}
+	}
+}
+
+// grads sets eg.w and eg.sum for the edges to rows idx of x (Heads·Width
+// wide) against the fixed row b, the edges' source terms a[idx[k]·astride:]
+// and destination terms t[idx[k]·tstride:] (Heads each: dst, then the
+// max, then cd; a stride 0 makes them the same for every edge; see
+// gradEdges8Generic): heads of width 8 eight at a time by hk.grad8
+// (recompute's layouts), others by edgeGrads, which also stores the edges'
+// score gradients into de (Heads an edge) when it is not nil.
+func (eg *edgeTemps) grads(sp Spec, hk headKernels, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, de []float32) {
+	h, f := sp.Heads, sp.Width
+	n := len(idx)
+	eg.w, eg.sum = Resize(eg.w, h*n), Resize(eg.sum, h)
+	scale, nb := 1/(1-sp.Drop), (h+7)/8
+	if recompute(sp) {
+		for c := 0; c < h; c += 8 {
+			hk.grad8(eg.w[c:], h, x[c*8:], h*8, idx, b[c*8:c*8+64], a[c:], astride, t[c:], tstride, h, eg.keep[c/8:], nb, sp.Slope, scale, eg.sum[c:c+8])
+		}
+		return
+	}
+	eg.d = Resize(eg.d, h*n)
+	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum, de)
+}
+
+// edgeGrads is the score gradients of any heads (h of width f) for
+// edgeTemps.grads: the contract of gradEdges8Generic with w's stride h,
+// x's h·f, toff h and kstride (h+7)/8, for every head; d is scratch for
+// the dot products (h values an edge), de (when not nil) takes
+// the score gradients (h an edge). The exponentials of all edges and heads
+// are one call of hk.exp.
+func edgeGrads(h, f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, sum, de []float32) {
+	nb := (h + 7) / 8
+	edgeDots(d, x, idx, b, f, hk)
+	for k, v := range idx {
+		av, tv, wk := a[int(v)*astride:int(v)*astride+h], t[int(v)*tstride:int(v)*tstride+3*h], w[k*h:(k+1)*h]
+		for hd, x := range av {
+			wk[hd] = float32(leaky(x+tv[hd], slope)) - tv[h+hd] // as Forward: no fused multiply-add
+		}
+	}
+	hk.exp(w[:len(idx)*h])
 	sum = sum[:h]
 	clear(sum)
-	for t, v := range g.trow[a:b] {
-		r, dt := sc.rows[3*h*int(v):3*h*int(v+1)], d[t*h:(t+1)*h]
-		k := g.tperm[int(a)+t]
-		wk, dk := w[t*h:(t+1)*h], sc.de[int(k)*h:int(k+1)*h]
-		var eh uint64
-		if sp.Drop > 0 {
-			eh = edgeHash(sp.Seed, ids.row(int(v)), col)
+	for k, v := range idx {
+		av, tv, wk, dk := a[int(v)*astride:int(v)*astride+h], t[int(v)*tstride:int(v)*tstride+3*h], w[k*h:(k+1)*h], d[k*h:(k+1)*h]
+		for hd, x := range av {
+			e, p := x+tv[hd], wk[hd]
+			mask := -uint32(keep[k*nb+hd/8] >> (hd % 8) & 1)
+			wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & mask)
+			g := (wk[hd]*dk[hd] - p*tv[2*h+hd]) * slopeOf(e, slope)
+			dk[hd] = g
+			sum[hd] += g
 		}
-		for hd, x := range su {
-			e, p := x+r[hd], wk[hd]
-			if sp.Drop > 0 {
-				wk[hd] = math.Float32frombits(math.Float32bits(p*scale) & keepMask(eh, hd, thr))
-			}
-			t := (wk[hd]*dt[hd] - p*r[2*h+hd]) * slopeOf(e, sp.Slope)
-			dt[hd] = t
-			sum[hd] += t
+		if de != nil {
+			copy(de[k*h:(k+1)*h], dk)
 		}
-		copy(dk, dt) // one wide store into the (cold) edge-order array, not one a head
 	}
 }
 
 // edgeDots sets d[t·h + hd] = ⟨x[rows[t], hd·f:(hd+1)·f], b[hd·f:(hd+1)·f]⟩
-// for every edge t and head hd (h = len(b)/f; x rows len(b) wide): by
-// hk.dots in groups of 8 columns when f is a multiple of 8 and the row of
-// 64 (each head's groups then summed in order, in place), else by dot.
+// for every edge t and head hd (h = len(b)/f; x rows len(b) wide), one
+// hk.dots call a head.
 func edgeDots(d, x []float32, rows []int32, b []float32, f int, hk headKernels) {
 	hf := len(b)
 	h := hf / f
-	if f%8 != 0 || hf%64 != 0 {
-		for t, v := range rows {
-			for hd := range h {
-				d[t*h+hd] = dot(x[int(v)*hf+hd*f:int(v)*hf+(hd+1)*f], b[hd*f:(hd+1)*f])
-			}
-		}
-		return
-	}
-	per := hf / 8
-	for c := 0; c < hf; c += 64 {
-		hk.dots(d[c/8:], per, x[c:], hf, rows, b[c:c+64])
-	}
-	if g := f / 8; g > 1 {
-		for t := range rows {
-			for hd := range h {
-				s := d[t*per+hd*g]
-				for _, y := range d[t*per+hd*g+1 : t*per+(hd+1)*g] {
-					s += y
-				}
-				d[t*h+hd] = s
-			}
-		}
+	for hd := range h {
+		hk.dots(d[hd:], h, x[hd*f:], hf, rows, b[hd*f:(hd+1)*f])
 	}
 }
 

@@ -17,16 +17,10 @@ type StateV2 struct {
 }
 
 // ScratchV2 is BackwardV2's per-edge temporary storage (2·Heads·Edges
-// values: per edge its weights and score gradients side by side), reused
+// values: per edge its weights and score gradients side by side, in the
+// transposed order so that the pass over the columns reads them in turn), reused
 // across states and layers by calls that do not run concurrently.
 type ScratchV2 struct{ wd []float32 }
-
-// dropRowV2 writes into w the weights p·keep/(1−drop) of one row (global
-// id row) of edges idx, all heads; p is left as it is.
-func dropRowV2(sp Spec, row int64, idx []int32, ids Ids, p, w []float32) {
-	copy(w[:len(p)], p)
-	dropRow(sp, row, idx, ids, w[:len(p)])
-}
 
 // GATv2 (Brody et al., ICLR 2022; PyG GATv2Conv) scores edge k of row v
 // (source u_k) at head h from the projected rows of both ends:
@@ -74,8 +68,9 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 	} else {
 		st.W = st.P
 	}
-	par.For(g.Rows, rowGrain(g, 2*hf), func(lo, hi int) {
+	forEdges(g.Rows, g.Ptr, func(lo, hi int) {
 		var buf []float32
+		var eg edgeTemps // a row's dropout masks
 		for v := lo; v < hi; v++ {
 			a, b := g.Ptr[v], g.Ptr[v+1]
 			idx := g.Idx[a:b]
@@ -91,7 +86,9 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 			w := p
 			if sp.Drop > 0 {
 				w = st.W[a*int64(h) : b*int64(h)]
-				dropRowV2(sp, ids.row(v), idx, ids, p, w)
+				copy(w, p)
+				eg.hash(sp, heads, idx, ids, ids.row(v), true)
+				eg.drop(sp, w)
 			}
 			out := st.R[v*hf : (v+1)*hf]
 			clear(out)
@@ -178,7 +175,7 @@ func BackwardV2(g *Graph, sp Spec, z, t, att, gp, cd []float32, st *StateV2, sc 
 			gatt[j] += x
 		}
 	}
-	par.For(g.Cols, rowGrain(g, 2*hf), func(lo, hi int) {
+	forEdges(g.Cols, g.tptr, func(lo, hi int) {
 		for u := lo; u < hi; u++ {
 			columnV2(g, sp, u, z, t, att, gp, sc.wd, gz[u*hf:(u+1)*hf])
 		}
@@ -187,8 +184,8 @@ func BackwardV2(g *Graph, sp Spec, z, t, att, gp, cd []float32, st *StateV2, sc 
 }
 
 // backwardRowV2 is BackwardV2's pass over row v's edges: it stores every
-// edge's weights W and score gradients ds into wd (per edge: W then ds,
-// Heads each) and adds to gt[v] and ga.
+// edge's weights W and score gradients ds into wd (per edge, at its
+// transposed position: W then ds, Heads each) and adds to gt[v] and ga.
 func backwardRowV2(g *Graph, sp Spec, v int, z, t, att, gp, cd []float32, st *StateV2, wd, gt, ga []float32) {
 	h, f := sp.Heads, sp.Width
 	hf := h * f
@@ -197,7 +194,7 @@ func backwardRowV2(g *Graph, sp Spec, v int, z, t, att, gp, cd []float32, st *St
 		u := int(g.Idx[k])
 		zu := z[u*hf : (u+1)*hf]
 		pk, wk := st.P[int(k)*h:int(k)*h+h], st.W[int(k)*h:int(k)*h+h]
-		e := 2 * h * int(k)
+		e := 2 * h * int(g.tpos[k])
 		copy(wd[e:e+h], wk)
 		for hd := range h {
 			c := hd * f
@@ -227,7 +224,7 @@ func columnV2(g *Graph, sp Spec, u int, z, t, att, gp, wd, gzu []float32) {
 	hf := h * f
 	zu := z[u*hf : (u+1)*hf]
 	for i := g.tptr[u]; i < g.tptr[u+1]; i++ {
-		v, k := int(g.trow[i]), int(g.tperm[i])
+		v, k := int(g.trow[i]), int(i) // wd is in the transposed order
 		tv, gr := t[v*hf:(v+1)*hf], gp[v*hf:(v+1)*hf]
 		w, ds := wd[2*h*k:2*h*k+h], wd[2*h*k+h:2*h*(k+1)]
 		for hd := range h {

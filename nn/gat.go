@@ -67,10 +67,14 @@ func gatPlan(s LayerShape) LayerPlan {
 // backward recomputes the softmax). Backward takes the gradients of z and
 // its terms (and of the heads before their mean), the operator the scaled
 // output gradients of both graphs, per row the terms it gathers (three a
-// head) and per edge and head the score gradient.
+// head) and, unless its heads run eight to a vector (attn recomputes their
+// score gradients), per edge and head the score gradient.
 func gatMem(s LayerShape, hf int) LayerMem {
 	h := s.Heads
-	m := LayerMem{Kept: 2*hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 7*h, EdgeTemp: h, HaloKept: hf + 3*h}
+	m := LayerMem{Kept: 2*hf + 2*h, Held: 2*hf + 6*h, Backward: 3*hf + 7*h, HaloKept: hf + 3*h}
+	if hf != 8*h || h%8 != 0 {
+		m.EdgeTemp = h
+	}
 	if s.Last() {
 		m.Backward += hf
 	}
