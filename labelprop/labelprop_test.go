@@ -74,7 +74,7 @@ func TestEmbedAndGradient(t *testing.T) {
 			for j := 0; j < x.Cols; j++ {
 				want := x.Data[v*x.Cols+j]
 				if isEmb[int32(v)] {
-					want += e.scale * e.Param().W[int(e.labels[v])*x.Cols+j]
+					want += float32(e.scale * e.Param().W[int(e.labels[v])*x.Cols+j]) // rounded as the term is (no fused multiply-add)
 				}
 				if in.Data[v*x.Cols+j] != want {
 					t.Fatalf("row %d col %d: %g, want %g", v, j, in.Data[v*x.Cols+j], want)
