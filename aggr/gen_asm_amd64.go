@@ -368,10 +368,9 @@ func maxRegs(is isa) (tmp, mask func(r int) string, id, base string) {
 	return func(int) string { return "Y12" }, func(int) string { return "Y13" }, "Y14", "Y12"
 }
 
-// maxBlock emits the loop over all entries for one column block of nr
-// value registers at DI/R10/SI (masked: the last register under the mask).
-func maxBlock(is isa, lbl string, nr int, masked bool) {
-	tmp, mask, id, base := maxRegs(is)
+// loadMaxBlock emits the loads of a block's nr value registers from DI and
+// argument registers from R10 (the arguments made relative to base).
+func loadMaxBlock(is isa, nr int, masked bool, base string) {
 	broadcastBase(is, base)
 	for r := 0; r < nr; r++ {
 		m := masked && r == nr-1
@@ -380,6 +379,13 @@ func maxBlock(is isa, lbl string, nr int, masked bool) {
 		load(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
 		p("\tVPSUBD %s, %s, %s", base, g, g)
 	}
+}
+
+// maxBlock emits the loop over all entries for one column block of nr
+// value registers at DI/R10/SI (masked: the last register under the mask).
+func maxBlock(is isa, lbl string, nr int, masked bool) {
+	tmp, mask, id, base := maxRegs(is)
+	loadMaxBlock(is, nr, masked, base)
 	p("\tXORQ R11, R11")
 	lines := (nr*is.vw*4 + 63) / 64
 	p("%s_pf:", lbl)
@@ -464,14 +470,7 @@ func maxStore(is isa, nr int, masked bool, base string) {
 // Y2+/Y8+/Y4/Y5/Y10 (AVX2).
 func maxBlock2(is isa, lbl string, nr int, masked bool) {
 	tmp, mask, id, base := maxRegs(is)
-	broadcastBase(is, base)
-	for r := 0; r < nr; r++ {
-		m := masked && r == nr-1
-		load(is, m, vreg(is, r), fmt.Sprintf("%d(DI)", r*is.vw*4))
-		g := vreg(is, is.mregs+r)
-		load(is, m, g, fmt.Sprintf("%d(R10)", r*is.vw*4))
-		p("\tVPSUBD %s, %s, %s", base, g, g)
-	}
+	loadMaxBlock(is, nr, masked, base)
 	a := maxSet{v: func(r int) string { return vreg(is, r) }, g: func(r int) string { return vreg(is, is.mregs+r) }, tmp: tmp, mask: mask, id: id}
 	b := maxSet{v: func(r int) string { return vreg(is, 4+r) }, g: func(r int) string { return vreg(is, 16+r) },
 		tmp:  func(r int) string { return vreg(is, 26+r) },
