@@ -46,6 +46,12 @@ func newHeadFamily() *dispatch.Family[headKernels] {
 // SUPERGCN_KERNEL names when this CPU runs it, else the best.
 var heads = pickHeads()
 
+// KernelName names the attention kernels in use.
+func KernelName() string { return heads.name }
+
+// Kernels lists the attention kernels this CPU runs, best first.
+func Kernels() []string { return headFamily.Names() }
+
 func pickHeads() headKernels {
 	im, err := headFamily.Lookup("")
 	if err != nil {

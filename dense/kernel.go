@@ -63,15 +63,26 @@ type kernelSet struct {
 // set of their own ("avx2", "neon", "sve"), run the BLAS and the Go loops,
 // as they run every family's pure-Go kernels; a bad value falls back to
 // the best set (the command reports it through aggr).
-var kernels = func() kernelSet {
-	f := dispatch.NewFamily(append(archKernelSets(), dispatch.Impl[kernelSet]{Name: dispatch.Generic}),
-		map[string]string{"avx2": dispatch.Generic, "neon": dispatch.Generic, "sve": dispatch.Generic})
-	im, err := f.Lookup("")
+var kernels = chosenKernels.Impl
+
+// kernelFamily is the micro-kernel sets this CPU runs, best first.
+var kernelFamily = dispatch.NewFamily(append(archKernelSets(), dispatch.Impl[kernelSet]{Name: dispatch.Generic}),
+	map[string]string{"avx2": dispatch.Generic, "neon": dispatch.Generic, "sve": dispatch.Generic})
+
+var chosenKernels = func() dispatch.Impl[kernelSet] {
+	im, err := kernelFamily.Lookup("")
 	if err != nil {
-		im = f.Best()
+		im = kernelFamily.Best()
 	}
-	return im.Impl
+	return im
 }()
+
+// KernelName names the micro-kernel set the narrow products and column
+// sums run on ("generic": the BLAS and the Go loops).
+func KernelName() string { return chosenKernels.Name }
+
+// Kernels lists the micro-kernel sets this CPU runs, best first.
+func Kernels() []string { return kernelFamily.Names() }
 
 // tiles are the micro-kernels in use, nil where there are none (every
 // product then runs on the BLAS).

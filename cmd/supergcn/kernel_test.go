@@ -37,8 +37,14 @@ func TestCLIKernelNames(t *testing.T) {
 		t.Errorf("%s=%s: exit %d\n%s", dispatch.Env, strings.ToUpper(best), r.code, r.stderr)
 	}
 	if r := run(t, time.Minute, nil, "info"); r.code != 0 || !strings.Contains(r.stdout, "aggregation kernel: "+best) ||
-		!strings.Contains(r.stdout, "quantisation kernel: ") {
+		!strings.Contains(r.stdout, "quantisation kernel: ") || !strings.Contains(r.stdout, "dense micro-kernels (") ||
+		!strings.Contains(r.stdout, "attention kernels (gat, gatv2): ") {
 		t.Errorf("info with %s=%s: exit %d\n%s%s", dispatch.Env, strings.ToUpper(best), r.code, r.stdout, r.stderr)
+	}
+	t.Setenv(dispatch.Env, dispatch.Generic)
+	if r := run(t, time.Minute, nil, "info"); r.code != 0 || !strings.Contains(r.stdout, "attention kernels (gat, gatv2): generic") ||
+		!strings.Contains(r.stdout, "(X·W and G·Wᵀ with W up to 256×256, bias gradients): generic") {
+		t.Errorf("info with %s=generic: exit %d\n%s%s", dispatch.Env, r.code, r.stdout, r.stderr)
 	}
 	t.Setenv(dispatch.Env, "Auto")
 	if r := trainWith(); r.code != 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/supergcn/supergcn/aggr"
+	"github.com/supergcn/supergcn/attn"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/affinity"
 	"github.com/supergcn/supergcn/internal/rowk"
@@ -33,6 +34,10 @@ type Info struct {
 	QuantKerns  []string `json:"quant_kernels"`
 	RowKernel   string   `json:"row_kernel"` // the fused hidden stage's (bias + LayerNorm + ReLU + dropout) row kernels
 	RowKernels  []string `json:"row_kernels"`
+	DenseKernel string   `json:"dense_kernel"` // the narrow products' micro-kernels (generic: the BLAS)
+	DenseKerns  []string `json:"dense_kernels"`
+	AttnKernel  string   `json:"attention_kernel"` // GAT's and GATv2's attention kernels
+	AttnKerns   []string `json:"attention_kernels"`
 	BLAS        string   `json:"blas"`
 	BLASConfig  string   `json:"blas_config"`
 	BLASCore    string   `json:"blas_core"`
@@ -57,6 +62,7 @@ func Collect(version, commit, kernel string, initMPI bool) Info {
 		CPUs: runtime.NumCPU(), CPUModel: affinity.CPUModel(os.DirFS("/")), AggrKernel: kernel, AggrKernels: aggr.Kernels(), AggrRouting: aggr.RoutingKernel(kernel),
 		QuantKernel: quant.KernelName(), QuantKerns: quant.Kernels(), BLASUse: dense.Backend(),
 		RowKernel: rowk.KernelName(), RowKernels: rowk.Kernels(),
+		DenseKernel: dense.KernelName(), DenseKerns: dense.Kernels(), AttnKernel: attn.KernelName(), AttnKerns: attn.Kernels(),
 		METIS: metis.MetisVersion(), ParMETIS: metis.ParMetisLibrary(),
 		MPI: strings.TrimSpace(mpi.LibraryVersion()), MPIThread: "not initialised (--no-mpi)"}
 	bi.BLAS, bi.BLASConfig, bi.BLASCore = dense.BLAS()
