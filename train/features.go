@@ -61,12 +61,13 @@ func (t *trainer) lpEvalInput() (*dense.Matrix, error) {
 }
 
 // memoryConfig is the model whose memory schedule (nn.Config.Memory) a
-// rank of shard s needs: mc, but for sparse features an input as wide as
-// the first layer's output, as the model holds no input-wide buffer then
-// (no dropped copy of X, no input gradient but label propagation's, which
-// estimate counts).
+// rank of shard s needs: mc, but for features the first layer transforms
+// before it aggregates (sparse ones) an input as wide as the first
+// layer's output, as the model holds no input-wide buffer then (no dropped
+// copy of X, no input gradient but label propagation's, which estimate
+// counts).
 func memoryConfig(mc nn.Config, s *partition.Shard) nn.Config {
-	if s.Features.Sparse() {
+	if nn.TransformsFirst(s.Features) {
 		mc.In = max(mc.Hidden, mc.Out)
 	}
 	return mc
