@@ -31,10 +31,7 @@ func TestBatchNormDistributedEqualsSingle(t *testing.T) {
 			cfg.Wire[quant.Eval], cfg.Wire[quant.Backward] = quant.Wire{Bits: 32}, quant.Wire{Bits: 32} // fp32 rows in every pass
 			ref := single(t, ds, cfg)
 			for _, p := range []int{2, 3, 4} {
-				method := "random"
-				if p != 3 {
-					method = "metis"
-				}
+				method := methodFor(p)
 				owner := partitionFor(t, ds, method, p)
 				for _, mode := range []string{"hybrid", "pre", "post"} {
 					if lr != 0.01 && mode != "hybrid" {

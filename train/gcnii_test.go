@@ -30,10 +30,7 @@ func TestGCNIIDistributedEqualsSingle(t *testing.T) {
 	cfg := gcniiConfig(epochs, 0)
 	ref := single(t, ds, cfg)
 	for _, p := range []int{2, 3, 4} {
-		method := "random"
-		if p != 3 {
-			method = "metis"
-		}
+		method := methodFor(p)
 		owner := partitionFor(t, ds, method, p)
 		for _, mode := range []string{"hybrid", "pre", "post"} {
 			t.Run(fmt.Sprintf("P%d/%s/%s", p, method, mode), func(t *testing.T) {

@@ -22,10 +22,7 @@ func TestJKDistributedEqualsSingle(t *testing.T) {
 		cfg.Model.JK, cfg.Model.Norm, cfg.Model.Layers = c.jk, c.norm, 3
 		ref := single(t, ds, cfg)
 		for _, p := range []int{2, 3, 4} {
-			method := "random"
-			if p != 3 {
-				method = "metis"
-			}
+			method := methodFor(p)
 			owner := partitionFor(t, ds, method, p)
 			t.Run(fmt.Sprintf("%s/%s/%s/P%d/%s", c.model, c.jk, c.norm, p, method), func(t *testing.T) {
 				sameLossesAt(t, ref, distributed(t, ds, owner, p, cfg), p)

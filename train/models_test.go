@@ -33,10 +33,7 @@ func TestNewModelsDistributedEqualsSingle(t *testing.T) {
 		}
 		ref := single(t, ds, cfg)
 		for _, p := range []int{2, 3, 4} {
-			method := "random"
-			if p != 3 {
-				method = "metis"
-			}
+			method := methodFor(p)
 			owner := partitionFor(t, ds, method, p)
 			for _, mode := range []string{"hybrid", "pre", "post"} {
 				t.Run(fmt.Sprintf("%s/P%d/%s/%s", m.name, p, method, mode), func(t *testing.T) {

@@ -33,10 +33,7 @@ func TestSAGEMaxDistributedEqualsSingle(t *testing.T) {
 			t.Errorf("%s: loss went from %.4f to %.4f", c.model, first, last)
 		}
 		for _, p := range c.ranks {
-			method := "random"
-			if p != 3 {
-				method = "metis"
-			}
+			method := methodFor(p)
 			owner := partitionFor(t, ds, method, p)
 			for _, mode := range c.modes {
 				t.Run(fmt.Sprintf("%s/%s/P%d/%s/%s", c.model, c.norm, p, method, mode), func(t *testing.T) {

@@ -133,6 +133,15 @@ func equalsSingle(t *testing.T, ds *graph.Dataset, cfg Config, name string, ps [
 	}
 }
 
+// methodFor is the partition the distributed-equals-single tests use at p
+// ranks: METIS parts, random ones at 3 (a partition with no locality).
+func methodFor(p int) string {
+	if p == 3 {
+		return "random"
+	}
+	return "metis"
+}
+
 func partitionFor(t testing.TB, ds *graph.Dataset, method string, p int) []int32 {
 	t.Helper()
 	if method == "random" {
