@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Builds the CSV and markdown of scripts/bench-single-node.sh from its raw
 outputs in DIR: supergcn metrics (metrics_<model>.jsonl), PyTorch trainer
-summaries (torch_<model>.json), GNU time -v reports (time_<impl>_<model>: peak
+summaries (torch_<model>.json), PyG's (pyg_<model>.json; on a GPU the impl is
+pytorch-cuda or pyg-cuda, peak RSS the host's; a run that did not fit is a row
+with its note), GNU time -v reports (time_<impl>_<model>: peak
 RSS, CPU seconds) and the GEMM CSVs (gemm_supergcn.csv, gemm_torch.csv).
 Usage: report.py DIR (several runs' files may be copied into one DIR)."""
 import csv
@@ -40,7 +42,7 @@ def read(path):
 
 
 rows = []
-for model in ("gcn", "sage"):
+for model in ("gcn", "sage", "gat"):
     m = read(f"metrics_{model}.jsonl")
     if m:
         ep = [json.loads(l) for l in m.splitlines() if l.strip()]
@@ -54,15 +56,23 @@ for model in ("gcn", "sage"):
                      "peak_rss_gb": rss / 1e9 if rss else float("nan"),
                      "run_cpu_s": cpu if cpu is not None else "",
                      "epoch_s": " ".join(f"{t:.2f}" for t in times)})
-    t = [l for l in (read(f"torch_{model}.json") or "").splitlines() if l.startswith('{"impl"')]
-    if t:
-        s = json.loads(t[-1])
-        rss, cpu = timev("torch", model)
-        rows.append({"impl": "pytorch", "model": model, "epochs": len(s["epoch_s"]), "median_epoch_s": s["median_epoch_s"],
-                     "aggr_s": "", "dense_s": "", "eval_s": "", "peak_rss_gb": (rss or s["peak_rss_bytes"]) / 1e9,
-                     "run_cpu_s": cpu if cpu is not None else "",
-                     "epoch_s": " ".join(f"{t:.2f}" for t in s["epoch_s"])})
-fields = ["impl", "model", "epochs", "median_epoch_s", "aggr_s", "dense_s", "eval_s", "peak_rss_gb", "run_cpu_s", "epoch_s"]
+    for impl, name in (("torch", "pytorch"), ("pyg", "pyg")):
+        t = [l for l in (read(f"{impl}_{model}.json") or "").splitlines() if l.startswith('{"impl"')]
+        if t:
+            s = json.loads(t[-1])
+            dev = s.get("device", "cpu").split(":")[0]
+            tag = name if dev == "cpu" else f"{name}-{dev}"
+            if "error" in s:  # a run that did not fit: a row with the reason, no times
+                rows.append({"impl": tag, "model": model, "epochs": 0, "note": s["error"]})
+                continue
+            rss, cpu = timev(impl, model)
+            peak = rss or s.get("peak_rss_bytes")  # the host's (a GPU's peak is in the JSON: peak_gpu_bytes)
+            rows.append({"impl": tag, "model": model, "epochs": len(s["epoch_s"]), "median_epoch_s": s["median_epoch_s"],
+                         "aggr_s": "", "dense_s": "", "eval_s": "", "peak_rss_gb": peak / 1e9 if peak else "",
+                         "run_cpu_s": cpu if cpu is not None else "",
+                         "epoch_s": " ".join(f"{t:.2f}" for t in s["epoch_s"])})
+fields = ["impl", "model", "epochs", "median_epoch_s", "aggr_s", "dense_s", "eval_s", "peak_rss_gb", "run_cpu_s", "epoch_s",
+          "note"]
 with open(os.path.join(d, "epochs.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=fields)
     w.writeheader()
@@ -81,12 +91,13 @@ def fmt(v):
 
 
 for r in rows:
-    md.append(f"| {r['model']} | {r['impl']} | {fmt(r['median_epoch_s'])} | {fmt(r['aggr_s'])} | {fmt(r['dense_s'])} | "
-              f"{fmt(r['eval_s'])} | {fmt(r['peak_rss_gb'])} | {fmt(r['run_cpu_s'])} | {r['epoch_s']} |")
+    g = {k: fmt(r.get(k, "")) for k in fields}
+    md.append(f"| {g['model']} | {g['impl']} | {g['median_epoch_s'] or g['note']} | {g['aggr_s']} | {g['dense_s']} | "
+              f"{g['eval_s']} | {g['peak_rss_gb']} | {g['run_cpu_s']} | {g['epoch_s']} |")
 by = {(r["impl"], r["model"]): r for r in rows}
-for model in ("gcn", "sage"):
+for model in ("gcn", "sage", "gat"):
     s, p = by.get(("supergcn", model)), by.get(("pytorch", model))
-    if s and p:
+    if s and p and p.get("median_epoch_s"):
         md.append("")
         md.append(f"{model}: supergcn {p['median_epoch_s'] / s['median_epoch_s']:.1f}× faster than PyTorch; "
                   f"peak RSS {s['peak_rss_gb'] / p['peak_rss_gb']:.2f}× PyTorch's")

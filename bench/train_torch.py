@@ -1080,4 +1080,12 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except torch.cuda.OutOfMemoryError:  # the GPU row of a model that does not fit: a summary that says so
+        ap = argparse.ArgumentParser(add_help=False)
+        ap.add_argument("--model", default="gcn")
+        ap.add_argument("--device", default="cpu")
+        k, _ = ap.parse_known_args()
+        print(json.dumps({"impl": "pytorch", "model": k.model, "device": k.device, "error": "out of memory"}), flush=True)
+        sys.exit(3)

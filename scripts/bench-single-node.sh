@@ -13,8 +13,9 @@
 #   (SPEC products is the ogbn-products-like preset, docs/GRAPHS.md; SPEC=sbm-products is the stochastic block
 #   model of earlier runs; a cached DATA of another spec is generated again)
 #   STEPS    what to run, comma separated (default info,gemm,supergcn,torch):
-#            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (both models) | torch (both models)
-#            | gcn | sage | torch-gcn | torch-sage (one model)
+#            info | gemm (bench gemm + bench/gemm_torch.py) | supergcn (GCN and SAGE) | torch (both models)
+#            | gcn | sage | gat (GAT 8 heads × 8) | torch-gcn | torch-sage | torch-gat (one model)
+#            | pyg (PyG's layers, bench/pyg_train.py, on PYG_DEVICE, default cuda: GCN, SAGE and GAT)
 #   TRAIN_FLAGS more supergcn train flags (e.g. --precision bf16); TORCH_FLAGS more bench/train_torch.py flags
 #            (e.g. --precision bf16: torch.autocast to bfloat16)
 #   GEMM_ROWS rows of the GEMM shapes (default: the graph's nodes)   GEMM_REPS timed repetitions (default 5)
@@ -59,22 +60,35 @@ if has gemm; then
   "$PY" bench/gemm_torch.py --rows "$GEMM_ROWS" --threads "$THREADS" --reps "$GEMM_REPS" | tee "$OUT/gemm_torch.csv"
 fi
 
-run_supergcn() { # model layers hidden norm
+GAT_FLAGS=(--heads 8) # GAT 8 heads × 8 (--hidden 8 is a head's width)
+run_supergcn() { # model layers hidden norm [flags]
   log "supergcn $1 $2×$3 norm $4"
   rm -f "$OUT/metrics_$1.jsonl"
   # shellcheck disable=SC2086 # TRAIN_FLAGS is a list of flags
   "${TIMEV[@]}" "$OUT/time_supergcn_$1" "$BIN" train --data "$DATA" --model "$1" --layers "$2" --hidden "$3" \
-    --norm "$4" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$OUT/metrics_$1.jsonl" ${TRAIN_FLAGS:-} 2>&1 | tee "$OUT/train_supergcn_$1.txt"
+    --norm "$4" "${@:5}" --epochs "$EPOCHS" --threads "$THREADS" --metrics "$OUT/metrics_$1.jsonl" ${TRAIN_FLAGS:-} 2>&1 | tee "$OUT/train_supergcn_$1.txt"
 }
-run_torch() {
-  log "pytorch $1 $2×$3 norm $4"
-  # shellcheck disable=SC2086 # TORCH_FLAGS is a list of flags
-  "${TIMEV[@]}" "$OUT/time_torch_$1" "$PY" bench/train_torch.py --data "$DATA" --model "$1" --layers "$2" \
-    --hidden "$3" --norm "$4" --epochs "$TORCH_EPOCHS" --threads "$THREADS" ${TORCH_FLAGS:-} 2>&1 | tee "$OUT/train_torch_$1.txt"
-  grep '^{"impl"' "$OUT/train_torch_$1.txt" > "$OUT/torch_$1.json"
+# run_py impl script model layers hidden norm [flags]: a Python trainer's run; its JSON summary into IMPL_MODEL.json
+# (a model that does not fit a GPU ends with exit 3 and a summary that says so)
+run_py() {
+  log "$1 $3 $4×$5 norm $6"
+  local rc=0
+  "${TIMEV[@]}" "$OUT/time_$1_$3" "$PY" "$2" --data "$DATA" --model "$3" --layers "$4" --hidden "$5" --norm "$6" \
+    "${@:7}" > "$OUT/train_$1_$3.txt" 2>&1 || rc=$?
+  cat "$OUT/train_$1_$3.txt"
+  [ "$rc" = 0 ] || [ "$rc" = 3 ] || { log "$1 $3 failed (exit $rc)"; return "$rc"; }
+  grep '^{"impl"' "$OUT/train_$1_$3.txt" > "$OUT/$1_$3.json"
 }
+# shellcheck disable=SC2086 # TORCH_FLAGS is a list of flags
+run_torch() { run_py torch bench/train_torch.py "$@" --epochs "$TORCH_EPOCHS" --threads "$THREADS" ${TORCH_FLAGS:-}; }
+run_pyg() { run_py pyg bench/pyg_train.py "$@" --epochs "$TORCH_EPOCHS" --device "${PYG_DEVICE:-cuda}"; }
 if has supergcn || has gcn; then run_supergcn gcn 2 128 none; fi
 if has supergcn || has sage; then run_supergcn sage 3 256 layer; fi
+if has gat; then run_supergcn gat 2 8 none "${GAT_FLAGS[@]}"; fi
 if has torch || has torch-gcn; then run_torch gcn 2 128 none; fi
 if has torch || has torch-sage; then run_torch sage 3 256 layer; fi
+if has torch-gat; then run_torch gat 2 8 none "${GAT_FLAGS[@]}"; fi
+if has pyg; then
+  run_pyg gcn 2 128 none; run_pyg sage 3 256 layer; run_pyg gat 2 8 none "${GAT_FLAGS[@]}"
+fi
 "$PY" bench/report.py "$OUT"

@@ -113,6 +113,8 @@ func modelName(m string) string {
 		return "GCN 2×128"
 	case "sage":
 		return "SAGE 3×256 LN"
+	case "gat":
+		return "GAT 8 heads × 8"
 	}
 	return m
 }
@@ -130,8 +132,11 @@ func singleNode(root string, files []string) ([]string, error) {
 		if r.s("aggr_s") != "" {
 			parts = f2(r.f("aggr_s")) + " / " + f2(r.f("dense_s")) + " / " + f2(r.f("eval_s"))
 		}
-		out = append(out, row(modelName(r.s("model")), implName(r.s("impl")), f2(r.f("median_epoch_s")), parts,
-			f2(r.f("peak_rss_gb")), code(r.file)))
+		epoch, peak := r.s("note"), "" // a run that did not fit: its note, no times
+		if epoch == "" {
+			epoch, peak = f2(r.f("median_epoch_s")), f2(r.f("peak_rss_gb"))
+		}
+		out = append(out, row(modelName(r.s("model")), implName(r.s("impl")), epoch, parts, peak, code(r.file)))
 	}
 	return out, nil
 }
@@ -139,7 +144,7 @@ func singleNode(root string, files []string) ([]string, error) {
 func implName(i string) string {
 	names := map[string]string{"supergcn": "supergcn fp32", "supergcn-bf16": "supergcn `--precision bf16`",
 		"pytorch": "PyTorch CSR fp32", "pytorch-bf16-autocast": "PyTorch CSR bf16 autocast",
-		"pytorch-cuda": "PyTorch CSR fp32, the box's H200 GPU"}
+		"pytorch-cuda": "PyTorch CSR fp32, the box's H200 GPU", "pyg-cuda": "PyG 2.8 fp32, the box's H200 GPU"}
 	if n, ok := names[i]; ok {
 		return n
 	}
