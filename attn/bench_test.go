@@ -115,3 +115,31 @@ func BenchmarkAttention(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDropoutMasks times the attention dropout masks alone, with
+// every head kernel, over the rows of the graph of BenchmarkAttention
+// (global ids a random permutation, dropout 0.6) for 8 heads and for one
+// head: one pass of Forward's (or Backward's pass over the rows).
+func BenchmarkDropoutMasks(b *testing.B) {
+	const n, deg = 100000, 50
+	g, _ := benchGraph(b, n, deg)
+	r := rand.New(rand.NewPCG(3, 3))
+	perm := make([]int64, n)
+	for i, p := range r.Perm(n) {
+		perm[i] = int64(p)
+	}
+	ids := Ids{Row: perm, Col: perm}
+	for _, k := range headFamily.Impls() {
+		for _, heads := range []int{8, 1} {
+			sp := Spec{Heads: heads, Width: 64 / heads, Slope: 0.2, Drop: 0.6, Seed: 1}
+			b.Run(fmt.Sprintf("%s/heads=%d", k.name, heads), func(b *testing.B) {
+				var eg edgeTemps
+				timed(b, func() {
+					for v := range g.Rows {
+						eg.hash(sp, k, g.Idx[g.Ptr[v]:g.Ptr[v+1]], ids, ids.row(v), true)
+					}
+				})
+			})
+		}
+	}
+}

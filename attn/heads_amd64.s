@@ -164,17 +164,18 @@
 	VPSRLQ $31, X, T1; \
 	VPXOR T1, X, X
 
-// MIX64Z(X, T1, T2, T3): MIX64 on the eight 64-bit lanes of a zmm register
-// (AVX-512F: VPXORQ; the multipliers' halves in Z12–Z15).
-#define MIX64Z(X, T1, T2, T3) \
-	VPSRLQ $30, X, T1; \
-	VPXORQ T1, X, X; \
-	MUL64(X, Z12, Z13, T1, T2, T3); \
-	VPSRLQ $27, X, T1; \
-	VPXORQ T1, X, X; \
-	MUL64(X, Z14, Z15, T1, T2, T3); \
-	VPSRLQ $31, X, T1; \
-	VPXORQ T1, X, X
+// MIX64Q(X, T): mix.Mix64 on the eight 64-bit lanes of a zmm register
+// with the 64-bit products of AVX-512DQ (VPMULLQ; the multipliers in Z23,
+// Z24).
+#define MIX64Q(X, T) \
+	VPSRLQ $30, X, T; \
+	VPXORQ T, X, X; \
+	VPMULLQ Z23, X, X; \
+	VPSRLQ $27, X, T; \
+	VPXORQ T, X, X; \
+	VPMULLQ Z24, X, X; \
+	VPSRLQ $31, X, T; \
+	VPXORQ T, X, X
 
 // expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
 // vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
@@ -320,6 +321,19 @@ DATA mixc<>+8(SB)/8, $0xbf58476d
 DATA mixc<>+16(SB)/8, $0x133111eb
 DATA mixc<>+24(SB)/8, $0x94d049bb
 GLOBL mixc<>(SB), RODATA|NOPTR, $32
+
+// mixq<>: mix.Mix64's two multipliers, then 1<<56 (the step from one
+// head's offset to the next) and 1.
+DATA mixq<>+0(SB)/8, $0xbf58476d1ce4e5b9
+DATA mixq<>+8(SB)/8, $0x94d049bb133111eb
+DATA mixq<>+16(SB)/8, $0x0100000000000000
+DATA mixq<>+24(SB)/8, $1
+GLOBL mixq<>(SB), RODATA|NOPTR, $32
+
+// lanemask<>: the mask of the first n lanes at byte n (1 ≤ n ≤ 8).
+DATA lanemask<>+0(SB)/8, $0x7f3f1f0f070301ff
+DATA lanemask<>+8(SB)/1, $0xff
+GLOBL lanemask<>(SB), RODATA|NOPTR, $9
 
 // tailmask<>: eight all-ones int32s then eight zero ones; the 8-lane mask
 // of the first r values starts at byte 32 − 4·r.
@@ -728,41 +742,113 @@ dotrsum:
 dotrdone:
 	RET
 
-// func keepBytes8AVX512(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
-// Registers: DI the edge's keep byte, R9 kstride, SI the next hash, CX
-// hashes left, AX the mask bits; Z12–Z15 the low and high 32 bits of
-// Mix64's multipliers (one a 64-bit lane), Z10 hx, Z9 thr − 1; per edge
-// Z0 its eight heads, Z1–Z3 MIX64Z's temporaries, K1 the heads kept.
-TEXT ·keepBytes8AVX512(SB), NOSPLIT, $0-72
+// func keepEdgesAVX512(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64)
+// Eight edges to a register, one edge a 64-bit lane, through the whole
+// computation. Registers: R8 the block's idx entries, CX edges left, SI
+// ids (R15 its length, 0: the ids are the entries), DI the block's first
+// keep byte, R14 an edge's bytes (nb), R10 heads, BX the block's edges,
+// R11 the byte, DX its heads left, R12 lanemask<>; Z20 mul, Z21 c, Z22
+// seed, Z23/Z24 Mix64's multipliers, Z9 thr − 1, Z25 1<<56, Z26 1; per
+// block K2 its lanes, Z1 the entries, Z2 the edges' hashes, Z11 the head's
+// offset hd<<56, Z12 its bit 1<<(hd%8), Z4 the head's hashes, K1 the edges
+// it keeps, Z13 the byte of every edge.
+TEXT ·keepEdgesAVX512(SB), NOSPLIT, $0-112
 	MOVQ keep_base+0(FP), DI
-	MOVQ kstride+24(FP), R9
-	MOVQ eh_base+32(FP), SI
-	MOVQ eh_len+40(FP), CX
-	MOVQ hx+56(FP), AX
-	VMOVDQU64 (AX), Z10
-	MOVQ thr+64(FP), AX
+	MOVQ idx_base+24(FP), R8
+	MOVQ idx_len+32(FP), CX
+	MOVQ ids_base+48(FP), SI
+	MOVQ ids_len+56(FP), R15
+	VPBROADCASTQ mul+72(FP), Z20
+	VPBROADCASTQ c+80(FP), Z21
+	VPBROADCASTQ seed+88(FP), Z22
+	MOVQ heads+96(FP), R10
+	LEAQ 7(R10), R14
+	SHRQ $3, R14
+	LEAQ lanemask<>(SB), R12
+	MOVQ thr+104(FP), AX
 	DECQ AX
 	VPBROADCASTQ AX, Z9
-	VPBROADCASTQ mixc<>+0(SB), Z12
-	VPBROADCASTQ mixc<>+8(SB), Z13
-	VPBROADCASTQ mixc<>+16(SB), Z14
-	VPBROADCASTQ mixc<>+24(SB), Z15
+	VPBROADCASTQ mixq<>+0(SB), Z23
+	VPBROADCASTQ mixq<>+8(SB), Z24
+	VPBROADCASTQ mixq<>+16(SB), Z25
+	VPBROADCASTQ mixq<>+24(SB), Z26
 	TESTQ CX, CX
-	JZ keepzdone
+	JZ keepedone
 
-keepzloop:
-	VPBROADCASTQ (SI), Z0
-	VPXORQ Z10, Z0, Z0
-	MIX64Z(Z0, Z1, Z2, Z3)
-	VPSRLQ $40, Z0, Z0
-	VPCMPQ $6, Z9, Z0, K1
-	KMOVW K1, AX
-	MOVB AX, (DI)
-	ADDQ R9, DI
-	ADDQ $8, SI
-	DECQ CX
-	JNZ keepzloop
+keepeblock:
+	MOVQ $8, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVBQZX (R12)(BX*1), AX
+	KMOVB AX, K2
+	VPMOVSXDQ.Z (R8), K2, Z1
+	TESTQ R15, R15
+	JZ keepedirect
+	KMOVB K2, K3
+	VPXORQ Z2, Z2, Z2
+	VPGATHERQQ (SI)(Z1*8), K3, Z2
+	JMP keepehash
+
+keepedirect:
+	VMOVDQA64 Z1, Z2
+
+keepehash:
+	VPMULLQ Z20, Z2, Z2
+	VPXORQ Z21, Z2, Z2
+	MIX64Q(Z2, Z3)
+	VPXORQ Z22, Z2, Z2
+	MIX64Q(Z2, Z3)
+	VPXORQ Z11, Z11, Z11
+	XORQ R11, R11
+	MOVQ R10, DX
+
+keepebyte:
+	VPXORQ Z13, Z13, Z13
+	VMOVDQA64 Z26, Z12
+	MOVQ $8, AX
+	CMPQ DX, AX
+	CMOVQLT DX, AX
+	SUBQ AX, DX
+
+keepehead:
+	VPXORQ Z11, Z2, Z4
+	MIX64Q(Z4, Z5)
+	VPSRLQ $40, Z4, Z4
+	VPCMPQ $6, Z9, Z4, K1
+	VPORQ Z12, Z13, K1, Z13
+	VPADDQ Z12, Z12, Z12
+	VPADDQ Z25, Z11, Z11
+	DECQ AX
+	JNZ keepehead
+	CMPQ R14, $1
+	JNE keepescatter
+	VPMOVQB Z13, K2, (DI)
+	JMP keepenext
+
+keepescatter:
+	VPMOVQB Z13, X14
+	VMOVQ X14, AX
+	LEAQ (DI)(R11*1), R9
+	MOVQ BX, R13
+
+keepestore:
+	MOVB AX, (R9)
+	SHRQ $8, AX
+	ADDQ R14, R9
+	DECQ R13
+	JNZ keepestore
+
+keepenext:
+	INCQ R11
+	CMPQ R11, R14
+	JLT keepebyte
+	SUBQ BX, CX
+	LEAQ (R8)(BX*4), R8
+	IMULQ R14, BX
+	ADDQ BX, DI
+	TESTQ CX, CX
+	JNZ keepeblock
 	VZEROUPPER
 
-keepzdone:
+keepedone:
 	RET

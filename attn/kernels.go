@@ -437,12 +437,11 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 }
 
 // edgeTemps is one goroutine's temporaries for the edges of one row or
-// column: their dropout hashes and masks (every pass), and in the backward
+// column: their dropout masks (every pass), and in the backward
 // passes their weights W (edge-major), dot products and the per-head sums
 // of their score gradients.
 type edgeTemps struct {
 	w, d, sum []float32
-	eh        []uint64
 	keep      []uint8
 }
 
@@ -450,7 +449,7 @@ type edgeTemps struct {
 // to the columns idx, the row's global id at) or of one column (to the
 // rows idx, the column's id at), ids naming the others: bit hd%8 of byte
 // hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
-// (keepMask), eight heads at a time by hk.keep8; all set without dropout.
+// (keepMask of its edgeHash), by hk.keepEdges; all set without dropout.
 func (eg *edgeTemps) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64, byRow bool) {
 	h, n := sp.Heads, len(idx)
 	nb := (h + 7) / 8
@@ -461,32 +460,11 @@ func (eg *edgeTemps) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int6
 		}
 		return
 	}
-	thr := dropThreshold(sp.Drop)
-	eg.eh = slices.Grow(eg.eh[:0], n)[:n]
+	thr := int64(dropThreshold(sp.Drop))
 	if byRow {
-		for i, u := range idx {
-			eg.eh[i] = edgeHash(sp.Seed, at, ids.col(u))
-		}
+		hk.keepEdges(eg.keep, idx, ids.Col, 1, uint64(at)*edgeMul, sp.Seed, h, thr)
 	} else {
-		for i, v := range idx {
-			eg.eh[i] = edgeHash(sp.Seed, ids.row(int(v)), at)
-		}
-	}
-	var hx [8]uint64
-	for j := 0; j+8 <= h; j += 8 {
-		for i := range hx {
-			hx[i] = uint64(j+i) << 56
-		}
-		hk.keep8(eg.keep[j/8:], nb, eg.eh, &hx, int64(thr))
-	}
-	if j := h &^ 7; j < h {
-		for i, e := range eg.eh {
-			var m uint8
-			for hd := j; hd < h; hd++ {
-				m |= uint8(keepMask(e, hd, thr)&1) << (hd % 8)
-			}
-			eg.keep[i*nb+j/8] = m
-		}
+		hk.keepEdges(eg.keep, idx, ids.Row, edgeMul, uint64(at), sp.Seed, h, thr)
 	}
 }
 
