@@ -160,6 +160,10 @@ func forEdges(n int, ptr []int64, fn func(lo, hi int)) {
 // multiple of 8, else by scores, expSum and eg.drop.
 func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels, eg *edgeTemps) {
 	h := len(d)
+	if h == 1 && len(idx) > 0 {
+		m[0], s[0] = softmax1(sp, d[0], src, idx, p, hk, eg.keep)
+		return
+	}
 	if h%8 != 0 || len(idx) == 0 {
 		scores(sp, d, src, idx, p, m)
 		expSum(p, m, s, hk.exp)
@@ -172,6 +176,34 @@ func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headK
 	for c := 0; c < h; c += 8 {
 		hk.softmax8(p[c:], h, src[c:], h, idx, d[c:c+8], sp.Slope, m[c:c+8], s[c:c+8], eg.keep[c/8:], nb, 1/(1-sp.Drop))
 	}
+}
+
+// softmax1 is softmax for a single head, in one function without the
+// loops over heads (the output layer's): the same operations in the same
+// order as scores, expSum and edgeTemps.drop. It returns the max and the
+// sum; keep holds a byte an edge (bit 0: kept).
+func softmax1(sp Spec, d float32, src []float32, idx []int32, p []float32, hk headKernels, keep []uint8) (m, s float32) {
+	p, m = p[:len(idx)], float32(math.Inf(-1))
+	for k, u := range idx {
+		l := leaky(src[u]+d, sp.Slope)
+		p[k] = l
+		m = max(m, l)
+	}
+	for k, x := range p {
+		p[k] = x - m
+	}
+	hk.exp(p)
+	for _, y := range p {
+		s += y
+	}
+	if sp.Drop > 0 {
+		scale := 1 / (1 - sp.Drop)
+		keep = keep[:len(p)]
+		for k, x := range p {
+			p[k] = math.Float32frombits(math.Float32bits(x*scale) & -uint32(keep[k]&1))
+		}
+	}
+	return m, s
 }
 
 // scores sets p (edge-major, one row's edges idx, all heads) to l =
@@ -500,7 +532,39 @@ func (eg *edgeTemps) grads(sp Spec, hk headKernels, x []float32, idx []int32, b,
 		return
 	}
 	eg.d = Resize(eg.d, h*n)
+	if h == 1 {
+		eg.sum[0] = edgeGrads1(f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, de)
+		return
+	}
 	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum, de)
+}
+
+// edgeGrads1 is edgeGrads for a single head of width f, in one function
+// without the loops over heads (the output layer's): the same operations
+// in the same order. It returns the sum of the score gradients.
+func edgeGrads1(f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, de []float32) float32 {
+	n := len(idx)
+	w, d, keep = w[:n], d[:n], keep[:n]
+	hk.dots(d, 1, x, f, idx, b[:f])
+	for k, v := range idx {
+		i, j := int(v)*astride, int(v)*tstride
+		w[k] = float32(leaky(a[i]+t[j], slope)) - t[j+1] // as Forward: no fused multiply-add
+	}
+	hk.exp(w)
+	var sum float32
+	for k, v := range idx {
+		i, j := int(v)*astride, int(v)*tstride
+		e, p := a[i]+t[j], w[k]
+		wk := math.Float32frombits(math.Float32bits(p*scale) & -uint32(keep[k]&1))
+		w[k] = wk
+		g := (wk*d[k] - p*t[j+2]) * slopeOf(e, slope)
+		d[k] = g
+		sum += g
+	}
+	if de != nil {
+		copy(de[:n], d)
+	}
+	return sum
 }
 
 // edgeGrads is the score gradients of any heads (h of width f) for
