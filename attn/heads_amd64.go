@@ -181,14 +181,38 @@ func keepEdgesAVX2(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, 
 func keepBytes8AVX2(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
 
 // keepEdgesAVX512 is the AVX-512F+DQ version of keepEdges (the contract
-// and reference loop of keepEdgesGeneric): eight edges' entries to a zmm
-// register (a masked load), their global ids gathered (VPGATHERQQ) and
-// hashed in its eight 64-bit lanes, then per edge its eight heads of a
-// keep byte in the eight lanes of one register, Mix64's multiplications
-// 64-bit ones (VPMULLQ), the comparison into a mask register (the lanes of
-// heads ≥ heads masked off). The caller guarantees len(keep) ≥
-// len(idx)·(heads+7)/8, heads ≥ 1, every idx[k] inside ids when ids is not
-// empty (≥ 0 otherwise), and 0 ≤ thr ≤ 2^24.
+// and reference loop of keepEdgesGeneric): 64 edges at a time, their
+// hashes by edgeHashesAVX512, then their masks by keepHeadsAVX512 (two
+// loops of short independent blocks, which the CPU overlaps: the ids'
+// gathers and the hashes' chains of products of several blocks at once).
+func keepEdgesAVX512(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64) {
+	var eh [64]uint64
+	nb := (heads + 7) / 8
+	for lo := 0; lo < len(idx); lo += len(eh) {
+		part := idx[lo:min(lo+len(eh), len(idx))]
+		edgeHashesAVX512(eh[:len(part)], part, ids, mul, c, seed)
+		keepHeadsAVX512(keep[lo*nb:], eh[:len(part)], heads, thr)
+	}
+}
+
+// edgeHashesAVX512 sets eh[k] to the hash of the edge to idx[k], as
+// keepEdgesGeneric computes it: mix.Mix64(seed ^ mix.Mix64(i·mul ^ c)) of
+// its global id i = ids[idx[k]] (the entry itself when ids is empty).
+// Eight edges to a zmm register (a masked load of their entries), the ids
+// gathered (VPGATHERQQ), Mix64's multiplications 64-bit ones (VPMULLQ,
+// AVX-512DQ). The caller guarantees len(eh) ≥ len(idx) and every idx[k]
+// inside ids when ids is not empty (≥ 0 otherwise).
 //
 //go:noescape
-func keepEdgesAVX512(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64)
+func edgeHashesAVX512(eh []uint64, idx []int32, ids []int64, mul, c, seed uint64)
+
+// keepHeadsAVX512 sets the masks of the edges of hashes eh as
+// keepEdgesGeneric does from their hashes: bit j of keep[k·nb + b] (nb =
+// (heads+7)/8) set when head 8b + j < heads keeps edge k. Eight edges to a
+// zmm register, one head at a time (VPMULLQ), the comparison into a mask
+// register that sets the head's bit in the lanes of the edges it keeps
+// (VPORQ under the mask), the bytes stored together when nb is 1. The
+// caller guarantees len(keep) ≥ len(eh)·nb, heads ≥ 1 and 0 ≤ thr ≤ 2^24.
+//
+//go:noescape
+func keepHeadsAVX512(keep []uint8, eh []uint64, heads int, thr int64)

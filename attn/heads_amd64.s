@@ -742,18 +742,14 @@ dotrsum:
 dotrdone:
 	RET
 
-// func keepEdgesAVX512(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64)
-// Eight edges to a register, one edge a 64-bit lane, through the whole
-// computation. Registers: R8 the block's idx entries, CX edges left, SI
-// ids (R15 its length, 0: the ids are the entries), DI the block's first
-// keep byte, R14 an edge's bytes (nb), R10 heads, BX the block's edges,
-// R11 the byte, DX its heads left, R12 lanemask<>; Z20 mul, Z21 c, Z22
-// seed, Z23/Z24 Mix64's multipliers, Z9 thr − 1, Z25 1<<56, Z26 1; per
-// block K2 its lanes, Z1 the entries, Z2 the edges' hashes, Z11 the head's
-// offset hd<<56, Z12 its bit 1<<(hd%8), Z4 the head's hashes, K1 the edges
-// it keeps, Z13 the byte of every edge.
-TEXT ·keepEdgesAVX512(SB), NOSPLIT, $0-112
-	MOVQ keep_base+0(FP), DI
+// func edgeHashesAVX512(eh []uint64, idx []int32, ids []int64, mul, c, seed uint64)
+// Eight edges to a register, one a 64-bit lane. Registers: DI the block's
+// hashes, R8 its idx entries, CX edges left, SI ids (R15 its length, 0:
+// the ids are the entries), BX the block's edges, R12 lanemask<>; Z20
+// mul, Z21 c, Z22 seed, Z23/Z24 Mix64's multipliers; K2 the block's lanes
+// (K3 the gather's copy), Z1 the entries, Z2 the ids, then the hashes.
+TEXT ·edgeHashesAVX512(SB), NOSPLIT, $0-96
+	MOVQ eh_base+0(FP), DI
 	MOVQ idx_base+24(FP), R8
 	MOVQ idx_len+32(FP), CX
 	MOVQ ids_base+48(FP), SI
@@ -761,21 +757,13 @@ TEXT ·keepEdgesAVX512(SB), NOSPLIT, $0-112
 	VPBROADCASTQ mul+72(FP), Z20
 	VPBROADCASTQ c+80(FP), Z21
 	VPBROADCASTQ seed+88(FP), Z22
-	MOVQ heads+96(FP), R10
-	LEAQ 7(R10), R14
-	SHRQ $3, R14
-	LEAQ lanemask<>(SB), R12
-	MOVQ thr+104(FP), AX
-	DECQ AX
-	VPBROADCASTQ AX, Z9
 	VPBROADCASTQ mixq<>+0(SB), Z23
 	VPBROADCASTQ mixq<>+8(SB), Z24
-	VPBROADCASTQ mixq<>+16(SB), Z25
-	VPBROADCASTQ mixq<>+24(SB), Z26
+	LEAQ lanemask<>(SB), R12
 	TESTQ CX, CX
-	JZ keepedone
+	JZ ehashdone
 
-keepeblock:
+ehashblock:
 	MOVQ $8, BX
 	CMPQ CX, BX
 	CMOVQLT CX, BX
@@ -783,26 +771,69 @@ keepeblock:
 	KMOVB AX, K2
 	VPMOVSXDQ.Z (R8), K2, Z1
 	TESTQ R15, R15
-	JZ keepedirect
+	JZ ehashdirect
 	KMOVB K2, K3
 	VPXORQ Z2, Z2, Z2
 	VPGATHERQQ (SI)(Z1*8), K3, Z2
-	JMP keepehash
+	JMP ehashmix
 
-keepedirect:
+ehashdirect:
 	VMOVDQA64 Z1, Z2
 
-keepehash:
+ehashmix:
 	VPMULLQ Z20, Z2, Z2
 	VPXORQ Z21, Z2, Z2
 	MIX64Q(Z2, Z3)
 	VPXORQ Z22, Z2, Z2
 	MIX64Q(Z2, Z3)
+	VMOVDQU64 Z2, K2, (DI)
+	LEAQ (R8)(BX*4), R8
+	LEAQ (DI)(BX*8), DI
+	SUBQ BX, CX
+	JNZ ehashblock
+	VZEROUPPER
+
+ehashdone:
+	RET
+
+// func keepHeadsAVX512(keep []uint8, eh []uint64, heads int, thr int64)
+// Eight edges to a register, one a 64-bit lane. Registers: SI the block's
+// hashes, CX hashes left, DI the block's first keep byte, R14 an edge's
+// bytes (nb), R10 heads, BX the block's edges, R11 the byte, DX its heads
+// left, AX that byte's heads left, R12 lanemask<>; Z23/Z24 Mix64's
+// multipliers, Z9 thr − 1, Z25 1<<56, Z26 1; per block K2 its lanes, Z2
+// the hashes, Z11 the head's offset hd<<56, Z12 its bit 1<<(hd%8), Z4 the
+// head's hashes, K1 the edges it keeps, Z13 the byte of every edge.
+TEXT ·keepHeadsAVX512(SB), NOSPLIT, $0-64
+	MOVQ keep_base+0(FP), DI
+	MOVQ eh_base+24(FP), SI
+	MOVQ eh_len+32(FP), CX
+	MOVQ heads+48(FP), R10
+	LEAQ 7(R10), R14
+	SHRQ $3, R14
+	LEAQ lanemask<>(SB), R12
+	MOVQ thr+56(FP), AX
+	DECQ AX
+	VPBROADCASTQ AX, Z9
+	VPBROADCASTQ mixq<>+0(SB), Z23
+	VPBROADCASTQ mixq<>+8(SB), Z24
+	VPBROADCASTQ mixq<>+16(SB), Z25
+	VPBROADCASTQ mixq<>+24(SB), Z26
+	TESTQ CX, CX
+	JZ kheaddone
+
+kheadblock:
+	MOVQ $8, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVBQZX (R12)(BX*1), AX
+	KMOVB AX, K2
+	VMOVDQU64.Z (SI), K2, Z2
 	VPXORQ Z11, Z11, Z11
 	XORQ R11, R11
 	MOVQ R10, DX
 
-keepebyte:
+kheadbyte:
 	VPXORQ Z13, Z13, Z13
 	VMOVDQA64 Z26, Z12
 	MOVQ $8, AX
@@ -810,7 +841,7 @@ keepebyte:
 	CMOVQLT DX, AX
 	SUBQ AX, DX
 
-keepehead:
+kheadhead:
 	VPXORQ Z11, Z2, Z4
 	MIX64Q(Z4, Z5)
 	VPSRLQ $40, Z4, Z4
@@ -819,36 +850,36 @@ keepehead:
 	VPADDQ Z12, Z12, Z12
 	VPADDQ Z25, Z11, Z11
 	DECQ AX
-	JNZ keepehead
+	JNZ kheadhead
 	CMPQ R14, $1
-	JNE keepescatter
+	JNE kheadscatter
 	VPMOVQB Z13, K2, (DI)
-	JMP keepenext
+	JMP kheadnext
 
-keepescatter:
+kheadscatter:
 	VPMOVQB Z13, X14
 	VMOVQ X14, AX
 	LEAQ (DI)(R11*1), R9
 	MOVQ BX, R13
 
-keepestore:
+kheadstore:
 	MOVB AX, (R9)
 	SHRQ $8, AX
 	ADDQ R14, R9
 	DECQ R13
-	JNZ keepestore
+	JNZ kheadstore
 
-keepenext:
+kheadnext:
 	INCQ R11
 	CMPQ R11, R14
-	JLT keepebyte
+	JLT kheadbyte
 	SUBQ BX, CX
-	LEAQ (R8)(BX*4), R8
+	LEAQ (SI)(BX*8), SI
 	IMULQ R14, BX
 	ADDQ BX, DI
 	TESTQ CX, CX
-	JNZ keepeblock
+	JNZ kheadblock
 	VZEROUPPER
 
-keepedone:
+kheaddone:
 	RET
