@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/supergcn/supergcn/internal/par"
 )
@@ -101,7 +102,9 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 		var eg edgeTemps     // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
-				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], h%8 == 0), 4*h)
+				next := g.Idx[g.Ptr[v+1]:g.Ptr[v+2]]
+				hk.prefetch(src, h, first(next, h%8 == 0), 4*h)
+				prefetchIDs(sp, hk, ids.Col, next)
 			}
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf) // the rows the kernels start on, read after the scores
@@ -114,6 +117,16 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 		}
 	})
 	return nil
+}
+
+// prefetchIDs hints by hk.prefetch that the global ids of the entries
+// idx will be read soon, by the next row's (or column's) dropout masks:
+// all of them (the masks' kernel reads them first, eight at a time); nothing
+// without dropout or ids.
+func prefetchIDs(sp Spec, hk headKernels, ids []int64, idx []int32) {
+	if sp.Drop > 0 && len(ids) > 0 {
+		hk.prefetch(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(ids))), 2*len(ids)), 2, idx, 8)
+	}
 }
 
 // first is the entries of the next row (or column) to prefetch before
@@ -418,7 +431,9 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				continue
 			}
 			if u+1 < hi {
-				hk.prefetch(sc.rows, 3*h, first(g.trow[b:g.tptr[u+2]], rc), 12*h)
+				next := g.trow[b:g.tptr[u+2]]
+				hk.prefetch(sc.rows, 3*h, first(next, rc), 12*h)
+				prefetchIDs(sp, hk, ids.Row, next)
 			}
 			col = g.trow[a:b]
 			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
@@ -455,7 +470,9 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				continue
 			}
 			if v+1 < hi {
-				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], true), 4*h)
+				next := g.Idx[g.Ptr[v+1]:g.Ptr[v+2]]
+				hk.prefetch(src, h, first(next, true), 4*h)
+				prefetchIDs(sp, hk, ids.Col, next)
 			}
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
 			eg.hash(sp, hk, idx, ids, ids.row(v), true)
