@@ -10,13 +10,15 @@ import (
 
 // platformHeads returns the amd64 assembly kernels (heads_amd64.s), best
 // first; internal/dispatch keeps those the CPU and OS support. They use
-// 256-bit registers, except the dropout masks, which the AVX-512 ones
-// compute eight 64-bit lanes to a register with AVX-512DQ's 64-bit
-// products (keepEdgesAVX512; on a CPU without AVX-512DQ, AVX2's).
+// 256-bit registers, except the AVX-512 ones' weighted aggregation (two
+// heads to a zmm register, accumHeads8AVX512) and dropout masks (eight
+// 64-bit lanes to a register with AVX-512DQ's 64-bit products,
+// keepEdgesAVX512; on a CPU without AVX-512DQ, AVX2's).
 func platformHeads() []headKernels {
 	k := headKernels{accum: accumHeads8AVX2, dots: dotRowsAVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keepEdges: keepEdgesAVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
+	k512.accum = accumHeads8AVX512
 	if cpu.X86.HasAVX512DQ {
 		k512.keepEdges = keepEdgesAVX512
 	}
@@ -42,6 +44,17 @@ func platformHeads() []headKernels {
 //
 //go:noescape
 func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+
+// accumHeads8AVX512 is the AVX-512F version of accumHeads8 (the
+// contract and reference loop of accumHeads8AVX2): the 64 sums in four
+// zmm registers of two heads each; an edge's eight weights are loaded
+// once and spread over their heads' columns (VPERMPS), one
+// VFMADD231PS a register, so every sum takes the products in the order
+// and with the rounding of accumHeads8AVX2. The row 8 edges ahead is
+// prefetched (PREFETCHT0).
+//
+//go:noescape
+func accumHeads8AVX512(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 
 // dotRowsAVX2 is the AVX2+FMA version of dotRows: per edge the dot
 // product of its row with b, any length. Reference loop:

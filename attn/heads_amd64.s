@@ -49,6 +49,23 @@
 	ADDQ R10, R9; \
 	DECQ CX
 
+// ACCUM_EDGE512: one edge of accumHeads8AVX512 (registers there); ends
+// with DECQ CX, so its flags say whether edges are left.
+#define ACCUM_EDGE512 \
+	ROW_AT_R8; \
+	VMOVUPS 0(R9), Y8; \
+	VPERMPS Z8, Z20, Z9; \
+	VFMADD231PS 0(AX), Z9, Z0; \
+	VPERMPS Z8, Z21, Z10; \
+	VFMADD231PS 64(AX), Z10, Z1; \
+	VPERMPS Z8, Z22, Z11; \
+	VFMADD231PS 128(AX), Z11, Z2; \
+	VPERMPS Z8, Z23, Z12; \
+	VFMADD231PS 192(AX), Z12, Z3; \
+	ADDQ $4, R8; \
+	ADDQ R10, R9; \
+	DECQ CX
+
 // EXP8(X, T, N, R, P): X = expFlush(X) in every lane, expPoly's operations
 // in its order (no fused multiply-add, so the lanes equal the Go twin's
 // values bit for bit): x clamped to [expLo, expHi] into T (a NaN stays),
@@ -322,6 +339,74 @@ DATA mixc<>+16(SB)/8, $0x133111eb
 DATA mixc<>+24(SB)/8, $0x94d049bb
 GLOBL mixc<>(SB), RODATA|NOPTR, $32
 
+// wperm<>: VPERMPS indices spreading eight weights over four zmm registers
+// of two heads' columns each: 0 ×8, 1 ×8, then 2, 3; 4, 5; 6, 7.
+DATA wperm<>+0(SB)/4, $0
+DATA wperm<>+4(SB)/4, $0
+DATA wperm<>+8(SB)/4, $0
+DATA wperm<>+12(SB)/4, $0
+DATA wperm<>+16(SB)/4, $0
+DATA wperm<>+20(SB)/4, $0
+DATA wperm<>+24(SB)/4, $0
+DATA wperm<>+28(SB)/4, $0
+DATA wperm<>+32(SB)/4, $1
+DATA wperm<>+36(SB)/4, $1
+DATA wperm<>+40(SB)/4, $1
+DATA wperm<>+44(SB)/4, $1
+DATA wperm<>+48(SB)/4, $1
+DATA wperm<>+52(SB)/4, $1
+DATA wperm<>+56(SB)/4, $1
+DATA wperm<>+60(SB)/4, $1
+DATA wperm<>+64(SB)/4, $2
+DATA wperm<>+68(SB)/4, $2
+DATA wperm<>+72(SB)/4, $2
+DATA wperm<>+76(SB)/4, $2
+DATA wperm<>+80(SB)/4, $2
+DATA wperm<>+84(SB)/4, $2
+DATA wperm<>+88(SB)/4, $2
+DATA wperm<>+92(SB)/4, $2
+DATA wperm<>+96(SB)/4, $3
+DATA wperm<>+100(SB)/4, $3
+DATA wperm<>+104(SB)/4, $3
+DATA wperm<>+108(SB)/4, $3
+DATA wperm<>+112(SB)/4, $3
+DATA wperm<>+116(SB)/4, $3
+DATA wperm<>+120(SB)/4, $3
+DATA wperm<>+124(SB)/4, $3
+DATA wperm<>+128(SB)/4, $4
+DATA wperm<>+132(SB)/4, $4
+DATA wperm<>+136(SB)/4, $4
+DATA wperm<>+140(SB)/4, $4
+DATA wperm<>+144(SB)/4, $4
+DATA wperm<>+148(SB)/4, $4
+DATA wperm<>+152(SB)/4, $4
+DATA wperm<>+156(SB)/4, $4
+DATA wperm<>+160(SB)/4, $5
+DATA wperm<>+164(SB)/4, $5
+DATA wperm<>+168(SB)/4, $5
+DATA wperm<>+172(SB)/4, $5
+DATA wperm<>+176(SB)/4, $5
+DATA wperm<>+180(SB)/4, $5
+DATA wperm<>+184(SB)/4, $5
+DATA wperm<>+188(SB)/4, $5
+DATA wperm<>+192(SB)/4, $6
+DATA wperm<>+196(SB)/4, $6
+DATA wperm<>+200(SB)/4, $6
+DATA wperm<>+204(SB)/4, $6
+DATA wperm<>+208(SB)/4, $6
+DATA wperm<>+212(SB)/4, $6
+DATA wperm<>+216(SB)/4, $6
+DATA wperm<>+220(SB)/4, $6
+DATA wperm<>+224(SB)/4, $7
+DATA wperm<>+228(SB)/4, $7
+DATA wperm<>+232(SB)/4, $7
+DATA wperm<>+236(SB)/4, $7
+DATA wperm<>+240(SB)/4, $7
+DATA wperm<>+244(SB)/4, $7
+DATA wperm<>+248(SB)/4, $7
+DATA wperm<>+252(SB)/4, $7
+GLOBL wperm<>(SB), RODATA|NOPTR, $256
+
 // mixq<>: mix.Mix64's two multipliers, then 1<<56 (the step from one
 // head's offset to the next) and 1.
 DATA mixq<>+0(SB)/8, $0xbf58476d1ce4e5b9
@@ -396,6 +481,52 @@ tail:
 	VZEROUPPER
 
 done:
+	RET
+
+// func accumHeads8AVX512(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+// Registers: as accumHeads8AVX2's; Z0–Z3 the 64 sums (two heads each),
+// Y8 the edge's eight weights, Z9–Z12 them spread over two heads' columns
+// (VPERMPS by the indices wperm<> in Z20–Z23).
+TEXT ·accumHeads8AVX512(SB), NOSPLIT, $0-112
+	MOVQ out_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ stride+48(FP), DX
+	SHLQ $2, DX
+	MOVQ idx_base+56(FP), R8
+	MOVQ idx_len+64(FP), CX
+	MOVQ w_base+80(FP), R9
+	MOVQ wstride+104(FP), R10
+	SHLQ $2, R10
+	TESTQ CX, CX
+	JZ accz
+	VMOVDQU32 wperm<>+0(SB), Z20
+	VMOVDQU32 wperm<>+64(SB), Z21
+	VMOVDQU32 wperm<>+128(SB), Z22
+	VMOVDQU32 wperm<>+192(SB), Z23
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	MOVQ CX, R11
+	SUBQ $8, R11
+	JLE acczt
+
+acczahead:
+	PREFETCH_AHEAD
+	ACCUM_EDGE512
+	DECQ R11
+	JNZ acczahead
+
+acczt:
+	ACCUM_EDGE512
+	JNZ acczt
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VZEROUPPER
+
+accz:
 	RET
 
 // func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
