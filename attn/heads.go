@@ -13,8 +13,8 @@ import (
 // the dot products of the edges' rows with a fixed one (dots, any width),
 // the scores and softmax of 8 heads of a row (softmax8), the backward's
 // score gradients of 8 heads of 8 (grad8), the dropout masks of a row's
-// or column's edges (keepEdges), the exponentials of a row's scores (exp, expAll), and a hint
-// that rows will be read soon (prefetch).
+// or column's edges (keepEdges), the exponentials of a row's scores (exp,
+// expAll), and a hint that rows will be read soon (prefetch).
 type headKernels struct {
 	name      string
 	accum     func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
@@ -185,7 +185,7 @@ func gradEdges8Generic(w []float32, wstride int, x []float32, stride int, idx []
 // dropout masks of the edges to the entries idx of one row (or column):
 // per edge its (heads+7)/8 bytes keep[k·nb:(k+1)·nb], bit j of byte b set
 // when head 8b + j < heads keeps the edge (keepMask of its edgeHash; the
-// bits of heads ≥ heads clear). An edge's hash is edgeHash's of the global
+// bits past the last head clear). An edge's hash is edgeHash's of the global
 // id i = ids[idx[k]] (the entry itself when ids is empty) and the fixed
 // end's: Mix64(seed ^ Mix64(i·mul ^ c)), so mul = 1, c = at·edgeMul for
 // the edges of the row at, and mul = edgeMul, c = at for those of the

@@ -141,8 +141,8 @@ func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []in
 
 // keepEdgesAVX2 is the AVX2 version of keepEdges (the contract and
 // reference loop of keepEdgesGeneric): the edges' hashes in Go, 64 at a
-// time, each byte of their masks by keepBytes8AVX2 (the bits of heads ≥
-// heads cleared after).
+// time, each byte of their masks by keepBytes8AVX2 (the bits past the
+// last head cleared after).
 func keepEdgesAVX2(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64) {
 	var eh [64]uint64
 	nb := (heads + 7) / 8

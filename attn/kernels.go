@@ -121,7 +121,8 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 
 // prefetchIDs hints by hk.prefetch that the global ids of the entries
 // idx will be read soon, by the next row's (or column's) dropout masks:
-// all of them (the masks' kernel reads them first, eight at a time); nothing
+// all of them (the masks' kernel reads them first, eight at a time), ids
+// seen as rows of two float32s (the prefetch reads nothing); nothing
 // without dropout or ids.
 func prefetchIDs(sp Spec, hk headKernels, ids []int64, idx []int32) {
 	if sp.Drop > 0 && len(ids) > 0 {
