@@ -78,6 +78,15 @@ func check(g *Graph, sp Spec, z, src, dst []float32) error {
 	return nil
 }
 
+// checkIDs validates that ids names every row and column of g (the
+// dropout masks' kernels read them unchecked).
+func checkIDs(g *Graph, ids Ids) error {
+	if (ids.Row != nil && len(ids.Row) < g.Rows) || (ids.Col != nil && len(ids.Col) < g.Cols) {
+		return fmt.Errorf("attn: %d rows, %d columns: ids name %d and %d", g.Rows, g.Cols, len(ids.Row), len(ids.Col))
+	}
+	return nil
+}
+
 // Forward computes the partial softmax state st of every row of g (see the
 // package comment): z holds the projected source rows (Cols × Heads·Width,
 // head h in columns [h·Width, (h+1)·Width)), src the source terms (Cols ×
@@ -92,6 +101,9 @@ func Forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, st *
 // forward is Forward with the head kernels hk.
 func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk headKernels, st *State) error {
 	if err := check(g, sp, z, src, dst); err != nil {
+		return err
+	}
+	if err := checkIDs(g, ids); err != nil {
 		return err
 	}
 	h, hf := sp.Heads, sp.Heads*sp.Width
