@@ -3,8 +3,8 @@
 #include "textflag.h"
 
 // The kernels of heads_amd64.go (declarations and reference loops there).
-// The loops of accumHeads8AVX2 and gradEdges8AVX2 run one edge body (a
-// macro: ACCUM_EDGE, GRAD_EDGE) twice: with the prefetch of the rows 8
+// The loops of accumHeads8AVX2, accumHeads8AVX512 and gradEdges8AVX2 run
+// one edge body (a macro: ACCUM_EDGE, ACCUM_EDGE512, GRAD_EDGE) twice: with the prefetch of the rows 8
 // edges ahead while one exists, then without for the last 8. The macros
 // come first, then the constants, then the functions.
 
