@@ -4,9 +4,10 @@
 
 // The kernels of heads_amd64.go (declarations and reference loops there).
 // The loops of accumHeads8AVX2, accumHeads8AVX512 and gradEdges8AVX2 run
-// one edge body (a macro: ACCUM_EDGE, ACCUM_EDGE512, GRAD_EDGE) twice: with the prefetch of the rows 8
-// edges ahead while one exists, then without for the last 8. The macros
-// come first, then the constants, then the functions.
+// one edge body (a macro: ACCUM_EDGE, ACCUM_EDGE512, GRAD_EDGE) twice:
+// with the prefetch of the rows 8 edges ahead while one exists, then
+// without for the last 8. The macros come first, then the constants, then
+// the functions.
 
 // PREFETCH_AHEAD: the 256 bytes of the row of the idx entry 8 ahead of R8
 // (x in SI, stride in bytes in DX; AX clobbered).
