@@ -237,6 +237,34 @@ func TestNewGraphRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestForwardRejectsShortIDs: ids that do not name every row or column
+// of the graph are an error of Forward and ForwardV2 (the masks' kernels
+// read them unchecked), not a read past their end.
+func TestForwardRejectsShortIDs(t *testing.T) {
+	g, err := NewGraph(2, 3, []int64{0, 2, 3}, []int32{0, 2, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := Spec{Heads: 1, Width: 2, Slope: 0.2, Drop: 0.5, Seed: 1}
+	z, src, dst := make([]float32, 6), make([]float32, 3), make([]float32, 2)
+	att := make([]float32, 2)
+	for _, ids := range []Ids{{Row: []int64{7}}, {Col: []int64{7, 8}}} {
+		if err := Forward(g, sp, z, src, dst, ids, GenericRowsW, &State{}); err == nil {
+			t.Errorf("Forward accepted ids %v", ids)
+		}
+		if err := ForwardV2(g, sp, z, make([]float32, 4), att, ids, GenericRowsW, &StateV2{}); err == nil {
+			t.Errorf("ForwardV2 accepted ids %v", ids)
+		}
+	}
+	full := Ids{Row: []int64{7, 8}, Col: []int64{1, 2, 3}}
+	if err := Forward(g, sp, z, src, dst, full, GenericRowsW, &State{}); err != nil {
+		t.Errorf("Forward: %v", err)
+	}
+	if err := ForwardV2(g, sp, z, make([]float32, 4), att, full, GenericRowsW, &StateV2{}); err != nil {
+		t.Errorf("ForwardV2: %v", err)
+	}
+}
+
 // TestStateReuse runs passes with and without dropout on one State: each
 // equals the pass on a fresh State.
 func TestStateReuse(t *testing.T) {

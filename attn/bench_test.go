@@ -57,7 +57,10 @@ func timed(b *testing.B, fn func()) {
 // the same 64-wide rows forward (spmm) and transposed (spmmT), the SpMM a
 // GCN layer of that width runs. The graph is products-like in degree (50
 // in-edges a node, ogbn-products averages 50.5) on 100,000 nodes, so the
-// 64-wide source rows (25.6 MB) overflow the caches as at full size.
+// 64-wide source rows (25.6 MB) overflow the caches as at full size. The
+// "ids" runs name the nodes globally by a random permutation, as the
+// distributed operator (package exchange, one rank included) does: the
+// dropout masks then read each edge's global ids.
 func BenchmarkAttention(b *testing.B) {
 	const n, deg = 100000, 50
 	g, csr := benchGraph(b, n, deg)
@@ -74,21 +77,31 @@ func BenchmarkAttention(b *testing.B) {
 	b.Run("spmm", func(b *testing.B) { timed(b, func() { op.Apply(x, out, false) }) })
 	op.PrepareT()
 	b.Run("spmmT", func(b *testing.B) { timed(b, func() { op.ApplyT(x, out, false) }) })
+	perm := make([]int64, n)
+	for i, p := range r.Perm(n) {
+		perm[i] = int64(p)
+	}
 	for _, heads := range []int{8, 1} {
-		for _, drop := range []float32{0, 0.6} {
-			sp := Spec{Heads: heads, Width: hf / heads, Slope: 0.2, Drop: drop, Seed: 1}
+		for _, c := range []struct {
+			drop float32
+			ids  Ids
+		}{{0, Ids{}}, {0.6, Ids{}}, {0.6, Ids{Row: perm, Col: perm}}} {
+			sp := Spec{Heads: heads, Width: hf / heads, Slope: 0.2, Drop: c.drop, Seed: 1}
 			src, dst, cd := randVec(r, n*heads), randVec(r, n*heads), randVec(r, n*heads)
 			var st State
 			var sc Scratch
-			name := fmt.Sprintf("heads=%dx%d/drop=%g", heads, hf/heads, drop)
+			name := fmt.Sprintf("heads=%dx%d/drop=%g", heads, hf/heads, c.drop)
+			if c.ids.Row != nil {
+				name += "/ids"
+			}
 			b.Run(name+"/forward", func(b *testing.B) {
 				timed(b, func() {
-					if err := Forward(g, sp, z, src, dst, Ids{}, e.RowsW(), &st); err != nil {
+					if err := Forward(g, sp, z, src, dst, c.ids, e.RowsW(), &st); err != nil {
 						b.Fatal(err)
 					}
 				})
 			})
-			if err := Forward(g, sp, z, src, dst, Ids{}, e.RowsW(), &st); err != nil {
+			if err := Forward(g, sp, z, src, dst, c.ids, e.RowsW(), &st); err != nil {
 				b.Fatal(err)
 			}
 			gz, gs, gd := make([]float32, n*hf), make([]float32, n*heads), make([]float32, n*heads)
@@ -96,6 +109,34 @@ func BenchmarkAttention(b *testing.B) {
 				timed(b, func() {
 					if err := Backward(g, sp, z, src, dst, gp, cd, e.RowsW(), &st, &sc, gz, gs, gd); err != nil {
 						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkDropoutMasks times the attention dropout masks alone, with
+// every head kernel, over the rows of the graph of BenchmarkAttention
+// (global ids a random permutation, dropout 0.6) for 8 heads and for one
+// head: one pass of Forward's (or Backward's pass over the rows).
+func BenchmarkDropoutMasks(b *testing.B) {
+	const n, deg = 100000, 50
+	g, _ := benchGraph(b, n, deg)
+	r := rand.New(rand.NewPCG(3, 3))
+	perm := make([]int64, n)
+	for i, p := range r.Perm(n) {
+		perm[i] = int64(p)
+	}
+	ids := Ids{Row: perm, Col: perm}
+	for _, k := range headFamily.Impls() {
+		for _, heads := range []int{8, 1} {
+			sp := Spec{Heads: heads, Width: 64 / heads, Slope: 0.2, Drop: 0.6, Seed: 1}
+			b.Run(fmt.Sprintf("%s/heads=%d", k.name, heads), func(b *testing.B) {
+				var eg edgeTemps
+				timed(b, func() {
+					for v := range g.Rows {
+						eg.hash(sp, k, g.Idx[g.Ptr[v]:g.Ptr[v+1]], ids, ids.row(v), true)
 					}
 				})
 			})

@@ -118,8 +118,11 @@ func Keep(seed uint64, dst, src int64, h int, drop float32) bool {
 
 // edgeHash is the per-edge part of Keep's hash.
 func edgeHash(seed uint64, dst, src int64) uint64 {
-	return mix.Mix64(seed ^ mix.Mix64(uint64(dst)*0x9e3779b97f4a7c15^uint64(src)))
+	return mix.Mix64(seed ^ mix.Mix64(uint64(dst)*edgeMul^uint64(src)))
 }
+
+// edgeMul is edgeHash's multiplier of the destination's id.
+const edgeMul = 0x9e3779b97f4a7c15
 
 // dropThreshold is the integer form of the dropout rate: 24 hash bits n
 // keep an edge when n ≥ the threshold, i.e. when float32(n) ≥ drop·2^24

@@ -12,22 +12,22 @@ import (
 // aggregation of 8 heads × 8 with one weight per edge and head (accum),
 // the dot products of the edges' rows with a fixed one (dots, any width),
 // the scores and softmax of 8 heads of a row (softmax8), the backward's
-// score gradients of 8 heads of 8 (grad8), the dropout masks of 8 heads
-// (keep8), the exponentials of a row's scores (exp, expAll), and a hint
-// that rows will be read soon (prefetch).
+// score gradients of 8 heads of 8 (grad8), the dropout masks of a row's
+// or column's edges (keepEdges), the exponentials of a row's scores (exp,
+// expAll), and a hint that rows will be read soon (prefetch).
 type headKernels struct {
-	name     string
-	accum    func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
-	dots     func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
-	prefetch func(x []float32, stride int, idx []int32, bytes int)
-	softmax8 func(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
-	grad8    func(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
-	keep8    func(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
-	exp      func(x []float32)
-	native   bool // SIMD assembly (false for the pure-Go twins)
+	name      string
+	accum     func(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+	dots      func(d []float32, dstride int, x []float32, stride int, idx []int32, b []float32)
+	prefetch  func(x []float32, stride int, idx []int32, bytes int)
+	softmax8  func(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
+	grad8     func(w []float32, wstride int, x []float32, stride int, idx []int32, b, a []float32, astride int, t []float32, tstride, toff int, keep []uint8, kstride int, slope, scale float32, sum []float32)
+	keepEdges func(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64)
+	exp       func(x []float32)
+	native    bool // SIMD assembly (false for the pure-Go twins)
 }
 
-var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll}
+var genericHeads = headKernels{name: dispatch.Generic, accum: accumHeads8Generic, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keepEdges: keepEdgesGeneric, exp: expAll}
 
 // headFamily is the head kernels this CPU runs (platformHeads lives in
 // heads_<arch>.go, or heads_other.go); SVE CPUs run the NEON kernels.
@@ -181,29 +181,50 @@ func gradEdges8Generic(w []float32, wstride int, x []float32, stride int, idx []
 	}
 }
 
-// keepBytes8Generic is the pure-Go twin of keepBytes8, the attention
-// dropout masks of 8 heads of edges of hashes eh (edgeHash): bit j of
-// keep[k·kstride] is keepMask's at head hd of edge k, where hx[j] =
-// uint64(hd)<<56, and thr ≥ 0 dropThreshold's. Reference loop:
+// keepEdgesGeneric is the pure-Go twin of keepEdges, the attention
+// dropout masks of the edges to the entries idx of one row (or column):
+// per edge its (heads+7)/8 bytes keep[k·nb:(k+1)·nb], bit j of byte b set
+// when head 8b + j < heads keeps the edge (keepMask of its edgeHash; the
+// bits past the last head clear). An edge's hash is edgeHash's of the global
+// id i = ids[idx[k]] (the entry itself when ids is empty) and the fixed
+// end's: Mix64(seed ^ Mix64(i·mul ^ c)), so mul = 1, c = at·edgeMul for
+// the edges of the row at, and mul = edgeMul, c = at for those of the
+// column at. thr is dropThreshold's (0 ≤ thr ≤ 2^24). Reference loop:
 //
-//	for k, e := range eh {
-//		var m uint8
-//		for j := range 8 {
-//			if int64(mix.Mix64(e^hx[j])>>40) >= thr {
-//				m |= 1 << j
-//			}
+//	nb := (heads + 7) / 8
+//	for k, u := range idx {
+//		i := uint64(u)
+//		if len(ids) > 0 {
+//			i = uint64(ids[u])
 //		}
-//		keep[k*kstride] = m
+//		e := mix.Mix64(seed ^ mix.Mix64(i*mul^c))
+//		for b := range nb {
+//			var m uint8
+//			for j := 0; j < 8 && 8*b+j < heads; j++ {
+//				if int64(mix.Mix64(e^uint64(8*b+j)<<56)>>40) >= thr {
+//					m |= 1 << j
+//				}
+//			}
+//			keep[k*nb+b] = m
+//		}
 //	}
-func keepBytes8Generic(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64) {
-	for k, e := range eh {
-		var m uint8
-		for j, x := range hx {
-			if int64(mix.Mix64(e^x)>>40) >= thr {
-				m |= 1 << j
-			}
+func keepEdgesGeneric(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64) {
+	nb := (heads + 7) / 8
+	for k, u := range idx {
+		i := uint64(u)
+		if len(ids) > 0 {
+			i = uint64(ids[u])
 		}
-		keep[k*kstride] = m
+		e := mix.Mix64(seed ^ mix.Mix64(i*mul^c))
+		for b := range nb {
+			var m uint8
+			for j := 0; j < 8 && 8*b+j < heads; j++ {
+				if int64(mix.Mix64(e^uint64(8*b+j)<<56)>>40) >= thr {
+					m |= 1 << j
+				}
+			}
+			keep[k*nb+b] = m
+		}
 	}
 }
 

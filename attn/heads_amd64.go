@@ -2,15 +2,26 @@
 
 package attn
 
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/supergcn/supergcn/internal/mix"
+)
+
 // platformHeads returns the amd64 assembly kernels (heads_amd64.s), best
 // first; internal/dispatch keeps those the CPU and OS support. They use
-// 256-bit registers, except the dropout masks' 64-bit hashes, which the
-// AVX-512 ones take eight lanes to a register (keepBytes8AVX512).
+// 256-bit registers, except the AVX-512 ones' weighted aggregation (two
+// heads to a zmm register, accumHeads8AVX512) and dropout masks (eight
+// 64-bit lanes to a register with AVX-512DQ's 64-bit products,
+// keepEdgesAVX512; on a CPU without AVX-512DQ, AVX2's).
 func platformHeads() []headKernels {
-	k := headKernels{accum: accumHeads8AVX2, dots: dotRowsAVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keep8: keepBytes8AVX2, exp: expAllAVX2, native: true}
+	k := headKernels{accum: accumHeads8AVX2, dots: dotRowsAVX2, prefetch: prefetchRowsAVX2, softmax8: softmax8AVX2, grad8: gradEdges8AVX2, keepEdges: keepEdgesAVX2, exp: expAllAVX2, native: true}
 	k512, k2 := k, k
 	k512.name, k2.name = "avx512", "avx2"
-	k512.keep8 = keepBytes8AVX512
+	k512.accum = accumHeads8AVX512
+	if cpu.X86.HasAVX512DQ {
+		k512.keepEdges = keepEdgesAVX512
+	}
 	return []headKernels{k512, k2}
 }
 
@@ -33,6 +44,17 @@ func platformHeads() []headKernels {
 //
 //go:noescape
 func accumHeads8AVX2(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+
+// accumHeads8AVX512 is the AVX-512F version of accumHeads8 (the
+// contract and reference loop of accumHeads8AVX2): the 64 sums in four
+// zmm registers of two heads each; an edge's eight weights are loaded
+// once and spread over their heads' columns (VPERMPS), one
+// VFMADD231PS a register, so every sum takes the products in the order
+// and with the rounding of accumHeads8AVX2. The row 8 edges ahead is
+// prefetched (PREFETCHT0).
+//
+//go:noescape
+func accumHeads8AVX512(out, x []float32, stride int, idx []int32, w []float32, wstride int)
 
 // dotRowsAVX2 is the AVX2+FMA version of dotRows: per edge the dot
 // product of its row with b, any length. Reference loop:
@@ -117,21 +139,93 @@ func gradEdges8AVX2(w []float32, wstride int, x []float32, stride int, idx []int
 //go:noescape
 func softmax8AVX2(p []float32, pstride int, src []float32, sstride int, idx []int32, d []float32, slope float32, m, s []float32, keep []uint8, kstride int, scale float32)
 
-// keepBytes8AVX2 is the AVX2 version of keepBytes8 (the contract and
-// reference loop of keepBytes8Generic): the 8 heads of an edge in two
-// registers of four 64-bit lanes, Mix64's multiplications from 32-bit ones
-// (VPMULUDQ; AVX2 has no 64-bit multiply). The caller guarantees len(keep)
-// ≥ (len(eh)−1)·kstride + 1 and 0 ≤ thr ≤ 2^24.
+// keepEdgesAVX2 is the AVX2 version of keepEdges (the contract and
+// reference loop of keepEdgesGeneric): the edges' hashes in Go, 64 at a
+// time, each byte of their masks by keepBytes8AVX2 (the bits past the
+// last head cleared after).
+func keepEdgesAVX2(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64) {
+	var eh [64]uint64
+	nb := (heads + 7) / 8
+	last := uint8(0xff >> ((8 - heads%8) % 8))
+	for lo := 0; lo < len(idx); lo += len(eh) {
+		part := idx[lo:min(lo+len(eh), len(idx))]
+		e := eh[:len(part)]
+		for k, u := range part {
+			i := uint64(u)
+			if len(ids) > 0 {
+				i = uint64(ids[u])
+			}
+			e[k] = mix.Mix64(seed ^ mix.Mix64(i*mul^c))
+		}
+		kp := keep[lo*nb:]
+		for b := range nb {
+			var hx [8]uint64
+			for j := range hx {
+				hx[j] = uint64(8*b+j) << 56
+			}
+			keepBytes8AVX2(kp[b:], nb, e, &hx, thr)
+		}
+		for k := range e {
+			kp[k*nb+nb-1] &= last
+		}
+	}
+}
+
+// keepBytes8AVX2 is the dropout masks of 8 heads of the edges of hashes
+// eh (edgeHash): bit j of keep[k·kstride] is keepMask's at head hd of edge
+// k, where hx[j] = uint64(hd)<<56. Reference loop:
+//
+//	for k, e := range eh {
+//		var m uint8
+//		for j := range 8 {
+//			if int64(mix.Mix64(e^hx[j])>>40) >= thr {
+//				m |= 1 << j
+//			}
+//		}
+//		keep[k*kstride] = m
+//	}
+//
+// The 8 heads of an edge in two registers of four 64-bit lanes, Mix64's
+// multiplications from 32-bit ones (VPMULUDQ; AVX2 has no 64-bit
+// multiply). The caller guarantees len(keep) ≥ (len(eh)−1)·kstride + 1
+// and 0 ≤ thr ≤ 2^24.
 //
 //go:noescape
 func keepBytes8AVX2(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
 
-// keepBytes8AVX512 is the AVX-512F version of keepBytes8 (the contract and
-// reference loop of keepBytes8Generic): the 8 heads of an edge in one zmm
-// register of eight 64-bit lanes, Mix64's multiplications from 32-bit ones
-// (VPMULUDQ; the 64-bit VPMULLQ would need AVX-512DQ), the comparison into
-// a mask register. The caller guarantees len(keep) ≥ (len(eh)−1)·kstride
-// + 1 and 0 ≤ thr ≤ 2^24.
+// keepEdgesAVX512 is the AVX-512F+DQ version of keepEdges (the contract
+// and reference loop of keepEdgesGeneric): 64 edges at a time, their
+// hashes by edgeHashesAVX512, then their masks by keepHeadsAVX512 (two
+// loops of short independent blocks, which the CPU overlaps: the ids'
+// gathers and the hashes' chains of products of several blocks at once).
+func keepEdgesAVX512(keep []uint8, idx []int32, ids []int64, mul, c, seed uint64, heads int, thr int64) {
+	var eh [64]uint64
+	nb := (heads + 7) / 8
+	for lo := 0; lo < len(idx); lo += len(eh) {
+		part := idx[lo:min(lo+len(eh), len(idx))]
+		edgeHashesAVX512(eh[:len(part)], part, ids, mul, c, seed)
+		keepHeadsAVX512(keep[lo*nb:], eh[:len(part)], heads, thr)
+	}
+}
+
+// edgeHashesAVX512 sets eh[k] to the hash of the edge to idx[k], as
+// keepEdgesGeneric computes it: mix.Mix64(seed ^ mix.Mix64(i·mul ^ c)) of
+// its global id i = ids[idx[k]] (the entry itself when ids is empty).
+// Eight edges to a zmm register (a masked load of their entries), the ids
+// gathered (VPGATHERQQ), Mix64's multiplications 64-bit ones (VPMULLQ,
+// AVX-512DQ). The caller guarantees len(eh) ≥ len(idx) and every idx[k]
+// inside ids when ids is not empty (≥ 0 otherwise).
 //
 //go:noescape
-func keepBytes8AVX512(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
+func edgeHashesAVX512(eh []uint64, idx []int32, ids []int64, mul, c, seed uint64)
+
+// keepHeadsAVX512 sets the masks of the edges of hashes eh as
+// keepEdgesGeneric does from their hashes: bit j of keep[k·nb + b] (nb =
+// (heads+7)/8) set when head 8b + j < heads keeps edge k. Eight edges to a
+// zmm register, one head at a time (VPMULLQ), the comparison into a mask
+// register that sets the head's bit in the lanes of the edges it keeps
+// (VPORQ under the mask), the bytes stored together when nb is 1. The
+// caller guarantees len(keep) ≥ len(eh)·nb, heads ≥ 1 and 0 ≤ thr ≤ 2^24.
+//
+//go:noescape
+func keepHeadsAVX512(keep []uint8, eh []uint64, heads int, thr int64)

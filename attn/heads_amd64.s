@@ -3,10 +3,11 @@
 #include "textflag.h"
 
 // The kernels of heads_amd64.go (declarations and reference loops there).
-// The loops of accumHeads8AVX2 and gradEdges8AVX2 run one edge body (a
-// macro: ACCUM_EDGE, GRAD_EDGE) twice: with the prefetch of the rows 8
-// edges ahead while one exists, then without for the last 8. The macros
-// come first, then the constants, then the functions.
+// The loops of accumHeads8AVX2, accumHeads8AVX512 and gradEdges8AVX2 run
+// one edge body (a macro: ACCUM_EDGE, ACCUM_EDGE512, GRAD_EDGE) twice:
+// with the prefetch of the rows 8 edges ahead while one exists, then
+// without for the last 8. The macros come first, then the constants, then
+// the functions.
 
 // PREFETCH_AHEAD: the 256 bytes of the row of the idx entry 8 ahead of R8
 // (x in SI, stride in bytes in DX; AX clobbered).
@@ -45,6 +46,23 @@
 	VFMADD231PS 192(AX), Y14, Y6; \
 	VBROADCASTSS 28(R9), Y15; \
 	VFMADD231PS 224(AX), Y15, Y7; \
+	ADDQ $4, R8; \
+	ADDQ R10, R9; \
+	DECQ CX
+
+// ACCUM_EDGE512: one edge of accumHeads8AVX512 (registers there); ends
+// with DECQ CX, so its flags say whether edges are left.
+#define ACCUM_EDGE512 \
+	ROW_AT_R8; \
+	VMOVUPS 0(R9), Y8; \
+	VPERMPS Z8, Z20, Z9; \
+	VFMADD231PS 0(AX), Z9, Z0; \
+	VPERMPS Z8, Z21, Z10; \
+	VFMADD231PS 64(AX), Z10, Z1; \
+	VPERMPS Z8, Z22, Z11; \
+	VFMADD231PS 128(AX), Z11, Z2; \
+	VPERMPS Z8, Z23, Z12; \
+	VFMADD231PS 192(AX), Z12, Z3; \
 	ADDQ $4, R8; \
 	ADDQ R10, R9; \
 	DECQ CX
@@ -164,17 +182,18 @@
 	VPSRLQ $31, X, T1; \
 	VPXOR T1, X, X
 
-// MIX64Z(X, T1, T2, T3): MIX64 on the eight 64-bit lanes of a zmm register
-// (AVX-512F: VPXORQ; the multipliers' halves in Z12–Z15).
-#define MIX64Z(X, T1, T2, T3) \
-	VPSRLQ $30, X, T1; \
-	VPXORQ T1, X, X; \
-	MUL64(X, Z12, Z13, T1, T2, T3); \
-	VPSRLQ $27, X, T1; \
-	VPXORQ T1, X, X; \
-	MUL64(X, Z14, Z15, T1, T2, T3); \
-	VPSRLQ $31, X, T1; \
-	VPXORQ T1, X, X
+// MIX64Q(X, T): mix.Mix64 on the eight 64-bit lanes of a zmm register
+// with the 64-bit products of AVX-512DQ (VPMULLQ; the multipliers in Z23,
+// Z24).
+#define MIX64Q(X, T) \
+	VPSRLQ $30, X, T; \
+	VPXORQ T, X, X; \
+	VPMULLQ Z23, X, X; \
+	VPSRLQ $27, X, T; \
+	VPXORQ T, X, X; \
+	VPMULLQ Z24, X, X; \
+	VPSRLQ $31, X, T; \
+	VPXORQ T, X, X
 
 // expc<>: the constants of expPoly (exp.go), eight copies each (one ymm
 // vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
@@ -321,6 +340,87 @@ DATA mixc<>+16(SB)/8, $0x133111eb
 DATA mixc<>+24(SB)/8, $0x94d049bb
 GLOBL mixc<>(SB), RODATA|NOPTR, $32
 
+// wperm<>: VPERMPS indices spreading eight weights over four zmm registers
+// of two heads' columns each: 0 ×8, 1 ×8, then 2, 3; 4, 5; 6, 7.
+DATA wperm<>+0(SB)/4, $0
+DATA wperm<>+4(SB)/4, $0
+DATA wperm<>+8(SB)/4, $0
+DATA wperm<>+12(SB)/4, $0
+DATA wperm<>+16(SB)/4, $0
+DATA wperm<>+20(SB)/4, $0
+DATA wperm<>+24(SB)/4, $0
+DATA wperm<>+28(SB)/4, $0
+DATA wperm<>+32(SB)/4, $1
+DATA wperm<>+36(SB)/4, $1
+DATA wperm<>+40(SB)/4, $1
+DATA wperm<>+44(SB)/4, $1
+DATA wperm<>+48(SB)/4, $1
+DATA wperm<>+52(SB)/4, $1
+DATA wperm<>+56(SB)/4, $1
+DATA wperm<>+60(SB)/4, $1
+DATA wperm<>+64(SB)/4, $2
+DATA wperm<>+68(SB)/4, $2
+DATA wperm<>+72(SB)/4, $2
+DATA wperm<>+76(SB)/4, $2
+DATA wperm<>+80(SB)/4, $2
+DATA wperm<>+84(SB)/4, $2
+DATA wperm<>+88(SB)/4, $2
+DATA wperm<>+92(SB)/4, $2
+DATA wperm<>+96(SB)/4, $3
+DATA wperm<>+100(SB)/4, $3
+DATA wperm<>+104(SB)/4, $3
+DATA wperm<>+108(SB)/4, $3
+DATA wperm<>+112(SB)/4, $3
+DATA wperm<>+116(SB)/4, $3
+DATA wperm<>+120(SB)/4, $3
+DATA wperm<>+124(SB)/4, $3
+DATA wperm<>+128(SB)/4, $4
+DATA wperm<>+132(SB)/4, $4
+DATA wperm<>+136(SB)/4, $4
+DATA wperm<>+140(SB)/4, $4
+DATA wperm<>+144(SB)/4, $4
+DATA wperm<>+148(SB)/4, $4
+DATA wperm<>+152(SB)/4, $4
+DATA wperm<>+156(SB)/4, $4
+DATA wperm<>+160(SB)/4, $5
+DATA wperm<>+164(SB)/4, $5
+DATA wperm<>+168(SB)/4, $5
+DATA wperm<>+172(SB)/4, $5
+DATA wperm<>+176(SB)/4, $5
+DATA wperm<>+180(SB)/4, $5
+DATA wperm<>+184(SB)/4, $5
+DATA wperm<>+188(SB)/4, $5
+DATA wperm<>+192(SB)/4, $6
+DATA wperm<>+196(SB)/4, $6
+DATA wperm<>+200(SB)/4, $6
+DATA wperm<>+204(SB)/4, $6
+DATA wperm<>+208(SB)/4, $6
+DATA wperm<>+212(SB)/4, $6
+DATA wperm<>+216(SB)/4, $6
+DATA wperm<>+220(SB)/4, $6
+DATA wperm<>+224(SB)/4, $7
+DATA wperm<>+228(SB)/4, $7
+DATA wperm<>+232(SB)/4, $7
+DATA wperm<>+236(SB)/4, $7
+DATA wperm<>+240(SB)/4, $7
+DATA wperm<>+244(SB)/4, $7
+DATA wperm<>+248(SB)/4, $7
+DATA wperm<>+252(SB)/4, $7
+GLOBL wperm<>(SB), RODATA|NOPTR, $256
+
+// mixq<>: mix.Mix64's two multipliers, then 1<<56 (the step from one
+// head's offset to the next) and 1.
+DATA mixq<>+0(SB)/8, $0xbf58476d1ce4e5b9
+DATA mixq<>+8(SB)/8, $0x94d049bb133111eb
+DATA mixq<>+16(SB)/8, $0x0100000000000000
+DATA mixq<>+24(SB)/8, $1
+GLOBL mixq<>(SB), RODATA|NOPTR, $32
+
+// lanemask<>: the mask of the first n lanes at byte n (1 ≤ n ≤ 8).
+DATA lanemask<>+0(SB)/8, $0x7f3f1f0f070301ff
+DATA lanemask<>+8(SB)/1, $0xff
+GLOBL lanemask<>(SB), RODATA|NOPTR, $9
+
 // tailmask<>: eight all-ones int32s then eight zero ones; the 8-lane mask
 // of the first r values starts at byte 32 − 4·r.
 DATA tailmask<>+0(SB)/8, $0xffffffffffffffff
@@ -382,6 +482,52 @@ tail:
 	VZEROUPPER
 
 done:
+	RET
+
+// func accumHeads8AVX512(out, x []float32, stride int, idx []int32, w []float32, wstride int)
+// Registers: as accumHeads8AVX2's; Z0–Z3 the 64 sums (two heads each),
+// Y8 the edge's eight weights, Z9–Z12 them spread over two heads' columns
+// (VPERMPS by the indices wperm<> in Z20–Z23).
+TEXT ·accumHeads8AVX512(SB), NOSPLIT, $0-112
+	MOVQ out_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ stride+48(FP), DX
+	SHLQ $2, DX
+	MOVQ idx_base+56(FP), R8
+	MOVQ idx_len+64(FP), CX
+	MOVQ w_base+80(FP), R9
+	MOVQ wstride+104(FP), R10
+	SHLQ $2, R10
+	TESTQ CX, CX
+	JZ accz
+	VMOVDQU32 wperm<>+0(SB), Z20
+	VMOVDQU32 wperm<>+64(SB), Z21
+	VMOVDQU32 wperm<>+128(SB), Z22
+	VMOVDQU32 wperm<>+192(SB), Z23
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	MOVQ CX, R11
+	SUBQ $8, R11
+	JLE acczt
+
+acczahead:
+	PREFETCH_AHEAD
+	ACCUM_EDGE512
+	DECQ R11
+	JNZ acczahead
+
+acczt:
+	ACCUM_EDGE512
+	JNZ acczt
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VZEROUPPER
+
+accz:
 	RET
 
 // func prefetchRowsAVX2(x []float32, stride int, idx []int32, bytes int)
@@ -728,41 +874,144 @@ dotrsum:
 dotrdone:
 	RET
 
-// func keepBytes8AVX512(keep []uint8, kstride int, eh []uint64, hx *[8]uint64, thr int64)
-// Registers: DI the edge's keep byte, R9 kstride, SI the next hash, CX
-// hashes left, AX the mask bits; Z12–Z15 the low and high 32 bits of
-// Mix64's multipliers (one a 64-bit lane), Z10 hx, Z9 thr − 1; per edge
-// Z0 its eight heads, Z1–Z3 MIX64Z's temporaries, K1 the heads kept.
-TEXT ·keepBytes8AVX512(SB), NOSPLIT, $0-72
-	MOVQ keep_base+0(FP), DI
-	MOVQ kstride+24(FP), R9
-	MOVQ eh_base+32(FP), SI
-	MOVQ eh_len+40(FP), CX
-	MOVQ hx+56(FP), AX
-	VMOVDQU64 (AX), Z10
-	MOVQ thr+64(FP), AX
-	DECQ AX
-	VPBROADCASTQ AX, Z9
-	VPBROADCASTQ mixc<>+0(SB), Z12
-	VPBROADCASTQ mixc<>+8(SB), Z13
-	VPBROADCASTQ mixc<>+16(SB), Z14
-	VPBROADCASTQ mixc<>+24(SB), Z15
+// func edgeHashesAVX512(eh []uint64, idx []int32, ids []int64, mul, c, seed uint64)
+// Eight edges to a register, one a 64-bit lane. Registers: DI the block's
+// hashes, R8 its idx entries, CX edges left, SI ids (R15 its length, 0:
+// the ids are the entries), BX the block's edges, R12 lanemask<>; Z20
+// mul, Z21 c, Z22 seed, Z23/Z24 Mix64's multipliers; K2 the block's lanes
+// (K3 the gather's copy), Z1 the entries, Z2 the ids, then the hashes.
+TEXT ·edgeHashesAVX512(SB), NOSPLIT, $0-96
+	MOVQ eh_base+0(FP), DI
+	MOVQ idx_base+24(FP), R8
+	MOVQ idx_len+32(FP), CX
+	MOVQ ids_base+48(FP), SI
+	MOVQ ids_len+56(FP), R15
+	VPBROADCASTQ mul+72(FP), Z20
+	VPBROADCASTQ c+80(FP), Z21
+	VPBROADCASTQ seed+88(FP), Z22
+	VPBROADCASTQ mixq<>+0(SB), Z23
+	VPBROADCASTQ mixq<>+8(SB), Z24
+	LEAQ lanemask<>(SB), R12
 	TESTQ CX, CX
-	JZ keepzdone
+	JZ ehashdone
 
-keepzloop:
-	VPBROADCASTQ (SI), Z0
-	VPXORQ Z10, Z0, Z0
-	MIX64Z(Z0, Z1, Z2, Z3)
-	VPSRLQ $40, Z0, Z0
-	VPCMPQ $6, Z9, Z0, K1
-	KMOVW K1, AX
-	MOVB AX, (DI)
-	ADDQ R9, DI
-	ADDQ $8, SI
-	DECQ CX
-	JNZ keepzloop
+ehashblock:
+	MOVQ $8, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVBQZX (R12)(BX*1), AX
+	KMOVB AX, K2
+	VPMOVSXDQ.Z (R8), K2, Z1
+	TESTQ R15, R15
+	JZ ehashdirect
+	KMOVB K2, K3
+	VPXORQ Z2, Z2, Z2
+	VPGATHERQQ (SI)(Z1*8), K3, Z2
+	JMP ehashmix
+
+ehashdirect:
+	VMOVDQA64 Z1, Z2
+
+ehashmix:
+	VPMULLQ Z20, Z2, Z2
+	VPXORQ Z21, Z2, Z2
+	MIX64Q(Z2, Z3)
+	VPXORQ Z22, Z2, Z2
+	MIX64Q(Z2, Z3)
+	VMOVDQU64 Z2, K2, (DI)
+	LEAQ (R8)(BX*4), R8
+	LEAQ (DI)(BX*8), DI
+	SUBQ BX, CX
+	JNZ ehashblock
 	VZEROUPPER
 
-keepzdone:
+ehashdone:
+	RET
+
+// func keepHeadsAVX512(keep []uint8, eh []uint64, heads int, thr int64)
+// Eight edges to a register, one a 64-bit lane. Registers: SI the block's
+// hashes, CX hashes left, DI the block's first keep byte, R14 an edge's
+// bytes (nb), R10 heads, BX the block's edges, R11 the byte, DX its heads
+// left, AX that byte's heads left, R12 lanemask<>; Z23/Z24 Mix64's
+// multipliers, Z9 thr − 1, Z25 1<<56, Z26 1; per block K2 its lanes, Z2
+// the hashes, Z11 the head's offset hd<<56, Z12 its bit 1<<(hd%8), Z4 the
+// head's hashes, K1 the edges it keeps, Z13 the byte of every edge.
+TEXT ·keepHeadsAVX512(SB), NOSPLIT, $0-64
+	MOVQ keep_base+0(FP), DI
+	MOVQ eh_base+24(FP), SI
+	MOVQ eh_len+32(FP), CX
+	MOVQ heads+48(FP), R10
+	LEAQ 7(R10), R14
+	SHRQ $3, R14
+	LEAQ lanemask<>(SB), R12
+	MOVQ thr+56(FP), AX
+	DECQ AX
+	VPBROADCASTQ AX, Z9
+	VPBROADCASTQ mixq<>+0(SB), Z23
+	VPBROADCASTQ mixq<>+8(SB), Z24
+	VPBROADCASTQ mixq<>+16(SB), Z25
+	VPBROADCASTQ mixq<>+24(SB), Z26
+	TESTQ CX, CX
+	JZ kheaddone
+
+kheadblock:
+	MOVQ $8, BX
+	CMPQ CX, BX
+	CMOVQLT CX, BX
+	MOVBQZX (R12)(BX*1), AX
+	KMOVB AX, K2
+	VMOVDQU64.Z (SI), K2, Z2
+	VPXORQ Z11, Z11, Z11
+	XORQ R11, R11
+	MOVQ R10, DX
+
+kheadbyte:
+	VPXORQ Z13, Z13, Z13
+	VMOVDQA64 Z26, Z12
+	MOVQ $8, AX
+	CMPQ DX, AX
+	CMOVQLT DX, AX
+	SUBQ AX, DX
+
+kheadhead:
+	VPXORQ Z11, Z2, Z4
+	MIX64Q(Z4, Z5)
+	VPSRLQ $40, Z4, Z4
+	VPCMPQ $6, Z9, Z4, K1
+	VPORQ Z12, Z13, K1, Z13
+	VPADDQ Z12, Z12, Z12
+	VPADDQ Z25, Z11, Z11
+	DECQ AX
+	JNZ kheadhead
+	CMPQ R14, $1
+	JNE kheadscatter
+	VPMOVQB Z13, K2, (DI)
+	JMP kheadnext
+
+kheadscatter:
+	VPMOVQB Z13, X14
+	VMOVQ X14, AX
+	LEAQ (DI)(R11*1), R9
+	MOVQ BX, R13
+
+kheadstore:
+	MOVB AX, (R9)
+	SHRQ $8, AX
+	ADDQ R14, R9
+	DECQ R13
+	JNZ kheadstore
+
+kheadnext:
+	INCQ R11
+	CMPQ R11, R14
+	JLT kheadbyte
+	SUBQ BX, CX
+	LEAQ (SI)(BX*8), SI
+	IMULQ R14, BX
+	ADDQ BX, DI
+	TESTQ CX, CX
+	JNZ kheadblock
+	VZEROUPPER
+
+kheaddone:
 	RET

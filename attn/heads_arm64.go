@@ -7,7 +7,7 @@ package attn
 // the dot products, softmax, score gradients, dropout masks, exponentials and the prefetch hint are the pure-Go twins (the Go
 // assembler has no vector FADD for the dots' pairwise sums).
 func platformHeads() []headKernels {
-	return []headKernels{{name: "neon", accum: accumHeads8NEON, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keep8: keepBytes8Generic, exp: expAll, native: true}}
+	return []headKernels{{name: "neon", accum: accumHeads8NEON, dots: dotRowsGeneric, prefetch: prefetchRowsGeneric, softmax8: softmax8Generic, grad8: gradEdges8Generic, keepEdges: keepEdgesGeneric, exp: expAll, native: true}}
 }
 
 // accumHeads8NEON is the Advanced SIMD version of accumHeads8: 64 columns,

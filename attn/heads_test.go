@@ -239,46 +239,57 @@ func sameBits(a, b []float32) bool {
 	return len(a) == len(b)
 }
 
-// TestHeadKeepMatchesKeepMask runs every head kernel's keep8 on 0 to 33
-// edge hashes, head offsets 0 and 8, strides 1 and 3 and the thresholds of
-// dropout 0, 0.3, 0.6 and nearly 1, against keepMask head by head (Keep's
-// definition); the bytes between strides stay untouched.
+// TestHeadKeepMatchesKeepMask runs every head kernel's keepEdges on 0 to
+// 33 edges (whole blocks of 8 and a rest) of rows and of columns, entries
+// misaligned by one inside a longer slice, ids empty (the entries) or
+// random 64-bit ones, 1 to 17 heads (a last byte of 1 to 8 heads) and the
+// thresholds of dropout 0, 0.3, 0.6 and nearly 1, against Keep head by
+// head (edgeHash, keepMask); the byte after the last edge stays untouched.
 func TestHeadKeepMatchesKeepMask(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
+	const rows = 50
+	global := make([]int64, rows)
+	for i := range global {
+		global[i] = int64(r.Uint64())
+	}
 	for _, k := range headFamily.Impls() {
-		for _, n := range []int{0, 1, 7, 33} {
-			eh := make([]uint64, n)
-			for i := range eh {
-				eh[i] = r.Uint64()
-			}
-			for _, drop := range []float32{0, 0.3, 0.6, 0.9999999} {
-				thr := dropThreshold(drop)
-				for _, h0 := range []int{0, 8} {
-					for _, kstride := range []int{1, 3} {
-						var hx [8]uint64
-						for j := range hx {
-							hx[j] = uint64(h0+j) << 56
-						}
-						keep := make([]uint8, n*kstride+1)
-						for i := range keep {
-							keep[i] = 0xa5
-						}
-						k.keep8(keep, kstride, eh, &hx, int64(thr))
-						for i, e := range eh {
-							for j := range 8 {
-								want := keepMask(e, h0+j, thr) != 0
-								if got := keep[i*kstride]>>j&1 == 1; got != want {
-									t.Fatalf("%s keep8, drop %g, head %d of edge %d: %v, keepMask %v", k.name, drop, h0+j, i, got, want)
+		for _, n := range []int{0, 1, 7, 8, 9, 33} {
+			idx := randIdx(r, n+1, rows)[1:]
+			for _, ids := range [][]int64{nil, global} {
+				for _, drop := range []float32{0, 0.3, 0.6, 0.9999999} {
+					thr := dropThreshold(drop)
+					for _, heads := range []int{1, 3, 8, 9, 16, 17} {
+						nb := (heads + 7) / 8
+						for _, byRow := range []bool{true, false} {
+							at, seed := int64(r.Uint64()), r.Uint64()
+							keep := make([]uint8, n*nb+1)
+							for i := range keep {
+								keep[i] = 0xa5
+							}
+							if byRow {
+								k.keepEdges(keep, idx, ids, 1, uint64(at)*edgeMul, seed, heads, int64(thr))
+							} else {
+								k.keepEdges(keep, idx, ids, edgeMul, uint64(at), seed, heads, int64(thr))
+							}
+							for e, u := range idx {
+								id := int64(u)
+								if ids != nil {
+									id = ids[u]
+								}
+								eh := edgeHash(seed, at, id)
+								if !byRow {
+									eh = edgeHash(seed, id, at)
+								}
+								for hd := range 8 * nb {
+									want := hd < heads && keepMask(eh, hd, thr) != 0
+									if got := keep[e*nb+hd/8]>>(hd%8)&1 == 1; got != want {
+										t.Fatalf("%s keepEdges, %d heads, drop %g, byRow %v, ids %v: head %d of edge %d: %v, keepMask %v", k.name, heads, drop, byRow, ids != nil, hd, e, got, want)
+									}
 								}
 							}
-							for b := i*kstride + 1; b < (i+1)*kstride; b++ {
-								if keep[b] != 0xa5 {
-									t.Fatalf("%s keep8: byte %d between strides written", k.name, b)
-								}
+							if keep[n*nb] != 0xa5 {
+								t.Fatalf("%s keepEdges: byte after the last edge written", k.name)
 							}
-						}
-						if keep[n*kstride] != 0xa5 {
-							t.Fatalf("%s keep8: byte after the last edge written", k.name)
 						}
 					}
 				}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/supergcn/supergcn/internal/par"
 )
@@ -77,6 +78,15 @@ func check(g *Graph, sp Spec, z, src, dst []float32) error {
 	return nil
 }
 
+// checkIDs validates that ids names every row and column of g (the
+// dropout masks' kernels read them unchecked).
+func checkIDs(g *Graph, ids Ids) error {
+	if (ids.Row != nil && len(ids.Row) < g.Rows) || (ids.Col != nil && len(ids.Col) < g.Cols) {
+		return fmt.Errorf("attn: %d rows, %d columns: ids name %d and %d", g.Rows, g.Cols, len(ids.Row), len(ids.Col))
+	}
+	return nil
+}
+
 // Forward computes the partial softmax state st of every row of g (see the
 // package comment): z holds the projected source rows (Cols × Heads·Width,
 // head h in columns [h·Width, (h+1)·Width)), src the source terms (Cols ×
@@ -93,6 +103,9 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 	if err := check(g, sp, z, src, dst); err != nil {
 		return err
 	}
+	if err := checkIDs(g, ids); err != nil {
+		return err
+	}
 	h, hf := sp.Heads, sp.Heads*sp.Width
 	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
 	st.R, st.ids = Resize(st.R, g.Rows*hf), ids
@@ -101,7 +114,9 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 		var eg edgeTemps     // the row's dropout masks
 		for v := lo; v < hi; v++ {
 			if v+1 < hi {
-				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], h%8 == 0), 4*h)
+				next := g.Idx[g.Ptr[v+1]:g.Ptr[v+2]]
+				hk.prefetch(src, h, first(next, h%8 == 0), 4*h)
+				prefetchIDs(sp, hk, ids.Col, next)
 			}
 			idx := g.Idx[g.Ptr[v]:g.Ptr[v+1]]
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf) // the rows the kernels start on, read after the scores
@@ -114,6 +129,17 @@ func forward(g *Graph, sp Spec, z, src, dst []float32, ids Ids, kern RowsW, hk h
 		}
 	})
 	return nil
+}
+
+// prefetchIDs hints by hk.prefetch that the global ids of the entries
+// idx will be read soon, by the next row's (or column's) dropout masks:
+// all of them (the masks' kernel reads them first, eight at a time), ids
+// seen as rows of two float32s (the prefetch reads nothing); nothing
+// without dropout or ids.
+func prefetchIDs(sp Spec, hk headKernels, ids []int64, idx []int32) {
+	if sp.Drop > 0 && len(ids) > 0 {
+		hk.prefetch(unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(ids))), 2*len(ids)), 2, idx, 8)
+	}
 }
 
 // first is the entries of the next row (or column) to prefetch before
@@ -160,6 +186,10 @@ func forEdges(n int, ptr []int64, fn func(lo, hi int)) {
 // multiple of 8, else by scores, expSum and eg.drop.
 func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headKernels, eg *edgeTemps) {
 	h := len(d)
+	if h == 1 && len(idx) > 0 {
+		m[0], s[0] = softmax1(sp, d[0], src, idx, p, hk, eg.keep)
+		return
+	}
 	if h%8 != 0 || len(idx) == 0 {
 		scores(sp, d, src, idx, p, m)
 		expSum(p, m, s, hk.exp)
@@ -172,6 +202,34 @@ func softmax(sp Spec, d, src []float32, idx []int32, p, m, s []float32, hk headK
 	for c := 0; c < h; c += 8 {
 		hk.softmax8(p[c:], h, src[c:], h, idx, d[c:c+8], sp.Slope, m[c:c+8], s[c:c+8], eg.keep[c/8:], nb, 1/(1-sp.Drop))
 	}
+}
+
+// softmax1 is softmax for a single head, in one function without the
+// loops over heads (the output layer's): the same operations in the same
+// order as scores, expSum and edgeTemps.drop. It returns the max and the
+// sum; keep holds a byte an edge (bit 0: kept).
+func softmax1(sp Spec, d float32, src []float32, idx []int32, p []float32, hk headKernels, keep []uint8) (m, s float32) {
+	p, m = p[:len(idx)], float32(math.Inf(-1))
+	for k, u := range idx {
+		l := leaky(src[u]+d, sp.Slope)
+		p[k] = l
+		m = max(m, l)
+	}
+	for k, x := range p {
+		p[k] = x - m
+	}
+	hk.exp(p)
+	for _, y := range p {
+		s += y
+	}
+	if sp.Drop > 0 {
+		scale := 1 / (1 - sp.Drop)
+		keep = keep[:len(p)]
+		for k, x := range p {
+			p[k] = math.Float32frombits(math.Float32bits(x*scale) & -uint32(keep[k]&1))
+		}
+	}
+	return m, s
 }
 
 // scores sets p (edge-major, one row's edges idx, all heads) to l =
@@ -386,7 +444,9 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				continue
 			}
 			if u+1 < hi {
-				hk.prefetch(sc.rows, 3*h, first(g.trow[b:g.tptr[u+2]], rc), 12*h)
+				next := g.trow[b:g.tptr[u+2]]
+				hk.prefetch(sc.rows, 3*h, first(next, rc), 12*h)
+				prefetchIDs(sp, hk, ids.Row, next)
 			}
 			col = g.trow[a:b]
 			hk.prefetch(gp, hf, col[:min(len(col), 8)], 4*hf)
@@ -423,7 +483,9 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 				continue
 			}
 			if v+1 < hi {
-				hk.prefetch(src, h, first(g.Idx[g.Ptr[v+1]:g.Ptr[v+2]], true), 4*h)
+				next := g.Idx[g.Ptr[v+1]:g.Ptr[v+2]]
+				hk.prefetch(src, h, first(next, true), 4*h)
+				prefetchIDs(sp, hk, ids.Col, next)
 			}
 			hk.prefetch(z, hf, idx[:min(len(idx), 8)], 4*hf)
 			eg.hash(sp, hk, idx, ids, ids.row(v), true)
@@ -437,12 +499,11 @@ func backward(g *Graph, sp Spec, z, src, dst, gp, cd []float32, kern RowsW, hk h
 }
 
 // edgeTemps is one goroutine's temporaries for the edges of one row or
-// column: their dropout hashes and masks (every pass), and in the backward
+// column: their dropout masks (every pass), and in the backward
 // passes their weights W (edge-major), dot products and the per-head sums
 // of their score gradients.
 type edgeTemps struct {
 	w, d, sum []float32
-	eh        []uint64
 	keep      []uint8
 }
 
@@ -450,7 +511,7 @@ type edgeTemps struct {
 // to the columns idx, the row's global id at) or of one column (to the
 // rows idx, the column's id at), ids naming the others: bit hd%8 of byte
 // hd/8 of an edge's (Heads+7)/8 bytes is set when head hd keeps it
-// (keepMask), eight heads at a time by hk.keep8; all set without dropout.
+// (keepMask of its edgeHash), by hk.keepEdges; all set without dropout.
 func (eg *edgeTemps) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int64, byRow bool) {
 	h, n := sp.Heads, len(idx)
 	nb := (h + 7) / 8
@@ -461,32 +522,11 @@ func (eg *edgeTemps) hash(sp Spec, hk headKernels, idx []int32, ids Ids, at int6
 		}
 		return
 	}
-	thr := dropThreshold(sp.Drop)
-	eg.eh = slices.Grow(eg.eh[:0], n)[:n]
+	thr := int64(dropThreshold(sp.Drop))
 	if byRow {
-		for i, u := range idx {
-			eg.eh[i] = edgeHash(sp.Seed, at, ids.col(u))
-		}
+		hk.keepEdges(eg.keep, idx, ids.Col, 1, uint64(at)*edgeMul, sp.Seed, h, thr)
 	} else {
-		for i, v := range idx {
-			eg.eh[i] = edgeHash(sp.Seed, ids.row(int(v)), at)
-		}
-	}
-	var hx [8]uint64
-	for j := 0; j+8 <= h; j += 8 {
-		for i := range hx {
-			hx[i] = uint64(j+i) << 56
-		}
-		hk.keep8(eg.keep[j/8:], nb, eg.eh, &hx, int64(thr))
-	}
-	if j := h &^ 7; j < h {
-		for i, e := range eg.eh {
-			var m uint8
-			for hd := j; hd < h; hd++ {
-				m |= uint8(keepMask(e, hd, thr)&1) << (hd % 8)
-			}
-			eg.keep[i*nb+j/8] = m
-		}
+		hk.keepEdges(eg.keep, idx, ids.Row, edgeMul, uint64(at), sp.Seed, h, thr)
 	}
 }
 
@@ -522,7 +562,39 @@ func (eg *edgeTemps) grads(sp Spec, hk headKernels, x []float32, idx []int32, b,
 		return
 	}
 	eg.d = Resize(eg.d, h*n)
+	if h == 1 {
+		eg.sum[0] = edgeGrads1(f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, de)
+		return
+	}
 	edgeGrads(h, f, hk, eg.w, x, idx, b, a, astride, t, tstride, eg.keep, sp.Slope, scale, eg.d, eg.sum, de)
+}
+
+// edgeGrads1 is edgeGrads for a single head of width f, in one function
+// without the loops over heads (the output layer's): the same operations
+// in the same order. It returns the sum of the score gradients.
+func edgeGrads1(f int, hk headKernels, w, x []float32, idx []int32, b, a []float32, astride int, t []float32, tstride int, keep []uint8, slope, scale float32, d, de []float32) float32 {
+	n := len(idx)
+	w, d, keep = w[:n], d[:n], keep[:n]
+	hk.dots(d, 1, x, f, idx, b[:f])
+	for k, v := range idx {
+		i, j := int(v)*astride, int(v)*tstride
+		w[k] = float32(leaky(a[i]+t[j], slope)) - t[j+1] // as Forward: no fused multiply-add
+	}
+	hk.exp(w)
+	var sum float32
+	for k, v := range idx {
+		i, j := int(v)*astride, int(v)*tstride
+		e, p := a[i]+t[j], w[k]
+		wk := math.Float32frombits(math.Float32bits(p*scale) & -uint32(keep[k]&1))
+		w[k] = wk
+		g := (wk*d[k] - p*t[j+2]) * slopeOf(e, slope)
+		d[k] = g
+		sum += g
+	}
+	if de != nil {
+		copy(de[:n], d)
+	}
+	return sum
 }
 
 // edgeGrads is the score gradients of any heads (h of width f) for

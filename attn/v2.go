@@ -57,6 +57,9 @@ func ForwardV2(g *Graph, sp Spec, z, t, att []float32, ids Ids, kern RowsW, st *
 	if err := checkV2(g, sp, z, t, att); err != nil {
 		return err
 	}
+	if err := checkIDs(g, ids); err != nil {
+		return err
+	}
 	h, f, e := sp.Heads, sp.Width, g.Edges()
 	hf := h * f
 	st.M, st.S = Resize(st.M, g.Rows*h), Resize(st.S, g.Rows*h)
