@@ -103,35 +103,27 @@ func (l *LayerNorm) Backward(g *dense.Matrix) *dense.Matrix {
 }
 
 // rowStats returns the mean of x and 1/sqrt(var+eps) with the biased
-// variance, accumulated in float64. Each sum runs as four independent
-// partial sums (element j into partial j mod 4, the partials added as
-// (p0+p1)+(p2+p3)) rather than one serial chain of float64 additions, so
-// the loops run at the adder's throughput rather than its latency. The
-// fused hidden stage (through biasStats) and LayerNorm.Forward both use
-// this order, so they round identically; it depends on the row only, not
-// on the threads.
+// variance, accumulated in float64. Each sum runs as eight independent
+// partial sums (element j into partial j mod 8, the partials added as
+// rowk.Sum8) rather than one serial chain of float64 additions, so the
+// loops run at the adder's throughput rather than its latency. The fused
+// hidden stage (through biasStats) and LayerNorm.Forward both use this
+// order, so they round identically; it depends on the row only, not on
+// the threads.
 func rowStats(x []float32, eps float64) (mean, rstd float64) {
 	n := len(x)
-	var s0, s1, s2, s3 float64
+	var s [8]float64
 	j := 0
-	for ; j+4 <= n; j += 4 {
-		q := x[j : j+4 : j+4]
-		s0 += float64(q[0])
-		s1 += float64(q[1])
-		s2 += float64(q[2])
-		s3 += float64(q[3])
+	for ; j+8 <= n; j += 8 {
+		q := x[j : j+8 : j+8]
+		for l, v := range q {
+			s[l] += float64(v)
+		}
 	}
-	switch q := x[j:]; len(q) {
-	case 3:
-		s2 += float64(q[2])
-		fallthrough
-	case 2:
-		s1 += float64(q[1])
-		fallthrough
-	case 1:
-		s0 += float64(q[0])
+	for k, v := range x[j:] {
+		s[k] += float64(v)
 	}
-	mean = ((s0 + s1) + (s2 + s3)) / float64(n)
+	mean = rowk.Sum8(&s) / float64(n)
 	return mean, rowRstd(x, mean, eps)
 }
 
@@ -146,70 +138,26 @@ func biasStats(k rowk.Set, x []float64, o, bias []float32, eps float64) (mean, r
 // rowRstd returns 1/sqrt(var+eps), var = mean((x-mean)²), with the sum of
 // squares in rowStats' order; x float32 or the same values widened.
 func rowRstd[T float32 | float64](x []T, mean, eps float64) float64 {
-	n := len(x)
-	var s0, s1, s2, s3 float64
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		q := x[j : j+4 : j+4]
-		d0, d1 := float64(q[0])-mean, float64(q[1])-mean
-		d2, d3 := float64(q[2])-mean, float64(q[3])-mean
-		s0 += float64(d0 * d0)
-		s1 += float64(d1 * d1)
-		s2 += float64(d2 * d2)
-		s3 += float64(d3 * d3)
+	var s [8]float64
+	for j, v := range x {
+		d := float64(v) - mean
+		s[j%8] += float64(d * d)
 	}
-	switch q := x[j:]; len(q) {
-	case 3:
-		d := float64(q[2]) - mean
-		s2 += float64(d * d)
-		fallthrough
-	case 2:
-		d := float64(q[1]) - mean
-		s1 += float64(d * d)
-		fallthrough
-	case 1:
-		d := float64(q[0]) - mean
-		s0 += float64(d * d)
-	}
-	sq := (s0 + s1) + (s2 + s3)
-	return 1 / math.Sqrt(sq/float64(n)+eps)
+	return 1 / math.Sqrt(rowk.Sum8(&s)/float64(len(x))+eps)
 }
 
 // gradStats returns mean(ĝ) and mean(ĝ·x̂) over a row, ĝ = g·gamma (the
 // product rounded to float32, then widened), accumulated in float64 as
-// four partial sums in rowStats' order. The fused hidden stage and
+// eight partial sums in rowStats' order. The fused hidden stage and
 // LayerNorm.Backward both use it, so they round identically.
 func gradStats(g, gamma, xh []float32) (sg, sgx float64) {
 	n := len(g)
 	gamma, xh = gamma[:n], xh[:n]
-	var a0, a1, a2, a3, b0, b1, b2, b3 float64
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		q, m, x := g[j:j+4:j+4], gamma[j:j+4:j+4], xh[j:j+4:j+4]
-		h0, h1 := float64(q[0]*m[0]), float64(q[1]*m[1])
-		h2, h3 := float64(q[2]*m[2]), float64(q[3]*m[3])
-		a0 += h0
-		a1 += h1
-		a2 += h2
-		a3 += h3
-		b0 += float64(h0 * float64(x[0]))
-		b1 += float64(h1 * float64(x[1]))
-		b2 += float64(h2 * float64(x[2]))
-		b3 += float64(h3 * float64(x[3]))
+	var a, b [8]float64
+	for j := range n {
+		h := float64(g[j] * gamma[j])
+		a[j%8] += h
+		b[j%8] += float64(h * float64(xh[j]))
 	}
-	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
-		h := float64(g[j+k] * gamma[j+k])
-		switch k {
-		case 0:
-			a0 += h
-			b0 += float64(h * float64(xh[j+k]))
-		case 1:
-			a1 += h
-			b1 += float64(h * float64(xh[j+k]))
-		case 2:
-			a2 += h
-			b2 += float64(h * float64(xh[j+k]))
-		}
-	}
-	return ((a0 + a1) + (a2 + a3)) / float64(n), ((b0 + b1) + (b2 + b3)) / float64(n)
+	return rowk.Sum8(&a) / float64(n), rowk.Sum8(&b) / float64(n)
 }
