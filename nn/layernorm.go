@@ -112,15 +112,21 @@ func (l *LayerNorm) Backward(g *dense.Matrix) *dense.Matrix {
 // the threads.
 func rowStats(x []float32, eps float64) (mean, rstd float64) {
 	n := len(x)
-	var s [8]float64
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
 	j := 0
 	for ; j+8 <= n; j += 8 {
 		q := x[j : j+8 : j+8]
-		for l, v := range q {
-			s[l] += float64(v)
-		}
+		s0 += float64(q[0])
+		s1 += float64(q[1])
+		s2 += float64(q[2])
+		s3 += float64(q[3])
+		s4 += float64(q[4])
+		s5 += float64(q[5])
+		s6 += float64(q[6])
+		s7 += float64(q[7])
 	}
-	for k, v := range x[j:] {
+	s := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+	for k, v := range x[j:] { // the last n mod 8 elements, into partials 0..6
 		s[k] += float64(v)
 	}
 	mean = rowk.Sum8(&s) / float64(n)
@@ -138,12 +144,28 @@ func biasStats(k rowk.Set, x []float64, o, bias []float32, eps float64) (mean, r
 // rowRstd returns 1/sqrt(var+eps), var = mean((x-mean)²), with the sum of
 // squares in rowStats' order; x float32 or the same values widened.
 func rowRstd[T float32 | float64](x []T, mean, eps float64) float64 {
-	var s [8]float64
-	for j, v := range x {
-		d := float64(v) - mean
-		s[j%8] += float64(d * d)
+	n := len(x)
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	j := 0
+	for ; j+8 <= n; j += 8 {
+		q := x[j : j+8 : j+8]
+		d0, d1, d2, d3 := float64(q[0])-mean, float64(q[1])-mean, float64(q[2])-mean, float64(q[3])-mean
+		d4, d5, d6, d7 := float64(q[4])-mean, float64(q[5])-mean, float64(q[6])-mean, float64(q[7])-mean
+		s0 += float64(d0 * d0)
+		s1 += float64(d1 * d1)
+		s2 += float64(d2 * d2)
+		s3 += float64(d3 * d3)
+		s4 += float64(d4 * d4)
+		s5 += float64(d5 * d5)
+		s6 += float64(d6 * d6)
+		s7 += float64(d7 * d7)
 	}
-	return 1 / math.Sqrt(rowk.Sum8(&s)/float64(len(x))+eps)
+	s := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+	for k, v := range x[j:] {
+		d := float64(v) - mean
+		s[k] += float64(d * d)
+	}
+	return 1 / math.Sqrt(rowk.Sum8(&s)/float64(n)+eps)
 }
 
 // gradStats returns mean(ĝ) and mean(ĝ·x̂) over a row, ĝ = g·gamma (the
@@ -154,10 +176,26 @@ func gradStats(g, gamma, xh []float32) (sg, sgx float64) {
 	n := len(g)
 	gamma, xh = gamma[:n], xh[:n]
 	var a, b [8]float64
-	for j := range n {
-		h := float64(g[j] * gamma[j])
-		a[j%8] += h
-		b[j%8] += float64(h * float64(xh[j]))
+	j := 0
+	for ; j+8 <= n; j += 8 {
+		q, m, x := g[j:j+8:j+8], gamma[j:j+8:j+8], xh[j:j+8:j+8]
+		h0, h1, h2, h3 := float64(q[0]*m[0]), float64(q[1]*m[1]), float64(q[2]*m[2]), float64(q[3]*m[3])
+		h4, h5, h6, h7 := float64(q[4]*m[4]), float64(q[5]*m[5]), float64(q[6]*m[6]), float64(q[7]*m[7])
+		a[0], a[1], a[2], a[3] = a[0]+h0, a[1]+h1, a[2]+h2, a[3]+h3
+		a[4], a[5], a[6], a[7] = a[4]+h4, a[5]+h5, a[6]+h6, a[7]+h7
+		b[0] += float64(h0 * float64(x[0]))
+		b[1] += float64(h1 * float64(x[1]))
+		b[2] += float64(h2 * float64(x[2]))
+		b[3] += float64(h3 * float64(x[3]))
+		b[4] += float64(h4 * float64(x[4]))
+		b[5] += float64(h5 * float64(x[5]))
+		b[6] += float64(h6 * float64(x[6]))
+		b[7] += float64(h7 * float64(x[7]))
+	}
+	for k := range n - j { // the last n mod 8 elements, into partials 0..6
+		h := float64(g[j+k] * gamma[j+k])
+		a[k] += h
+		b[k] += float64(h * float64(xh[j+k]))
 	}
 	return rowk.Sum8(&a) / float64(n), rowk.Sum8(&b) / float64(n)
 }
