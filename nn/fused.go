@@ -182,7 +182,7 @@ func drawRow(u []uint16, n int, k uint, src *pcg, cur uint64) uint64 {
 // what Dropout.Backward, ReLUBackward and LayerNorm.Backward compute one
 // after the other, with the same rounding and summation order.
 // The row sums of LayerNorm (here and in LayerNorm.Forward/Backward) run
-// as four partial sums in a fixed order (see rowStats), shared through
+// as eight partial sums in a fixed order (see rowStats), shared through
 // rowStats/biasStats/rowRstd, gradStats/normGradRow and normGradOut.
 func (a *hiddenAct) backward(g *dense.Matrix) *dense.Matrix {
 	scale := float32(1)

@@ -103,35 +103,33 @@ func (l *LayerNorm) Backward(g *dense.Matrix) *dense.Matrix {
 }
 
 // rowStats returns the mean of x and 1/sqrt(var+eps) with the biased
-// variance, accumulated in float64. Each sum runs as four independent
-// partial sums (element j into partial j mod 4, the partials added as
-// (p0+p1)+(p2+p3)) rather than one serial chain of float64 additions, so
-// the loops run at the adder's throughput rather than its latency. The
-// fused hidden stage (through biasStats) and LayerNorm.Forward both use
-// this order, so they round identically; it depends on the row only, not
-// on the threads.
+// variance, accumulated in float64. Each sum runs as eight independent
+// partial sums (element j into partial j mod 8, the partials added as
+// rowk.Sum8) rather than one serial chain of float64 additions, so the
+// loops run at the adder's throughput rather than its latency. The fused
+// hidden stage (through biasStats) and LayerNorm.Forward both use this
+// order, so they round identically; it depends on the row only, not on
+// the threads.
 func rowStats(x []float32, eps float64) (mean, rstd float64) {
 	n := len(x)
-	var s0, s1, s2, s3 float64
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
 	j := 0
-	for ; j+4 <= n; j += 4 {
-		q := x[j : j+4 : j+4]
+	for ; j+8 <= n; j += 8 {
+		q := x[j : j+8 : j+8]
 		s0 += float64(q[0])
 		s1 += float64(q[1])
 		s2 += float64(q[2])
 		s3 += float64(q[3])
+		s4 += float64(q[4])
+		s5 += float64(q[5])
+		s6 += float64(q[6])
+		s7 += float64(q[7])
 	}
-	switch q := x[j:]; len(q) {
-	case 3:
-		s2 += float64(q[2])
-		fallthrough
-	case 2:
-		s1 += float64(q[1])
-		fallthrough
-	case 1:
-		s0 += float64(q[0])
+	s := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+	for k, v := range x[j:] { // the last n mod 8 elements, into partials 0..6
+		s[k] += float64(v)
 	}
-	mean = ((s0 + s1) + (s2 + s3)) / float64(n)
+	mean = rowk.Sum8(&s) / float64(n)
 	return mean, rowRstd(x, mean, eps)
 }
 
@@ -147,69 +145,57 @@ func biasStats(k rowk.Set, x []float64, o, bias []float32, eps float64) (mean, r
 // squares in rowStats' order; x float32 or the same values widened.
 func rowRstd[T float32 | float64](x []T, mean, eps float64) float64 {
 	n := len(x)
-	var s0, s1, s2, s3 float64
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
 	j := 0
-	for ; j+4 <= n; j += 4 {
-		q := x[j : j+4 : j+4]
-		d0, d1 := float64(q[0])-mean, float64(q[1])-mean
-		d2, d3 := float64(q[2])-mean, float64(q[3])-mean
+	for ; j+8 <= n; j += 8 {
+		q := x[j : j+8 : j+8]
+		d0, d1, d2, d3 := float64(q[0])-mean, float64(q[1])-mean, float64(q[2])-mean, float64(q[3])-mean
+		d4, d5, d6, d7 := float64(q[4])-mean, float64(q[5])-mean, float64(q[6])-mean, float64(q[7])-mean
 		s0 += float64(d0 * d0)
 		s1 += float64(d1 * d1)
 		s2 += float64(d2 * d2)
 		s3 += float64(d3 * d3)
+		s4 += float64(d4 * d4)
+		s5 += float64(d5 * d5)
+		s6 += float64(d6 * d6)
+		s7 += float64(d7 * d7)
 	}
-	switch q := x[j:]; len(q) {
-	case 3:
-		d := float64(q[2]) - mean
-		s2 += float64(d * d)
-		fallthrough
-	case 2:
-		d := float64(q[1]) - mean
-		s1 += float64(d * d)
-		fallthrough
-	case 1:
-		d := float64(q[0]) - mean
-		s0 += float64(d * d)
+	s := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+	for k, v := range x[j:] {
+		d := float64(v) - mean
+		s[k] += float64(d * d)
 	}
-	sq := (s0 + s1) + (s2 + s3)
-	return 1 / math.Sqrt(sq/float64(n)+eps)
+	return 1 / math.Sqrt(rowk.Sum8(&s)/float64(n)+eps)
 }
 
 // gradStats returns mean(ĝ) and mean(ĝ·x̂) over a row, ĝ = g·gamma (the
 // product rounded to float32, then widened), accumulated in float64 as
-// four partial sums in rowStats' order. The fused hidden stage and
+// eight partial sums in rowStats' order. The fused hidden stage and
 // LayerNorm.Backward both use it, so they round identically.
 func gradStats(g, gamma, xh []float32) (sg, sgx float64) {
 	n := len(g)
 	gamma, xh = gamma[:n], xh[:n]
-	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	var a, b [8]float64
 	j := 0
-	for ; j+4 <= n; j += 4 {
-		q, m, x := g[j:j+4:j+4], gamma[j:j+4:j+4], xh[j:j+4:j+4]
-		h0, h1 := float64(q[0]*m[0]), float64(q[1]*m[1])
-		h2, h3 := float64(q[2]*m[2]), float64(q[3]*m[3])
-		a0 += h0
-		a1 += h1
-		a2 += h2
-		a3 += h3
-		b0 += float64(h0 * float64(x[0]))
-		b1 += float64(h1 * float64(x[1]))
-		b2 += float64(h2 * float64(x[2]))
-		b3 += float64(h3 * float64(x[3]))
+	for ; j+8 <= n; j += 8 {
+		q, m, x := g[j:j+8:j+8], gamma[j:j+8:j+8], xh[j:j+8:j+8]
+		h0, h1, h2, h3 := float64(q[0]*m[0]), float64(q[1]*m[1]), float64(q[2]*m[2]), float64(q[3]*m[3])
+		h4, h5, h6, h7 := float64(q[4]*m[4]), float64(q[5]*m[5]), float64(q[6]*m[6]), float64(q[7]*m[7])
+		a[0], a[1], a[2], a[3] = a[0]+h0, a[1]+h1, a[2]+h2, a[3]+h3
+		a[4], a[5], a[6], a[7] = a[4]+h4, a[5]+h5, a[6]+h6, a[7]+h7
+		b[0] += float64(h0 * float64(x[0]))
+		b[1] += float64(h1 * float64(x[1]))
+		b[2] += float64(h2 * float64(x[2]))
+		b[3] += float64(h3 * float64(x[3]))
+		b[4] += float64(h4 * float64(x[4]))
+		b[5] += float64(h5 * float64(x[5]))
+		b[6] += float64(h6 * float64(x[6]))
+		b[7] += float64(h7 * float64(x[7]))
 	}
-	for k := range n - j { // the last n mod 4 elements, into partials 0, 1, 2
+	for k := range n - j { // the last n mod 8 elements, into partials 0..6
 		h := float64(g[j+k] * gamma[j+k])
-		switch k {
-		case 0:
-			a0 += h
-			b0 += float64(h * float64(xh[j+k]))
-		case 1:
-			a1 += h
-			b1 += float64(h * float64(xh[j+k]))
-		case 2:
-			a2 += h
-			b2 += float64(h * float64(xh[j+k]))
-		}
+		a[k] += h
+		b[k] += float64(h * float64(xh[j+k]))
 	}
-	return ((a0 + a1) + (a2 + a3)) / float64(n), ((b0 + b1) + (b2 + b3)) / float64(n)
+	return rowk.Sum8(&a) / float64(n), rowk.Sum8(&b) / float64(n)
 }

@@ -6,8 +6,10 @@
 // twins: kernels_amd64.go, generic.go). Each routine runs n elements, n a
 // positive multiple of 8, eight per iteration: eight float32 in one ymm
 // register, widened (VCVTPS2PD, exact) into two float64 vectors holding
-// elements j..j+3 and j+4..j+7, so lane l of a float64 sum adds element
-// j+l, then j+4+l, as the twins' partial sum l does. Products are rounded
+// elements j..j+3 and j+4..j+7 (AVX2), which go to two float64 sums, lanes
+// 0..3 and 4..7 of the twins' eight partial sums, or into one 8-lane zmm
+// vector (AVX-512), so lane l of a sum adds element j+l, then j+8+l, as
+// the twins' partial sum l does. Products are rounded
 // before they are added (VMULPx then VADDPx, never FMA); float64 → float32
 // (VCVTPD2PS) rounds to nearest under Go's MXCSR, as float32() does.
 
@@ -24,8 +26,8 @@ GLOBL carry<>(SB), RODATA|NOPTR, $4
 	VEXTRACTF128 $1, Y, XHI; \
 	VCVTPS2PD    XHI, YHI
 
-// func biasSumAVX2(x *float64, o, bias *float32, n int, s *[4]float64)
-// x = float64(o+bias); s[l] += x[j] for j ≡ l (mod 4).
+// func biasSumAVX2(x *float64, o, bias *float32, n int, s *[8]float64)
+// x = float64(o+bias); s[l] += x[j] for j ≡ l (mod 8).
 TEXT ·biasSumAVX2(SB), NOSPLIT, $0-40
 	MOVQ    x+0(FP), DI
 	MOVQ    o+8(FP), SI
@@ -33,6 +35,7 @@ TEXT ·biasSumAVX2(SB), NOSPLIT, $0-40
 	MOVQ    n+24(FP), CX
 	MOVQ    s+32(FP), AX
 	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y9
 	SHRQ    $3, CX
 
 bsloop:
@@ -42,24 +45,26 @@ bsloop:
 	VMOVUPD Y2, (DI)
 	VMOVUPD Y3, 32(DI)
 	VADDPD  Y2, Y0, Y0
-	VADDPD  Y3, Y0, Y0
+	VADDPD  Y3, Y9, Y9
 	ADDQ    $32, SI
 	ADDQ    $32, DX
 	ADDQ    $64, DI
 	DECQ    CX
 	JNZ     bsloop
 	VMOVUPD Y0, (AX)
+	VMOVUPD Y9, 32(AX)
 	VZEROUPPER
 	RET
 
-// func sqSumAVX2(x *float64, n int, mean float64, s *[4]float64)
-// s[l] += (x[j]-mean)² for j ≡ l (mod 4).
+// func sqSumAVX2(x *float64, n int, mean float64, s *[8]float64)
+// s[l] += (x[j]-mean)² for j ≡ l (mod 8).
 TEXT ·sqSumAVX2(SB), NOSPLIT, $0-32
 	MOVQ         x+0(FP), DI
 	MOVQ         n+8(FP), CX
 	VBROADCASTSD mean+16(FP), Y4
 	MOVQ         s+24(FP), AX
 	VMOVUPD      (AX), Y0
+	VMOVUPD      32(AX), Y9
 	SHRQ         $3, CX
 
 sqloop:
@@ -70,11 +75,12 @@ sqloop:
 	VMULPD  Y1, Y1, Y1
 	VMULPD  Y2, Y2, Y2
 	VADDPD  Y1, Y0, Y0
-	VADDPD  Y2, Y0, Y0
+	VADDPD  Y2, Y9, Y9
 	ADDQ    $64, DI
 	DECQ    CX
 	JNZ     sqloop
 	VMOVUPD Y0, (AX)
+	VMOVUPD Y9, 32(AX)
 	VZEROUPPER
 	RET
 
@@ -154,9 +160,9 @@ ndloop:
 	RET
 
 // func normGradAVX2(gr, h, o, bias, gamma, xh *float32, ag, ab *float64, n int, mean, rstd float64, scale float32, active bool, st *gradState)
-// Registers: Y0 s, Y9 t, Y10 bad (OR of (h & finite) + carry), Y11 mean,
-// Y12 rstd, Y13 scale, Y14 zero; R10 g, R11 h, R12 o, R13 bias, R14 gamma,
-// R15 xh, SI ag, DI ab, CX iterations, BL active.
+// Registers: Y0/Y14 s (lanes 0..3/4..7), Y9/Y15 t, Y10 bad (OR of (h &
+// finite) + carry), Y11 mean, Y12 rstd, Y13 scale; R10 g, R11 h, R12 o,
+// R13 bias, R14 gamma, R15 xh, SI ag, DI ab, CX iterations, BL active.
 TEXT ·normGradAVX2(SB), NOSPLIT, $0-104
 	MOVQ         gr+0(FP), R10
 	MOVQ         h+8(FP), R11
@@ -173,10 +179,10 @@ TEXT ·normGradAVX2(SB), NOSPLIT, $0-104
 	MOVB         active+92(FP), BL
 	MOVQ         st+96(FP), AX
 	VMOVUPD      (AX), Y0
-	VMOVUPD      32(AX), Y9
+	VMOVUPD      32(AX), Y14
+	VMOVUPD      64(AX), Y9
+	VMOVUPD      96(AX), Y15
 	VPXOR        Y10, Y10, Y10
-	VPXOR        Y14, Y14, Y14
-	VPBROADCASTD finite<>(SB), Y15
 	SHRQ         $3, CX
 
 ngloop:
@@ -192,11 +198,13 @@ ngloop:
 	VMULPS  Y13, Y1, Y1
 
 ngnoscale:
-	VPAND        Y15, Y2, Y3
+	VPBROADCASTD finite<>(SB), Y4
+	VPAND        Y4, Y2, Y3
 	VPBROADCASTD carry<>(SB), Y4
 	VPADDD       Y4, Y3, Y3
 	VPOR         Y3, Y10, Y10
-	VPSUBD       Y2, Y14, Y3 // −bits(h)
+	VPXOR        Y3, Y3, Y3
+	VPSUBD       Y2, Y3, Y3 // −bits(h)
 	VPSRAD       $31, Y3, Y3 // keep where bits(h) ∈ (0, 2³¹]
 	VPAND        Y3, Y1, Y1  // v
 
@@ -231,12 +239,12 @@ ngnoscale:
 	VMULPS  (R14), Y1, Y1
 	WIDEN(Y1, X1, Y4, X5, Y5)
 	VADDPD  Y4, Y0, Y0
-	VADDPD  Y5, Y0, Y0
+	VADDPD  Y5, Y14, Y14
 	WIDEN(Y3, X3, Y6, X7, Y7)
 	VMULPD  Y6, Y4, Y4
 	VMULPD  Y7, Y5, Y5
 	VADDPD  Y4, Y9, Y9
-	VADDPD  Y5, Y9, Y9
+	VADDPD  Y5, Y15, Y15
 
 	ADDQ $32, R10
 	ADDQ $32, R11
@@ -250,11 +258,13 @@ ngnoscale:
 	JNZ  ngloop
 
 	VMOVUPD   Y0, (AX)
-	VMOVUPD   Y9, 32(AX)
+	VMOVUPD   Y14, 32(AX)
+	VMOVUPD   Y9, 64(AX)
+	VMOVUPD   Y15, 96(AX)
 	VMOVMSKPS Y10, DX // bit 31 of each lane
 	TESTL     DX, DX
 	JZ        ngdone
-	ORL       $0x80000000, 64(AX)
+	ORL       $0x80000000, 128(AX)
 
 ngdone:
 	VZEROUPPER

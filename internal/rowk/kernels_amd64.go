@@ -2,25 +2,36 @@
 
 package rowk
 
+// The assembly of a native set (Set.isa).
+const (
+	isaAVX2   isa = iota // asm_amd64.s
+	isaAVX512            // asm512_amd64.s for Norm, NormDrop, NormGrad and NormGradOut, AVX2 for the rest
+)
+
 // archSets returns the amd64 assembly sets, best first; internal/dispatch
-// keeps those the CPU and OS support (AVX2 implies FMA there, unused here).
+// keeps those the CPU and OS support (AVX2 implies FMA there, unused here;
+// AVX-512 implies AVX2).
 func archSets() []Set {
-	return []Set{{name: "avx2", native: true}}
+	return []Set{{name: "avx512", native: true, isa: isaAVX512}, {name: "avx2", native: true, isa: isaAVX2}}
 }
 
-// The assembly routines (asm_amd64.s) run the first n elements, n a
-// positive multiple of 8, eight per iteration: each eight float32 (one ymm
-// register) are widened into two 4-lane float64 vectors, elements j..j+3
-// and j+4..j+7, so lane l of every float64 sum receives elements ≡ l
-// (mod 4) in order, as the generic twins' partial sums do. No FMA. The Go
-// wrappers below run the rest of the row with the generic twin, which
-// carries on from the assembly's sums.
+// The assembly routines run the first n elements, n a positive multiple
+// of 8, eight per iteration: AVX2 widens each eight float32 (one ymm
+// register) into two 4-lane float64 vectors, elements j..j+3 and j+4..j+7,
+// which go to two sums (partials 0..3 and 4..7); AVX-512 widens them into
+// one 8-lane vector. Either way lane l of every float64 sum receives the
+// elements ≡ l (mod 8) in order, as the generic twins' partial sums do.
+// No FMA. The Go wrappers below run the rest of the row with the generic
+// twin, which carries on from the assembly's sums. The AVX-512 set runs
+// the AVX2 biasSum, sqSum (their sums are chains of dependent additions:
+// one chain of 8-lane additions ran slower than two of 4 lanes), reluBias
+// and gate (they stream float32 at the memory's rate either way).
 
 //go:noescape
-func biasSumAVX2(x *float64, o, bias *float32, n int, s *[4]float64)
+func biasSumAVX2(x *float64, o, bias *float32, n int, s *[8]float64)
 
 //go:noescape
-func sqSumAVX2(x *float64, n int, mean float64, s *[4]float64)
+func sqSumAVX2(x *float64, n int, mean float64, s *[8]float64)
 
 //go:noescape
 func normAVX2(h *float32, x *float64, gamma, beta *float32, n int, mean, rstd float64)
@@ -34,7 +45,19 @@ func normGradAVX2(gr, h, o, bias, gamma, xh *float32, ag, ab *float64, n int, me
 //go:noescape
 func normGradOutAVX2(dst, gr, gamma, xh *float32, n int, rstd, sg, sgx float64)
 
-func biasSumNative(x []float64, o, bias []float32, s *[4]float64) {
+//go:noescape
+func normAVX512(h *float32, x *float64, gamma, beta *float32, n int, mean, rstd float64)
+
+//go:noescape
+func normDropAVX512(h *float32, x *float64, gamma, beta *float32, u *uint16, n int, mean, rstd float64, thresh int32, scale float32)
+
+//go:noescape
+func normGradAVX512(gr, h, o, bias, gamma, xh *float32, ag, ab *float64, n int, mean, rstd float64, scale float32, active bool, st *gradState)
+
+//go:noescape
+func normGradOutAVX512(dst, gr, gamma, xh *float32, n int, rstd, sg, sgx float64)
+
+func biasSumNative(_ isa, x []float64, o, bias []float32, s *[8]float64) {
 	n := len(x)
 	o, bias = o[:n], bias[:n]
 	m := n &^ 7
@@ -44,7 +67,7 @@ func biasSumNative(x []float64, o, bias []float32, s *[4]float64) {
 	biasSumGeneric(x[m:], o[m:], bias[m:], s)
 }
 
-func sqSumNative(x []float64, mean float64, s *[4]float64) {
+func sqSumNative(_ isa, x []float64, mean float64, s *[8]float64) {
 	m := len(x) &^ 7
 	if m > 0 {
 		sqSumAVX2(&x[0], m, mean, s)
@@ -52,42 +75,58 @@ func sqSumNative(x []float64, mean float64, s *[4]float64) {
 	sqSumGeneric(x[m:], mean, s)
 }
 
-func normNative(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
+func normNative(a isa, h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
 	n := len(h)
 	x, gamma, beta = x[:n], gamma[:n], beta[:n]
 	m := n &^ 7
 	if m > 0 {
-		normAVX2(&h[0], &x[0], &gamma[0], &beta[0], m, mean, rstd)
+		if a == isaAVX512 {
+			normAVX512(&h[0], &x[0], &gamma[0], &beta[0], m, mean, rstd)
+		} else {
+			normAVX2(&h[0], &x[0], &gamma[0], &beta[0], m, mean, rstd)
+		}
 	}
 	normGeneric(h[m:], x[m:], gamma[m:], beta[m:], mean, rstd)
 }
 
-func normDropNative(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
+func normDropNative(a isa, h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
 	n := len(h)
 	x, gamma, beta, u = x[:n], gamma[:n], beta[:n], u[:n]
 	m := n &^ 7
 	if m > 0 {
-		normDropAVX2(&h[0], &x[0], &gamma[0], &beta[0], &u[0], m, mean, rstd, thresh, scale)
+		if a == isaAVX512 {
+			normDropAVX512(&h[0], &x[0], &gamma[0], &beta[0], &u[0], m, mean, rstd, thresh, scale)
+		} else {
+			normDropAVX2(&h[0], &x[0], &gamma[0], &beta[0], &u[0], m, mean, rstd, thresh, scale)
+		}
 	}
 	normDropGeneric(h[m:], x[m:], gamma[m:], beta[m:], u[m:], mean, rstd, thresh, scale)
 }
 
-func normGradNative(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
+func normGradNative(a isa, g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
 	n := len(g)
 	h, o, bias, gamma, xh, ag, ab = h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n]
 	m := n &^ 7
 	if m > 0 {
-		normGradAVX2(&g[0], &h[0], &o[0], &bias[0], &gamma[0], &xh[0], &ag[0], &ab[0], m, mean, rstd, scale, active, st)
+		if a == isaAVX512 {
+			normGradAVX512(&g[0], &h[0], &o[0], &bias[0], &gamma[0], &xh[0], &ag[0], &ab[0], m, mean, rstd, scale, active, st)
+		} else {
+			normGradAVX2(&g[0], &h[0], &o[0], &bias[0], &gamma[0], &xh[0], &ag[0], &ab[0], m, mean, rstd, scale, active, st)
+		}
 	}
 	normGradGeneric(g[m:], h[m:], o[m:], bias[m:], gamma[m:], xh[m:], ag[m:], ab[m:], mean, rstd, scale, active, st)
 }
 
-func normGradOutNative(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
+func normGradOutNative(a isa, dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	n := len(g)
 	dst, gamma, xh = dst[:n], gamma[:n], xh[:n]
 	m := n &^ 7
 	if m > 0 {
-		normGradOutAVX2(&dst[0], &g[0], &gamma[0], &xh[0], m, rstd, sg, sgx)
+		if a == isaAVX512 {
+			normGradOutAVX512(&dst[0], &g[0], &gamma[0], &xh[0], m, rstd, sg, sgx)
+		} else {
+			normGradOutAVX2(&dst[0], &g[0], &gamma[0], &xh[0], m, rstd, sg, sgx)
+		}
 	}
 	normGradOutGeneric(dst[m:], g[m:], gamma[m:], xh[m:], rstd, sg, sgx)
 }

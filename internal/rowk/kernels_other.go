@@ -9,23 +9,25 @@ func archSets() []Set { return nil }
 // The native kernels are never called without a native set; they are
 // functions (not function values) so that escape analysis sees through them.
 
-func biasSumNative(x []float64, o, bias []float32, s *[4]float64) { biasSumGeneric(x, o, bias, s) }
+func biasSumNative(_ isa, x []float64, o, bias []float32, s *[8]float64) {
+	biasSumGeneric(x, o, bias, s)
+}
 
-func sqSumNative(x []float64, mean float64, s *[4]float64) { sqSumGeneric(x, mean, s) }
+func sqSumNative(_ isa, x []float64, mean float64, s *[8]float64) { sqSumGeneric(x, mean, s) }
 
-func normNative(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
+func normNative(_ isa, h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
 	normGeneric(h, x, gamma, beta, mean, rstd)
 }
 
-func normDropNative(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
+func normDropNative(_ isa, h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
 	normDropGeneric(h, x, gamma, beta, u, mean, rstd, thresh, scale)
 }
 
-func normGradNative(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
+func normGradNative(_ isa, g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool, st *gradState) {
 	normGradGeneric(g, h, o, bias, gamma, xh, ag, ab, mean, rstd, scale, active, st)
 }
 
-func normGradOutNative(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
+func normGradOutNative(_ isa, dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	normGradOutGeneric(dst, g, gamma, xh, rstd, sg, sgx)
 }
 

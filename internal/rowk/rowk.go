@@ -7,10 +7,10 @@
 // for bit (but for the sign and payload of a NaN where two NaNs meet in a
 // commutative operation: x86 keeps the first operand's, and Go leaves the
 // operand order to the compiler, so even two Go builds can differ there;
-// no finite input reaches that case): the row sums run as four float64 partial sums, element j into
-// partial j mod 4, added as (p0+p1)+(p2+p3) (one 4-lane float64 vector per
-// sum in the AVX2 code), products are rounded as written (no FMA on either
-// side), and the column sums of the weight gradients stay float64. The set
+// no finite input reaches that case): the row sums run as eight float64
+// partial sums, element j into partial j mod 8, added as sum8 does (two
+// 4-lane float64 vectors per sum in the AVX2 code, one 8-lane vector in the
+// AVX-512 code), products are rounded as written (no FMA on either side), and the column sums of the weight gradients stay float64. The set
 // is chosen once from the CPU features through internal/dispatch, and
 // SUPERGCN_KERNEL forces one as it does for aggr and quant.
 package rowk
@@ -22,12 +22,22 @@ import (
 )
 
 // gradState carries NormGrad's row sums from one part of a row to the
-// next: s and t the partial sums of ĝ and ĝ·x̂ (lane j mod 4), bad bit 31
+// next: s and t the partial sums of ĝ and ĝ·x̂ (lane j mod 8), bad bit 31
 // set once h held a NaN or an infinity.
 type gradState struct {
-	s, t [4]float64
+	s, t [8]float64
 	bad  uint32
 }
+
+// sum8 adds the eight partial sums of a row in the one order every set
+// and nn's LayerNorm helpers use.
+func sum8(s *[8]float64) float64 {
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// Sum8 is sum8 for nn's LayerNorm helpers, which sum float32 rows in the
+// same order.
+func Sum8(s *[8]float64) float64 { return sum8(s) }
 
 // Set is one implementation of the family's kernels: the assembly of
 // this architecture (native) or the generic twin. Its methods call the
@@ -36,8 +46,8 @@ type gradState struct {
 // argument has at least the first argument's length, and only that many
 // elements are read or written):
 //
-//	biasSum(x, o, bias, s):  x[j] = float64(o[j]+bias[j]) (the sum rounded to float32); s[j mod 4] += x[j], in order of j
-//	sqSum(x, mean, s):       s[j mod 4] += (x[j]-mean)² (the product rounded)
+//	biasSum(x, o, bias, s):  x[j] = float64(o[j]+bias[j]) (the sum rounded to float32); s[j mod 8] += x[j], in order of j
+//	sqSum(x, mean, s):       s[j mod 8] += (x[j]-mean)² (the product rounded)
 //	norm(h, x, gamma, beta, mean, rstd):  h[j] = relu(float32(float32((x[j]-mean)·rstd)·gamma[j]) + beta[j])
 //	normDrop(…, u, …, thresh, scale):     norm, then h[j] ·= (u[j] ≥ thresh ? scale : +0)
 //	normGrad:     see NormGrad; st carries the sums
@@ -48,7 +58,11 @@ type gradState struct {
 type Set struct {
 	name   string
 	native bool
+	isa    isa // the assembly of the native set (kernels_amd64.go)
 }
+
+// isa names the assembly of a native set (kernels_amd64.go).
+type isa uint8
 
 // Name is the set's kernel name (dispatch's spelling: avx2, generic, …).
 func (k Set) Name() string { return k.name }
@@ -59,24 +73,24 @@ const FiniteBits = 0x7f800000
 
 // BiasStats sets x = o + bias (rounded to float32, as dense.AddBias, then
 // widened; len(x) elements) and returns the row's mean and 1/sqrt(var+eps)
-// with the biased variance, both sums as four float64 partial sums
-// (element j into partial j mod 4, added as (p0+p1)+(p2+p3)).
+// with the biased variance, both sums as eight float64 partial sums
+// (element j into partial j mod 8, added as sum8).
 func (k Set) BiasStats(x []float64, o, bias []float32, eps float64) (mean, rstd float64) {
 	n := len(x)
-	var s [4]float64
+	var s [8]float64
 	if k.native {
-		biasSumNative(x, o[:n], bias[:n], &s)
+		biasSumNative(k.isa, x, o[:n], bias[:n], &s)
 	} else {
 		biasSumGeneric(x, o[:n], bias[:n], &s)
 	}
-	mean = ((s[0] + s[1]) + (s[2] + s[3])) / float64(n)
-	s = [4]float64{}
+	mean = sum8(&s) / float64(n)
+	s = [8]float64{}
 	if k.native {
-		sqSumNative(x, mean, &s)
+		sqSumNative(k.isa, x, mean, &s)
 	} else {
 		sqSumGeneric(x, mean, &s)
 	}
-	return mean, 1 / math.Sqrt(((s[0]+s[1])+(s[2]+s[3]))/float64(n)+eps)
+	return mean, 1 / math.Sqrt(sum8(&s)/float64(n)+eps)
 }
 
 // Norm sets h[j] = relu(x̂_j·gamma[j] + beta[j]), x̂_j = (x[j]-mean)·rstd
@@ -85,7 +99,7 @@ func (k Set) BiasStats(x []float64, o, bias []float32, eps float64) (mean, rstd 
 func (k Set) Norm(h []float32, x []float64, gamma, beta []float32, mean, rstd float64) {
 	n := len(h)
 	if k.native {
-		normNative(h, x[:n], gamma[:n], beta[:n], mean, rstd)
+		normNative(k.isa, h, x[:n], gamma[:n], beta[:n], mean, rstd)
 	} else {
 		normGeneric(h, x[:n], gamma[:n], beta[:n], mean, rstd)
 	}
@@ -96,7 +110,7 @@ func (k Set) Norm(h []float32, x []float64, gamma, beta []float32, mean, rstd fl
 func (k Set) NormDrop(h []float32, x []float64, gamma, beta []float32, u []uint16, mean, rstd float64, thresh int32, scale float32) {
 	n := len(h)
 	if k.native {
-		normDropNative(h, x[:n], gamma[:n], beta[:n], u[:n], mean, rstd, thresh, scale)
+		normDropNative(k.isa, h, x[:n], gamma[:n], beta[:n], u[:n], mean, rstd, thresh, scale)
 	} else {
 		normDropGeneric(h, x[:n], gamma[:n], beta[:n], u[:n], mean, rstd, thresh, scale)
 	}
@@ -107,15 +121,15 @@ func (k Set) NormDrop(h []float32, x []float64, gamma, beta []float32, u []uint1
 //	w = g·scale (active) or g;  v = w where bits(h) ∈ (0, 2³¹] (h > 0, or −0, which no forward writes), +0 elsewhere;  g = v
 //	x̂ = float32((float64(o+bias) − mean)·rstd);  xh = x̂
 //	ag += float64(v·x̂);  ab += float64(v)
-//	ĥ = float64(v·gamma);  s[j mod 4] += ĥ;  t[j mod 4] += ĥ·float64(x̂)
+//	ĥ = float64(v·gamma);  s[j mod 8] += ĥ;  t[j mod 8] += ĥ·float64(x̂)
 //
-// and it returns sg = ((s0+s1)+(s2+s3))/n, sgx likewise from t, and fin =
+// and it returns sg = sum8(s)/n, sgx likewise from t, and fin =
 // 0 when h held a NaN or an infinity, FiniteBits otherwise.
 func (k Set) NormGrad(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean, rstd float64, scale float32, active bool) (sg, sgx float64, fin uint32) {
 	n := len(g)
 	var st gradState
 	if k.native {
-		normGradNative(g, h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n], mean, rstd, scale, active, &st)
+		normGradNative(k.isa, g, h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n], mean, rstd, scale, active, &st)
 	} else {
 		normGradGeneric(g, h[:n], o[:n], bias[:n], gamma[:n], xh[:n], ag[:n], ab[:n], mean, rstd, scale, active, &st)
 	}
@@ -123,8 +137,7 @@ func (k Set) NormGrad(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean
 	if st.bad>>31 != 0 {
 		fin = 0
 	}
-	s, t := st.s, st.t
-	return ((s[0] + s[1]) + (s[2] + s[3])) / float64(n), ((t[0] + t[1]) + (t[2] + t[3])) / float64(n), fin
+	return sum8(&st.s) / float64(n), sum8(&st.t) / float64(n), fin
 }
 
 // NormGradOut sets dst[j] = float32(rstd·((float64(g[j]·gamma[j]) − sg) −
@@ -133,7 +146,7 @@ func (k Set) NormGrad(g, h, o, bias, gamma, xh []float32, ag, ab []float64, mean
 func (k Set) NormGradOut(dst, g, gamma, xh []float32, rstd, sg, sgx float64) {
 	n := len(g)
 	if k.native {
-		normGradOutNative(dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
+		normGradOutNative(k.isa, dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
 	} else {
 		normGradOutGeneric(dst[:n], g, gamma[:n], xh[:n], rstd, sg, sgx)
 	}
@@ -191,9 +204,9 @@ func newFamily() *dispatch.Family[Set] {
 	for _, k := range append(archSets(), generic) {
 		impls = append(impls, dispatch.Impl[Set]{Name: k.name, Impl: k})
 	}
-	// Without a set of their own, AVX-512 CPUs run AVX2 and ARM ones the
-	// generic set, so one SUPERGCN_KERNEL value steers every family.
-	return dispatch.NewFamily(impls, map[string]string{"avx512": "avx2", "neon": dispatch.Generic, "sve": dispatch.Generic})
+	// Without a set of their own, ARM CPUs run the generic set, so one
+	// SUPERGCN_KERNEL value steers every family.
+	return dispatch.NewFamily(impls, map[string]string{"neon": dispatch.Generic, "sve": dispatch.Generic})
 }
 
 // Sets returns the sets this CPU runs, best first, generic last.
