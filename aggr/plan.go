@@ -111,7 +111,8 @@ type runner struct {
 	x     []float32
 	out   []float32
 	f     int
-	scale []float32 // nil: none
+	left  []float32 // row scale of out (nil: ones)
+	right []float32 // row scale of x (nil: ones)
 	acc   bool
 	tasks []task
 	next  atomic.Int64
@@ -159,28 +160,55 @@ func (r *runner) do(t *task, s *scratch) {
 			continue
 		}
 		idx := a.Idx[lo:hi:hi]
+		// The left scale of an overwritten row multiplies the finished row
+		// while it is in cache (rounded as a scaling after the sum); that
+		// of an accumulated row, and the right scale, ride in per-entry
+		// weights (one pass, no temporary row).
+		post := r.left != nil && !r.acc
 		switch {
-		case r.scale != nil:
-			// fold the row scale into per-entry weights: one pass, no temporary row
-			sv := r.scale[v]
-			if cap(s.w) < len(idx) {
-				s.w = make([]float32, len(idx)+len(idx)/4)
-			}
-			w := s.w[:len(idx)]
-			if a.Val != nil {
-				for k, val := range a.Val[lo:hi] {
-					w[k] = sv * val
-				}
-			} else {
-				for k := range w {
-					w[k] = sv
-				}
-			}
-			r.k.rowsW(o, xs, f, idx, w)
+		case r.right != nil || (r.left != nil && !post):
+			r.k.rowsW(o, xs, f, idx, s.weights(r, v, lo, hi, post))
 		case a.Val != nil:
 			r.k.rowsW(o, xs, f, idx, a.Val[lo:hi:hi])
 		default:
 			r.k.rows(o, xs, f, idx)
 		}
+		if post {
+			sv := r.left[v]
+			for j := range o {
+				o[j] *= sv
+			}
+		}
 	}
+}
+
+// weights returns the per-entry weights of row v of a scaled product,
+// entries [lo,hi): left[v]·a_vu·right[u], without left[v] when noLeft
+// (missing factors are ones).
+func (s *scratch) weights(r *runner, v int, lo, hi int64, noLeft bool) []float32 {
+	a := r.a
+	n := int(hi - lo)
+	if cap(s.w) < n {
+		s.w = make([]float32, n+n/4)
+	}
+	w := s.w[:n]
+	sv := float32(1)
+	if r.left != nil && !noLeft {
+		sv = r.left[v]
+	}
+	if a.Val != nil {
+		for k, val := range a.Val[lo:hi] {
+			w[k] = sv * val
+		}
+	} else {
+		for k := range w {
+			w[k] = sv
+		}
+	}
+	if r.right != nil {
+		for k, u := range a.Idx[lo:hi] {
+			w[k] *= r.right[u]
+		}
+	}
+	return w
 }

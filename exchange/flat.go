@@ -52,20 +52,22 @@ func (f *flat) resize(w int) {
 	f.rbuf = dense.Reshape(f.rbuf, f.recvOff[len(f.recvOff)-1], w)
 }
 
-func (f *flat) sendForward(xs *dense.Matrix) {
-	f.resize(xs.Cols)
-	f.send.Apply(xs, f.sbuf, false)
+func (f *flat) sendForward(x *dense.Matrix, right []float32) {
+	f.resize(x.Cols)
+	f.send.ApplyScaled(x, f.sbuf, nil, right, false)
 }
 
 func (f *flat) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
 	return f.move(d, ps, false, done)
 }
 
-func (f *flat) addForward(out *dense.Matrix) { f.halo.Apply(f.rbuf, out, true) }
+func (f *flat) addForward(out *dense.Matrix, left []float32) {
+	f.halo.ApplyScaled(f.rbuf, out, left, nil, true)
+}
 
-func (f *flat) sendBackward(g *dense.Matrix) {
-	f.resize(g.Cols)
-	f.halo.ApplyT(g, f.rbuf, false)
+func (f *flat) sendBackward(gout *dense.Matrix, left []float32) {
+	f.resize(gout.Cols)
+	f.halo.ApplyTScaled(gout, f.rbuf, nil, left, false)
 }
 
 func (f *flat) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
@@ -85,4 +87,6 @@ func (f *flat) move(d *Propagator, ps nn.Pass, backward bool, done <-chan struct
 	return d.transferRows(tr, ps, stream, done)
 }
 
-func (f *flat) addBackward(gx *dense.Matrix) { f.send.ApplyT(f.sbuf, gx, true) }
+func (f *flat) addBackward(gx *dense.Matrix, right []float32) {
+	f.send.ApplyTScaled(f.sbuf, gx, right, nil, true)
+}

@@ -55,6 +55,8 @@ type twoLevel struct {
 type opApplier interface {
 	Apply(x, out *dense.Matrix, accumulate bool)
 	ApplyT(x, out *dense.Matrix, accumulate bool)
+	ApplyScaled(x, out *dense.Matrix, left, right []float32, accumulate bool)
+	ApplyTScaled(x, out *dense.Matrix, left, right []float32, accumulate bool)
 }
 
 // tlCSRs is what buildTwoLevel plans; New prepares the CSRs.
@@ -292,10 +294,10 @@ func (tl *twoLevel) describe(plan PlanStats) string {
 	return fmt.Sprintf("sends %d rows/layer between nodes, %d inside its node", plan.InterRows, plan.IntraRows)
 }
 
-func (tl *twoLevel) sendForward(xs *dense.Matrix) {
-	tl.resize(xs.Cols)
-	tl.s1.Apply(xs, tl.s1b, false)
-	tl.s2x.Apply(xs, tl.s2, false)
+func (tl *twoLevel) sendForward(x *dense.Matrix, right []float32) {
+	tl.resize(x.Cols)
+	tl.s1.ApplyScaled(x, tl.s1b, nil, right, false)
+	tl.s2x.ApplyScaled(x, tl.s2, nil, right, false)
 }
 
 // moveForward runs the three stages; between them the driver adds the
@@ -315,17 +317,17 @@ func (tl *twoLevel) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{})
 	return m.move(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, nil, stream+8)
 }
 
-func (tl *twoLevel) addForward(out *dense.Matrix) {
-	tl.h1.Apply(tl.r1, out, true)
-	tl.h2.Apply(tl.r2, out, true)
-	tl.h3.Apply(tl.r3, out, true)
+func (tl *twoLevel) addForward(out *dense.Matrix, left []float32) {
+	tl.h1.ApplyScaled(tl.r1, out, left, nil, true)
+	tl.h2.ApplyScaled(tl.r2, out, left, nil, true)
+	tl.h3.ApplyScaled(tl.r3, out, left, nil, true)
 }
 
-func (tl *twoLevel) sendBackward(g *dense.Matrix) {
-	tl.resize(g.Cols)
-	tl.h1.ApplyT(g, tl.r1, false)
-	tl.h2.ApplyT(g, tl.r2, false)
-	tl.h3.ApplyT(g, tl.r3, false)
+func (tl *twoLevel) sendBackward(gout *dense.Matrix, left []float32) {
+	tl.resize(gout.Cols)
+	tl.h1.ApplyTScaled(gout, tl.r1, nil, left, false)
+	tl.h2.ApplyTScaled(gout, tl.r2, nil, left, false)
+	tl.h3.ApplyTScaled(gout, tl.r3, nil, left, false)
 }
 
 // moveBackward is moveForward transposed, the stages in reverse order.
@@ -371,9 +373,9 @@ func (m stageMover) between(product func()) {
 	m.d.lap(t, &m.d.stats.AggrSeconds)
 }
 
-func (tl *twoLevel) addBackward(gx *dense.Matrix) {
-	tl.s2x.ApplyT(tl.s2, gx, true)
-	tl.s1.ApplyT(tl.s1b, gx, true)
+func (tl *twoLevel) addBackward(gx *dense.Matrix, right []float32) {
+	tl.s2x.ApplyTScaled(tl.s2, gx, right, nil, true)
+	tl.s1.ApplyTScaled(tl.s1b, gx, right, nil, true)
 }
 
 // resize shapes the stage buffers for rows of width w.
