@@ -130,3 +130,27 @@ func gateNative(g, h []float32, scale float32, active bool, bad *uint32) {
 	}
 	gateGeneric(g[m:], h[m:], scale, active, bad)
 }
+
+//go:noescape
+func softMaxAVX2(x *float32, n int) float32
+
+//go:noescape
+func softExpAVX2(e, x *float32, n int, m float32, p *[4]float64)
+
+func softMaxNative(x []float32, m float32) float32 {
+	n8 := len(x) &^ 7
+	if n8 > 0 {
+		m = max(m, softMaxAVX2(&x[0], n8))
+	}
+	return softMaxGeneric(x[n8:], m)
+}
+
+func softExpNative(e, x []float32, m float32, p *[4]float64) {
+	n := len(x)
+	e = e[:n]
+	n8 := n &^ 7
+	if n8 > 0 {
+		softExpAVX2(&e[0], &x[0], n8, m, p)
+	}
+	softExpGeneric(e[n8:], x[n8:], m, p)
+}
