@@ -125,43 +125,32 @@ func (op *Op) CSR() *graph.CSR { return op.a }
 // x.Rows == A.NumCols, out.Rows == A.NumRows, x.Cols == out.Cols; out must
 // not overlap x.
 func (op *Op) Apply(x, out *dense.Matrix, accumulate bool) {
-	op.apply(false, x, out, nil, nil, accumulate)
+	op.apply(false, x, out, nil, accumulate)
 }
 
 // ApplyT computes out = Aᵀ·x (or +=), on a transposed CSR built once, so
 // every output row is still written by one goroutine (no atomics).
 func (op *Op) ApplyT(x, out *dense.Matrix, accumulate bool) {
-	op.apply(true, x, out, nil, nil, accumulate)
+	op.apply(true, x, out, nil, accumulate)
 }
 
-// ApplyScaled computes out = diag(left)·A·diag(right)·x, out[v] =
-// left[v]·Σ_u a_vu·right[u]·x[u], or adds it to out when accumulate is set;
-// nil stands for ones. Both scalings are folded into the per-entry weights
-// of the one pass over the rows (no scaled copy of x, no second pass over
-// out): with left = 1/deg it is the mean aggregation, with left = right =
-// deg^-1/2 GCN's symmetric normalisation. len(left) == A.NumRows,
-// len(right) == A.NumCols.
-func (op *Op) ApplyScaled(x, out *dense.Matrix, left, right []float32, accumulate bool) {
-	op.checkScales(op.a.NumRows, op.a.NumCols, left, right)
-	op.apply(false, x, out, left, right, accumulate)
-}
-
-// ApplyTScaled is ApplyScaled for Aᵀ: out = diag(left)·Aᵀ·diag(right)·x,
-// len(left) == A.NumCols, len(right) == A.NumRows.
-func (op *Op) ApplyTScaled(x, out *dense.Matrix, left, right []float32, accumulate bool) {
-	op.checkScales(op.a.NumCols, op.a.NumRows, left, right)
-	op.apply(true, x, out, left, right, accumulate)
-}
-
-// checkScales panics unless left (rows) and right (cols) are nil or of the
-// product's lengths.
-func (op *Op) checkScales(rows, cols int, left, right []float32) {
-	if left != nil && len(left) != rows {
-		panic(fmt.Sprintf("aggr: len(left)=%d, want %d", len(left), rows))
+// ApplyScaled computes out[v] = rowScale[v]·(A·x)[v], or adds it to out[v]
+// when accumulate is set; with rowScale[v] = 1/deg(v) it is the mean
+// aggregation. len(rowScale) == A.NumRows.
+func (op *Op) ApplyScaled(x, out *dense.Matrix, rowScale []float32, accumulate bool) {
+	if len(rowScale) != op.a.NumRows {
+		panic(fmt.Sprintf("aggr: len(rowScale)=%d, want %d", len(rowScale), op.a.NumRows))
 	}
-	if right != nil && len(right) != cols {
-		panic(fmt.Sprintf("aggr: len(right)=%d, want %d", len(right), cols))
+	op.apply(false, x, out, rowScale, accumulate)
+}
+
+// ApplyTScaled is ApplyScaled for Aᵀ: out[u] (+)= rowScale[u]·(Aᵀ·x)[u],
+// len(rowScale) == A.NumCols.
+func (op *Op) ApplyTScaled(x, out *dense.Matrix, rowScale []float32, accumulate bool) {
+	if len(rowScale) != op.a.NumCols {
+		panic(fmt.Sprintf("aggr: len(rowScale)=%d, want %d", len(rowScale), op.a.NumCols))
 	}
+	op.apply(true, x, out, rowScale, accumulate)
 }
 
 // PrepareT builds the transpose that ApplyT and ApplyTScaled use now rather
@@ -255,7 +244,7 @@ func (op *Op) plan(transposed bool, a *graph.CSR, width int) *plan {
 	return p
 }
 
-func (op *Op) apply(transposed bool, x, out *dense.Matrix, left, right []float32, accumulate bool) {
+func (op *Op) apply(transposed bool, x, out *dense.Matrix, scale []float32, accumulate bool) {
 	a := op.a
 	if transposed {
 		a = op.transposed()
@@ -275,7 +264,7 @@ func (op *Op) apply(transposed bool, x, out *dense.Matrix, left, right []float32
 		panic("aggr: out overlaps x")
 	}
 	pl := op.plan(transposed, a, f)
-	r := runner{k: op.e.k, a: a, x: x.Data, out: out.Data, f: f, left: left, right: right, acc: accumulate, tasks: pl.tasks}
+	r := runner{k: op.e.k, a: a, x: x.Data, out: out.Data, f: f, scale: scale, acc: accumulate, tasks: pl.tasks}
 	if len(pl.tasks) <= 1 || op.e.threads == 1 {
 		var s scratch
 		for i := range pl.tasks {

@@ -68,9 +68,9 @@ func checkSentinels(t *testing.T, desc string, buf []float32, off, n int) {
 	}
 }
 
-// refProduct is the float64 reference of out (+)= diag(scale)·A·diag(right)·x,
-// with the per-element magnitude for the tolerance (nil scalings: ones).
-func refProduct(a *graph.CSR, x, out0 *dense.Matrix, scale, right []float32, acc bool) (ref, mag []float64) {
+// refProduct is the float64 reference of out (+)= diag(scale)·A·x, with
+// the per-element magnitude for the tolerance.
+func refProduct(a *graph.CSR, x, out0 *dense.Matrix, scale []float32, acc bool) (ref, mag []float64) {
 	f := x.Cols
 	ref = make([]float64, a.NumRows*f)
 	mag = make([]float64, a.NumRows*f)
@@ -85,9 +85,6 @@ func refProduct(a *graph.CSR, x, out0 *dense.Matrix, scale, right []float32, acc
 				t := float64(x.Data[int(a.Idx[k])*f+j])
 				if a.Val != nil {
 					t *= float64(a.Val[k])
-				}
-				if right != nil {
-					t *= float64(right[a.Idx[k]])
 				}
 				sum += t
 				m += math.Abs(t)
@@ -106,25 +103,21 @@ func refProduct(a *graph.CSR, x, out0 *dense.Matrix, scale, right []float32, acc
 }
 
 type opCase struct {
-	name        string
-	transposed  bool
-	left, right bool // which scalings ApplyScaled/ApplyTScaled get (false: nil)
+	name       string
+	transposed bool
+	scaled     bool
 }
 
-var opCases = []opCase{{"Apply", false, false, false}, {"ApplyT", true, false, false},
-	{"ApplyScaled", false, true, false}, {"ApplyTScaled", true, true, false},
-	{"ApplyScaled right", false, false, true}, {"ApplyTScaled right", true, false, true},
-	{"ApplyScaled both", false, true, true}, {"ApplyTScaled both", true, true, true}}
+var opCases = []opCase{{"Apply", false, false}, {"ApplyT", true, false}, {"ApplyScaled", false, true}, {"ApplyTScaled", true, true}}
 
-func runOp(op *Op, c opCase, x, out *dense.Matrix, left, right []float32, acc bool) {
-	scaled := c.left || c.right
+func runOp(op *Op, c opCase, x, out *dense.Matrix, scale []float32, acc bool) {
 	switch {
-	case c.transposed && scaled:
-		op.ApplyTScaled(x, out, left, right, acc)
+	case c.transposed && c.scaled:
+		op.ApplyTScaled(x, out, scale, acc)
 	case c.transposed:
 		op.ApplyT(x, out, acc)
-	case scaled:
-		op.ApplyScaled(x, out, left, right, acc)
+	case c.scaled:
+		op.ApplyScaled(x, out, scale, acc)
 	default:
 		op.Apply(x, out, acc)
 	}
@@ -161,15 +154,12 @@ func TestOps(t *testing.T) {
 							x, _ := paddedMatrix(rng, at.NumCols, sh.width, xoff)
 							out, obuf := paddedMatrix(rng, at.NumRows, sh.width, ooff)
 							out0 := &dense.Matrix{Rows: out.Rows, Cols: out.Cols, Data: append([]float32(nil), out.Data...)}
-							var scale, right []float32
-							if c.left {
+							var scale []float32
+							if c.scaled {
 								scale = randVec(rng, at.NumRows)
 							}
-							if c.right {
-								right = randVec(rng, at.NumCols)
-							}
-							ref, mag := refProduct(at, x, out0, scale, right, acc)
-							runOp(op, c, x, out, scale, right, acc)
+							ref, mag := refProduct(at, x, out0, scale, acc)
+							runOp(op, c, x, out, scale, acc)
 							checkSentinels(t, desc, obuf, ooff, len(out.Data))
 							for i, g := range out.Data {
 								if !close32(g, ref[i], mag[i]) {
@@ -308,8 +298,7 @@ func TestShapeChecks(t *testing.T) {
 	mustPanic("cols", func() { op.Apply(dense.New(4, 2), dense.New(3, 3), false) })
 	x := dense.New(4, 2)
 	mustPanic("overlap", func() { op.Apply(x, &dense.Matrix{Rows: 3, Cols: 2, Data: x.Data[2:8]}, false) })
-	mustPanic("scale", func() { op.ApplyScaled(dense.New(4, 2), dense.New(3, 2), make([]float32, 2), nil, false) })
-	mustPanic("right", func() { op.ApplyScaled(dense.New(4, 2), dense.New(3, 2), nil, make([]float32, 2), false) })
+	mustPanic("scale", func() { op.ApplyScaled(dense.New(4, 2), dense.New(3, 2), make([]float32, 2), false) })
 	bad := &graph.CSR{NumRows: 1, NumCols: 1, Ptr: []int64{0, 1}, Idx: []int32{5}}
 	mustPanic("invalid csr", func() { e.Prepare(bad) })
 	mustPanic("index add range", func() { e.PrepareIndexAdd([]int32{0}, []int32{9}, 1, 2) })
@@ -335,8 +324,8 @@ func TestConcurrentApply(t *testing.T) {
 	a := testGraph(rng, 2000, 2000, 40000, true)
 	ops := []*Op{e.Prepare(a), e.Prepare(a)}
 	x := &dense.Matrix{Rows: 2000, Cols: 24, Data: randVec(rng, 2000*24)}
-	ref, mag := refProduct(a, x, nil, nil, nil, false)
-	refT, magT := refProduct(a.Transpose(), x, nil, nil, nil, false)
+	ref, mag := refProduct(a, x, nil, nil, false)
+	refT, magT := refProduct(a.Transpose(), x, nil, nil, false)
 	errs := make(chan string, 8)
 	var done = make(chan struct{})
 	for g := 0; g < 8; g++ {

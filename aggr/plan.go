@@ -111,8 +111,7 @@ type runner struct {
 	x     []float32
 	out   []float32
 	f     int
-	left  []float32 // row scale of out (nil: ones)
-	right []float32 // row scale of x (nil: ones)
+	scale []float32 // row scale of out (nil: none)
 	acc   bool
 	tasks []task
 	next  atomic.Int64
@@ -160,54 +159,47 @@ func (r *runner) do(t *task, s *scratch) {
 			continue
 		}
 		idx := a.Idx[lo:hi:hi]
-		// The left scale of an overwritten row multiplies the finished row
-		// while it is in cache (rounded as a scaling after the sum); that
-		// of an accumulated row, and the right scale, ride in per-entry
-		// weights (one pass, no temporary row).
-		post := r.left != nil && !r.acc
+		// The scale of an overwritten row multiplies the finished row while
+		// it is in cache (rounded as a scaling after the sum); that of an
+		// accumulated row rides in per-entry weights (one pass, no
+		// temporary row).
+		post := r.scale != nil && !r.acc
 		switch {
-		case r.right != nil || (r.left != nil && !post):
-			r.k.rowsW(o, xs, f, idx, s.weights(r, v, lo, hi, post))
+		case r.scale != nil && !post:
+			r.k.rowsW(o, xs, f, idx, s.weights(r.scale[v], a.Val, lo, hi))
 		case a.Val != nil:
 			r.k.rowsW(o, xs, f, idx, a.Val[lo:hi:hi])
 		default:
 			r.k.rows(o, xs, f, idx)
 		}
 		if post {
-			sv := r.left[v]
-			for j := range o {
-				o[j] *= sv
-			}
+			scaleRow(o, r.scale[v])
 		}
 	}
 }
 
-// weights returns the per-entry weights of row v of a scaled product,
-// entries [lo,hi): left[v]·a_vu·right[u], without left[v] when noLeft
-// (missing factors are ones).
-func (s *scratch) weights(r *runner, v int, lo, hi int64, noLeft bool) []float32 {
-	a := r.a
+// scaleRow multiplies o by f.
+func scaleRow(o []float32, f float32) {
+	for j := range o {
+		o[j] *= f
+	}
+}
+
+// weights returns the per-entry weights sv·val[k] of entries [lo,hi) of a
+// scaled product (sv alone when val is nil).
+func (s *scratch) weights(sv float32, val []float32, lo, hi int64) []float32 {
 	n := int(hi - lo)
 	if cap(s.w) < n {
 		s.w = make([]float32, n+n/4)
 	}
 	w := s.w[:n]
-	sv := float32(1)
-	if r.left != nil && !noLeft {
-		sv = r.left[v]
-	}
-	if a.Val != nil {
-		for k, val := range a.Val[lo:hi] {
-			w[k] = sv * val
+	if val != nil {
+		for k, v := range val[lo:hi] {
+			w[k] = sv * v
 		}
 	} else {
 		for k := range w {
 			w[k] = sv
-		}
-	}
-	if r.right != nil {
-		for k, u := range a.Idx[lo:hi] {
-			w[k] *= r.right[u]
 		}
 	}
 	return w

@@ -28,12 +28,13 @@
 // Per rank it becomes a send CSR S (send-buffer rows × local nodes) and a halo
 // CSR H (local nodes × receive-buffer rows):
 //
-//	Forward:  send = S·(R∘x); start all-to-all; out = L∘(A_loc·(R∘x)); wait; out += L∘(H·recv)
-//	Backward: back = Hᵀ·(L∘gout); start reverse all-to-all; gx = R∘(A_locᵀ·(L∘gout)); wait; gx += R∘(Sᵀ·recv)
+//	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = L∘(A_loc·xs); wait; out += L∘(H·recv)
+//	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = R∘(A_locᵀ·g); wait; gx += R∘(Sᵀ·recv)
 //
-// Every product folds its scalings into its per-entry weights
-// (aggr.Op.ApplyScaled), so no scaled copy of x or gout is made and no
-// pass over out is added; the rows sent are those of S·(R∘x) all the same.
+// The output scalings ride in the products (scaledProduct: each finished
+// row scaled while in cache, the received rows' weights scaled), so out is
+// written once; the input's scaled copy xs (and g) is what the rows sent
+// are made of.
 //
 // That is the flat exchange (flat.go). With several ranks per node,
 // Options.Exchange "two-level" (the default when the ranks span several
@@ -76,6 +77,7 @@ import (
 	"github.com/supergcn/supergcn/comm"
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/par"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
@@ -148,6 +150,7 @@ type Propagator struct {
 	sameNode []bool
 	shared   bool
 
+	xs, g             *dense.Matrix // reused buffers
 	byteSend, byteRec []byte
 	posted            func() // set by overlapPosted: transferRows calls it once it has posted
 }
@@ -340,17 +343,17 @@ func (p *Propagator) ResetStats() { p.stats = Stats{PlanSeconds: p.stats.PlanSec
 func (p *Propagator) PlanStats() PlanStats { return p.plan }
 
 // Forward sets out = Â·x. x and out have Rows() rows, equal widths, and must
-// not alias. The scalings L and R are folded into the products' per-entry
-// weights (aggr.Op.ApplyScaled): x is read as it is, no scaled copy is made
-// and out is written once.
+// not alias.
 func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	if err := p.checkShapes("Forward", x, out); err != nil {
 		return err
 	}
 	t := p.c.Wtime()
-	p.pat.sendForward(x, p.right)
+	xs, done := scaled(ps, &p.xs, x, p.right)
+	defer done()
+	p.pat.sendForward(xs)
 	p.lap(t, &p.stats.AggrSeconds)
-	err := p.overlapPosted(func() { p.local.ApplyScaled(x, out, p.left, p.right, false) }, func(done <-chan struct{}) error {
+	err := p.overlapPosted(func() { scaledProduct(p.local, false, xs, out, p.left, false) }, func(done <-chan struct{}) error {
 		return p.pat.moveForward(p, ps, done)
 	})
 	if err != nil {
@@ -361,16 +364,17 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 }
 
 // Backward sets gx = Âᵀ·gout. gout and gx have Rows() rows, equal widths,
-// and must not alias; gout is read as it is (the scalings are folded as in
-// Forward).
+// and must not alias.
 func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if err := p.checkShapes("Backward", gout, gx); err != nil {
 		return err
 	}
 	t := p.c.Wtime()
-	p.pat.sendBackward(gout, p.left)
+	g, done := scaled(ps, &p.g, gout, p.left)
+	defer done()
+	p.pat.sendBackward(g)
 	p.lap(t, &p.stats.AggrSeconds)
-	err := p.overlapPosted(func() { p.local.ApplyTScaled(gout, gx, p.right, p.left, false) }, func(done <-chan struct{}) error {
+	err := p.overlapPosted(func() { scaledProduct(p.local, true, g, gx, p.right, false) }, func(done <-chan struct{}) error {
 		return p.pat.moveBackward(p, ps, done)
 	})
 	if err != nil {
@@ -391,6 +395,73 @@ func (p *Propagator) checkShapes(op string, in, out *dense.Matrix) error {
 		return fmt.Errorf("exchange: %s: matrix data length does not match its shape", op)
 	}
 	return nil
+}
+
+// scaled is scaleRows into a buffer borrowed from ps.Scratch when the pass
+// carries one (the Model's pool: the copy then lives only for this pass),
+// or into x itself when ps.Consume says x is dead after the pass; done
+// gives a borrowed buffer back once the pass is over. The products are the
+// same in all three cases.
+func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *dense.Matrix, done func()) {
+	switch {
+	case s != nil && ps.Consume: // x is the caller's to lose
+		scaleInPlace(x, s)
+		return x, func() {}
+	case s == nil || ps.Scratch == nil:
+		return scaleRows(buf, x, s), func() {}
+	}
+	m := ps.Scratch.Take(x.Rows, x.Cols)
+	return scaleRows(&m, x, s), func() { ps.Scratch.Give(m) }
+}
+
+// scaleRows returns s∘x (row i times s[i]) in *buf, or x itself when s is nil.
+func scaleRows(buf **dense.Matrix, x *dense.Matrix, s []float32) *dense.Matrix {
+	if s == nil {
+		return x
+	}
+	*buf = dense.Reshape(*buf, x.Rows, x.Cols)
+	out, w := *buf, x.Cols
+	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f, src, dst := s[i], x.Data[i*w:(i+1)*w], out.Data[i*w:(i+1)*w]
+			for j, v := range src {
+				dst[j] = f * v
+			}
+		}
+	})
+	return out
+}
+
+// scaledProduct sets out = diag(s)·A·x (A = op's matrix, or its transpose
+// when transposed; adds it with acc), A·x when s is nil: the scaling rides
+// in the product's pass (aggr.Op.ApplyScaled), no pass over out follows.
+func scaledProduct(op opApplier, transposed bool, x, out *dense.Matrix, s []float32, acc bool) {
+	switch {
+	case s == nil && transposed:
+		op.ApplyT(x, out, acc)
+	case s == nil:
+		op.Apply(x, out, acc)
+	case transposed:
+		op.ApplyTScaled(x, out, s, acc)
+	default:
+		op.ApplyScaled(x, out, s, acc)
+	}
+}
+
+// scaleInPlace multiplies row i of m by s[i] (nothing when s is nil).
+func scaleInPlace(m *dense.Matrix, s []float32) {
+	if s == nil {
+		return
+	}
+	w := m.Cols
+	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f, row := s[i], m.Data[i*w:(i+1)*w]
+			for j := range row {
+				row[j] *= f
+			}
+		}
+	})
 }
 
 // ShardFromDataset returns the one-rank shard of ds: every node owned, the

@@ -52,9 +52,9 @@ func (f *flat) resize(w int) {
 	f.rbuf = dense.Reshape(f.rbuf, f.recvOff[len(f.recvOff)-1], w)
 }
 
-func (f *flat) sendForward(x *dense.Matrix, right []float32) {
-	f.resize(x.Cols)
-	f.send.ApplyScaled(x, f.sbuf, nil, right, false)
+func (f *flat) sendForward(xs *dense.Matrix) {
+	f.resize(xs.Cols)
+	f.send.Apply(xs, f.sbuf, false)
 }
 
 func (f *flat) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
@@ -62,12 +62,12 @@ func (f *flat) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) erro
 }
 
 func (f *flat) addForward(out *dense.Matrix, left []float32) {
-	f.halo.ApplyScaled(f.rbuf, out, left, nil, true)
+	scaledProduct(f.halo, false, f.rbuf, out, left, true)
 }
 
-func (f *flat) sendBackward(gout *dense.Matrix, left []float32) {
-	f.resize(gout.Cols)
-	f.halo.ApplyTScaled(gout, f.rbuf, nil, left, false)
+func (f *flat) sendBackward(g *dense.Matrix) {
+	f.resize(g.Cols)
+	f.halo.ApplyT(g, f.rbuf, false)
 }
 
 func (f *flat) moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error {
@@ -88,5 +88,5 @@ func (f *flat) move(d *Propagator, ps nn.Pass, backward bool, done <-chan struct
 }
 
 func (f *flat) addBackward(gx *dense.Matrix, right []float32) {
-	f.send.ApplyTScaled(f.sbuf, gx, right, nil, true)
+	scaledProduct(f.send, true, f.sbuf, gx, right, true)
 }

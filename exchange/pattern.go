@@ -44,26 +44,25 @@ func ChooseExchange(kind string, nodes *comm.Nodes) string {
 // all-to-all of every rank pair's rows, flat.go) or the two-level one
 // (cut edges planned per node pair, rows inside nodes through the node
 // communicator, twolevel.go). The Propagator is the driver every pattern
-// shares: it runs the local product on its own goroutine
+// shares: it scales the rows, runs the local product on its own goroutine
 // while the pattern moves the rows on the driver's (transferRows, with its
-// timers and codecs), and adds the received rows (Forward, Backward); the
-// scalings ride in every product's weights.
+// timers and codecs), and adds the received rows, scaled (Forward,
+// Backward).
 type pattern interface {
 	// describe is the plan's one-line summary for Options.Logf.
 	describe(plan PlanStats) string
-	// sendForward writes the rows to send from R∘x (right: R, nil for
-	// ones), before the local product starts (aggregation time).
-	sendForward(x *dense.Matrix, right []float32)
+	// sendForward writes the rows to send from xs = R∘x, before the local
+	// product starts (aggregation time).
+	sendForward(xs *dense.Matrix)
 	// moveForward moves them on the driver goroutine; done closes when the
 	// local product has finished.
 	moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error
-	// addForward adds the received rows, scaled by left (L, nil for ones),
+	// addForward adds the received rows, scaled by left (L; nil: ones),
 	// into out.
 	addForward(out *dense.Matrix, left []float32)
 	// sendBackward, moveBackward and addBackward are the transpose: the
-	// gradient rows L∘gout go back the way the rows came (left: L), and
-	// addBackward adds them into gx scaled by right (R).
-	sendBackward(gout *dense.Matrix, left []float32)
+	// gradient rows g = L∘gout go back the way the rows came.
+	sendBackward(g *dense.Matrix)
 	moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error
 	addBackward(gx *dense.Matrix, right []float32)
 }

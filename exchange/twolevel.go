@@ -55,8 +55,8 @@ type twoLevel struct {
 type opApplier interface {
 	Apply(x, out *dense.Matrix, accumulate bool)
 	ApplyT(x, out *dense.Matrix, accumulate bool)
-	ApplyScaled(x, out *dense.Matrix, left, right []float32, accumulate bool)
-	ApplyTScaled(x, out *dense.Matrix, left, right []float32, accumulate bool)
+	ApplyScaled(x, out *dense.Matrix, rowScale []float32, accumulate bool)
+	ApplyTScaled(x, out *dense.Matrix, rowScale []float32, accumulate bool)
 }
 
 // tlCSRs is what buildTwoLevel plans; New prepares the CSRs.
@@ -294,10 +294,10 @@ func (tl *twoLevel) describe(plan PlanStats) string {
 	return fmt.Sprintf("sends %d rows/layer between nodes, %d inside its node", plan.InterRows, plan.IntraRows)
 }
 
-func (tl *twoLevel) sendForward(x *dense.Matrix, right []float32) {
-	tl.resize(x.Cols)
-	tl.s1.ApplyScaled(x, tl.s1b, nil, right, false)
-	tl.s2x.ApplyScaled(x, tl.s2, nil, right, false)
+func (tl *twoLevel) sendForward(xs *dense.Matrix) {
+	tl.resize(xs.Cols)
+	tl.s1.Apply(xs, tl.s1b, false)
+	tl.s2x.Apply(xs, tl.s2, false)
 }
 
 // moveForward runs the three stages; between them the driver adds the
@@ -318,16 +318,16 @@ func (tl *twoLevel) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{})
 }
 
 func (tl *twoLevel) addForward(out *dense.Matrix, left []float32) {
-	tl.h1.ApplyScaled(tl.r1, out, left, nil, true)
-	tl.h2.ApplyScaled(tl.r2, out, left, nil, true)
-	tl.h3.ApplyScaled(tl.r3, out, left, nil, true)
+	scaledProduct(tl.h1, false, tl.r1, out, left, true)
+	scaledProduct(tl.h2, false, tl.r2, out, left, true)
+	scaledProduct(tl.h3, false, tl.r3, out, left, true)
 }
 
-func (tl *twoLevel) sendBackward(gout *dense.Matrix, left []float32) {
-	tl.resize(gout.Cols)
-	tl.h1.ApplyTScaled(gout, tl.r1, nil, left, false)
-	tl.h2.ApplyTScaled(gout, tl.r2, nil, left, false)
-	tl.h3.ApplyTScaled(gout, tl.r3, nil, left, false)
+func (tl *twoLevel) sendBackward(g *dense.Matrix) {
+	tl.resize(g.Cols)
+	tl.h1.ApplyT(g, tl.r1, false)
+	tl.h2.ApplyT(g, tl.r2, false)
+	tl.h3.ApplyT(g, tl.r3, false)
 }
 
 // moveBackward is moveForward transposed, the stages in reverse order.
@@ -374,8 +374,8 @@ func (m stageMover) between(product func()) {
 }
 
 func (tl *twoLevel) addBackward(gx *dense.Matrix, right []float32) {
-	tl.s2x.ApplyTScaled(tl.s2, gx, right, nil, true)
-	tl.s1.ApplyTScaled(tl.s1b, gx, right, nil, true)
+	scaledProduct(tl.s2x, true, tl.s2, gx, right, true)
+	scaledProduct(tl.s1, true, tl.s1b, gx, right, true)
 }
 
 // resize shapes the stage buffers for rows of width w.

@@ -47,11 +47,11 @@ func appnpPlan(s LayerShape) LayerPlan {
 	}
 	c.Backward = append(c.Backward, gemm("tn", s.In, s.Out))
 	c.Backward = append(c.Backward, inputGrad(gemm("nt", s.Out, s.In))...)
-	// Memory: H and up to two steps' results in Forward; α·Σ dZᵏ and up
-	// to two steps' in Backward.
+	// Memory: H, the scaled copy of H (the first step) and up to two
+	// steps' results in Forward; α·Σ dZᵏ and up to two steps' in Backward.
 	var m LayerMem
 	if k > 0 {
-		m = LayerMem{Forward: s.Out * (1 + min(k-1, 2)), Backward: s.Out * (1 + min(k, 2))}
+		m = LayerMem{Forward: s.Out * (2 + min(k-1, 2)), Backward: s.Out * (1 + min(k, 2))}
 	}
 	return LayerPlan{
 		Params: []ParamSpec{

@@ -123,13 +123,13 @@ func linearPropCost(op OpKind, in, out, k int, root bool) LayerCost {
 
 // linearPropMem is the memory of GCNLayer and SAGELayer of k steps in the
 // order linearPropCost states: transform-first X·W (Out wide) and, backward,
-// Âᵀ·G; propagate-first Â·X (In wide) kept for the weight gradient. The
-// propagator reads its input as it is (the scalings ride in the products'
-// weights). With k > 1 up to two steps' results beside.
+// Âᵀ·G and the propagator's scaled copy; propagate-first Â·X (In wide)
+// kept for the weight gradient, and the scaled copy of X. With k > 1 up to
+// two steps' results beside.
 func linearPropMem(in, out, k int) LayerMem {
 	steps := min(k-1, 2)
 	if out <= in {
-		return LayerMem{Forward: out * (1 + steps), Backward: out * (1 + steps)}
+		return LayerMem{Forward: out * (1 + steps), Backward: out * (2 + steps)}
 	}
-	return LayerMem{Kept: in, Forward: in * steps, Backward: in * steps}
+	return LayerMem{Kept: in, Forward: in * (1 + steps), Backward: in * steps}
 }

@@ -19,9 +19,8 @@ type Pass struct {
 	// Consume says the input of this call (Forward's x, Backward's gout)
 	// is dead after it (a layer's own X·W or G·Wᵀ, the dropped input of a
 	// first layer that does not read it again, a gradient read for the
-	// last time): a Propagator may then overwrite it instead of copying
-	// it (the exchange Propagator copies nothing and leaves it as it is).
-	// Layers set it per call. Given to a layer's Backward, it
+	// last time): a Propagator may then scale it in place instead of
+	// copying it. Layers set it per call. Given to a layer's Backward, it
 	// says the layer may overwrite gout.
 	Consume bool
 }

@@ -56,7 +56,7 @@ func AggrOp(eng *aggr.Engine, op string, a *graph.CSR, src, dst []int32, x, out 
 				s[v] = 1 / float32(d)
 			}
 		}
-		fn = func() { o.ApplyScaled(x, out, s, nil, false) }
+		fn = func() { o.ApplyScaled(x, out, s, false) }
 	case "index_add":
 		o := eng.PrepareIndexAdd(dst, src, a.NumRows, a.NumCols)
 		fn = func() { o.Apply(x, out, false) }

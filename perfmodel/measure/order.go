@@ -68,10 +68,10 @@ func Orders(s *partition.Shard, orders []string, widths []int, eng *aggr.Engine,
 		for rep := -1; rep < reps; rep++ { // rep -1: warm-up
 			for i, p := range ps {
 				t := time.Now()
-				p.op.ApplyScaled(x, y, p.scale, nil, false)
+				p.op.ApplyScaled(x, y, p.scale, false)
 				tf := ms(time.Since(t))
 				t = time.Now()
-				p.op.ApplyTScaled(x, y, p.scale, nil, false)
+				p.op.ApplyTScaled(x, y, p.scale, false)
 				tb := ms(time.Since(t))
 				if rep >= 0 {
 					fwd[i], bwd[i] = append(fwd[i], tf), append(bwd[i], tb)
