@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
@@ -160,11 +161,15 @@ func increasing(rows []int32) bool {
 
 // CountCorrect counts the listed rows with a non-negative label whose argmax
 // logit (ties go to the lowest class index) equals the label, on the rank's
-// threads. Invalid arguments panic, as in SoftmaxCrossEntropy.
+// threads: the row's max by the row kernel (rowk.Set.RowMax), then the label
+// is right when its logit is that max and no earlier class's is (a row
+// holding a NaN may count either way). Invalid arguments panic, as in
+// SoftmaxCrossEntropy.
 func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
 	if err := checkRows("CountCorrect", logits, labels, rows); err != nil {
 		panic(err)
 	}
+	k := rowk.Default()
 	return sumRowBlocks(len(rows), func(lo, hi int) int64 {
 		var n int64
 		for _, r := range rows[lo:hi] {
@@ -173,13 +178,7 @@ func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
 				continue
 			}
 			row := logits.Row(int(r))
-			best := 0
-			for j, v := range row {
-				if v > row[best] {
-					best = j
-				}
-			}
-			if int32(best) == y {
+			if m := k.RowMax(row); row[y] == m && !slices.Contains(row[:y], m) {
 				n++
 			}
 		}

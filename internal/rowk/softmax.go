@@ -30,6 +30,16 @@ func (k Set) SoftmaxExp(e, x []float32) (m float32, s float64) {
 	return m, (p[0] + p[1]) + (p[2] + p[3])
 }
 
+// RowMax returns the largest element of x (−Inf for an empty x; a NaN in x
+// may be skipped or returned): SoftmaxExp's first pass.
+func (k Set) RowMax(x []float32) float32 {
+	m := float32(math.Inf(-1))
+	if k.native {
+		return softMaxNative(x, m)
+	}
+	return softMaxGeneric(x, m)
+}
+
 // softMaxGeneric returns the largest of m and the elements of x.
 func softMaxGeneric(x []float32, m float32) float32 {
 	for _, v := range x {

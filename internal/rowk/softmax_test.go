@@ -80,3 +80,26 @@ func TestSoftmaxExpReference(t *testing.T) {
 		}
 	}
 }
+
+// TestRowMax checks RowMax against the plain loop on every width and
+// offset (finite values, ties included).
+func TestRowMax(t *testing.T) {
+	for _, k := range Sets() {
+		for _, n := range widths() {
+			for off := 0; off < 4; off++ {
+				x, _ := buf32(n, off)
+				fill(rand.New(rand.NewPCG(uint64(n), uint64(off))), x, false)
+				want := float32(math.Inf(-1))
+				for _, v := range x {
+					want = max(want, v)
+				}
+				if n > 2 {
+					x[n-1] = want // a tie in the tail
+				}
+				if got := k.RowMax(x); got != want {
+					t.Fatalf("%s n=%d off=%d: RowMax %v, want %v", k.Name(), n, off, got, want)
+				}
+			}
+		}
+	}
+}
