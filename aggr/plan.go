@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // task is a rectangle of the output: rows [r0,r1), columns [c0,c1).
@@ -107,6 +108,7 @@ func appendColBlocks(ts []task, r0, r1 int32, f, nb int) []task {
 // runner executes one product over a plan.
 type runner struct {
 	k     kernel
+	rk    rowk.Set
 	a     *graph.CSR
 	x     []float32
 	out   []float32
@@ -173,15 +175,8 @@ func (r *runner) do(t *task, s *scratch) {
 			r.k.rows(o, xs, f, idx)
 		}
 		if post {
-			scaleRow(o, r.scale[v])
+			r.rk.Scale(o, o, r.scale[v])
 		}
-	}
-}
-
-// scaleRow multiplies o by f.
-func scaleRow(o []float32, f float32) {
-	for j := range o {
-		o[j] *= f
 	}
 }
 

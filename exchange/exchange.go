@@ -78,6 +78,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
@@ -414,19 +415,17 @@ func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *d
 	return scaleRows(&m, x, s), func() { ps.Scratch.Give(m) }
 }
 
-// scaleRows returns s∘x (row i times s[i]) in *buf, or x itself when s is nil.
+// scaleRows returns s∘x (row i times s[i], the row kernel rowk.Set.Scale)
+// in *buf, or x itself when s is nil.
 func scaleRows(buf **dense.Matrix, x *dense.Matrix, s []float32) *dense.Matrix {
 	if s == nil {
 		return x
 	}
 	*buf = dense.Reshape(*buf, x.Rows, x.Cols)
-	out, w := *buf, x.Cols
+	out, w, k := *buf, x.Cols, rowk.Default()
 	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			f, src, dst := s[i], x.Data[i*w:(i+1)*w], out.Data[i*w:(i+1)*w]
-			for j, v := range src {
-				dst[j] = f * v
-			}
+			k.Scale(out.Data[i*w:(i+1)*w], x.Data[i*w:(i+1)*w], s[i])
 		}
 	})
 	return out
@@ -453,13 +452,11 @@ func scaleInPlace(m *dense.Matrix, s []float32) {
 	if s == nil {
 		return
 	}
-	w := m.Cols
+	w, k := m.Cols, rowk.Default()
 	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			f, row := s[i], m.Data[i*w:(i+1)*w]
-			for j := range row {
-				row[j] *= f
-			}
+			row := m.Data[i*w : (i+1)*w]
+			k.Scale(row, row, s[i])
 		}
 	})
 }

@@ -618,3 +618,27 @@ exploop:
 	VMOVUPD Y9, (DX)
 	VZEROUPPER
 	RET
+
+// func scaleAVX2(dst, src *float32, n int, f float32)
+// dst[j] = f·src[j], n a positive multiple of 32, 32 per iteration.
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS f+24(FP), Y8
+
+scaleloop:
+	VMULPS  (SI), Y8, Y0
+	VMULPS  32(SI), Y8, Y1
+	VMULPS  64(SI), Y8, Y2
+	VMULPS  96(SI), Y8, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DI
+	SUBQ    $32, CX
+	JNZ     scaleloop
+	VZEROUPPER
+	RET

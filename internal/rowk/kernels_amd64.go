@@ -178,3 +178,16 @@ func padTail(x []float32) [8]float32 {
 	}
 	return t
 }
+
+//go:noescape
+func scaleAVX2(dst, src *float32, n int, f float32)
+
+func scaleNative(dst, src []float32, f float32) {
+	n := len(dst)
+	src = src[:n]
+	n32 := n &^ 31
+	if n32 > 0 {
+		scaleAVX2(&dst[0], &src[0], n32, f)
+	}
+	scaleGeneric(dst[n32:], src[n32:], f)
+}
