@@ -27,6 +27,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // Engine runs operators on a fixed number of goroutines with one kernel.
@@ -35,6 +36,7 @@ import (
 type Engine struct {
 	threads int
 	k       kernel
+	rk      rowk.Set // the row kernels of the scaled products' row scaling
 	pool    *par.Pool
 }
 
@@ -50,8 +52,12 @@ func New(threads int, kernel string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	rk, err := rowk.Lookup(kernel)
+	if err != nil { // a name the row kernels lack (dispatch maps most): the environment's
+		rk = rowk.Default()
+	}
 	threads = par.Workers(threads)
-	e := &Engine{threads: threads, k: k, pool: par.NewPool(threads)}
+	e := &Engine{threads: threads, k: k, rk: rk, pool: par.NewPool(threads)}
 	runtime.AddCleanup(e, func(p *par.Pool) { p.Close() }, e.pool)
 	return e, nil
 }
@@ -264,7 +270,7 @@ func (op *Op) apply(transposed bool, x, out *dense.Matrix, scale []float32, accu
 		panic("aggr: out overlaps x")
 	}
 	pl := op.plan(transposed, a, f)
-	r := runner{k: op.e.k, a: a, x: x.Data, out: out.Data, f: f, scale: scale, acc: accumulate, tasks: pl.tasks}
+	r := runner{k: op.e.k, rk: op.e.rk, a: a, x: x.Data, out: out.Data, f: f, scale: scale, acc: accumulate, tasks: pl.tasks}
 	if len(pl.tasks) <= 1 || op.e.threads == 1 {
 		var s scratch
 		for i := range pl.tasks {

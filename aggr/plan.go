@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/supergcn/supergcn/graph"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // task is a rectangle of the output: rows [r0,r1), columns [c0,c1).
@@ -107,11 +108,12 @@ func appendColBlocks(ts []task, r0, r1 int32, f, nb int) []task {
 // runner executes one product over a plan.
 type runner struct {
 	k     kernel
+	rk    rowk.Set
 	a     *graph.CSR
 	x     []float32
 	out   []float32
 	f     int
-	scale []float32 // nil: none
+	scale []float32 // row scale of out (nil: none)
 	acc   bool
 	tasks []task
 	next  atomic.Int64
@@ -159,28 +161,41 @@ func (r *runner) do(t *task, s *scratch) {
 			continue
 		}
 		idx := a.Idx[lo:hi:hi]
+		// The scale of an overwritten row multiplies the finished row while
+		// it is in cache (rounded as a scaling after the sum); that of an
+		// accumulated row rides in per-entry weights (one pass, no
+		// temporary row).
+		post := r.scale != nil && !r.acc
 		switch {
-		case r.scale != nil:
-			// fold the row scale into per-entry weights: one pass, no temporary row
-			sv := r.scale[v]
-			if cap(s.w) < len(idx) {
-				s.w = make([]float32, len(idx)+len(idx)/4)
-			}
-			w := s.w[:len(idx)]
-			if a.Val != nil {
-				for k, val := range a.Val[lo:hi] {
-					w[k] = sv * val
-				}
-			} else {
-				for k := range w {
-					w[k] = sv
-				}
-			}
-			r.k.rowsW(o, xs, f, idx, w)
+		case r.scale != nil && !post:
+			r.k.rowsW(o, xs, f, idx, s.weights(r.scale[v], a.Val, lo, hi))
 		case a.Val != nil:
 			r.k.rowsW(o, xs, f, idx, a.Val[lo:hi:hi])
 		default:
 			r.k.rows(o, xs, f, idx)
 		}
+		if post {
+			r.rk.Scale(o, o, r.scale[v])
+		}
 	}
+}
+
+// weights returns the per-entry weights sv·val[k] of entries [lo,hi) of a
+// scaled product (sv alone when val is nil).
+func (s *scratch) weights(sv float32, val []float32, lo, hi int64) []float32 {
+	n := int(hi - lo)
+	if cap(s.w) < n {
+		s.w = make([]float32, n+n/4)
+	}
+	w := s.w[:n]
+	if val != nil {
+		for k, v := range val[lo:hi] {
+			w[k] = sv * v
+		}
+	} else {
+		for k := range w {
+			w[k] = sv
+		}
+	}
+	return w
 }

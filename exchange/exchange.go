@@ -28,8 +28,13 @@
 // Per rank it becomes a send CSR S (send-buffer rows × local nodes) and a halo
 // CSR H (local nodes × receive-buffer rows):
 //
-//	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = A_loc·xs; wait; out += H·recv; out = L∘out
-//	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = A_locᵀ·g; wait; gx += Sᵀ·recv; gx = R∘gx
+//	Forward:  xs = R∘x; send = S·xs; start all-to-all; out = L∘(A_loc·xs); wait; out += L∘(H·recv)
+//	Backward: g = L∘gout; back = Hᵀ·g; start reverse all-to-all; gx = R∘(A_locᵀ·g); wait; gx += R∘(Sᵀ·recv)
+//
+// The output scalings ride in the products (scaledProduct: each finished
+// row scaled while in cache, the received rows' weights scaled), so out is
+// written once; the input's scaled copy xs (and g) is what the rows sent
+// are made of.
 //
 // That is the flat exchange (flat.go). With several ranks per node,
 // Options.Exchange "two-level" (the default when the ranks span several
@@ -73,6 +78,7 @@ import (
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/graph"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 	"github.com/supergcn/supergcn/nn"
 	"github.com/supergcn/supergcn/partition"
 	"github.com/supergcn/supergcn/quant"
@@ -348,13 +354,13 @@ func (p *Propagator) Forward(ps nn.Pass, x, out *dense.Matrix) error {
 	defer done()
 	p.pat.sendForward(xs)
 	p.lap(t, &p.stats.AggrSeconds)
-	err := p.overlapPosted(func() { p.local.Apply(xs, out, false) }, func(done <-chan struct{}) error {
+	err := p.overlapPosted(func() { scaledProduct(p.local, false, xs, out, p.left, false) }, func(done <-chan struct{}) error {
 		return p.pat.moveForward(p, ps, done)
 	})
 	if err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	p.finishPass(out, p.left, &p.stats.Forwards, func() { p.pat.addForward(out) })
+	p.finishPass(&p.stats.Forwards, func() { p.pat.addForward(out, p.left) })
 	return nil
 }
 
@@ -369,13 +375,13 @@ func (p *Propagator) Backward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	defer done()
 	p.pat.sendBackward(g)
 	p.lap(t, &p.stats.AggrSeconds)
-	err := p.overlapPosted(func() { p.local.ApplyT(g, gx, false) }, func(done <-chan struct{}) error {
+	err := p.overlapPosted(func() { scaledProduct(p.local, true, g, gx, p.right, false) }, func(done <-chan struct{}) error {
 		return p.pat.moveBackward(p, ps, done)
 	})
 	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	p.finishPass(gx, p.right, &p.stats.Backwards, func() { p.pat.addBackward(gx) })
+	p.finishPass(&p.stats.Backwards, func() { p.pat.addBackward(gx, p.right) })
 	return nil
 }
 
@@ -409,22 +415,36 @@ func scaled(ps nn.Pass, buf **dense.Matrix, x *dense.Matrix, s []float32) (xs *d
 	return scaleRows(&m, x, s), func() { ps.Scratch.Give(m) }
 }
 
-// scaleRows returns s∘x (row i times s[i]) in *buf, or x itself when s is nil.
+// scaleRows returns s∘x (row i times s[i], the row kernel rowk.Set.Scale)
+// in *buf, or x itself when s is nil.
 func scaleRows(buf **dense.Matrix, x *dense.Matrix, s []float32) *dense.Matrix {
 	if s == nil {
 		return x
 	}
 	*buf = dense.Reshape(*buf, x.Rows, x.Cols)
-	out, w := *buf, x.Cols
+	out, w, k := *buf, x.Cols, rowk.Default()
 	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			f, src, dst := s[i], x.Data[i*w:(i+1)*w], out.Data[i*w:(i+1)*w]
-			for j, v := range src {
-				dst[j] = f * v
-			}
+			k.Scale(out.Data[i*w:(i+1)*w], x.Data[i*w:(i+1)*w], s[i])
 		}
 	})
 	return out
+}
+
+// scaledProduct sets out = diag(s)·A·x (A = op's matrix, or its transpose
+// when transposed; adds it with acc), A·x when s is nil: the scaling rides
+// in the product's pass (aggr.Op.ApplyScaled), no pass over out follows.
+func scaledProduct(op opApplier, transposed bool, x, out *dense.Matrix, s []float32, acc bool) {
+	switch {
+	case s == nil && transposed:
+		op.ApplyT(x, out, acc)
+	case s == nil:
+		op.Apply(x, out, acc)
+	case transposed:
+		op.ApplyTScaled(x, out, s, acc)
+	default:
+		op.ApplyScaled(x, out, s, acc)
+	}
 }
 
 // scaleInPlace multiplies row i of m by s[i] (nothing when s is nil).
@@ -432,13 +452,11 @@ func scaleInPlace(m *dense.Matrix, s []float32) {
 	if s == nil {
 		return
 	}
-	w := m.Cols
+	w, k := m.Cols, rowk.Default()
 	par.For(len(s), dense.RowGrain(w), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			f, row := s[i], m.Data[i*w:(i+1)*w]
-			for j := range row {
-				row[j] *= f
-			}
+			row := m.Data[i*w : (i+1)*w]
+			k.Scale(row, row, s[i])
 		}
 	})
 }

@@ -61,7 +61,9 @@ func (f *flat) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) erro
 	return f.move(d, ps, false, done)
 }
 
-func (f *flat) addForward(out *dense.Matrix) { f.halo.Apply(f.rbuf, out, true) }
+func (f *flat) addForward(out *dense.Matrix, left []float32) {
+	scaledProduct(f.halo, false, f.rbuf, out, left, true)
+}
 
 func (f *flat) sendBackward(g *dense.Matrix) {
 	f.resize(g.Cols)
@@ -85,4 +87,6 @@ func (f *flat) move(d *Propagator, ps nn.Pass, backward bool, done <-chan struct
 	return d.transferRows(tr, ps, stream, done)
 }
 
-func (f *flat) addBackward(gx *dense.Matrix) { f.send.ApplyT(f.sbuf, gx, true) }
+func (f *flat) addBackward(gx *dense.Matrix, right []float32) {
+	scaledProduct(f.send, true, f.sbuf, gx, right, true)
+}

@@ -75,7 +75,7 @@ func (p *Propagator) MaxForward(ps nn.Pass, x, out *dense.Matrix) error {
 	if err != nil {
 		return fmt.Errorf("exchange: forward: %w", err)
 	}
-	p.finishPass(out, nil, &p.stats.Forwards, func() { f.halo.ApplyMax(f.rbuf, out, l.arg, int32(p.n), true) })
+	p.finishPass(&p.stats.Forwards, func() { f.halo.ApplyMax(f.rbuf, out, l.arg, int32(p.n), true) })
 	return nil
 }
 
@@ -99,7 +99,7 @@ func (p *Propagator) MaxBackward(ps nn.Pass, gout, gx *dense.Matrix) error {
 	if err != nil {
 		return fmt.Errorf("exchange: backward: %w", err)
 	}
-	p.finishPass(gx, nil, &p.stats.Backwards, func() { f.send.ScatterMax(f.sbuf, l.sarg, 0, gx, true) })
+	p.finishPass(&p.stats.Backwards, func() { f.send.ScatterMax(f.sbuf, l.sarg, 0, gx, true) })
 	return nil
 }
 

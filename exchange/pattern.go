@@ -46,7 +46,8 @@ func ChooseExchange(kind string, nodes *comm.Nodes) string {
 // communicator, twolevel.go). The Propagator is the driver every pattern
 // shares: it scales the rows, runs the local product on its own goroutine
 // while the pattern moves the rows on the driver's (transferRows, with its
-// timers and codecs), and adds and scales the result (Forward, Backward).
+// timers and codecs), and adds the received rows, scaled (Forward,
+// Backward).
 type pattern interface {
 	// describe is the plan's one-line summary for Options.Logf.
 	describe(plan PlanStats) string
@@ -56,22 +57,22 @@ type pattern interface {
 	// moveForward moves them on the driver goroutine; done closes when the
 	// local product has finished.
 	moveForward(d *Propagator, ps nn.Pass, done <-chan struct{}) error
-	// addForward adds the received rows into out.
-	addForward(out *dense.Matrix)
+	// addForward adds the received rows, scaled by left (L; nil: ones),
+	// into out.
+	addForward(out *dense.Matrix, left []float32)
 	// sendBackward, moveBackward and addBackward are the transpose: the
 	// gradient rows g = L∘gout go back the way the rows came.
 	sendBackward(g *dense.Matrix)
 	moveBackward(d *Propagator, ps nn.Pass, done <-chan struct{}) error
-	addBackward(gx *dense.Matrix)
+	addBackward(gx *dense.Matrix, right []float32)
 }
 
 // finishPass is the tail of every Forward and Backward, flat or two-level:
-// add adds the received rows into out, then row i of out is scaled by s[i];
-// the time counts as aggregation, and *count (Forwards or Backwards) goes up.
-func (p *Propagator) finishPass(out *dense.Matrix, s []float32, count *int, add func()) {
+// add adds the received rows (scaled) into the output; the time counts as
+// aggregation, and *count (Forwards or Backwards) goes up.
+func (p *Propagator) finishPass(count *int, add func()) {
 	t := p.c.Wtime()
 	add()
-	scaleInPlace(out, s)
 	p.lap(t, &p.stats.AggrSeconds)
 	*count++
 }

@@ -55,6 +55,8 @@ type twoLevel struct {
 type opApplier interface {
 	Apply(x, out *dense.Matrix, accumulate bool)
 	ApplyT(x, out *dense.Matrix, accumulate bool)
+	ApplyScaled(x, out *dense.Matrix, rowScale []float32, accumulate bool)
+	ApplyTScaled(x, out *dense.Matrix, rowScale []float32, accumulate bool)
 }
 
 // tlCSRs is what buildTwoLevel plans; New prepares the CSRs.
@@ -315,10 +317,10 @@ func (tl *twoLevel) moveForward(d *Propagator, ps nn.Pass, done <-chan struct{})
 	return m.move(tl.local, tl.s3b, tl.r3, tl.s3Off, tl.r3Off, nil, stream+8)
 }
 
-func (tl *twoLevel) addForward(out *dense.Matrix) {
-	tl.h1.Apply(tl.r1, out, true)
-	tl.h2.Apply(tl.r2, out, true)
-	tl.h3.Apply(tl.r3, out, true)
+func (tl *twoLevel) addForward(out *dense.Matrix, left []float32) {
+	scaledProduct(tl.h1, false, tl.r1, out, left, true)
+	scaledProduct(tl.h2, false, tl.r2, out, left, true)
+	scaledProduct(tl.h3, false, tl.r3, out, left, true)
 }
 
 func (tl *twoLevel) sendBackward(g *dense.Matrix) {
@@ -371,9 +373,9 @@ func (m stageMover) between(product func()) {
 	m.d.lap(t, &m.d.stats.AggrSeconds)
 }
 
-func (tl *twoLevel) addBackward(gx *dense.Matrix) {
-	tl.s2x.ApplyT(tl.s2, gx, true)
-	tl.s1.ApplyT(tl.s1b, gx, true)
+func (tl *twoLevel) addBackward(gx *dense.Matrix, right []float32) {
+	scaledProduct(tl.s2x, true, tl.s2, gx, right, true)
+	scaledProduct(tl.s1, true, tl.s1b, gx, right, true)
 }
 
 // resize shapes the stage buffers for rows of width w.

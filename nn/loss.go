@@ -3,9 +3,11 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/supergcn/supergcn/dense"
 	"github.com/supergcn/supergcn/internal/par"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // SoftmaxCrossEntropy is SoftmaxCrossEntropyInto with a fresh gradient
@@ -27,7 +29,9 @@ func SoftmaxCrossEntropy(logits *dense.Matrix, labels []int32, rows []int32, den
 //
 //	lossSum = Σ_{r in rows} (logsumexp(logits[r]) - logits[r][labels[r]])
 //
-// with a max-shifted log-sum-exp accumulated in float64. Rows whose label is
+// with a max-shifted log-sum-exp in float64 (math.Exp: the loss the
+// gradient checks difference, smooth to float64 rounding; the training rows
+// only). Rows whose label is
 // negative (unlabelled) are skipped. The returned gradient has the shape of
 // logits, is zero outside the listed rows, and is d(lossSum/denom)/d(logits):
 // (softmax - onehot)/denom. The caller passes as denom the global number of
@@ -92,8 +96,11 @@ func SoftmaxCrossEntropyInto(grad, logits *dense.Matrix, labels []int32, rows []
 }
 
 // SoftmaxCrossEntropySum is the loss sum of SoftmaxCrossEntropyInto over
-// rows without a gradient: Σ (logsumexp(logits[r]) - logits[r][labels[r]])
-// over the listed rows with a non-negative label, accumulated in float64 in
+// rows without a gradient (evaluation: every row): Σ (logsumexp(logits[r])
+// - logits[r][labels[r]]) over the listed rows with a non-negative label,
+// the exponentials in float32 by the row kernel rowk.Set.SoftmaxExp (AVX2
+// where the CPU has it; within 2 ulp, so the sum is within about 1e-7 per
+// row of SoftmaxCrossEntropyInto's), their sums accumulated in float64 in
 // blocks of lossBlockRows (the same sum whatever the thread count; rows in
 // any order). Errors: a row or label out of range, labels shorter than
 // logits.
@@ -101,23 +108,18 @@ func SoftmaxCrossEntropySum(logits *dense.Matrix, labels []int32, rows []int32) 
 	if err := checkRows("SoftmaxCrossEntropySum", logits, labels, rows); err != nil {
 		return 0, err
 	}
+	k := rowk.Default()
 	return sumRowBlocks(len(rows), func(lo, hi int) float64 {
 		var l float64
+		e := make([]float32, logits.Cols)
 		for _, r := range rows[lo:hi] {
 			y := labels[r]
 			if y < 0 {
 				continue
 			}
 			row := logits.Row(int(r))
-			mx := math.Inf(-1)
-			for _, v := range row {
-				mx = math.Max(mx, float64(v))
-			}
-			var s float64
-			for _, v := range row {
-				s += math.Exp(float64(v) - mx)
-			}
-			l += mx + math.Log(s) - float64(row[y])
+			mx, s := k.SoftmaxExp(e, row)
+			l += float64(mx) + math.Log(s) - float64(row[y])
 		}
 		return l
 	}), nil
@@ -159,11 +161,15 @@ func increasing(rows []int32) bool {
 
 // CountCorrect counts the listed rows with a non-negative label whose argmax
 // logit (ties go to the lowest class index) equals the label, on the rank's
-// threads. Invalid arguments panic, as in SoftmaxCrossEntropy.
+// threads: the row's max by the row kernel (rowk.Set.RowMax), then the label
+// is right when its logit is that max and no earlier class's is (a row
+// holding a NaN may count either way). Invalid arguments panic, as in
+// SoftmaxCrossEntropy.
 func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
 	if err := checkRows("CountCorrect", logits, labels, rows); err != nil {
 		panic(err)
 	}
+	k := rowk.Default()
 	return sumRowBlocks(len(rows), func(lo, hi int) int64 {
 		var n int64
 		for _, r := range rows[lo:hi] {
@@ -172,13 +178,7 @@ func CountCorrect(logits *dense.Matrix, labels []int32, rows []int32) int64 {
 				continue
 			}
 			row := logits.Row(int(r))
-			best := 0
-			for j, v := range row {
-				if v > row[best] {
-					best = j
-				}
-			}
-			if int32(best) == y {
+			if m := k.RowMax(row); row[y] == m && !slices.Contains(row[:y], m) {
 				n++
 			}
 		}

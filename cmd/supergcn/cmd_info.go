@@ -46,7 +46,7 @@ func cmdInfo(args []string) error {
 	fmt.Printf("aggregation kernel: %s (available: %v; force with SUPERGCN_KERNEL or --kernel, any case; auto = best)\n", bi.AggrKernel, bi.AggrKernels)
 	fmt.Printf("  sums and max products: %s; max gradient routing: %s\n", bi.AggrKernel, orDash(bi.AggrRouting))
 	fmt.Printf("quantisation kernel: %s (available: %v)\n", bi.QuantKernel, bi.QuantKerns)
-	fmt.Printf("hidden-stage row kernel: %s (available: %v)\n", bi.RowKernel, bi.RowKernels)
+	fmt.Printf("row kernels (hidden stages, LayerNorm, evaluation loss, GCN/mean row scaling): %s (available: %v)\n", bi.RowKernel, bi.RowKernels)
 	fmt.Printf("dense micro-kernels (X·W and G·Wᵀ with W up to 256×256, bias gradients): %s (available: %v; generic: the BLAS)\n", bi.DenseKernel, bi.DenseKerns)
 	fmt.Printf("attention kernels (gat, gatv2): %s (available: %v)\n", bi.AttnKernel, bi.AttnKerns)
 	fmt.Printf("dense BLAS: %s (%s), core %s; %s\n", bi.BLAS, bi.BLASConfig, orDash(bi.BLASCore), bi.BLASUse)

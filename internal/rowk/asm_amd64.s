@@ -409,3 +409,246 @@ gtnoscale:
 gtdone:
 	VZEROUPPER
 	RET
+
+// EXP8(X, T, N, R, P): X = ExpFlush(X) in every lane (softmax.go), its
+// operations in its order (no fused multiply-add, so the lanes equal the
+// Go twin's values bit for bit): x clamped to [expLo, expHi] into T (a NaN
+// stays), N the lanes below expLo (set to 0 at the end), X the exponent
+// 2^n, R and P temporaries. Constants from expc<> (the polynomial of
+// attn's exp kernels, attn/heads_amd64.s).
+#define EXP8(X, T, N, R, P) \
+	VMOVUPS expc<>+352(SB), T; \
+	VMAXPS X, T, T; \
+	VMOVUPS expc<>+384(SB), N; \
+	VMINPS T, N, T; \
+	VCMPPS $1, expc<>+352(SB), X, N; \
+	VMULPS expc<>+0(SB), T, X; \
+	VADDPS expc<>+32(SB), X, X; \
+	VSUBPS expc<>+32(SB), X, R; \
+	VPADDD expc<>+416(SB), X, X; \
+	VPSLLD $23, X, X; \
+	VMULPS expc<>+64(SB), R, P; \
+	VSUBPS P, T, T; \
+	VMULPS expc<>+96(SB), R, P; \
+	VSUBPS P, T, T; \
+	VMULPS expc<>+128(SB), T, P; \
+	VADDPS expc<>+160(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+192(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+224(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+256(SB), P, P; \
+	VMULPS T, P, P; \
+	VADDPS expc<>+288(SB), P, P; \
+	VMULPS T, T, R; \
+	VMULPS R, P, P; \
+	VADDPS T, P, P; \
+	VADDPS expc<>+320(SB), P, P; \
+	VMULPS X, P, X; \
+	VANDNPS X, N, X
+
+
+// expc<>: the constants of ExpFlush (softmax.go), eight copies each (one ymm
+// vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
+// parts, the polynomial's c0–c5, 1, expLo, expHi, the integer 127 −
+// bits(1.5·2^23) that turns t's bits into the exponent of 2^n, and −Inf.
+DATA expc<>+0(SB)/4, $0x3fb8aa3b
+DATA expc<>+4(SB)/4, $0x3fb8aa3b
+DATA expc<>+8(SB)/4, $0x3fb8aa3b
+DATA expc<>+12(SB)/4, $0x3fb8aa3b
+DATA expc<>+16(SB)/4, $0x3fb8aa3b
+DATA expc<>+20(SB)/4, $0x3fb8aa3b
+DATA expc<>+24(SB)/4, $0x3fb8aa3b
+DATA expc<>+28(SB)/4, $0x3fb8aa3b
+DATA expc<>+32(SB)/4, $0x4b400000
+DATA expc<>+36(SB)/4, $0x4b400000
+DATA expc<>+40(SB)/4, $0x4b400000
+DATA expc<>+44(SB)/4, $0x4b400000
+DATA expc<>+48(SB)/4, $0x4b400000
+DATA expc<>+52(SB)/4, $0x4b400000
+DATA expc<>+56(SB)/4, $0x4b400000
+DATA expc<>+60(SB)/4, $0x4b400000
+DATA expc<>+64(SB)/4, $0x3f318000
+DATA expc<>+68(SB)/4, $0x3f318000
+DATA expc<>+72(SB)/4, $0x3f318000
+DATA expc<>+76(SB)/4, $0x3f318000
+DATA expc<>+80(SB)/4, $0x3f318000
+DATA expc<>+84(SB)/4, $0x3f318000
+DATA expc<>+88(SB)/4, $0x3f318000
+DATA expc<>+92(SB)/4, $0x3f318000
+DATA expc<>+96(SB)/4, $0xb95e8083
+DATA expc<>+100(SB)/4, $0xb95e8083
+DATA expc<>+104(SB)/4, $0xb95e8083
+DATA expc<>+108(SB)/4, $0xb95e8083
+DATA expc<>+112(SB)/4, $0xb95e8083
+DATA expc<>+116(SB)/4, $0xb95e8083
+DATA expc<>+120(SB)/4, $0xb95e8083
+DATA expc<>+124(SB)/4, $0xb95e8083
+DATA expc<>+128(SB)/4, $0x39506967
+DATA expc<>+132(SB)/4, $0x39506967
+DATA expc<>+136(SB)/4, $0x39506967
+DATA expc<>+140(SB)/4, $0x39506967
+DATA expc<>+144(SB)/4, $0x39506967
+DATA expc<>+148(SB)/4, $0x39506967
+DATA expc<>+152(SB)/4, $0x39506967
+DATA expc<>+156(SB)/4, $0x39506967
+DATA expc<>+160(SB)/4, $0x3ab743ce
+DATA expc<>+164(SB)/4, $0x3ab743ce
+DATA expc<>+168(SB)/4, $0x3ab743ce
+DATA expc<>+172(SB)/4, $0x3ab743ce
+DATA expc<>+176(SB)/4, $0x3ab743ce
+DATA expc<>+180(SB)/4, $0x3ab743ce
+DATA expc<>+184(SB)/4, $0x3ab743ce
+DATA expc<>+188(SB)/4, $0x3ab743ce
+DATA expc<>+192(SB)/4, $0x3c088908
+DATA expc<>+196(SB)/4, $0x3c088908
+DATA expc<>+200(SB)/4, $0x3c088908
+DATA expc<>+204(SB)/4, $0x3c088908
+DATA expc<>+208(SB)/4, $0x3c088908
+DATA expc<>+212(SB)/4, $0x3c088908
+DATA expc<>+216(SB)/4, $0x3c088908
+DATA expc<>+220(SB)/4, $0x3c088908
+DATA expc<>+224(SB)/4, $0x3d2aa9c1
+DATA expc<>+228(SB)/4, $0x3d2aa9c1
+DATA expc<>+232(SB)/4, $0x3d2aa9c1
+DATA expc<>+236(SB)/4, $0x3d2aa9c1
+DATA expc<>+240(SB)/4, $0x3d2aa9c1
+DATA expc<>+244(SB)/4, $0x3d2aa9c1
+DATA expc<>+248(SB)/4, $0x3d2aa9c1
+DATA expc<>+252(SB)/4, $0x3d2aa9c1
+DATA expc<>+256(SB)/4, $0x3e2aaaaa
+DATA expc<>+260(SB)/4, $0x3e2aaaaa
+DATA expc<>+264(SB)/4, $0x3e2aaaaa
+DATA expc<>+268(SB)/4, $0x3e2aaaaa
+DATA expc<>+272(SB)/4, $0x3e2aaaaa
+DATA expc<>+276(SB)/4, $0x3e2aaaaa
+DATA expc<>+280(SB)/4, $0x3e2aaaaa
+DATA expc<>+284(SB)/4, $0x3e2aaaaa
+DATA expc<>+288(SB)/4, $0x3f000000
+DATA expc<>+292(SB)/4, $0x3f000000
+DATA expc<>+296(SB)/4, $0x3f000000
+DATA expc<>+300(SB)/4, $0x3f000000
+DATA expc<>+304(SB)/4, $0x3f000000
+DATA expc<>+308(SB)/4, $0x3f000000
+DATA expc<>+312(SB)/4, $0x3f000000
+DATA expc<>+316(SB)/4, $0x3f000000
+DATA expc<>+320(SB)/4, $0x3f800000
+DATA expc<>+324(SB)/4, $0x3f800000
+DATA expc<>+328(SB)/4, $0x3f800000
+DATA expc<>+332(SB)/4, $0x3f800000
+DATA expc<>+336(SB)/4, $0x3f800000
+DATA expc<>+340(SB)/4, $0x3f800000
+DATA expc<>+344(SB)/4, $0x3f800000
+DATA expc<>+348(SB)/4, $0x3f800000
+DATA expc<>+352(SB)/4, $0xc2aeac4f
+DATA expc<>+356(SB)/4, $0xc2aeac4f
+DATA expc<>+360(SB)/4, $0xc2aeac4f
+DATA expc<>+364(SB)/4, $0xc2aeac4f
+DATA expc<>+368(SB)/4, $0xc2aeac4f
+DATA expc<>+372(SB)/4, $0xc2aeac4f
+DATA expc<>+376(SB)/4, $0xc2aeac4f
+DATA expc<>+380(SB)/4, $0xc2aeac4f
+DATA expc<>+384(SB)/4, $0x42b00000
+DATA expc<>+388(SB)/4, $0x42b00000
+DATA expc<>+392(SB)/4, $0x42b00000
+DATA expc<>+396(SB)/4, $0x42b00000
+DATA expc<>+400(SB)/4, $0x42b00000
+DATA expc<>+404(SB)/4, $0x42b00000
+DATA expc<>+408(SB)/4, $0x42b00000
+DATA expc<>+412(SB)/4, $0x42b00000
+DATA expc<>+416(SB)/4, $0xb4c0007f
+DATA expc<>+420(SB)/4, $0xb4c0007f
+DATA expc<>+424(SB)/4, $0xb4c0007f
+DATA expc<>+428(SB)/4, $0xb4c0007f
+DATA expc<>+432(SB)/4, $0xb4c0007f
+DATA expc<>+436(SB)/4, $0xb4c0007f
+DATA expc<>+440(SB)/4, $0xb4c0007f
+DATA expc<>+444(SB)/4, $0xb4c0007f
+DATA expc<>+448(SB)/4, $0xff800000
+DATA expc<>+452(SB)/4, $0xff800000
+DATA expc<>+456(SB)/4, $0xff800000
+DATA expc<>+460(SB)/4, $0xff800000
+DATA expc<>+464(SB)/4, $0xff800000
+DATA expc<>+468(SB)/4, $0xff800000
+DATA expc<>+472(SB)/4, $0xff800000
+DATA expc<>+476(SB)/4, $0xff800000
+GLOBL expc<>(SB), RODATA|NOPTR, $480
+
+// func softMaxAVX2(x *float32, n int) float32
+// The largest of x[0:n] (NaNs may be skipped: the loss sees them in the sum).
+TEXT ·softMaxAVX2(SB), NOSPLIT, $0-20
+	MOVQ    x+0(FP), SI
+	MOVQ    n+8(FP), CX
+	VMOVUPS (SI), Y0
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	JZ      maxreduce
+
+maxloop:
+	VMAXPS (SI), Y0, Y0
+	ADDQ   $32, SI
+	SUBQ   $8, CX
+	JNZ    maxloop
+
+maxreduce:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0x4e, X0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VMAXPS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+16(FP)
+	RET
+
+// func softExpAVX2(e, x *float32, n int, m float32, p *[4]float64)
+// e[j] = ExpFlush(x[j]−m); p[l] += float64(e[j]) for j ≡ l (mod 4), in order.
+TEXT ·softExpAVX2(SB), NOSPLIT, $0-40
+	MOVQ         e+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS m+24(FP), Y8
+	MOVQ         p+32(FP), DX
+	VMOVUPD      (DX), Y9
+
+exploop:
+	VMOVUPS (SI), Y0
+	VSUBPS  Y8, Y0, Y0
+	EXP8(Y0, Y1, Y2, Y3, Y4)
+	VMOVUPS Y0, (DI)
+	WIDEN(Y0, X0, Y5, X6, Y7)
+	VADDPD  Y5, Y9, Y9
+	VADDPD  Y7, Y9, Y9
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JNZ     exploop
+
+	VMOVUPD Y9, (DX)
+	VZEROUPPER
+	RET
+
+// func scaleAVX2(dst, src *float32, n int, f float32)
+// dst[j] = f·src[j], n a positive multiple of 32, 32 per iteration.
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS f+24(FP), Y8
+
+scaleloop:
+	VMULPS  (SI), Y8, Y0
+	VMULPS  32(SI), Y8, Y1
+	VMULPS  64(SI), Y8, Y2
+	VMULPS  96(SI), Y8, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DI
+	SUBQ    $32, CX
+	JNZ     scaleloop
+	VZEROUPPER
+	RET

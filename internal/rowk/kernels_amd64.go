@@ -2,6 +2,8 @@
 
 package rowk
 
+import "math"
+
 // The assembly of a native set (Set.isa).
 const (
 	isaAVX2   isa = iota // asm_amd64.s
@@ -168,4 +170,63 @@ func gateNative(g, h []float32, scale float32, active bool, bad *uint32) {
 		gateAVX2(&g[0], &h[0], m, scale, active, bad)
 	}
 	gateGeneric(g[m:], h[m:], scale, active, bad)
+}
+
+//go:noescape
+func softMaxAVX2(x *float32, n int) float32
+
+//go:noescape
+func softExpAVX2(e, x *float32, n int, m float32, p *[4]float64)
+
+// softMaxNative and softExpNative run the last n mod 8 elements too, in
+// one more vector padded with −Inf (exp gives +0 there, which adds nothing
+// to the sums), so that a row of 47 classes runs in vectors throughout.
+func softMaxNative(x []float32, m float32) float32 {
+	n8 := len(x) &^ 7
+	if n8 > 0 {
+		m = max(m, softMaxAVX2(&x[0], n8))
+	}
+	if len(x) > n8 {
+		t := padTail(x[n8:])
+		m = max(m, softMaxAVX2(&t[0], 8))
+	}
+	return m
+}
+
+func softExpNative(e, x []float32, m float32, p *[4]float64) {
+	n := len(x)
+	e = e[:n]
+	n8 := n &^ 7
+	if n8 > 0 {
+		softExpAVX2(&e[0], &x[0], n8, m, p)
+	}
+	if n > n8 {
+		t := padTail(x[n8:])
+		var et [8]float32
+		softExpAVX2(&et[0], &t[0], 8, m, p)
+		copy(e[n8:], et[:])
+	}
+}
+
+// padTail returns x (fewer than 8 elements) followed by −Inf.
+func padTail(x []float32) [8]float32 {
+	t := [8]float32{}
+	copy(t[:], x)
+	for i := len(x); i < 8; i++ {
+		t[i] = float32(math.Inf(-1))
+	}
+	return t
+}
+
+//go:noescape
+func scaleAVX2(dst, src *float32, n int, f float32)
+
+func scaleNative(dst, src []float32, f float32) {
+	n := len(dst)
+	src = src[:n]
+	n32 := n &^ 31
+	if n32 > 0 {
+		scaleAVX2(&dst[0], &src[0], n32, f)
+	}
+	scaleGeneric(dst[n32:], src[n32:], f)
 }

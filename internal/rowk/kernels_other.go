@@ -40,3 +40,9 @@ func reluBiasDropNative(h, o, bias []float32, u []uint16, thresh int32, scale fl
 func gateNative(g, h []float32, scale float32, active bool, bad *uint32) {
 	gateGeneric(g, h, scale, active, bad)
 }
+
+func softMaxNative(x []float32, m float32) float32 { return softMaxGeneric(x, m) }
+
+func softExpNative(e, x []float32, m float32, p *[4]float64) { softExpGeneric(e, x, m, p) }
+
+func scaleNative(dst, src []float32, f float32) { scaleGeneric(dst, src, f) }

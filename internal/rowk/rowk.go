@@ -1,6 +1,7 @@
 // Package rowk is the SIMD kernel family of the fused hidden stage
 // (nn/fused.go) and LayerNorm (nn/layernorm.go): the per-row passes of
-// bias + LayerNorm + ReLU + dropout forward and their backward.
+// bias + LayerNorm + ReLU + dropout forward and their backward; and of the
+// evaluation loss's softmax (SoftmaxExp, softmax.go; nn/loss.go).
 //
 // Every kernel set computes exactly what the pure-Go set (generic, the
 // twin, also what noasm builds and other architectures run) computes, bit

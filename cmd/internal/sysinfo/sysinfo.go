@@ -32,7 +32,7 @@ type Info struct {
 	AggrRouting string   `json:"aggr_routing_kernel"` // what routes the max aggregation's gradients under AggrKernel
 	QuantKernel string   `json:"quant_kernel"`
 	QuantKerns  []string `json:"quant_kernels"`
-	RowKernel   string   `json:"row_kernel"` // the fused hidden stage's (bias + LayerNorm + ReLU + dropout) row kernels
+	RowKernel   string   `json:"row_kernel"` // the row kernels of the fused hidden stage (bias + LayerNorm + ReLU + dropout), of the evaluation loss (softmax) and of the graph operators' row scaling
 	RowKernels  []string `json:"row_kernels"`
 	DenseKernel string   `json:"dense_kernel"` // the narrow products' micro-kernels (generic: the BLAS)
 	DenseKerns  []string `json:"dense_kernels"`
