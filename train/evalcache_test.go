@@ -168,3 +168,61 @@ func TestEvalCacheMemoryLimit(t *testing.T) {
 		t.Fatalf("EvalCacheOn beyond the limit: err = %v", err)
 	}
 }
+
+// TestEvalCacheAutoAgreed: at two ranks of unequal size under a memory
+// limit that only the larger one's aggregate exceeds, neither rank keeps
+// it (a rank that kept it would skip the evaluation exchanges the other
+// makes), and the results are those of EvalCacheOff.
+func TestEvalCacheAutoAgreed(t *testing.T) {
+	ds := narrowCora(t, 8)
+	cfg := kipfConfig("gcn", 1, 3, 0.5)
+	cfg.Model.Hidden = 64
+	owner := make([]int32, ds.NumNodes())
+	for v := range owner {
+		if v%4 == 3 {
+			owner[v] = 1
+		}
+	}
+	shards := func() []*partition.Shard {
+		return []*partition.Shard{partition.Split(ds, owner, 0, 2), partition.Split(ds, owner, 1, 2)}
+	}
+	mc := cfg.Model
+	mc.In, mc.Out, mc.Seed = ds.FeatDim, ds.NumClasses, cfg.Seed
+	var with [2]int64
+	s := shards()
+	for r := range with {
+		with[r], _ = Estimate(mc, Buffers{EvalCache: true}, s[r])
+	}
+	limit := with[0] - EvalCacheBytes(mc, false, s[0])/2
+	if !(with[1] < limit) {
+		t.Fatalf("estimates with the aggregate %d and %d: the smaller rank does not fit under %d", with[0], with[1], limit)
+	}
+	cfg.EvalCache = EvalCacheOff
+	ref := distributed(t, ds, owner, 2, cfg)
+	cfg.EvalCache = EvalCacheAuto
+	old := debug.SetMemoryLimit(limit)
+	defer debug.SetMemoryLimit(old)
+	s = shards()
+	var kept [2]bool
+	results := make([]*Result, 2)
+	err := comm.RunGroupNodes(2, 1, func(c comm.Comm) error {
+		tr, err := newTrainer(cfg, s[c.Rank()], c)
+		if err != nil {
+			return err
+		}
+		kept[c.Rank()] = tr.evalCache
+		results[c.Rank()], err = tr.run()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept[0] || kept[1] {
+		t.Fatalf("evaluation aggregate kept on ranks 0, 1: %v", kept)
+	}
+	for i, a := range results[0].Epochs {
+		if b := ref.Epochs[i]; a.Loss != b.Loss || a.ValAcc != b.ValAcc || a.ValLoss != b.ValLoss || a.TestLoss != b.TestLoss || a.EvalBytes != b.EvalBytes {
+			t.Fatalf("epoch %d under auto: %+v, off: %+v", a.Epoch, a, b)
+		}
+	}
+}

@@ -123,18 +123,26 @@ func aggregatesInput(mc nn.Config) bool {
 
 // checkMemory refuses a model that cannot fit, naming the field to lower,
 // after logging the estimate (rank 0), and decides whether the evaluation
-// passes keep their aggregate of the features (t.evalCache). An invalid
-// model is left to NewModel.
+// passes keep their aggregate of the features (t.evalCache), the same on
+// every rank: under EvalCacheAuto none keeps it when a rank that fits
+// without it does not fit with it. An invalid model is left to NewModel.
 func (t *trainer) checkMemory(mc nn.Config) error {
 	if mc.Validate() != nil { // NewModel names the field
 		return nil
 	}
 	lp := t.cfg.LabelProp > 0
 	cache := EvalCacheBytes(mc, lp, t.shard)
-	t.evalCache = cache > 0 && t.cfg.EvalCache != EvalCacheOff
+	t.evalCache = EvalCacheApplies(mc, lp) && t.cfg.EvalCache != EvalCacheOff // as on every rank, one without nodes too
 	need, hidden := Estimate(mc, Buffers{LabelProp: lp, EvalCache: t.evalCache}, t.shard)
 	limit := sysmem.Limit()
-	dropped := t.evalCache && need > limit && need-cache <= limit && t.cfg.EvalCache != EvalCacheOn
+	drop := []float64{0}
+	if t.evalCache && need > limit && need-cache <= limit && t.cfg.EvalCache != EvalCacheOn {
+		drop[0] = 1
+	}
+	if err := t.c.AllreduceMaxF64(drop); err != nil { // a rank that keeps it skips exchanges the others make
+		return err
+	}
+	dropped := t.evalCache && drop[0] > 0
 	if dropped {
 		t.evalCache, need = false, need-cache
 	}
@@ -166,7 +174,7 @@ func evalCacheNote(kept, dropped bool, cache int64) string {
 	case kept:
 		return fmt.Sprintf(", of which ~%s the evaluation passes' aggregate of the features", sysmem.GB(cache))
 	case dropped:
-		return fmt.Sprintf("; the evaluation passes aggregate the features each time: keeping their aggregate (~%s, train.Config.EvalCache) would exceed it", sysmem.GB(cache))
+		return fmt.Sprintf("; the evaluation passes aggregate the features each time: keeping their aggregate (~%s here, train.Config.EvalCache) would exceed the memory of a rank", sysmem.GB(cache))
 	}
 	return ""
 }
