@@ -62,6 +62,10 @@ type RunTimes struct {
 	Threads  int
 	Epochs   int // the epochs the medians are over
 	Measured map[string]float64
+	// EvalCache says whether the run's evaluation passes reused the
+	// first layer's aggregate of the features (the header's eval_cache;
+	// nil in files of builds that did not record it).
+	EvalCache *bool
 }
 
 // metricsKeys maps the stages to train.EpochMetrics' JSON keys.
@@ -85,6 +89,7 @@ func ReadRunTimes(path string) (*RunTimes, error) {
 			Epoch                    *int
 			Command                  []string
 			Ranks, Threads           int
+			EvalCache                *bool `json:"eval_cache"`
 		}
 		var secs map[string]any
 		line := sc.Bytes()
@@ -94,7 +99,7 @@ func ReadRunTimes(path string) (*RunTimes, error) {
 		_ = json.Unmarshal(line, &secs)
 		switch {
 		case rec.Header:
-			rt.Command, rt.Ranks, rt.Threads = rec.Command, rec.Ranks, rec.Threads
+			rt.Command, rt.Ranks, rt.Threads, rt.EvalCache = rec.Command, rec.Ranks, rec.Threads, rec.EvalCache
 		case rec.Final:
 		case rec.Epoch == nil:
 			return nil, fmt.Errorf("%s:%d: not a header, epoch or final record of a metrics file", path, ln)

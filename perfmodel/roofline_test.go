@@ -115,6 +115,13 @@ func TestReadRunTimes(t *testing.T) {
 		rt.Threads != 2 || rt.Ranks != 1 || rt.Command[1] != "train" {
 		t.Fatalf("%+v", rt)
 	}
+	if rt.EvalCache != nil {
+		t.Fatalf("a header without eval_cache: EvalCache %v, want nil", *rt.EvalCache)
+	}
+	os.WriteFile(p, []byte(strings.Replace(lines[0], `"ranks"`, `"eval_cache":false,"ranks"`, 1)+"\n"+ep(2, 1, true)+"\n"), 0o644)
+	if rt, err = ReadRunTimes(p); err != nil || rt.EvalCache == nil || *rt.EvalCache {
+		t.Fatalf("a header with eval_cache false: %+v, %v", rt, err)
+	}
 	os.WriteFile(p, []byte(lines[0]+"\n{\"epoch\":1,\"evaluated\":true,\"aggr_s\":\"x\"}\n"), 0o644)
 	if _, err := ReadRunTimes(p); err == nil || !strings.Contains(err.Error(), "m.jsonl:2") {
 		t.Fatalf("bad field: %v, want an error naming m.jsonl:2", err)

@@ -37,6 +37,8 @@ func (c Config) Validate() error {
 		return bad("NodeOrder", "%q is not %s", c.NodeOrder, strings.Join(partition.NodeOrders(), ", "))
 	case c.EvalEvery < 1:
 		return bad("EvalEvery", "%d, need ≥ 1", c.EvalEvery)
+	case c.EvalCache != "" && !slices.Contains(EvalCaches(), c.EvalCache):
+		return bad("EvalCache", "%q is not %s", c.EvalCache, strings.Join(EvalCaches(), ", "))
 	case c.SaveEvery < 0:
 		return bad("SaveEvery", "%d, need ≥ 1 (0: save only at the end)", c.SaveEvery)
 	case c.SaveEvery > 0 && c.SavePath == "":

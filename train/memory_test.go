@@ -29,9 +29,9 @@ func TestMemoryCheckRefusesWideModel(t *testing.T) {
 	s := partition.Split(ds, make([]int32, ds.NumNodes()), 0, 1)
 	mc := cfg.Model
 	mc.In, mc.Out = ds.FeatDim, ds.NumClasses
-	narrow, _ := Estimate(mc, false, s)
+	narrow, _ := Estimate(mc, Buffers{EvalCache: true}, s)
 	mc.Hidden *= 2
-	wide, hidden := Estimate(mc, false, s)
+	wide, hidden := Estimate(mc, Buffers{EvalCache: true}, s)
 	if !(wide > narrow && hidden > wide/2) {
 		t.Fatalf("estimates: hidden 100000 %d, 200000 %d (of which hidden %d)", narrow, wide, hidden)
 	}
@@ -52,7 +52,7 @@ func measureTraining(t *testing.T, cfg Config, ds *graph.Dataset, p int) (measur
 		shards[r] = partition.Split(ds, owner, r, p)
 		mc := cfg.Model
 		mc.In, mc.Out = ds.FeatDim, ds.NumClasses
-		e, _ := Estimate(mc, cfg.LabelProp > 0, shards[r])
+		e, _ := Estimate(mc, Buffers{LabelProp: cfg.LabelProp > 0, EvalCache: cfg.EvalCache != EvalCacheOff}, shards[r])
 		estimated += e
 	}
 	trainers := make([]*trainer, p)

@@ -109,6 +109,10 @@ type RunHeader struct {
 	Threads  int      `json:"threads"`
 	Hosts    []string `json:"hosts"`              // distinct host names, in rank order of first appearance
 	Exchange string   `json:"exchange,omitempty"` // the boundary exchange that ran: flat or two-level
+	// EvalCache says whether the evaluation passes reused the first
+	// layer's aggregate of the features (Config.EvalCache; predict
+	// --eval-cache takes it).
+	EvalCache bool `json:"eval_cache"`
 	// Model is the model trained (nn.Config; absent in files of older
 	// builds): plots draw the runs of one model as one scaling line.
 	Model        *nn.Config `json:"model,omitempty"`

@@ -72,6 +72,7 @@ type Config struct {
 	Exchange    string      // flat|two-level|two-level-paired ("" = two-level with several multi-rank nodes; exchange.Options.Exchange)
 	Wire        quant.Wires // boundary rows' wire format per role (unset: quant.Wires.Resolve's defaults, fp32)
 	EvalEvery   int         // evaluate every N epochs and after the last (0 or 1 = every epoch)
+	EvalCache   string      // keep the evaluation passes' aggregate of the features: EvalCacheAuto ("" too)|EvalCacheOn|EvalCacheOff (memory.go)
 	LabelProp   float64
 	FeatNorm    string // input preprocessing applied by the caller, recorded in checkpoints
 	MetricsPath string
@@ -174,6 +175,7 @@ type trainer struct {
 	lossGrad                       *dense.Matrix // the loss gradient, reused across epochs
 	watch                          lossWatch
 	featMax                        float64 // the input features' largest magnitude, all ranks (blameFeatures)
+	evalCache                      bool    // the evaluation passes reuse the features' aggregate (checkMemory decides)
 
 	done int          // epochs completed (by this run or the resumed one)
 	best FinalMetrics // best-validation bookkeeping (BestValAcc -1 before any epoch)
@@ -409,7 +411,7 @@ func (t *trainer) buildModel(mc nn.Config) error {
 			return field.Wrap("train.Config.LabelProp", err)
 		}
 		params = append(params, t.lp.Param())
-	} else {
+	} else if t.evalCache {
 		// The features never change and evaluation has no dropout: the
 		// first layer's aggregate of them is computed once (exact float32
 		// rows) and reused by every evaluation pass. With label propagation
@@ -1013,7 +1015,7 @@ func (t *trainer) writeHeader(mw *metricsWriter, start time.Time) error {
 	}
 	h := *t.cfg.Header
 	h.Header, h.DataID, h.Ranks, h.Threads, h.Hosts = true, t.dataID, t.c.Size(), t.cfg.Threads, hosts
-	h.Exchange = t.prop.Exchange()
+	h.Exchange, h.EvalCache = t.prop.Exchange(), t.evalCache
 	mc := t.model.Config()
 	h.Model = &mc
 	h.Start = start.UTC().Format(time.RFC3339)

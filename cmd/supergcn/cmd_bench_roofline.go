@@ -8,6 +8,7 @@ import (
 
 	"github.com/supergcn/supergcn/perfmodel"
 	"github.com/supergcn/supergcn/perfmodel/measure"
+	"github.com/supergcn/supergcn/train"
 )
 
 func init() {
@@ -53,7 +54,11 @@ func benchRoofline(args []string) error {
 	if err != nil {
 		return err
 	}
-	work, err := perfmodel.Roofline(m, perfmodel.Graph{Nodes: int64(ds.NumNodes()), Edges: ds.Graph.NNZ(), TrainNodes: int64(len(ds.Train))}, a.cfg.LabelProp == 0)
+	evalCache := a.cfg.LabelProp == 0 && a.cfg.EvalCache != train.EvalCacheOff // as the command asks; the header says what ran
+	if rt.EvalCache != nil {
+		evalCache = *rt.EvalCache
+	}
+	work, err := perfmodel.Roofline(m, perfmodel.Graph{Nodes: int64(ds.NumNodes()), Edges: ds.Graph.NNZ(), TrainNodes: int64(len(ds.Train))}, evalCache)
 	if err != nil {
 		return err
 	}

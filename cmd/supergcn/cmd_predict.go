@@ -52,7 +52,7 @@ func cmdPredict(args []string, stdout io.Writer) error {
 	var roleBits [quant.NumRoles]int
 	fs.IntVar(&roleBits[quant.Backward], "bits-backward", 0, "bits of gradient rows (default: as --bits)")
 	fs.IntVar(&roleBits[quant.Eval], "eval-bits", 0, "bits in the evaluation pass (default: as --bits)")
-	fs.BoolVar(&cfg.EvalCache, "eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train does without label propagation); false: aggregate them again, as a binary without that reuse does")
+	fs.BoolVar(&cfg.EvalCache, "eval-cache", true, "the evaluation pass reuses the first layer's aggregate of the features (as train --eval-cache auto|on does without label propagation; a metrics header's eval_cache says what a run did); false: aggregate them again (train --eval-cache off)")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluation pass every N epochs (its time is averaged over N); 0: none")
 	sw.Params = quant.ParamsBlock
 	fs.Func("quant-params", "quantised rows' parameters: block (default)|bf16|fp32", quantParamsFlag(&sw.Params))

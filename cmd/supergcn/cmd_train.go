@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/supergcn/supergcn/cmd/internal/cpuprofile"
+	"github.com/supergcn/supergcn/cmd/internal/flagtab"
 	"github.com/supergcn/supergcn/cmd/internal/trainargs"
 	"io"
 	"os"
@@ -96,6 +97,7 @@ func parseTrain(args []string) (*trainArgs, error) {
 	fs.StringVar(&bits.Bwd, "bits-backward", "", "bits per gradient value sent back (default: as --bits)")
 	fs.StringVar(&bits.Eval, "eval-bits", "", "bits per boundary value in the evaluation pass (default: as --bits; 32 for an fp32 evaluation)")
 	fs.IntVar(&cfg.EvalEvery, "eval-every", 1, "evaluate every N epochs (and always after the last)")
+	fs.StringVar(&cfg.EvalCache, "eval-cache", train.EvalCacheAuto, "keep the first layer's aggregate of the features for the evaluation passes (rows × features floats per rank; computed once, exact fp32 exchange; same results): auto (when the memory estimate with it fits)|on|off")
 	fs.Func("quant-params", "quantised rows' (zero point, scale): block (bf16 zero + one-byte scale, ~3 bytes a row; default)|bf16 (4 bytes)|fp32 (8 bytes)", quantParamsFlag(&bits.Params))
 	fs.Float64Var(&cfg.LabelProp, "label-prop", 0, "label propagation: fraction of training nodes whose label embedding is added to the input each epoch (0 = off)")
 	fs.StringVar(&cfg.Task, "task", task.Default, "training objective: "+taskHelp())
@@ -304,7 +306,7 @@ func runTrain(w *world, a *trainArgs) error {
 			fmt.Fprintf(log, "train: dense products in bf16: %s\n", dense.BF16Kernel())
 		}
 	}
-	cfg.Log = log
+	cfg.Log = flagtab.Writer(log) // log lines name fields as flags, as errors do
 	if cfg.Targets, err = trainargs.ReadTargets(cfg.Task, targets); err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ var Flags = map[string]Enum{
 	"--weights":           weightsEnum,
 	"--partition-weights": weightsEnum,
 	"--mpi":               onOffEnum,
+	"train --eval-cache":  {train.EvalCaches, map[string]string{"true": train.EvalCacheOn, "false": train.EvalCacheOff}}, // as predict's boolean
 	"--lr-schedule": {train.Schedules, map[string]string{"steplr": "step", "cosineannealing": "cosine", "cosineannealinglr": "cosine",
 		"cosine-annealing": "cosine", "reducelronplateau": "plateau", "reduce-on-plateau": "plateau", "constant": "none"}},
 	"--task": {task.Names, map[string]string{"multi-label": "multilabel", "classification": "node", "node-classification": "node",

@@ -27,6 +27,7 @@ var Names = withHyperFlags(map[string]string{
 	"train.Config.Wire[eval]":             "--eval-bits",
 	"train.Config.Wire[intra]":            "--intra-bits",
 	"train.Config.EvalEvery":              "--eval-every",
+	"train.Config.EvalCache":              "--eval-cache",
 	"train.Config.LR":                     "--lr",
 	"train.Config.LRSchedule":             "--lr-schedule",
 	"train.Config.LRStepSize":             "--lr-step-size",
