@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -368,5 +370,60 @@ func TestBenchTorchLoop(t *testing.T) {
 		if err == nil || strings.TrimSpace(out) != c.want {
 			t.Errorf("%v: %v, output %q, want the one line %q", c.args, err, out, c.want)
 		}
+	}
+}
+
+// TestBenchReportGPURows runs bench/report.py, scripts/bench-single-node.sh's
+// report, on the summaries of a GPU run that fitted (PyG, --device cuda)
+// and one that did not (plain torch, out of memory): the first is a row of
+// impl pyg-cuda with its median epoch and the host's peak RSS, the second a
+// row of impl pytorch-cuda with no times and the note "out of memory". It
+// skips without python3.
+func TestBenchReportGPURows(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not available")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"pyg_gcn.json": `{"impl": "pyg", "device": "cuda", "model": "gcn", "epoch_s": [0.8, 0.2, 0.3, 0.1, 0.4], ` +
+			`"median_epoch_s": 0.25, "peak_gpu_bytes": 1000}`,
+		"time_pyg_gcn":   "\tUser time (seconds): 1.5\n\tSystem time (seconds): 0.5\n\tMaximum resident set size (kbytes): 2000000\n",
+		"torch_gat.json": `{"impl": "pytorch", "model": "gat", "device": "cuda:1", "error": "out of memory"}`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command(py, filepath.Join("..", "..", "bench", "report.py"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("bench/report.py: %v\n%s", err, out)
+	}
+	f, err := os.Open(filepath.Join(dir, "epochs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]string{}
+	for _, r := range recs[1:] {
+		row := map[string]string{}
+		for i, k := range recs[0] {
+			row[k] = r[i]
+		}
+		got[row["impl"]+" "+row["model"]] = row
+	}
+	if r := got["pyg-cuda gcn"]; r == nil || r["median_epoch_s"] != "0.25" || r["peak_rss_gb"] != "2.048" ||
+		r["run_cpu_s"] != "2.0" || r["note"] != "" {
+		t.Errorf("pyg-cuda gcn row %v, want median 0.25, peak RSS 2.048 GB, 2.0 CPU s, no note", r)
+	}
+	if r := got["pytorch-cuda gat"]; r == nil || r["median_epoch_s"] != "" || r["note"] != "out of memory" {
+		t.Errorf("pytorch-cuda gat row %v, want no times and the note out of memory", r)
+	}
+	if len(got) != 2 {
+		t.Errorf("rows %v, want the two", got)
 	}
 }
