@@ -5,6 +5,7 @@ import (
 
 	"github.com/supergcn/supergcn/internal/dispatch"
 	"github.com/supergcn/supergcn/internal/mix"
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // headKernels is one implementation of the attention kernels (each field
@@ -113,7 +114,7 @@ func dotRowsGeneric(d []float32, dstride int, x []float32, stride int, idx []int
 //	}
 //	for k := range idx {
 //		for j := range 8 {
-//			y := expFlush(p[k*pstride+j] - m[j])
+//			y := rowk.ExpFlush(p[k*pstride+j] - m[j])
 //			s[j] += y
 //			p[k*pstride+j] = math.Float32frombits(math.Float32bits(y*scale) & -uint32(keep[k*kstride]>>j&1))
 //		}
@@ -134,7 +135,7 @@ func softmax8Generic(p []float32, pstride int, src []float32, sstride int, idx [
 	for k := range idx {
 		pk, kb := p[k*pstride:k*pstride+8], keep[k*kstride]
 		for j, x := range pk {
-			y := expFlush(x - m[j])
+			y := rowk.ExpFlush(x - m[j])
 			s[j] += y
 			pk[j] = math.Float32frombits(math.Float32bits(y*scale) & -uint32(kb>>j&1))
 		}
@@ -157,7 +158,7 @@ func softmax8Generic(p []float32, pstride int, src []float32, sstride int, idx [
 //			d := dot(r[8*j:8*j+8], b[8*j:8*j+8])
 //			e := av[j] + tv[j]
 //			s := slopeOf(e, slope)
-//			p := expFlush(e*s - tv[toff+j])
+//			p := rowk.ExpFlush(e*s - tv[toff+j])
 //			m := -uint32(keep[k*kstride] >> j & 1)
 //			w[k*wstride+j] = math.Float32frombits(math.Float32bits(p*scale) & m)
 //			sum[j] += (w[k*wstride+j]*d - p*tv[2*toff+j]) * s
@@ -173,7 +174,7 @@ func gradEdges8Generic(w []float32, wstride int, x []float32, stride int, idx []
 			d := dot(r[8*j:8*j+8], b[8*j:8*j+8])
 			e := av[j] + tv[j]
 			s := slopeOf(e, slope)
-			p := expFlush(e*s - tv[toff+j])
+			p := rowk.ExpFlush(e*s - tv[toff+j])
 			m := -uint32(keep[k*kstride] >> j & 1)
 			wk[j] = math.Float32frombits(math.Float32bits(p*scale) & m)
 			sum[j] += (wk[j]*d - p*tv[2*toff+j]) * s

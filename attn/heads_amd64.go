@@ -98,11 +98,11 @@ func expAllAVX2(x []float32) {
 // vectors of 8 values (the rest is left as it is). Reference loop:
 //
 //	for i := range len(x) &^ 7 {
-//		x[i] = expFlush(x[i])
+//		x[i] = rowk.ExpFlush(x[i])
 //	}
 //
-// expPoly's float32 operations in its order, without fused multiply-adds,
-// so every value equals expFlush's bit for bit; the constants are read
+// rowk.ExpFlush's float32 operations in its order, without fused multiply-adds,
+// so every value equals rowk.ExpFlush's bit for bit; the constants are read
 // from memory (expc<>).
 //
 //go:noescape

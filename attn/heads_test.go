@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/supergcn/supergcn/internal/rowk"
 )
 
 // TestHeadKernelsMatchReference runs every head kernel's accum and dots
@@ -110,11 +112,11 @@ func TestHeadKernelsInPasses(t *testing.T) {
 // TestHeadExpMatchesExpFlush runs every head kernel's exponentials on
 // sentinel-padded misaligned inputs of 0 to 41 values (whole vectors and a
 // rest): random scores ≤ 0 and the special values (the range's ends, just
-// outside them, ±0, ±Inf, NaN), each equal to expFlush bit for bit.
+// outside them, ±0, ±Inf, NaN), each equal to rowk.ExpFlush bit for bit.
 func TestHeadExpMatchesExpFlush(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	inf, nan := float32(math.Inf(1)), float32(math.NaN())
-	special := []float32{0, float32(math.Copysign(0, -1)), expLo, expHi, -87.34, -87.33, -103.9, -104, -1e30, 88.5, 1e30, -inf, inf, nan, -1e-30, 1}
+	special := []float32{0, float32(math.Copysign(0, -1)), rowk.ExpLo, rowk.ExpHi, -87.34, -87.33, -103.9, -104, -1e30, 88.5, 1e30, -inf, inf, nan, -1e-30, 1}
 	for _, k := range headFamily.Impls() {
 		for _, n := range []int{0, 1, 7, 8, 9, 16, 23, 41} {
 			x := padded(r, n)
@@ -126,25 +128,25 @@ func TestHeadExpMatchesExpFlush(t *testing.T) {
 			}
 			want := make([]float32, n)
 			for i, y := range x.in {
-				want[i] = expFlush(y)
+				want[i] = rowk.ExpFlush(y)
 			}
 			in := append([]float32(nil), x.in...)
 			k.exp(x.in)
 			for i := range want {
 				if math.Float32bits(x.in[i]) != math.Float32bits(want[i]) && !(math.IsNaN(float64(want[i])) && math.IsNaN(float64(x.in[i]))) {
-					t.Fatalf("%s exp, %d values: exp(%g) = %g, expFlush %g", k.name, n, in[i], x.in[i], want[i])
+					t.Fatalf("%s exp, %d values: exp(%g) = %g, rowk.ExpFlush %g", k.name, n, in[i], x.in[i], want[i])
 				}
 			}
 			x.check(t)
 		}
 	}
-	for _, c := range [][2]float32{{-inf, 0}, {-88, 0}, {expHi + 1, expFlush(expHi)}, {0, 1}} {
-		if got := expFlush(c[0]); got != c[1] {
-			t.Errorf("expFlush(%g) = %g, want %g", c[0], got, c[1])
+	for _, c := range [][2]float32{{-inf, 0}, {-88, 0}, {rowk.ExpHi + 1, rowk.ExpFlush(rowk.ExpHi)}, {0, 1}} {
+		if got := rowk.ExpFlush(c[0]); got != c[1] {
+			t.Errorf("rowk.ExpFlush(%g) = %g, want %g", c[0], got, c[1])
 		}
 	}
-	if got := expFlush(nan); !math.IsNaN(float64(got)) {
-		t.Errorf("expFlush(NaN) = %g", got)
+	if got := rowk.ExpFlush(nan); !math.IsNaN(float64(got)) {
+		t.Errorf("rowk.ExpFlush(NaN) = %g", got)
 	}
 }
 

@@ -412,8 +412,8 @@ gtdone:
 
 // EXP8(X, T, N, R, P): X = ExpFlush(X) in every lane (softmax.go), its
 // operations in its order (no fused multiply-add, so the lanes equal the
-// Go twin's values bit for bit): x clamped to [expLo, expHi] into T (a NaN
-// stays), N the lanes below expLo (set to 0 at the end), X the exponent
+// Go twin's values bit for bit): x clamped to [ExpLo, ExpHi] into T (a NaN
+// stays), N the lanes below ExpLo (set to 0 at the end), X the exponent
 // 2^n, R and P temporaries. Constants from expc<> (the polynomial of
 // attn's exp kernels, attn/heads_amd64.s).
 #define EXP8(X, T, N, R, P) \
@@ -451,7 +451,7 @@ gtdone:
 
 // expc<>: the constants of ExpFlush (softmax.go), eight copies each (one ymm
 // vector) at offsets of 32 bytes: log2(e), 1.5·2^23, ln 2's high and low
-// parts, the polynomial's c0–c5, 1, expLo, expHi, the integer 127 −
+// parts, the polynomial's c0–c5, 1, ExpLo, ExpHi, the integer 127 −
 // bits(1.5·2^23) that turns t's bits into the exponent of 2^n, and −Inf.
 DATA expc<>+0(SB)/4, $0x3fb8aa3b
 DATA expc<>+4(SB)/4, $0x3fb8aa3b

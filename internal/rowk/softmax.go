@@ -59,18 +59,17 @@ func softExpGeneric(e, x []float32, m float32, p *[4]float64) {
 	}
 }
 
-// ExpFlush is e^x in float32 for x ≤ expHi, within 2 ulp of the correctly
+// ExpFlush is e^x in float32 for x ≤ ExpHi, within 2 ulp of the correctly
 // rounded value: x = n·ln 2 + r with |r| ≤ ln(2)/2, e^r by Cephes expf's
-// degree-7 polynomial, times 2^n built from its exponent bits (the
-// polynomial of attn's exp32, attn/exp.go). Results below float32's
-// smallest normal number are flushed to 0 (x < expLo), x above expHi is
-// taken as expHi, a NaN stays NaN: one polynomial everywhere, so that SIMD
+// degree-7 polynomial, times 2^n built from its exponent bits (attn's
+// exponentials are this one too). Results below float32's smallest normal
+// number are flushed to 0 (x < ExpLo), x above ExpHi is taken as ExpHi, a NaN stays NaN: one polynomial everywhere, so that SIMD
 // lanes compute it without a branch (EXP8 in asm_amd64.s, bit for bit).
 func ExpFlush(x float32) float32 {
-	if x < expLo {
+	if x < ExpLo {
 		return 0
 	}
-	x = min(x, expHi)
+	x = min(x, ExpHi)
 	const (
 		log2e = 1.44269504088896341
 		ln2Hi = 0.693359375 // ln 2 = ln2Hi + ln2Lo, ln2Hi exact in 9 bits
@@ -94,9 +93,9 @@ func ExpFlush(x float32) float32 {
 	return p * math.Float32frombits(uint32(n+127)<<23)
 }
 
-// ExpFlush's polynomial range: e^expLo is float32's smallest normal number
+// ExpFlush's polynomial range: e^ExpLo is float32's smallest normal number
 // (2^−126), and 2^n stays a normal number up to n = 127.
 const (
-	expLo = -87.33654
-	expHi = 88.0
+	ExpLo = -87.33654
+	ExpHi = 88.0
 )
