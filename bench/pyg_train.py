@@ -95,10 +95,17 @@ def main():
     a = ap.parse_args()
     if a.epochs < 2 or a.layers < 1 or a.hidden < 1 or a.heads < 1:
         raise SystemExit("--epochs ≥ 2, --layers, --hidden, --heads ≥ 1")
+    try:
+        import torch_geometric
+    except ImportError as e:
+        raise SystemExit(f"bench/pyg_train.py needs torch_geometric (PyG): {e}")
     torch.manual_seed(a.seed)
     dev = torch.device(a.device)
     t0 = time.perf_counter()
-    d = sgb.load(a.data)
+    try:
+        d = sgb.load(a.data)
+    except OSError as e:
+        raise SystemExit(f"{a.data}: {e.strerror or e}")
     if d["x"] is None:
         raise SystemExit(f"{a.data}: dense features needed")
     x = torch.from_numpy(np.array(d["x"])).to(dev)  # a writable copy
@@ -107,7 +114,6 @@ def main():
     g = graph(d, a.model, dev)
     model = Model(a, d["featdim"], d["classes"]).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
-    import torch_geometric
     print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, {dev}; "
           f"{d['nodes']} nodes, {d['nnz']} entries, {a.model} {a.layers}×{a.hidden}; load {time.perf_counter()-t0:.1f}s",
           flush=True)
